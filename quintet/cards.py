@@ -1,0 +1,262 @@
+"""Cards, decks and card sets.
+
+Bit layout
+----------
+A card is a small int ``card = suit * deck.field + rank``:
+
+* ``rank`` is the rank's index in the deck's own rank list, lowest first
+  (classic deck: 7=0, 8=1, 9=2, 10=3, J=4, Q=5, K=6, A=7);
+* ``suit`` is 0=clubs, 1=diamonds, 2=hearts, 3=spades (all suits are equal in play);
+* ``deck.field`` is 8 for decks of at most 8 ranks (the classic 32-card deck), so a set
+  of classic cards is a **32-bit mask** with one byte per suit: bit ``8*suit + rank``.
+
+A set of cards is an ``int`` bit mask (``1 << card`` per card).  Masks of the classic
+deck fit in ``numpy.uint32``; that is the evaluator's fast path.
+
+Notation
+--------
+``parse_cards`` reads what players and other libraries write: ``Ah``, ``Td``, ``10d``,
+``7s``, upper or lower case, Unicode suits (``A♥``, ``10♣``), tokens separated by spaces
+and/or commas.  ``format_cards`` writes two-character ASCII (``Ah Td 7s``) or, with
+``unicode=True``, ``A♥ 10♦ 7♠``; parsing what it writes gives the same cards back.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+
+__all__ = [
+    "CardError",
+    "MalformedCardError",
+    "UnknownRankError",
+    "UnknownSuitError",
+    "CardNotInDeckError",
+    "DuplicateCardError",
+    "WrongCardCountError",
+    "Deck",
+    "CLASSIC_DECK",
+    "SUITS",
+    "SUIT_SYMBOLS",
+    "RANK_NAMES",
+    "parse_card",
+    "parse_cards",
+    "parse_mask",
+    "format_card",
+    "format_cards",
+    "mask_of",
+    "cards_of",
+    "popcount",
+]
+
+
+class CardError(ValueError):
+    """Base class of every card-notation error; the message quotes the bad token."""
+
+
+class MalformedCardError(CardError):
+    """A token that is not a card at all (empty, no suit, stray characters)."""
+
+
+class UnknownRankError(CardError):
+    """A token whose rank is not a rank of any deck (e.g. ``1h``, ``Xh``)."""
+
+
+class UnknownSuitError(CardError):
+    """A token whose suit is not one of c d h s ♣ ♦ ♥ ♠."""
+
+
+class CardNotInDeckError(CardError):
+    """A real card that this rule set's deck does not hold (``2h`` in the 32-card deck)."""
+
+
+class DuplicateCardError(CardError):
+    """The same card given twice where a set of distinct cards is expected."""
+
+
+class WrongCardCountError(CardError):
+    """A card list of the wrong length (e.g. six exposed cards instead of seven)."""
+
+
+SUITS = "cdhs"
+SUIT_SYMBOLS = "♣♦♥♠"
+_SUIT_ALIASES = {
+    "c": 0, "d": 1, "h": 2, "s": 3,
+    "♣": 0, "♦": 1, "♥": 2, "♠": 3,
+    "♧": 0, "♢": 1, "♡": 2, "♤": 3,
+}
+# All ranks of the full 52-card deck, lowest first, as written in two-character ASCII.
+_ALL_RANKS = "23456789TJQKA"
+_RANK_ALIASES = {r: r for r in _ALL_RANKS} | {"10": "T"}
+RANK_NAMES = {
+    "2": ("two", "twos"), "3": ("three", "threes"), "4": ("four", "fours"),
+    "5": ("five", "fives"), "6": ("six", "sixes"), "7": ("seven", "sevens"),
+    "8": ("eight", "eights"), "9": ("nine", "nines"), "T": ("ten", "tens"),
+    "J": ("jack", "jacks"), "Q": ("queen", "queens"), "K": ("king", "kings"),
+    "A": ("ace", "aces"),
+}
+
+_TOKEN_SPLIT = re.compile(r"[\s,;]+")
+
+
+@dataclass(frozen=True)
+class Deck:
+    """A deck as data: its ranks (lowest first, ASCII letters) and the suit field width.
+
+    ``field`` is the number of bits per suit in a mask; ``size`` the number of cards.
+    """
+
+    name: str
+    ranks: str
+    field: int
+
+    def __post_init__(self) -> None:
+        if len(self.ranks) > self.field:
+            raise ValueError(f"deck {self.name!r}: {len(self.ranks)} ranks exceed field {self.field}")
+        if any(r not in _ALL_RANKS for r in self.ranks):
+            raise ValueError(f"deck {self.name!r}: unknown rank letters in {self.ranks!r}")
+
+    @property
+    def n_ranks(self) -> int:
+        return len(self.ranks)
+
+    @property
+    def size(self) -> int:
+        return 4 * len(self.ranks)
+
+    @property
+    def full_mask(self) -> int:
+        """Mask of every card in the deck."""
+        per_suit = (1 << len(self.ranks)) - 1
+        return sum(per_suit << (self.field * s) for s in range(4))
+
+    @property
+    def mask_bits(self) -> int:
+        """Bits needed for a mask of this deck (32 for the classic deck)."""
+        return 4 * self.field
+
+    def card(self, rank: int, suit: int) -> int:
+        return suit * self.field + rank
+
+    def rank_of(self, card: int) -> int:
+        return card % self.field
+
+    def suit_of(self, card: int) -> int:
+        return card // self.field
+
+    def cards(self) -> list[int]:
+        """Every card of the deck, in increasing card order."""
+        return [self.card(r, s) for s in range(4) for r in range(len(self.ranks))]
+
+
+CLASSIC_DECK = Deck(name="32", ranks="789TJQKA", field=8)
+
+
+def popcount(mask: int) -> int:
+    return int(mask).bit_count()
+
+
+def _parse_token(token: str, deck: Deck) -> int:
+    text = token.strip()
+    if len(text) < 2:
+        raise MalformedCardError(f"malformed card {token!r}: expected a rank then a suit, like 'Ah'")
+    suit_ch = text[-1]
+    rank_text = text[:-1].upper()
+    suit = _SUIT_ALIASES.get(suit_ch.lower())
+    if suit is None:
+        if suit_ch.upper() in _ALL_RANKS or suit_ch.isdigit():
+            raise MalformedCardError(f"malformed card {token!r}: missing suit (c, d, h, s)")
+        raise UnknownSuitError(f"unknown suit {suit_ch!r} in card {token!r} (use c d h s or ♣ ♦ ♥ ♠)")
+    rank_letter = _RANK_ALIASES.get(rank_text)
+    if rank_letter is None:
+        raise UnknownRankError(f"unknown rank {text[:-1]!r} in card {token!r} (use 2-9, T or 10, J, Q, K, A)")
+    index = deck.ranks.find(rank_letter)
+    if index < 0:
+        raise CardNotInDeckError(
+            f"card {token!r} is not in the {deck.size}-card deck (ranks {' '.join(deck.ranks)})"
+        )
+    return deck.card(index, suit)
+
+
+def parse_card(token: str, deck: Deck = CLASSIC_DECK) -> int:
+    """Parse one card (``Ah``, ``td``, ``10♦``) into its card int."""
+    if not isinstance(token, str):
+        raise MalformedCardError(f"malformed card {token!r}: expected text")
+    return _parse_token(token, deck)
+
+
+def _tokens(text: str) -> list[str]:
+    return [t for t in _TOKEN_SPLIT.split(text.strip()) if t]
+
+
+def parse_cards(
+    text: str | Iterable[str],
+    deck: Deck = CLASSIC_DECK,
+    *,
+    count: int | None = None,
+    what: str = "cards",
+) -> list[int]:
+    """Parse distinct cards separated by spaces/commas (or an iterable of such strings).
+
+    Raises a ``CardError`` subclass naming the bad token, a duplicate, or — when ``count``
+    is given — the wrong number of cards.
+    """
+    if isinstance(text, str):
+        tokens = _tokens(text)
+    else:
+        tokens = [t for part in text for t in _tokens(str(part))]
+    cards: list[int] = []
+    seen: dict[int, str] = {}
+    for token in tokens:
+        card = _parse_token(token, deck)
+        if card in seen:
+            raise DuplicateCardError(f"duplicate card {token!r} in {what} (already given as {seen[card]!r})")
+        seen[card] = token
+        cards.append(card)
+    if count is not None and len(cards) != count:
+        raise WrongCardCountError(f"expected {count} {what}, got {len(cards)}")
+    return cards
+
+
+def parse_mask(text: str | Iterable[str], deck: Deck = CLASSIC_DECK, *, count: int | None = None,
+               what: str = "cards") -> int:
+    """Like ``parse_cards`` but returns the set as a bit mask."""
+    return mask_of(parse_cards(text, deck, count=count, what=what))
+
+
+def format_card(card: int, deck: Deck = CLASSIC_DECK, *, unicode: bool = False) -> str:
+    """Two-character ASCII (``Ah``, ``Td``) or Unicode (``A♥``, ``10♦``)."""
+    rank = deck.ranks[deck.rank_of(card)]
+    suit = deck.suit_of(card)
+    if unicode:
+        return ("10" if rank == "T" else rank) + SUIT_SYMBOLS[suit]
+    return rank + SUITS[suit]
+
+
+def cards_of(mask: int) -> Iterator[int]:
+    """The cards of a mask, increasing."""
+    m = int(mask)
+    while m:
+        low = m & -m
+        yield low.bit_length() - 1
+        m ^= low
+
+
+def mask_of(cards: Iterable[int]) -> int:
+    m = 0
+    for c in cards:
+        m |= 1 << int(c)
+    return m
+
+
+def format_cards(cards: int | Iterable[int], deck: Deck = CLASSIC_DECK, *, unicode: bool = False,
+                 sep: str = " ", order: str = "rank") -> str:
+    """Format a mask or a card list. ``order='rank'`` (highest rank first) or ``'given'``."""
+    if isinstance(cards, int):
+        items = list(cards_of(cards))
+    else:
+        items = [int(c) for c in cards]
+    if order == "rank":
+        items.sort(key=lambda c: (deck.rank_of(c), deck.suit_of(c)), reverse=True)
+    return sep.join(format_card(c, deck, unicode=unicode) for c in items)

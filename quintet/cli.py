@@ -1,0 +1,72 @@
+"""``quintet`` — the game's command line: ``quintet showdown`` (more subcommands to come).
+
+Every input error is one line on stderr and exit status 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Sequence
+
+from .cards import format_cards
+from .cliutil import OneLineParser, add_rules_arguments, print_json, rules_from_args, run_cli
+from .evaluator import HandValue
+from .game import Arrangement, Deal, Showdown, showdown
+
+ARRANGEMENT_HELP = (
+    "five packets of five cards in slot order, packets separated by '|' or '/', "
+    "cards by spaces or commas, e.g. \"9s 9c 8s 8c 7c | Ks Kd Kc Js Tc | ...\""
+)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = OneLineParser(prog="quintet", description="Quintet (Parallel Poker): the game's tools.")
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=OneLineParser)
+    sd = sub.add_parser(
+        "showdown",
+        help="compare two arrangements slot by slot",
+        description="Show down two arrangements of the same deal. " + ARRANGEMENT_HELP + ".",
+    )
+    sd.add_argument("--exposed", required=True, help="the 7 exposed cards, e.g. \"8h 7h 9d Ts 7s Qc Jc\"")
+    sd.add_argument("--a", required=True, metavar="ARRANGEMENT", help="player A's arrangement")
+    sd.add_argument("--b", required=True, metavar="ARRANGEMENT", help="player B's arrangement")
+    sd.add_argument("--json", action="store_true", help="print one JSON object")
+    sd.add_argument("--unicode", action="store_true", help="print suits as ♣ ♦ ♥ ♠")
+    add_rules_arguments(sd)
+    return parser
+
+
+def format_showdown(result: Showdown, *, unicode: bool = False) -> str:
+    def cell(h: HandValue) -> str:
+        return f"{format_cards(h.mask, unicode=unicode)} ({h.description})"
+
+    lines = [f"{'slot':>4} {'pts':>3}  {'A':<44} {'B':<44} winner"]
+    for s in result.slots:
+        lines.append(f"{s.slot:>4} {s.weight:>3}  {cell(s.hand_a):<44} {cell(s.hand_b):<44} {s.winner or 'tie'}")
+    verdict = "tie" if result.winner is None else f"{result.winner} wins by {abs(result.margin):g}"
+    lines.append(f"A {result.points_a:g} : B {result.points_b:g} — {verdict}")
+    return "\n".join(lines)
+
+
+def _main(argv: Sequence[str] | None) -> int:
+    args = build_parser().parse_args(argv)
+    rules = rules_from_args(args)
+    if args.command == "showdown":
+        deal = Deal.from_exposed(args.exposed, rules)
+        a = Arrangement.parse(args.a, rules)
+        b = Arrangement.parse(args.b, rules)
+        result = showdown(a, b, deal)
+        if args.json:
+            out = {"exposed": deal.format().split(), "rules": rules.describe()} | result.to_dict(rules)
+            print_json(out)
+        else:
+            print(format_showdown(result, unicode=args.unicode))
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    return run_cli("quintet", _main, argv)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,76 @@
+"""Shared command-line plumbing: one-line errors, exit status 2, rule-set options."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Callable, Sequence
+from typing import NoReturn
+
+from .rules import RULE_SETS, TIEBREAKS, Rules, get_rules
+
+__all__ = ["OneLineParser", "UsageError", "add_rules_arguments", "rules_from_args", "run_cli", "print_json"]
+
+EXIT_USAGE = 2
+
+
+class UsageError(Exception):
+    """A problem with the command line or its input: reported in one line, exit 2."""
+
+
+class OneLineParser(argparse.ArgumentParser):
+    """argparse that reports a bad command line in one line on stderr and exits 2."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(EXIT_USAGE, f"{self.prog}: error: {message}\n")
+
+
+def _probability(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    return value
+
+
+def add_rules_arguments(parser: argparse.ArgumentParser) -> None:
+    group = parser.add_argument_group("rule options (RULES.md §1)")
+    group.add_argument("--rules", default="classic", choices=sorted(RULE_SETS), help="rule set (default classic)")
+    group.add_argument("--tie-points", type=_probability, default=None, metavar="SHARE",
+                       help="share of a tied slot's points each player scores, 0..0.5 (default 0)")
+    group.add_argument("--ace-low-straight", action="store_true", default=None,
+                       help="A-7-8-9-10 counts as the lowest straight")
+    group.add_argument("--flush-over-full-house", action="store_true", default=None,
+                       help="flush ranks above full house")
+    group.add_argument("--tiebreak", choices=TIEBREAKS, default=None,
+                       help="equal fours/threes/full-house triples: kickers decide (default) or group-only tie")
+
+
+def rules_from_args(args: argparse.Namespace) -> Rules:
+    options = {
+        name: getattr(args, name)
+        for name in ("tie_points", "ace_low_straight", "flush_over_full_house", "tiebreak")
+        if getattr(args, name) is not None
+    }
+    return get_rules(args.rules, **options)
+
+
+def print_json(obj: object) -> None:
+    json.dump(obj, sys.stdout, indent=2, ensure_ascii=False)
+    sys.stdout.write("\n")
+
+
+def run_cli(prog: str, body: Callable[[Sequence[str] | None], int], argv: Sequence[str] | None) -> int:
+    """Run ``body``; input errors become one line on stderr and exit 2, Ctrl-C exit 130."""
+    try:
+        return body(argv)
+    except BrokenPipeError:  # pragma: no cover - e.g. piped into `head`
+        return 0
+    except (UsageError, ValueError, OSError) as exc:
+        message = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        print(f"{prog}: error: {message}", file=sys.stderr)
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        print(f"{prog}: interrupted", file=sys.stderr)
+        return 130
