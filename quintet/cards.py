@@ -252,11 +252,22 @@ def mask_of(cards: Iterable[int]) -> int:
 
 def format_cards(cards: int | Iterable[int], deck: Deck = CLASSIC_DECK, *, unicode: bool = False,
                  sep: str = " ", order: str = "rank") -> str:
-    """Format a mask or a card list. ``order='rank'`` (highest rank first) or ``'given'``."""
+    """Format a mask or a card list.
+
+    ``order``: ``'rank'`` (highest rank first), ``'group'`` (largest rank group first, as a
+    hand reads: ``9s 9h 9c Td Tc``) or ``'given'``.
+    """
     if isinstance(cards, int):
         items = list(cards_of(cards))
     else:
         items = [int(c) for c in cards]
     if order == "rank":
         items.sort(key=lambda c: (deck.rank_of(c), deck.suit_of(c)), reverse=True)
+    elif order == "group":
+        count: dict[int, int] = {}
+        for c in items:
+            count[deck.rank_of(c)] = count.get(deck.rank_of(c), 0) + 1
+        items.sort(key=lambda c: (count[deck.rank_of(c)], deck.rank_of(c), deck.suit_of(c)), reverse=True)
+    elif order != "given":
+        raise ValueError(f"unknown card order {order!r}")
     return sep.join(format_card(c, deck, unicode=unicode) for c in items)

@@ -38,7 +38,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def format_showdown(result: Showdown, *, unicode: bool = False) -> str:
     def cell(h: HandValue) -> str:
-        return f"{format_cards(h.mask, unicode=unicode)} ({h.description})"
+        return f"{format_cards(h.mask, unicode=unicode, order='group')} ({h.description})"
 
     lines = [f"{'slot':>4} {'pts':>3}  {'A':<44} {'B':<44} winner"]
     for s in result.slots:

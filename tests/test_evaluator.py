@@ -484,3 +484,23 @@ def test_keys_are_higher_for_stronger_hands_only_through_category_then_ties():
                     assert category_of_key(hand_key(h, r), r) == Category.STRAIGHT
                     continue
                 assert category_of_key(hand_key(h, r), r) == cat
+
+
+# ------------------------------------------------------- validation (bugs found) ------
+
+
+def test_hand_keys_rejects_cards_outside_the_32_bit_deck():
+    # Bit 33 is no card of the 32-card deck; the mask must be rejected, not truncated to
+    # 0x1f (a jack-high straight flush) and silently evaluated.
+    bad = np.array([(1 << 33) | 0b1111, 0b11111], dtype=np.int64)
+    with pytest.raises(ValueError):
+        hand_keys(bad)
+    with pytest.raises(ValueError):  # a Python list: must be a ValueError too, not OverflowError
+        hand_keys([(1 << 33) | 0b11111])
+
+
+def test_negative_card_ints_are_card_errors():
+    from quintet.cards import CardError
+
+    with pytest.raises(CardError):
+        evaluate([0, 1, 2, 3, -1])
