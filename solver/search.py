@@ -151,36 +151,120 @@ def _leaf2(U, s1, s2, cur, packet_cls, V, live_pos, binom, colex_to_lex):
 
 
 @njit(cache=True, nogil=True)
-def _setup_level(d, U, F, cur, parent, parent_len, lists, sorted_masks, sorted_cls, V, best_val,
-                 st_slot, st_len, st_pos, st_msum):
-    """Prepare level d for node (U, F, cur): bound, thresholds, branching slot, candidates.
+def _packing_exists(lst, n, count, base, sorted_masks, cap, steps):
+    """Are there ``count`` pairwise disjoint packets among ``lst[:n]``, all disjoint from
+    the mask ``base``?  Returns 1 (yes), 0 (no) or −1 (undecided after ``cap`` steps)."""
+    if count == 0:
+        return 1
+    idx = np.zeros(6, dtype=np.int64)
+    used = np.zeros(6, dtype=np.int64)
+    depth = 0
+    used[0] = base
+    while depth >= 0:
+        i = idx[depth]
+        if i >= n:
+            depth -= 1
+            if depth >= 0:
+                idx[depth] += 1
+            continue
+        steps[0] += 1
+        if steps[0] > cap:
+            return -1
+        m = sorted_masks[lst[i]]
+        if m & used[depth] == 0:
+            if depth + 1 == count:
+                return 1
+            used[depth + 1] = used[depth] | m
+            idx[depth + 1] = i + 1
+            depth += 1
+        else:
+            idx[depth] = i + 1
+    return 0
 
-    Returns False when the node is pruned (rules 1 and 2 of the module doc).
+
+@njit(cache=True, nogil=True)
+def _class_bounds(lst, n, sorted_masks, sorted_cls, m, floor, H, cap):
+    """Upper bounds ``H[0] ≥ … ≥ H[m−1]`` on the classes, strongest first, of any m
+    disjoint packets of the node (rule 5).
+
+    ``lst[:n]`` holds, strongest first, every packet of the node with class ≥ ``floor``.
+    For i+1 packets the scan looks for the first position j such that ``lst[j]`` and i
+    earlier packets are pairwise disjoint; every earlier position was proven impossible,
+    so no i+1 disjoint packets all stronger than ``lst[j]`` exist and ``H[i] =
+    class(lst[j])`` is an upper bound.  When the step budget ``cap`` runs out at j the
+    same holds.  When no j exists, the (i+1)-th packet is below ``floor``.
+    """
+    steps = np.zeros(1, dtype=np.int64)
+    low = max(floor - 1, 0)
+    H[0] = sorted_cls[lst[0]] if n > 0 else low
+    j = 1
+    for i in range(1, m):
+        while j < n:
+            res = _packing_exists(lst, j, i, sorted_masks[lst[j]], sorted_masks, cap, steps)
+            if res != 0:
+                break
+            j += 1
+        H[i] = sorted_cls[lst[j]] if j < n else low
+
+
+@njit(cache=True, nogil=True)
+def _assign_best(V, H, count, slots_mask, n_slots):
+    """max over injective maps j → slot ∈ slots_mask of Σ_{j<count} V[H[j], slot]."""
+    size = 1 << n_slots
+    dp = np.full(size, -1e300)
+    dp[0] = 0.0
+    best = -1e300
+    for mask in range(size):
+        if dp[mask] <= -1e299 or mask & ~slots_mask:
+            continue
+        j = _popcount(mask)
+        if j == count:
+            if dp[mask] > best:
+                best = dp[mask]
+            continue
+        for t in range(n_slots):
+            if slots_mask >> t & 1 and not mask >> t & 1:
+                v = dp[mask] + V[H[j], t]
+                if v > dp[mask | (1 << t)]:
+                    dp[mask | (1 << t)] = v
+    return best
+
+
+@njit(cache=True, nogil=True)
+def _setup_level(d, U, F, cur, parent, parent_len, floor, lists, sorted_masks, sorted_cls, V, best_val,
+                 st_slot, st_len, st_pos, st_msum, st_cut, st_H, H, cap):
+    """Prepare level d for node (U, F, cur): bounds, thresholds, branching slot, candidates.
+
+    ``parent[:parent_len]`` holds, strongest first, every packet inside U's parent with
+    class ≥ ``floor``, and no class below ``floor`` can help this node (rule 2).
+    Returns False when the node is pruned (rules 1, 2 and 5 of the module doc).
     """
     n_slots = V.shape[1]
-    # h: strongest class inside U (parent list is sorted strongest first)
-    h = -1
+    out = lists[d]
+    n = 0
     for i in range(parent_len):
         q = parent[i]
-        if sorted_masks[q] & ~U == 0:
-            h = sorted_cls[q]
+        if sorted_cls[q] < floor:
             break
-    if h < 0:
+        if sorted_masks[q] & ~U == 0:
+            out[n] = q
+            n += 1
+    if n == 0:
         return False
-    msum = 0.0
-    for t in range(n_slots):
-        if F >> t & 1:
-            msum += V[h, t]
+    m = _popcount(F)
+    _class_bounds(out, n, sorted_masks, sorted_cls, m, floor, H, cap)
     target = best_val + 1e-9
-    if cur + msum <= target:
+    if cur + _assign_best(V, H, m, F, n_slots) <= target:
         return False
+    h = H[0]
     cutoff = h + 1
     slot = -1
     slot_k = -1
+    slot_others = 0.0
     for t in range(n_slots):
         if F >> t & 1:
-            need = target - cur - (msum - V[h, t])
-            k = _first_class_above(V[:, t], need)
+            others = _assign_best(V, H, m - 1, F & ~(1 << t), n_slots)
+            k = _first_class_above(V[:, t], target - cur - others)
             if k > h:
                 return False
             if k < cutoff:
@@ -188,32 +272,30 @@ def _setup_level(d, U, F, cur, parent, parent_len, lists, sorted_masks, sorted_c
             if k > slot_k or (k == slot_k and V[h, t] > V[h, slot]):
                 slot_k = k
                 slot = t
-    out = lists[d]
-    n = 0
-    for i in range(parent_len):
-        q = parent[i]
-        if sorted_cls[q] < cutoff:
-            break
-        if sorted_masks[q] & ~U == 0:
-            out[n] = q
-            n += 1
+                slot_others = others
+    while n > 0 and sorted_cls[out[n - 1]] < cutoff:
+        n -= 1
     st_slot[d] = slot
     st_len[d] = n
     st_pos[d] = 0
-    st_msum[d] = msum - V[h, slot]
+    st_msum[d] = slot_others
+    st_cut[d] = cutoff
+    for i in range(m):
+        st_H[d, i] = H[i]
     return True
 
 
 @njit(cache=True, nogil=True)
 def _run(sorted_masks, sorted_cls, sorted_orig, packet_cls, V, live_pos, binom, colex_to_lex,
-         fixed_slots, st_U, st_F, st_cur, st_slot, st_pos, st_len, st_msum, st_pick, lists, root_list,
-         depth, best_val, best_pk, budget, stats):
+         fixed_slots, st_U, st_F, st_cur, st_slot, st_pos, st_len, st_msum, st_pick, st_cut, st_H, lists, root_list,
+         depth, best_val, best_pk, budget, stats, cap):
     """Run at most ``budget`` nodes of the search from the saved stack.
 
     Returns 0 when the search is complete (incumbent optimal), 1 when paused.
     ``best_pk`` holds the incumbent's packet indices (table order) per slot.
     """
     n_slots = V.shape[1]
+    H = np.zeros(n_slots, dtype=np.int64)
     nodes = 0
     d = depth[0]
     if d == -2:  # fresh start: set up the root
@@ -255,8 +337,8 @@ def _run(sorted_masks, sorted_cls, sorted_orig, packet_cls, V, live_pos, binom, 
                         best_pk[u] = fixed_slots[u]
             depth[0] = -1
             return 0
-        ok = _setup_level(0, U, F, cur, root_list, root_list.shape[0], lists, sorted_masks, sorted_cls,
-                          V, best_val[0], st_slot, st_len, st_pos, st_msum)
+        ok = _setup_level(0, U, F, cur, root_list, root_list.shape[0], 0, lists, sorted_masks, sorted_cls,
+                          V, best_val[0], st_slot, st_len, st_pos, st_msum, st_cut, st_H, H, cap)
         d = 0 if ok else -1
     while d >= 0:
         if nodes >= budget:
@@ -320,11 +402,25 @@ def _run(sorted_masks, sorted_cls, sorted_orig, packet_cls, V, live_pos, binom, 
                 best_pk[s2] = _packet_index(U2 ^ a, live_pos, binom, colex_to_lex)
                 stats[2] += 1
             continue
+        # rule 2 for the child with the parent's class bounds (the child's packets are
+        # disjoint packets of the parent's node): no class below `floor` can help it
+        m2 = _popcount(F2)
+        floor = st_H[d, 0] + 1
+        for t in range(n_slots):
+            if F2 >> t & 1:
+                others = _assign_best(V, st_H[d], m2 - 1, F2 & ~(1 << t), n_slots)
+                k = _first_class_above(V[:, t], best_val[0] + 1e-9 - cur2 - others)
+                if k < floor:
+                    floor = k
+        if floor > st_H[d, 0]:
+            continue
+        if floor < st_cut[d]:
+            floor = st_cut[d]
         st_U[d + 1] = U2
         st_F[d + 1] = F2
         st_cur[d + 1] = cur2
-        if _setup_level(d + 1, U2, F2, cur2, lists[d], st_len[d], lists, sorted_masks, sorted_cls, V,
-                        best_val[0], st_slot, st_len, st_pos, st_msum):
+        if _setup_level(d + 1, U2, F2, cur2, lists[d], st_len[d], floor, lists, sorted_masks, sorted_cls,
+                        V, best_val[0], st_slot, st_len, st_pos, st_msum, st_cut, st_H, H, cap):
             d += 1
     depth[0] = -1
     stats[0] += nodes
@@ -402,6 +498,7 @@ def solve_search(
     hint: tuple[int, ...] | None = None,
     stop_event: threading.Event | None = None,
     budget: int = 20_000,
+    packing_cap: int = 2_000,
 ) -> EngineResult:
     """Exact best response by branch and bound; see the module doc for the proof.
 
@@ -434,6 +531,8 @@ def solve_search(
     st_len = np.zeros(levels, dtype=np.int64)
     st_msum = np.zeros(levels, dtype=np.float64)
     st_pick = np.zeros(levels, dtype=np.int64)
+    st_cut = np.zeros(levels, dtype=np.int64)
+    st_H = np.zeros((levels, n_slots), dtype=np.int64)
     lists = np.zeros((levels, P), dtype=np.int32)
     root_list = np.arange(P, dtype=np.int32)
     st_U[0], st_F[0], st_cur[0] = U, F, cur
@@ -449,7 +548,8 @@ def solve_search(
     while status == 1:
         status = _run(prep.sorted_masks, prep.sorted_cls, prep.sorted_orig, tables.classes, V, prep.live_pos,
                       prep.binom, prep.colex_to_lex, fixed, st_U, st_F, st_cur, st_slot, st_pos, st_len,
-                      st_msum, st_pick, lists, root_list, depth, best_val, best_pk, budget, stats)
+                      st_msum, st_pick, st_cut, st_H, lists, root_list, depth, best_val, best_pk, budget, stats,
+                      packing_cap)
         if status == 1 and (
             (time_limit is not None and time.perf_counter() - start >= time_limit)
             or (stop_event is not None and stop_event.is_set())

@@ -30,4 +30,3 @@ def all_masks(all_combos) -> np.ndarray:
     arr = np.array(all_combos, dtype=np.int64)
     masks = np.bitwise_or.reduce(np.left_shift(np.int64(1), arr), axis=1)
     return masks.astype(np.uint32)
-

@@ -135,6 +135,7 @@ def category(cards: Sequence[tuple[int, str]] | str, *, ace_low_straight: bool =
 
 # --- bridging to quintet's documented card ints (cards.py: card = 8*suit + rank index) ---
 
+
 def card_from_int(card: int) -> tuple[int, str]:
     """The documented layout: rank index 0..7 = 7..A, suit 0..3 = c d h s."""
     return 7 + card % 8, SUIT_LETTERS[card // 8]

@@ -67,12 +67,27 @@ def test_mask_helpers():
 @pytest.mark.parametrize(
     "token,rank,suit",
     [
-        ("Ah", "A", "h"), ("ah", "A", "h"), ("AH", "A", "h"), ("aH", "A", "h"),
-        ("Td", "T", "d"), ("td", "T", "d"), ("TD", "T", "d"),
-        ("10d", "T", "d"), ("10D", "T", "d"),
-        ("7s", "7", "s"), ("7S", "7", "s"),
-        ("Kc", "K", "c"), ("qd", "Q", "d"), ("jS", "J", "s"), ("9h", "9", "h"), ("8c", "8", "c"),
-        ("A♥", "A", "h"), ("10♣", "T", "c"), ("K♦", "K", "d"), ("7♠", "7", "s"), ("t♠", "T", "s"),
+        ("Ah", "A", "h"),
+        ("ah", "A", "h"),
+        ("AH", "A", "h"),
+        ("aH", "A", "h"),
+        ("Td", "T", "d"),
+        ("td", "T", "d"),
+        ("TD", "T", "d"),
+        ("10d", "T", "d"),
+        ("10D", "T", "d"),
+        ("7s", "7", "s"),
+        ("7S", "7", "s"),
+        ("Kc", "K", "c"),
+        ("qd", "Q", "d"),
+        ("jS", "J", "s"),
+        ("9h", "9", "h"),
+        ("8c", "8", "c"),
+        ("A♥", "A", "h"),
+        ("10♣", "T", "c"),
+        ("K♦", "K", "d"),
+        ("7♠", "7", "s"),
+        ("t♠", "T", "s"),
     ],
 )
 def test_parse_card_notations(token, rank, suit):
@@ -96,7 +111,11 @@ def test_parse_cards_separators_and_mixed_notation(text):
 
 def test_parse_cards_keeps_order_and_accepts_iterables():
     assert parse_cards(["7s", "Ah"]) == [documented("7", "s"), documented("A", "h")]
-    assert parse_cards(["7s Ah", "Kd"]) == [documented("7", "s"), documented("A", "h"), documented("K", "d")]
+    assert parse_cards(["7s Ah", "Kd"]) == [
+        documented("7", "s"),
+        documented("A", "h"),
+        documented("K", "d"),
+    ]
     assert parse_cards("") == []
 
 
@@ -162,7 +181,9 @@ def test_duplicate_message_names_both_spellings():
     assert "Td" in str(info.value) and "10d" in str(info.value)
 
 
-@pytest.mark.parametrize("text,count", [("8h 7h 9d Ts 7s Qc", 7), ("8h 7h 9d Ts 7s Qc Jc Ac", 7), ("", 5)])
+@pytest.mark.parametrize(
+    "text,count", [("8h 7h 9d Ts 7s Qc", 7), ("8h 7h 9d Ts 7s Qc Jc Ac", 7), ("", 5)]
+)
 def test_wrong_card_count(text, count):
     with pytest.raises(WrongCardCountError) as info:
         parse_cards(text, count=count, what="exposed cards")
@@ -178,8 +199,14 @@ def test_parse_card_rejects_non_text():
 
 
 def test_all_error_classes_are_distinct_card_errors():
-    classes = {MalformedCardError, UnknownRankError, UnknownSuitError, CardNotInDeckError,
-               DuplicateCardError, WrongCardCountError}
+    classes = {
+        MalformedCardError,
+        UnknownRankError,
+        UnknownSuitError,
+        CardNotInDeckError,
+        DuplicateCardError,
+        WrongCardCountError,
+    }
     assert len(classes) == 6
     for cls in classes:
         assert issubclass(cls, CardError) and issubclass(cls, ValueError)
@@ -211,7 +238,7 @@ def test_format_parse_round_trip_given_order(cards, unicode):
 def test_parse_is_case_insensitive(cards, data):
     text = format_cards(cards, order="given")
     flips = data.draw(st.lists(st.booleans(), min_size=len(text), max_size=len(text)))
-    mixed = "".join(ch.upper() if f else ch.lower() for ch, f in zip(text, flips))
+    mixed = "".join(ch.upper() if f else ch.lower() for ch, f in zip(text, flips, strict=True))
     assert parse_cards(mixed) == cards
 
 

@@ -205,7 +205,9 @@ def test_order_equals_reference_on_every_hand(option_set, ref_cards):
     assert table.n_classes == ref_dense.max() + 1
     # and the categories agree (ace-low straights are straights under the option)
     names = [REF_NAME[Category(int(c))] for c in table.categories]
-    ref_names = [ref.category(h, ace_low_straight=opts.get("ace_low_straight", False)) for h in ref_cards]
+    ref_names = [
+        ref.category(h, ace_low_straight=opts.get("ace_low_straight", False)) for h in ref_cards
+    ]
     assert names == ref_names
 
 
@@ -233,7 +235,9 @@ def _eval7_card(card: int):
 def test_default_order_agrees_with_eval7_on_every_hand(all_combos, full_table):
     eval7 = pytest.importorskip("eval7")
     deck = [_eval7_card(c) for c in range(32)]
-    values = np.array([eval7.evaluate([deck[c] for c in hand]) for hand in all_combos], dtype=np.int64)
+    values = np.array(
+        [eval7.evaluate([deck[c] for c in hand]) for hand in all_combos], dtype=np.int64
+    )
     # eval7: higher is stronger, like our keys
     np.testing.assert_array_equal(dense_rank_array(values), full_table.classes)
     ours = [REF_NAME[Category(int(c))] for c in full_table.categories]
@@ -245,7 +249,9 @@ def test_default_order_agrees_with_phevaluator_on_every_hand(all_combos, full_ta
     phe = pytest.importorskip("phevaluator")
     # phevaluator card id = rank * 4 + suit, rank 0 = deuce, suits c d h s = 0..3
     ids = [(5 + c % 8) * 4 + c // 8 for c in range(32)]
-    values = np.array([phe.evaluate_cards(*(ids[c] for c in hand)) for hand in all_combos], dtype=np.int64)
+    values = np.array(
+        [phe.evaluate_cards(*(ids[c] for c in hand)) for hand in all_combos], dtype=np.int64
+    )
     # phevaluator: 1 is the strongest (lower is better) -> invert
     np.testing.assert_array_equal(dense_rank_array(-values), full_table.classes)
 
@@ -270,23 +276,77 @@ def test_peer_calls_a7_8_9_10_no_straight_and_full_house_over_flush():
 
 # Ascending within each category; (a, b) pairs are equal hands.
 ASCENDING = {
-    Category.STRAIGHT_FLUSH: ["Js Ts 9s 8s 7s", "Qh Jh Th 9h 8h", "Kd Qd Jd Td 9d", "Ac Kc Qc Jc Tc"],
-    Category.FOUR_OF_A_KIND: ["7c 7d 7h 7s 8c", "7c 7d 7h 7s Ac", "8c 8d 8h 8s 7c", "Kc Kd Kh Ks Ac",
-                              "Ac Ad Ah As 7c", "Ac Ad Ah As Kc"],
-    Category.FULL_HOUSE: ["7c 7d 7h 8c 8d", "7c 7d 7h Ac Ad", "8c 8d 8h 7c 7d", "Kc Kd Kh Ac Ad",
-                          "Ac Ad Ah 7c 7d", "Ac Ad Ah Kc Kd"],
-    Category.FLUSH: ["Qc Tc 9c 8c 7c", "Qd Jd 9d 8d 7d", "Qh Jh Th 8h 7h", "Kc Tc 9c 8c 7c",
-                     "Ac Kc Qc Jc 7c", "Ac Kc Qc Jc 8c", "Ac Kc Qc Jc 9c"],
+    Category.STRAIGHT_FLUSH: [
+        "Js Ts 9s 8s 7s",
+        "Qh Jh Th 9h 8h",
+        "Kd Qd Jd Td 9d",
+        "Ac Kc Qc Jc Tc",
+    ],
+    Category.FOUR_OF_A_KIND: [
+        "7c 7d 7h 7s 8c",
+        "7c 7d 7h 7s Ac",
+        "8c 8d 8h 8s 7c",
+        "Kc Kd Kh Ks Ac",
+        "Ac Ad Ah As 7c",
+        "Ac Ad Ah As Kc",
+    ],
+    Category.FULL_HOUSE: [
+        "7c 7d 7h 8c 8d",
+        "7c 7d 7h Ac Ad",
+        "8c 8d 8h 7c 7d",
+        "Kc Kd Kh Ac Ad",
+        "Ac Ad Ah 7c 7d",
+        "Ac Ad Ah Kc Kd",
+    ],
+    Category.FLUSH: [
+        "Qc Tc 9c 8c 7c",
+        "Qd Jd 9d 8d 7d",
+        "Qh Jh Th 8h 7h",
+        "Kc Tc 9c 8c 7c",
+        "Ac Kc Qc Jc 7c",
+        "Ac Kc Qc Jc 8c",
+        "Ac Kc Qc Jc 9c",
+    ],
     Category.STRAIGHT: ["Jc Td 9h 8s 7c", "Qc Jd Th 9s 8c", "Kc Qd Jh Ts 9c", "Ac Kd Qh Js Tc"],
-    Category.THREE_OF_A_KIND: ["7c 7d 7h 9c 8d", "7c 7d 7h Ac 8d", "7c 7d 7h Ac 9d", "7c 7d 7h Ac Kd",
-                               "8c 8d 8h 9c 7d", "Ac Ad Ah 8c 7d", "Ac Ad Ah Kc Qd"],
-    Category.TWO_PAIR: ["8c 8d 7c 7d 9h", "8c 8d 7c 7d Ah", "9c 9d 7c 7d 8h", "9c 9d 8c 8d 7h",
-                        "Kc Kd Qc Qd Jh", "Ac Ad 7c 7d 8h", "Ac Ad Kc Kd Qh"],
-    Category.PAIR: ["7c 7d Th 9c 8d", "7c 7d Jh 9c 8d", "7c 7d Ah Kc 8d", "7c 7d Ah Kc 9d",
-                    "7c 7d Ah Kc Qd", "8c 8d 9h Tc Jd", "8c 8d Ah Kc Qd", "Ac Ad 9h 8c 7d",
-                    "Ac Ad Kh Qc Jd"],
-    Category.HIGH_CARD: ["Qc Td 9h 8s 7c", "Qc Jd 9h 8s 7c", "Qc Jd Th 8s 7c", "Kc Td 9h 8s 7c",
-                         "Ac 7d 8h 9s Tc", "Ac Kd Qh Js 7c", "Ac Kd Qh Js 8c", "Ac Kd Qh Js 9c"],
+    Category.THREE_OF_A_KIND: [
+        "7c 7d 7h 9c 8d",
+        "7c 7d 7h Ac 8d",
+        "7c 7d 7h Ac 9d",
+        "7c 7d 7h Ac Kd",
+        "8c 8d 8h 9c 7d",
+        "Ac Ad Ah 8c 7d",
+        "Ac Ad Ah Kc Qd",
+    ],
+    Category.TWO_PAIR: [
+        "8c 8d 7c 7d 9h",
+        "8c 8d 7c 7d Ah",
+        "9c 9d 7c 7d 8h",
+        "9c 9d 8c 8d 7h",
+        "Kc Kd Qc Qd Jh",
+        "Ac Ad 7c 7d 8h",
+        "Ac Ad Kc Kd Qh",
+    ],
+    Category.PAIR: [
+        "7c 7d Th 9c 8d",
+        "7c 7d Jh 9c 8d",
+        "7c 7d Ah Kc 8d",
+        "7c 7d Ah Kc 9d",
+        "7c 7d Ah Kc Qd",
+        "8c 8d 9h Tc Jd",
+        "8c 8d Ah Kc Qd",
+        "Ac Ad 9h 8c 7d",
+        "Ac Ad Kh Qc Jd",
+    ],
+    Category.HIGH_CARD: [
+        "Qc Td 9h 8s 7c",
+        "Qc Jd 9h 8s 7c",
+        "Qc Jd Th 8s 7c",
+        "Kc Td 9h 8s 7c",
+        "Ac 7d 8h 9s Tc",
+        "Ac Kd Qh Js 7c",
+        "Ac Kd Qh Js 8c",
+        "Ac Kd Qh Js 9c",
+    ],
 }
 EQUAL = [
     ("Kd Qd Jd Td 9d", "Ks Qs Js Ts 9s"),
@@ -300,8 +360,14 @@ EQUAL = [
     ("Ac Kd Qh Js 9c", "Ad Kh Qs Jc 9h"),
 ]
 CLASSIC_CATEGORY_ORDER = [
-    Category.HIGH_CARD, Category.PAIR, Category.TWO_PAIR, Category.THREE_OF_A_KIND,
-    Category.STRAIGHT, Category.FLUSH, Category.FULL_HOUSE, Category.FOUR_OF_A_KIND,
+    Category.HIGH_CARD,
+    Category.PAIR,
+    Category.TWO_PAIR,
+    Category.THREE_OF_A_KIND,
+    Category.STRAIGHT,
+    Category.FLUSH,
+    Category.FULL_HOUSE,
+    Category.FOUR_OF_A_KIND,
     Category.STRAIGHT_FLUSH,
 ]
 
@@ -310,21 +376,25 @@ CLASSIC_CATEGORY_ORDER = [
 def test_ordering_inside_category(category):
     hands = ASCENDING[category]
     values = [evaluate(h) for h in hands]
-    assert all(v.category == category for v in values), [(h, v.category) for h, v in zip(hands, values)]
+    assert all(v.category == category for v in values), [
+        (h, v.category) for h, v in zip(hands, values, strict=True)
+    ]
     keys = [v.key for v in values]
-    for lo, hi, klo, khi in zip(hands, hands[1:], keys, keys[1:]):
+    for lo, hi, klo, khi in zip(hands[:-1], hands[1:], keys[:-1], keys[1:], strict=True):
         assert klo < khi, f"{lo} should rank below {hi}"
 
 
 @pytest.mark.parametrize("a,b", EQUAL)
 def test_equal_hands_have_equal_keys(a, b):
     assert hand_key(a) == hand_key(b)
-    assert hand_key(a, get_rules(tiebreak="group-only")) == hand_key(b, get_rules(tiebreak="group-only"))
+    assert hand_key(a, get_rules(tiebreak="group-only")) == hand_key(
+        b, get_rules(tiebreak="group-only")
+    )
 
 
 def test_ordering_across_categories():
     # The best hand of each category is below the worst hand of the next one up.
-    for lower, upper in zip(CLASSIC_CATEGORY_ORDER, CLASSIC_CATEGORY_ORDER[1:]):
+    for lower, upper in zip(CLASSIC_CATEGORY_ORDER[:-1], CLASSIC_CATEGORY_ORDER[1:], strict=True):
         assert hand_key(ASCENDING[lower][-1]) < hand_key(ASCENDING[upper][0]), (lower, upper)
     # category strengths follow RULES.md
     keys = [hand_key(ASCENDING[c][0]) for c in CLASSIC_CATEGORY_ORDER]
@@ -363,7 +433,9 @@ GROUP_PAIRS = [  # (stronger by kickers, weaker by kickers), same group
 @pytest.mark.parametrize("strong,weak", GROUP_PAIRS)
 def test_tiebreak_kickers_vs_group_only(strong, weak):
     assert hand_key(strong) > hand_key(weak)  # default: kickers
-    assert hand_key(strong, get_rules(tiebreak="kickers")) > hand_key(weak, get_rules(tiebreak="kickers"))
+    assert hand_key(strong, get_rules(tiebreak="kickers")) > hand_key(
+        weak, get_rules(tiebreak="kickers")
+    )
     group_only = get_rules(tiebreak="group-only")
     assert hand_key(strong, group_only) == hand_key(weak, group_only)
 
@@ -374,8 +446,12 @@ def test_group_only_still_orders_groups_and_other_categories():
     assert hand_key("8c 8d 8h 8s 7c", g) > hand_key("7c 7d 7h 7s Ac", g)
     assert hand_key("8c 8d 8h 7c 7d", g) > hand_key("7c 7d 7h Ac Ad", g)
     # kickers still decide two pair, pair, flush and high card
-    for strong, weak in [("Ac Ad Kc Kd Qh", "Ac Ad Kc Kd Jh"), ("7c 7d Ah Kc 9d", "7c 7d Ah Kc 8d"),
-                         ("Ac Kc Qc Jc 9c", "Ac Kc Qc Jc 8c"), ("Ac Kd Qh Js 9c", "Ac Kd Qh Js 8c")]:
+    for strong, weak in [
+        ("Ac Ad Kc Kd Qh", "Ac Ad Kc Kd Jh"),
+        ("7c 7d Ah Kc 9d", "7c 7d Ah Kc 8d"),
+        ("Ac Kc Qc Jc 9c", "Ac Kc Qc Jc 8c"),
+        ("Ac Kd Qh Js 9c", "Ac Kd Qh Js 8c"),
+    ]:
         assert hand_key(strong, g) > hand_key(weak, g)
     # categories keep their order
     assert hand_key("7c 7d 7h 8c 8d", g) > hand_key("Ac Kc Qc Jc 9c", g)

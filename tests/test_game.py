@@ -8,7 +8,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from quintet.cards import CLASSIC_DECK, CardError, WrongCardCountError, mask_of, parse_card, parse_mask
+from quintet.cards import (
+    CLASSIC_DECK,
+    CardError,
+    WrongCardCountError,
+    mask_of,
+    parse_card,
+    parse_mask,
+)
 from quintet.evaluator import evaluate
 from quintet.game import (
     Arrangement,
@@ -154,11 +161,14 @@ def test_arrangement_parse_separators_and_format_round_trip():
     assert pipe.packets[3] == parse_mask("As Ah Ad Ac Qs")
 
 
-@pytest.mark.parametrize("text", [
-    "9s 9c 8s 8c 7c | Ks Kd Kc Js Tc | Qd Jd Td 8d 7d | As Ah Ad Ac Qs",
-    A_TEXT + " | 9c",
-    "9s 9c 8s 8c 7c",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "9s 9c 8s 8c 7c | Ks Kd Kc Js Tc | Qd Jd Td 8d 7d | As Ah Ad Ac Qs",
+        A_TEXT + " | 9c",
+        "9s 9c 8s 8c 7c",
+    ],
+)
 def test_arrangement_needs_five_packets(text):
     with pytest.raises(ArrangementError, match="5 packets"):
         Arrangement.parse(text)
@@ -184,7 +194,9 @@ def test_validate_names_foreign_and_bad_sizes(deal):
     assert exc.duplicated == 0
     assert set(exc.bad_sizes) == {(4, 4), (5, 6)}
     msg = str(exc)
-    assert "8h" in msg and "exposed" in msg and "9h" in msg and "packet 4" in msg and "packet 5" in msg
+    assert (
+        "8h" in msg and "exposed" in msg and "9h" in msg and "packet 4" in msg and "packet 5" in msg
+    )
 
 
 # --------------------------------------------------------------- properties -----------
@@ -207,7 +219,7 @@ def deals_and_arrangements(draw, n=1):
     arrangements = []
     for _ in range(n):
         perm = draw(st.permutations(cards))
-        arrangements.append(Arrangement.from_cards([perm[5 * i:5 * i + 5] for i in range(5)]))
+        arrangements.append(Arrangement.from_cards([perm[5 * i : 5 * i + 5] for i in range(5)]))
     return deal, arrangements
 
 
@@ -220,7 +232,7 @@ def test_shuffled_legal_arrangement_validates(data, seed):
     # permute cards among packets (any re-split of the same cards) and the slot order
     cards = [c for p in arrangement.packets for c in range(32) if p >> c & 1]
     rng.shuffle(cards)
-    packets = [cards[5 * i:5 * i + 5] for i in range(5)]
+    packets = [cards[5 * i : 5 * i + 5] for i in range(5)]
     rng.shuffle(packets)
     shuffled = Arrangement.from_cards(packets)
     shuffled.validate(deal)
@@ -307,7 +319,9 @@ def test_tie_points_on_equal_hands_with_different_cards():
     # 9-9-8-8-7 (a tie), A's flush Q-J-T-8-7 becomes B's queen high (A wins 5), the rest tie.
     deal = Deal.from_exposed(EXPOSED, get_rules(tie_points=0.5))
     a = Arrangement.parse(A_TEXT)
-    b = Arrangement.parse("9s 9c 8d 8c 7c | Ks Kd Kc Js Tc | Qd Jd Td 8s 7d | As Ah Ad Ac Qs | Kh Qh Jh Th 9h")
+    b = Arrangement.parse(
+        "9s 9c 8d 8c 7c | Ks Kd Kc Js Tc | Qd Jd Td 8s 7d | As Ah Ad Ac Qs | Kh Qh Jh Th 9h"
+    )
     result = showdown(a, b, deal)
     assert [s.winner for s in result.slots] == [None, None, "A", None, None]
     assert result.points_a == 5 + 0.5 * 20 and result.points_b == 0.5 * 20
@@ -321,8 +335,11 @@ def test_group_only_rules_change_the_showdown():
     b = "As Ah Ad Ac Qs | Kd Kh Kc Ks Qd | Qh Qc Js Jd Jh | Jc Ts Td Th Tc | 9s 9d 9h 9c 8s"
     kick = showdown(Arrangement.parse(a), Arrangement.parse(b), Deal.from_exposed(exposed))
     assert kick.slots[0].winner == "A"
-    group = showdown(Arrangement.parse(a), Arrangement.parse(b),
-                     Deal.from_exposed(exposed, get_rules(tiebreak="group-only")))
+    group = showdown(
+        Arrangement.parse(a),
+        Arrangement.parse(b),
+        Deal.from_exposed(exposed, get_rules(tiebreak="group-only")),
+    )
     assert group.slots[0].winner is None
     assert kick.slots[1].winner == "B" and group.slots[1].winner == "B"  # full house vs four kings
 
