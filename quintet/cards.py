@@ -158,7 +158,7 @@ def popcount(mask: int) -> int:
 
 
 def _parse_token(token: str, deck: Deck) -> int:
-    text = token.strip()
+    text = token.strip().replace("\ufe0f", "").replace("\ufe0e", "")  # emoji variation selectors
     if len(text) < 2:
         raise MalformedCardError(f"malformed card {token!r}: expected a rank then a suit, like 'Ah'")
     suit_ch = text[-1]
@@ -244,9 +244,13 @@ def cards_of(mask: int) -> Iterator[int]:
 
 
 def mask_of(cards: Iterable[int]) -> int:
+    """The mask of a collection of card ints (duplicates collapse)."""
     m = 0
     for c in cards:
-        m |= 1 << int(c)
+        card = int(c)
+        if card < 0:
+            raise CardNotInDeckError(f"card int {card} is negative, not a card")
+        m |= 1 << card
     return m
 
 

@@ -11,7 +11,8 @@ from collections.abc import Sequence
 from .cards import format_cards
 from .cliutil import OneLineParser, add_rules_arguments, print_json, rules_from_args, run_cli
 from .evaluator import HandValue
-from .game import Arrangement, Deal, Showdown, showdown
+from .game import Arrangement, ArrangementError, Deal, Showdown, showdown
+from .rules import Rules
 
 ARRANGEMENT_HELP = (
     "five packets of five cards in slot order, packets separated by '|' or '/', "
@@ -48,13 +49,20 @@ def format_showdown(result: Showdown, *, unicode: bool = False) -> str:
     return "\n".join(lines)
 
 
+def _parse_player(player: str, text: str, rules: Rules) -> Arrangement:
+    try:
+        return Arrangement.parse(text, rules)
+    except ArrangementError as exc:
+        raise ArrangementError(f"player {player}: {exc}") from None
+
+
 def _main(argv: Sequence[str] | None) -> int:
     args = build_parser().parse_args(argv)
     rules = rules_from_args(args)
     if args.command == "showdown":
         deal = Deal.from_exposed(args.exposed, rules)
-        a = Arrangement.parse(args.a, rules)
-        b = Arrangement.parse(args.b, rules)
+        a = _parse_player("A", args.a, rules)
+        b = _parse_player("B", args.b, rules)
         result = showdown(a, b, deal)
         if args.json:
             out = {"exposed": deal.format().split(), "rules": rules.describe()} | result.to_dict(rules)

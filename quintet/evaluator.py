@@ -118,11 +118,14 @@ def hand_key(hand: int | str | Iterable[int], rules: Rules = CLASSIC) -> int:
 
 def hand_keys(masks: np.ndarray, rules: Rules = CLASSIC) -> tuple[np.ndarray, np.ndarray]:
     """Keys (uint32) and category ids (uint8) of an array of 5-card masks (validated)."""
-    arr = np.ascontiguousarray(masks, dtype=np.uint32)
-    if arr.ndim != 1:
-        raise ValueError("masks must be a 1-D array")
-    counts = np.bitwise_count(arr) if hasattr(np, "bitwise_count") else np.array([popcount(int(m)) for m in arr])
-    if arr.size and (np.any(counts != 5) or np.any(arr & np.uint32(~rules.deck.full_mask & 0xFFFFFFFF))):
+    raw = np.asarray(masks)
+    if raw.ndim != 1 or raw.dtype.kind not in "iu":
+        raise CardError("masks must be a 1-D array of integer card masks")
+    wide = raw.astype(np.uint64) if raw.dtype.kind == "u" else raw.astype(np.int64)
+    if wide.size and (np.any(wide < 0) or np.any(wide > rules.deck.full_mask)):
+        raise CardNotInDeckError(f"a mask holds cards outside the {rules.deck.size}-card deck")
+    arr = np.ascontiguousarray(wide, dtype=np.uint32)
+    if arr.size and np.any(np.bitwise_count(arr) != 5):
         raise WrongCardCountError("every mask must hold exactly 5 cards of the deck")
     t = _tables(rules)
     return kernels.hand_keys32(arr, t.strengths, t.straight_top, t.group_only)

@@ -165,6 +165,71 @@ def first_disjoint(sorted_masks, query_masks):
     return out
 
 
+@njit(cache=True, nogil=True)
+def _first_in(lists, lo, hi, masks, m):
+    """First entry of ``lists[lo:hi]`` whose packet is disjoint from ``m``, or -1."""
+    for i in range(lo, hi):
+        if (masks[lists[i]] & m) == 0:
+            return lists[i]
+    return -1
+
+
+@njit(cache=True, nogil=True)
+def pair_prune(masks, values, alive, lists, off, need0):
+    """Rule 5 of the module doc.  ``values[p, j]``: value of candidate p in free slot j;
+    ``lists[off[j]:off[j+1]]``: candidates alive in slot j, strongest class first.  Returns
+    a copy of ``alive`` without the pairs (p, j) for which some other slot j2 proves
+    ``values[p, j] + max_q (values[q, j2] + Σ_k best(p ∪ q, k)) < need0``."""
+    n, nf = values.shape
+    out = alive.copy()
+    b1 = np.empty(nf)
+    for p in range(n):
+        any_alive = False
+        for j in range(nf):
+            if alive[p, j]:
+                any_alive = True
+        if not any_alive:
+            continue
+        mp = masks[p]
+        for k in range(nf):
+            q = _first_in(lists, off[k], off[k + 1], masks, mp)
+            b1[k] = values[q, k] if q >= 0 else -np.inf
+        for j in range(nf):
+            if not alive[p, j]:
+                continue
+            need = need0 - values[p, j]
+            for j2 in range(nf):
+                if j2 == j:
+                    continue
+                rest_ub = 0.0
+                for k in range(nf):
+                    if k != j and k != j2:
+                        rest_ub += b1[k]
+                proved = True
+                for i in range(off[j2], off[j2 + 1]):
+                    q = lists[i]
+                    if (masks[q] & mp) != 0:
+                        continue
+                    if values[q, j2] + rest_ub < need:
+                        break  # the list is sorted: no later q reaches need either
+                    mpq = mp | masks[q]
+                    val = values[q, j2]
+                    for k in range(nf):
+                        if k != j and k != j2:
+                            r = _first_in(lists, off[k], off[k + 1], masks, mpq)
+                            if r < 0:
+                                val = -np.inf
+                                break
+                            val += values[r, k]
+                    if val >= need:
+                        proved = False
+                        break
+                if proved:
+                    out[p, j] = False
+                    break
+    return out
+
+
 # --------------------------------------------------------------------------------------
 # helpers on the problem
 
@@ -393,6 +458,56 @@ def _canonical_card_order(packets: tuple[int, ...], free: list[int], swaps: list
     return tuple(out)
 
 
+def _prune(cmasks: np.ndarray, ccls: np.ndarray, Vc: np.ndarray, hint_pos: np.ndarray, T: float,
+           fixed_value: float, bound0: float, pair_level: bool) -> tuple[np.ndarray, float, int]:
+    """Rules 1, 2 and 5 of the module doc, to a fixed point.  Returns (alive, bound0, rounds)."""
+    n_cand, nf = Vc.shape
+    alive = np.ones((n_cand, nf), dtype=bool)
+    desc = np.argsort(-ccls, kind="stable")
+    cols = np.arange(nf)
+    rounds = 0
+    while rounds < MAX_ROUNDS:
+        rounds += 1
+        # rule 1 (first round: one shared list) / rule 2 (per-slot alive lists)
+        rows = np.flatnonzero(alive.any(axis=1))
+        best = np.empty((rows.size, nf))
+        shared = None
+        for j in range(nf):
+            lst = desc if rounds == 1 else desc[alive[desc, j]]
+            if rounds == 1 and shared is not None:
+                pos = shared
+            else:
+                pos = first_disjoint(cmasks[lst], cmasks[rows])
+                if rounds == 1:
+                    shared = pos
+            best[:, j] = np.where(pos >= 0, Vc[lst[np.maximum(pos, 0)], j], -np.inf)
+        lhs = np.full((n_cand, nf), -np.inf)
+        for j in range(nf):
+            others = np.zeros(rows.size)
+            for k in range(nf):
+                if k != j:
+                    others = others + best[:, k]
+            lhs[rows, j] = fixed_value + Vc[rows, j] + others
+        new_alive = alive & (lhs >= T - PRUNE_TOL)
+        new_alive[hint_pos, cols] = True
+        per_slot = [lhs[new_alive[:, j], j].max() for j in range(nf)]
+        bound0 = min(bound0, max(T, min(per_slot)))
+        if np.array_equal(new_alive, alive):
+            if not pair_level or nf < 3:
+                break
+            # rule 5: the pair-level test, then back to rule 2 if it removed anything
+            lists = [desc[alive[desc, j]] for j in range(nf)]
+            off = np.zeros(nf + 1, dtype=np.int64)
+            off[1:] = np.cumsum([lst.size for lst in lists])
+            new_alive = pair_prune(cmasks, Vc, alive, np.concatenate(lists).astype(np.int64), off,
+                                   T - PRUNE_TOL - fixed_value)
+            new_alive[hint_pos, cols] = True
+            if np.array_equal(new_alive, alive):
+                break
+        alive = new_alive
+    return alive, float(bound0), rounds
+
+
 # --------------------------------------------------------------------------------------
 # 1. build
 
@@ -422,7 +537,8 @@ class CpsatModel:
 
 def build_model(problem: BestResponseProblem, hint: tuple[int, ...] | None = None, *,
                 prune: bool = True, symmetry: bool = True, objective_cut: bool = True,
-                improve: bool = True, card_symmetry: bool = True) -> CpsatModel:
+                improve: bool = True, card_symmetry: bool = True,
+                pair_level: bool = True) -> CpsatModel:
     """Build the CP-SAT model (step 1 of ``solve_cpsat``; see the module doc)."""
     tables, V = problem.tables, problem.values
     classes = tables.classes
@@ -456,34 +572,7 @@ def build_model(problem: BestResponseProblem, hint: tuple[int, ...] | None = Non
     # trivial bound: every free slot at its best candidate's value
     bound0 = fixed_value + float(sum(Vc[:, j].max() for j in range(nf)))
     if prune and nf >= 2:
-        desc = np.argsort(-ccls, kind="stable")
-        for rounds in range(1, MAX_ROUNDS + 1):
-            best = np.empty((n_cand, nf))
-            shared = None
-            for j in range(nf):
-                lst = desc if rounds == 1 else desc[alive[desc, j]]
-                if rounds == 1 and shared is not None:
-                    pos = shared
-                else:
-                    pos = first_disjoint(cmasks[lst], cmasks)
-                    if rounds == 1:
-                        shared = pos
-                safe = np.where(pos >= 0, pos, 0)
-                best[:, j] = np.where(pos >= 0, Vc[lst[safe], j], -np.inf)
-            lhs = np.empty((n_cand, nf))
-            for j in range(nf):
-                others = np.zeros(n_cand)
-                for k in range(nf):
-                    if k != j:
-                        others = others + best[:, k]
-                lhs[:, j] = fixed_value + Vc[:, j] + others
-            new_alive = alive & (lhs >= T - PRUNE_TOL)
-            new_alive[hint_pos, np.arange(nf)] = True
-            per_slot = [lhs[new_alive[:, j], j].max() for j in range(nf)]
-            bound0 = min(bound0, max(T, min(per_slot)))
-            if np.array_equal(new_alive, alive):
-                break
-            alive = new_alive
+        alive, bound0, rounds = _prune(cmasks, ccls, Vc, hint_pos, T, fixed_value, bound0, pair_level)
 
     # ---- symmetry chains (on the alive pairs), then sort the hint along them
     chains: list[list[int]] = []
@@ -613,7 +702,7 @@ def solve_cpsat(problem: BestResponseProblem, *, time_limit: float | None = 10.0
                 hint: tuple[int, ...] | None = None, seed: int = 0,
                 stop_event: threading.Event | None = None, prune: bool = True,
                 symmetry: bool = True, objective_cut: bool = True, card_symmetry: bool = True,
-                linearization_level: int | None = None) -> EngineResult:
+                pair_level: bool = True, linearization_level: int | None = None) -> EngineResult:
     """Best response by CP-SAT (see the module doc for the model and every soundness argument).
 
     * ``time_limit`` — seconds for the whole call (model building included; CP-SAT gets what
@@ -646,7 +735,7 @@ def solve_cpsat(problem: BestResponseProblem, *, time_limit: float | None = 10.0
 
     # 1. build
     built = build_model(problem, hint, prune=prune, symmetry=symmetry, objective_cut=objective_cut,
-                        card_symmetry=card_symmetry)
+                        card_symmetry=card_symmetry, pair_level=pair_level)
 
     # 2. solve
     solver = cp_model.CpSolver()
