@@ -13,6 +13,28 @@ A card is a small int ``card = suit * deck.field + rank``:
 A set of cards is an ``int`` bit mask (``1 << card`` per card).  Masks of the classic
 deck fit in ``numpy.uint32``; that is the evaluator's fast path.
 
+Variant decks (RULES.md §2: 36, 52 and 54 cards) have up to 13 ranks, so they use
+``field = 16``: bit ``16*suit + rank``, and a mask fits in ``numpy.uint64``.
+
+Jokers
+------
+A deck may hold ``jokers`` = 1 or 2 jokers: distinct cards that take the **two top bits of
+the last suit field**, above every rank: joker ``i`` (0-based) is card
+``4*field - 2 + i``.  With ``field = 16`` that is card 62 (``Jk1``) and card 63 (``Jk2``);
+the bits never collide with a rank because such decks hold at most ``field - 2`` ranks.
+``rank_of``/``suit_of`` mean nothing for a joker: test ``Deck.is_joker`` first.
+
+In the 36-card joker deck the 6♠ *plays as* the joker (``joker_alias = "6s"``): the deck has
+35 ordinary cards and the joker card 62; ``6s``/``6♠`` parse to the joker, which prints as
+``Jk``.
+
+Joker notation: ``Jk``, ``Joker`` or ``🃏`` (any case) is "a joker": in a list of cards each
+such token takes the next joker not yet given, so ``"Jk Jk"`` means both jokers of the
+54-card deck.  ``Jk1``/``Jk2`` (``Joker1``, ``🃏1``…) name one joker.  A deck with one joker
+prints it as ``Jk`` (``🃏``), a deck with two as ``Jk1``/``Jk2`` (``🃏1``/``🃏2``), so
+formatting and parsing round-trip.  A joker in a deck without jokers is a
+``CardNotInDeckError``.
+
 Notation
 --------
 ``parse_cards`` reads what players and other libraries write: ``Ah``, ``Td``, ``10d``,
@@ -37,6 +59,12 @@ __all__ = [
     "WrongCardCountError",
     "Deck",
     "CLASSIC_DECK",
+    "DECK_36",
+    "DECK_36_JOKER",
+    "DECK_52",
+    "DECK_53",
+    "DECK_54",
+    "DECKS",
     "SUITS",
     "SUIT_SYMBOLS",
     "RANK_NAMES",
@@ -105,17 +133,32 @@ class Deck:
     """A deck as data: its ranks (lowest first, ASCII letters) and the suit field width.
 
     ``field`` is the number of bits per suit in a mask; ``size`` the number of cards.
+    ``jokers`` (0, 1 or 2) jokers are cards ``4*field - 2 + i``; ``joker_alias`` names an
+    ordinary card that plays as the (single) joker and is not an ordinary card of the deck
+    (``"6s"`` in the 36-card joker deck).  See the module doc.
     """
 
     name: str
     ranks: str
     field: int
+    jokers: int = 0
+    joker_alias: str = ""
 
     def __post_init__(self) -> None:
         if len(self.ranks) > self.field:
             raise ValueError(f"deck {self.name!r}: {len(self.ranks)} ranks exceed field {self.field}")
         if any(r not in _ALL_RANKS for r in self.ranks):
             raise ValueError(f"deck {self.name!r}: unknown rank letters in {self.ranks!r}")
+        if not 0 <= self.jokers <= 2:
+            raise ValueError(f"deck {self.name!r}: {self.jokers} jokers (0, 1 or 2)")
+        if self.jokers and len(self.ranks) > self.field - 2:
+            raise ValueError(f"deck {self.name!r}: no free bits for jokers with field {self.field}")
+        if self.joker_alias:
+            if self.jokers != 1:
+                raise ValueError(f"deck {self.name!r}: a joker alias needs exactly one joker")
+            if (len(self.joker_alias) != 2 or self.joker_alias[0] not in self.ranks
+                    or self.joker_alias[1] not in SUITS):
+                raise ValueError(f"deck {self.name!r}: bad joker alias {self.joker_alias!r}")
 
     @property
     def n_ranks(self) -> int:
@@ -123,13 +166,35 @@ class Deck:
 
     @property
     def size(self) -> int:
-        return 4 * len(self.ranks)
+        return 4 * len(self.ranks) + self.jokers - (1 if self.joker_alias else 0)
 
     @property
     def full_mask(self) -> int:
         """Mask of every card in the deck."""
         per_suit = (1 << len(self.ranks)) - 1
-        return sum(per_suit << (self.field * s) for s in range(4))
+        mask = sum(per_suit << (self.field * s) for s in range(4))
+        if self.joker_alias:
+            mask &= ~(1 << self.alias_card)
+        return mask | self.joker_mask
+
+    @property
+    def joker_cards(self) -> tuple[int, ...]:
+        """The jokers' card ints, increasing (``Jk1``, ``Jk2``)."""
+        return tuple(4 * self.field - 2 + i for i in range(self.jokers))
+
+    @property
+    def joker_mask(self) -> int:
+        return sum(1 << c for c in self.joker_cards)
+
+    @property
+    def alias_card(self) -> int:
+        """The ordinary card int of ``joker_alias`` (the 6♠ of the 36-card joker deck), or -1."""
+        if not self.joker_alias:
+            return -1
+        return self.card(self.ranks.index(self.joker_alias[0]), SUITS.index(self.joker_alias[1]))
+
+    def is_joker(self, card: int) -> bool:
+        return bool(self.jokers) and card in self.joker_cards
 
     @property
     def mask_bits(self) -> int:
@@ -147,14 +212,58 @@ class Deck:
 
     def cards(self) -> list[int]:
         """Every card of the deck, in increasing card order."""
-        return [self.card(r, s) for s in range(4) for r in range(len(self.ranks))]
+        ordinary = [self.card(r, s) for s in range(4) for r in range(len(self.ranks))]
+        if self.joker_alias:
+            ordinary.remove(self.alias_card)
+        return ordinary + list(self.joker_cards)
 
 
 CLASSIC_DECK = Deck(name="32", ranks="789TJQKA", field=8)
+# Variant decks of five-card draw poker (RULES.md §2); 16 bits per suit, 64-bit masks.
+DECK_36 = Deck(name="36", ranks="6789TJQKA", field=16)
+DECK_36_JOKER = Deck(name="36-joker", ranks="6789TJQKA", field=16, jokers=1, joker_alias="6s")
+DECK_52 = Deck(name="52", ranks="23456789TJQKA", field=16)
+DECK_53 = Deck(name="53", ranks="23456789TJQKA", field=16, jokers=1)
+DECK_54 = Deck(name="54", ranks="23456789TJQKA", field=16, jokers=2)
+DECKS = {d.name: d for d in (CLASSIC_DECK, DECK_36, DECK_36_JOKER, DECK_52, DECK_53, DECK_54)}
+
+_JOKER_TOKEN = re.compile(r"^(?:jk|joker|🃏)([12]?)$", re.IGNORECASE)
 
 
 def popcount(mask: int) -> int:
     return int(mask).bit_count()
+
+
+def _deck_label(deck: Deck) -> str:
+    return f"{deck.size}-card deck"
+
+
+def _parse_joker(text: str, token: str, deck: Deck) -> tuple[int, bool] | None:
+    """(joker card, generic?) for a joker token, ``None`` for any other token."""
+    match = _JOKER_TOKEN.match(text)
+    if match is None:
+        return None
+    if not deck.jokers:
+        raise CardNotInDeckError(f"joker {token!r} is not in the {_deck_label(deck)} (it has no jokers)")
+    number = match.group(1)
+    if not number:
+        return deck.joker_cards[0], True
+    if int(number) > deck.jokers:
+        raise CardNotInDeckError(
+            f"joker {token!r} is not in the {_deck_label(deck)} (it has {deck.jokers} joker)"
+        )
+    return deck.joker_cards[int(number) - 1], False
+
+
+def _parse_token_ex(token: str, deck: Deck) -> tuple[int, bool]:
+    """(card, generic joker?) of one token: jokers and a joker alias first, then ``_parse_token``."""
+    joker = _parse_joker(token.strip().replace("\ufe0f", "").replace("\ufe0e", ""), token, deck)
+    if joker is not None:
+        return joker
+    card = _parse_token(token, deck)
+    if deck.joker_alias and card == deck.alias_card:
+        return deck.joker_cards[0], False
+    return card, False
 
 
 def _parse_token(token: str, deck: Deck) -> int:
@@ -183,7 +292,7 @@ def parse_card(token: str, deck: Deck = CLASSIC_DECK) -> int:
     """Parse one card (``Ah``, ``td``, ``10♦``) into its card int."""
     if not isinstance(token, str):
         raise MalformedCardError(f"malformed card {token!r}: expected text")
-    return _parse_token(token, deck)
+    return _parse_token_ex(token, deck)[0]
 
 
 def _tokens(text: str) -> list[str]:
@@ -196,11 +305,14 @@ def parse_cards(
     *,
     count: int | None = None,
     what: str = "cards",
+    taken: int = 0,
 ) -> list[int]:
     """Parse distinct cards separated by spaces/commas (or an iterable of such strings).
 
     Raises a ``CardError`` subclass naming the bad token, a duplicate, or — when ``count``
-    is given — the wrong number of cards.
+    is given — the wrong number of cards.  A generic joker token (``Jk``) takes the next
+    joker of the deck not given earlier in the list and, if possible, not in the mask
+    ``taken`` (e.g. the hand, when parsing other known cards).
     """
     if isinstance(text, str):
         tokens = _tokens(text)
@@ -209,7 +321,17 @@ def parse_cards(
     cards: list[int] = []
     seen: dict[int, str] = {}
     for token in tokens:
-        card = _parse_token(token, deck)
+        card, generic = _parse_token_ex(token, deck)
+        if generic:  # "Jk": the next joker not given yet (nor taken elsewhere)
+            free = [j for j in deck.joker_cards if j not in seen and not (taken >> j) & 1]
+            if free:
+                card = free[0]
+            elif any(j not in seen for j in deck.joker_cards):
+                card = next(j for j in deck.joker_cards if j not in seen)
+            else:
+                raise DuplicateCardError(
+                    f"one joker too many: {token!r} in {what} (the {_deck_label(deck)} has {deck.jokers})"
+                )
         if card in seen:
             raise DuplicateCardError(f"duplicate card {token!r} in {what} (already given as {seen[card]!r})")
         seen[card] = token
@@ -226,7 +348,10 @@ def parse_mask(text: str | Iterable[str], deck: Deck = CLASSIC_DECK, *, count: i
 
 
 def format_card(card: int, deck: Deck = CLASSIC_DECK, *, unicode: bool = False) -> str:
-    """Two-character ASCII (``Ah``, ``Td``) or Unicode (``A♥``, ``10♦``)."""
+    """Two-character ASCII (``Ah``, ``Td``) or Unicode (``A♥``, ``10♦``); jokers ``Jk``/``Jk1``."""
+    if deck.is_joker(card):
+        name = "🃏" if unicode else "Jk"
+        return name if deck.jokers == 1 else name + str(deck.joker_cards.index(card) + 1)
     rank = deck.ranks[deck.rank_of(card)]
     suit = deck.suit_of(card)
     if unicode:
@@ -265,6 +390,9 @@ def format_cards(cards: int | Iterable[int], deck: Deck = CLASSIC_DECK, *, unico
         items = list(cards_of(cards))
     else:
         items = [int(c) for c in cards]
+    jokers = [c for c in items if deck.is_joker(c)] if order != "given" else []
+    if jokers:  # jokers first, Jk1 before Jk2; the ordinary cards as below
+        items = [c for c in items if not deck.is_joker(c)]
     if order == "rank":
         items.sort(key=lambda c: (deck.rank_of(c), deck.suit_of(c)), reverse=True)
     elif order == "group":
@@ -274,4 +402,5 @@ def format_cards(cards: int | Iterable[int], deck: Deck = CLASSIC_DECK, *, unico
         items.sort(key=lambda c: (count[deck.rank_of(c)], deck.rank_of(c), deck.suit_of(c)), reverse=True)
     elif order != "given":
         raise ValueError(f"unknown card order {order!r}")
+    items = sorted(jokers) + items
     return sep.join(format_card(c, deck, unicode=unicode) for c in items)

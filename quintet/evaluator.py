@@ -5,6 +5,10 @@
   categories and dense rank classes 0..R−1 (53,130 packets for a Quintet deal).
 
 Keys are comparable within one rule set: higher is stronger, equal is a tie.
+
+Rule sets of the five-card draw variants (``Rules.is_variant``: jokers, 36/52/54-card decks,
+colour categories; RULES.md §2) are served by ``quintet.variants`` over 64-bit masks
+(``masks`` uint64 there); the classic 32-bit path below is unchanged.
 """
 
 from __future__ import annotations
@@ -16,7 +20,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from . import kernels
+from . import kernels, variants
 from .cards import (
     RANK_NAMES,
     CardError,
@@ -106,11 +110,15 @@ def _as_mask(hand: int | str | Iterable[int], rules: Rules, size: int | None = N
 
 
 def category_of_key(key: int, rules: Rules = CLASSIC) -> Category:
+    if rules.is_variant:
+        return variants.category_of_key(key, rules)
     return _tables(rules).strength_to_category[int(key) >> 20]
 
 
 def hand_key(hand: int | str | Iterable[int], rules: Rules = CLASSIC) -> int:
     """Strength key of one 5-card hand (mask, card list or text)."""
+    if rules.is_variant:
+        return variants.key_of_mask(_as_mask(hand, rules, 5), rules)
     t = _tables(rules)
     key, _ = kernels.hand_key32(np.int64(_as_mask(hand, rules, 5)), t.strengths, t.straight_top, t.group_only)
     return int(key)
@@ -118,6 +126,8 @@ def hand_key(hand: int | str | Iterable[int], rules: Rules = CLASSIC) -> int:
 
 def hand_keys(masks: np.ndarray, rules: Rules = CLASSIC) -> tuple[np.ndarray, np.ndarray]:
     """Keys (uint32) and category ids (uint8) of an array of 5-card masks (validated)."""
+    if rules.is_variant:
+        return variants.keys_of_masks(masks, rules)
     raw = np.asarray(masks)
     if raw.ndim != 1 or raw.dtype.kind not in "iu":
         raise CardError("masks must be a 1-D array of integer card masks")
@@ -134,6 +144,8 @@ def hand_keys(masks: np.ndarray, rules: Rules = CLASSIC) -> tuple[np.ndarray, np
 def describe(hand: int | str | Iterable[int], rules: Rules = CLASSIC) -> str:
     """Human description: 'full house, aces over eights', 'straight flush, king high'."""
     mask = _as_mask(hand, rules, 5)
+    if rules.is_variant:
+        return variants.describe_mask(mask, rules)
     category = category_of_key(hand_key(mask, rules), rules)
     deck = rules.deck
     counts = Counter(deck.rank_of(c) for c in cards_of(mask))
@@ -212,6 +224,9 @@ def rank_packets(live: int | str | Iterable[int], rules: Rules = CLASSIC) -> Pac
     mask = _as_mask(live, rules)
     if popcount(mask) < 5:
         raise WrongCardCountError(f"need at least 5 live cards, got {popcount(mask)}")
+    if rules.is_variant:
+        masks64, keys, categories, classes64, n_classes64 = variants.rank_subsets(mask, rules)
+        return PacketTable(mask, masks64, keys, categories, classes64, n_classes64, rules)
     t = _tables(rules)
     masks, global_classes = kernels.packets32(np.int64(mask), t.multiset_class, t.flush_class)
     classes, n_classes = kernels.dense_classes(global_classes, t.class_keys.shape[0])

@@ -11,9 +11,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from enum import IntEnum
 
-from .cards import CLASSIC_DECK, Deck
+from .cards import CLASSIC_DECK, DECK_36, DECK_36_JOKER, DECK_52, DECK_53, DECK_54, Deck
 
-__all__ = ["Category", "Rules", "CLASSIC", "RULE_SETS", "get_rules", "UnknownRulesError"]
+__all__ = [
+    "Category", "Rules", "CLASSIC", "RULE_SETS", "get_rules", "UnknownRulesError",
+    "CATEGORY_TABLES", "VARIANT_DECKS", "variant_rule_set_names",
+]
 
 
 class UnknownRulesError(ValueError):
@@ -32,13 +35,59 @@ class Category(IntEnum):
     FULL_HOUSE = 6
     FOUR_OF_A_KIND = 7
     STRAIGHT_FLUSH = 8
+    # Variant ids 9..11 (FIVE_OF_A_KIND, COLOUR, STRAIGHT_COLOUR) are appended below.
 
     @property
     def label(self) -> str:
         return self.name.lower().replace("_", " ")
 
+    @classmethod
+    def all(cls) -> tuple[Category, ...]:
+        """Every category id, the variant ones included, by id."""
+        return tuple(sorted(cls._value2member_map_.values()))
 
-N_CATEGORY_IDS = len(Category)
+    @classmethod
+    def from_name(cls, text: str) -> Category:
+        """A category from a name such as ``flush``, ``full-house``, ``colour``/``color``."""
+        key = text.strip().lower().replace("-", "_").replace(" ", "_").replace("color", "colour")
+        key = _CATEGORY_ALIASES.get(key, key)
+        try:
+            return cls._member_map_[key.upper()]  # type: ignore[return-value]
+        except KeyError:
+            names = ", ".join(c.label.replace(" ", "-") for c in cls.all())
+            raise UnknownRulesError(f"unknown category {text!r} (known: {names})") from None
+
+
+def _append_category(name: str, value: int) -> Category:
+    """Append a variant category id to ``Category`` (RULES.md §2).
+
+    The member is reachable by name (``Category.FIVE_OF_A_KIND``, ``Category["COLOUR"]``) and by
+    id (``Category(9)``), compares and hashes as its int, but is left out of *iteration*:
+    ``list(Category)`` stays the nine Quintet categories that existing callers (and their
+    9-entry lookup tables) expect.  ``Category.all()`` lists every id.
+    """
+    member = int.__new__(Category, value)
+    member._name_ = name
+    member._value_ = value
+    Category._member_map_[name] = member
+    Category._value2member_map_[value] = member
+    type.__setattr__(Category, name, member)
+    return member
+
+
+# Variant categories of five-card draw poker (RULES.md §2), ids appended after the classic nine.
+_append_category("FIVE_OF_A_KIND", 9)  # «покер»: four of a kind plus a joker
+_append_category("COLOUR", 10)  # «цвет»: five cards of one colour (red ♦♥ or black ♣♠)
+_append_category("STRAIGHT_COLOUR", 11)  # «стрит-цвет»: a straight in one colour
+
+_CATEGORY_ALIASES = {
+    "high": "high_card", "nothing": "high_card", "one_pair": "pair", "trips": "three_of_a_kind",
+    "three": "three_of_a_kind", "set": "three_of_a_kind", "full": "full_house", "fullhouse": "full_house",
+    "quads": "four_of_a_kind", "four": "four_of_a_kind", "five": "five_of_a_kind",
+    "straightflush": "straight_flush", "straight_in_one_colour": "straight_colour",
+}
+
+N_CATEGORY_IDS = len(Category.all())
 
 # Classic Quintet order, lowest first (RULES.md §1: full house above flush).
 _CLASSIC_ORDER = (
@@ -52,6 +101,51 @@ _CLASSIC_ORDER = (
     Category.FOUR_OF_A_KIND,
     Category.STRAIGHT_FLUSH,
 )
+
+# Category tables of five-card draw poker (RULES.md §2), lowest first.  High card ("no
+# category") is at the bottom of every table; five of a kind on top (it needs a joker).
+_STANDARD_ORDER = _CLASSIC_ORDER + (Category.FIVE_OF_A_KIND,)
+# The 11-category table: pair; two pair; three; full house; colour; flush; straight;
+# straight colour; straight flush; four of a kind; five of a kind.
+_ORDER_11 = (
+    Category.HIGH_CARD,
+    Category.PAIR,
+    Category.TWO_PAIR,
+    Category.THREE_OF_A_KIND,
+    Category.FULL_HOUSE,
+    Category.COLOUR,
+    Category.FLUSH,
+    Category.STRAIGHT,
+    Category.STRAIGHT_COLOUR,
+    Category.STRAIGHT_FLUSH,
+    Category.FOUR_OF_A_KIND,
+    Category.FIVE_OF_A_KIND,
+)
+# The 9-category table: high card; pair; two pair; three; straight; full house; four of a
+# kind; straight flush («флэш» there); five of a kind.  No flush category.
+_ORDER_9 = (
+    Category.HIGH_CARD,
+    Category.PAIR,
+    Category.TWO_PAIR,
+    Category.THREE_OF_A_KIND,
+    Category.STRAIGHT,
+    Category.FULL_HOUSE,
+    Category.FOUR_OF_A_KIND,
+    Category.STRAIGHT_FLUSH,
+    Category.FIVE_OF_A_KIND,
+)
+# The 11-category table when colour, flush, straight and straight colour are not played
+# (the straight flush is then called simply «стрит»): seven named categories.
+_ORDER_7 = tuple(c for c in _ORDER_11 if c not in (
+    Category.COLOUR, Category.FLUSH, Category.STRAIGHT, Category.STRAIGHT_COLOUR))
+
+CATEGORY_TABLES: dict[str, tuple[Category, ...]] = {
+    "classic": _CLASSIC_ORDER,
+    "standard": _STANDARD_ORDER,
+    "11": _ORDER_11,
+    "9": _ORDER_9,
+    "7": _ORDER_7,
+}
 
 TIEBREAKS = ("kickers", "group-only")
 
@@ -67,7 +161,13 @@ class Rules:
     * ``flush_over_full_house`` — swap flush and full house (default off: full house higher);
     * ``tiebreak`` — ``"kickers"`` (equal fours/threes/full-house triples are decided by
       the remaining cards) or ``"group-only"`` (they tie);
-    * ``deck`` and ``category_order`` — data: the cards and the categories, lowest first.
+    * ``deck`` and ``category_order`` — data: the cards and the categories, lowest first;
+    * ``swap_four_straight_flush`` — four of a kind and straight flush trade places in the
+      table (the variant of the 11-category table, RULES.md §2; default off).
+
+    Rule sets whose deck has jokers, more than 8 ranks, or categories beyond the classic
+    nine are evaluated by ``quintet.variants`` (64-bit masks); ``classic`` keeps the 32-bit
+    kernels of ``quintet.kernels``.
     """
 
     name: str = "classic"
@@ -79,6 +179,7 @@ class Rules:
     deck: Deck = CLASSIC_DECK
     category_order: tuple[Category, ...] = field(default=_CLASSIC_ORDER)
     hand_size: int = 5
+    swap_four_straight_flush: bool = False
 
     def __post_init__(self) -> None:
         if self.tiebreak not in TIEBREAKS:
@@ -101,7 +202,17 @@ class Rules:
         if self.flush_over_full_house and Category.FLUSH in order and Category.FULL_HOUSE in order:
             i, j = order.index(Category.FLUSH), order.index(Category.FULL_HOUSE)
             order[i], order[j] = order[j], order[i]
+        if (self.swap_four_straight_flush and Category.FOUR_OF_A_KIND in order
+                and Category.STRAIGHT_FLUSH in order):
+            i, j = order.index(Category.FOUR_OF_A_KIND), order.index(Category.STRAIGHT_FLUSH)
+            order[i], order[j] = order[j], order[i]
         return tuple(order)
+
+    @property
+    def is_variant(self) -> bool:
+        """True when the 64-bit variant evaluator (``quintet.variants``) serves this rule set."""
+        return (self.deck.field != 8 or self.deck.jokers > 0
+                or any(c not in _CLASSIC_ORDER for c in self.category_order))
 
     def category_strengths(self) -> list[int]:
         """Strength (0 = lowest) of each category id; -1 for ids this table lacks."""
@@ -121,6 +232,8 @@ class Rules:
             parts.append("A-low straight")
         if self.flush_over_full_house:
             parts.append("flush > full house")
+        if self.swap_four_straight_flush:
+            parts.append("four of a kind <> straight flush")
         parts.append(f"tiebreak {self.tiebreak}")
         return ", ".join(parts)
 
@@ -131,6 +244,31 @@ RULE_SETS: dict[str, Rules] = {
     "classic": CLASSIC,
 }
 
+# Five-card draw poker variants (RULES.md §2): ``draw<deck>[-<table>]``.
+#   decks:  32 (7–A), 36 (6–A), 36-joker (6–A, the 6♠ plays as the joker), 52, 53 (52 + one
+#           joker), 54 (52 + two jokers);
+#   tables: (none) the standard poker order plus five of a kind on top; -11 the 11-category
+#           table; -11-swap the same with four of a kind and straight flush swapped; -9 the
+#           9-category table; -7 the 11-category table without colour, flush, straight and
+#           straight colour.
+VARIANT_DECKS: dict[str, Deck] = {
+    "32": CLASSIC_DECK, "36": DECK_36, "36-joker": DECK_36_JOKER,
+    "52": DECK_52, "53": DECK_53, "54": DECK_54,
+}
+_VARIANT_TABLES = {"": ("standard", False), "-11": ("11", False), "-11-swap": ("11", True),
+                   "-9": ("9", False), "-7": ("7", False)}
+
+
+def variant_rule_set_names() -> list[str]:
+    return [f"draw{d}{t}" for d in VARIANT_DECKS for t in _VARIANT_TABLES]
+
+
+for _deck_name, _deck in VARIANT_DECKS.items():
+    for _suffix, (_table, _swap) in _VARIANT_TABLES.items():
+        _name = f"draw{_deck_name}{_suffix}"
+        RULE_SETS[_name] = Rules(name=_name, deck=_deck, category_order=CATEGORY_TABLES[_table],
+                                 swap_four_straight_flush=_swap)
+
 
 def get_rules(name: str = "classic", **options: object) -> Rules:
     """The rule set called ``name`` with ``options`` applied (e.g. ``tiebreak='group-only'``)."""
@@ -140,7 +278,8 @@ def get_rules(name: str = "classic", **options: object) -> Rules:
         raise UnknownRulesError(
             f"unknown rule set {name!r} (known: {', '.join(sorted(RULE_SETS))})"
         ) from None
-    unknown = set(options) - {"weights", "tie_points", "ace_low_straight", "flush_over_full_house", "tiebreak"}
+    unknown = set(options) - {"weights", "tie_points", "ace_low_straight", "flush_over_full_house", "tiebreak",
+                              "swap_four_straight_flush"}
     if unknown:
         raise UnknownRulesError(f"unknown rule option {sorted(unknown)[0]!r}")
     return base.with_options(**options) if options else base

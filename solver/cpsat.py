@@ -7,17 +7,18 @@ fixed to given packets.
 
 ``solve_cpsat`` works in the three steps of the OR-Tools samples:
 
-1. **build** (``build_model``) — a complete hint ``H`` (given, or greedy; then improved by
-   local search and sorted along the symmetry chains, see below), sound pruning of
-   (packet, slot) pairs against ``T = value(H)``, then the model:
+1. **build** (``build_model``) — a complete hint ``H`` (given, or ``greedy_hint``; improved
+   by local search), sound pruning of (packet, slot) pairs against ``T = value(H)``, slot
+   chains and card exchanges for symmetry breaking, then the model:
 
    * a boolean ``x[p, s]`` for each surviving pair of a *free* slot ``s`` and a packet ``p``
      inside the free cards (live cards minus the fixed packets' cards).  Fixed slots get no
-     variables: their packets are given, their cards are not in the model, and their value is
-     a constant added back in real units;
+     variables: their packets are given, their cards are not in the model, and their value
+     is a constant added back in real units;
    * ``AddExactlyOne`` over each free slot's variables (one packet per slot);
    * ``AddExactlyOne`` over each free card's variables (every card exactly once);
-   * slot-order symmetry-breaking constraints ``Σ c(p)·x[p, a] ≤ Σ c(p)·x[p, b]``;
+   * symmetry breaking: ``Σ c(p)·x[p, a] ≤ Σ c(p)·x[p, b]`` along slot chains, and
+     ``AddAtMostOne`` card-exchange constraints;
    * the objective cut ``Σ coef·x ≥ L`` (the hint's scaled value, less rounding slack);
    * objective ``maximize Σ coef[p, s]·x[p, s]``, ``coef = round(K·V)``;
    * ``AddHint`` on every variable: 1 on the hint's pairs, 0 elsewhere.
@@ -31,84 +32,101 @@ fixed to given packets.
 Integer scaling, the bound and "optimal"
 ----------------------------------------
 ``K = 2**36``.  ``K·V`` is exact in float64 (a power-of-two scale, ``|K·V| < 2**53``), so
-``coef = round(K·V)`` carries a rounding error ``e = V − coef/K`` with ``|e| ≤ 0.5/K`` that
-is itself computed exactly (Sterbenz).  For any arrangement ``A`` with integer objective
-``I(A)``: ``value(A) = fixed + I(A)/K + Σ_s e_s(A)``, so with ``E⁺ = Σ_s max_p e[p, s]`` and
-``E⁻ = Σ_s min_p e[p, s]`` (over the model's pairs):
-``fixed + I(A)/K + E⁻ ≤ value(A) ≤ fixed + I(A)/K + E⁺``.
+``coef = round(K·V)`` carries a rounding error ``e = V − coef/K``, ``|e| ≤ 0.5/K``, that is
+itself computed exactly (Sterbenz).  For any arrangement ``A`` with integer objective
+``I(A)``: ``value(A) = fixed + I(A)/K + Σ_s e_s(A) ≤ fixed + I(A)/K + E⁺`` with
+``E⁺ = Σ_s max_p e[p, s]`` over the model's pairs.
 
 * *Bound.*  CP-SAT's ``best_objective_bound`` ``B`` bounds ``I`` over the model, so every
-  arrangement in the model is worth at most ``fixed + B/K + E⁺``.  Arrangements outside the
-  model are either worth less than the hint (pruning, cut) or have an at-least-as-good
-  sorted twin inside it up to ``δ`` (symmetry), see below; so the optimum is at most
+  arrangement of the model is worth at most ``fixed + B/K + E⁺``.  Arrangements outside the
+  model are worth less than the hint (pruning, cut) or have a twin inside it worth at least
+  as much up to ``δ`` (symmetry), see below; so the optimum is at most
   ``fixed + B/K + E⁺ + δ + FLOAT_SLACK``.  The pruning bound ``bound0`` (below) is an
-  independent sound bound; the reported bound is ``max(value, min(bound0, that))`` — it is
-  never below the value returned.
-* *Optimal.*  CP-SAT's OPTIMAL proves the *integer* optimum; two arrangements whose real
-  values differ by less than ``E⁺ − E⁻ ≤ n/K`` (< 1e-10) may be ordered differently by the
+  independent sound bound; the reported bound is ``max(value, min(bound0, that))`` — never
+  below the value returned.
+* *Optimal.*  CP-SAT's OPTIMAL proves the *integer* optimum; arrangements whose real values
+  differ by less than about ``n_slots/K`` (< 1e-10) may be ordered differently by the
   integers.  So ``optimal=True`` is reported only when CP-SAT says OPTIMAL **and** the real
-  bound minus the value is ``≤ OPTIMAL_GAP = 1e-9`` — i.e. nothing is better by more than
-  1e-9 (the values themselves are float64 sums, exact to ~1e-15).  With ``K = 2**36`` and
-  five slots the conversion gap is ``5/K + δ + FLOAT_SLACK ≈ 1e-10``, so an integer OPTIMAL
-  always passes the test.  Exception: with at most one free slot the arrangement is forced
-  (nothing to search, CP-SAT is not run) and is reported optimal with ``bound = value``.
+  bound minus the value is ``≤ OPTIMAL_GAP = 1e-9``: nothing is better by more than 1e-9
+  (the values themselves are float64 sums, exact to ~1e-15).  With ``K = 2**36`` and five
+  slots the conversion gap is ``5/K + δ + FLOAT_SLACK ≈ 1e-10``, so an integer OPTIMAL
+  always passes.  Exception: with at most one free slot the arrangement is forced (CP-SAT
+  is not run) and is reported optimal with ``bound = value``.
 
 Pruning (``prune=True``) and why each rule is sound
 ---------------------------------------------------
-Let ``T = value(H)`` for the (sorted) hint; the optimum ``OPT ≥ T``.
+``T = value(H) ≤ OPT``.  Call a pair *needed* if it belongs to some arrangement worth
+``≥ T − PRUNE_TOL``; every rule removes only pairs that are not needed, so every
+arrangement worth ``≥ T − PRUNE_TOL`` (in particular every optimal one) keeps all its pairs.
 
 1. *Disjoint-maximum bound.*  If ``A`` holds ``p`` in free slot ``s``, every other free slot
-   ``s'`` holds a packet ``q`` inside the free cards and disjoint from ``p``, worth at most
+   ``s'`` holds a packet inside the free cards and disjoint from ``p``, worth at most
    ``best(p, s') = max_{q ∩ p = ∅} V[c(q), s']``.  So
-   ``value(A) ≤ lhs(p, s) = fixed + V[c(p), s] + Σ_{s'≠s free} best(p, s')``.  A pair with
-   ``lhs(p, s) < T − PRUNE_TOL`` is in no arrangement worth ``≥ T − PRUNE_TOL`` and is
-   dropped.  Computing ``best``: candidates sorted by class, strongest first; for each ``p``
-   the first disjoint packet in that list (numba kernel ``first_disjoint``) has the highest
-   class among the disjoint ones, hence — every column being nondecreasing — the highest
-   value in *every* slot at once.
-2. *Iterated per slot.*  The same with ``q`` restricted to the pairs ``(q, s')`` that survived
-   the previous round: by induction every arrangement worth ``≥ T − PRUNE_TOL`` keeps all its
-   pairs through every round (its slot-``s'`` packet survived for ``s'``), so its value is
-   still ``≤ lhs``.  Rounds repeat until nothing changes (or ``MAX_ROUNDS``).  A packet with
-   no surviving disjoint partner in some other slot gets ``lhs = −∞``.
-3. The hint's pairs are always kept (they satisfy the rule anyway; this guards rounding).
-4. ``bound0 = max(T, min_s max_{(p,s) alive} lhs(p, s))``: an arrangement worth
-   ``≥ T − PRUNE_TOL`` has its slot-``s`` pair alive, so is worth at most ``lhs`` of it.
+   ``value(A) ≤ lhs(p, s) = fixed + V[c(p), s] + Σ_{s'≠s free} best(p, s')``, and a pair
+   with ``lhs < T − PRUNE_TOL`` is not needed.  ``best``: candidates sorted by class,
+   strongest first; the first one disjoint from ``p`` has the highest class among the
+   disjoint ones, hence — every column being nondecreasing — the highest value in *every*
+   slot at once (numba kernels ``first_disjoint``, ``level1_lhs``).
+2. *Iterated per slot.*  The same with ``q`` restricted to pairs ``(q, s')`` still alive: a
+   needed arrangement's slot-``s'`` packet is alive for ``s'`` (induction), so its value is
+   still ``≤ lhs``.  No alive partner in some slot: ``lhs = −∞``.
+3. *Pair level.*  For ``(p, s)`` and any other slot ``s2``:
+   ``value(A) ≤ fixed + V[c(p), s] + max_{q alive in s2, q ∩ p = ∅} (V[c(q), s2] +
+   Σ_{k ∉ {s, s2}} best(p ∪ q, k))`` (``q`` is A's slot-``s2`` packet; the rest as in rule
+   2 with ``p ∪ q`` excluded).  If for some ``s2`` that is ``< T − PRUNE_TOL`` the pair is
+   not needed (kernel ``pair_prune``; the scan over ``q`` stops once even
+   ``V[c(q), s2] + Σ_k best(p, k)`` falls short, valid because the list is sorted).
+4. *Chain windows* (after the symmetry chains below are chosen): the model then requires
+   ``c(p_a) ≤ c(p_b)`` whenever slot ``a`` precedes ``b`` on a chain (transitively), so in
+   rules 1–3 a slot before ``s`` on its chain only takes packets of class ``≤ c(p)``, a slot
+   after ``s`` only ``≥ c(p)`` (likewise for ``q``).  This removes pairs that no
+   *chain-ordered* needed arrangement uses; the symmetry argument below shows a
+   chain-ordered arrangement worth ``≥ OPT − δ ≥ T − PRUNE_TOL`` exists among the pairs
+   alive before this step, so it keeps all its pairs.
+5. The (sorted) hint's pairs are always kept (they are needed anyway; this guards rounding).
+6. ``bound0``: a needed arrangement's slot-``s`` pair is alive and bounds its value by its
+   ``lhs``, so ``OPT ≤ max(T, min_s max_{(p,s) alive} lhs(p, s))`` (``+ δ`` for the
+   chain-window round).
 
 The float error of an ``lhs`` (a sum of ≤ 6 values of magnitude ≤ 7) is ~1e-14, far inside
 ``PRUNE_TOL = 1e-9``, so the comparisons lean the sound way.
 
-Symmetry breaking (``symmetry=True``): slot-order chains
---------------------------------------------------------
-For free slots ``a, b`` let ``D(r) = V[r, b] − V[r, a]`` over the classes ``S`` of packets
-alive in ``a`` or in ``b``.  If ``D`` is nondecreasing on ``S`` (up to ``SYM_TOL``:
-``D(r1) ≥ D(r2) − SYM_TOL`` for all ``r1 > r2`` in ``S``), moving the stronger of two packets
-into ``b`` never loses more than ``SYM_TOL``: exchanging ``p`` (slot ``a``, class ``r1``)
-and ``q`` (slot ``b``, class ``r2 < r1``) changes the value by ``D(r1) − D(r2)``.  Call
-``a → b`` an *edge*.  The engine picks vertex-disjoint chains ``s1 → s2 → … → sk`` of edges
-(most edges; exhaustive over ≤ 6 free slots) and adds ``c(p_{s_i}) ≤ c(p_{s_{i+1}})``.
+Symmetry breaking (``symmetry=True``)
+-------------------------------------
+*Slot chains.*  For free slots ``a, b`` let ``D(r) = V[r, b] − V[r, a]`` over the classes
+``S`` of packets alive (after rules 1–3) in ``a`` or in ``b``.  If ``D`` is nondecreasing on
+``S`` up to ``SYM_TOL`` (``D(r1) ≥ D(r2) − SYM_TOL`` for all ``r1 > r2`` in ``S``), call
+``a → b`` an *edge*: exchanging ``p`` (in ``a``, class ``r1``) and ``q`` (in ``b``, class
+``r2 < r1``) changes the value by ``D(r1) − D(r2) ≥ −SYM_TOL``.  The engine picks
+vertex-disjoint chains ``s1 → s2 → … → sk`` of edges (most edges; exhaustive over ≤ 6 free
+slots) and adds ``c(p_{s_i}) ≤ c(p_{s_{i+1}})``.  Soundness: bubble-sort an optimal
+arrangement along each chain, exchanging adjacent chain slots when the earlier one holds
+the strictly stronger class.  By induction the arrangement before each exchange is worth
+``≥ OPT − k·(SYM_TOL + 1e-14) ≥ T − PRUNE_TOL``, so it is needed, all its pairs are alive,
+both classes are in ``S`` and the exchange loses at most ``SYM_TOL`` (+ the float error of
+``D``).  At most ``n_free·(n_free−1)/2`` exchanges happen, so a chain-ordered arrangement
+worth ``≥ OPT − δ``, ``δ = n_free²·(SYM_TOL + 1e-14)`` (≈ 3e-12), exists; ``δ`` is added to
+the bound and subtracted in the cut.  Against the uniform opponent every column is ``w_s``
+times one function, ``D = (w_b − w_a)·g`` is nondecreasing, and all slots form one chain.
 
-Soundness: bubble-sort an optimal arrangement along each chain by class, swapping adjacent
-chain slots only when the lower one holds the strictly stronger class.  Each swap is an
-edge exchange; by induction the arrangement before a swap is worth ``≥ OPT − k·(SYM_TOL +
-1e-14) ≥ T − PRUNE_TOL`` so all its pairs are alive, its two packets' classes are in ``S``,
-and the swap loses at most ``SYM_TOL`` (+ float error of ``D``).  At most
-``n_free·(n_free−1)/2`` swaps are made, so some arrangement satisfying every chain
-constraint, with all pairs alive, is worth ``≥ OPT − δ``, ``δ = n_free² · (SYM_TOL + 1e-14)``
-(≈ 3e-12) — accounted for in the bound, the cut and the pruning tolerance.  The hint is
-sorted the same way before it is given to CP-SAT (so it satisfies the constraints).
-Against the uniform opponent every column is ``w_s`` times one function, ``D`` is
-``(w_b − w_a)`` times a nondecreasing function, and all slots form one chain: the model is
-left with choosing the partition.
+*Card exchanges.*  For two free cards ``a < b`` of the same rank (``a`` of the lower suit),
+call a packet ``P ∋ a, ∌ b`` *exchangeable* if ``P − a + b`` has the same class (checked on
+the class table, so flushes and every rule option are respected), and symmetrically for
+``Q ∋ b``.  If ``a`` sits in slot ``s`` and ``b`` in an earlier slot ``t``, both packets
+exchangeable, exchanging the two cards keeps every slot's class, hence the value, the chain
+order and the cut, and — the value being unchanged — all pairs stay alive.  The model
+forbids that configuration (``AddAtMostOne`` over ``a``'s exchangeable pairs in slot ``s``
+and ``b``'s in slots ``< s``).  Sound together for all card pairs: every such exchange
+raises ``Φ = Σ_cards suit·slot`` by ``(suit(b) − suit(a))(s − t) > 0``, so repeating them
+from a chain-ordered arrangement terminates in one that violates no constraint.
 
-Skipped on purpose: suit symmetry (only when the exposed cards are suit-symmetric, rare) and
-card-exchange symmetry (two same-rank cards are interchangeable in every packet only if no
-flush can contain either, which needs two suits with ≤ 4 live cards: impossible with 7
-exposed cards of 32).
+The hint is put in the same canonical form (chain sort, then card exchanges) before CP-SAT
+sees it, so it satisfies every constraint.  Skipped: suit permutations (a symmetry only
+when the exposed cards are suit-symmetric, rare).
 
-Objective cut: an arrangement outside the cut ``I(A) ≥ L``,
-``L = floor(K·(T − fixed − δ − E⁺ − FLOAT_SLACK)) − 1``, is worth less than ``T − δ``, so it is
-neither optimal nor needed by the symmetry argument; the sorted hint satisfies it.
+*Objective cut.*  ``I(A) ≥ L``, ``L = floor(K·(T − fixed − δ − E⁺ − FLOAT_SLACK)) − 1``:
+an arrangement with ``I(A) < L`` is worth less than ``T − δ``, so it is neither optimal nor
+needed by the symmetry argument; the hint satisfies it.
 """
 
 from __future__ import annotations
@@ -130,29 +148,34 @@ __all__ = [
     "greedy_hint",
     "improve_hint",
     "first_disjoint",
+    "level1_lhs",
+    "pair_prune",
     "CpsatModel",
     "SCALE",
     "PRUNE_TOL",
+    "IMPROVE_EPS",
     "OPTIMAL_GAP",
 ]
 
 SCALE = float(2**36)  # K: values are scaled by a power of two, so K·V is exact
-PRUNE_TOL = 1e-9  # pruning keeps pairs of every arrangement worth ≥ T − PRUNE_TOL
+IMPROVE_EPS = 1e-10  # the model need only hold arrangements beating the hint by more than this
+PRUNE_TOL = 2e-11  # float guard (≥ δ + lhs rounding): pairs worth ≥ T + IMPROVE_EPS − this stay
 SYM_TOL = 1e-13  # tolerance of the slot-exchange (Monge) test
 FLOAT_SLACK = 1e-11  # covers float error of the few sums that convert bounds to real units
 OPTIMAL_GAP = 1e-9  # optimal=True needs bound − value ≤ this (and CP-SAT OPTIMAL)
-MAX_ROUNDS = 12  # pruning rounds (each only shrinks the pair set)
+MAX_ROUNDS = 20  # pruning rounds per phase (each only shrinks the pair set)
+_NO_CLASS_LIMIT = np.int64(1 << 40)
 
 
 # --------------------------------------------------------------------------------------
-# numba kernel
+# numba kernels (arrays in, arrays out)
 
 
 @njit(cache=True, nogil=True)
 def first_disjoint(sorted_masks, query_masks):
     """For each query mask, the position of the first mask in ``sorted_masks`` disjoint
     from it, or -1.  With ``sorted_masks`` ordered strongest class first this is a
-    strongest packet disjoint from the query (int64 array, one entry per query)."""
+    strongest packet disjoint from the query (rule 1)."""
     n = query_masks.shape[0]
     m_sorted = sorted_masks.shape[0]
     out = np.full(n, -1, dtype=np.int64)
@@ -166,34 +189,72 @@ def first_disjoint(sorted_masks, query_masks):
 
 
 @njit(cache=True, nogil=True)
-def _first_in(lists, lo, hi, masks, m):
-    """First entry of ``lists[lo:hi]`` whose packet is disjoint from ``m``, or -1."""
-    for i in range(lo, hi):
+def _best_in(lists, lists_cls, lo, hi, masks, m, lb, ub):
+    """Strongest entry of ``lists[lo:hi]`` (sorted by class, strongest first; classes in
+    ``lists_cls``) with ``lb ≤ class ≤ ub`` and packet disjoint from ``m``; -1 if none."""
+    a, b = lo, hi  # first position with class ≤ ub (binary search; classes nonincreasing)
+    while a < b:
+        mid = (a + b) // 2
+        if lists_cls[mid] <= ub:
+            b = mid
+        else:
+            a = mid + 1
+    for i in range(a, hi):
+        if lists_cls[i] < lb:
+            return -1
         if (masks[lists[i]] & m) == 0:
             return lists[i]
     return -1
 
 
 @njit(cache=True, nogil=True)
-def pair_prune(masks, values, alive, lists, off, need0):
-    """Rule 5 of the module doc.  ``values[p, j]``: value of candidate p in free slot j;
-    ``lists[off[j]:off[j+1]]``: candidates alive in slot j, strongest class first.  Returns
-    a copy of ``alive`` without the pairs (p, j) for which some other slot j2 proves
-    ``values[p, j] + max_q (values[q, j2] + Σ_k best(p ∪ q, k)) < need0``."""
+def _window(rel, cls_p, j, k):
+    """Class window (lb, ub) in slot k implied by class cls_p in slot j (rule 4)."""
+    r = rel[j, k]
+    if r > 0:
+        return cls_p, _NO_CLASS_LIMIT
+    if r < 0:
+        return np.int64(-1), cls_p
+    return np.int64(-1), _NO_CLASS_LIMIT
+
+
+@njit(cache=True, nogil=True)
+def level1_lhs(masks, cls, values, alive, lists, lists_cls, off, rel, base):
+    """Rules 1, 2 and 4: ``lhs[p, j] = base + values[p, j] + Σ_{k≠j} best`` for the alive
+    pairs (−inf elsewhere).  ``lists[off[k]:off[k+1]]``: candidates alive in slot k,
+    strongest class first; ``rel[j, k]`` = +1 / −1 / 0 when slot k must hold a class ≥ / ≤ /
+    anything relative to slot j."""
+    n, nf = values.shape
+    lhs = np.full((n, nf), -np.inf)
+    for p in range(n):
+        mp = masks[p]
+        for j in range(nf):
+            if not alive[p, j]:
+                continue
+            tot = base + values[p, j]
+            for k in range(nf):
+                if k == j:
+                    continue
+                lb, ub = _window(rel, np.int64(cls[p]), j, k)
+                q = _best_in(lists, lists_cls, off[k], off[k + 1], masks, mp, lb, ub)
+                if q < 0:
+                    tot = -np.inf
+                    break
+                tot += values[q, k]
+            lhs[p, j] = tot
+    return lhs
+
+
+@njit(cache=True, nogil=True)
+def pair_prune(masks, cls, values, alive, lists, lists_cls, off, rel, need0):
+    """Rules 3 and 4: a copy of ``alive`` without the pairs (p, j) for which some other slot
+    j2 proves ``values[p, j] + max_q (values[q, j2] + Σ_k best(p ∪ q, k)) < need0``
+    (arguments as in ``level1_lhs``)."""
     n, nf = values.shape
     out = alive.copy()
-    b1 = np.empty(nf)
     for p in range(n):
-        any_alive = False
-        for j in range(nf):
-            if alive[p, j]:
-                any_alive = True
-        if not any_alive:
-            continue
         mp = masks[p]
-        for k in range(nf):
-            q = _first_in(lists, off[k], off[k + 1], masks, mp)
-            b1[k] = values[q, k] if q >= 0 else -np.inf
+        cp = np.int64(cls[p])
         for j in range(nf):
             if not alive[p, j]:
                 continue
@@ -201,29 +262,51 @@ def pair_prune(masks, values, alive, lists, off, need0):
             for j2 in range(nf):
                 if j2 == j:
                     continue
-                rest_ub = 0.0
+                lb2, ub2 = _window(rel, cp, j, j2)
+                # optimistic value of the slots other than j and j2, from p alone
+                others = 0.0
                 for k in range(nf):
                     if k != j and k != j2:
-                        rest_ub += b1[k]
+                        lb, ub = _window(rel, cp, j, k)
+                        r = _best_in(lists, lists_cls, off[k], off[k + 1], masks, mp, lb, ub)
+                        if r < 0:
+                            others = -np.inf
+                            break
+                        others += values[r, k]
                 proved = True
-                for i in range(off[j2], off[j2 + 1]):
-                    q = lists[i]
-                    if (masks[q] & mp) != 0:
-                        continue
-                    if values[q, j2] + rest_ub < need:
-                        break  # the list is sorted: no later q reaches need either
-                    mpq = mp | masks[q]
-                    val = values[q, j2]
-                    for k in range(nf):
-                        if k != j and k != j2:
-                            r = _first_in(lists, off[k], off[k + 1], masks, mpq)
+                if others > -np.inf:
+                    a, b = off[j2], off[j2 + 1]
+                    while a < b:  # first position with class ≤ ub2
+                        mid = (a + b) // 2
+                        if lists_cls[mid] <= ub2:
+                            b = mid
+                        else:
+                            a = mid + 1
+                    for i in range(a, off[j2 + 1]):
+                        if lists_cls[i] < lb2:
+                            break
+                        q = lists[i]
+                        if (masks[q] & mp) != 0:
+                            continue
+                        if values[q, j2] + others < need:
+                            break  # sorted: no later q reaches need either
+                        mpq = mp | masks[q]
+                        cq = np.int64(cls[q])
+                        val = values[q, j2]
+                        for k in range(nf):
+                            if k == j or k == j2:
+                                continue
+                            lb, ub = _window(rel, cp, j, k)
+                            lbq, ubq = _window(rel, cq, j2, k)
+                            r = _best_in(lists, lists_cls, off[k], off[k + 1], masks, mpq,
+                                         max(lb, lbq), min(ub, ubq))
                             if r < 0:
                                 val = -np.inf
                                 break
                             val += values[r, k]
-                    if val >= need:
-                        proved = False
-                        break
+                        if val >= need:
+                            proved = False
+                            break
                 if proved:
                     out[p, j] = False
                     break
@@ -254,7 +337,7 @@ class _Lookup:
         self.sorted = masks[self.order]
 
     def __call__(self, query: np.ndarray | int) -> np.ndarray:
-        q = np.atleast_1d(np.asarray(query, dtype=self.sorted.dtype))
+        q = np.atleast_1d(np.asarray(query, dtype=np.int64)).astype(self.sorted.dtype)
         pos = np.searchsorted(self.sorted, q)
         pos = np.minimum(pos, self.sorted.shape[0] - 1)
         if not np.all(self.sorted[pos] == q):
@@ -282,17 +365,21 @@ def _check_arrangement(problem: BestResponseProblem, packets: tuple[int, ...], w
         raise ValueError(f"{what}: packets do not cover the live cards")
 
 
+# --------------------------------------------------------------------------------------
+# the hint
+
+
 _COMBOS_10_5 = np.array(list(itertools.combinations(range(10), 5)), dtype=np.int64)
 
 
 def improve_hint(problem: BestResponseProblem, packets: tuple[int, ...], *,
                  lookup: _Lookup | None = None, max_passes: int = 50) -> tuple[int, ...]:
-    """Local search from a legal arrangement: best slot order of its packets (exhaustive over
-    the free slots' permutations) and best re-split of every two free slots' ten cards
-    (252 ordered splits), repeated until no move gains more than 1e-12."""
+    """Local search from a legal arrangement: best slot order of its free packets
+    (exhaustive) and best re-split of every two free slots' ten cards (252 ordered splits),
+    repeated until no move gains more than 1e-12.  Fixed slots are kept."""
     tables, V = problem.tables, problem.values
     free = _free_slots(problem)
-    cur = list(packets)
+    cur = [int(p) for p in packets]
     if len(free) < 2:
         return tuple(cur)
     lookup = lookup or _Lookup(tables.masks)
@@ -300,7 +387,6 @@ def improve_hint(problem: BestResponseProblem, packets: tuple[int, ...], *,
     perms = list(itertools.permutations(range(len(free))))
     for _ in range(max_passes):
         improved = False
-        # best order of the current free packets
         ps = [cur[s] for s in free]
         cl = [int(classes[p]) for p in ps]
         base = sum(V[cl[i], free[i]] for i in range(len(free)))
@@ -313,14 +399,13 @@ def improve_hint(problem: BestResponseProblem, packets: tuple[int, ...], *,
             for i, s in enumerate(free):
                 cur[s] = ps[best_perm[i]]
             improved = True
-        # best re-split of each pair of free slots
         for i, a in enumerate(free):
             for b in free[i + 1:]:
                 union = int(tables.masks[cur[a]]) | int(tables.masks[cur[b]])
                 bits = np.array([1 << k for k in range(32) if union >> k & 1], dtype=np.int64)
                 sub = np.bitwise_or.reduce(bits[_COMBOS_10_5], axis=1)
-                idx_a = lookup(sub.astype(np.uint32))
-                idx_b = lookup((union & ~sub).astype(np.uint32))
+                idx_a = lookup(sub)
+                idx_b = lookup(union & ~sub)
                 vals = V[classes[idx_a], a] + V[classes[idx_b], b]
                 k = int(np.argmax(vals))
                 old = V[classes[cur[a]], a] + V[classes[cur[b]], b]
@@ -329,19 +414,19 @@ def improve_hint(problem: BestResponseProblem, packets: tuple[int, ...], *,
                     improved = True
         if not improved:
             break
-    return tuple(int(p) for p in cur)
+    return tuple(cur)
 
 
 def greedy_hint(problem: BestResponseProblem, *, improve: bool = True) -> tuple[int, ...]:
     """A legal arrangement respecting the fixed slots: repeatedly take the strongest packet
     (highest class; ties by table index) inside the free cards disjoint from those taken,
-    the last free packet being the leftover cards; lay them in the best order of the free
+    the last free packet being the leftover cards; lay them in the best order over the free
     slots; then ``improve_hint`` (unless ``improve=False``)."""
     tables, V = problem.tables, problem.values
     free = _free_slots(problem)
-    packets = list(problem.fixed)
+    packets = [int(p) for p in problem.fixed]
     if not free:
-        return tuple(int(p) for p in packets)
+        return tuple(packets)
     free_mask = _free_mask(problem)
     lookup = _Lookup(tables.masks)
     masks = tables.masks
@@ -356,18 +441,17 @@ def greedy_hint(problem: BestResponseProblem, *, improve: bool = True) -> tuple[
             taken.append(p)
             used |= m
     taken.append(int(lookup(free_mask & ~used)[0]))
-    # best order of the taken packets over the free slots
     cl = [int(tables.classes[p]) for p in taken]
     best_perm = max(itertools.permutations(range(len(free))),
                     key=lambda perm: sum(V[cl[perm[i]], free[i]] for i in range(len(free))))
     for i, s in enumerate(free):
         packets[s] = taken[best_perm[i]]
-    result = tuple(int(p) for p in packets)
+    result = tuple(packets)
     return improve_hint(problem, result, lookup=lookup) if improve else result
 
 
 # --------------------------------------------------------------------------------------
-# symmetry chains
+# symmetry
 
 
 def _edge_ok(V: np.ndarray, S: np.ndarray, a: int, b: int) -> bool:
@@ -382,31 +466,20 @@ def _best_chains(n: int, edge: np.ndarray) -> list[list[int]]:
     """Vertex-disjoint paths in the digraph ``edge`` (n × n bools) with the most edges."""
     if n <= 1:
         return []
-    if n > 6:  # not needed for Quintet (5 slots); keep consecutive runs in index order
-        chains, run = [], [0]
-        for i in range(1, n):
-            if edge[i - 1, i]:
-                run.append(i)
-            else:
-                if len(run) > 1:
-                    chains.append(run)
-                run = [i]
-        if len(run) > 1:
-            chains.append(run)
-        return chains
+    perms = itertools.permutations(range(n)) if n <= 6 else [tuple(range(n))]
     best: list[list[int]] = []
     best_edges = 0
-    for perm in itertools.permutations(range(n)):
-        # greedily cut the permutation where an edge is missing: maximal runs
+    for perm in perms:
+        # cut the permutation where an edge is missing: maximal runs
         chains, run, n_edges = [], [perm[0]], 0
-        for x in perm[1:]:
-            if edge[run[-1], x]:
-                run.append(x)
+        for v in perm[1:]:
+            if edge[run[-1], v]:
+                run.append(v)
                 n_edges += 1
             else:
                 if len(run) > 1:
                     chains.append(run)
-                run = [x]
+                run = [v]
         if len(run) > 1:
             chains.append(run)
         if n_edges > best_edges:
@@ -416,8 +489,21 @@ def _best_chains(n: int, edge: np.ndarray) -> list[list[int]]:
     return best
 
 
+def _relations(nf: int, chains: list[list[int]]) -> np.ndarray:
+    """rel[j, k] = +1 if k follows j on a chain (c_k ≥ c_j), −1 if it precedes, else 0."""
+    rel = np.zeros((nf, nf), dtype=np.int64)
+    for chain in chains:
+        for i, j in enumerate(chain):
+            for k in chain[:i]:
+                rel[j, k] = -1
+            for k in chain[i + 1:]:
+                rel[j, k] = 1
+    return rel
+
+
 def _sort_along_chains(packets: list[int], chains_slots: list[list[int]], classes: np.ndarray) -> list[int]:
-    """Stable bubble sort of the packets along each chain (slots) by class, ascending."""
+    """Bubble sort of the packets along each chain (slots) by class, ascending, exchanging
+    only strictly out-of-order neighbours (the exchanges of the soundness argument)."""
     out = list(packets)
     for chain in chains_slots:
         changed = True
@@ -432,9 +518,9 @@ def _sort_along_chains(packets: list[int], chains_slots: list[list[int]], classe
 
 def _canonical_card_order(packets: tuple[int, ...], free: list[int], swaps: list[tuple[int, int]],
                           lookup: _Lookup, classes: np.ndarray, masks: np.ndarray) -> tuple[int, ...]:
-    """Exchange same-rank cards a < b (a of the lower suit) between two free slots while a
-    sits in the later slot and both packets keep their classes; each exchange raises
-    Φ = Σ_card suit·slot, so this terminates (see the module doc)."""
+    """Exchange same-rank cards a < b between two free slots while a sits in the later slot
+    and both packets keep their classes; each exchange raises Φ = Σ_card suit·slot, so this
+    terminates (see the module doc)."""
     out = list(packets)
     changed = True
     while changed:
@@ -458,54 +544,44 @@ def _canonical_card_order(packets: tuple[int, ...], free: list[int], swaps: list
     return tuple(out)
 
 
-def _prune(cmasks: np.ndarray, ccls: np.ndarray, Vc: np.ndarray, hint_pos: np.ndarray, T: float,
-           fixed_value: float, bound0: float, pair_level: bool) -> tuple[np.ndarray, float, int]:
-    """Rules 1, 2 and 5 of the module doc, to a fixed point.  Returns (alive, bound0, rounds)."""
+# --------------------------------------------------------------------------------------
+# pruning
+
+
+def _prune(cmasks: np.ndarray, ccls: np.ndarray, Vc: np.ndarray, alive: np.ndarray,
+           hint_pos: np.ndarray, T: float, fixed_value: float, rel: np.ndarray,
+           pair_level: bool) -> tuple[np.ndarray, float, int]:
+    """Rules 1–4 to a fixed point from ``alive``.  Returns (alive, bound, rounds), ``bound``
+    the rule-6 bound of the last round (valid for the arrangements this phase keeps)."""
     n_cand, nf = Vc.shape
-    alive = np.ones((n_cand, nf), dtype=bool)
     desc = np.argsort(-ccls, kind="stable")
     cols = np.arange(nf)
+    cls64 = ccls.astype(np.int64)
+    alive = alive.copy()
+    thresh = T + IMPROVE_EPS - PRUNE_TOL  # pairs of arrangements worth ≥ thresh are kept
+    bound = np.inf
     rounds = 0
     while rounds < MAX_ROUNDS:
         rounds += 1
-        # rule 1 (first round: one shared list) / rule 2 (per-slot alive lists)
-        rows = np.flatnonzero(alive.any(axis=1))
-        best = np.empty((rows.size, nf))
-        shared = None
-        for j in range(nf):
-            lst = desc if rounds == 1 else desc[alive[desc, j]]
-            if rounds == 1 and shared is not None:
-                pos = shared
-            else:
-                pos = first_disjoint(cmasks[lst], cmasks[rows])
-                if rounds == 1:
-                    shared = pos
-            best[:, j] = np.where(pos >= 0, Vc[lst[np.maximum(pos, 0)], j], -np.inf)
-        lhs = np.full((n_cand, nf), -np.inf)
-        for j in range(nf):
-            others = np.zeros(rows.size)
-            for k in range(nf):
-                if k != j:
-                    others = others + best[:, k]
-            lhs[rows, j] = fixed_value + Vc[rows, j] + others
-        new_alive = alive & (lhs >= T - PRUNE_TOL)
+        lists = [desc[alive[desc, j]] for j in range(nf)]
+        flat = np.concatenate(lists).astype(np.int64)
+        flat_cls = cls64[flat]
+        off = np.zeros(nf + 1, dtype=np.int64)
+        off[1:] = np.cumsum([lst.size for lst in lists])
+        lhs = level1_lhs(cmasks, cls64, Vc, alive, flat, flat_cls, off, rel, fixed_value)
+        new_alive = alive & (lhs >= thresh)
         new_alive[hint_pos, cols] = True
-        per_slot = [lhs[new_alive[:, j], j].max() for j in range(nf)]
-        bound0 = min(bound0, max(T, min(per_slot)))
+        bound = max(T + IMPROVE_EPS, min(lhs[new_alive[:, j], j].max() for j in range(nf)))
         if np.array_equal(new_alive, alive):
             if not pair_level or nf < 3:
                 break
-            # rule 5: the pair-level test, then back to rule 2 if it removed anything
-            lists = [desc[alive[desc, j]] for j in range(nf)]
-            off = np.zeros(nf + 1, dtype=np.int64)
-            off[1:] = np.cumsum([lst.size for lst in lists])
-            new_alive = pair_prune(cmasks, Vc, alive, np.concatenate(lists).astype(np.int64), off,
-                                   T - PRUNE_TOL - fixed_value)
+            new_alive = pair_prune(cmasks, cls64, Vc, alive, flat, flat_cls, off, rel,
+                                   thresh - fixed_value)
             new_alive[hint_pos, cols] = True
             if np.array_equal(new_alive, alive):
                 break
         alive = new_alive
-    return alive, float(bound0), rounds
+    return alive, float(bound), rounds
 
 
 # --------------------------------------------------------------------------------------
@@ -514,7 +590,7 @@ def _prune(cmasks: np.ndarray, ccls: np.ndarray, Vc: np.ndarray, hint_pos: np.nd
 
 @dataclass
 class CpsatModel:
-    """The built model and what extraction needs (see module doc)."""
+    """The built model and what extraction needs (see the module doc)."""
 
     model: cp_model.CpModel
     free_slots: list[int]
@@ -522,28 +598,34 @@ class CpsatModel:
     pair_slot: np.ndarray  # slot of each variable
     coef: np.ndarray  # int64 objective coefficient of each variable
     x: list[cp_model.IntVar]
-    hint: tuple[int, ...]  # the (sorted) hint given to CP-SAT
-    best_hint: tuple[int, ...]  # the best-valued hint seen (before sorting)
-    hint_value: float  # T = value of the sorted hint
+    hint: tuple[int, ...]  # the canonical hint given to CP-SAT
+    best_hint: tuple[int, ...]  # the hint before canonical ordering (value ≥ T)
+    hint_value: float  # T
     fixed_value: float
     err_max: float  # E⁺
     delta: float  # δ of the symmetry argument (0 without chains)
     bound0: float  # pruning bound (real units)
     chains: list[list[int]]  # slot chains with c(p_a) ≤ c(p_b) along each
-    candidate_pairs: int
-    pruning_rounds: int
-    stats: dict[str, float] = field(default_factory=dict)
+    stats: dict[str, object] = field(default_factory=dict)
 
 
 def build_model(problem: BestResponseProblem, hint: tuple[int, ...] | None = None, *,
-                prune: bool = True, symmetry: bool = True, objective_cut: bool = True,
-                improve: bool = True, card_symmetry: bool = True,
-                pair_level: bool = True) -> CpsatModel:
-    """Build the CP-SAT model (step 1 of ``solve_cpsat``; see the module doc)."""
+                prune: bool = True, pair_level: bool = True, symmetry: bool = True,
+                card_symmetry: bool = True, objective_cut: bool = True,
+                improve: bool = True) -> CpsatModel:
+    """Build the CP-SAT model (step 1 of ``solve_cpsat``; the module doc has every rule).
+
+    Needs at least two free slots.  ``prune`` switches rules 1–4 off (all pairs of the free
+    slots become variables), ``pair_level`` only rule 3; ``symmetry`` the slot chains and
+    the card exchanges, ``card_symmetry`` only the latter; ``improve`` the local search on
+    the hint.
+    """
     tables, V = problem.tables, problem.values
     classes = tables.classes
     free = _free_slots(problem)
     nf = len(free)
+    if nf < 2:
+        raise ValueError("build_model needs at least two free slots")
     lookup = _Lookup(tables.masks)
 
     if hint is None:
@@ -562,102 +644,109 @@ def build_model(problem: BestResponseProblem, hint: tuple[int, ...] | None = Non
     cand = np.flatnonzero((masks.astype(np.int64) & ~np.int64(free_mask)) == 0)
     cmasks = masks[cand]
     ccls = classes[cand]
-    Vc = V[ccls][:, free] if nf else np.zeros((cand.size, 0))
+    Vc = np.ascontiguousarray(V[ccls][:, free])
     n_cand = cand.size
-    hint_pos = np.searchsorted(cand, np.array([hint[s] for s in free], dtype=np.int64))
+    cols = np.arange(nf)
 
-    # ---- pruning
+    def positions(h: tuple[int, ...]) -> np.ndarray:
+        return np.searchsorted(cand, np.array([h[s] for s in free], dtype=np.int64))
+
+    hint_pos = positions(hint)
+
+    # ---- pruning, phase A (rules 1-2; with symmetry rule 3 waits for phase B)
     alive = np.ones((n_cand, nf), dtype=bool)
     rounds = 0
-    # trivial bound: every free slot at its best candidate's value
-    bound0 = fixed_value + float(sum(Vc[:, j].max() for j in range(nf)))
-    if prune and nf >= 2:
-        alive, bound0, rounds = _prune(cmasks, ccls, Vc, hint_pos, T, fixed_value, bound0, pair_level)
+    bound0 = fixed_value + float(Vc.max(axis=0).sum())  # trivial bound
+    no_rel = np.zeros((nf, nf), dtype=np.int64)
+    if prune:
+        alive, b, rounds = _prune(cmasks, ccls, Vc, alive, hint_pos, T, fixed_value, no_rel,
+                                  pair_level and not symmetry)
+        bound0 = min(bound0, b)
 
-    # ---- symmetry chains (on the alive pairs), then sort the hint along them
+    # ---- slot chains on the phase-A alive pairs (and the hint's classes); canonical hint
     chains: list[list[int]] = []
     delta = 0.0
-    if symmetry and nf >= 2:
-        cls_sets = [np.unique(ccls[alive[:, j]]) for j in range(nf)]
+    if symmetry:
+        hint_cls = ccls[hint_pos]
+        cls_sets = [np.union1d(ccls[alive[:, j]], hint_cls) for j in range(nf)]
         edge = np.zeros((nf, nf), dtype=bool)
         for a in range(nf):
-            for b in range(nf):
-                if a != b:
-                    S = np.union1d(cls_sets[a], cls_sets[b])
-                    edge[a, b] = _edge_ok(V, S, free[a], free[b])
+            for b_ in range(nf):
+                if a != b_:
+                    S = np.union1d(cls_sets[a], cls_sets[b_])
+                    edge[a, b_] = _edge_ok(V, S, free[a], free[b_])
         chains = _best_chains(nf, edge)
         if chains:
             delta = nf * nf * (SYM_TOL + 1e-14)
-            sorted_hint = _sort_along_chains(list(hint), [[free[j] for j in c] for c in chains], classes)
-            hint = tuple(int(p) for p in sorted_hint)
+            hint = tuple(int(p) for p in _sort_along_chains(
+                list(hint), [[free[j] for j in c] for c in chains], classes))
             T_sorted = problem.value_of(hint)
-            if T_sorted < T - delta:  # cannot happen if the argument holds; fail loudly
+            if T_sorted < T - delta:  # impossible if the argument holds: fail loudly
                 raise AssertionError("slot-order symmetry lost value on the hint")
             T = min(T, T_sorted)
-            hint_pos = np.searchsorted(cand, np.array([hint[s] for s in free], dtype=np.int64))
-            if not np.all(alive[hint_pos, np.arange(nf)]):
-                raise AssertionError("sorted hint uses a pruned pair")
+            hint_pos = positions(hint)
+            alive[hint_pos, cols] = True
 
-    # ---- card-exchange symmetry: the same-rank card pairs and which alive pairs can swap
-    pc, pj = np.nonzero(alive)  # candidate position, free-slot position (slot order)
-    card_rules: list[tuple[int, np.ndarray, np.ndarray]] = []  # (card a, swappable a-side, b-side)
-    if symmetry and card_symmetry and nf >= 2:
+    # ---- pruning, phase B (rules 1-4 with the chain windows; rule 3 runs only here)
+    if prune and symmetry:
+        rel = _relations(nf, chains)
+        alive, b, r2 = _prune(cmasks, ccls, Vc, alive, hint_pos, T, fixed_value, rel, pair_level)
+        bound0 = min(bound0, b + delta)
+        rounds += r2
+
+    # ---- card exchanges: canonical hint first (the exchanges do not depend on the pairs)
+    swaps: list[tuple[int, int]] = []
+    if symmetry and card_symmetry:
         deck = tables.rules.deck
         free_cards = [c for c in range(deck.size) if free_mask >> c & 1]
-        pmask_alive = cmasks[pc].astype(np.int64)
-        pcls_alive = ccls[pc]
-        swaps = []
-        for a, b in itertools.combinations(free_cards, 2):
-            if deck.rank_of(a) != deck.rank_of(b):
-                continue
-            sides = []
-            for c_in, c_out in ((a, b), (b, a)):
-                k = np.flatnonzero(((pmask_alive >> c_in) & 1 == 1) & ((pmask_alive >> c_out) & 1 == 0))
-                other = (pmask_alive[k] & ~np.int64(1 << c_in)) | np.int64(1 << c_out)
-                same = classes[lookup(other.astype(np.uint32))] == pcls_alive[k]
-                sides.append(k[same])
-            card_rules.append((a, b, sides[0], sides[1]))
-            swaps.append((a, b))
-        if card_rules:
-            hint = _canonical_card_order(hint, free, swaps, lookup, classes, tables.masks)
+        swaps = [(a, b_) for a, b_ in itertools.combinations(free_cards, 2)
+                 if deck.rank_of(a) == deck.rank_of(b_)]
+        if swaps:
+            hint = _canonical_card_order(hint, free, swaps, lookup, classes, masks)
             if problem.value_of(hint) < T - 1e-12:
                 raise AssertionError("card exchange changed the hint's value")
-            hint_pos = np.searchsorted(cand, np.array([hint[s] for s in free], dtype=np.int64))
-            if not np.all(alive[hint_pos, np.arange(nf)]):
-                raise AssertionError("card-exchanged hint uses a pruned pair")
+            hint_pos = positions(hint)
+            alive[hint_pos, cols] = True
+    pc, pj = np.nonzero(alive)  # candidate position, free-slot position (slot order)
+    card_rules: list[tuple[np.ndarray, np.ndarray]] = []
+    if swaps:
+        pmask = cmasks[pc].astype(np.int64)
+        pcls = ccls[pc]
+        for a, b_ in swaps:
+            sides = []
+            for c_in, c_out in ((a, b_), (b_, a)):
+                k = np.flatnonzero(((pmask >> c_in) & 1 == 1) & ((pmask >> c_out) & 1 == 0))
+                other = (pmask[k] & ~np.int64(1 << c_in)) | np.int64(1 << c_out)
+                sides.append(k[classes[lookup(other)] == pcls[k]])
+            card_rules.append((sides[0], sides[1]))
 
-    # ---- variables
+    # ---- variables and objective coefficients
     pair_packet = cand[pc]
-    pair_slot = np.array(free, dtype=np.int64)[pj] if nf else np.zeros(0, dtype=np.int64)
-    scaled = Vc[pc, pj] * SCALE
-    coef = np.rint(scaled).astype(np.int64)
-    err = Vc[pc, pj] - coef / SCALE  # exact (see module doc)
-    err_max = float(sum(err[pj == j].max() for j in range(nf))) if nf else 0.0
+    pair_slot = np.array(free, dtype=np.int64)[pj]
+    v_pair = Vc[pc, pj]
+    coef = np.rint(v_pair * SCALE).astype(np.int64)
+    err = v_pair - coef / SCALE  # exact (see the module doc)
+    err_max = float(sum(err[pj == j].max() for j in range(nf)))
 
     model = cp_model.CpModel()
     x = [model.new_bool_var(f"x_{p}_{s}") for p, s in zip(pair_packet.tolist(), pair_slot.tolist(), strict=True)]
-    # one packet per free slot
-    for j in range(nf):
+    for j in range(nf):  # one packet per free slot
         model.add_exactly_one([x[k] for k in np.flatnonzero(pj == j).tolist()])
-    # every free card exactly once
     pmask = cmasks[pc].astype(np.int64)
-    for bit in range(32):
+    for bit in range(64):  # every free card exactly once
         if free_mask >> bit & 1:
             model.add_exactly_one([x[k] for k in np.flatnonzero(pmask >> bit & 1).tolist()])
-    # slot-order symmetry breaking along the chains
-    n_sym = 0
-    for chain in chains:
+    n_chain = 0
+    for chain in chains:  # slot chains: c(p_a) ≤ c(p_b)
         for ja, jb in itertools.pairwise(chain):
             ka, kb = np.flatnonzero(pj == ja), np.flatnonzero(pj == jb)
             model.add(
                 cp_model.LinearExpr.weighted_sum([x[k] for k in ka.tolist()], ccls[pc[ka]].tolist())
                 <= cp_model.LinearExpr.weighted_sum([x[k] for k in kb.tolist()], ccls[pc[kb]].tolist())
             )
-            n_sym += 1
-    # card exchange: the lower-suit card a never sits in a later slot than b when both
-    # packets would keep their classes after exchanging a and b
+            n_chain += 1
     n_card = 0
-    for _a, _b, ka, kb in card_rules:
+    for ka, kb in card_rules:  # card a never in a later slot than b when both can exchange
         for j in range(1, nf):
             terms = [x[k] for k in ka[pj[ka] == j].tolist()] + [x[k] for k in kb[pj[kb] < j].tolist()]
             if len(terms) >= 2:
@@ -665,32 +754,27 @@ def build_model(problem: BestResponseProblem, hint: tuple[int, ...] | None = Non
                 n_card += 1
     objective = cp_model.LinearExpr.weighted_sum(x, coef.tolist())
     cut = None
-    if objective_cut and nf:
+    if objective_cut:
         cut = int(np.floor(SCALE * (T - fixed_value - delta - err_max - FLOAT_SLACK))) - 1
         model.add(objective >= cut)
     model.maximize(objective)
-    # complete hint
     hint_set = {(int(hint[s]), s) for s in free}
     for k, (p, s) in enumerate(zip(pair_packet.tolist(), pair_slot.tolist(), strict=True)):
         model.add_hint(x[k], 1 if (p, s) in hint_set else 0)
 
-    n_pairs = int(pc.size)
-    stats = {
-        "variables": n_pairs,
+    stats: dict[str, object] = {
+        "variables": int(pc.size),
         "candidate_pairs": int(n_cand * nf),
-        "pruned_pairs": int(n_cand * nf - n_pairs),
+        "pruned_pairs": int(n_cand * nf - pc.size),
         "pruning_rounds": rounds,
-        "symmetry_constraints": n_sym,
-        "card_symmetry_constraints": n_card,
+        "chain_constraints": n_chain,
+        "card_constraints": n_card,
         "hint_value": float(problem.value_of(best_hint)),
     }
-    if cut is not None:
-        stats["objective_cut"] = cut
     return CpsatModel(
         model=model, free_slots=free, pair_packet=pair_packet, pair_slot=pair_slot, coef=coef, x=x,
         hint=hint, best_hint=best_hint, hint_value=T, fixed_value=fixed_value, err_max=err_max,
-        delta=delta, bound0=float(bound0), chains=[[free[j] for j in c] for c in chains],
-        candidate_pairs=int(n_cand * nf), pruning_rounds=rounds, stats=stats,
+        delta=delta, bound0=float(bound0), chains=[[free[j] for j in c] for c in chains], stats=stats,
     )
 
 
@@ -701,41 +785,43 @@ def build_model(problem: BestResponseProblem, hint: tuple[int, ...] | None = Non
 def solve_cpsat(problem: BestResponseProblem, *, time_limit: float | None = 10.0, workers: int = 1,
                 hint: tuple[int, ...] | None = None, seed: int = 0,
                 stop_event: threading.Event | None = None, prune: bool = True,
-                symmetry: bool = True, objective_cut: bool = True, card_symmetry: bool = True,
-                pair_level: bool = True, linearization_level: int | None = None) -> EngineResult:
-    """Best response by CP-SAT (see the module doc for the model and every soundness argument).
+                pair_level: bool = True, symmetry: bool = True, card_symmetry: bool = True,
+                objective_cut: bool = True, linearization_level: int | None = None) -> EngineResult:
+    """Best response by CP-SAT (the module doc has the model and every soundness argument).
 
-    * ``time_limit`` — seconds for the whole call (model building included; CP-SAT gets what
-      is left, at least 1 ms); ``None`` for no limit.
+    * ``time_limit`` — seconds for the whole call (model building included; CP-SAT gets
+      what is left, at least 1 ms); ``None`` for no limit.
     * ``workers`` — CP-SAT ``num_workers``; ``seed`` — ``random_seed``.
-    * ``hint`` — a legal arrangement (packet indices in slot order) or ``None`` for the
-      built-in greedy one; either way it is improved by local search first.
+    * ``hint`` — a legal arrangement (packet indices in slot order) or ``None`` for
+      ``greedy_hint``; either way improved by local search first.
     * ``stop_event`` — when set (e.g. by Ctrl-C handling) the search stops and the best
       arrangement found so far is returned with its sound bound.
-    * ``prune`` / ``symmetry`` / ``objective_cut`` — switch off the pruning, the slot-order
-      symmetry breaking and the objective cut (tests compare against the plain model).
-    * ``linearization_level`` — CP-SAT's parameter, left at its default when ``None``.
+    * ``prune``, ``pair_level``, ``symmetry``, ``card_symmetry``, ``objective_cut`` —
+      switch the model's strengthenings off (tests compare against the plain model).
+    * ``linearization_level`` — CP-SAT's parameter; its default when ``None``.
 
-    Returns ``EngineResult`` with ``value = problem.value_of(packets)``, ``bound`` a proven
-    upper bound on the optimum (≥ value) and ``optimal`` as defined in the module doc.
+    Returns ``EngineResult(packets, value=problem.value_of(packets), bound ≥ value (a proven
+    upper bound on the optimum), optimal, seconds, "cpsat", stats)``; ``stats`` has
+    ``variables``, ``pruned_pairs``, ``status`` (CP-SAT's status name, ``NOT_RUN`` when
+    stopped before solving, ``TRIVIAL`` when at most one slot is free) and more.
     """
     t0 = time.perf_counter()
     free = _free_slots(problem)
+    if hint is not None:
+        hint = tuple(int(p) for p in hint)
+        _check_arrangement(problem, hint, "hint")
     if len(free) <= 1:  # forced: the leftover cards fill the only free slot
-        packets = list(problem.fixed)
+        packets_l = [int(p) for p in problem.fixed]
         if free:
-            lookup = _Lookup(problem.tables.masks)
-            packets[free[0]] = int(lookup(_free_mask(problem))[0])
-        packets_t = tuple(int(p) for p in packets)
-        if hint is not None:
-            _check_arrangement(problem, tuple(int(p) for p in hint), "hint")
+            packets_l[free[0]] = int(_Lookup(problem.tables.masks)(_free_mask(problem))[0])
+        packets_t = tuple(packets_l)
         value = problem.value_of(packets_t)
         return EngineResult(packets_t, value, value, True, time.perf_counter() - t0, "cpsat",
                             {"variables": 0, "pruned_pairs": 0, "status": "TRIVIAL"})
 
     # 1. build
-    built = build_model(problem, hint, prune=prune, symmetry=symmetry, objective_cut=objective_cut,
-                        card_symmetry=card_symmetry, pair_level=pair_level)
+    built = build_model(problem, hint, prune=prune, pair_level=pair_level, symmetry=symmetry,
+                        card_symmetry=card_symmetry, objective_cut=objective_cut)
 
     # 2. solve
     solver = cp_model.CpSolver()
@@ -757,7 +843,7 @@ def solve_cpsat(problem: BestResponseProblem, *, time_limit: float | None = 10.0
             def _watch() -> None:
                 while not done.is_set():
                     if stop_event.wait(0.02):
-                        # repeat: a StopSearch issued before Solve starts could be lost
+                        # repeat: a StopSearch issued just before Solve starts could be lost
                         while not done.wait(0.01):
                             solver.stop_search()
                         return
@@ -772,17 +858,17 @@ def solve_cpsat(problem: BestResponseProblem, *, time_limit: float | None = 10.0
                 watcher.join()
         status_name = solver.status_name(status)
         if status in (cp_model.MODEL_INVALID, cp_model.INFEASIBLE):
-            # the sorted hint satisfies every constraint, so this is a bug, not an answer
+            # the canonical hint satisfies every constraint: this is a bug, not an answer
             raise RuntimeError(f"CP-SAT returned {status_name} on a model its hint satisfies")
 
     # 3. extract
     candidates = [built.best_hint, built.hint]
     cp_bound = np.inf
     if status in (cp_model.OPTIMAL, cp_model.FEASIBLE):
-        chosen = list(problem.fixed)
+        chosen = [int(p) for p in problem.fixed]
         for k in np.flatnonzero(np.array(solver.boolean_values(built.x), dtype=bool)).tolist():
             chosen[int(built.pair_slot[k])] = int(built.pair_packet[k])
-        packets_cp = tuple(int(p) for p in chosen)
+        packets_cp = tuple(chosen)
         _check_arrangement(problem, packets_cp, "CP-SAT solution")
         candidates.append(packets_cp)
     if status_name != "NOT_RUN":
@@ -794,6 +880,6 @@ def solve_cpsat(problem: BestResponseProblem, *, time_limit: float | None = 10.0
     bound = max(value, min(built.bound0 + FLOAT_SLACK, cp_bound))
     optimal = status == cp_model.OPTIMAL and bound - value <= OPTIMAL_GAP
     stats = dict(built.stats)
-    stats["status"] = status_name  # type: ignore[assignment]
+    stats["status"] = status_name
     stats["chains"] = len(built.chains)
-    return EngineResult(packets, value, bound, optimal, time.perf_counter() - t0, "cpsat", stats)
+    return EngineResult(packets, value, bound, optimal, time.perf_counter() - t0, "cpsat", stats)  # type: ignore[arg-type]

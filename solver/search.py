@@ -491,6 +491,24 @@ def _comb(n: int, k: int) -> int:
     return comb(n, k) if 0 <= k <= n else 0
 
 
+def _hint_fits(problem: BestResponseProblem, hint: tuple[int, ...]) -> bool:
+    """Is ``hint`` a legal arrangement (exact cover of the live cards) respecting fixed slots?"""
+    if len(hint) != problem.n_slots:
+        return False
+    masks = problem.tables.masks
+    if any(not 0 <= p < len(masks) for p in hint):
+        return False
+    if any(f >= 0 and f != p for f, p in zip(problem.fixed, hint, strict=True)):
+        return False
+    union = 0
+    for p in hint:
+        m = int(masks[p])
+        if union & m:
+            return False
+        union |= m
+    return union == problem.tables.deal.live
+
+
 def solve_search(
     problem: BestResponseProblem,
     *,
@@ -502,7 +520,8 @@ def solve_search(
 ) -> EngineResult:
     """Exact best response by branch and bound; see the module doc for the proof.
 
-    ``hint`` (packet indices in slot order, a legal arrangement) seeds the incumbent.
+    ``hint`` (packet indices in slot order) seeds the incumbent; a hint that is not a legal
+    arrangement respecting the fixed slots is ignored.
     Stops at ``time_limit`` seconds or when ``stop_event`` is set, returning the incumbent
     and a sound upper bound (``optimal`` False).
     """
@@ -539,7 +558,7 @@ def solve_search(
     depth = np.array([-2], dtype=np.int64)
     best_val = np.array([-1e300])
     best_pk = fixed.copy()
-    if hint is not None:
+    if hint is not None and _hint_fits(problem, hint):
         best_val[0] = problem.value_of(hint)
         best_pk[:] = hint
     stats = np.zeros(4, dtype=np.int64)
@@ -550,7 +569,7 @@ def solve_search(
                       prep.binom, prep.colex_to_lex, fixed, st_U, st_F, st_cur, st_slot, st_pos, st_len,
                       st_msum, st_pick, st_cut, st_H, lists, root_list, depth, best_val, best_pk, budget, stats,
                       packing_cap)
-        if status == 1 and (
+        if status == 1 and best_val[0] > -1e299 and (
             (time_limit is not None and time.perf_counter() - start >= time_limit)
             or (stop_event is not None and stop_event.is_set())
         ):

@@ -44,6 +44,7 @@ UNIFORM = "uniform"
 # Deals, arrangements, random helpers
 # --------------------------------------------------------------------------------------
 
+
 def cards_of_mask(mask: int) -> list[int]:
     return [b for b in range(64) if int(mask) >> b & 1]
 
@@ -62,7 +63,7 @@ def random_deal(rng: np.random.Generator, rules: Rules | None = None) -> Deal:
 
 def random_arrangement(rng: np.random.Generator, deal: Deal) -> Arrangement:
     cards = rng.permutation(cards_of_mask(deal.live))
-    return Arrangement(tuple(mask_of_cards(cards[5 * i: 5 * i + 5]) for i in range(5)))
+    return Arrangement(tuple(mask_of_cards(cards[5 * i : 5 * i + 5]) for i in range(5)))
 
 
 def is_legal(packets: Sequence[int], deal: Deal) -> bool:
@@ -81,6 +82,7 @@ def is_legal(packets: Sequence[int], deal: Deal) -> bool:
 # --------------------------------------------------------------------------------------
 # (c) all packets of a deal, keyed one by one with hand_key
 # --------------------------------------------------------------------------------------
+
 
 @lru_cache(maxsize=32)
 def all_packets(live: int, rules: Rules) -> tuple[np.ndarray, np.ndarray]:
@@ -123,6 +125,7 @@ def packet_lookup(deal: Deal, masks: np.ndarray) -> np.ndarray:
 # (b) direct expected values
 # --------------------------------------------------------------------------------------
 
+
 def _normalized(opponent) -> list[tuple[object, float]]:
     total = float(sum(w for _, w in opponent))
     assert total > 0
@@ -151,8 +154,9 @@ def slot_outcomes(deal: Deal, opponent, key: int, slot: int) -> tuple[float, flo
     return win, tie, loss
 
 
-def direct_value(deal: Deal, opponent, arrangement: Arrangement | Sequence[int],
-                 objective: str = "margin") -> float:
+def direct_value(
+    deal: Deal, opponent, arrangement: Arrangement | Sequence[int], objective: str = "margin"
+) -> float:
     """Expected margin (my points − theirs) or points (mine) of ``arrangement``.
 
     For an opponent that is a list of arrangements this is literally
@@ -222,6 +226,7 @@ def table_value(deal: Deal, masks: np.ndarray, pv: np.ndarray, packets: Sequence
 # (a) brute-force best response with some slots fixed
 # --------------------------------------------------------------------------------------
 
+
 @lru_cache(maxsize=8)
 def position_splits(n: int) -> np.ndarray:
     """Every ordered split of positions 0..n−1 into n/5 groups of five, as position masks.
@@ -261,8 +266,9 @@ def ordered_splits(cards: Sequence[int], k: int) -> np.ndarray:
     return lut[pos]
 
 
-def brute_best(deal: Deal, masks: np.ndarray, pv: np.ndarray,
-               fixed: Sequence[int | None]) -> tuple[float, tuple[int, ...]]:
+def brute_best(
+    deal: Deal, masks: np.ndarray, pv: np.ndarray, fixed: Sequence[int | None]
+) -> tuple[float, tuple[int, ...]]:
     """Best total ``Σ_s pv[p_s, s]`` over every arrangement keeping ``fixed`` slots.
 
     ``fixed[s]`` is a packet mask or None (free).  ``masks`` sorted increasing, ``pv`` rows
@@ -298,6 +304,7 @@ def brute_best(deal: Deal, masks: np.ndarray, pv: np.ndarray,
 # --------------------------------------------------------------------------------------
 # neighbourhoods (necessary conditions for optimality)
 # --------------------------------------------------------------------------------------
+
 
 def two_card_swaps(packets: Sequence[int]):
     """Every arrangement obtained by exchanging one card of slot s with one card of slot t.

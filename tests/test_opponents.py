@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 import json
-from functools import lru_cache
+from functools import cache
 
+import brute
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-import brute
 from quintet.cards import parse_cards
 from quintet.evaluator import hand_key
 from quintet.game import Arrangement, Deal
@@ -37,7 +37,7 @@ ARR_A = "9s 9c 8s 8c 7c | Ks Kd Kc Js Tc | Qd Jd Td 8d 7d | As Ah Ad Ac Qs | Kh 
 ARR_B = "As Ac Ah 8d 8c | Ks Qs Js 9s 8s | Kh Qh Jh Th 9h | Ad Kd Qd Jd Td | 7d 7c Kc Tc 9c"
 
 
-@lru_cache(maxsize=None)
+@cache
 def tables_for(exposed: int, rules=CLASSIC) -> DealTables:
     return DealTables.build(Deal(exposed, rules))
 
@@ -59,6 +59,7 @@ def mask(text: str) -> int:
 # --------------------------------------------------------------------------------------
 # uniform: exact marginals by direct counting
 # --------------------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("deal_id", ["example", 1, 2])
 def test_uniform_marginals_equal_direct_counting(deal_id):
@@ -97,12 +98,13 @@ def test_uniform_win_tie_loss_of_a_packet_by_counting(example):
     c = tables.classes[tables.index_of(mask("As Ah Ad Ac 9c"))]
     for s in range(5):
         assert m[s, c] == 3 / 53_130
-        assert m[s, c + 1:].sum() == pytest.approx(16 / 53_130, abs=1e-15)
+        assert m[s, c + 1 :].sum() == pytest.approx(16 / 53_130, abs=1e-15)
 
 
 # --------------------------------------------------------------------------------------
 # every model: rows are probability distributions
 # --------------------------------------------------------------------------------------
+
 
 def all_models(deal: Deal, tables: DealTables, rng: np.random.Generator):
     arrs = tuple(brute.random_arrangement(rng, deal) for _ in range(3))
@@ -168,8 +170,9 @@ def test_arrangement_mix_rejects_bad_weights(example):
 
 def test_arrangement_mix_rejects_an_illegal_arrangement(example):
     deal, tables = example
-    illegal = Arrangement.parse("As Ac Ah 8d 8c | Ks Qs Js 9s 8s | Kh Qh Jh Th 9h | Ad Kd Qd Jd Td | "
-                                "7d 7c Kc Tc 8c")  # B as printed: 8c twice, 9c missing
+    illegal = Arrangement.parse(
+        "As Ac Ah 8d 8c | Ks Qs Js 9s 8s | Kh Qh Jh Th 9h | Ad Kd Qd Jd Td | 7d 7c Kc Tc 8c"
+    )  # B as printed: 8c twice, 9c missing
     with pytest.raises(ValueError):
         ArrangementMix((illegal,), (1.0,)).marginals(tables)
 
@@ -177,6 +180,7 @@ def test_arrangement_mix_rejects_an_illegal_arrangement(example):
 # --------------------------------------------------------------------------------------
 # greedy on the example deal, written out by hand
 # --------------------------------------------------------------------------------------
+
 
 def test_greedy_on_the_example_deal_by_hand(example):
     """Exposed 8h 7h 9d Ts 7s Qc Jc; the 25 live cards are
@@ -195,13 +199,15 @@ def test_greedy_on_the_example_deal_by_hand(example):
     in which they were taken, the earlier (diamonds) in the higher slot.
     """
     deal, tables = example
-    expected = Arrangement((
-        mask("7c 7d Tc Js Qs"),
-        mask("8c 8d 8s Kc Ks"),
-        mask("9c 9h 9s Ac As"),
-        mask("Th Jh Qh Kh Ah"),
-        mask("Td Jd Qd Kd Ad"),
-    ))
+    expected = Arrangement(
+        (
+            mask("7c 7d Tc Js Qs"),
+            mask("8c 8d 8s Kc Ks"),
+            mask("9c 9h 9s Ac As"),
+            mask("Th Jh Qh Kh Ah"),
+            mask("Td Jd Qd Kd Ad"),
+        )
+    )
     expected.validate(deal)
     got = greedy_arrangement(tables)
     assert got.packets == expected.packets, got.format()
@@ -236,8 +242,9 @@ def test_greedy_marginals_one_hot_at_its_arrangement(example):
     deal, tables = example
     m = Greedy().marginals(tables)
     keys = tables.packets.class_keys()
-    for s, text in enumerate(["7c 7d Tc Js Qs", "8c 8d 8s Kc Ks", "9c 9h 9s Ac As",
-                              "Th Jh Qh Kh Ah", "Td Jd Qd Kd Ad"]):
+    for s, text in enumerate(
+        ["7c 7d Tc Js Qs", "8c 8d 8s Kc Ks", "9c 9h 9s Ac As", "Th Jh Qh Kh Ah", "Td Jd Qd Kd Ad"]
+    ):
         (nz,) = np.nonzero(m[s])
         assert len(nz) == 1 and m[s, nz[0]] == 1.0
         assert int(keys[nz[0]]) == hand_key(mask(text))
@@ -246,6 +253,7 @@ def test_greedy_marginals_one_hot_at_its_arrangement(example):
 # --------------------------------------------------------------------------------------
 # parse_opponent and population files
 # --------------------------------------------------------------------------------------
+
 
 def test_parse_simple_models(example):
     deal, tables = example
@@ -259,12 +267,17 @@ def test_parse_simple_models(example):
     rel = parse_opponent("uniform:3, greedy:7", deal)
     assert np.allclose(rel.marginals(tables), expected, atol=1e-15)
     unweighted = parse_opponent("uniform,greedy", deal)
-    assert np.allclose(unweighted.marginals(tables),
-                       0.5 * Uniform().marginals(tables) + 0.5 * Greedy().marginals(tables), atol=1e-15)
+    assert np.allclose(
+        unweighted.marginals(tables),
+        0.5 * Uniform().marginals(tables) + 0.5 * Greedy().marginals(tables),
+        atol=1e-15,
+    )
 
 
 def _mix_marginals(tables, pairs):
-    return ArrangementMix(tuple(Arrangement.parse(a) for a, _ in pairs), tuple(w for _, w in pairs)).marginals(tables)
+    return ArrangementMix(
+        tuple(Arrangement.parse(a) for a, _ in pairs), tuple(w for _, w in pairs)
+    ).marginals(tables)
 
 
 def _cells(text: str) -> list[str]:
@@ -273,21 +286,38 @@ def _cells(text: str) -> list[str]:
 
 POPULATION_FORMATS = {
     "json-strings": ("pop.json", json.dumps([ARR_A, ARR_B]), [(ARR_A, 1), (ARR_B, 1)]),
-    "json-weighted": ("pop.json", json.dumps([{"arrangement": ARR_A, "weight": 1},
-                                              {"arrangement": ARR_B, "weight": 3}]),
-                      [(ARR_A, 1), (ARR_B, 3)]),
-    "json-card-lists": ("pop.json", json.dumps([[p.split() for p in _cells(ARR_A)],
-                                                {"arrangement": [p.split() for p in _cells(ARR_B)],
-                                                 "weight": 0.5}]),
-                        [(ARR_A, 1), (ARR_B, 0.5)]),
+    "json-weighted": (
+        "pop.json",
+        json.dumps([{"arrangement": ARR_A, "weight": 1}, {"arrangement": ARR_B, "weight": 3}]),
+        [(ARR_A, 1), (ARR_B, 3)],
+    ),
+    "json-card-lists": (
+        "pop.json",
+        json.dumps(
+            [
+                [p.split() for p in _cells(ARR_A)],
+                {"arrangement": [p.split() for p in _cells(ARR_B)], "weight": 0.5},
+            ]
+        ),
+        [(ARR_A, 1), (ARR_B, 0.5)],
+    ),
     "json-wrapped": ("pop.json", json.dumps({"arrangements": [ARR_B]}), [(ARR_B, 1)]),
     "csv-plain": ("pop.csv", f"{ARR_A}\n{ARR_B}\n", [(ARR_A, 1), (ARR_B, 1)]),
-    "csv-header-weights": ("pop.csv", f"arrangement,weight\n{ARR_A},2\n# a comment\n{ARR_B},6\n",
-                           [(ARR_A, 2), (ARR_B, 6)]),
-    "csv-five-cells": ("pop.csv", ",".join(_cells(ARR_A)) + ",1\n" + ",".join(_cells(ARR_B)) + ",4\n",
-                       [(ARR_A, 1), (ARR_B, 4)]),
-    "csv-five-cells-header": ("pop.csv", "slot1,slot2,slot3,slot4,slot5\n" + ",".join(_cells(ARR_B)) + "\n",
-                              [(ARR_B, 1)]),
+    "csv-header-weights": (
+        "pop.csv",
+        f"arrangement,weight\n{ARR_A},2\n# a comment\n{ARR_B},6\n",
+        [(ARR_A, 2), (ARR_B, 6)],
+    ),
+    "csv-five-cells": (
+        "pop.csv",
+        ",".join(_cells(ARR_A)) + ",1\n" + ",".join(_cells(ARR_B)) + ",4\n",
+        [(ARR_A, 1), (ARR_B, 4)],
+    ),
+    "csv-five-cells-header": (
+        "pop.csv",
+        "slot1,slot2,slot3,slot4,slot5\n" + ",".join(_cells(ARR_B)) + "\n",
+        [(ARR_B, 1)],
+    ),
     "txt-csv": ("pop.txt", f"{ARR_B},1\n{ARR_A},1\n", [(ARR_A, 1), (ARR_B, 1)]),
 }
 
@@ -341,7 +371,7 @@ def test_missing_population_file(example, tmp_path):
         parse_opponent(f"population:{tmp_path}", deal)  # a directory
 
 
-@pytest.mark.parametrize("text", ["[1, 2", "{\"arrangements\": [", "[\"" + ARR_A + "\",]"])
+@pytest.mark.parametrize("text", ["[1, 2", '{"arrangements": [', '["' + ARR_A + '",]'])
 def test_invalid_json(text, example, tmp_path):
     deal, _ = example
     path = tmp_path / "pop.json"
@@ -350,7 +380,9 @@ def test_invalid_json(text, example, tmp_path):
         parse_opponent(f"population:{path}", deal)
 
 
-@pytest.mark.parametrize("text", ["[]", "{}", "[42]", "[{\"arrangement\": \"" + ARR_A + "\", \"weight\": \"x\"}]", ""])
+@pytest.mark.parametrize(
+    "text", ["[]", "{}", "[42]", '[{"arrangement": "' + ARR_A + '", "weight": "x"}]', ""]
+)
 def test_unusable_population(text, example, tmp_path):
     deal, _ = example
     path = tmp_path / "pop.json"
@@ -361,14 +393,20 @@ def test_unusable_population(text, example, tmp_path):
 
 ILLEGAL = {
     # 8c twice (packets 1 and 5), 9c missing: B's printed arrangement
-    "duplicate": ("As Ac Ah 8d 8c | Ks Qs Js 9s 8s | Kh Qh Jh Th 9h | Ad Kd Qd Jd Td | 7d 7c Kc Tc 8c",
-                  ["8c", "9c"]),
+    "duplicate": (
+        "As Ac Ah 8d 8c | Ks Qs Js 9s 8s | Kh Qh Jh Th 9h | Ad Kd Qd Jd Td | 7d 7c Kc Tc 8c",
+        ["8c", "9c"],
+    ),
     # a packet of four: 9c missing
-    "missing": ("As Ac Ah 8d 8c | Ks Qs Js 9s 8s | Kh Qh Jh Th 9h | Ad Kd Qd Jd Td | 7d 7c Kc Tc",
-                ["9c"]),
+    "missing": (
+        "As Ac Ah 8d 8c | Ks Qs Js 9s 8s | Kh Qh Jh Th 9h | Ad Kd Qd Jd Td | 7d 7c Kc Tc",
+        ["9c"],
+    ),
     # Qc is exposed (and 9c missing)
-    "exposed": ("As Ac Ah 8d 8c | Ks Qs Js 9s 8s | Kh Qh Jh Th 9h | Ad Kd Qd Jd Td | 7d 7c Kc Tc Qc",
-                ["Qc"]),
+    "exposed": (
+        "As Ac Ah 8d 8c | Ks Qs Js 9s 8s | Kh Qh Jh Th 9h | Ad Kd Qd Jd Td | 7d 7c Kc Tc Qc",
+        ["Qc"],
+    ),
 }
 
 
@@ -412,12 +450,16 @@ def _property_deal(i: int) -> tuple[Deal, DealTables]:
     with_uniform=st.booleans(),
     strong=st.booleans(),
 )
-def test_marginal_values_equal_direct_computation(deal_index, seed, n_arrangements, with_uniform, strong):
+def test_marginal_values_equal_direct_computation(
+    deal_index, seed, n_arrangements, with_uniform, strong
+):
     deal, tables = _property_deal(deal_index)
     rng = np.random.default_rng(seed)
     if strong:  # slot orders of one partition: many ties with my packets
         base = greedy_arrangement(tables).packets
-        arrs = tuple(Arrangement(tuple(base[i] for i in rng.permutation(5))) for _ in range(n_arrangements))
+        arrs = tuple(
+            Arrangement(tuple(base[i] for i in rng.permutation(5))) for _ in range(n_arrangements)
+        )
     else:
         arrs = tuple(brute.random_arrangement(rng, deal) for _ in range(n_arrangements))
     probs = tuple(float(x) for x in rng.uniform(0.01, 1.0, n_arrangements))
@@ -428,12 +470,17 @@ def test_marginal_values_equal_direct_computation(deal_index, seed, n_arrangemen
         model = Mixture((model, Uniform()), (1.0, w))
         total = sum(probs)
         opponent = [(a, p / total) for a, p in opponent] + [(brute.UNIFORM, w)]
-    mine = brute.random_arrangement(rng, deal) if rng.random() < 0.5 else Arrangement(
-        tuple(greedy_arrangement(tables).packets[i] for i in rng.permutation(5)))
+    mine = (
+        brute.random_arrangement(rng, deal)
+        if rng.random() < 0.5
+        else Arrangement(tuple(greedy_arrangement(tables).packets[i] for i in rng.permutation(5)))
+    )
     slots, margin, points = evaluate_arrangement(tables, model.marginals(tables), mine)
     assert margin == pytest.approx(brute.direct_value(deal, opponent, mine, "margin"), abs=1e-9)
     assert points == pytest.approx(brute.direct_value(deal, opponent, mine, "points"), abs=1e-9)
     for s, advice in enumerate(slots):
         win, tie, loss = brute.slot_outcomes(deal, opponent, hand_key(mine.packets[s]), s)
-        assert (advice.p_win, advice.p_tie, advice.p_loss) == pytest.approx((win, tie, loss), abs=1e-12)
+        assert (advice.p_win, advice.p_tie, advice.p_loss) == pytest.approx(
+            (win, tie, loss), abs=1e-12
+        )
         assert advice.p_win + advice.p_tie + advice.p_loss == pytest.approx(1.0, abs=1e-12)

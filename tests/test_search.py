@@ -7,12 +7,12 @@ rank classes, no value tables of the solver.
 from __future__ import annotations
 
 import threading
-from functools import lru_cache
+from functools import cache
 
+import brute
 import numpy as np
 import pytest
 
-import brute
 from quintet.game import Arrangement, Deal
 from quintet.rules import get_rules
 from solver.opponents import ArrangementMix, Greedy, Mixture, Uniform, greedy_arrangement
@@ -26,7 +26,7 @@ CLASSIC = get_rules("classic")
 HALF_TIES = get_rules("classic", tie_points=0.5)
 
 
-@lru_cache(maxsize=None)
+@cache
 def tables_for(exposed: int, rules) -> DealTables:
     return DealTables.build(Deal(exposed, rules))
 
@@ -43,7 +43,10 @@ def make_opponent(kind: str, deal: Deal, tables: DealTables, rng: np.random.Gene
         return Greedy(), [(greedy_arrangement(tables), 1.0)]
     if kind == "mixture":
         a, b = (float(x) for x in rng.uniform(0.05, 1.0, 2))
-        return Mixture((Uniform(), Greedy()), (a, b)), [(brute.UNIFORM, a), (greedy_arrangement(tables), b)]
+        return Mixture((Uniform(), Greedy()), (a, b)), [
+            (brute.UNIFORM, a),
+            (greedy_arrangement(tables), b),
+        ]
     if kind == "random-mix":
         arrs = [brute.random_arrangement(rng, deal) for _ in range(int(rng.integers(2, 5)))]
         ps = [float(x) for x in rng.uniform(0.1, 1.0, len(arrs))]
@@ -92,6 +95,7 @@ def random_fixed(rng: np.random.Generator, deal: Deal, tables: DealTables, n_fix
 # --------------------------------------------------------------------------------------
 # the brute force itself (it must be right for anything below to mean something)
 # --------------------------------------------------------------------------------------
+
 
 def test_brute_splits_are_every_ordered_partition():
     from math import comb, factorial
@@ -204,18 +208,23 @@ def test_degenerate_fixings():
         result = solve_search(problem)
         assert result.optimal
         assert result.packets == idx
-        assert result.value == pytest.approx(brute.table_value(deal, masks, pv, arr.packets), abs=TOL)
+        assert result.value == pytest.approx(
+            brute.table_value(deal, masks, pv, arr.packets), abs=TOL
+        )
 
 
 # --------------------------------------------------------------------------------------
 # full problems: independent value, and no improving swap or slot order
 # --------------------------------------------------------------------------------------
 
+
 def assert_locally_optimal(deal, masks, pv, packets, value):
     for order in brute.slot_orders(packets):
         assert brute.table_value(deal, masks, pv, order) <= value + TOL, "a slot order improves"
     for s, a, t, b, new in brute.two_card_swaps(packets):
-        assert brute.table_value(deal, masks, pv, new) <= value + TOL, f"swap {a}/{b} of slots {s + 1},{t + 1}"
+        assert brute.table_value(deal, masks, pv, new) <= value + TOL, (
+            f"swap {a}/{b} of slots {s + 1},{t + 1}"
+        )
 
 
 @pytest.mark.parametrize("objective", ["margin", "points"])
@@ -223,9 +232,13 @@ def assert_locally_optimal(deal, masks, pv, packets, value):
 @pytest.mark.parametrize("deal_id", ["example", 41, 42])
 def test_full_problem_locally_optimal_and_value_direct(deal_id, kind, objective):
     rules = HALF_TIES if deal_id == 42 else CLASSIC
-    deal = Deal.from_exposed(EXAMPLE, rules) if deal_id == "example" else seeded_deal(deal_id, rules)
+    deal = (
+        Deal.from_exposed(EXAMPLE, rules) if deal_id == "example" else seeded_deal(deal_id, rules)
+    )
     tables = tables_for(deal.exposed, rules)
-    rng = np.random.default_rng([0 if deal_id == "example" else deal_id, OPPONENT_KINDS.index(kind)])
+    rng = np.random.default_rng(
+        [0 if deal_id == "example" else deal_id, OPPONENT_KINDS.index(kind)]
+    )
     model, opponent = make_opponent(kind, deal, tables, rng)
     problem = problem_for(tables, model, objective)
     result = solve_search(problem)
@@ -249,8 +262,9 @@ def test_example_deal_uniform_optimum():
     problem = problem_for(tables, Uniform(), "margin")
     result = solve_search(problem)
     assert result.optimal
-    manual = Arrangement.parse("Th Td Tc 7d 7c | Js Jh Jd 8s 8d | Qs Qh Qd 9s 9h | Ks Kh Kd Kc 8c | "
-                               "As Ah Ad Ac 9c")
+    manual = Arrangement.parse(
+        "Th Td Tc 7d 7c | Js Jh Jd 8s 8d | Qs Qh Qd 9s 9h | Ks Kh Kd Kc 8c | As Ah Ad Ac 9c"
+    )
     manual.validate(deal)
     manual_value = brute.direct_value(deal, [(brute.UNIFORM, 1)], manual)
     assert round(manual_value, 4) == 24.8669
@@ -261,6 +275,7 @@ def test_example_deal_uniform_optimum():
 # --------------------------------------------------------------------------------------
 # pruning soundness on random value tables
 # --------------------------------------------------------------------------------------
+
 
 def random_values(rng: np.random.Generator, n_classes: int, style: str, scale: float) -> np.ndarray:
     """A random table (R, 5), nondecreasing in the class in every slot."""

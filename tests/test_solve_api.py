@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
+import brute
 import numpy as np
 import pytest
 
-import brute
 from quintet.cards import format_cards, parse_card, parse_cards
 from quintet.game import Arrangement, Deal, IllegalArrangementError
 from quintet.rules import get_rules
@@ -56,20 +56,27 @@ def check_solution(sol, deal: Deal, opponent, objective: str):
         assert set(parse_cards(" ".join(advice.cards))) == set(brute.cards_of_mask(packet))
         assert advice.p_win + advice.p_tie + advice.p_loss == pytest.approx(1.0, abs=1e-12)
         assert min(advice.p_win, advice.p_tie, advice.p_loss) >= 0
-    assert sum(a.expected_margin for a in sol.per_slot) == pytest.approx(sol.expected_margin, abs=1e-12)
-    assert sum(a.expected_points for a in sol.per_slot) == pytest.approx(sol.expected_points, abs=1e-12)
+    assert sum(a.expected_margin for a in sol.per_slot) == pytest.approx(
+        sol.expected_margin, abs=1e-12
+    )
+    assert sum(a.expected_points for a in sol.per_slot) == pytest.approx(
+        sol.expected_points, abs=1e-12
+    )
 
 
 # --------------------------------------------------------------------------------------
 # best_response
 # --------------------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("objective", ["margin", "points"])
 @pytest.mark.parametrize("spec", ["uniform", "greedy", "uniform:0.3,greedy:0.7"])
 @pytest.mark.parametrize("deal_id", ["example", 61])
 def test_best_response(deal_id, spec, objective):
     rules = HALF_TIES if deal_id == 61 else CLASSIC
-    deal = Deal.from_exposed(EXAMPLE, rules) if deal_id == "example" else seeded_deal(deal_id, rules)
+    deal = (
+        Deal.from_exposed(EXAMPLE, rules) if deal_id == "example" else seeded_deal(deal_id, rules)
+    )
     sol = best_response(deal, spec, objective=objective)
     assert sol.optimal
     assert sol.objective == objective
@@ -93,14 +100,27 @@ def test_best_response_uniform_per_slot_by_counting():
         below, equal, above = brute.uniform_counts(deal, hand_key(packet))
         n = below + equal + above
         assert (advice.p_win, advice.p_tie, advice.p_loss) == pytest.approx(
-            (below / n, equal / n, above / n), abs=1e-12)
+            (below / n, equal / n, above / n), abs=1e-12
+        )
 
 
 def test_best_response_to_dict_fields():
     deal = Deal.from_exposed(EXAMPLE)
     d = best_response(deal).to_dict()
-    for key in ("exposed", "live", "opponent", "objective", "arrangement", "hands", "expected_margin",
-                "expected_points", "per_slot", "optimal", "bound", "seconds"):
+    for key in (
+        "exposed",
+        "live",
+        "opponent",
+        "objective",
+        "arrangement",
+        "hands",
+        "expected_margin",
+        "expected_points",
+        "per_slot",
+        "optimal",
+        "bound",
+        "seconds",
+    ):
         assert key in d
     assert sorted(d["exposed"]) == sorted(EXAMPLE.split())
     assert len(d["live"]) == 25 and not set(d["live"]) & set(d["exposed"])
@@ -110,6 +130,7 @@ def test_best_response_to_dict_fields():
 # --------------------------------------------------------------------------------------
 # complete
 # --------------------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("objective", ["margin", "points"])
 @pytest.mark.parametrize("spec", ["uniform", "greedy", "uniform:0.6,greedy:0.4"])
@@ -132,8 +153,12 @@ def test_complete_three_fixed_is_optimal(seed, spec, objective):
         check_solution(sol, deal, opponent, objective)
         for k, slot in enumerate(slots):
             assert sol.arrangement.packets[slot - 1] == arr.packets[k]
-        best, _ = brute.brute_best(deal, masks, pv, [arr.packets[slots.index(s + 1)] if s + 1 in slots else None
-                                                     for s in range(5)])
+        best, _ = brute.brute_best(
+            deal,
+            masks,
+            pv,
+            [arr.packets[slots.index(s + 1)] if s + 1 in slots else None for s in range(5)],
+        )
         assert sol.value == pytest.approx(best, abs=TOL)
 
 
@@ -148,8 +173,18 @@ def test_complete_two_fixed_is_optimal(spec):
     check_solution(sol, deal, opponent, "margin")
     assert sol.arrangement.packets[1] == brute.mask_of_cards(parse_cards(fixed[2]))
     assert sol.arrangement.packets[3] == brute.mask_of_cards(parse_cards(fixed[4]))
-    best, _ = brute.brute_best(deal, masks, pv, [None, brute.mask_of_cards(parse_cards(fixed[2])), None,
-                                                 brute.mask_of_cards(parse_cards(fixed[4])), None])
+    best, _ = brute.brute_best(
+        deal,
+        masks,
+        pv,
+        [
+            None,
+            brute.mask_of_cards(parse_cards(fixed[2])),
+            None,
+            brute.mask_of_cards(parse_cards(fixed[4])),
+            None,
+        ],
+    )
     assert sol.value == pytest.approx(best, abs=TOL)
 
 
@@ -160,15 +195,18 @@ def test_complete_with_nothing_fixed_is_the_best_response():
     assert a.value == pytest.approx(b.value, abs=TOL)
 
 
-@pytest.mark.parametrize("fixed, error", [
-    ({0: "Ah Kh Qh Jh Th"}, ValueError),
-    ({6: "Ah Kh Qh Jh Th"}, ValueError),
-    ({1: "Ah Kh Qh Jh"}, IllegalArrangementError),  # four cards
-    ({1: "Ah Kh Qh Jh Th 9h"}, IllegalArrangementError),  # six cards
-    ({1: "Ah Kh Qh Jh 8h"}, IllegalArrangementError),  # 8h is exposed
-    ({1: "Ah Kh Qh Jh Th", 2: "Ah As Ad Ac Kc"}, IllegalArrangementError),  # overlap
-    ({1: "Ah Kh Qh Jh Xx"}, ValueError),  # not a card
-])
+@pytest.mark.parametrize(
+    "fixed, error",
+    [
+        ({0: "Ah Kh Qh Jh Th"}, ValueError),
+        ({6: "Ah Kh Qh Jh Th"}, ValueError),
+        ({1: "Ah Kh Qh Jh"}, IllegalArrangementError),  # four cards
+        ({1: "Ah Kh Qh Jh Th 9h"}, IllegalArrangementError),  # six cards
+        ({1: "Ah Kh Qh Jh 8h"}, IllegalArrangementError),  # 8h is exposed
+        ({1: "Ah Kh Qh Jh Th", 2: "Ah As Ad Ac Kc"}, IllegalArrangementError),  # overlap
+        ({1: "Ah Kh Qh Jh Xx"}, ValueError),  # not a card
+    ],
+)
 def test_complete_rejects_bad_fixed_packets(fixed, error):
     deal = Deal.from_exposed(EXAMPLE)
     with pytest.raises(error):
@@ -178,6 +216,7 @@ def test_complete_rejects_bad_fixed_packets(fixed, error):
 # --------------------------------------------------------------------------------------
 # grade
 # --------------------------------------------------------------------------------------
+
 
 def recompute_swap(arrangement: Arrangement, swap) -> tuple[int, ...]:
     a, b = parse_card(swap.card_a), parse_card(swap.card_b)
@@ -200,8 +239,10 @@ def check_grade(g, deal: Deal, arrangement: Arrangement, opponent, objective: st
     base = brute.table_value(deal, masks, pv, arrangement.packets)
     assert g.given.value == pytest.approx(base, abs=TOL)
     # best single swap, by brute force over all 250 two-card swaps
-    best_swap_value = max(brute.table_value(deal, masks, pv, new)
-                          for *_, new in brute.two_card_swaps(arrangement.packets))
+    best_swap_value = max(
+        brute.table_value(deal, masks, pv, new)
+        for *_, new in brute.two_card_swaps(arrangement.packets)
+    )
     if g.best_swap is None:
         assert best_swap_value <= base + TOL, "an improving swap exists but none was reported"
     else:

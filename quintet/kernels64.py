@@ -1,0 +1,432 @@
+"""Numba kernels of the variant evaluator (five-card draw poker, RULES.md §2): 64-bit masks.
+
+The classic 32-bit evaluator (``quintet.kernels``) is untouched; these kernels serve every
+rule set with jokers, a 36/52/53/54-card deck or the colour categories.
+
+Cards
+-----
+A hand is five card ints (see ``quintet.cards``: ``suit * field + rank``; jokers are the
+cards ``4*field - 2 + i``).  Per-card tables built by ``quintet.variants`` describe the
+deck to the kernels, so the kernels never hard-code a layout:
+
+* ``card_rank[c]`` — rank index 0..n-1, ``JOKER`` (31) for a joker, -1 for a bit that is
+  not a card of the deck;
+* ``card_suitbit[c]`` — ``1 << suit`` for an ordinary card, 0 for a joker.
+
+Cells: the exact best substitution for jokers, by table
+-------------------------------------------------------
+A joker stands for *any* card of the deck's ranks and suits — even one already in the hand
+(four aces and a joker are five aces).  Then a hand's value depends only on
+
+* ``j``, its number of jokers (0, 1 or 2);
+* the **rank multiset** of its ``k = 5 - j`` ordinary cards;
+* its **suit state**: 2 = the ordinary cards share one suit, 1 = they share one colour but
+  not one suit, 0 = both colours (red = ♦♥, black = ♣♠).
+
+Why the suit state is enough: suits matter only for flush, colour, straight colour and
+straight flush, and every one of those needs all five cards in one suit / one colour.  Giving
+every stand-in the ordinary cards' common suit (state 2) or a suit of their common colour
+(state 1) keeps every rank-based category and only adds suit-based ones, so it is never
+worse; in state 0 no suit-based category is reachable whatever the stand-ins are.  So the
+best substitution is a maximum over the stand-ins' *ranks* only (n**j choices), taken once
+per rule set at table-build time (``build_cell_keys``), never per hand at run time.
+
+A hand's **cell** is ``offsets[j] + 3 * colex(ranks) + state``, where ``colex`` is the
+combinatorial index of the sorted multiset ``r0 <= … <= r(k-1)``:
+``sum_i C(r_i + i, i + 1)`` (a multiset of size k over n ranks is the k-subset
+``{r_i + i}`` of n + k - 1 items).  Tables: 3 · (C(n+4,5) + C(n+3,4) + C(n+2,3)) cells —
+25,389 for 13 ranks.
+
+Keys (int64; higher is stronger, equal is a tie), as in the classic evaluator::
+
+    key = strength(category) << 20 | t1 << 16 | t2 << 12 | t3 << 8 | t4 << 4 | t5
+
+``t1..t5`` are tie-break ranks (rank indices, most significant first): five of a kind —
+the rank; four — the four, the fifth card; full house — the three, the pair; flush, colour
+and high card — all five cards, highest first (a joker's duplicate counts: a joker with
+A♥ K♥ 9♥ 5♥ is the flush A A K 9 5); straights — the top card; three — the three, then the
+other two; two pair — high pair, low pair, fifth card; pair — the pair, then the other
+three.  ``group_only`` zeroes what follows the group of fours, threes and full houses.
+A hand's key is the **maximum over every category whose pattern it shows** that the rule
+set's table holds (``strengths[category] >= 0``); categories absent from a table (flush
+in the 9-category table) simply never apply.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+# Category ids (must match quintet.rules.Category).
+(HIGH_CARD, PAIR, TWO_PAIR, THREE, STRAIGHT, FLUSH, FULL_HOUSE, FOUR, STRAIGHT_FLUSH,
+ FIVE, COLOUR, STRAIGHT_COLOUR) = range(12)
+
+JOKER = 31  # card_rank of a joker: sorts after every rank
+N_STATES = 3
+RED_SUITS = 0b0110  # suit bits of diamonds and hearts
+BLACK_SUITS = 0b1001  # clubs and spades
+
+
+def binomial_table(rows: int = 40, cols: int = 6) -> np.ndarray:
+    """``C(n, k)`` for n < rows, k < cols (int64)."""
+    table = np.zeros((rows, cols), dtype=np.int64)
+    for n in range(rows):
+        table[n, 0] = 1
+        for k in range(1, min(n, cols - 1) + 1):
+            table[n, k] = table[n - 1, k - 1] + (table[n - 1, k] if k <= n - 1 else 0)
+    return table
+
+
+# ---------------------------------------------------------------- table building ------
+
+
+@njit(cache=True, nogil=True)
+def _pack(values, count):
+    out = np.int64(0)
+    for i in range(count):
+        out |= np.int64(values[i]) << (16 - 4 * i)
+    return out
+
+
+@njit(cache=True, nogil=True)
+def eval_multiset(ranks, flush, colour, strengths, straight_top, group_only):
+    """Key of five ranks (any order, duplicates allowed) with the given suit facts.
+
+    ``flush``: the five cards share one suit; ``colour``: they share one colour.
+    The key is the best over every category whose pattern the cards show (module doc).
+    """
+    r = np.sort(ranks)[::-1]  # highest first
+    # groups of equal ranks: counts and ranks, by count then rank, highest first
+    gc = np.zeros(5, dtype=np.int64)
+    gr = np.zeros(5, dtype=np.int64)
+    ng = 0
+    i = 0
+    while i < 5:
+        j = i
+        while j < 5 and r[j] == r[i]:
+            j += 1
+        gc[ng] = j - i
+        gr[ng] = r[i]
+        ng += 1
+        i = j
+    for a in range(1, ng):  # stable insertion sort by count, descending
+        c, q = gc[a], gr[a]
+        b = a - 1
+        while b >= 0 and gc[b] < c:
+            gc[b + 1] = gc[b]
+            gr[b + 1] = gr[b]
+            b -= 1
+        gc[b + 1] = c
+        gr[b + 1] = q
+
+    best = np.int64(-1)
+    tb = np.zeros(5, dtype=np.int64)
+    rest = np.zeros(5, dtype=np.int64)
+    desc5 = _pack(r, 5)
+
+    # high card, flush, colour: all five cards, highest first
+    if strengths[HIGH_CARD] >= 0:
+        best = max(best, (np.int64(strengths[HIGH_CARD]) << 20) | desc5)
+    if flush and strengths[FLUSH] >= 0:
+        best = max(best, (np.int64(strengths[FLUSH]) << 20) | desc5)
+    if (colour or flush) and strengths[COLOUR] >= 0:
+        best = max(best, (np.int64(strengths[COLOUR]) << 20) | desc5)
+
+    # straights: five distinct ranks in a window (straight_top: 1 + top rank, else 0)
+    if ng == 5:
+        bits = 0
+        for a in range(5):
+            bits |= 1 << r[a]
+        top = straight_top[bits]
+        if top > 0:
+            t = np.int64(top - 1) << 16
+            if strengths[STRAIGHT] >= 0:
+                best = max(best, (np.int64(strengths[STRAIGHT]) << 20) | t)
+            if (colour or flush) and strengths[STRAIGHT_COLOUR] >= 0:
+                best = max(best, (np.int64(strengths[STRAIGHT_COLOUR]) << 20) | t)
+            if flush and strengths[STRAIGHT_FLUSH] >= 0:
+                best = max(best, (np.int64(strengths[STRAIGHT_FLUSH]) << 20) | t)
+
+    top_count = gc[0]
+    q0 = gr[0]
+    # the cards left after taking m copies of q0, highest first
+    if top_count >= 2:
+        for m in range(2, top_count + 1):
+            n_rest = 0
+            skipped = 0
+            for a in range(5):
+                if r[a] == q0 and skipped < m:
+                    skipped += 1
+                else:
+                    rest[n_rest] = r[a]
+                    n_rest += 1
+            tb[0] = q0
+            for a in range(n_rest):
+                tb[1 + a] = rest[a]
+            if m == 2 and strengths[PAIR] >= 0:
+                best = max(best, (np.int64(strengths[PAIR]) << 20) | _pack(tb, 1 + n_rest))
+            if m == 3 and strengths[THREE] >= 0:
+                k = _pack(tb, 1) if group_only else _pack(tb, 1 + n_rest)
+                best = max(best, (np.int64(strengths[THREE]) << 20) | k)
+            if m == 4 and strengths[FOUR] >= 0:
+                k = _pack(tb, 1) if group_only else _pack(tb, 1 + n_rest)
+                best = max(best, (np.int64(strengths[FOUR]) << 20) | k)
+            if m == 5 and strengths[FIVE] >= 0:
+                best = max(best, (np.int64(strengths[FIVE]) << 20) | _pack(tb, 1))
+    if ng >= 2 and gc[1] >= 2:
+        # two pair: the two highest ranks held at least twice, then the best other card
+        hi = max(gr[0], gr[1])
+        lo = min(gr[0], gr[1])
+        kick = -1
+        skipped_hi = 0
+        skipped_lo = 0
+        for a in range(5):
+            if r[a] == hi and skipped_hi < 2:
+                skipped_hi += 1
+            elif r[a] == lo and skipped_lo < 2:
+                skipped_lo += 1
+            elif kick < 0:
+                kick = r[a]
+        tb[0] = hi
+        tb[1] = lo
+        tb[2] = kick
+        if strengths[TWO_PAIR] >= 0:
+            best = max(best, (np.int64(strengths[TWO_PAIR]) << 20) | _pack(tb, 3))
+        if gc[0] == 3 and gc[1] == 2 and strengths[FULL_HOUSE] >= 0:
+            tb[0] = gr[0]
+            tb[1] = gr[1]
+            k = _pack(tb, 1) if group_only else _pack(tb, 2)
+            best = max(best, (np.int64(strengths[FULL_HOUSE]) << 20) | k)
+    return best
+
+
+@njit(cache=True, nogil=True)
+def build_cell_keys(n_ranks, max_jokers, strengths, straight_top, group_only, binom):
+    """Key of every cell (module doc): the best over the jokers' stand-in ranks.
+
+    Returns (keys int64[n_cells], offsets int64[max_jokers + 2]); ``offsets[j]`` is the
+    first cell of hands with ``j`` jokers.
+    """
+    offsets = np.zeros(max_jokers + 2, dtype=np.int64)
+    for j in range(max_jokers + 1):
+        k = 5 - j
+        offsets[j + 1] = offsets[j] + N_STATES * binom[n_ranks + k - 1, k]
+    keys = np.full(offsets[max_jokers + 1], -1, dtype=np.int64)
+    hand = np.zeros(5, dtype=np.int64)
+    for j in range(max_jokers + 1):
+        k = 5 - j
+        a = np.zeros(k, dtype=np.int64)  # the ordinary ranks, non-decreasing
+        while True:
+            idx = 0
+            for i in range(k):
+                idx += binom[a[i] + i, i + 1]
+            for state in range(N_STATES):
+                flush = state == 2
+                colour = state >= 1
+                best = np.int64(-1)
+                s = np.zeros(max(j, 1), dtype=np.int64)  # stand-in ranks, non-decreasing
+                while True:
+                    for i in range(k):
+                        hand[i] = a[i]
+                    for i in range(j):
+                        hand[k + i] = s[i]
+                    key = eval_multiset(hand, flush, colour, strengths, straight_top, group_only)
+                    if key > best:
+                        best = key
+                    if j == 0:
+                        break
+                    i = j - 1
+                    while i >= 0 and s[i] == n_ranks - 1:
+                        i -= 1
+                    if i < 0:
+                        break
+                    s[i] += 1
+                    for t in range(i + 1, j):
+                        s[t] = s[i]
+                keys[offsets[j] + N_STATES * idx + state] = best
+            i = k - 1
+            while i >= 0 and a[i] == n_ranks - 1:
+                i -= 1
+            if i < 0:
+                break
+            a[i] += 1
+            for t in range(i + 1, k):
+                a[t] = a[i]
+    return keys, offsets
+
+
+# ---------------------------------------------------------------- run time ------------
+
+
+@njit(cache=True, nogil=True, inline="always")
+def cell_of(c0, c1, c2, c3, c4, card_rank, card_suitbit, binom, offsets):
+    """Cell of the hand of five card ints (module doc); no search over stand-ins."""
+    r0 = card_rank[c0]
+    r1 = card_rank[c1]
+    r2 = card_rank[c2]
+    r3 = card_rank[c3]
+    r4 = card_rank[c4]
+    suits = card_suitbit[c0] | card_suitbit[c1] | card_suitbit[c2] | card_suitbit[c3] | card_suitbit[c4]
+    j = (r0 == JOKER) + (r1 == JOKER) + (r2 == JOKER) + (r3 == JOKER) + (r4 == JOKER)
+    # sorting network for five values (jokers, rank 31, go last)
+    if r0 > r1:
+        r0, r1 = r1, r0
+    if r3 > r4:
+        r3, r4 = r4, r3
+    if r2 > r4:
+        r2, r4 = r4, r2
+    if r2 > r3:
+        r2, r3 = r3, r2
+    if r1 > r4:
+        r1, r4 = r4, r1
+    if r0 > r3:
+        r0, r3 = r3, r0
+    if r0 > r2:
+        r0, r2 = r2, r0
+    if r1 > r3:
+        r1, r3 = r3, r1
+    if r1 > r2:
+        r1, r2 = r2, r1
+    idx = binom[r0, 1] + binom[r1 + 1, 2] + binom[r2 + 2, 3]
+    if j < 2:
+        idx += binom[r3 + 3, 4]
+        if j == 0:
+            idx += binom[r4 + 4, 5]
+    if suits & (suits - 1) == 0:
+        state = 2
+    elif suits & RED_SUITS == 0 or suits & BLACK_SUITS == 0:
+        state = 1
+    else:
+        state = 0
+    return offsets[j] + N_STATES * idx + state
+
+
+_DEBRUIJN = np.uint64(0x03F79D71B4CB0A89)
+_DEBRUIJN_INDEX = np.zeros(64, dtype=np.int64)
+for _i in range(64):
+    _DEBRUIJN_INDEX[(((1 << _i) * 0x03F79D71B4CB0A89) & 0xFFFF_FFFF_FFFF_FFFF) >> 58] = _i
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _low_card(m):
+    """Index of the lowest set bit of the uint64 ``m`` (m != 0)."""
+    low = m & (np.uint64(0) - m)
+    return _DEBRUIJN_INDEX[np.int64((low * _DEBRUIJN) >> np.uint64(58))]
+
+
+@njit(cache=True, nogil=True)
+def mask_cells(masks, card_rank, card_suitbit, binom, offsets, cell_map):
+    """``cell_map[cell]`` of every 5-card uint64 mask (e.g. ``cell_map`` = cell → class)."""
+    n = masks.shape[0]
+    out = np.empty(n, dtype=cell_map.dtype)
+    one = np.uint64(1)
+    for i in range(n):
+        m = np.uint64(masks[i])
+        c0 = _low_card(m)
+        m &= m - one
+        c1 = _low_card(m)
+        m &= m - one
+        c2 = _low_card(m)
+        m &= m - one
+        c3 = _low_card(m)
+        m &= m - one
+        c4 = _low_card(m)
+        out[i] = cell_map[cell_of(c0, c1, c2, c3, c4, card_rank, card_suitbit, binom, offsets)]
+    return out
+
+
+@njit(cache=True, nogil=True)
+def subset_cells(cards, card_rank, card_suitbit, binom, offsets, cell_map):
+    """Every 5-subset of ``cards`` (increasing card ints), in lexicographic order.
+
+    Returns (masks uint64, ``cell_map[cell]``) of length C(len(cards), 5).
+    """
+    n = cards.shape[0]
+    total = 0
+    if n >= 5:
+        total = n * (n - 1) * (n - 2) * (n - 3) * (n - 4) // 120
+    masks = np.empty(total, dtype=np.uint64)
+    out = np.empty(total, dtype=cell_map.dtype)
+    one = np.uint64(1)
+    i = 0
+    for a in range(n - 4):
+        ca = cards[a]
+        ma = one << np.uint64(ca)
+        for b in range(a + 1, n - 3):
+            cb = cards[b]
+            mb = ma | (one << np.uint64(cb))
+            for c in range(b + 1, n - 2):
+                cc = cards[c]
+                mc = mb | (one << np.uint64(cc))
+                for d in range(c + 1, n - 1):
+                    cd = cards[d]
+                    md = mc | (one << np.uint64(cd))
+                    for e in range(d + 1, n):
+                        ce = cards[e]
+                        masks[i] = md | (one << np.uint64(ce))
+                        out[i] = cell_map[cell_of(ca, cb, cc, cd, ce, card_rank, card_suitbit, binom, offsets)]
+                        i += 1
+    return masks, out
+
+
+@njit(cache=True, nogil=True)
+def subset_histogram(cards, card_rank, card_suitbit, binom, offsets, cell_map, n_out):
+    """Histogram of ``cell_map[cell]`` over every 5-subset of ``cards`` (int64[n_out])."""
+    hist = np.zeros(n_out, dtype=np.int64)
+    n = cards.shape[0]
+    for a in range(n - 4):
+        ca = cards[a]
+        for b in range(a + 1, n - 3):
+            cb = cards[b]
+            for c in range(b + 1, n - 2):
+                cc = cards[c]
+                for d in range(c + 1, n - 1):
+                    cd = cards[d]
+                    for e in range(d + 1, n):
+                        hist[cell_map[cell_of(ca, cb, cc, cd, cards[e], card_rank, card_suitbit,
+                                              binom, offsets)]] += 1
+    return hist
+
+
+@njit(cache=True, nogil=True)
+def draw_histograms(hand, unseen, card_rank, card_suitbit, binom, offsets, cell_class, n_classes):
+    """Exact distribution of the final hand for each of the 32 ways to keep cards of ``hand``.
+
+    ``hand``: five card ints; ``unseen``: the stock's possible cards.  Row ``s`` (bit ``i`` of
+    ``s`` set = keep ``hand[i]``) counts, over every draw of ``5 - popcount(s)`` cards from
+    ``unseen``, the final hands in each class.  Returns int64[32, n_classes].
+    """
+    hist = np.zeros((32, n_classes), dtype=np.int64)
+    n = unseen.shape[0]
+    final = np.empty(5, dtype=np.int64)
+    idx = np.empty(5, dtype=np.int64)
+    for s in range(32):
+        k = 0
+        for i in range(5):
+            if (s >> i) & 1:
+                final[k] = hand[i]
+                k += 1
+        d = 5 - k
+        row = hist[s]
+        if d == 0:
+            row[cell_class[cell_of(final[0], final[1], final[2], final[3], final[4],
+                                   card_rank, card_suitbit, binom, offsets)]] += 1
+            continue
+        if d > n:
+            continue
+        for i in range(d):
+            idx[i] = i
+        while True:
+            for i in range(d):
+                final[k + i] = unseen[idx[i]]
+            row[cell_class[cell_of(final[0], final[1], final[2], final[3], final[4],
+                                   card_rank, card_suitbit, binom, offsets)]] += 1
+            i = d - 1
+            while i >= 0 and idx[i] == n - d + i:
+                i -= 1
+            if i < 0:
+                break
+            idx[i] += 1
+            for t in range(i + 1, d):
+                idx[t] = idx[t - 1] + 1
+    return hist

@@ -1,0 +1,215 @@
+"""Double oracle for symmetric zero-sum games (McMahan, Gordon & Blum 2003).
+
+The algorithm knows the game only through ``SymmetricGame``: a payoff block between two
+lists of pure strategies, a best response to a mix (with a proven bound), and an *orbit*
+— strategies to add together with a new best response (Quintet adds all slot orders of a
+partition).  The same code solves rock-paper-scissors (see the tests) or Quintet.
+
+Certificate
+-----------
+In a symmetric zero-sum game the value is 0, and a mix ``x`` is ε-optimal with
+``ε = max_P u(P, x)`` — the best response's value against it.  The certificate reported for
+a returned mix is that value when the best response was proven optimal, and otherwise the
+best response's proven upper bound: never an unproven number.  The mix returned is the one
+with the smallest certificate seen.
+
+Restricted games
+----------------
+Every strategy ever found goes into a *pool*; the LP sees only a *working set*.  After each
+LP, pool strategies that gain against the LP's mix join the working set (most gaining
+first) until none gains, so the mix is an equilibrium of the whole pool's game.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable, Hashable, Sequence
+from dataclasses import dataclass, field
+from typing import Generic, Protocol, TypeVar
+
+import numpy as np
+from ortools.linear_solver import linear_solver_pb2, pywraplp
+
+__all__ = ["Response", "SymmetricGame", "DoubleOracleResult", "double_oracle", "solve_symmetric_lp"]
+
+S = TypeVar("S", bound=Hashable)
+
+
+@dataclass(frozen=True)
+class Response(Generic[S]):
+    """A best response: its strategy, payoff against the mix, and a proven upper bound."""
+
+    strategy: S
+    value: float
+    bound: float
+    proven: bool
+
+
+class SymmetricGame(Protocol[S]):
+    def payoffs(self, rows: Sequence[S], cols: Sequence[S]) -> np.ndarray:
+        """Row player's payoff, ``len(rows) × len(cols)``; ``payoffs(a, b) = −payoffs(b, a).T``."""
+        ...
+
+    def best_response(self, support: Sequence[S], probabilities: np.ndarray, *, time_limit: float | None,
+                      hint: S | None, stop_event: threading.Event | None) -> Response[S]:
+        ...
+
+    def orbit(self, strategy: S) -> Sequence[S]:
+        """Strategies to add together with ``strategy`` (including it)."""
+        ...
+
+
+def solve_symmetric_lp(A: np.ndarray) -> tuple[np.ndarray, float]:
+    """Equilibrium mix of the symmetric zero-sum matrix game ``A`` (GLOP).
+
+    Solves ``min t  s.t.  A x ≤ t, Σx = 1, x ≥ 0``; returns (x, t).  For an antisymmetric
+    ``A`` the optimum t is 0 up to solver tolerance.
+    """
+    n = A.shape[0]
+    request = linear_solver_pb2.MPModelRequest()
+    request.solver_type = linear_solver_pb2.MPModelRequest.GLOP_LINEAR_PROGRAMMING
+    model = request.model
+    for _ in range(n):
+        v = model.variable.add()
+        v.lower_bound, v.upper_bound = 0.0, 1.0
+    t = model.variable.add()
+    t.lower_bound, t.upper_bound, t.objective_coefficient = -float("inf"), float("inf"), 1.0
+    index = list(range(n)) + [n]
+    for i in range(n):
+        c = model.constraint.add()
+        c.lower_bound, c.upper_bound = -float("inf"), 0.0
+        c.var_index.extend(index)
+        c.coefficient.extend(A[i].tolist() + [-1.0])
+    c = model.constraint.add()
+    c.lower_bound = c.upper_bound = 1.0
+    c.var_index.extend(range(n))
+    c.coefficient.extend([1.0] * n)
+    response = linear_solver_pb2.MPSolutionResponse()
+    pywraplp.Solver.SolveWithProto(request, response)
+    if response.status != linear_solver_pb2.MPSOLVER_OPTIMAL:
+        raise RuntimeError(f"restricted-game LP failed: status {response.status} {response.status_str}")
+    x = np.clip(np.array(response.variable_value[:n]), 0.0, None)
+    x /= x.sum()
+    return x, float(response.objective_value)
+
+
+@dataclass
+class DoubleOracleResult(Generic[S]):
+    support: list[S]
+    probabilities: np.ndarray
+    exploitability: float  # certified: max_P u(P, mix) ≤ this
+    proven: bool  # the certificate comes from a best response proven optimal
+    converged: bool  # certificate ≤ epsilon
+    interrupted: bool
+    iterations: int
+    seconds: float
+    pool_size: int
+    history: list[dict[str, float]] = field(default_factory=list)
+
+
+def double_oracle(
+    game: SymmetricGame[S],
+    initial: Sequence[S],
+    *,
+    epsilon: float = 0.01,
+    time_limit: float | None = None,
+    stop_event: threading.Event | None = None,
+    trivial_bound: float = float("inf"),
+    progress: Callable[[dict[str, float]], None] | None = None,
+    first_response_limit: float = 2.0,
+    support_tol: float = 1e-9,
+    gain_tol: float = 1e-9,
+    max_added: int = 200,
+) -> DoubleOracleResult[S]:
+    """Double oracle from ``initial`` until the certificate is ≤ ``epsilon`` or time is up.
+
+    ``trivial_bound`` (an upper bound on any payoff) certifies the first mix before any best
+    response has finished.  Each best response gets the remaining time, but at most
+    ``first_response_limit`` seconds at first, doubled each time one ends unproven without
+    finding a gaining strategy.
+    """
+    start = time.perf_counter()
+    pool: list[S] = []
+    seen: dict[S, int] = {}
+
+    def add(strategies: Sequence[S]) -> list[int]:
+        added = []
+        for s in strategies:
+            if s not in seen:
+                seen[s] = len(pool)
+                pool.append(s)
+                added.append(seen[s])
+        return added
+
+    working: list[int] = add([s for s0 in initial for s in game.orbit(s0)])
+    if not working:
+        raise ValueError("double oracle needs at least one initial strategy")
+    best_support: list[S] = [pool[working[0]]]
+    best_probs = np.ones(1)
+    best_cert = trivial_bound
+    best_proven = False
+    history: list[dict[str, float]] = []
+    response_limit = first_response_limit
+    iterations = 0
+    interrupted = converged = False
+
+    def out_of_time() -> bool:
+        return time_limit is not None and time.perf_counter() - start >= time_limit
+
+    while True:
+        iterations += 1
+        # 1. restricted equilibrium over the pool, via the working set
+        while True:
+            ws = [pool[i] for i in working]
+            x, _ = solve_symmetric_lp(game.payoffs(ws, ws))
+            keep = x > support_tol
+            support = [s for s, k in zip(ws, keep, strict=True) if k]
+            probs = x[keep] / x[keep].sum()
+            gains = game.payoffs(pool, support) @ probs
+            in_working = np.zeros(len(pool), dtype=bool)
+            in_working[working] = True
+            gains[in_working] = -np.inf
+            candidates = np.flatnonzero(gains > gain_tol)
+            if candidates.size == 0:
+                break
+            order = candidates[np.argsort(-gains[candidates])][:max_added]
+            # keep the working set small: the support plus the newcomers
+            working = [i for i, k in zip(working, keep, strict=True) if k] + order.tolist()
+        # 2. best response to the restricted equilibrium
+        hint_index = int(np.argmax(game.payoffs(pool, support) @ probs))
+        remaining = None if time_limit is None else max(0.0, time_limit - (time.perf_counter() - start))
+        limit = response_limit if remaining is None else min(response_limit, remaining)
+        response = game.best_response(support, probs, time_limit=limit, hint=pool[hint_index],
+                                      stop_event=stop_event)
+        certificate = response.value if response.proven else response.bound
+        if certificate < best_cert:
+            best_support, best_probs, best_cert, best_proven = support, probs, certificate, response.proven
+        record = {
+            "iteration": iterations, "pool": len(pool), "working": len(working), "support": len(support),
+            "response": response.value, "certificate": certificate, "best_certificate": best_cert,
+            "proven": float(response.proven), "seconds": time.perf_counter() - start,
+        }
+        history.append(record)
+        if progress is not None:
+            progress(record)
+        if best_cert <= epsilon:
+            converged = True
+            break
+        if stop_event is not None and stop_event.is_set():
+            interrupted = True
+            break
+        if out_of_time():
+            break
+        new = add(game.orbit(response.strategy)) if response.value > gain_tol else []
+        if new:
+            working = [seen[s] for s in support] + new
+        elif not response.proven:
+            response_limit *= 2  # nothing found in time: give the next attempt longer
+        else:  # proven, nothing gains beyond tolerance: the certificate is final
+            break
+    return DoubleOracleResult(
+        support=best_support, probabilities=best_probs, exploitability=max(best_cert, 0.0), proven=best_proven,
+        converged=converged, interrupted=interrupted, iterations=iterations,
+        seconds=time.perf_counter() - start, pool_size=len(pool), history=history,
+    )
