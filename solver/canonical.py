@@ -109,7 +109,11 @@ _BLACK, _RED = frozenset({0, 3}), frozenset({1, 2})  # ♣♠ and ♦♥
 
 
 def _colour_categories() -> set[int]:
-    return {int(getattr(Category, name)) for name in ("COLOUR", "STRAIGHT_COLOUR") if hasattr(Category, name)}
+    return {
+        int(getattr(Category, name))
+        for name in ("COLOUR", "STRAIGHT_COLOUR")
+        if hasattr(Category, name)
+    }
 
 
 def symmetry_group(rules_or_deck: Rules | Deck) -> tuple[tuple[int, ...], ...]:
@@ -136,7 +140,9 @@ def _checked_group(deck: Deck, group: tuple[tuple[int, ...], ...]) -> tuple[tupl
         raise ValueError("a suit symmetry group must contain the identity")
     for p in members:
         if p not in allowed:
-            raise ValueError(f"suit permutation {p} does not map the {deck.name!r} deck onto itself")
+            raise ValueError(
+                f"suit permutation {p} does not map the {deck.name!r} deck onto itself"
+            )
     if any(compose(p, q) not in members for p in members for q in members):
         raise ValueError("the given suit permutations are not closed under composition")
     return tuple(members)
@@ -216,8 +222,9 @@ def permute_mask(mask: int, perm: Sequence[int], deck: Deck = CLASSIC_DECK) -> i
     return _permute_unchecked(mask, p, deck)
 
 
-def canonical_exposed(exposed_mask: int, deck: Deck = CLASSIC_DECK, *,
-                      group: Iterable[Sequence[int]] | None = None) -> tuple[int, tuple[int, ...]]:
+def canonical_exposed(
+    exposed_mask: int, deck: Deck = CLASSIC_DECK, *, group: Iterable[Sequence[int]] | None = None
+) -> tuple[int, tuple[int, ...]]:
     """``(canonical mask, perm)``: the least ``permute_mask(exposed, perm)`` over the 24 perms.
 
     ``perm`` maps the asked suits to the canonical suits; among the permutations giving the
@@ -236,38 +243,45 @@ def canonical_exposed(exposed_mask: int, deck: Deck = CLASSIC_DECK, *,
     return best_mask, best_perm
 
 
-def canonical_mask(exposed_mask: int, deck: Deck = CLASSIC_DECK, *,
-                   group: Iterable[Sequence[int]] | None = None) -> int:
+def canonical_mask(
+    exposed_mask: int, deck: Deck = CLASSIC_DECK, *, group: Iterable[Sequence[int]] | None = None
+) -> int:
     """Only the canonical mask of ``canonical_exposed``."""
     return canonical_exposed(exposed_mask, deck, group=group)[0]
 
 
-def is_canonical(exposed_mask: int, deck: Deck = CLASSIC_DECK, *,
-                 group: Iterable[Sequence[int]] | None = None) -> bool:
+def is_canonical(
+    exposed_mask: int, deck: Deck = CLASSIC_DECK, *, group: Iterable[Sequence[int]] | None = None
+) -> bool:
     return canonical_exposed(exposed_mask, deck, group=group)[0] == int(exposed_mask)
 
 
-def stabilizer(mask: int, deck: Deck = CLASSIC_DECK, *,
-               group: Iterable[Sequence[int]] | None = None) -> list[tuple[int, ...]]:
+def stabilizer(
+    mask: int, deck: Deck = CLASSIC_DECK, *, group: Iterable[Sequence[int]] | None = None
+) -> list[tuple[int, ...]]:
     """The permutations of ``group`` (default: the deck's) that map ``mask`` to itself."""
     mask = _check_mask(mask, deck)
     return [p for p in _resolve(deck, group) if _permute_unchecked(mask, p, deck) == mask]
 
 
-def map_arrangement(arrangement: Arrangement, perm: Sequence[int], deck: Deck = CLASSIC_DECK) -> Arrangement:
+def map_arrangement(
+    arrangement: Arrangement, perm: Sequence[int], deck: Deck = CLASSIC_DECK
+) -> Arrangement:
     """The arrangement with every packet's suits relabelled by ``perm`` (slot order kept)."""
     p = _check_perm(perm)
     return Arrangement(tuple(permute_mask(packet, p, deck) for packet in arrangement.packets))
 
 
-def to_canonical_arrangement(arrangement: Arrangement, perm: Sequence[int],
-                             deck: Deck = CLASSIC_DECK) -> Arrangement:
-    """An arrangement for the asked deal, in canonical suits (``perm`` from ``canonical_exposed``)."""
+def to_canonical_arrangement(
+    arrangement: Arrangement, perm: Sequence[int], deck: Deck = CLASSIC_DECK
+) -> Arrangement:
+    """The asked deal's arrangement in canonical suits (``perm``: from ``canonical_exposed``)."""
     return map_arrangement(arrangement, perm, deck)
 
 
-def from_canonical_arrangement(arrangement: Arrangement, perm: Sequence[int],
-                               deck: Deck = CLASSIC_DECK) -> Arrangement:
+def from_canonical_arrangement(
+    arrangement: Arrangement, perm: Sequence[int], deck: Deck = CLASSIC_DECK
+) -> Arrangement:
     """A stored arrangement (canonical suits) mapped back to the asked deal's suits.
 
     ``perm`` is the asked deal's permutation from ``canonical_exposed`` (asked -> canonical);
@@ -345,8 +359,9 @@ def count_fixed_subsets(perm: Sequence[int], n_cards: int, deck: Deck = CLASSIC_
     return poly[n_cards]
 
 
-def count_canonical_deals(deck: Deck = CLASSIC_DECK, n_exposed: int = 7, *,
-                          group: Iterable[Sequence[int]] | None = None) -> int:
+def count_canonical_deals(
+    deck: Deck = CLASSIC_DECK, n_exposed: int = 7, *, group: Iterable[Sequence[int]] | None = None
+) -> int:
     """The exact number of suit-equivalence classes of ``n_exposed``-card sets (Burnside):
     156,248 for 7 exposed cards of the classic deck."""
     group = _resolve(deck, group)
@@ -360,8 +375,12 @@ def count_canonical_deals(deck: Deck = CLASSIC_DECK, n_exposed: int = 7, *,
 # --------------------------------------------------------------------------- vectorized
 
 
-def canonical_masks_array(masks: np.ndarray | Iterable[int], deck: Deck = CLASSIC_DECK, *,
-                          group: Iterable[Sequence[int]] | None = None) -> np.ndarray:
+def canonical_masks_array(
+    masks: np.ndarray | Iterable[int],
+    deck: Deck = CLASSIC_DECK,
+    *,
+    group: Iterable[Sequence[int]] | None = None,
+) -> np.ndarray:
     """Canonical masks of many sets at once (numpy, uint64).
 
     With all 24 permutations in the deck's group this uses the sorting characterisation
@@ -407,7 +426,9 @@ def _subsets_array(n_cards: int, deck: Deck) -> np.ndarray:
     if not 0 <= n_cards <= deck.size:
         return np.zeros(0, dtype=np.uint64)
     # level[k] = k-subsets of the cards seen so far
-    level: list[np.ndarray] = [np.zeros(1, dtype=np.uint64)] + [np.zeros(0, dtype=np.uint64)] * n_cards
+    level: list[np.ndarray] = [np.zeros(1, dtype=np.uint64)] + [
+        np.zeros(0, dtype=np.uint64)
+    ] * n_cards
     for card in deck.cards():
         bit = np.uint64(1 << card)
         for k in range(n_cards, 0, -1):
@@ -416,8 +437,9 @@ def _subsets_array(n_cards: int, deck: Deck) -> np.ndarray:
     return level[n_cards]
 
 
-def all_canonical_exposed(deck: Deck = CLASSIC_DECK, n_exposed: int = 7, *,
-                          group: Iterable[Sequence[int]] | None = None) -> np.ndarray:
+def all_canonical_exposed(
+    deck: Deck = CLASSIC_DECK, n_exposed: int = 7, *, group: Iterable[Sequence[int]] | None = None
+) -> np.ndarray:
     """Every canonical exposed mask, sorted ascending (uint64; 156,248 for the classic deal).
 
     Enumerates all subsets (a few seconds for C(32,7)); meant for batch solving the book.
@@ -432,4 +454,3 @@ def all_canonical_exposed(deck: Deck = CLASSIC_DECK, n_exposed: int = 7, *,
     if deck.full_mask < 1 << 63:  # numpy sorts int64 far faster than uint64
         return np.unique(found.astype(np.int64)).astype(np.uint64)
     return np.unique(found)
-

@@ -119,7 +119,7 @@ def double_oracle(
     progress: Callable[[dict[str, float]], None] | None = None,
     first_response_limit: float = 2.0,
     support_tol: float = 1e-9,
-    gain_tol: float = 1e-9,
+    gain_tol: float = 1e-7,
     max_added: int = 200,
 ) -> DoubleOracleResult[S]:
     """Double oracle from ``initial`` until the certificate is ≤ ``epsilon`` or time is up.
@@ -174,8 +174,7 @@ def double_oracle(
             if candidates.size == 0:
                 break
             order = candidates[np.argsort(-gains[candidates])][:max_added]
-            # keep the working set small: the support plus the newcomers
-            working = [i for i, k in zip(working, keep, strict=True) if k] + order.tolist()
+            working = working + order.tolist()
         # 2. best response to the restricted equilibrium
         hint_index = int(np.argmax(game.payoffs(pool, support) @ probs))
         remaining = None if time_limit is None else max(0.0, time_limit - (time.perf_counter() - start))
@@ -202,7 +201,7 @@ def double_oracle(
         if out_of_time():
             break
         new = add(game.orbit(response.strategy)) if response.value > gain_tol else []
-        if new:
+        if new:  # keep the working set small: the current support plus the newcomers
             working = [seen[s] for s in support] + new
         elif not response.proven:
             response_limit *= 2  # nothing found in time: give the next attempt longer

@@ -68,6 +68,7 @@ def _to_sql(canonical: int) -> int:
 def _from_sql(value: int) -> int:
     return value + (1 << 64) if value < 0 else value
 
+
 _WHERE_KEY = "fingerprint = ? AND kind = ? AND canonical = ?"
 _SCHEMA = (
     """
@@ -103,8 +104,14 @@ def default_store_path() -> Path:
 
 
 _CORE_RULE_FIELDS = {  # always written, in this order, under these short names
-    "name": "", "deck": "deck", "weights": "w", "tie_points": "tie", "ace_low_straight": "acelow",
-    "flush_over_full_house": "flush>fh", "tiebreak": "tb", "category_order": "cat",
+    "name": "",
+    "deck": "deck",
+    "weights": "w",
+    "tie_points": "tie",
+    "ace_low_straight": "acelow",
+    "flush_over_full_house": "flush>fh",
+    "tiebreak": "tb",
+    "category_order": "cat",
     "hand_size": "hand",
 }
 _CORE_DECK_FIELDS = ("name", "ranks", "field")
@@ -202,8 +209,9 @@ class SolutionStore:
     ``close()``.  ``timeout`` is how long a write waits for another process's write.
     """
 
-    def __init__(self, path: str | os.PathLike[str] | None = None, *,
-                 timeout: float = DEFAULT_TIMEOUT) -> None:
+    def __init__(
+        self, path: str | os.PathLike[str] | None = None, *, timeout: float = DEFAULT_TIMEOUT
+    ) -> None:
         self.path = Path(path).expanduser() if path is not None else default_store_path()
         self.timeout = float(timeout)
         self._conn: sqlite3.Connection | None = None
@@ -254,8 +262,9 @@ class SolutionStore:
         except OSError as exc:
             raise self._fail(f"cannot read: {exc.strerror or exc}") from None
         if len(header) < 100 or not header.startswith(_SQLITE_MAGIC):
-            raise self._fail("is not a SQLite database (corrupt or another kind of file); "
-                             "it was left untouched")
+            raise self._fail(
+                "is not a SQLite database (corrupt or another kind of file); it was left untouched"
+            )
         # The application id sits in the header (offset 68, big-endian).  Ours is written when
         # the store is created, before WAL mode, so the on-disk header always holds it: a
         # foreign database is rejected here without SQLite ever opening it.
@@ -268,15 +277,20 @@ class SolutionStore:
         try:
             app_id = ro.execute("PRAGMA application_id").fetchone()[0]
             version = ro.execute("PRAGMA user_version").fetchone()[0]
-            tables = {r[0] for r in ro.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+            tables = {
+                r[0] for r in ro.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
+            }
         except sqlite3.DatabaseError as exc:
-            raise self._fail(f"is corrupt or not a SQLite database ({exc}); it was left untouched") from None
+            raise self._fail(
+                f"is corrupt or not a SQLite database ({exc}); it was left untouched"
+            ) from None
         finally:
             ro.close()
         self._check_ids(app_id, version)
         if "solutions" not in tables:
-            raise self._fail("has this program's application id but no solutions table; "
-                             "it was left untouched")
+            raise self._fail(
+                "has this program's application id but no solutions table; it was left untouched"
+            )
 
     def _check_ids(self, app_id: int, version: int | None) -> None:
         if app_id != APPLICATION_ID:
@@ -380,7 +394,8 @@ class SolutionStore:
         """The stored row (record, quality, updated), or None."""
         key = _check_key(fingerprint, kind, canonical)
         row = self._query(
-            "SELECT record, quality, updated FROM solutions WHERE " + _WHERE_KEY, _sql_key(key),
+            "SELECT record, quality, updated FROM solutions WHERE " + _WHERE_KEY,
+            _sql_key(key),
         ).fetchone()
         if row is None:
             return None
@@ -394,7 +409,8 @@ class SolutionStore:
         """The stored quality, or None (cheaper than ``get``)."""
         key = _check_key(fingerprint, kind, canonical)
         row = self._query(
-            "SELECT quality FROM solutions WHERE " + _WHERE_KEY, _sql_key(key),
+            "SELECT quality FROM solutions WHERE " + _WHERE_KEY,
+            _sql_key(key),
         ).fetchone()
         return None if row is None else float(row[0])
 
@@ -409,8 +425,9 @@ class SolutionStore:
     def __len__(self) -> int:
         return int(self._query("SELECT count(*) FROM solutions").fetchone()[0])
 
-    def keys(self, kind: str | None = None,
-             fingerprint: str | None = None) -> Iterator[tuple[str, str, int]]:
+    def keys(
+        self, kind: str | None = None, fingerprint: str | None = None
+    ) -> Iterator[tuple[str, str, int]]:
         """``(fingerprint, kind, canonical)`` of every row (optionally of one kind / rule set),
         sorted.  The keys are read in one snapshot when iteration starts."""
         sql = "SELECT fingerprint, kind, canonical FROM solutions"
@@ -439,8 +456,9 @@ class SolutionStore:
 
     # ------------------------------------------------------------------ writing
 
-    def put(self, fingerprint: str, kind: str, canonical: int, record: dict[str, Any],
-            quality: float) -> bool:
+    def put(
+        self, fingerprint: str, kind: str, canonical: int, record: dict[str, Any], quality: float
+    ) -> bool:
         """Store ``record`` unless an equal or better (lower) quality is already stored.
 
         The comparison and the write happen in one transaction; returns whether it stored.
@@ -461,11 +479,13 @@ class SolutionStore:
         with self.transaction():
             try:
                 cur = self._require().execute(
-                    "INSERT INTO solutions (fingerprint, kind, canonical, quality, updated, record) "
-                    "VALUES (?, ?, ?, ?, ?, ?) "
-                    "ON CONFLICT (fingerprint, kind, canonical) DO UPDATE SET "
-                    "quality = excluded.quality, updated = excluded.updated, record = excluded.record "
-                    "WHERE excluded.quality < solutions.quality",
+                    "INSERT INTO solutions"
+                    " (fingerprint, kind, canonical, quality, updated, record)"
+                    " VALUES (?, ?, ?, ?, ?, ?)"
+                    " ON CONFLICT (fingerprint, kind, canonical) DO UPDATE SET"
+                    " quality = excluded.quality, updated = excluded.updated,"
+                    " record = excluded.record"
+                    " WHERE excluded.quality < solutions.quality",
                     (*_sql_key(key), q, time.time(), text),
                 )
             except sqlite3.Error as exc:
@@ -478,7 +498,8 @@ class SolutionStore:
         with self.transaction():
             try:
                 cur = self._require().execute(
-                    "DELETE FROM solutions WHERE " + _WHERE_KEY, _sql_key(key),
+                    "DELETE FROM solutions WHERE " + _WHERE_KEY,
+                    _sql_key(key),
                 )
             except sqlite3.Error as exc:
                 raise self._fail(f"write failed ({exc})") from None

@@ -58,7 +58,7 @@ def rank_counts(mask: int) -> Counter[int]:
 def random_arrangement(deal: Deal, rng: random.Random) -> Arrangement:
     live = list(cards_of(deal.live))
     rng.shuffle(live)
-    return Arrangement.from_cards(live[i:i + 5] for i in range(0, 25, 5))
+    return Arrangement.from_cards(live[i : i + 5] for i in range(0, 25, 5))
 
 
 # ------------------------------------------------------------------ permutations
@@ -79,7 +79,9 @@ def test_permute_mask_relabels_suits_as_documented():
     # a 3-cycle: clubs -> diamonds -> hearts -> clubs, spades fixed
     perm = (1, 2, 0, 3)
     assert permute_mask(parse_mask("7c 8d 9h Ts"), perm) == parse_mask("7d 8h 9c Ts")
-    assert permute_card(parse_mask("Jc").bit_length() - 1, perm) == parse_mask("Jd").bit_length() - 1
+    assert (
+        permute_card(parse_mask("Jc").bit_length() - 1, perm) == parse_mask("Jd").bit_length() - 1
+    )
 
 
 @pytest.mark.parametrize("perm", suit_permutations())
@@ -185,7 +187,11 @@ def test_mapped_back_arrangements_are_legal_and_keep_every_margin(exposed, seed)
     original, mapped = showdown(a, b, canon), showdown(a2, b2, asked)
     assert mapped.margin == original.margin
     for s, t in zip(original.slots, mapped.slots, strict=True):
-        assert (s.winner, s.hand_a.category, s.hand_b.category) == (t.winner, t.hand_a.category, t.hand_b.category)
+        assert (s.winner, s.hand_a.category, s.hand_b.category) == (
+            t.winner,
+            t.hand_a.category,
+            t.hand_b.category,
+        )
         assert s.hand_a.key == t.hand_a.key and s.hand_b.key == t.hand_b.key
     # and back again into canonical suits
     assert to_canonical_arrangement(a2, pi) == a
@@ -193,7 +199,7 @@ def test_mapped_back_arrangements_are_legal_and_keep_every_margin(exposed, seed)
 
 
 def test_mapping_in_the_wrong_direction_is_illegal():
-    """Guards the direction convention: pi maps asked -> canonical, answers go back by invert(pi)."""
+    """Guards the convention: pi maps asked -> canonical, answers go back by invert(pi)."""
     rng = random.Random(7)
     for _ in range(200):
         exposed = mask_of(rng.sample(range(32), 7))
@@ -220,9 +226,13 @@ def test_cycle_types_and_fixed_subsets_by_hand():
     types = Counter(cycle_type(p) for p in suit_permutations())
     assert types == {(1, 1, 1, 1): 1, (2, 1, 1): 6, (2, 2): 3, (3, 1): 8, (4,): 6}
     # transposition: 16 fixed cards and 8 swapped pairs
-    assert count_fixed_subsets((1, 0, 2, 3), 7) == sum(comb(8, j) * comb(16, 7 - 2 * j) for j in range(4))
+    assert count_fixed_subsets((1, 0, 2, 3), 7) == sum(
+        comb(8, j) * comb(16, 7 - 2 * j) for j in range(4)
+    )
     # 3-cycle: 8 fixed cards and 8 triples
-    assert count_fixed_subsets((1, 2, 0, 3), 7) == sum(comb(8, j) * comb(8, 7 - 3 * j) for j in range(3))
+    assert count_fixed_subsets((1, 2, 0, 3), 7) == sum(
+        comb(8, j) * comb(8, 7 - 3 * j) for j in range(3)
+    )
     # double transposition / 4-cycle: orbits of even size only, so no odd set is fixed
     assert count_fixed_subsets((1, 0, 3, 2), 7) == 0 == count_fixed_subsets((1, 2, 3, 0), 7)
     assert count_fixed_subsets((1, 0, 3, 2), 8) == comb(16, 4)
@@ -252,7 +262,9 @@ def image_of_card(card: int, perm, deck: Deck) -> int:
 
 def deck_group(deck: Deck) -> list[tuple[int, ...]]:
     cards = set(deck.cards())
-    return [p for p in permutations(range(4)) if {image_of_card(c, p, deck) for c in cards} == cards]
+    return [
+        p for p in permutations(range(4)) if {image_of_card(c, p, deck) for c in cards} == cards
+    ]
 
 
 def colour_group() -> list[tuple[int, ...]]:

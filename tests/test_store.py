@@ -41,7 +41,9 @@ def digest(path: Path) -> str:
 def run_child(code: str, *args: str) -> subprocess.Popen[str]:
     return subprocess.Popen(
         [sys.executable, "-c", textwrap.dedent(code), *args],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
     )
 
 
@@ -85,8 +87,11 @@ def test_rules_fingerprint_names_every_option():
         CLASSIC.with_options(hand_size=4),
     ]
     # every yes/no option of Rules, present and future, changes the fingerprint
-    variants += [CLASSIC.with_options(**{f.name: not getattr(CLASSIC, f.name)})
-                 for f in dataclasses.fields(Rules) if isinstance(getattr(CLASSIC, f.name), bool)]
+    variants += [
+        CLASSIC.with_options(**{f.name: not getattr(CLASSIC, f.name)})
+        for f in dataclasses.fields(Rules)
+        if isinstance(getattr(CLASSIC, f.name), bool)
+    ]
     prints = [rules_fingerprint(r) for r in variants]
     assert FP not in prints
     assert len(set(prints)) == len(set(variants))  # distinct rule sets, distinct prints
@@ -99,7 +104,11 @@ def test_rules_fingerprint_names_every_option():
 
 def test_round_trip_and_reopen(tmp_path):
     path = tmp_path / "s.sqlite"
-    record = {"mix": [{"probability": 0.25, "arrangement": [["As", "Ks"]]}], "name": "pique ♠", "n": 2**40}
+    record = {
+        "mix": [{"probability": 0.25, "arrangement": [["As", "Ks"]]}],
+        "name": "pique ♠",
+        "n": 2**40,
+    }
     with SolutionStore(path) as store:
         assert len(store) == 0 and store.get(FP, KIND, 123) is None and not store.has(FP, KIND, 123)
         assert store.put(FP, KIND, 123, record, 0.5)
@@ -117,7 +126,11 @@ def test_round_trip_and_reopen(tmp_path):
         entry = store.entry(FP, KIND, 123)
         assert entry is not None and entry.record == record and entry.quality == 0.5
         assert abs(entry.updated - time.time()) < 60
-        assert list(store.keys()) == [(FP, "best-response", 123), (FP, KIND, 123), (FP, KIND, 2**32 - 1)]
+        assert list(store.keys()) == [
+            (FP, "best-response", 123),
+            (FP, KIND, 123),
+            (FP, KIND, 2**32 - 1),
+        ]
         assert list(store.keys(kind=KIND)) == [(FP, KIND, 123), (FP, KIND, 2**32 - 1)]
         assert list(store.keys(fingerprint="other")) == []
         assert store.delete(FP, KIND, 123) and not store.delete(FP, KIND, 123)
@@ -157,16 +170,30 @@ def test_better_quality_replaces_worse_does_not(tmp_path):
 
 
 json_values = st.recursive(
-    st.none() | st.booleans() | st.integers(-(2**62), 2**62)
-    | st.floats(allow_nan=False, allow_infinity=False) | st.text(max_size=8),
-    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=6), inner, max_size=4),
+    st.none()
+    | st.booleans()
+    | st.integers(-(2**62), 2**62)
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(max_size=8),
+    lambda inner: (
+        st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=6), inner, max_size=4)
+    ),
     max_leaves=12,
 )
 
 
 @settings(max_examples=25, deadline=None)
-@given(st.lists(st.tuples(st.integers(0, 3), st.sampled_from(["eq", "br"]),
-                          st.floats(-10, 10, allow_nan=False), json_values), max_size=25))
+@given(
+    st.lists(
+        st.tuples(
+            st.integers(0, 3),
+            st.sampled_from(["eq", "br"]),
+            st.floats(-10, 10, allow_nan=False),
+            json_values,
+        ),
+        max_size=25,
+    )
+)
 def test_put_sequence_matches_a_model(ops):
     """Whatever the order of puts, each key holds the first record of its least quality."""
     model: dict[tuple[str, str, int], tuple[float, dict]] = {}
@@ -374,7 +401,13 @@ def test_two_processes_write_concurrently(tmp_path):
             if stored:
                 assert quality < own.get(key, 2.0)
             elif quality < own.get(key, 2.0):
-                assert any(q <= quality for other in logs if other is not log for k, q, _ in other if k == key)
+                assert any(
+                    q <= quality
+                    for other in logs
+                    if other is not log
+                    for k, q, _ in other
+                    if k == key
+                )
             own[key] = min(own.get(key, 2.0), quality)
 
 
