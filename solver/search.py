@@ -48,6 +48,7 @@ from __future__ import annotations
 
 import threading
 import time
+from collections import namedtuple
 from dataclasses import dataclass
 
 import numpy as np
@@ -232,7 +233,7 @@ def _assign_best(V, H, count, slots_mask, n_slots):
 
 @njit(cache=True, nogil=True)
 def _setup_level(d, U, F, cur, parent, parent_len, floor, lists, sorted_masks, sorted_cls, V, best_val,
-                 st_slot, st_len, st_pos, st_msum, st_cut, st_H, H, cap):
+                 st_slot, st_len, st_pos, st_msum, st_cut, st_H, H, cap, lag):
     """Prepare level d for node (U, F, cur): bounds, thresholds, branching slot, candidates.
 
     ``parent[:parent_len]`` holds, strongest first, every packet inside U's parent with
@@ -240,6 +241,7 @@ def _setup_level(d, U, F, cur, parent, parent_len, floor, lists, sorted_masks, s
     Returns False when the node is pruned (rules 1, 2 and 5 of the module doc).
     """
     n_slots = V.shape[1]
+    st_k = np.empty(n_slots, dtype=np.int64)
     out = lists[d]
     n = 0
     for i in range(parent_len):
@@ -251,9 +253,9 @@ def _setup_level(d, U, F, cur, parent, parent_len, floor, lists, sorted_masks, s
             n += 1
     if n == 0:
         return False
+    target = best_val + 1e-9
     m = _popcount(F)
     _class_bounds(out, n, sorted_masks, sorted_cls, m, floor, H, cap)
-    target = best_val + 1e-9
     if cur + _assign_best(V, H, m, F, n_slots) <= target:
         return False
     h = H[0]
@@ -265,6 +267,7 @@ def _setup_level(d, U, F, cur, parent, parent_len, floor, lists, sorted_masks, s
         if F >> t & 1:
             others = _assign_best(V, H, m - 1, F & ~(1 << t), n_slots)
             k = _first_class_above(V[:, t], target - cur - others)
+            st_k[t] = k
             if k > h:
                 return False
             if k < cutoff:
@@ -275,6 +278,29 @@ def _setup_level(d, U, F, cur, parent, parent_len, floor, lists, sorted_masks, s
                 slot_others = others
     while n > 0 and sorted_cls[out[n - 1]] < cutoff:
         n -= 1
+    if lag.on[0]:  # rule 6, each slot over the packets that can serve it (class ≥ k_t)
+        lam_u = 0.0
+        for b in range(64):
+            if U >> b & 1:
+                lam_u += lag.card[b]
+        total = cur + lam_u
+        for t in range(n_slots):
+            if F >> t & 1:
+                kt = st_k[t]
+                best = -1e300
+                for i in range(n):
+                    q = out[i]
+                    if sorted_cls[q] < kt:
+                        break
+                    v = V[sorted_cls[q], t] - lag.packet[q]
+                    if v > best:
+                        best = v
+                lag.st_m[d, t] = best
+                total += best
+        lag.st_u[d] = lam_u
+        lag.st_total[d] = total
+        if total <= target:
+            return False
     st_slot[d] = slot
     st_len[d] = n
     st_pos[d] = 0
@@ -288,7 +314,7 @@ def _setup_level(d, U, F, cur, parent, parent_len, floor, lists, sorted_masks, s
 @njit(cache=True, nogil=True)
 def _run(sorted_masks, sorted_cls, sorted_orig, packet_cls, V, live_pos, binom, colex_to_lex,
          fixed_slots, st_U, st_F, st_cur, st_slot, st_pos, st_len, st_msum, st_pick, st_cut, st_H, lists, root_list,
-         depth, best_val, best_pk, budget, stats, cap):
+         depth, best_val, best_pk, budget, stats, cap, lag):
     """Run at most ``budget`` nodes of the search from the saved stack.
 
     Returns 0 when the search is complete (incumbent optimal), 1 when paused.
@@ -338,7 +364,7 @@ def _run(sorted_masks, sorted_cls, sorted_orig, packet_cls, V, live_pos, binom, 
             depth[0] = -1
             return 0
         ok = _setup_level(0, U, F, cur, root_list, root_list.shape[0], 0, lists, sorted_masks, sorted_cls,
-                          V, best_val[0], st_slot, st_len, st_pos, st_msum, st_cut, st_H, H, cap)
+                          V, best_val[0], st_slot, st_len, st_pos, st_msum, st_cut, st_H, H, cap, lag)
         d = 0 if ok else -1
     while d >= 0:
         if nodes >= budget:
@@ -358,6 +384,9 @@ def _run(sorted_masks, sorted_cls, sorted_orig, packet_cls, V, live_pos, binom, 
             d -= 1
             continue
         st_pos[d] = pos + 1
+        # rule 6 for this candidate: prices of U, minus q's, plus the other slots' best
+        if lag.on[0] and lag.st_total[d] - lag.st_m[d, s] + V[c, s] - lag.packet[q] <= best_val[0] + 1e-9:
+            continue
         # rule 4: no improving exchange with a packet placed earlier on the path
         dominated = False
         for e in range(d):
@@ -420,7 +449,7 @@ def _run(sorted_masks, sorted_cls, sorted_orig, packet_cls, V, live_pos, binom, 
         st_F[d + 1] = F2
         st_cur[d + 1] = cur2
         if _setup_level(d + 1, U2, F2, cur2, lists[d], st_len[d], floor, lists, sorted_masks, sorted_cls,
-                        V, best_val[0], st_slot, st_len, st_pos, st_msum, st_cut, st_H, H, cap):
+                        V, best_val[0], st_slot, st_len, st_pos, st_msum, st_cut, st_H, H, cap, lag):
             d += 1
     depth[0] = -1
     stats[0] += nodes
@@ -456,6 +485,81 @@ def _colex_to_lex(masks, live_pos, binom):
     return out
 
 
+@njit(cache=True, nogil=True)
+def _lagrange_prices(sorted_cards, sorted_cls, lst, n, V, live, iters, card, packet):
+    """Card prices λ for rule 6 by subgradient descent on the Lagrangian dual.
+
+    For any prices, Σ_{c∈U} λ_c + Σ_{t∈F} max_p (V[c(p), t] − λ(p)) bounds every cover of
+    U by one packet per free slot (weak duality), so the prices only need to be good, not
+    optimal: the best prices seen over ``iters`` steps are kept.  ``packet[q]`` = λ(q).
+    ``sorted_cards[q]`` are the five card bits of packet q.
+    """
+    n_slots = V.shape[1]
+    lam = np.zeros(64)
+    g = np.zeros(64)
+    price = np.zeros(n)
+    best_bound = 1e300
+    scale = 0.0
+    for t in range(n_slots):
+        scale = max(scale, V[V.shape[0] - 1, t] - V[0, t])
+    step0 = 0.04 * scale + 1e-12
+    for it in range(iters):
+        bound = 0.0
+        for b in range(64):
+            g[b] = 0.0
+            if live >> b & 1:
+                g[b] = 1.0
+                bound += lam[b]
+        for i in range(n):
+            q = lst[i]
+            price[i] = (lam[sorted_cards[q, 0]] + lam[sorted_cards[q, 1]] + lam[sorted_cards[q, 2]]
+                        + lam[sorted_cards[q, 3]] + lam[sorted_cards[q, 4]])
+        for t in range(n_slots):
+            best = -1e300
+            arg = -1
+            for i in range(n):
+                v = V[sorted_cls[lst[i]], t] - price[i]
+                if v > best:
+                    best = v
+                    arg = lst[i]
+            bound += best
+            for j in range(5):
+                g[sorted_cards[arg, j]] -= 1.0
+        if bound < best_bound:
+            best_bound = bound
+            card[:] = lam
+        step = step0 / np.sqrt(it + 1.0)
+        for b in range(64):
+            lam[b] -= step * g[b]
+    for q in range(sorted_cards.shape[0]):
+        packet[q] = (card[sorted_cards[q, 0]] + card[sorted_cards[q, 1]] + card[sorted_cards[q, 2]]
+                     + card[sorted_cards[q, 3]] + card[sorted_cards[q, 4]])
+    return best_bound
+
+
+_Lagrange = namedtuple("_Lagrange", "on card packet st_u st_m st_total")
+_Lagrange.__doc__ = "Rule 6 state: on-flag, card and packet prices, per-level sums (arrays)."
+
+
+def _new_lagrange(levels: int, n_slots: int, n_packets: int) -> _Lagrange:
+    return _Lagrange(np.zeros(1, dtype=np.int64), np.zeros(64), np.zeros(n_packets), np.zeros(levels),
+                     np.zeros((levels, n_slots)), np.zeros(levels))
+
+
+@njit(cache=True, nogil=True)
+def _packet_cards(masks):
+    """The five card bits of each 5-card mask, increasing: int64 (P, 5)."""
+    out = np.empty((masks.shape[0], 5), dtype=np.int64)
+    for i in range(masks.shape[0]):
+        m = masks[i]
+        j = 0
+        for b in range(64):
+            if m >> b & 1:
+                out[i, j] = b
+                j += 1
+    return out
+
+
 @dataclass
 class _Prepared:
     sorted_masks: np.ndarray
@@ -464,6 +568,7 @@ class _Prepared:
     live_pos: np.ndarray
     binom: np.ndarray
     colex_to_lex: np.ndarray
+    sorted_cards: np.ndarray  # int64 (P, 5): the card bits of each packet, in sorted order
 
 
 def _prepare(problem: BestResponseProblem) -> _Prepared:
@@ -482,7 +587,9 @@ def _prepare(problem: BestResponseProblem) -> _Prepared:
         for k in range(6):
             binom[a, k] = _comb(a, k)
     colex_to_lex = _colex_to_lex(masks, live_pos, binom)
-    return _Prepared(masks[order], cls[order].astype(np.int32), order, live_pos, binom, colex_to_lex)
+    sorted_masks = masks[order]
+    return _Prepared(sorted_masks, cls[order].astype(np.int32), order, live_pos, binom, colex_to_lex,
+                     _packet_cards(sorted_masks))
 
 
 def _comb(n: int, k: int) -> int:
@@ -515,8 +622,9 @@ def solve_search(
     time_limit: float | None = None,
     hint: tuple[int, ...] | None = None,
     stop_event: threading.Event | None = None,
-    budget: int = 20_000,
-    packing_cap: int = 2_000,
+    budget: int = 50_000,
+    packing_cap: int = 200,
+    lagrangian_iters: int = 100,
 ) -> EngineResult:
     """Exact best response by branch and bound; see the module doc for the proof.
 
@@ -562,13 +670,19 @@ def solve_search(
         best_val[0] = problem.value_of(hint)
         best_pk[:] = hint
     stats = np.zeros(4, dtype=np.int64)
+    lag = _new_lagrange(levels, n_slots, P)
     status = 1
     stopped = False
     while status == 1:
         status = _run(prep.sorted_masks, prep.sorted_cls, prep.sorted_orig, tables.classes, V, prep.live_pos,
                       prep.binom, prep.colex_to_lex, fixed, st_U, st_F, st_cur, st_slot, st_pos, st_len,
                       st_msum, st_pick, st_cut, st_H, lists, root_list, depth, best_val, best_pk, budget, stats,
-                      packing_cap)
+                      packing_cap, lag)
+        if status == 1 and not lag.on[0] and lagrangian_iters > 0 and depth[0] >= 0:
+            # a hard instance: price the cards (rule 6); levels set up before stay valid
+            _lagrange_prices(prep.sorted_cards, prep.sorted_cls, lists[0], st_len[0], V, tables.deal.live,
+                             lagrangian_iters, lag.card, lag.packet)
+            lag.on[0] = 1
         if status == 1 and best_val[0] > -1e299 and (
             (time_limit is not None and time.perf_counter() - start >= time_limit)
             or (stop_event is not None and stop_event.is_set())
