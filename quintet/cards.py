@@ -227,7 +227,7 @@ DECK_53 = Deck(name="53", ranks="23456789TJQKA", field=16, jokers=1)
 DECK_54 = Deck(name="54", ranks="23456789TJQKA", field=16, jokers=2)
 DECKS = {d.name: d for d in (CLASSIC_DECK, DECK_36, DECK_36_JOKER, DECK_52, DECK_53, DECK_54)}
 
-_JOKER_TOKEN = re.compile(r"^(?:jk|joker|🃏)([12]?)$", re.IGNORECASE)
+_JOKER_TOKEN = re.compile(r"^(?:jk|joker|🃏)(\d*)$", re.IGNORECASE)
 
 
 def popcount(mask: int) -> int:
@@ -248,7 +248,7 @@ def _parse_joker(text: str, token: str, deck: Deck) -> tuple[int, bool] | None:
     number = match.group(1)
     if not number:
         return deck.joker_cards[0], True
-    if int(number) > deck.jokers:
+    if not 1 <= int(number) <= deck.jokers:
         raise CardNotInDeckError(
             f"joker {token!r} is not in the {_deck_label(deck)} (it has {deck.jokers} joker)"
         )

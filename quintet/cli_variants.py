@@ -25,37 +25,67 @@ from .rules import Rules
 
 COMMANDS = ("hand", "compare", "draw")
 
-RULES_HELP = ("rule sets: classic (Quintet, 32 cards) and drawDECK[-TABLE] for five-card draw: "
-              "DECK 32, 36, 36-joker (6♠ = joker), 52, 53 (one joker), 54 (two jokers); "
-              "TABLE none (standard order, five of a kind on top), 11, 11-swap, 9, 7 (RULES.md §2)")
+RULES_HELP = (
+    "rule sets: classic (Quintet, 32 cards) and drawDECK[-TABLE] for five-card draw: "
+    "DECK 32, 36, 36-joker (6♠ = joker), 52, 53 (one joker), 54 (two jokers); "
+    "TABLE none (standard order, five of a kind on top), 11, 11-swap, 9, 7 (RULES.md §2)"
+)
 
 
 def add_commands(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     """Add the three subcommands to the ``quintet`` parser."""
-    h = sub.add_parser("hand", help="evaluate one five-card hand under a rule set",
-                       description="Evaluate one hand. " + RULES_HELP + ".")
-    h.add_argument("hand", nargs="+", metavar="HAND", help="five cards, e.g. \"As Ah Ad Ac Jk\"")
-    c = sub.add_parser("compare", help="rank several hands (ties shown)",
-                       description="Rank hands, strongest first; equal hands share a place. " + RULES_HELP + ".")
-    c.add_argument("hands", nargs="+", metavar="HAND",
-                   help="one quoted argument per hand (or hands separated by '|' or '/')")
-    d = sub.add_parser("draw", help="which cards to exchange: exact odds of all 32 options",
-                       description="The draw advisor: for every way to keep some of the five cards, the exact "
-                                   "distribution of the final hand over every draw from the unseen cards. "
-                                   + RULES_HELP + ".")
+    h = sub.add_parser(
+        "hand",
+        help="evaluate one five-card hand under a rule set",
+        description="Evaluate one hand. " + RULES_HELP + ".",
+    )
+    h.add_argument("hand", nargs="+", metavar="HAND", help='five cards, e.g. "As Ah Ad Ac Jk"')
+    c = sub.add_parser(
+        "compare",
+        help="rank several hands (ties shown)",
+        description="Rank hands, strongest first; equal hands share a place. " + RULES_HELP + ".",
+    )
+    c.add_argument(
+        "hands",
+        nargs="+",
+        metavar="HAND",
+        help="one quoted argument per hand (or hands separated by '|' or '/')",
+    )
+    d = sub.add_parser(
+        "draw",
+        help="which cards to exchange: exact odds of all 32 options",
+        description="The draw advisor: for every way to keep some of the five cards, the exact "
+        "distribution of the final hand over every draw from the unseen cards. " + RULES_HELP + ".",
+    )
     d.add_argument("hand", nargs="+", metavar="HAND", help="your five cards")
-    d.add_argument("--known", default=None, metavar="CARDS",
-                   help="other cards known to be out of the stock (seen, folded), e.g. \"Jk 7c\"")
-    d.add_argument("--objective", default="expected", metavar="OBJ",
-                   help="expected (mean percentile, default), at-least:CATEGORY (e.g. at-least:flush), "
-                        "or beat-random (equity against one random hand from the unseen cards)")
-    d.add_argument("--top", type=int, default=32, metavar="N", help="show the N best options (default all 32)")
+    d.add_argument(
+        "--known",
+        default=None,
+        metavar="CARDS",
+        help='other cards known to be out of the stock (seen, folded), e.g. "Jk 7c"',
+    )
+    d.add_argument(
+        "--objective",
+        default="expected",
+        metavar="OBJ",
+        help="expected (mean percentile, default), at-least:CATEGORY (e.g. at-least:flush), "
+        "or beat-random (equity against one random hand from the unseen cards)",
+    )
+    d.add_argument(
+        "--top", type=int, default=32, metavar="N", help="show the N best options (default all 32)"
+    )
     for p in (h, c, d):
         p.add_argument("--json", action="store_true", help="print one JSON object")
-        p.add_argument("--unicode", action="store_true", help="print suits as ♣ ♦ ♥ ♠ and jokers as 🃏")
+        p.add_argument(
+            "--unicode", action="store_true", help="print suits as ♣ ♦ ♥ ♠ and jokers as 🃏"
+        )
         add_rules_arguments(p)
-        p.add_argument("--swap-four-straight-flush", action="store_true", default=None,
-                       help="four of a kind and straight flush trade places in the table")
+        p.add_argument(
+            "--swap-four-straight-flush",
+            action="store_true",
+            default=None,
+            help="four of a kind and straight flush trade places in the table",
+        )
 
 
 def _rules(args: argparse.Namespace, rules: Rules) -> Rules:
@@ -84,14 +114,18 @@ def _hand_dict(value: HandValue, rules: Rules) -> dict[str, object]:
 
 def _stand_in_text(value: HandValue, rules: Rules, unicode: bool) -> str:
     stand = variants.stand_ins(value.mask, rules) if rules.deck.jokers else {}
-    return ", ".join(f"{format_card(j, rules.deck, unicode=unicode)} = {format_card(c, rules.deck, unicode=unicode)}"
-                     for j, c in stand.items())
+    return ", ".join(
+        f"{format_card(j, rules.deck, unicode=unicode)} = {format_card(c, rules.deck, unicode=unicode)}"
+        for j, c in stand.items()
+    )
 
 
 def run_hand(args: argparse.Namespace, rules: Rules) -> int:
     value = evaluate(" ".join(args.hand), rules)
     if args.json:
-        print_json({"rules": rules.name, "rules_description": rules.describe()} | _hand_dict(value, rules))
+        print_json(
+            {"rules": rules.name, "rules_description": rules.describe()} | _hand_dict(value, rules)
+        )
         return 0
     pct = variants.percentile(value.key, rules)
     n_hands = comb(rules.deck.size, 5)
@@ -100,8 +134,10 @@ def run_hand(args: argparse.Namespace, rules: Rules) -> int:
     stand = _stand_in_text(value, rules, args.unicode)
     if stand:
         print(f"joker: {stand}")
-    print(f"category {strength + 1} of {len(rules.categories)} in {rules.name} ({value.category.label}); "
-          f"key {value.key}; percentile {100 * pct:.4f} among all {n_hands:,} hands of the deck")
+    print(
+        f"category {strength + 1} of {len(rules.categories)} in {rules.name} ({value.category.label}); "
+        f"key {value.key}; percentile {100 * pct:.4f} among all {n_hands:,} hands of the deck"
+    )
     return 0
 
 
@@ -133,7 +169,9 @@ def run_compare(args: argparse.Namespace, rules: Rules) -> int:
     if args.json:
         hands = []
         for i in order:
-            d = {"index": i + 1, "place": place[i], "tied": counts[place[i]] > 1} | _hand_dict(values[i], rules)
+            d = {"index": i + 1, "place": place[i], "tied": counts[place[i]] > 1} | _hand_dict(
+                values[i], rules
+            )
             hands.append(d)
         print_json({"rules": rules.name, "rules_description": rules.describe(), "hands": hands})
         return 0
@@ -141,8 +179,10 @@ def run_compare(args: argparse.Namespace, rules: Rules) -> int:
     print(f"{'place':<6} {'#':>2}  {'hand':<{width}}  description")
     for i in order:
         tag = f"{place[i]}{'=' if counts[place[i]] > 1 else ''}"
-        print(f"{tag:<6} {i + 1:>2}  {_cards_text(values[i].mask, rules, args.unicode):<{width}}  "
-              f"{values[i].description}")
+        print(
+            f"{tag:<6} {i + 1:>2}  {_cards_text(values[i].mask, rules, args.unicode):<{width}}  "
+            f"{values[i].description}"
+        )
     return 0
 
 
@@ -151,7 +191,11 @@ def _pct(x: object) -> str:
 
 
 def _keep_text(o: DrawOption, rules: Rules, unicode: bool) -> str:
-    return format_cards(list(o.keep), rules.deck, unicode=unicode, order="given") if o.keep else "(nothing)"
+    return (
+        format_cards(list(o.keep), rules.deck, unicode=unicode, order="given")
+        if o.keep
+        else "(nothing)"
+    )
 
 
 def format_advice(a: DrawAdvice, *, top: int = 32, unicode: bool = False) -> str:
@@ -171,29 +215,38 @@ def format_advice(a: DrawAdvice, *, top: int = 32, unicode: bool = False) -> str
         head += f"  {tcol:>{max(len(tcol), 8)}}"
     lines.append(head)
     for n, o in enumerate(a.ranked()[:top], 1):
-        row = (f"{n:>2}  {_keep_text(o, rules, unicode):<{kw}}  {o.n_draw:>4} {o.n_outcomes:>9,}  "
-               f"{_pct(o.expected)}  {_pct(o.p_win)}  {_pct(o.p_tie)}  {_pct(o.equity)}")
+        row = (
+            f"{n:>2}  {_keep_text(o, rules, unicode):<{kw}}  {o.n_draw:>4} {o.n_outcomes:>9,}  "
+            f"{_pct(o.expected)}  {_pct(o.p_win)}  {_pct(o.p_tie)}  {_pct(o.equity)}"
+        )
         if target:
             row += f"  {_pct(o.p_at_least):>{max(len(tcol), 8)}}"
         lines.append(row)
     lines.append("Recommended:")
     for name, o in a.recommendations().items():
-        obj = (Objective("at-least", target) if name.startswith("at-least")
-               else Objective(name))
+        obj = Objective("at-least", target) if name.startswith("at-least") else Objective(name)
         value = o.value(obj)
         exact = f" = {value.numerator}/{value.denominator}" if obj.kind == "at-least" else ""
-        lines.append(f"  {name:<24} keep {_keep_text(o, rules, unicode)} (draw {o.n_draw}): "
-                     f"{100 * float(value):.3f}%{exact}")
+        lines.append(
+            f"  {name:<24} keep {_keep_text(o, rules, unicode)} (draw {o.n_draw}): "
+            f"{100 * float(value):.3f}%{exact}"
+        )
     best = a.best()
-    lines.append(f"Final hand keeping {_keep_text(best, rules, unicode)}, drawing {best.n_draw} "
-                 f"({best.n_outcomes:,} equally likely draws):")
+    lines.append(
+        f"Final hand keeping {_keep_text(best, rules, unicode)}, drawing {best.n_draw} "
+        f"({best.n_outcomes:,} equally likely draws):"
+    )
     running = 0
     for c in reversed(rules.categories):
         n = best.category_counts[c]
         running += n
-        lines.append(f"  {c.label:<16} {n:>10,}  {_pct(n / best.n_outcomes)}   at least {_pct(running / best.n_outcomes)}")
-    lines.append(f"({a.seconds:.3f} s; percentile among all {comb(deck.size, 5):,} hands of the deck; "
-                 "opponent: one random hand from the unseen cards, independent of the draw)")
+        lines.append(
+            f"  {c.label:<16} {n:>10,}  {_pct(n / best.n_outcomes)}   at least {_pct(running / best.n_outcomes)}"
+        )
+    lines.append(
+        f"({a.seconds:.3f} s; percentile among all {comb(deck.size, 5):,} hands of the deck; "
+        "opponent: one random hand from the unseen cards, independent of the draw)"
+    )
     return "\n".join(lines)
 
 
@@ -217,4 +270,3 @@ def run(args: argparse.Namespace, rules: Rules) -> int:
     if args.command == "compare":
         return run_compare(args, rules)
     return run_draw(args, rules)
-

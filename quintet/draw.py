@@ -72,7 +72,9 @@ class Objective:
 
     def title(self) -> str:
         if self.kind == "expected":
-            return "expected strength (mean percentile of the final hand among all hands of the deck)"
+            return (
+                "expected strength (mean percentile of the final hand among all hands of the deck)"
+            )
         if self.kind == "beat-random":
             return "equity against one random hand from the unseen cards (P(win) + P(tie)/2)"
         assert self.target is not None
@@ -88,9 +90,13 @@ def parse_objective(text: str, rules: Rules) -> Objective:
         category = Category.from_name(value.split(":", 1)[1])
         if category not in rules.categories:
             names = ", ".join(c.label.replace(" ", "-") for c in rules.categories)
-            raise UnknownRulesError(f"category {category.label!r} is not in the {rules.name} table ({names})")
+            raise UnknownRulesError(
+                f"category {category.label!r} is not in the {rules.name} table ({names})"
+            )
         return Objective("at-least", category)
-    raise UnknownRulesError(f"unknown objective {text!r} (use expected, at-least:CATEGORY or beat-random)")
+    raise UnknownRulesError(
+        f"unknown objective {text!r} (use expected, at-least:CATEGORY or beat-random)"
+    )
 
 
 @dataclass(frozen=True)
@@ -168,21 +174,29 @@ class DrawAdvice:
 
     def ranked(self, objective: Objective | None = None) -> list[DrawOption]:
         obj = objective or self.objective
-        return sorted(self.options, key=lambda o: (o.value(obj), o.expected, -o.n_draw), reverse=True)
+        return sorted(
+            self.options, key=lambda o: (o.value(obj), o.expected, -o.n_draw), reverse=True
+        )
 
     def best(self, objective: Objective | None = None) -> DrawOption:
         return self.ranked(objective)[0]
 
     def recommendations(self) -> dict[str, DrawOption]:
-        out = {"expected": self.best(Objective("expected")),
-               "beat-random": self.best(Objective("beat-random"))}
+        out = {
+            "expected": self.best(Objective("expected")),
+            "beat-random": self.best(Objective("beat-random")),
+        }
         if self.target is not None:
-            out[str(Objective("at-least", self.target))] = self.best(Objective("at-least", self.target))
+            out[str(Objective("at-least", self.target))] = self.best(
+                Objective("at-least", self.target)
+            )
         return out
 
     def option(self, keep: str | Iterable[int]) -> DrawOption:
         """The option that keeps exactly these cards (text or card ints)."""
-        cards = parse_cards(keep, self.rules.deck) if isinstance(keep, str) else [int(c) for c in keep]
+        cards = (
+            parse_cards(keep, self.rules.deck) if isinstance(keep, str) else [int(c) for c in keep]
+        )
         want = mask_of(cards)
         for o in self.options:
             if mask_of(o.keep) == want:
@@ -199,8 +213,10 @@ class DrawAdvice:
             "objective": str(self.objective),
             "opponent_model": "one hand uniformly random from the unseen cards, independent of our draw",
             "percentile_of": f"all {comb(deck.size, 5):,} hands of the {deck.size}-card deck",
-            "recommended": {name: o.to_dict(self.rules, cumulative=False) for name, o
-                            in self.recommendations().items()},
+            "recommended": {
+                name: o.to_dict(self.rules, cumulative=False)
+                for name, o in self.recommendations().items()
+            },
             "options": [o.to_dict(self.rules) for o in self.ranked()],
             "seconds": round(self.seconds, 4),
         }
@@ -257,8 +273,14 @@ def advise(
 
     t = variants.tables(rules)
     hist = k64.draw_histograms(
-        np.array(cards, dtype=np.int64), np.array(unseen, dtype=np.int64), t.card_rank, t.card_suitbit,
-        t.binom, t.offsets, t.cell_class, t.n_classes,
+        np.array(cards, dtype=np.int64),
+        np.array(unseen, dtype=np.int64),
+        t.card_rank,
+        t.card_suitbit,
+        t.binom,
+        t.offsets,
+        t.cell_class,
+        t.n_classes,
     )
     # Opponent: every 5-subset of the unseen cards = the "exchange all five" row.
     opp = hist[0]
@@ -279,7 +301,11 @@ def advise(
         n_draw = len(discard)
         n_out = comb(len(unseen), n_draw)
         assert int(row.sum()) == n_out
-        by_cat = np.bincount(cat_of_class, weights=row, minlength=len(Category.all())).round().astype(np.int64)
+        by_cat = (
+            np.bincount(cat_of_class, weights=row, minlength=len(Category.all()))
+            .round()
+            .astype(np.int64)
+        )
         category_counts = {c: int(by_cat[int(c)]) for c in rules.categories}
         expected = Fraction(int(np.dot(row, pct2)), 2 * t.n_hands * n_out)
         p_win = Fraction(int(np.dot(row, opp_below)), n_out * opp_total)
@@ -287,7 +313,18 @@ def advise(
         at_least = None
         if target_strength is not None:
             at_least = int(row[class_strength >= target_strength].sum())
-        options.append(DrawOption(keep, discard, n_draw, n_out, row, category_counts, expected,
-                                  p_win, p_tie, at_least))
-    return DrawAdvice(rules, tuple(cards), known_mask, tuple(unseen), obj, obj.target, tuple(options),
-                      time.perf_counter() - start)
+        options.append(
+            DrawOption(
+                keep, discard, n_draw, n_out, row, category_counts, expected, p_win, p_tie, at_least
+            )
+        )
+    return DrawAdvice(
+        rules,
+        tuple(cards),
+        known_mask,
+        tuple(unseen),
+        obj,
+        obj.target,
+        tuple(options),
+        time.perf_counter() - start,
+    )

@@ -58,8 +58,20 @@ import numpy as np
 from numba import njit
 
 # Category ids (must match quintet.rules.Category).
-(HIGH_CARD, PAIR, TWO_PAIR, THREE, STRAIGHT, FLUSH, FULL_HOUSE, FOUR, STRAIGHT_FLUSH,
- FIVE, COLOUR, STRAIGHT_COLOUR) = range(12)
+(
+    HIGH_CARD,
+    PAIR,
+    TWO_PAIR,
+    THREE,
+    STRAIGHT,
+    FLUSH,
+    FULL_HOUSE,
+    FOUR,
+    STRAIGHT_FLUSH,
+    FIVE,
+    COLOUR,
+    STRAIGHT_COLOUR,
+) = range(12)
 
 JOKER = 31  # card_rank of a joker: sorts after every rank
 N_STATES = 3
@@ -266,7 +278,9 @@ def cell_of(c0, c1, c2, c3, c4, card_rank, card_suitbit, binom, offsets):
     r2 = card_rank[c2]
     r3 = card_rank[c3]
     r4 = card_rank[c4]
-    suits = card_suitbit[c0] | card_suitbit[c1] | card_suitbit[c2] | card_suitbit[c3] | card_suitbit[c4]
+    suits = (
+        card_suitbit[c0] | card_suitbit[c1] | card_suitbit[c2] | card_suitbit[c3] | card_suitbit[c4]
+    )
     j = (r0 == JOKER) + (r1 == JOKER) + (r2 == JOKER) + (r3 == JOKER) + (r4 == JOKER)
     # sorting network for five values (jokers, rank 31, go last)
     if r0 > r1:
@@ -364,7 +378,9 @@ def subset_cells(cards, card_rank, card_suitbit, binom, offsets, cell_map):
                     for e in range(d + 1, n):
                         ce = cards[e]
                         masks[i] = md | (one << np.uint64(ce))
-                        out[i] = cell_map[cell_of(ca, cb, cc, cd, ce, card_rank, card_suitbit, binom, offsets)]
+                        out[i] = cell_map[
+                            cell_of(ca, cb, cc, cd, ce, card_rank, card_suitbit, binom, offsets)
+                        ]
                         i += 1
     return masks, out
 
@@ -383,8 +399,21 @@ def subset_histogram(cards, card_rank, card_suitbit, binom, offsets, cell_map, n
                 for d in range(c + 1, n - 1):
                     cd = cards[d]
                     for e in range(d + 1, n):
-                        hist[cell_map[cell_of(ca, cb, cc, cd, cards[e], card_rank, card_suitbit,
-                                              binom, offsets)]] += 1
+                        hist[
+                            cell_map[
+                                cell_of(
+                                    ca,
+                                    cb,
+                                    cc,
+                                    cd,
+                                    cards[e],
+                                    card_rank,
+                                    card_suitbit,
+                                    binom,
+                                    offsets,
+                                )
+                            ]
+                        ] += 1
     return hist
 
 
@@ -409,8 +438,21 @@ def draw_histograms(hand, unseen, card_rank, card_suitbit, binom, offsets, cell_
         d = 5 - k
         row = hist[s]
         if d == 0:
-            row[cell_class[cell_of(final[0], final[1], final[2], final[3], final[4],
-                                   card_rank, card_suitbit, binom, offsets)]] += 1
+            row[
+                cell_class[
+                    cell_of(
+                        final[0],
+                        final[1],
+                        final[2],
+                        final[3],
+                        final[4],
+                        card_rank,
+                        card_suitbit,
+                        binom,
+                        offsets,
+                    )
+                ]
+            ] += 1
             continue
         if d > n:
             continue
@@ -419,8 +461,21 @@ def draw_histograms(hand, unseen, card_rank, card_suitbit, binom, offsets, cell_
         while True:
             for i in range(d):
                 final[k + i] = unseen[idx[i]]
-            row[cell_class[cell_of(final[0], final[1], final[2], final[3], final[4],
-                                   card_rank, card_suitbit, binom, offsets)]] += 1
+            row[
+                cell_class[
+                    cell_of(
+                        final[0],
+                        final[1],
+                        final[2],
+                        final[3],
+                        final[4],
+                        card_rank,
+                        card_suitbit,
+                        binom,
+                        offsets,
+                    )
+                ]
+            ] += 1
             i = d - 1
             while i >= 0 and idx[i] == n - d + i:
                 i -= 1

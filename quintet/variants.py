@@ -33,7 +33,7 @@ joker plays) and ``percentile`` (a hand's strength among all hands of the deck).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache
 from itertools import product
 
 import numpy as np
@@ -121,7 +121,7 @@ def straight_top_table(rules: Rules) -> np.ndarray:
     return table
 
 
-@lru_cache(maxsize=None)
+@cache
 def tables(rules: Rules) -> VariantTables:
     """Build (once per rule set) the cell keys, the classes and their counts over the deck."""
     if rules.hand_size != 5:
@@ -136,23 +136,39 @@ def tables(rules: Rules) -> VariantTables:
     card_rank, card_suitbit = card_arrays(rules)
     identity = np.arange(cell_keys.shape[0], dtype=np.int64)
     all_cards = np.array(deck.cards(), dtype=np.int64)
-    cell_counts = k64.subset_histogram(all_cards, card_rank, card_suitbit, binom, offsets, identity,
-                                       cell_keys.shape[0])
+    cell_counts = k64.subset_histogram(
+        all_cards, card_rank, card_suitbit, binom, offsets, identity, cell_keys.shape[0]
+    )
     reachable = cell_counts > 0
     class_keys = np.unique(cell_keys[reachable])
     pos = np.searchsorted(class_keys, cell_keys)
     pos_clipped = np.minimum(pos, class_keys.shape[0] - 1)
     cell_class = np.where(class_keys[pos_clipped] == cell_keys, pos_clipped, -1).astype(np.int32)
-    class_counts = np.bincount(cell_class[reachable], weights=cell_counts[reachable],
-                               minlength=class_keys.shape[0]).round().astype(np.int64)
+    class_counts = (
+        np.bincount(
+            cell_class[reachable], weights=cell_counts[reachable], minlength=class_keys.shape[0]
+        )
+        .round()
+        .astype(np.int64)
+    )
     n_hands = int(cell_counts.sum())
     below = np.cumsum(class_counts) - class_counts
     percentiles = (below + 0.5 * class_counts) / n_hands
     order = rules.categories
     class_categories = np.array([int(order[int(k) >> 20]) for k in class_keys], dtype=np.uint8)
     return VariantTables(
-        rules, card_rank, card_suitbit, binom, offsets, cell_keys, cell_class,
-        class_keys.astype(np.uint32), class_categories, class_counts, n_hands, percentiles,
+        rules,
+        card_rank,
+        card_suitbit,
+        binom,
+        offsets,
+        cell_keys,
+        cell_class,
+        class_keys.astype(np.uint32),
+        class_categories,
+        class_counts,
+        n_hands,
+        percentiles,
     )
 
 
@@ -217,8 +233,13 @@ def describe_key(key: int, rules: Rules) -> str:
 
     if category == Category.FIVE_OF_A_KIND:
         return f"five of a kind, {many(0)}"
-    if category in (Category.STRAIGHT, Category.STRAIGHT_FLUSH, Category.STRAIGHT_COLOUR,
-                    Category.FLUSH, Category.COLOUR):
+    if category in (
+        Category.STRAIGHT,
+        Category.STRAIGHT_FLUSH,
+        Category.STRAIGHT_COLOUR,
+        Category.FLUSH,
+        Category.COLOUR,
+    ):
         return f"{category.label}, {one(0)} high"
     if category == Category.FOUR_OF_A_KIND:
         return f"four {many(0)}"
@@ -255,8 +276,16 @@ def _eval_cards(cards: list[tuple[int, int]], rules: Rules, t: VariantTables) ->
     flush = len(suits) == 1
     colour = suits <= {1, 2} or suits <= {0, 3}
     strengths = np.array(rules.category_strengths(), dtype=np.int64)
-    return int(k64.eval_multiset(ranks, flush, colour, strengths, straight_top_table(rules),
-                                 1 if rules.tiebreak == "group-only" else 0))
+    return int(
+        k64.eval_multiset(
+            ranks,
+            flush,
+            colour,
+            strengths,
+            straight_top_table(rules),
+            1 if rules.tiebreak == "group-only" else 0,
+        )
+    )
 
 
 def stand_ins(mask: int, rules: Rules) -> dict[int, int]:
@@ -289,21 +318,29 @@ def stand_ins(mask: int, rules: Rules) -> dict[int, int]:
     return {j: deck.card(r, s) for j, (r, s) in zip(jokers, best_dup, strict=True)}
 
 
-def rank_subsets(live: int, rules: Rules) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, int]:
+def rank_subsets(
+    live: int, rules: Rules
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, int]:
     """Every 5-subset of the validated card mask ``live``, in lexicographic card order.
 
     Returns (masks uint64, keys uint32, categories uint8, dense classes int32, n_classes).
     """
     t = tables(rules)
     cards = np.array(sorted(cards_of(live)), dtype=np.int64)
-    masks, global_classes = k64.subset_cells(cards, t.card_rank, t.card_suitbit, t.binom, t.offsets,
-                                             t.cell_class)
+    masks, global_classes = k64.subset_cells(
+        cards, t.card_rank, t.card_suitbit, t.binom, t.offsets, t.cell_class
+    )
     present = np.zeros(t.n_classes, dtype=np.int64)
     present[global_classes] = 1
     dense_of = np.cumsum(present) - 1
     classes = dense_of[global_classes].astype(np.int32)
-    return (masks, t.class_keys[global_classes], t.class_categories[global_classes], classes,
-            int(present.sum()))
+    return (
+        masks,
+        t.class_keys[global_classes],
+        t.class_categories[global_classes],
+        classes,
+        int(present.sum()),
+    )
 
 
 def hand_count_by_category(rules: Rules) -> dict[Category, int]:
@@ -318,5 +355,3 @@ def hand_count_by_category(rules: Rules) -> dict[Category, int]:
 def check_hand_size(mask: int) -> None:
     if popcount(mask) != 5:
         raise WrongCardCountError(f"a hand has 5 cards, got {popcount(mask)}")
-
-

@@ -3,13 +3,13 @@
 The problem (``problem.BestResponseProblem``): choose one packet per slot, the packets an
 exact cover of the live cards, maximizing ``Σ_s V[c(p_s), s]`` where ``c`` is the packet's
 rank class and every column ``V[:, s]`` is nondecreasing in the class.  Some slots may be
-fixed to given packets.
+fixed to given packets.  ``value(A)`` below is the *exact* sum of the float64 table entries.
 
 ``solve_cpsat`` works in the three steps of the OR-Tools samples:
 
 1. **build** (``build_model``) — a complete hint ``H`` (given, or ``greedy_hint``; improved
-   by local search), sound pruning of (packet, slot) pairs against ``T = value(H)``, slot
-   chains and card exchanges for symmetry breaking, then the model:
+   by local search, then put in canonical form), sound pruning of (packet, slot) pairs,
+   then the model:
 
    * a boolean ``x[p, s]`` for each surviving pair of a *free* slot ``s`` and a packet ``p``
      inside the free cards (live cards minus the fixed packets' cards).  Fixed slots get no
@@ -17,6 +17,7 @@ fixed to given packets.
      is a constant added back in real units;
    * ``AddExactlyOne`` over each free slot's variables (one packet per slot);
    * ``AddExactlyOne`` over each free card's variables (every card exactly once);
+   * exchange-optimality constraints ``Σ d_ab(c(p))·x[p, a] ≤ Σ d_ab(c(p))·x[p, b]``;
    * symmetry breaking: ``Σ c(p)·x[p, a] ≤ Σ c(p)·x[p, b]`` along slot chains, and
      ``AddAtMostOne`` card-exchange constraints;
    * the objective cut ``Σ coef·x ≥ L`` (the hint's scaled value, less rounding slack);
@@ -27,106 +28,113 @@ fixed to given packets.
    set explicitly; a watcher thread calls ``StopSearch`` when ``stop_event`` is set.
 
 3. **extract** — the packets of the best solution (or the hint, if CP-SAT found nothing
-   better), their exact float64 value ``problem.value_of``, the bound in real units.
+   better), their float64 value ``problem.value_of``, the bound in real units.
+
+What the model must contain
+---------------------------
+Let ``T = value(H)`` for the canonical hint and ``ε = IMPROVE_EPS = 1e-10``.  The model is
+only asked to hold *one* optimal arrangement, and only when the optimum ``OPT`` exceeds
+``T + ε`` (otherwise the hint is optimal within ε and the bound says so).  Call ``A⁺`` the
+canonical form of an optimal arrangement (below): it is optimal, exchange-stable,
+chain-ordered and card-canonical.  Every rule removes only pairs that no optimal,
+exchange-stable, chain-ordered arrangement worth ``≥ T + ε − PRUNE_TOL`` uses — so, when
+``OPT > T + ε``, every pair of ``A⁺`` survives and ``A⁺`` satisfies every constraint.
 
 Integer scaling, the bound and "optimal"
 ----------------------------------------
 ``K = 2**36``.  ``K·V`` is exact in float64 (a power-of-two scale, ``|K·V| < 2**53``), so
-``coef = round(K·V)`` carries a rounding error ``e = V − coef/K``, ``|e| ≤ 0.5/K``, that is
-itself computed exactly (Sterbenz).  For any arrangement ``A`` with integer objective
-``I(A)``: ``value(A) = fixed + I(A)/K + Σ_s e_s(A) ≤ fixed + I(A)/K + E⁺`` with
+``coef = round(K·V)`` carries a rounding error ``e = V − coef/K``, ``|e| ≤ 0.5/K``, itself
+computed exactly (Sterbenz).  For any arrangement ``A`` of the model with integer objective
+``I(A)``: ``value(A) = fixed + I(A)/K + Σ_s e_s(A) ≤ fixed + I(A)/K + E⁺``,
 ``E⁺ = Σ_s max_p e[p, s]`` over the model's pairs.
 
-* *Bound.*  CP-SAT's ``best_objective_bound`` ``B`` bounds ``I`` over the model, so every
-  arrangement of the model is worth at most ``fixed + B/K + E⁺``.  Arrangements outside the
-  model are worth less than the hint (pruning, cut) or have a twin inside it worth at least
-  as much up to ``δ`` (symmetry), see below; so the optimum is at most
-  ``fixed + B/K + E⁺ + δ + FLOAT_SLACK``.  The pruning bound ``bound0`` (below) is an
-  independent sound bound; the reported bound is ``max(value, min(bound0, that))`` — never
-  below the value returned.
+* *Bound.*  CP-SAT's ``best_objective_bound`` ``B`` (used only when the status is OPTIMAL
+  or FEASIBLE — with UNKNOWN CP-SAT reports 0) bounds ``I`` over the model.  If
+  ``OPT > T + ε`` then ``A⁺`` is in the model and ``OPT ≤ fixed + B/K + E⁺``; so
+  ``OPT ≤ max(T + ε, fixed + B/K + E⁺) (+ FLOAT_SLACK)``.  The pruning bound ``bound0``
+  (rule 6) is an independent sound bound; the reported bound is
+  ``max(value, min(bound0, cp_bound))`` — never below the value returned.
 * *Optimal.*  CP-SAT's OPTIMAL proves the *integer* optimum; arrangements whose real values
   differ by less than about ``n_slots/K`` (< 1e-10) may be ordered differently by the
-  integers.  So ``optimal=True`` is reported only when CP-SAT says OPTIMAL **and** the real
-  bound minus the value is ``≤ OPTIMAL_GAP = 1e-9``: nothing is better by more than 1e-9
-  (the values themselves are float64 sums, exact to ~1e-15).  With ``K = 2**36`` and five
-  slots the conversion gap is ``5/K + δ + FLOAT_SLACK ≈ 1e-10``, so an integer OPTIMAL
-  always passes.  Exception: with at most one free slot the arrangement is forced (CP-SAT
-  is not run) and is reported optimal with ``bound = value``.
+  integers, and the model only seeks improvements over ``T + ε``.  So ``optimal=True`` is
+  reported only when CP-SAT says OPTIMAL **and** bound − value ``≤ OPTIMAL_GAP = 1e-9``:
+  nothing is better by more than 1e-9 (the values themselves are float64 sums, exact to
+  ~1e-15).  With ``K = 2**36`` the conversion gap is ``ε + 5/K + FLOAT_SLACK ≈ 2e-10``, so an
+  integer OPTIMAL always passes.  With at most one free slot the arrangement is forced
+  (CP-SAT is not run) and is reported optimal with ``bound = value``.
 
-Pruning (``prune=True``) and why each rule is sound
----------------------------------------------------
-``T = value(H) ≤ OPT``.  Call a pair *needed* if it belongs to some arrangement worth
-``≥ T − PRUNE_TOL``; every rule removes only pairs that are not needed, so every
-arrangement worth ``≥ T − PRUNE_TOL`` (in particular every optimal one) keeps all its pairs.
-
-1. *Disjoint-maximum bound.*  If ``A`` holds ``p`` in free slot ``s``, every other free slot
-   ``s'`` holds a packet inside the free cards and disjoint from ``p``, worth at most
-   ``best(p, s') = max_{q ∩ p = ∅} V[c(q), s']``.  So
-   ``value(A) ≤ lhs(p, s) = fixed + V[c(p), s] + Σ_{s'≠s free} best(p, s')``, and a pair
-   with ``lhs < T − PRUNE_TOL`` is not needed.  ``best``: candidates sorted by class,
-   strongest first; the first one disjoint from ``p`` has the highest class among the
-   disjoint ones, hence — every column being nondecreasing — the highest value in *every*
-   slot at once (numba kernels ``first_disjoint``, ``level1_lhs``).
-2. *Iterated per slot.*  The same with ``q`` restricted to pairs ``(q, s')`` still alive: a
-   needed arrangement's slot-``s'`` packet is alive for ``s'`` (induction), so its value is
-   still ``≤ lhs``.  No alive partner in some slot: ``lhs = −∞``.
-3. *Pair level.*  For ``(p, s)`` and any other slot ``s2``:
-   ``value(A) ≤ fixed + V[c(p), s] + max_{q alive in s2, q ∩ p = ∅} (V[c(q), s2] +
-   Σ_{k ∉ {s, s2}} best(p ∪ q, k))`` (``q`` is A's slot-``s2`` packet; the rest as in rule
-   2 with ``p ∪ q`` excluded).  If for some ``s2`` that is ``< T − PRUNE_TOL`` the pair is
-   not needed (kernel ``pair_prune``; the scan over ``q`` stops once even
-   ``V[c(q), s2] + Σ_k best(p, k)`` falls short, valid because the list is sorted).
-4. *Chain windows* (after the symmetry chains below are chosen): the model then requires
-   ``c(p_a) ≤ c(p_b)`` whenever slot ``a`` precedes ``b`` on a chain (transitively), so in
-   rules 1–3 a slot before ``s`` on its chain only takes packets of class ``≤ c(p)``, a slot
-   after ``s`` only ``≥ c(p)`` (likewise for ``q``).  This removes pairs that no
-   *chain-ordered* needed arrangement uses; the symmetry argument below shows a
-   chain-ordered arrangement worth ``≥ OPT − δ ≥ T − PRUNE_TOL`` exists among the pairs
-   alive before this step, so it keeps all its pairs.
-5. The (sorted) hint's pairs are always kept (they are needed anyway; this guards rounding).
-6. ``bound0``: a needed arrangement's slot-``s`` pair is alive and bounds its value by its
-   ``lhs``, so ``OPT ≤ max(T, min_s max_{(p,s) alive} lhs(p, s))`` (``+ δ`` for the
-   chain-window round).
-
-The float error of an ``lhs`` (a sum of ≤ 6 values of magnitude ≤ 7) is ~1e-14, far inside
-``PRUNE_TOL = 1e-9``, so the comparisons lean the sound way.
+Exchange stability and exact ranks
+----------------------------------
+For free slots ``a < b`` let ``D_ab(r) = V[r, b] − V[r, a]``.  Exchanging the packets of
+slots ``a`` and ``b`` changes the value by ``D_ab(c(p_a)) − D_ab(c(p_b))``; so in an optimal
+arrangement ``D_ab(c(p_a)) ≤ D_ab(c(p_b))`` for every pair (*exchange-stable*; the lead's
+search uses the same rule).  ``d_ab`` is the dense rank of ``D_ab`` over the classes,
+computed **exactly**: ``D`` is kept as the unevaluated pair ``(hi, lo)`` of TwoSum
+(``hi = fl(x − y)``, ``lo`` the exact error); rounding is monotone and ``hi`` of equal
+values is equal, so ordering by ``(hi, lo)`` orders the exact differences.  The model
+states ``d_ab(c(p_a)) ≤ d_ab(c(p_b))`` (linear, coefficients the ranks), and pruning uses it
+as a filter (rule 4).
 
 Symmetry breaking (``symmetry=True``)
 -------------------------------------
-*Slot chains.*  For free slots ``a, b`` let ``D(r) = V[r, b] − V[r, a]`` over the classes
-``S`` of packets alive (after rules 1–3) in ``a`` or in ``b``.  If ``D`` is nondecreasing on
-``S`` up to ``SYM_TOL`` (``D(r1) ≥ D(r2) − SYM_TOL`` for all ``r1 > r2`` in ``S``), call
-``a → b`` an *edge*: exchanging ``p`` (in ``a``, class ``r1``) and ``q`` (in ``b``, class
-``r2 < r1``) changes the value by ``D(r1) − D(r2) ≥ −SYM_TOL``.  The engine picks
-vertex-disjoint chains ``s1 → s2 → … → sk`` of edges (most edges; exhaustive over ≤ 6 free
-slots) and adds ``c(p_{s_i}) ≤ c(p_{s_{i+1}})``.  Soundness: bubble-sort an optimal
-arrangement along each chain, exchanging adjacent chain slots when the earlier one holds
-the strictly stronger class.  By induction the arrangement before each exchange is worth
-``≥ OPT − k·(SYM_TOL + 1e-14) ≥ T − PRUNE_TOL``, so it is needed, all its pairs are alive,
-both classes are in ``S`` and the exchange loses at most ``SYM_TOL`` (+ the float error of
-``D``).  At most ``n_free·(n_free−1)/2`` exchanges happen, so a chain-ordered arrangement
-worth ``≥ OPT − δ``, ``δ = n_free²·(SYM_TOL + 1e-14)`` (≈ 3e-12), exists; ``δ`` is added to
-the bound and subtracted in the cut.  Against the uniform opponent every column is ``w_s``
-times one function, ``D = (w_b − w_a)·g`` is nondecreasing, and all slots form one chain.
+*Slot chains.*  Call ``a → b`` an edge when ``D_ab`` is (exactly) nondecreasing in the
+class over ``S``, the classes alive (after phase A) in ``a`` or ``b`` plus the hint's classes.
+The engine picks vertex-disjoint chains ``s1 → s2 → … → sk`` of edges (most edges;
+exhaustive over ≤ 6 free slots) and adds ``c(p_{s_i}) ≤ c(p_{s_{i+1}})``.  Soundness: in an
+optimal arrangement, exchange two adjacent chain slots whenever the earlier holds the
+strictly stronger class: the change ``D(c1) − D(c2)`` with ``c1 > c2`` is ``≥ 0`` by the edge
+(both classes are in ``S`` because the arrangement, being optimal and stable, kept its pairs
+through phase A), and ``≤ 0`` by optimality — so the result is again optimal (hence stable
+and alive).  Bubble sort terminates: chain-ordered and optimal.  Against the uniform
+opponent every column is ``w_s`` times one function, so all slots form one chain.
 
 *Card exchanges.*  For two free cards ``a < b`` of the same rank (``a`` of the lower suit),
 call a packet ``P ∋ a, ∌ b`` *exchangeable* if ``P − a + b`` has the same class (checked on
 the class table, so flushes and every rule option are respected), and symmetrically for
 ``Q ∋ b``.  If ``a`` sits in slot ``s`` and ``b`` in an earlier slot ``t``, both packets
-exchangeable, exchanging the two cards keeps every slot's class, hence the value, the chain
-order and the cut, and — the value being unchanged — all pairs stay alive.  The model
-forbids that configuration (``AddAtMostOne`` over ``a``'s exchangeable pairs in slot ``s``
-and ``b``'s in slots ``< s``).  Sound together for all card pairs: every such exchange
-raises ``Φ = Σ_cards suit·slot`` by ``(suit(b) − suit(a))(s − t) > 0``, so repeating them
-from a chain-ordered arrangement terminates in one that violates no constraint.
+exchangeable, exchanging the two cards keeps every slot's class, hence the value, stability,
+chain order and all pruning tests.  The model forbids that configuration (``AddAtMostOne``
+over ``a``'s exchangeable pairs in slot ``s`` and ``b``'s in slots ``< s``).  Sound for all
+card pairs at once: each such exchange raises ``Φ = Σ_cards suit·slot`` by
+``(suit(b) − suit(a))(s − t) > 0``, so repeating them terminates in an arrangement that
+violates none.  Skipped: suit permutations (a symmetry only when the exposed cards are
+suit-symmetric, rare).
 
-The hint is put in the same canonical form (chain sort, then card exchanges) before CP-SAT
-sees it, so it satisfies every constraint.  Skipped: suit permutations (a symmetry only
-when the exposed cards are suit-symmetric, rare).
+*Canonical hint.*  The hint is improved by strictly improving exchanges, chain-sorted and
+card-exchanged (``(value, −inversions)`` rises at each step, so this ends) so that it
+satisfies every constraint; its pairs are always kept.
 
-*Objective cut.*  ``I(A) ≥ L``, ``L = floor(K·(T − fixed − δ − E⁺ − FLOAT_SLACK)) − 1``:
-an arrangement with ``I(A) < L`` is worth less than ``T − δ``, so it is neither optimal nor
-needed by the symmetry argument; the hint satisfies it.
+Pruning (``prune=True``) and why each rule is sound
+---------------------------------------------------
+1. *Disjoint-maximum bound.*  If ``A`` holds ``p`` in free slot ``s``, every other free slot
+   ``s'`` holds a packet inside the free cards, disjoint from ``p``, worth at most
+   ``best(p, s') = max_{q ∩ p = ∅} V[c(q), s']``; so
+   ``value(A) ≤ lhs(p, s) = fixed + V[c(p), s] + Σ_{s'≠s free} best(p, s')``, and a pair with
+   ``lhs < T + ε − PRUNE_TOL`` serves no arrangement worth that much.  ``best``: candidates
+   sorted by class, strongest first; the first one disjoint from ``p`` has the highest class
+   among the disjoint ones, hence — every column being nondecreasing — the highest value in
+   *every* slot at once (numba kernels ``first_disjoint``, ``level1_lhs``).
+2. *Iterated per slot.*  The same with ``q`` restricted to pairs ``(q, s')`` still alive (by
+   induction ``A⁺``'s pairs are alive).  No alive partner in some slot: ``lhs = −∞``.
+3. *Pair level.*  For ``(p, s)`` and any other slot ``s2``: ``value(A) ≤ fixed + V[c(p), s] +
+   max_{q alive in s2, q ∩ p = ∅} (V[c(q), s2] + Σ_{k ∉ {s, s2}} best(p ∪ q, k))``; if that is
+   below the threshold for some ``s2`` the pair goes (kernel ``pair_prune``; the scan over
+   the sorted ``q`` stops once even ``V[c(q), s2] + Σ_k best(p, k)`` falls short).
+4. *Windows.*  ``A⁺`` is exchange-stable and chain-ordered, so in rules 1–3 the packet ``q``
+   of slot ``k`` must satisfy ``d(q) ≥ d(p)`` in the orientation of ``(s, k)`` (a filter) and,
+   on a chain, ``c(q) ≤ c(p)`` before ``s`` or ``c(q) ≥ c(p)`` after it (a window on the
+   sorted list); likewise relative to ``q`` in rule 3.  Maximizing over fewer packets is
+   still an upper bound for ``A⁺``.
+5. The canonical hint's pairs are always kept (so the hint is a solution of the model).
+6. ``bound0``: if ``OPT > T + ε``, ``A⁺``'s slot-``s`` pair is alive and bounds ``OPT`` by its
+   ``lhs``; so ``OPT ≤ max(T + ε, min_s max_{(p,s) alive} lhs(p, s))``.
+
+The float error of an ``lhs`` (a sum of ≤ 6 values of magnitude ≤ 7) is ~1e-14, far inside
+``PRUNE_TOL = 2e-11``, so the comparisons lean the sound way.  Pruning stops early (soundly:
+it only ever removes pairs) when the time limit is near.
+
+*Objective cut.*  ``I(A) ≥ L``, ``L = floor(K·(T − fixed − E⁺ − FLOAT_SLACK)) − 1``: an
+arrangement with ``I(A) < L`` is worth less than ``T``; the hint satisfies it.
 """
 
 from __future__ import annotations
@@ -147,24 +155,28 @@ __all__ = [
     "build_model",
     "greedy_hint",
     "improve_hint",
+    "exact_difference_rank",
     "first_disjoint",
     "level1_lhs",
     "pair_prune",
     "CpsatModel",
     "SCALE",
-    "PRUNE_TOL",
     "IMPROVE_EPS",
+    "PRUNE_TOL",
     "OPTIMAL_GAP",
 ]
 
 SCALE = float(2**36)  # K: values are scaled by a power of two, so K·V is exact
 IMPROVE_EPS = 1e-10  # the model need only hold arrangements beating the hint by more than this
-PRUNE_TOL = 2e-11  # float guard (≥ δ + lhs rounding): pairs worth ≥ T + IMPROVE_EPS − this stay
-SYM_TOL = 1e-13  # tolerance of the slot-exchange (Monge) test
+PRUNE_TOL = 2e-11  # float guard: pairs serving arrangements worth ≥ T + ε − this stay
 FLOAT_SLACK = 1e-11  # covers float error of the few sums that convert bounds to real units
 OPTIMAL_GAP = 1e-9  # optimal=True needs bound − value ≤ this (and CP-SAT OPTIMAL)
-MAX_ROUNDS = 20  # pruning rounds per phase (each only shrinks the pair set)
-_NO_CLASS_LIMIT = np.int64(1 << 40)
+MAX_ROUNDS = 30  # pruning rounds per phase (each only shrinks the pair set)
+PLAIN_FIRST_ROUND = 20000  # first pruning round without the key filter above this many pairs
+PAIR_CHUNK = 4096  # candidates per pair_prune call (the deadline is checked between calls)
+_NO_LIMIT = 1 << 40
+_B1 = 32  # block sizes of the key-filter skip structure (see _best_in)
+_B2 = 1024
 
 
 # --------------------------------------------------------------------------------------
@@ -175,7 +187,7 @@ _NO_CLASS_LIMIT = np.int64(1 << 40)
 def first_disjoint(sorted_masks, query_masks):
     """For each query mask, the position of the first mask in ``sorted_masks`` disjoint
     from it, or -1.  With ``sorted_masks`` ordered strongest class first this is a
-    strongest packet disjoint from the query (rule 1)."""
+    strongest packet disjoint from the query (rule 1, without windows)."""
     n = query_masks.shape[0]
     m_sorted = sorted_masks.shape[0]
     out = np.full(n, -1, dtype=np.int64)
@@ -189,45 +201,68 @@ def first_disjoint(sorted_masks, query_masks):
 
 
 @njit(cache=True, nogil=True)
-def _best_in(lists, lists_cls, lo, hi, masks, m, lb, ub):
-    """Strongest entry of ``lists[lo:hi]`` (sorted by class, strongest first; classes in
-    ``lists_cls``) with ``lb ≤ class ≤ ub`` and packet disjoint from ``m``; -1 if none."""
-    a, b = lo, hi  # first position with class ≤ ub (binary search; classes nonincreasing)
+def _best_in(lists, lists_cls, lo, hi, masks, m, lb, ub, fkey, bm1, bm2, j1, kmin1, j2, kmin2):
+    """Strongest entry q of ``lists[lo:hi]`` (sorted by class, strongest first; classes in
+    ``lists_cls``) with ``lb ≤ c(q) ≤ ub``, packet disjoint from ``m``, ``fkey[j1, i] ≥ kmin1``
+    and (if ``j2 ≥ 0``) ``fkey[j2, i] ≥ kmin2`` (``i`` its position); -1 if none.
+    ``bm1``/``bm2`` hold the maxima of ``fkey`` over aligned blocks of ``_B1``/``_B2``
+    positions, so blocks where no entry passes the key filters are skipped whole."""
+    a, b = lo, hi  # first position with class ≤ ub (classes nonincreasing)
     while a < b:
         mid = (a + b) // 2
         if lists_cls[mid] <= ub:
             b = mid
         else:
             a = mid + 1
-    for i in range(a, hi):
-        if lists_cls[i] < lb:
+    i = a
+    while i < hi:
+        if i % _B2 == 0 and i + _B2 <= hi:
+            blk = i // _B2
+            if bm2[j1, blk] < kmin1 or (j2 >= 0 and bm2[j2, blk] < kmin2):
+                if lists_cls[i + _B2 - 1] < lb:
+                    return -1
+                i += _B2
+                continue
+        if i % _B1 == 0 and i + _B1 <= hi:
+            blk = i // _B1
+            if bm1[j1, blk] < kmin1 or (j2 >= 0 and bm1[j2, blk] < kmin2):
+                if lists_cls[i + _B1 - 1] < lb:
+                    return -1
+                i += _B1
+                continue
+        c = lists_cls[i]
+        if c < lb:
             return -1
-        if (masks[lists[i]] & m) == 0:
+        if (masks[lists[i]] & m) == 0 and fkey[j1, i] >= kmin1 and (j2 < 0 or fkey[j2, i] >= kmin2):
             return lists[i]
+        i += 1
     return -1
 
 
 @njit(cache=True, nogil=True)
 def _window(rel, cls_p, j, k):
-    """Class window (lb, ub) in slot k implied by class cls_p in slot j (rule 4)."""
+    """Class window (lb, ub) in slot k implied by class cls_p in slot j (chains, rule 4)."""
     r = rel[j, k]
     if r > 0:
-        return cls_p, _NO_CLASS_LIMIT
+        return cls_p, np.int64(_NO_LIMIT)
     if r < 0:
         return np.int64(-1), cls_p
-    return np.int64(-1), _NO_CLASS_LIMIT
+    return np.int64(-1), np.int64(_NO_LIMIT)
 
 
 @njit(cache=True, nogil=True)
-def level1_lhs(masks, cls, values, alive, lists, lists_cls, off, rel, base):
+def level1_lhs(masks, cls, values, alive, lists, lists_cls, off, rel, keys, fkey, bm1, bm2, base):
     """Rules 1, 2 and 4: ``lhs[p, j] = base + values[p, j] + Σ_{k≠j} best`` for the alive
     pairs (−inf elsewhere).  ``lists[off[k]:off[k+1]]``: candidates alive in slot k,
     strongest class first; ``rel[j, k]`` = +1 / −1 / 0 when slot k must hold a class ≥ / ≤ /
-    anything relative to slot j."""
+    anything relative to slot j; ``keys[j, k, c(q)] ≥ keys[j, k, c(p)]`` for q in slot k
+    (``fkey[j, i]`` is ``keys[j, k, c]`` of list position i in slot k's segment; ``bm1``,
+    ``bm2`` its block maxima)."""
     n, nf = values.shape
     lhs = np.full((n, nf), -np.inf)
     for p in range(n):
         mp = masks[p]
+        cp = np.int64(cls[p])
         for j in range(nf):
             if not alive[p, j]:
                 continue
@@ -235,8 +270,9 @@ def level1_lhs(masks, cls, values, alive, lists, lists_cls, off, rel, base):
             for k in range(nf):
                 if k == j:
                     continue
-                lb, ub = _window(rel, np.int64(cls[p]), j, k)
-                q = _best_in(lists, lists_cls, off[k], off[k + 1], masks, mp, lb, ub)
+                lb, ub = _window(rel, cp, j, k)
+                q = _best_in(lists, lists_cls, off[k], off[k + 1], masks, mp, lb, ub,
+                             fkey, bm1, bm2, j, keys[j, k, cp], -1, 0)
                 if q < 0:
                     tot = -np.inf
                     break
@@ -246,13 +282,15 @@ def level1_lhs(masks, cls, values, alive, lists, lists_cls, off, rel, base):
 
 
 @njit(cache=True, nogil=True)
-def pair_prune(masks, cls, values, alive, lists, lists_cls, off, rel, need0):
-    """Rules 3 and 4: a copy of ``alive`` without the pairs (p, j) for which some other slot
-    j2 proves ``values[p, j] + max_q (values[q, j2] + Σ_k best(p ∪ q, k)) < need0``
-    (arguments as in ``level1_lhs``)."""
+def pair_prune(masks, cls, values, alive, lists, lists_cls, off, rel, keys, fkey, bm1, bm2, need0,
+               row_lo, row_hi):
+    """Rules 3 and 4 on candidate rows ``row_lo:row_hi``: a copy of ``alive`` without the
+    pairs (p, j) for which some other slot j2 proves
+    ``values[p, j] + max_q (values[q, j2] + Σ_k best(p ∪ q, k)) < need0`` (arguments as in
+    ``level1_lhs``)."""
     n, nf = values.shape
     out = alive.copy()
-    for p in range(n):
+    for p in range(row_lo, row_hi):
         mp = masks[p]
         cp = np.int64(cls[p])
         for j in range(nf):
@@ -263,12 +301,14 @@ def pair_prune(masks, cls, values, alive, lists, lists_cls, off, rel, need0):
                 if j2 == j:
                     continue
                 lb2, ub2 = _window(rel, cp, j, j2)
+                kmin2 = keys[j, j2, cp]
                 # optimistic value of the slots other than j and j2, from p alone
                 others = 0.0
                 for k in range(nf):
                     if k != j and k != j2:
                         lb, ub = _window(rel, cp, j, k)
-                        r = _best_in(lists, lists_cls, off[k], off[k + 1], masks, mp, lb, ub)
+                        r = _best_in(lists, lists_cls, off[k], off[k + 1], masks, mp, lb, ub,
+                                     fkey, bm1, bm2, j, keys[j, k, cp], -1, 0)
                         if r < 0:
                             others = -np.inf
                             break
@@ -283,15 +323,15 @@ def pair_prune(masks, cls, values, alive, lists, lists_cls, off, rel, need0):
                         else:
                             a = mid + 1
                     for i in range(a, off[j2 + 1]):
-                        if lists_cls[i] < lb2:
+                        cq = np.int64(lists_cls[i])
+                        if cq < lb2:
                             break
                         q = lists[i]
-                        if (masks[q] & mp) != 0:
+                        if (masks[q] & mp) != 0 or keys[j, j2, cq] < kmin2:
                             continue
                         if values[q, j2] + others < need:
                             break  # sorted: no later q reaches need either
                         mpq = mp | masks[q]
-                        cq = np.int64(cls[q])
                         val = values[q, j2]
                         for k in range(nf):
                             if k == j or k == j2:
@@ -299,7 +339,8 @@ def pair_prune(masks, cls, values, alive, lists, lists_cls, off, rel, need0):
                             lb, ub = _window(rel, cp, j, k)
                             lbq, ubq = _window(rel, cq, j2, k)
                             r = _best_in(lists, lists_cls, off[k], off[k + 1], masks, mpq,
-                                         max(lb, lbq), min(ub, ubq))
+                                         max(lb, lbq), min(ub, ubq),
+                                         fkey, bm1, bm2, j, keys[j, k, cp], j2, keys[j2, k, cq])
                             if r < 0:
                                 val = -np.inf
                                 break
@@ -311,6 +352,31 @@ def pair_prune(masks, cls, values, alive, lists, lists_cls, off, rel, need0):
                     out[p, j] = False
                     break
     return out
+
+
+# --------------------------------------------------------------------------------------
+# exact ranks of differences
+
+
+def exact_difference_rank(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """Dense rank (int64, 0 = smallest) of the *exact* differences ``x − y`` of float64
+    arrays: equal exact differences get equal ranks, and ``rank[i] < rank[j]`` exactly when
+    ``x[i] − y[i] < x[j] − y[j]`` in real arithmetic (TwoSum; see the module doc)."""
+    x = np.asarray(x, dtype=np.float64)
+    ny = -np.asarray(y, dtype=np.float64)
+    hi = x + ny
+    bb = hi - x
+    lo = (x - (hi - bb)) + (ny - bb)
+    hi = hi + 0.0  # −0.0 → 0.0
+    order = np.lexsort((lo, hi))
+    hs, ls = hi[order], lo[order]
+    new = np.empty(order.size, dtype=bool)
+    if order.size:
+        new[0] = True
+        new[1:] = (hs[1:] != hs[:-1]) | (ls[1:] != ls[:-1])
+    rank = np.empty(order.size, dtype=np.int64)
+    rank[order] = np.cumsum(new) - 1
+    return rank
 
 
 # --------------------------------------------------------------------------------------
@@ -402,7 +468,7 @@ def improve_hint(problem: BestResponseProblem, packets: tuple[int, ...], *,
         for i, a in enumerate(free):
             for b in free[i + 1:]:
                 union = int(tables.masks[cur[a]]) | int(tables.masks[cur[b]])
-                bits = np.array([1 << k for k in range(32) if union >> k & 1], dtype=np.int64)
+                bits = np.array([1 << k for k in range(64) if union >> k & 1], dtype=np.int64)
                 sub = np.bitwise_or.reduce(bits[_COMBOS_10_5], axis=1)
                 idx_a = lookup(sub)
                 idx_b = lookup(union & ~sub)
@@ -451,15 +517,29 @@ def greedy_hint(problem: BestResponseProblem, *, improve: bool = True) -> tuple[
 
 
 # --------------------------------------------------------------------------------------
-# symmetry
+# exchange ranks, chains, canonical forms
 
 
-def _edge_ok(V: np.ndarray, S: np.ndarray, a: int, b: int) -> bool:
-    """D = V[:, b] − V[:, a] nondecreasing on the sorted classes S, up to SYM_TOL."""
-    if S.size <= 1:
-        return True
-    D = V[S, b] - V[S, a]
-    return bool(np.all(D >= np.maximum.accumulate(D) - SYM_TOL))
+def _exchange_keys(V: np.ndarray, free: list[int]) -> tuple[np.ndarray, np.ndarray]:
+    """``rank[a, b]`` (a < b, free positions): exact dense rank of ``V[:, free[b]] −
+    V[:, free[a]]`` per class; ``keys[j, k]`` the filter of rule 4: ``rank[j, k]`` if
+    ``j < k``, ``−rank[k, j]`` if ``j > k`` (so ``keys[j, k, c(q)] ≥ keys[j, k, c(p)]`` for p
+    in slot j, q in slot k of an exchange-stable arrangement)."""
+    nf, R = len(free), V.shape[0]
+    rank = np.zeros((nf, nf, R), dtype=np.int64)
+    keys = np.zeros((nf, nf, R), dtype=np.int64)
+    for a in range(nf):
+        for b in range(a + 1, nf):
+            rank[a, b] = exact_difference_rank(V[:, free[b]], V[:, free[a]])
+            keys[a, b] = rank[a, b]
+            keys[b, a] = -rank[a, b]
+    return rank, keys
+
+
+def _edge(rank: np.ndarray, S: np.ndarray, a: int, b: int) -> bool:
+    """D = V[:, b] − V[:, a] exactly nondecreasing in the class over the sorted classes S."""
+    r = rank[a, b, S] if a < b else -rank[b, a, S]
+    return bool(np.all(r[1:] >= r[:-1]))
 
 
 def _best_chains(n: int, edge: np.ndarray) -> list[list[int]]:
@@ -470,8 +550,7 @@ def _best_chains(n: int, edge: np.ndarray) -> list[list[int]]:
     best: list[list[int]] = []
     best_edges = 0
     for perm in perms:
-        # cut the permutation where an edge is missing: maximal runs
-        chains, run, n_edges = [], [perm[0]], 0
+        chains, run, n_edges = [], [perm[0]], 0  # cut the permutation at missing edges
         for v in perm[1:]:
             if edge[run[-1], v]:
                 run.append(v)
@@ -501,26 +580,35 @@ def _relations(nf: int, chains: list[list[int]]) -> np.ndarray:
     return rel
 
 
-def _sort_along_chains(packets: list[int], chains_slots: list[list[int]], classes: np.ndarray) -> list[int]:
-    """Bubble sort of the packets along each chain (slots) by class, ascending, exchanging
-    only strictly out-of-order neighbours (the exchanges of the soundness argument)."""
+def _canonical_classes(packets: list[int], free: list[int], rank: np.ndarray | None,
+                       chains: list[list[int]], classes: np.ndarray) -> list[int]:
+    """Strictly improving exchanges (exact ranks) and chain sorting until neither applies.
+    ``chains`` are lists of free positions.  (value, −inversions) rises at every step."""
     out = list(packets)
-    for chain in chains_slots:
-        changed = True
-        while changed:
-            changed = False
-            for a, b in itertools.pairwise(chain):
-                if classes[out[a]] > classes[out[b]]:
-                    out[a], out[b] = out[b], out[a]
+    nf = len(free)
+    changed = True
+    while changed:
+        changed = False
+        if rank is not None:
+            for a in range(nf):
+                for b in range(a + 1, nf):
+                    pa, pb = out[free[a]], out[free[b]]
+                    if rank[a, b, classes[pa]] > rank[a, b, classes[pb]]:
+                        out[free[a]], out[free[b]] = pb, pa
+                        changed = True
+        for chain in chains:
+            for ja, jb in itertools.pairwise(chain):
+                pa, pb = out[free[ja]], out[free[jb]]
+                if classes[pa] > classes[pb]:
+                    out[free[ja]], out[free[jb]] = pb, pa
                     changed = True
     return out
 
 
-def _canonical_card_order(packets: tuple[int, ...], free: list[int], swaps: list[tuple[int, int]],
-                          lookup: _Lookup, classes: np.ndarray, masks: np.ndarray) -> tuple[int, ...]:
+def _canonical_cards(packets: list[int], free: list[int], swaps: list[tuple[int, int]],
+                     lookup: _Lookup, classes: np.ndarray, masks: np.ndarray) -> list[int]:
     """Exchange same-rank cards a < b between two free slots while a sits in the later slot
-    and both packets keep their classes; each exchange raises Φ = Σ_card suit·slot, so this
-    terminates (see the module doc)."""
+    and both packets keep their classes; each exchange raises Φ = Σ_card suit·slot."""
     out = list(packets)
     changed = True
     while changed:
@@ -541,42 +629,75 @@ def _canonical_card_order(packets: tuple[int, ...], free: list[int], swaps: list
             if classes[pa] == classes[out[sa]] and classes[pb] == classes[out[sb]]:
                 out[sa], out[sb] = pa, pb
                 changed = True
-    return tuple(out)
+    return out
 
 
 # --------------------------------------------------------------------------------------
 # pruning
 
 
+def _key_blocks(keys: np.ndarray, flat_cls: np.ndarray, off: np.ndarray
+                ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``fkey[j, i] = keys[j, k, flat_cls[i]]`` for position i of slot k's segment, and its
+    maxima over aligned blocks of ``_B1`` and ``_B2`` positions (for ``_best_in``)."""
+    nf = keys.shape[0]
+    total = flat_cls.size
+    fkey = np.empty((nf, total), dtype=np.int64)
+    for k in range(nf):
+        seg = slice(off[k], off[k + 1])
+        fkey[:, seg] = keys[:, k, flat_cls[seg]]
+    low = np.iinfo(np.int64).min
+
+    def blocks(size: int) -> np.ndarray:
+        n_blk = -(-total // size) if total else 0
+        padded = np.full((nf, n_blk * size), low, dtype=np.int64)
+        padded[:, :total] = fkey
+        return padded.reshape(nf, n_blk, size).max(axis=2) if n_blk else padded[:, :0]
+
+    return fkey, blocks(_B1), blocks(_B2)
+
+
 def _prune(cmasks: np.ndarray, ccls: np.ndarray, Vc: np.ndarray, alive: np.ndarray,
-           hint_pos: np.ndarray, T: float, fixed_value: float, rel: np.ndarray,
-           pair_level: bool) -> tuple[np.ndarray, float, int]:
-    """Rules 1–4 to a fixed point from ``alive``.  Returns (alive, bound, rounds), ``bound``
-    the rule-6 bound of the last round (valid for the arrangements this phase keeps)."""
+           hint_pos: np.ndarray, T: float, fixed_value: float, rel: np.ndarray, keys: np.ndarray,
+           pair_level: bool, deadline: float) -> tuple[np.ndarray, float, int]:
+    """Rules 1–4 to a fixed point from ``alive`` (or until ``deadline``).  Returns
+    (alive, bound, rounds), ``bound`` the rule-6 bound of the last round."""
     n_cand, nf = Vc.shape
     desc = np.argsort(-ccls, kind="stable")
     cols = np.arange(nf)
     cls64 = ccls.astype(np.int64)
     alive = alive.copy()
-    thresh = T + IMPROVE_EPS - PRUNE_TOL  # pairs of arrangements worth ≥ thresh are kept
+    thresh = T + IMPROVE_EPS - PRUNE_TOL
+    zero_keys = np.zeros_like(keys)
     bound = np.inf
     rounds = 0
-    while rounds < MAX_ROUNDS:
+    while rounds < MAX_ROUNDS and time.perf_counter() < deadline:
         rounds += 1
         lists = [desc[alive[desc, j]] for j in range(nf)]
         flat = np.concatenate(lists).astype(np.int64)
         flat_cls = cls64[flat]
         off = np.zeros(nf + 1, dtype=np.int64)
         off[1:] = np.cumsum([lst.size for lst in lists])
-        lhs = level1_lhs(cmasks, cls64, Vc, alive, flat, flat_cls, off, rel, fixed_value)
+        # the key filter makes scans long; on the full first round the plain rule 1 (keys 0)
+        # is much cheaper and already removes nearly everything
+        k_round = zero_keys if rounds == 1 and alive.sum() > PLAIN_FIRST_ROUND else keys
+        fkey, bm1, bm2 = _key_blocks(k_round, flat_cls, off)
+        lhs = level1_lhs(cmasks, cls64, Vc, alive, flat, flat_cls, off, rel, k_round, fkey, bm1, bm2,
+                         fixed_value)
         new_alive = alive & (lhs >= thresh)
         new_alive[hint_pos, cols] = True
         bound = max(T + IMPROVE_EPS, min(lhs[new_alive[:, j], j].max() for j in range(nf)))
         if np.array_equal(new_alive, alive):
             if not pair_level or nf < 3:
                 break
-            new_alive = pair_prune(cmasks, cls64, Vc, alive, flat, flat_cls, off, rel,
-                                   thresh - fixed_value)
+            rows = np.flatnonzero(alive.any(axis=1))
+            new_alive = alive
+            for lo in range(0, rows.size, PAIR_CHUNK):
+                if time.perf_counter() >= deadline:
+                    break
+                hi = min(lo + PAIR_CHUNK, rows.size)
+                new_alive = pair_prune(cmasks, cls64, Vc, new_alive, flat, flat_cls, off, rel, keys,
+                                       fkey, bm1, bm2, thresh - fixed_value, rows[lo], rows[hi - 1] + 1)
             new_alive[hint_pos, cols] = True
             if np.array_equal(new_alive, alive):
                 break
@@ -599,34 +720,35 @@ class CpsatModel:
     coef: np.ndarray  # int64 objective coefficient of each variable
     x: list[cp_model.IntVar]
     hint: tuple[int, ...]  # the canonical hint given to CP-SAT
-    best_hint: tuple[int, ...]  # the hint before canonical ordering (value ≥ T)
     hint_value: float  # T
+    prune_T: float  # max T of the pruning phases: OPT ≤ max(prune_T + ε, model bound)
     fixed_value: float
     err_max: float  # E⁺
-    delta: float  # δ of the symmetry argument (0 without chains)
     bound0: float  # pruning bound (real units)
     chains: list[list[int]]  # slot chains with c(p_a) ≤ c(p_b) along each
     stats: dict[str, object] = field(default_factory=dict)
 
 
 def build_model(problem: BestResponseProblem, hint: tuple[int, ...] | None = None, *,
-                prune: bool = True, pair_level: bool = True, symmetry: bool = True,
-                card_symmetry: bool = True, objective_cut: bool = True,
-                improve: bool = True) -> CpsatModel:
+                prune: bool = True, pair_level: bool = True, exchange: bool = True,
+                symmetry: bool = True, card_symmetry: bool = True, objective_cut: bool = True,
+                improve: bool = True, deadline: float = np.inf) -> CpsatModel:
     """Build the CP-SAT model (step 1 of ``solve_cpsat``; the module doc has every rule).
 
-    Needs at least two free slots.  ``prune`` switches rules 1–4 off (all pairs of the free
-    slots become variables), ``pair_level`` only rule 3; ``symmetry`` the slot chains and
-    the card exchanges, ``card_symmetry`` only the latter; ``improve`` the local search on
-    the hint.
+    Needs at least two free slots.  Switches: ``prune`` (rules 1–4; off: every pair of a
+    free slot becomes a variable), ``pair_level`` (rule 3), ``exchange`` (exchange-stability
+    constraints and filters), ``symmetry`` (slot chains and card exchanges),
+    ``card_symmetry`` (card exchanges only), ``objective_cut``, ``improve`` (local search on
+    the hint).  ``deadline`` (``time.perf_counter()`` value) stops pruning early.
     """
     tables, V = problem.tables, problem.values
     classes = tables.classes
+    masks = tables.masks
     free = _free_slots(problem)
     nf = len(free)
     if nf < 2:
         raise ValueError("build_model needs at least two free slots")
-    lookup = _Lookup(tables.masks)
+    lookup = _Lookup(masks)
 
     if hint is None:
         hint = greedy_hint(problem, improve=improve)
@@ -635,12 +757,21 @@ def build_model(problem: BestResponseProblem, hint: tuple[int, ...] | None = Non
         _check_arrangement(problem, hint, "hint")
         if improve:
             hint = improve_hint(problem, hint, lookup=lookup)
-    best_hint = hint
+    hint_in = problem.value_of(hint)
+
+    rank = keys = None
+    if exchange:
+        rank, keys = _exchange_keys(V, free)
+        hint = tuple(_canonical_classes(list(hint), free, rank, [], classes))
     T = problem.value_of(hint)
+    prune_T = T  # the largest T any pruning phase used (the bound needs it)
+    if T < hint_in - 1e-12:  # strictly improving exchanges only: fail loudly
+        raise AssertionError("exchange canonicalization lost value on the hint")
+    no_keys = np.zeros((nf, nf, V.shape[0]), dtype=np.int64)
+    keys_k = keys if keys is not None else no_keys
 
     fixed_value = float(sum(V[classes[p], s] for s, p in enumerate(problem.fixed) if p >= 0))
     free_mask = _free_mask(problem)
-    masks = tables.masks
     cand = np.flatnonzero((masks.astype(np.int64) & ~np.int64(free_mask)) == 0)
     cmasks = masks[cand]
     ccls = classes[cand]
@@ -653,45 +784,45 @@ def build_model(problem: BestResponseProblem, hint: tuple[int, ...] | None = Non
 
     hint_pos = positions(hint)
 
-    # ---- pruning, phase A (rules 1-2; with symmetry rule 3 waits for phase B)
+    # ---- pruning, phase A (rules 1, 2, 4 without chains; rule 3 too when no phase B)
     alive = np.ones((n_cand, nf), dtype=bool)
     rounds = 0
     bound0 = fixed_value + float(Vc.max(axis=0).sum())  # trivial bound
     no_rel = np.zeros((nf, nf), dtype=np.int64)
     if prune:
-        alive, b, rounds = _prune(cmasks, ccls, Vc, alive, hint_pos, T, fixed_value, no_rel,
-                                  pair_level and not symmetry)
+        alive, b, rounds = _prune(cmasks, ccls, Vc, alive, hint_pos, T, fixed_value, no_rel, keys_k,
+                                  pair_level and not symmetry, deadline)
         bound0 = min(bound0, b)
 
     # ---- slot chains on the phase-A alive pairs (and the hint's classes); canonical hint
     chains: list[list[int]] = []
-    delta = 0.0
     if symmetry:
+        if rank is None:
+            rank, _ = _exchange_keys(V, free)
         hint_cls = ccls[hint_pos]
         cls_sets = [np.union1d(ccls[alive[:, j]], hint_cls) for j in range(nf)]
         edge = np.zeros((nf, nf), dtype=bool)
         for a in range(nf):
             for b_ in range(nf):
                 if a != b_:
-                    S = np.union1d(cls_sets[a], cls_sets[b_])
-                    edge[a, b_] = _edge_ok(V, S, free[a], free[b_])
+                    edge[a, b_] = _edge(rank, np.union1d(cls_sets[a], cls_sets[b_]), a, b_)
         chains = _best_chains(nf, edge)
         if chains:
-            delta = nf * nf * (SYM_TOL + 1e-14)
-            hint = tuple(int(p) for p in _sort_along_chains(
-                list(hint), [[free[j] for j in c] for c in chains], classes))
-            T_sorted = problem.value_of(hint)
-            if T_sorted < T - delta:  # impossible if the argument holds: fail loudly
-                raise AssertionError("slot-order symmetry lost value on the hint")
-            T = min(T, T_sorted)
+            hint = tuple(_canonical_classes(list(hint), free, rank if exchange else None, chains, classes))
+            T_new = problem.value_of(hint)
+            if T_new < T - 1e-12:  # exact Monge: sorting never loses value
+                raise AssertionError("chain sorting lost value on the hint")
+            T = T_new
             hint_pos = positions(hint)
             alive[hint_pos, cols] = True
 
-    # ---- pruning, phase B (rules 1-4 with the chain windows; rule 3 runs only here)
+    # ---- pruning, phase B (rules 1-4 with the chain windows; rule 3 runs here)
     if prune and symmetry:
         rel = _relations(nf, chains)
-        alive, b, r2 = _prune(cmasks, ccls, Vc, alive, hint_pos, T, fixed_value, rel, pair_level)
-        bound0 = min(bound0, b + delta)
+        prune_T = max(prune_T, T)
+        alive, b, r2 = _prune(cmasks, ccls, Vc, alive, hint_pos, T, fixed_value, rel, keys_k,
+                              pair_level, deadline)
+        bound0 = min(bound0, b)
         rounds += r2
 
     # ---- card exchanges: canonical hint first (the exchanges do not depend on the pairs)
@@ -702,9 +833,10 @@ def build_model(problem: BestResponseProblem, hint: tuple[int, ...] | None = Non
         swaps = [(a, b_) for a, b_ in itertools.combinations(free_cards, 2)
                  if deck.rank_of(a) == deck.rank_of(b_)]
         if swaps:
-            hint = _canonical_card_order(hint, free, swaps, lookup, classes, masks)
-            if problem.value_of(hint) < T - 1e-12:
-                raise AssertionError("card exchange changed the hint's value")
+            before = [int(classes[p]) for p in hint]
+            hint = tuple(_canonical_cards(list(hint), free, swaps, lookup, classes, masks))
+            if [int(classes[p]) for p in hint] != before:  # class-preserving by construction
+                raise AssertionError("card exchange changed a class of the hint")
             hint_pos = positions(hint)
             alive[hint_pos, cols] = True
     pc, pj = np.nonzero(alive)  # candidate position, free-slot position (slot order)
@@ -730,20 +862,30 @@ def build_model(problem: BestResponseProblem, hint: tuple[int, ...] | None = Non
 
     model = cp_model.CpModel()
     x = [model.new_bool_var(f"x_{p}_{s}") for p, s in zip(pair_packet.tolist(), pair_slot.tolist(), strict=True)]
+    slot_terms = [np.flatnonzero(pj == j) for j in range(nf)]
     for j in range(nf):  # one packet per free slot
-        model.add_exactly_one([x[k] for k in np.flatnonzero(pj == j).tolist()])
+        model.add_exactly_one([x[k] for k in slot_terms[j].tolist()])
     pmask = cmasks[pc].astype(np.int64)
     for bit in range(64):  # every free card exactly once
         if free_mask >> bit & 1:
             model.add_exactly_one([x[k] for k in np.flatnonzero(pmask >> bit & 1).tolist()])
+
+    def slot_expr(j: int, weights: np.ndarray) -> cp_model.LinearExpr:
+        ks = slot_terms[j]
+        return cp_model.LinearExpr.weighted_sum([x[k] for k in ks.tolist()], weights[ks].tolist())
+
+    n_exchange = 0
+    if rank is not None and exchange:  # exchange stability: d_ab(p_a) ≤ d_ab(p_b)
+        for a in range(nf):
+            for b_ in range(a + 1, nf):
+                d = rank[a, b_, ccls[pc]]
+                model.add(slot_expr(a, d) <= slot_expr(b_, d))
+                n_exchange += 1
     n_chain = 0
+    pcls_all = ccls[pc].astype(np.int64)
     for chain in chains:  # slot chains: c(p_a) ≤ c(p_b)
         for ja, jb in itertools.pairwise(chain):
-            ka, kb = np.flatnonzero(pj == ja), np.flatnonzero(pj == jb)
-            model.add(
-                cp_model.LinearExpr.weighted_sum([x[k] for k in ka.tolist()], ccls[pc[ka]].tolist())
-                <= cp_model.LinearExpr.weighted_sum([x[k] for k in kb.tolist()], ccls[pc[kb]].tolist())
-            )
+            model.add(slot_expr(ja, pcls_all) <= slot_expr(jb, pcls_all))
             n_chain += 1
     n_card = 0
     for ka, kb in card_rules:  # card a never in a later slot than b when both can exchange
@@ -753,10 +895,8 @@ def build_model(problem: BestResponseProblem, hint: tuple[int, ...] | None = Non
                 model.add_at_most_one(terms)
                 n_card += 1
     objective = cp_model.LinearExpr.weighted_sum(x, coef.tolist())
-    cut = None
     if objective_cut:
-        cut = int(np.floor(SCALE * (T - fixed_value - delta - err_max - FLOAT_SLACK))) - 1
-        model.add(objective >= cut)
+        model.add(objective >= int(np.floor(SCALE * (T - fixed_value - err_max - FLOAT_SLACK))) - 1)
     model.maximize(objective)
     hint_set = {(int(hint[s]), s) for s in free}
     for k, (p, s) in enumerate(zip(pair_packet.tolist(), pair_slot.tolist(), strict=True)):
@@ -767,14 +907,15 @@ def build_model(problem: BestResponseProblem, hint: tuple[int, ...] | None = Non
         "candidate_pairs": int(n_cand * nf),
         "pruned_pairs": int(n_cand * nf - pc.size),
         "pruning_rounds": rounds,
+        "exchange_constraints": n_exchange,
         "chain_constraints": n_chain,
         "card_constraints": n_card,
-        "hint_value": float(problem.value_of(best_hint)),
+        "hint_value": float(T),
     }
     return CpsatModel(
         model=model, free_slots=free, pair_packet=pair_packet, pair_slot=pair_slot, coef=coef, x=x,
-        hint=hint, best_hint=best_hint, hint_value=T, fixed_value=fixed_value, err_max=err_max,
-        delta=delta, bound0=float(bound0), chains=[[free[j] for j in c] for c in chains], stats=stats,
+        hint=hint, hint_value=T, prune_T=prune_T, fixed_value=fixed_value, err_max=err_max, bound0=float(bound0),
+        chains=[[free[j] for j in c] for c in chains], stats=stats,
     )
 
 
@@ -785,24 +926,27 @@ def build_model(problem: BestResponseProblem, hint: tuple[int, ...] | None = Non
 def solve_cpsat(problem: BestResponseProblem, *, time_limit: float | None = 10.0, workers: int = 1,
                 hint: tuple[int, ...] | None = None, seed: int = 0,
                 stop_event: threading.Event | None = None, prune: bool = True,
-                pair_level: bool = True, symmetry: bool = True, card_symmetry: bool = True,
-                objective_cut: bool = True, linearization_level: int | None = None) -> EngineResult:
+                pair_level: bool = True, exchange: bool = True, symmetry: bool = True,
+                card_symmetry: bool = True, objective_cut: bool = True,
+                linearization_level: int | None = None) -> EngineResult:
     """Best response by CP-SAT (the module doc has the model and every soundness argument).
 
-    * ``time_limit`` — seconds for the whole call (model building included; CP-SAT gets
-      what is left, at least 1 ms); ``None`` for no limit.
+    * ``time_limit`` — seconds for the whole call (model building included: pruning stops
+      early when half of it is spent; CP-SAT gets what is left, at least 1 ms); ``None`` for
+      no limit.
     * ``workers`` — CP-SAT ``num_workers``; ``seed`` — ``random_seed``.
     * ``hint`` — a legal arrangement (packet indices in slot order) or ``None`` for
       ``greedy_hint``; either way improved by local search first.
     * ``stop_event`` — when set (e.g. by Ctrl-C handling) the search stops and the best
       arrangement found so far is returned with its sound bound.
-    * ``prune``, ``pair_level``, ``symmetry``, ``card_symmetry``, ``objective_cut`` —
-      switch the model's strengthenings off (tests compare against the plain model).
+    * ``prune``, ``pair_level``, ``exchange``, ``symmetry``, ``card_symmetry``,
+      ``objective_cut`` — switch the model's strengthenings off (``build_model``); tests
+      compare the default model against the plain one.
     * ``linearization_level`` — CP-SAT's parameter; its default when ``None``.
 
     Returns ``EngineResult(packets, value=problem.value_of(packets), bound ≥ value (a proven
     upper bound on the optimum), optimal, seconds, "cpsat", stats)``; ``stats`` has
-    ``variables``, ``pruned_pairs``, ``status`` (CP-SAT's status name, ``NOT_RUN`` when
+    ``variables``, ``pruned_pairs``, ``status`` (CP-SAT's status name; ``NOT_RUN`` when
     stopped before solving, ``TRIVIAL`` when at most one slot is free) and more.
     """
     t0 = time.perf_counter()
@@ -820,8 +964,10 @@ def solve_cpsat(problem: BestResponseProblem, *, time_limit: float | None = 10.0
                             {"variables": 0, "pruned_pairs": 0, "status": "TRIVIAL"})
 
     # 1. build
-    built = build_model(problem, hint, prune=prune, pair_level=pair_level, symmetry=symmetry,
-                        card_symmetry=card_symmetry, objective_cut=objective_cut)
+    deadline = np.inf if time_limit is None else t0 + 0.5 * float(time_limit)
+    built = build_model(problem, hint, prune=prune, pair_level=pair_level, exchange=exchange,
+                        symmetry=symmetry, card_symmetry=card_symmetry,
+                        objective_cut=objective_cut, deadline=deadline)
 
     # 2. solve
     solver = cp_model.CpSolver()
@@ -862,7 +1008,7 @@ def solve_cpsat(problem: BestResponseProblem, *, time_limit: float | None = 10.0
             raise RuntimeError(f"CP-SAT returned {status_name} on a model its hint satisfies")
 
     # 3. extract
-    candidates = [built.best_hint, built.hint]
+    candidates = [built.hint] + ([hint] if hint is not None else [])
     cp_bound = np.inf
     if status in (cp_model.OPTIMAL, cp_model.FEASIBLE):
         chosen = [int(p) for p in problem.fixed]
@@ -871,10 +1017,11 @@ def solve_cpsat(problem: BestResponseProblem, *, time_limit: float | None = 10.0
         packets_cp = tuple(chosen)
         _check_arrangement(problem, packets_cp, "CP-SAT solution")
         candidates.append(packets_cp)
-    if status_name != "NOT_RUN":
+        # OPT ≤ max(T + ε, fixed + B/K + E⁺)  (module doc); B is meaningless when UNKNOWN
         b = float(solver.best_objective_bound)
         if np.isfinite(b):
-            cp_bound = built.fixed_value + b / SCALE + built.err_max + built.delta + FLOAT_SLACK
+            cp_bound = max(built.prune_T + IMPROVE_EPS,
+                           built.fixed_value + b / SCALE + built.err_max) + FLOAT_SLACK
     packets = max(candidates, key=problem.value_of)
     value = problem.value_of(packets)
     bound = max(value, min(built.bound0 + FLOAT_SLACK, cp_bound))

@@ -38,6 +38,20 @@ sought, so the search proves that nothing beats the incumbent by more than ``EPS
    arrangement has no improving exchange between any two free slots, and candidates that
    create one with a packet already placed on the path are skipped (ties are kept).  This
    removes most slot permutations of the same partition.  Fixed slots take no part.
+5. *Packing bounds.*  The m free slots hold m disjoint packets inside ``U``.  If no i+1
+   pairwise disjoint packets of class ≥ θ exist, the (i+1)-th strongest packet of any
+   completion is below θ; ``_class_bounds`` finds such θ's, giving ``H_1 ≥ … ≥ H_m`` with the
+   i-th strongest packet ≤ ``H_i``.  By monotonicity a completion is worth at most the best
+   assignment of ``H_1..H_m`` to the free slots (a 2^m dynamic program), and the other slots
+   of a slot ``t`` at most the best assignment of ``H_1..H_{m−1}`` to them: these replace
+   ``ΣM`` and ``ΣM − M_t`` in rules 1–3.  A child's packets are disjoint packets of its
+   parent, so the parent's ``H`` also bound the child (used to pre-filter its list).
+6. *Card prices (Lagrangian relaxation).*  For any prices ``λ`` on cards, a completion —
+   one packet per free slot covering ``U`` exactly — is worth
+   ``Σ_t (V[c(p_t), t] − λ(p_t)) + λ(U) ≤ λ(U) + Σ_t max_q (V[c(q), t] − λ(q))`` (weak
+   duality), the max over the node's candidates for slot t.  A node or a candidate whose
+   bound is ≤ ``LB + EPS`` is pruned.  Prices come from subgradient steps at the root and
+   are switched on only when the search has not finished after its first ``budget`` nodes.
 
 The search is resumable: its stack lives in numpy arrays, each call of the kernel runs at
 most ``budget`` nodes, and the Python driver checks the time limit and a stop event (Ctrl-C)
