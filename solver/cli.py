@@ -18,13 +18,18 @@ from collections.abc import Callable, Sequence
 from typing import TypeVar
 
 from quintet.cliutil import OneLineParser, UsageError, add_rules_arguments, print_json, rules_from_args, run_cli
-from quintet.game import Deal
+from quintet.game import Arrangement, Deal
 
-from .api import ENGINES, Grade, Solution, complete, grade
-from .opponents import OPPONENT_HELP
+from .api import ENGINES, Grade, Solution, complete, evaluate_arrangement, grade
+from .equilibrium import EquilibriumResult, solve_equilibrium
+from .opponents import OPPONENT_HELP, OpponentModel, parse_opponent
 from .problem import OBJECTIVES
+from .store import SolutionStore
+from .tables import DealTables
 
 T = TypeVar("T")
+
+EQUILIBRIUM_TIME_LIMIT = 600.0
 
 
 def _positive_float(text: str) -> float:
@@ -61,13 +66,22 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("exposed", nargs="+", metavar="EXPOSED",
                    help="the 7 exposed cards, as one argument or seven (Ah, Td, 10d, 7♠ …)")
-    p.add_argument("--opponent", default="uniform", metavar="MODEL", help=f"opponent model: {OPPONENT_HELP}")
+    p.add_argument("--opponent", default="equilibrium", metavar="MODEL",
+                   help=f"opponent model: equilibrium (default: print a certified equilibrium mix) | "
+                        f"{OPPONENT_HELP}; 'equilibrium' may also appear in a mixture")
     p.add_argument("--objective", default="margin", choices=OBJECTIVES,
                    help="margin: my points − theirs (default); points: my points")
     p.add_argument("--engine", default="auto", choices=ENGINES,
                    help="auto (= search, the faster proven engine), search, or cpsat")
     p.add_argument("--time-limit", type=_positive_float, default=None, metavar="SECONDS",
-                   help="stop and return the best found with its bound (default: no limit)")
+                   help="stop and return the best found with its bound (default: none for a best "
+                        f"response, {EQUILIBRIUM_TIME_LIMIT:g} s for the equilibrium)")
+    p.add_argument("--epsilon", type=_positive_float, default=0.01, metavar="POINTS",
+                   help="equilibrium: stop once the certified exploitability is at most this (default 0.01)")
+    p.add_argument("--store", metavar="PATH", default=None,
+                   help="store of solved equilibria (default: $QUINTET_STORE or the user cache directory)")
+    p.add_argument("--no-store", action="store_true", help="neither read nor write the store")
+    p.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
     p.add_argument("--workers", type=_positive_int, default=1, help="CP-SAT workers (default 1)")
     p.add_argument("--seed", type=_int, default=0, help="random seed (default 0)")
     p.add_argument("--fix", action="append", default=[], metavar="SLOT=PACKET",
@@ -167,6 +181,79 @@ def format_grade(g: Grade, *, unicode: bool = False) -> str:
     return "\n".join(lines)
 
 
+def _progress(record: dict[str, float]) -> None:
+    print(f"quintet-solve: iteration {int(record['iteration'])}: {int(record['pool'])} arrangements, "
+          f"support {int(record['support'])}, best response {record['response']:+.4f}, "
+          f"certified ε {record['best_certificate']:.4f}, {record['seconds']:.1f} s", file=sys.stderr, flush=True)
+
+
+def _equilibrium(args: argparse.Namespace, deal: Deal) -> EquilibriumResult:
+    time_limit = EQUILIBRIUM_TIME_LIMIT if args.time_limit is None else args.time_limit
+    progress = None if args.quiet else _progress
+
+    def job(stop: threading.Event) -> EquilibriumResult:
+        if args.no_store:
+            return solve_equilibrium(deal, epsilon=args.epsilon, time_limit=time_limit, stop_event=stop,
+                                     progress=progress)
+        with SolutionStore(args.store) as store:
+            return solve_equilibrium(deal, epsilon=args.epsilon, time_limit=time_limit, store=store,
+                                     stop_event=stop, progress=progress)
+
+    return _run_interruptible(job)
+
+
+def format_equilibrium(eq: EquilibriumResult, *, seed: int = 0, unicode: bool = False, top: int = 10) -> str:
+    from quintet.cards import format_cards
+    from quintet.evaluator import describe
+
+    rules = eq.deal.rules
+
+    def packets(a: Arrangement) -> str:
+        return " | ".join(format_cards(m, rules.deck, unicode=unicode, order="group") for m in a.packets)
+
+    lines = [f"Exposed: {eq.deal.format(unicode=unicode)}    opponent: equilibrium (certified)",
+             f"Equilibrium mix: {len(eq.mix)} arrangements"
+             + (f" (the {top} most likely shown; --json lists all)" if len(eq.mix) > top else "") + ":"]
+    for p, a in eq.mix[:top]:
+        lines.append(f"  {100 * p:6.2f}%  {packets(a)}")
+    play = eq.sample(seed)
+    lines.append(f"Play (sampled from the mix, seed {seed}):")
+    for s, m in enumerate(play.packets):
+        lines.append(f"  slot {s + 1} ({rules.weights[s]} pts): "
+                     f"{format_cards(m, rules.deck, unicode=unicode, order='group'):<16} {describe(m, rules)}")
+    lines.append("Per-slot marginals (hand: probability):")
+    for s, slot in enumerate(eq.slot_marginals()):
+        shown = ", ".join(f"{h} {100 * p:.1f}%" for h, p in slot[:4])
+        more = f", … ({len(slot) - 4} more)" if len(slot) > 4 else ""
+        lines.append(f"  slot {s + 1} ({rules.weights[s]} pts): {shown}{more}")
+    kind = "exact best response" if eq.proven else "proven bound on the best response"
+    status = "converged" if eq.converged else f"target ε {eq.epsilon:g} not reached"
+    extra = " — interrupted" if eq.interrupted else ""
+    source = "answered from the store" if eq.from_store else f"{eq.iterations} iterations, {eq.seconds:.1f} s"
+    lines.append(f"Certificate: no arrangement gains more than {eq.exploitability:.4f} points against this mix "
+                 f"({kind}; {status}){extra}; {source}")
+    return "\n".join(lines)
+
+
+def _equilibrium_json(eq: EquilibriumResult, seed: int) -> dict[str, object]:
+    """The equilibrium's JSON plus the fields every quintet-solve answer has: the sampled
+    arrangement to play, its hands and its expected result against the mix; ``optimal`` is
+    whether the mix is certified within ε, ``bound`` its certified exploitability."""
+    tables = DealTables.build(eq.deal)
+    play = eq.sample(seed)
+    per_slot, margin, points = evaluate_arrangement(tables, eq.opponent().marginals(tables), play)
+    return eq.to_dict(seed=seed) | {
+        "objective": "margin",
+        "arrangement": play.card_lists(eq.deal.rules),
+        "hands": [s.hand for s in per_slot],
+        "expected_margin": margin,
+        "expected_points": points,
+        "per_slot": [s.to_dict() for s in per_slot],
+        "optimal": eq.converged,
+        "bound": eq.exploitability,
+    }
+
+
 def _main(argv: Sequence[str] | None) -> int:
     args = build_parser().parse_args(argv)
     rules = rules_from_args(args)
@@ -174,16 +261,28 @@ def _main(argv: Sequence[str] | None) -> int:
     fixed = _parse_fixed(args.fix, rules.n_slots)
     if args.grade and fixed:
         raise UsageError("--grade and --fix cannot be combined")
+    if args.no_store and args.store:
+        raise UsageError("--store and --no-store cannot be combined")
+    opponent: OpponentModel | str = args.opponent
+    if any(part.split(":")[0].strip() == "equilibrium" for part in args.opponent.split(",")):
+        eq = _equilibrium(args, deal)
+        if args.opponent.strip() == "equilibrium" and not args.grade and not fixed:
+            if args.json:
+                print_json(_equilibrium_json(eq, args.seed))
+            else:
+                print(format_equilibrium(eq, seed=args.seed, unicode=args.unicode))
+            return 0
+        opponent = parse_opponent(args.opponent, deal, extra={"equilibrium": eq.opponent()})
     common = dict(objective=args.objective, engine=args.engine, time_limit=args.time_limit,
                   workers=args.workers, seed=args.seed)
     if args.grade:
-        g = _run_interruptible(lambda stop: grade(deal, args.grade, args.opponent, stop_event=stop, **common))
+        g = _run_interruptible(lambda stop: grade(deal, args.grade, opponent, stop_event=stop, **common))
         if args.json:
             print_json(g.to_dict())
         else:
             print(format_grade(g, unicode=args.unicode))
         return 0
-    sol = _run_interruptible(lambda stop: complete(deal, fixed, args.opponent, stop_event=stop, **common))
+    sol = _run_interruptible(lambda stop: complete(deal, fixed, opponent, stop_event=stop, **common))
     if args.json:
         print_json(sol.to_dict())
     else:

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from itertools import permutations
 
 import numpy as np
@@ -26,13 +26,17 @@ from quintet.cards import format_cards
 from quintet.evaluator import describe
 from quintet.game import Arrangement, Deal
 
+from .canonical import canonical_exposed, from_canonical_arrangement, symmetry_group
 from .double_oracle import DoubleOracleResult, Response, double_oracle
 from .opponents import ArrangementMix, Uniform
 from .problem import BestResponseProblem, slot_values
 from .search import solve_search
+from .store import SolutionStore, StoreError, rules_fingerprint
 from .tables import DealTables
 
-__all__ = ["QuintetGame", "EquilibriumResult", "equilibrium"]
+__all__ = ["QuintetGame", "EquilibriumResult", "equilibrium", "solve_equilibrium", "STORE_KIND"]
+
+STORE_KIND = "equilibrium"
 
 Strategy = tuple[int, ...]
 
@@ -92,6 +96,7 @@ class EquilibriumResult:
     interrupted: bool = False
     pool_size: int = 0
     history: tuple[dict[str, float], ...] = field(default_factory=tuple)
+    from_store: bool = False
 
     def opponent(self) -> ArrangementMix:
         """The mix as an opponent model."""
@@ -127,7 +132,7 @@ class EquilibriumResult:
                  "hands": [describe(m, rules) for m in a.packets]}
                 for p, a in self.mix
             ],
-            "play": self.sample(seed).card_lists(rules),
+            "arrangement": self.sample(seed).card_lists(rules),
             "slot_marginals": [[{"hand": h, "probability": p} for h, p in slot] for slot in self.slot_marginals()],
             "exploitability": self.exploitability,
             "exploitability_proven": self.proven,
@@ -136,8 +141,45 @@ class EquilibriumResult:
             "iterations": self.iterations,
             "pool_size": self.pool_size,
             "interrupted": self.interrupted,
+            "from_store": self.from_store,
             "seconds": self.seconds,
         }
+
+    def to_record(self) -> dict[str, object]:
+        """The store's JSON document (cards in this result's own suits)."""
+        rules = self.deal.rules
+        return {
+            "version": 1,
+            "mix": [[p, [format_cards(m, rules.deck) for m in a.packets]] for p, a in self.mix],
+            "exploitability": self.exploitability, "proven": self.proven, "converged": self.converged,
+            "epsilon": self.epsilon, "iterations": self.iterations, "seconds": self.seconds,
+            "pool_size": self.pool_size,
+        }
+
+    @classmethod
+    def from_record(cls, deal: Deal, record: dict[str, object]) -> EquilibriumResult:
+        """Rebuild a stored result for ``deal`` (the deal it was stored for); validates it."""
+        try:
+            mix = []
+            for p, packets in record["mix"]:  # type: ignore[attr-defined]
+                arrangement = Arrangement.parse(list(packets), deal.rules)
+                arrangement.validate(deal)
+                mix.append((float(p), arrangement))
+            return cls(
+                deal=deal, mix=tuple(mix), exploitability=float(record["exploitability"]),  # type: ignore[arg-type]
+                proven=bool(record["proven"]), converged=bool(record["converged"]),
+                epsilon=float(record["epsilon"]), iterations=int(record["iterations"]),  # type: ignore[arg-type]
+                seconds=float(record["seconds"]), pool_size=int(record.get("pool_size", 0)),  # type: ignore[arg-type]
+                from_store=True,
+            )
+        except (KeyError, TypeError, ValueError) as exc:
+            raise StoreError(f"stored equilibrium for {deal.format()} is unreadable: {exc}") from None
+
+    def relabel(self, deal: Deal, perm: tuple[int, ...]) -> EquilibriumResult:
+        """This result (for a canonical deal) in the suits of ``deal``; ``perm``: deal → canonical."""
+        deck = deal.rules.deck
+        mix = tuple((p, from_canonical_arrangement(a, perm, deck)) for p, a in self.mix)
+        return replace(self, deal=deal, mix=mix)
 
 
 def equilibrium(
@@ -148,8 +190,14 @@ def equilibrium(
     stop_event: threading.Event | None = None,
     progress: Callable[[dict[str, float]], None] | None = None,
     tables: DealTables | None = None,
+    initial: Sequence[Arrangement] = (),
 ) -> EquilibriumResult:
-    """An ε-equilibrium mix of the deal, certified; see the module doc."""
+    """An ε-equilibrium mix of the deal, certified; see the module doc.
+
+    Stops when the certified exploitability is ≤ ``epsilon`` (points), after ``time_limit``
+    seconds or when ``stop_event`` is set, returning the best certified mix found.
+    ``initial`` arrangements (e.g. a stored mix) warm-start the double oracle.
+    """
     if not epsilon > 0:
         raise ValueError(f"epsilon must be positive, got {epsilon}")
     tables = tables or DealTables.build(deal)
@@ -157,8 +205,9 @@ def equilibrium(
     uniform = BestResponseProblem(
         tables, slot_values(Uniform().marginals(tables), deal.rules.weights, "margin"))
     first = solve_search(uniform, time_limit=time_limit, stop_event=stop_event)
+    starts = [first.packets] + [tuple(tables.index_of(m) for m in a.packets) for a in initial]
     result: DoubleOracleResult[Strategy] = double_oracle(
-        game, [first.packets], epsilon=epsilon, time_limit=time_limit, stop_event=stop_event,
+        game, starts, epsilon=epsilon, time_limit=time_limit, stop_event=stop_event,
         trivial_bound=float(sum(deal.rules.weights)), progress=progress,
     )
     order = np.argsort(-result.probabilities, kind="stable")
@@ -168,3 +217,41 @@ def equilibrium(
         converged=result.converged, epsilon=epsilon, iterations=result.iterations, seconds=result.seconds,
         interrupted=result.interrupted, pool_size=result.pool_size, history=tuple(result.history),
     )
+
+
+def solve_equilibrium(
+    deal: Deal,
+    *,
+    epsilon: float = 0.01,
+    time_limit: float | None = 600.0,
+    store: SolutionStore | None = None,
+    stop_event: threading.Event | None = None,
+    progress: Callable[[dict[str, float]], None] | None = None,
+) -> EquilibriumResult:
+    """``equilibrium`` through the store of solved deals.
+
+    The deal is solved in its suit-canonical form, so every suit relabelling of a deal shares
+    one entry; answers are mapped back to the suits asked about.  A stored answer certified
+    to ``epsilon`` or better is returned at once; a weaker one warm-starts the solve.  The
+    store keeps whichever answer has the lower certified exploitability.
+    """
+    rules = deal.rules
+    canonical, perm = canonical_exposed(deal.exposed, rules.deck, group=symmetry_group(rules))
+    canonical_deal = Deal(canonical, rules)
+    fingerprint = rules_fingerprint(rules)
+    stored = None
+    if store is not None:
+        record = store.get(fingerprint, STORE_KIND, canonical)
+        if record is not None:
+            stored = EquilibriumResult.from_record(canonical_deal, record)
+            if stored.exploitability <= epsilon:
+                return stored.relabel(deal, perm)
+    result = equilibrium(
+        canonical_deal, epsilon=epsilon, time_limit=time_limit, stop_event=stop_event, progress=progress,
+        initial=[a for _, a in stored.mix] if stored else (),
+    )
+    if stored is not None and stored.exploitability <= result.exploitability:
+        result = stored
+    elif store is not None:
+        store.put(fingerprint, STORE_KIND, canonical, result.to_record(), result.exploitability)
+    return result.relabel(deal, perm)

@@ -27,6 +27,10 @@ CARD_RE = re.compile(r"^[789TJQKA][cdhs]$")
 
 
 def run(*args: str, timeout: float = 120) -> subprocess.CompletedProcess:
+    """quintet-solve with ``args``; these tests are about best responses, so the opponent is
+    ``uniform`` unless given (the CLI's default is the equilibrium)."""
+    if "--opponent" not in args:
+        args = (*args, "--opponent", "uniform")
     return subprocess.run(
         [sys.executable, "-m", "solver.cli", *args],
         capture_output=True,
