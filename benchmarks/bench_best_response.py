@@ -82,7 +82,7 @@ def summarize(times: list[float]) -> tuple[float, float, float]:
 
 
 def time_cli(runs: int) -> tuple[float, float]:
-    cmd = [sys.executable, "-m", "solver.cli", EXAMPLE, "--json"]
+    cmd = [sys.executable, "-m", "solver.cli", EXAMPLE, "--opponent", "uniform", "--json"]
     subprocess.run(cmd, check=True, capture_output=True)  # warm the numba cache
     times = []
     for _ in range(runs):
@@ -153,7 +153,7 @@ def main() -> None:
         for exposed, name, secs, opt, short, over in cpsat_rows:
             lines.append(f"| {exposed} | {name} | {secs:.2f} | {opt} | {short:.4f} | {over:.4f} |")
     cli_med, cli_max = time_cli(args.cli_runs)
-    lines += ["", f"CLI `quintet-solve {EXAMPLE} --json`, process start to exit, warm cache: "
+    lines += ["", f"CLI `quintet-solve {EXAMPLE} --opponent uniform --json`, process start to exit, warm cache: "
               f"median {cli_med:.3f} s, max {cli_max:.3f} s over {args.cli_runs} runs.",
               "", "Targets: all proven; median ≤ 0.1 s (uniform), ≤ 0.5 s (mixes); max ≤ 2 s; CLI median ≤ 1.5 s."]
     report = "\n".join(lines)

@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache
 
 import numpy as np
 
@@ -68,7 +68,7 @@ def _straight_top_table(rules: Rules) -> np.ndarray:
     return table
 
 
-@lru_cache(maxsize=None)
+@cache
 def _tables(rules: Rules) -> _Tables:
     if rules.deck.field != 8 or rules.hand_size != 5:
         raise NotImplementedError(f"the 32-bit evaluator needs a deck of at most 8 ranks, not {rules.deck.name}")

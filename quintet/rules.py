@@ -35,7 +35,10 @@ class Category(IntEnum):
     FULL_HOUSE = 6
     FOUR_OF_A_KIND = 7
     STRAIGHT_FLUSH = 8
-    # Variant ids 9..11 (FIVE_OF_A_KIND, COLOUR, STRAIGHT_COLOUR) are appended below.
+    # Variant categories of five-card draw poker (RULES.md §2), ids after the classic nine.
+    FIVE_OF_A_KIND = 9  # «покер»: four of a kind plus a joker
+    COLOUR = 10  # «цвет»: five cards of one colour (red ♦♥ or black ♣♠)
+    STRAIGHT_COLOUR = 11  # «стрит-цвет»: a straight in one colour
 
     @property
     def label(self) -> str:
@@ -44,7 +47,7 @@ class Category(IntEnum):
     @classmethod
     def all(cls) -> tuple[Category, ...]:
         """Every category id, the variant ones included, by id."""
-        return tuple(sorted(cls._value2member_map_.values()))
+        return tuple(cls)
 
     @classmethod
     def from_name(cls, text: str) -> Category:
@@ -52,33 +55,12 @@ class Category(IntEnum):
         key = text.strip().lower().replace("-", "_").replace(" ", "_").replace("color", "colour")
         key = _CATEGORY_ALIASES.get(key, key)
         try:
-            return cls._member_map_[key.upper()]  # type: ignore[return-value]
+            return cls[key.upper()]
         except KeyError:
             names = ", ".join(c.label.replace(" ", "-") for c in cls.all())
             raise UnknownRulesError(f"unknown category {text!r} (known: {names})") from None
 
 
-def _append_category(name: str, value: int) -> Category:
-    """Append a variant category id to ``Category`` (RULES.md §2).
-
-    The member is reachable by name (``Category.FIVE_OF_A_KIND``, ``Category["COLOUR"]``) and by
-    id (``Category(9)``), compares and hashes as its int, but is left out of *iteration*:
-    ``list(Category)`` stays the nine Quintet categories that existing callers (and their
-    9-entry lookup tables) expect.  ``Category.all()`` lists every id.
-    """
-    member = int.__new__(Category, value)
-    member._name_ = name
-    member._value_ = value
-    Category._member_map_[name] = member
-    Category._value2member_map_[value] = member
-    type.__setattr__(Category, name, member)
-    return member
-
-
-# Variant categories of five-card draw poker (RULES.md §2), ids appended after the classic nine.
-_append_category("FIVE_OF_A_KIND", 9)  # «покер»: four of a kind plus a joker
-_append_category("COLOUR", 10)  # «цвет»: five cards of one colour (red ♦♥ or black ♣♠)
-_append_category("STRAIGHT_COLOUR", 11)  # «стрит-цвет»: a straight in one colour
 
 _CATEGORY_ALIASES = {
     "high": "high_card", "nothing": "high_card", "one_pair": "pair", "trips": "three_of_a_kind",
