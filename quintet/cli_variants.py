@@ -32,7 +32,7 @@ RULES_HELP = (
 )
 
 
-def add_commands(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def add_commands(sub: argparse._SubParsersAction) -> None:
     """Add the three subcommands to the ``quintet`` parser."""
     h = sub.add_parser(
         "hand",
@@ -159,7 +159,7 @@ def run_compare(args: argparse.Namespace, rules: Rules) -> int:
         except ValueError as exc:
             raise type(exc)(f"hand {i}: {exc}") from None
     order = sorted(range(len(values)), key=lambda i: (-values[i].key, i))
-    place = {}
+    place: dict[int, int] = {}
     for pos, i in enumerate(order):
         if pos and values[i].key == values[order[pos - 1]].key:
             place[i] = place[order[pos - 1]]

@@ -79,7 +79,7 @@ class Deal:
         n = rules.deck.size - rules.n_slots * rules.hand_size
         items = list(exposed) if not isinstance(exposed, str) else [exposed]
         if items and all(isinstance(c, int) for c in items):
-            cards = [int(c) for c in items]  # type: ignore[arg-type]
+            cards = [int(c) for c in items if isinstance(c, int)]
             mask = mask_of(cards)
             if popcount(mask) != len(cards):
                 raise CardError("duplicate card in exposed cards")

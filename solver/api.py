@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from itertools import combinations
 
@@ -183,7 +184,7 @@ def best_response(deal: Deal, opponent: OpponentModel | str = "uniform", *, obje
                     workers=workers, seed=seed, stop_event=stop_event, tables=tables)
 
 
-def complete(deal: Deal, fixed: dict[int, int | str], opponent: OpponentModel | str = "uniform", *,
+def complete(deal: Deal, fixed: Mapping[int, int | str], opponent: OpponentModel | str = "uniform", *,
              objective: str = "margin", engine: str = "auto", time_limit: float | None = None,
              workers: int = 1, seed: int = 0, stop_event: threading.Event | None = None,
              tables: DealTables | None = None) -> Solution:

@@ -19,6 +19,7 @@ import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from itertools import permutations
+from typing import Any
 
 import numpy as np
 
@@ -157,19 +158,19 @@ class EquilibriumResult:
         }
 
     @classmethod
-    def from_record(cls, deal: Deal, record: dict[str, object]) -> EquilibriumResult:
+    def from_record(cls, deal: Deal, record: dict[str, Any]) -> EquilibriumResult:
         """Rebuild a stored result for ``deal`` (the deal it was stored for); validates it."""
         try:
             mix = []
-            for p, packets in record["mix"]:  # type: ignore[attr-defined]
+            for p, packets in record["mix"]:
                 arrangement = Arrangement.parse(list(packets), deal.rules)
                 arrangement.validate(deal)
                 mix.append((float(p), arrangement))
             return cls(
-                deal=deal, mix=tuple(mix), exploitability=float(record["exploitability"]),  # type: ignore[arg-type]
+                deal=deal, mix=tuple(mix), exploitability=float(record["exploitability"]),
                 proven=bool(record["proven"]), converged=bool(record["converged"]),
-                epsilon=float(record["epsilon"]), iterations=int(record["iterations"]),  # type: ignore[arg-type]
-                seconds=float(record["seconds"]), pool_size=int(record.get("pool_size", 0)),  # type: ignore[arg-type]
+                epsilon=float(record["epsilon"]), iterations=int(record["iterations"]),
+                seconds=float(record["seconds"]), pool_size=int(record.get("pool_size", 0)),
                 from_store=True,
             )
         except (KeyError, TypeError, ValueError) as exc:

@@ -61,7 +61,10 @@ class OpponentError(ValueError):
 
 @runtime_checkable
 class OpponentModel(Protocol):
-    name: str
+    @property
+    def name(self) -> str:
+        """How the model is spelled on the command line (``uniform``, ``mix`` …)."""
+        ...
 
     def marginals(self, tables: DealTables) -> np.ndarray:
         """float64 (n_slots, R): P(opponent's slot-s packet has class r); rows sum to 1."""
@@ -177,14 +180,15 @@ def _read_population_rows(path: Path) -> list[tuple[object, float]]:
         data = data.get("arrangements", data.get("population"))
     if not isinstance(data, list):
         raise OpponentError(f"{path}: expected a JSON list of arrangements")
-    for i, item in enumerate(data, start=1):
-        weight: object = 1.0
-        if isinstance(item, dict):
-            weight = item.get("weight", item.get("probability", 1.0))
-            item = item.get("arrangement")
-        if not isinstance(weight, (int, float)) or isinstance(weight, bool):
+    for i, entry in enumerate(data, start=1):
+        given: object = 1.0
+        item = entry
+        if isinstance(entry, dict):
+            given = entry.get("weight", entry.get("probability", 1.0))
+            item = entry.get("arrangement")
+        if not isinstance(given, (int, float)) or isinstance(given, bool):
             raise OpponentError(f"{path}: arrangement {i}: weight must be a number")
-        rows.append((item, float(weight)))
+        rows.append((item, float(given)))
     return rows
 
 
@@ -207,7 +211,7 @@ def load_population(path: str | Path, deal: Deal) -> ArrangementMix:
         if not isinstance(item, (str, list)):
             raise OpponentError(f"{path}: arrangement {i}: expected a string or a list of five packets")
         try:
-            arrangement = Arrangement.parse(item, deal.rules)  # type: ignore[arg-type]
+            arrangement = Arrangement.parse(item, deal.rules)
             arrangement.validate(deal)
         except (ArrangementError, CardError) as exc:
             raise OpponentError(f"{path}: arrangement {i}: {exc}") from None
