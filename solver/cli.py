@@ -111,8 +111,13 @@ def _parse_fixed(items: list[str], n_slots: int) -> dict[int, str]:
 
 
 def _run_interruptible(job: Callable[[threading.Event], T]) -> T:
-    """Run ``job(stop_event)`` in a thread; Ctrl-C sets the event and waits for the result."""
+    """Run ``job(stop_event)`` in a thread; Ctrl-C sets the event and waits for the result.
+
+    The main thread waits on an Event, not on ``Thread.join``: a join interrupted by Ctrl-C
+    can leave ``is_alive()`` wrong (CPython issue 21822).
+    """
     stop = threading.Event()
+    done = threading.Event()
     box: dict[str, object] = {}
 
     def target() -> None:
@@ -120,15 +125,17 @@ def _run_interruptible(job: Callable[[threading.Event], T]) -> T:
             box["result"] = job(stop)
         except BaseException as exc:  # re-raised in the main thread
             box["error"] = exc
+        finally:
+            done.set()
 
-    thread = threading.Thread(target=target, daemon=True)
-    thread.start()
-    while thread.is_alive():
+    threading.Thread(target=target, daemon=True).start()
+    while not done.is_set():
         try:
-            thread.join(0.1)
+            done.wait(0.1)
         except KeyboardInterrupt:
-            stop.set()
-            print("quintet-solve: interrupted, returning the best found so far", file=sys.stderr)
+            if not stop.is_set():
+                stop.set()
+                print("quintet-solve: interrupted, returning the best found so far", file=sys.stderr)
     if "error" in box:
         raise box["error"]  # type: ignore[misc]
     return box["result"]  # type: ignore[return-value]

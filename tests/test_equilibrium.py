@@ -8,12 +8,12 @@ import subprocess
 import sys
 from pathlib import Path
 
+import brute
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import brute
 from quintet.cards import CLASSIC_DECK, mask_of
 from quintet.game import Arrangement, Deal, showdown
 from quintet.rules import get_rules
@@ -266,3 +266,27 @@ def test_cli_store_and_no_store_conflict():
     proc = run_cli("As Ks Qs Js Ts Ah Kh", "--store", "x.sqlite", "--no-store")
     assert proc.returncode == 2 and len(proc.stderr.strip().splitlines()) == 1
 
+
+
+def test_cli_ctrl_c_returns_the_best_certified_mix(tmp_path):
+    import os
+    import signal
+
+    env = dict(os.environ)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "solver.cli", "8h 7h 9d Ts 7s Qc Jc", "--no-store", "--json", "--epsilon", "1e-9"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT, env=env,
+    )
+    assert proc.stderr is not None
+    for line in proc.stderr:  # progress lines: wait until the solve is under way
+        if "iteration 3:" in line:
+            break
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=300)
+    assert proc.returncode == 0, err
+    assert "Traceback" not in err
+    d = json.loads(out)
+    assert d["interrupted"] is True
+    assert d["exploitability"] > 1e-9 and d["bound"] == d["exploitability"]
+    for m in d["mix"]:
+        Arrangement.parse([" ".join(p) for p in m["arrangement"]]).validate(Deal.from_exposed("8h 7h 9d Ts 7s Qc Jc"))
