@@ -10,7 +10,10 @@ from typing import NoReturn
 
 from .rules import RULE_SETS, TIEBREAKS, Rules, get_rules
 
-__all__ = ["OneLineParser", "UsageError", "add_rules_arguments", "rules_from_args", "run_cli", "print_json"]
+__all__ = [
+    "OneLineParser", "UsageError", "add_rules_arguments", "rules_from_args", "run_cli", "print_json",
+    "number", "positive_float", "integer", "positive_int",
+]
 
 EXIT_USAGE = 2
 
@@ -26,18 +29,45 @@ class OneLineParser(argparse.ArgumentParser):
         self.exit(EXIT_USAGE, f"{self.prog}: error: {message}\n")
 
 
-def _probability(text: str) -> float:
+def number(text: str) -> float:
+    """argparse type: a finite number."""
     try:
         value = float(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if value != value or value in (float("inf"), float("-inf")):
+        raise argparse.ArgumentTypeError(f"not a finite number: {text!r}")
+    return value
+
+
+def positive_float(text: str) -> float:
+    """argparse type: a number > 0."""
+    value = number(text)
+    if not value > 0:
+        raise argparse.ArgumentTypeError(f"must be positive: {text!r}")
+    return value
+
+
+def integer(text: str) -> int:
+    """argparse type: an integer."""
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
+
+
+def positive_int(text: str) -> int:
+    """argparse type: an integer ≥ 1."""
+    value = integer(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1: {text!r}")
     return value
 
 
 def add_rules_arguments(parser: argparse.ArgumentParser) -> None:
     group = parser.add_argument_group("rule options (RULES.md §1)")
     group.add_argument("--rules", default="classic", choices=sorted(RULE_SETS), help="rule set (default classic)")
-    group.add_argument("--tie-points", type=_probability, default=None, metavar="SHARE",
+    group.add_argument("--tie-points", type=number, default=None, metavar="SHARE",
                        help="share of a tied slot's points each player scores, 0..0.5 (default 0)")
     group.add_argument("--ace-low-straight", action="store_true", default=None,
                        help="A-7-8-9-10 counts as the lowest straight")

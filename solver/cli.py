@@ -17,7 +17,17 @@ import threading
 from collections.abc import Callable, Sequence
 from typing import TypeVar
 
-from quintet.cliutil import OneLineParser, UsageError, add_rules_arguments, print_json, rules_from_args, run_cli
+from quintet.cliutil import (
+    OneLineParser,
+    UsageError,
+    add_rules_arguments,
+    integer,
+    positive_float,
+    positive_int,
+    print_json,
+    rules_from_args,
+    run_cli,
+)
 from quintet.game import Arrangement, Deal
 
 from .api import ENGINES, Grade, Solution, complete, evaluate_arrangement, grade
@@ -30,33 +40,6 @@ from .tables import DealTables
 T = TypeVar("T")
 
 EQUILIBRIUM_TIME_LIMIT = 600.0
-
-
-def _positive_float(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
-    if not value > 0:
-        raise argparse.ArgumentTypeError(f"must be positive: {text!r}")
-    return value
-
-
-def _positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1: {text!r}")
-    return value
-
-
-def _int(text: str) -> int:
-    try:
-        return int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -73,17 +56,17 @@ def build_parser() -> argparse.ArgumentParser:
                    help="margin: my points − theirs (default); points: my points")
     p.add_argument("--engine", default="auto", choices=ENGINES,
                    help="auto (= search, the faster proven engine), search, or cpsat")
-    p.add_argument("--time-limit", type=_positive_float, default=None, metavar="SECONDS",
+    p.add_argument("--time-limit", type=positive_float, default=None, metavar="SECONDS",
                    help="stop and return the best found with its bound (default: none for a best "
                         f"response, {EQUILIBRIUM_TIME_LIMIT:g} s for the equilibrium)")
-    p.add_argument("--epsilon", type=_positive_float, default=0.01, metavar="POINTS",
+    p.add_argument("--epsilon", type=positive_float, default=0.01, metavar="POINTS",
                    help="equilibrium: stop once the certified exploitability is at most this (default 0.01)")
     p.add_argument("--store", metavar="PATH", default=None,
                    help="store of solved equilibria (default: $QUINTET_STORE or the user cache directory)")
     p.add_argument("--no-store", action="store_true", help="neither read nor write the store")
     p.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
-    p.add_argument("--workers", type=_positive_int, default=1, help="CP-SAT workers (default 1)")
-    p.add_argument("--seed", type=_int, default=0, help="random seed (default 0)")
+    p.add_argument("--workers", type=positive_int, default=1, help="CP-SAT workers (default 1)")
+    p.add_argument("--seed", type=integer, default=0, help="random seed (default 0)")
     p.add_argument("--fix", action="append", default=[], metavar="SLOT=PACKET",
                    help="fix a packet to a slot (1-5), e.g. --fix \"5=Ah Kh Qh Jh Th\"; repeatable")
     p.add_argument("--grade", metavar="ARRANGEMENT",

@@ -85,6 +85,20 @@ def _popcount(x):
 
 
 @njit(cache=True, nogil=True)
+def _two_slots(F, n_slots):
+    """The two slots of a two-slot set ``F`` (lower first)."""
+    s1 = -1
+    s2 = -1
+    for t in range(n_slots):
+        if F >> t & 1:
+            if s1 < 0:
+                s1 = t
+            else:
+                s2 = t
+    return s1, s2
+
+
+@njit(cache=True, nogil=True)
 def _packet_index(mask, live_pos, binom, colex_to_lex):
     """Index in the packet table of a 5-card mask (cards inside the live set)."""
     r = 0
@@ -345,14 +359,7 @@ def _run(sorted_masks, sorted_cls, sorted_orig, packet_cls, V, live_pos, binom, 
         if _popcount(F) <= 2:
             # degenerate: at most two free slots, solved directly
             if _popcount(F) == 2:
-                s1 = -1
-                s2 = -1
-                for t in range(n_slots):
-                    if F >> t & 1:
-                        if s1 < 0:
-                            s1 = t
-                        else:
-                            s2 = t
+                s1, s2 = _two_slots(F, n_slots)
                 val, a = _leaf2(U, s1, s2, cur, packet_cls, V, live_pos, binom, colex_to_lex)
                 if val > best_val[0] + 1e-9:
                     best_val[0] = val
@@ -417,14 +424,7 @@ def _run(sorted_masks, sorted_cls, sorted_orig, packet_cls, V, live_pos, binom, 
         F2 = st_F[d] & ~(1 << s)
         cur2 = cur + V[c, s]
         if _popcount(F2) == 2:
-            s1 = -1
-            s2 = -1
-            for t in range(n_slots):
-                if F2 >> t & 1:
-                    if s1 < 0:
-                        s1 = t
-                    else:
-                        s2 = t
+            s1, s2 = _two_slots(F2, n_slots)
             # rule 1 on the leaf: both slots at most the strongest packet left
             h = -1
             for i in range(st_len[d]):
