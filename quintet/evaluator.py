@@ -13,7 +13,6 @@ colour categories; RULES.md §2) are served by ``quintet.variants`` over 64-bit 
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import cache
@@ -22,11 +21,9 @@ import numpy as np
 
 from . import kernels, variants
 from .cards import (
-    RANK_NAMES,
     CardError,
     CardNotInDeckError,
     WrongCardCountError,
-    cards_of,
     mask_of,
     parse_cards,
     popcount,
@@ -146,36 +143,8 @@ def describe(hand: int | str | Iterable[int], rules: Rules = CLASSIC) -> str:
     mask = _as_mask(hand, rules, 5)
     if rules.is_variant:
         return variants.describe_mask(mask, rules)
-    category = category_of_key(hand_key(mask, rules), rules)
-    deck = rules.deck
-    counts = Counter(deck.rank_of(c) for c in cards_of(mask))
-    by_group = sorted(counts, key=lambda r: (counts[r], r), reverse=True)
-
-    def one(r: int) -> str:
-        return RANK_NAMES[deck.ranks[r]][0]
-
-    def many(r: int) -> str:
-        return RANK_NAMES[deck.ranks[r]][1]
-
-    if category in (Category.STRAIGHT, Category.STRAIGHT_FLUSH):
-        ranks = set(counts)
-        top = max(ranks)
-        if rules.ace_low_straight and top == deck.n_ranks - 1 and 0 in ranks and 1 in ranks:
-            top = 3
-        return f"{category.label}, {one(top)} high"
-    if category == Category.FOUR_OF_A_KIND:
-        return f"four {many(by_group[0])}"
-    if category == Category.FULL_HOUSE:
-        return f"full house, {many(by_group[0])} over {many(by_group[1])}"
-    if category == Category.FLUSH:
-        return f"flush, {one(by_group[0])} high"
-    if category == Category.THREE_OF_A_KIND:
-        return f"three {many(by_group[0])}"
-    if category == Category.TWO_PAIR:
-        return f"two pair, {many(by_group[0])} and {many(by_group[1])}"
-    if category == Category.PAIR:
-        return f"pair of {many(by_group[0])}"
-    return f"high card, {one(by_group[0])}"
+    kick_rules = rules if rules.tiebreak == "kickers" else rules.with_options(tiebreak="kickers")
+    return variants.describe_key(hand_key(mask, kick_rules), kick_rules)  # groups named even in group-only
 
 
 @dataclass(frozen=True)
