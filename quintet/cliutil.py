@@ -12,7 +12,7 @@ from .rules import RULE_SETS, TIEBREAKS, Rules, get_rules
 
 __all__ = [
     "OneLineParser", "UsageError", "add_rules_arguments", "rules_from_args", "run_cli", "print_json",
-    "number", "positive_float", "integer", "positive_int",
+    "number", "positive_float", "integer", "int_at_least", "positive_int",
 ]
 
 EXIT_USAGE = 2
@@ -56,12 +56,19 @@ def integer(text: str) -> int:
         raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
 
 
-def positive_int(text: str) -> int:
-    """argparse type: an integer ≥ 1."""
-    value = integer(text)
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1: {text!r}")
-    return value
+def int_at_least(low: int) -> Callable[[str], int]:
+    """argparse type: an integer ≥ ``low``."""
+
+    def parse(text: str) -> int:
+        value = integer(text)
+        if value < low:
+            raise argparse.ArgumentTypeError(f"must be at least {low}: {text!r}")
+        return value
+
+    return parse
+
+
+positive_int = int_at_least(1)
 
 
 def add_rules_arguments(parser: argparse.ArgumentParser) -> None:

@@ -1,0 +1,72 @@
+"""The notebooks under notebooks/ are committed without outputs and execute on small data."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+NOTEBOOKS = sorted((Path(__file__).resolve().parent.parent / "notebooks").glob("*.ipynb"))
+KERNEL = "quintet-test-python"
+
+# Small data: 2 deals, loose ε, short time limits; a seed whose first deals solve in about a second.
+SMALL = {
+    "QUINTET_NB_DEALS": "2",
+    "QUINTET_NB_EPSILON": "0.1",
+    "QUINTET_NB_TIME_LIMIT": "30",
+    "QUINTET_NB_SEED": "3",
+}
+
+
+def test_there_is_a_notebook():
+    assert NOTEBOOKS, "notebooks/ holds no notebook"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_notebook_is_committed_without_outputs(path):
+    nb = json.loads(path.read_text(encoding="utf-8"))
+    code = [c for c in nb["cells"] if c["cell_type"] == "code"]
+    assert code
+    for cell in code:
+        assert cell.get("outputs") == [], f"{path.name}: a cell has outputs (clear them before committing)"
+        assert cell.get("execution_count") is None, f"{path.name}: a cell has an execution count"
+    # the data size is a parameter read from the environment
+    assert "QUINTET_NB_DEALS" in "".join("".join(c["source"]) for c in code)
+
+
+@pytest.fixture(scope="module")
+def kernel_dir(tmp_path_factory):
+    """A kernelspec for this very interpreter (so the notebook sees the installed project)."""
+    pytest.importorskip("ipykernel")
+    root = tmp_path_factory.mktemp("jupyter")
+    spec = root / "kernels" / KERNEL
+    spec.mkdir(parents=True)
+    (spec / "kernel.json").write_text(json.dumps({
+        "argv": [sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}"],
+        "display_name": "quintet tests", "language": "python",
+    }))
+    return root
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_notebook_executes_on_small_data(path, kernel_dir, tmp_path, monkeypatch):
+    nbformat = pytest.importorskip("nbformat")
+    nbclient = pytest.importorskip("nbclient")
+    pytest.importorskip("matplotlib")
+    monkeypatch.setenv("JUPYTER_PATH", str(kernel_dir))
+    for key, value in SMALL.items():
+        monkeypatch.setenv(key, value)
+    monkeypatch.delenv("MPLBACKEND", raising=False)  # the notebook draws inline
+    monkeypatch.setenv("QUINTET_STORE", str(tmp_path / "store.sqlite"))  # never the user's store
+    nb = nbformat.read(path, as_version=4)
+    client = nbclient.NotebookClient(nb, kernel_name=KERNEL, timeout=240,
+                                     resources={"metadata": {"path": str(tmp_path)}})
+    client.execute()  # raises CellExecutionError on the first failing cell
+    outputs = [o for c in nb.cells if c.cell_type == "code" for o in c.outputs]
+    assert not [o for o in outputs if o.get("output_type") == "error"]
+    images = [o for o in outputs if "image/png" in o.get("data", {})]
+    assert len(images) >= 4, "the analyses should draw their plots"
+    text = "".join(o.get("text", "") for o in outputs if o.get("output_type") == "stream")
+    assert "Nothing is sampled" in text
