@@ -125,7 +125,7 @@ def straight_top_table(rules: Rules) -> np.ndarray:
 def tables(rules: Rules) -> VariantTables:
     """Build (once per rule set) the cell keys, the classes and their counts over the deck."""
     if rules.hand_size != 5:
-        raise NotImplementedError("the variant evaluator ranks five-card hands")
+        raise ValueError("the variant evaluator ranks five-card hands only")
     deck = rules.deck
     strengths = np.array(rules.category_strengths(), dtype=np.int64)
     group_only = 1 if rules.tiebreak == "group-only" else 0
