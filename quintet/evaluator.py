@@ -68,7 +68,7 @@ def _straight_top_table(rules: Rules) -> np.ndarray:
 @cache
 def _tables(rules: Rules) -> _Tables:
     if rules.deck.field != 8 or rules.hand_size != 5:
-        raise ValueError(f"the 32-bit evaluator needs 5-card hands from a deck of at most 8 ranks, not {rules.deck.name}")
+        raise ValueError(f"the 32-bit evaluator needs 5-card hands of at most 8 ranks, not {rules.deck.name}")
     strengths = np.array(rules.category_strengths(), dtype=np.int64)
     straight_top = _straight_top_table(rules)
     group_only = 1 if rules.tiebreak == "group-only" else 0

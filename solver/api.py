@@ -82,7 +82,7 @@ class Solution:
     seconds: float
     engine: str
     interrupted: bool = False
-    stats: dict[str, float] = field(default_factory=dict)
+    stats: dict[str, object] = field(default_factory=dict)
 
     @property
     def value(self) -> float:

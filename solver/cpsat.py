@@ -1155,7 +1155,7 @@ def solve_cpsat(problem: BestResponseProblem, *, time_limit: float | None = 10.0
         value = problem.value_of(packets_t)
         trivial: dict[str, object] = {"variables": 0, "pruned_pairs": 0, "status": "TRIVIAL"}
         return EngineResult(packets_t, value, value, True, time.perf_counter() - t0, "cpsat",
-                            trivial)  # type: ignore[arg-type]
+                            trivial)
 
     best: list[tuple[int, ...]] = [hint] if hint is not None else []
     bound = np.inf
@@ -1215,7 +1215,7 @@ def solve_cpsat(problem: BestResponseProblem, *, time_limit: float | None = 10.0
     stats["status"] = status_name
     stats["chains"] = len(built.chains)
     stats["rebuilds"] = rebuilds
-    return EngineResult(packets, value, bound, optimal, time.perf_counter() - t0, "cpsat", stats)  # type: ignore[arg-type]
+    return EngineResult(packets, value, bound, optimal, time.perf_counter() - t0, "cpsat", stats)
 
 
 def _set_hint(built: CpsatModel, packets: tuple[int, ...]) -> None:

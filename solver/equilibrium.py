@@ -48,7 +48,7 @@ class QuintetGame:
     def __init__(self, tables: DealTables) -> None:
         self.tables = tables
         self.weights = np.asarray(tables.rules.weights, dtype=np.float64)
-        self.last_stats: dict[str, float] = {}
+        self.last_stats: dict[str, object] = {}
 
     def classes(self, strategies: Sequence[Strategy]) -> np.ndarray:
         return self.tables.classes[np.asarray(strategies, dtype=np.int64).reshape(len(strategies), -1)]

@@ -99,4 +99,4 @@ class EngineResult:
     optimal: bool
     seconds: float
     engine: str
-    stats: dict[str, float] = field(default_factory=dict)
+    stats: dict[str, object] = field(default_factory=dict)

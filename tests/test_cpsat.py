@@ -300,17 +300,22 @@ def test_four_free_slots_agree(kind):
     assert abs(a.value - b.value) <= 1e-9 and abs(a.value - c.value) <= 1e-9
 
 
-def test_scaling_ties_below_resolution():
-    """Values differing by less than the integer scale's resolution: still within 1e-9."""
-    rng = np.random.default_rng(5)
-    tables = DealTables.build(random_deal(55))
+@pytest.mark.parametrize("seed", [6, 7, 13, 14, 15])
+@pytest.mark.parametrize("plain", [False, True])
+def test_near_ties_below_the_integer_resolution(seed, plain):
+    """Values perturbed by ~1e-11, below the integer scale's resolution (2**-36 ≈ 1.5e-11):
+    the integer optimum may be a slightly worse arrangement (these seeds do that), so the
+    value may miss the optimum by < 1e-9 — but the bound must still cover it exactly."""
+    rng = np.random.default_rng(seed)
+    tables = DealTables.build(random_deal(500 + seed))
     base = random_values(rng, tables.n_classes, "steps")
-    V = np.maximum.accumulate(base + rng.random(base.shape) * 1e-12, axis=0)
-    problem = BestResponseProblem(tables, V, fixed=random_fixed(tables, rng, 3))
+    V = np.maximum.accumulate(base + rng.random(base.shape) * 1e-11, axis=0)
+    problem = BestResponseProblem(tables, V, fixed=random_fixed(tables, rng, 2 + seed % 2))
     best, _ = brute_force(problem)
-    result = solve_cpsat(problem, time_limit=60)
+    result = solve_cpsat(problem, time_limit=30, local_search=False, **(PLAIN if plain else {}))
     assert result.optimal
-    assert best - result.value <= 1e-9
+    assert best - result.value <= OPTIMAL_GAP
+    assert result.bound >= best  # no tolerance: the rounding slack must be accounted for
     assert_sound(problem, result, best)
 
 
