@@ -28,10 +28,12 @@ import time
 from datetime import UTC, datetime
 from pathlib import Path
 
+from benchmark_results import cpu_name
+
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from bench_best_response import write_section  # noqa: E402
+from benchmark_results import write_section  # noqa: E402
 
 from quintet.cards import format_cards  # noqa: E402
 from solver.batch import book_estimate, random_deals, run_batch  # noqa: E402
@@ -45,14 +47,7 @@ def machine() -> str:
     import numba
     import numpy
 
-    cpu = "unknown CPU"
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
+    cpu = cpu_name()
     try:
         import dask
         extra = f", dask {dask.__version__}"

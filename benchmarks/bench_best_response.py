@@ -23,9 +23,9 @@ import statistics
 import subprocess
 import sys
 import time
-from pathlib import Path
 
 import numpy as np
+from benchmark_results import write_section
 
 from quintet.cards import CLASSIC_DECK, format_cards
 from quintet.game import Arrangement, Deal
@@ -35,7 +35,6 @@ from solver.search import solve_search
 from solver.tables import DealTables
 
 EXAMPLE = "8h 7h 9d Ts 7s Qc Jc"
-RESULTS = Path(__file__).with_name("RESULTS.md")
 
 
 def random_good_arrangement(tables: DealTables, rng: np.random.Generator, top: int = 30) -> Arrangement:
@@ -160,17 +159,6 @@ def main() -> None:
     print(report)
     if not args.no_write:
         write_section("best-response", "Best response", report)
-
-
-def write_section(tag: str, title: str, body: str) -> None:
-    start, end = f"<!-- {tag}:start -->", f"<!-- {tag}:end -->"
-    text = RESULTS.read_text() if RESULTS.exists() else "# Benchmark results\n"
-    block = f"{start}\n## {title}\n\n{body}\n{end}"
-    if start in text and end in text:
-        text = text[: text.index(start)] + block + text[text.index(end) + len(end):]
-    else:
-        text = text.rstrip() + "\n\n" + block + "\n"
-    RESULTS.write_text(text)
 
 
 if __name__ == "__main__":

@@ -102,7 +102,7 @@ def main() -> None:
     ax.legend(fontsize=6, ncol=2)
     fig.tight_layout()
     fig.savefig(HERE / "equilibrium_eps.png", dpi=110)
-    from bench_best_response import write_section
+    from benchmark_results import write_section
 
     write_section("equilibrium", "Equilibrium", report)
 

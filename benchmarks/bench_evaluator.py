@@ -39,10 +39,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import numpy as np
+from benchmark_results import RESULTS, cpu_name, write_section
 
 ROOT = Path(__file__).resolve().parent.parent
-RESULTS = Path(__file__).resolve().parent / "RESULTS.md"
-START, END = "<!-- evaluator:start -->", "<!-- evaluator:end -->"
 
 EXAMPLE_EXPOSED = "8h 7h 9d Ts 7s Qc Jc"
 RANKS, SUITS = "789TJQKA", "cdhs"
@@ -322,16 +321,6 @@ def version(pkg: str) -> str:
         return "not installed"
 
 
-def cpu_name() -> str:
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or platform.machine()
-
-
 def fmt_rate(rate: float) -> str:
     return f"{rate / 1e6:,.1f} M/s" if rate >= 1e6 else f"{rate / 1e3:,.0f} k/s"
 
@@ -430,24 +419,6 @@ def report(
     return "\n".join(lines)
 
 
-def write_results(section: str, path: Path = RESULTS) -> None:
-    block = f"{START}\n{section}\n{END}"
-    if path.exists():
-        text = path.read_text()
-        if START in text and END in text and text.index(START) < text.index(END):
-            head, rest = text.split(START, 1)
-            _, tail = rest.split(END, 1)
-            path.write_text(head + block + tail)
-            return
-        text = text.rstrip("\n") + "\n\n"
-    else:
-        text = (
-            "# Benchmark results\n\n"
-            "Each section is written by its benchmark script; rerun the script to refresh it.\n\n"
-        )
-    path.write_text(text + "## Evaluator\n\n" + block + "\n")
-
-
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument(
@@ -500,7 +471,7 @@ def main(argv=None) -> int:
     print()
     print(section)
     if not args.no_write:
-        write_results(section)
+        write_section("evaluator", "Evaluator", section)
         print(f"\nwritten to {RESULTS.relative_to(ROOT)}")
     return 0
 

@@ -32,6 +32,7 @@ from math import comb
 from pathlib import Path
 
 import numpy as np
+from benchmark_results import RESULTS, cpu_name, write_section
 
 ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
@@ -43,8 +44,6 @@ from quintet.draw import advise  # noqa: E402
 from quintet.evaluator import hand_keys  # noqa: E402
 from quintet.rules import get_rules  # noqa: E402
 
-RESULTS = Path(__file__).resolve().parent / "RESULTS.md"
-START, END = "<!-- variants:start -->", "<!-- variants:end -->"
 RULE_SETS = [
     "draw32",
     "draw36",
@@ -171,16 +170,6 @@ def fresh_process() -> float:
     return time.perf_counter() - start
 
 
-def cpu_name() -> str:
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or platform.machine()
-
-
 def report(args, rows: list[dict], draws: list[dict], fresh: float) -> str:
     now = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
     versions = ", ".join(f"{p} {importlib.metadata.version(p)}" for p in ("numba", "numpy"))
@@ -236,21 +225,6 @@ def report(args, rows: list[dict], draws: list[dict], fresh: float) -> str:
     return "\n".join(lines)
 
 
-def write_results(section: str, path: Path = RESULTS) -> None:
-    block = f"{START}\n{section}\n{END}"
-    if path.exists():
-        text = path.read_text()
-        if START in text and END in text and text.index(START) < text.index(END):
-            head, rest = text.split(START, 1)
-            _, tail = rest.split(END, 1)
-            path.write_text(head + block + tail)
-            return
-        text = text.rstrip("\n") + "\n\n"
-    else:
-        text = "# Benchmark results\n\n"
-    path.write_text(text + "## Variants\n\n" + block + "\n")
-
-
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument(
@@ -271,7 +245,7 @@ def main(argv=None) -> int:
     section = report(args, rows, draws, fresh)
     print(section)
     if not args.no_write:
-        write_results(section)
+        write_section("variants", "Variants", section)
         print(f"\nwritten to {RESULTS.relative_to(ROOT)}")
     return 0
 

@@ -259,7 +259,7 @@ class _SerialEngine:
         return set(futures), set()
 
     def close(self) -> None:
-        pass
+        """Nothing to release: jobs ran in this process."""
 
 
 def _watch_parent(parent: int) -> None:
