@@ -329,6 +329,7 @@ def _setup_level(d, U, F, cur, parent, parent_len, floor, lists, sorted_masks, s
         lag.st_total[d] = total
         if total <= target:
             return False
+    lag.level_on[d] = lag.on[0]
     st_slot[d] = slot
     st_len[d] = n
     st_pos[d] = 0
@@ -406,7 +407,7 @@ def _run(sorted_masks, sorted_cls, sorted_orig, packet_cls, V, live_pos, binom, 
             continue
         st_pos[d] = pos + 1
         # rule 6 for this candidate: prices of U, minus q's, plus the other slots' best
-        if lag.on[0] and lag.st_total[d] - lag.st_m[d, s] + V[c, s] - lag.packet[q] <= best_val[0] + 1e-9:
+        if lag.level_on[d] and lag.st_total[d] - lag.st_m[d, s] + V[c, s] - lag.packet[q] <= best_val[0] + 1e-9:
             continue
         # rule 4: no improving exchange with a packet placed earlier on the path
         dominated = False
@@ -551,13 +552,13 @@ def _lagrange_prices(sorted_cards, sorted_cls, lst, n, V, live, iters, card, pac
     return best_bound
 
 
-_Lagrange = namedtuple("_Lagrange", "on card packet st_u st_m st_total")
+_Lagrange = namedtuple("_Lagrange", "on card packet st_u st_m st_total level_on")
 _Lagrange.__doc__ = "Rule 6 state: on-flag, card and packet prices, per-level sums (arrays)."
 
 
 def _new_lagrange(levels: int, n_slots: int, n_packets: int) -> _Lagrange:
     return _Lagrange(np.zeros(1, dtype=np.int64), np.zeros(64), np.zeros(n_packets), np.zeros(levels),
-                     np.zeros((levels, n_slots)), np.zeros(levels))
+                     np.zeros((levels, n_slots)), np.zeros(levels), np.zeros(levels, dtype=np.int64))
 
 
 @njit(cache=True, nogil=True)
