@@ -21,9 +21,13 @@ import numpy as np
 
 from .tables import DealTables
 
-__all__ = ["OBJECTIVES", "slot_values", "outcome_probabilities", "BestResponseProblem", "EngineResult"]
+__all__ = ["OBJECTIVES", "VALUE_TOLERANCE", "slot_values", "outcome_probabilities", "BestResponseProblem", "EngineResult"]
 
 OBJECTIVES = ("margin", "points")
+
+VALUE_TOLERANCE = 1e-9
+"""Points.  "Optimal" means no arrangement is worth more than the returned one plus this:
+the engines seek only improvements larger than it (values are float64 sums, exact to ~1e-14)."""
 
 
 def outcome_probabilities(marginals: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

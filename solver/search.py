@@ -13,24 +13,30 @@ cards left are split exhaustively (126 ways × 2 orders), so leaves are exact.
 
 Soundness of every pruning rule
 -------------------------------
-Let ``LB`` be the incumbent's value; only arrangements worth more than ``LB + EPS`` are
-sought, so the search proves that nothing beats the incumbent by more than ``EPS``.
+Let ``LB`` be the incumbent's value; only arrangements worth more than ``LB + TOL``
+(``problem.VALUE_TOLERANCE``) are sought, so the search proves that nothing beats the
+incumbent by more than ``TOL``.  Every rule below removes only arrangements worth at most
+``LB + TOL`` — or, for rule 4, arrangements that are not optimal — so when any arrangement
+is worth more than ``LB + TOL``, an optimal one survives every rule and is found.  Each rule
+can be switched off (``SearchOptions``); the tests and ``benchmarks/bench_soundness.py``
+compare every combination against the plain search, CP-SAT and brute force.
 
 1. *Best-packet bound.*  Let ``h`` be the strongest class of any packet inside ``U``.  Every
    completion puts in each free slot ``t`` a packet inside ``U``, worth at most ``V[h, t]``
    (monotonicity), so a completion is worth at most ``cur + Σ_{t∈F} V[h, t] =: cur + ΣM``.
-   A node with ``cur + ΣM ≤ LB + EPS`` holds nothing better: pruned.
-2. *Slot thresholds.*  In a completion worth more than ``LB + EPS`` slot ``t`` must be worth
-   more than ``need_t = LB + EPS − cur − (ΣM − M_t)`` (the other free slots give at most
+   A node with ``cur + ΣM ≤ LB + TOL`` holds nothing better: pruned.
+2. *Slot thresholds.*  In a completion worth more than ``LB + TOL`` slot ``t`` must be worth
+   more than ``need_t = LB + TOL − cur − (ΣM − M_t)`` (the other free slots give at most
    ``ΣM − M_t``), i.e. its packet's class is at least ``k_t``, the least class with
    ``V[k_t, t] > need_t``.  Packets below ``min_t k_t`` can serve no free slot and are
-   dropped from the node's candidate list.  Descending the tree only raises ``cur`` by at
-   most what ``ΣM`` loses and only shrinks ``U``, so every ``need_t`` (hence ``k_t``) of a
-   child is at least its parent's: the child's list may be filtered from the parent's.
+   dropped from the node's candidate list; a node where some ``k_t`` exceeds ``h`` is pruned.
+   Descending the tree only raises ``cur`` by at most what ``ΣM`` loses and only shrinks
+   ``U``, and ``LB`` only rises, so every ``k_t`` of a descendant is at least its
+   ancestor's: a child's list may be filtered from its parent's.
 3. *Branch order.*  Candidates of the branching slot ``s`` are scanned strongest first; the
    completions under candidate ``q`` are worth at most ``cur + V[c(q), s] + (ΣM − M_s)``,
    nonincreasing along the scan, so the scan stops at the first candidate where that is
-   ``≤ LB + EPS``.  The same quantity over the unscanned candidates of every open level is
+   ``≤ LB + TOL``.  The same quantity over the unscanned candidates of every open level is
    the global upper bound reported when the search is stopped early.
 4. *Pairwise slot exchange.*  If an arrangement holds ``p`` in slot ``s`` and ``q`` in slot
    ``t`` with ``V[c(p), s] + V[c(q), t] < V[c(q), s] + V[c(p), t]``, swapping the two packets
@@ -48,14 +54,25 @@ sought, so the search proves that nothing beats the incumbent by more than ``EPS
    parent, so the parent's ``H`` also bound the child (used to pre-filter its list).
 6. *Card prices (Lagrangian relaxation).*  For any prices ``λ`` on cards, a completion —
    one packet per free slot covering ``U`` exactly — is worth
-   ``Σ_t (V[c(p_t), t] − λ(p_t)) + λ(U) ≤ λ(U) + Σ_t max_q (V[c(q), t] − λ(q))`` (weak
-   duality), the max over the node's candidates for slot t.  A node or a candidate whose
-   bound is ≤ ``LB + EPS`` is pruned.  Prices come from subgradient steps at the root and
-   are switched on only when the search has not finished after its first ``budget`` nodes.
+   ``cur + λ(U) + Σ_t (V[c(p_t), t] − λ(p_t)) ≤ cur + λ(U) + Σ_t m_t``, ``m_t`` the max of
+   ``V[c(q), t] − λ(q)`` over every packet ``q`` that may still serve slot ``t`` (inside
+   ``U``, class ≥ ``k_t`` by rule 2).  A node whose bound is ``≤ LB + TOL`` is pruned; a
+   candidate ``q`` for slot ``s`` is pruned when ``cur + λ(U) − λ(q) + V[c(q), s] +
+   Σ_{t≠s} m_t ≤ LB + TOL`` (the same bound for the child, which covers ``U − q``).
+   The prices (subgradient steps on the dual) are computed once, at the root or after
+   ``card_prices_after`` nodes.  The bound of a level exists only if that level was set up
+   with prices: a level set up before the prices existed has no ``λ(U)`` or ``m_t`` and
+   must not use rule 6 for its candidates.  (Until December 2026 such levels read zeros,
+   i.e. a "bound" of ``V[c(q), s] − λ(q)`` without ``cur``, ``λ(U)`` or the other slots,
+   and pruned optimal arrangements — issue 9.)
 
 The search is resumable: its stack lives in numpy arrays, each call of the kernel runs at
 most ``budget`` nodes, and the Python driver checks the time limit and a stop event (Ctrl-C)
 between calls, so a stopped search still returns its incumbent and a sound bound.
+
+Kernel state is passed as named tuples of arrays: ``_Packets`` (the deal's packets sorted
+strongest first, read-only), ``_Stack`` (one row per search level), ``_Prices`` (rule 6),
+``_Incumbent`` and ``_Switches`` (which rules are on).
 """
 
 from __future__ import annotations
@@ -64,15 +81,72 @@ import threading
 import time
 from collections import namedtuple
 from dataclasses import dataclass
+from itertools import combinations
+from math import comb
 
 import numpy as np
 from numba import njit
 
-from .problem import BestResponseProblem, EngineResult
+from .problem import VALUE_TOLERANCE, BestResponseProblem, EngineResult
 
-__all__ = ["solve_search", "EPS"]
+__all__ = ["SearchOptions", "PLAIN", "solve_search"]
 
-EPS = 1e-9
+TOL = VALUE_TOLERANCE
+NO_VALUE = -1e300  # below every arrangement's value
+EXCHANGE_TOL = 1e-12  # rule 4 skips an exchange only if it improves by more than this (float noise)
+
+
+@dataclass(frozen=True)
+class SearchOptions:
+    """Which pruning rules of the module doc the search applies (all on by default).
+
+    Switching rules off never changes the answer, only the time: the soundness tests
+    compare the combinations.  With rules 1 and 3 both off nothing is pruned by value —
+    a brute force over every arrangement, usable only with few free slots.
+    """
+
+    best_packet_bound: bool = True  # rule 1
+    slot_thresholds: bool = True  # rule 2
+    branch_order: bool = True  # rule 3
+    exchange: bool = True  # rule 4
+    packing_bounds: bool = True  # rule 5
+    card_prices: bool = True  # rule 6
+    card_prices_after: int = 50_000  # nodes searched before rule 6 starts (0: from the root)
+    card_price_iters: int = 100  # subgradient steps for the prices
+    packing_cap: int = 200  # steps per packing test of rule 5 (undecided tests bound softly)
+
+
+PLAIN = SearchOptions(slot_thresholds=False, exchange=False, packing_bounds=False, card_prices=False)
+"""Only the plain branch-and-bound rules (1 and 3): the reference the others are checked against."""
+
+_Packets = namedtuple("_Packets", "masks cls orig cards table_cls live_pos binom colex_to_lex")
+_Packets.__doc__ = """The deal's packets sorted strongest first, and lookups (read-only in the kernels).
+
+masks, cls, orig, cards: per sorted packet its card mask, rank class, index in the packet table
+and five card bits; table_cls: class by table index; live_pos, binom, colex_to_lex: map a mask
+of live cards to its table index (``_packet_index``)."""
+
+_Stack = namedtuple("_Stack", "U F cur slot pos length others pick cut H lists depth")
+_Stack.__doc__ = """The search stack, one row per level d (a node and its candidate scan).
+
+U, F, cur: the node's free cards, free slots (bit set) and value so far; slot: the slot it
+branches on; lists[d, :length[d]]: its candidates (sorted packet indices), pos the next one;
+others: bound on the other free slots (rule 3); pick: the candidate being explored; cut: the
+least class any free slot can use (rule 2); H[d]: class bounds of rule 5;
+depth[0]: the deepest open level (−2 before the root is set up, −1 when done)."""
+
+_Prices = namedtuple("_Prices", "on card packet level_on level_total level_max")
+_Prices.__doc__ = """Rule 6: on[0] once prices exist; card[b], packet[q] = λ(q); per level d that
+was set up with prices (level_on[d] = 1): level_total[d] = cur + λ(U) + Σ_t m_t and
+level_max[d, t] = m_t."""
+
+_Incumbent = namedtuple("_Incumbent", "value packets")
+_Incumbent.__doc__ = "The best arrangement so far: value[0] and its table indices per slot."
+
+_Switches = namedtuple("_Switches", "best_packet thresholds branch_order exchange packing packing_cap")
+_Switches.__doc__ = "SearchOptions as integers for the kernels (1 = rule on)."
+
+STAT_NODES, STAT_LEAVES, STAT_IMPROVEMENTS = 0, 1, 2
 
 
 @njit(cache=True, nogil=True)
@@ -99,8 +173,8 @@ def _two_slots(F, n_slots):
 
 
 @njit(cache=True, nogil=True)
-def _packet_index(mask, live_pos, binom, colex_to_lex):
-    """Index in the packet table of a 5-card mask (cards inside the live set)."""
+def _packet_index(mask, pk):
+    """Index in the packet table of a 5-card mask of live cards (colex rank, then lookup)."""
     r = 0
     i = 1
     m = mask
@@ -109,10 +183,10 @@ def _packet_index(mask, live_pos, binom, colex_to_lex):
         b = 0
         while (low >> b) != 1:
             b += 1
-        r += binom[live_pos[b], i]
+        r += pk.binom[pk.live_pos[b], i]
         i += 1
         m ^= low
-    return colex_to_lex[r]
+    return pk.colex_to_lex[r]
 
 
 @njit(cache=True, nogil=True)
@@ -131,8 +205,6 @@ def _first_class_above(v_col, need):
 
 def _split_patterns() -> np.ndarray:
     """The 126 ways to choose the other four of position 0's packet among ten positions."""
-    from itertools import combinations
-
     rows = []
     for rest in combinations(range(1, 10), 4):
         a = (0, *rest)
@@ -145,28 +217,28 @@ _SPLITS = _split_patterns()
 
 
 @njit(cache=True, nogil=True)
-def _leaf2(U, s1, s2, cur, packet_cls, V, live_pos, binom, colex_to_lex):
+def _leaf2(U, s1, s2, cur, V, pk):
     """Best split of the 10 cards ``U`` into slots s1, s2.  Returns (value, mask for s1)."""
     pos = np.empty(10, dtype=np.int64)
     bit = np.empty(10, dtype=np.int64)
     n = 0
     for b in range(64):
         if U >> b & 1:
-            pos[n] = live_pos[b]
+            pos[n] = pk.live_pos[b]
             bit[n] = np.int64(1) << b
             n += 1
-    best_val = -1e300
+    best_val = NO_VALUE
     best_a = np.int64(0)
     for j in range(_SPLITS.shape[0]):
         ra = 0
         rb = 0
         ma = np.int64(0)
         for i in range(5):
-            ra += binom[pos[_SPLITS[j, i]], i + 1]
-            rb += binom[pos[_SPLITS[j, 5 + i]], i + 1]
+            ra += pk.binom[pos[_SPLITS[j, i]], i + 1]
+            rb += pk.binom[pos[_SPLITS[j, 5 + i]], i + 1]
             ma |= bit[_SPLITS[j, i]]
-        ca = packet_cls[colex_to_lex[ra]]
-        cb = packet_cls[colex_to_lex[rb]]
+        ca = pk.table_cls[pk.colex_to_lex[ra]]
+        cb = pk.table_cls[pk.colex_to_lex[rb]]
         v1 = V[ca, s1] + V[cb, s2]
         v2 = V[cb, s1] + V[ca, s2]
         if v1 >= v2:
@@ -180,7 +252,7 @@ def _leaf2(U, s1, s2, cur, packet_cls, V, live_pos, binom, colex_to_lex):
 
 
 @njit(cache=True, nogil=True)
-def _packing_exists(lst, n, count, base, sorted_masks, cap, steps):
+def _packing_exists(lst, n, count, base, masks, cap, steps):
     """Are there ``count`` pairwise disjoint packets among ``lst[:n]``, all disjoint from
     the mask ``base``?  Returns 1 (yes), 0 (no) or −1 (undecided after ``cap`` steps)."""
     if count == 0:
@@ -199,7 +271,7 @@ def _packing_exists(lst, n, count, base, sorted_masks, cap, steps):
         steps[0] += 1
         if steps[0] > cap:
             return -1
-        m = sorted_masks[lst[i]]
+        m = masks[lst[i]]
         if m & used[depth] == 0:
             if depth + 1 == count:
                 return 1
@@ -212,39 +284,41 @@ def _packing_exists(lst, n, count, base, sorted_masks, cap, steps):
 
 
 @njit(cache=True, nogil=True)
-def _class_bounds(lst, n, sorted_masks, sorted_cls, m, floor, H, cap):
+def _class_bounds(lst, n, masks, cls, m, floor, H, cap):
     """Upper bounds ``H[0] ≥ … ≥ H[m−1]`` on the classes, strongest first, of any m
     disjoint packets of the node (rule 5).
 
     ``lst[:n]`` holds, strongest first, every packet of the node with class ≥ ``floor``.
     For i+1 packets the scan looks for the first position j such that ``lst[j]`` and i
-    earlier packets are pairwise disjoint; every earlier position was proven impossible,
-    so no i+1 disjoint packets all stronger than ``lst[j]`` exist and ``H[i] =
-    class(lst[j])`` is an upper bound.  When the step budget ``cap`` runs out at j the
-    same holds.  When no j exists, the (i+1)-th packet is below ``floor``.
+    earlier packets are pairwise disjoint.  Any i+1 disjoint packets of the list have a
+    last one in list order, at some position j' ≥ j, whose class is their least (the list
+    is sorted), so their (i+1)-th strongest class is ≤ ``class(lst[j]) =: H[i]``.  When the
+    step budget ``cap`` runs out at j the same holds.  When no j exists, the (i+1)-th packet
+    is below ``floor``.  The scan for i+1 resumes where the scan for i stopped: a position
+    without i disjoint partners before it has no i+1 either.
     """
     steps = np.zeros(1, dtype=np.int64)
     low = max(floor - 1, 0)
-    H[0] = sorted_cls[lst[0]] if n > 0 else low
+    H[0] = cls[lst[0]] if n > 0 else low
     j = 1
     for i in range(1, m):
         while j < n:
-            res = _packing_exists(lst, j, i, sorted_masks[lst[j]], sorted_masks, cap, steps)
+            res = _packing_exists(lst, j, i, masks[lst[j]], masks, cap, steps)
             if res != 0:
                 break
             j += 1
-        H[i] = sorted_cls[lst[j]] if j < n else low
+        H[i] = cls[lst[j]] if j < n else low
 
 
 @njit(cache=True, nogil=True)
 def _assign_best(V, H, count, slots_mask, n_slots):
     """max over injective maps j → slot ∈ slots_mask of Σ_{j<count} V[H[j], slot]."""
     size = 1 << n_slots
-    dp = np.full(size, -1e300)
+    dp = np.full(size, NO_VALUE)
     dp[0] = 0.0
-    best = -1e300
+    best = NO_VALUE
     for mask in range(size):
-        if dp[mask] <= -1e299 or mask & ~slots_mask:
+        if dp[mask] <= NO_VALUE or mask & ~slots_mask:
             continue
         j = _popcount(mask)
         if j == count:
@@ -260,31 +334,34 @@ def _assign_best(V, H, count, slots_mask, n_slots):
 
 
 @njit(cache=True, nogil=True)
-def _setup_level(d, U, F, cur, parent, parent_len, floor, lists, sorted_masks, sorted_cls, V, best_val,
-                 st_slot, st_len, st_pos, st_msum, st_cut, st_H, H, cap, lag):
+def _setup_level(d, U, F, cur, parent, parent_len, floor, V, pk, st, pr, sw, best, H):
     """Prepare level d for node (U, F, cur): bounds, thresholds, branching slot, candidates.
 
     ``parent[:parent_len]`` holds, strongest first, every packet inside U's parent with
     class ≥ ``floor``, and no class below ``floor`` can help this node (rule 2).
-    Returns False when the node is pruned (rules 1, 2 and 5 of the module doc).
+    Returns False when the node is pruned (rules 1, 2, 5 and 6 of the module doc).
     """
     n_slots = V.shape[1]
-    st_k = np.empty(n_slots, dtype=np.int64)
-    out = lists[d]
+    k_of = np.zeros(n_slots, dtype=np.int64)
+    out = st.lists[d]
     n = 0
     for i in range(parent_len):
         q = parent[i]
-        if sorted_cls[q] < floor:
+        if pk.cls[q] < floor:
             break
-        if sorted_masks[q] & ~U == 0:
+        if pk.masks[q] & ~U == 0:
             out[n] = q
             n += 1
     if n == 0:
         return False
-    target = best_val + 1e-9
+    target = best + TOL
     m = _popcount(F)
-    _class_bounds(out, n, sorted_masks, sorted_cls, m, floor, H, cap)
-    if cur + _assign_best(V, H, m, F, n_slots) <= target:
+    if sw.packing:
+        _class_bounds(out, n, pk.masks, pk.cls, m, floor, H, sw.packing_cap)
+    else:
+        for i in range(m):
+            H[i] = pk.cls[out[0]]
+    if sw.best_packet and cur + _assign_best(V, H, m, F, n_slots) <= target:
         return False
     h = H[0]
     cutoff = h + 1
@@ -295,190 +372,196 @@ def _setup_level(d, U, F, cur, parent, parent_len, floor, lists, sorted_masks, s
         if F >> t & 1:
             others = _assign_best(V, H, m - 1, F & ~(1 << t), n_slots)
             k = _first_class_above(V[:, t], target - cur - others)
-            st_k[t] = k
-            if k > h:
-                return False
+            if sw.thresholds:
+                if k > h:
+                    return False
+                k_of[t] = k
             if k < cutoff:
                 cutoff = k
             if k > slot_k or (k == slot_k and V[h, t] > V[h, slot]):
                 slot_k = k
                 slot = t
                 slot_others = others
-    while n > 0 and sorted_cls[out[n - 1]] < cutoff:
-        n -= 1
-    if lag.on[0]:  # rule 6, each slot over the packets that can serve it (class ≥ k_t)
-        lam_u = 0.0
+    if sw.thresholds:
+        while n > 0 and pk.cls[out[n - 1]] < cutoff:
+            n -= 1
+    else:
+        cutoff = 0
+    pr.level_on[d] = 0
+    if pr.on[0]:  # rule 6, each slot over the packets that can serve it (class ≥ k_t)
+        total = cur
         for b in range(64):
             if U >> b & 1:
-                lam_u += lag.card[b]
-        total = cur + lam_u
+                total += pr.card[b]
         for t in range(n_slots):
             if F >> t & 1:
-                kt = st_k[t]
-                best = -1e300
+                top = NO_VALUE
                 for i in range(n):
                     q = out[i]
-                    if sorted_cls[q] < kt:
+                    if pk.cls[q] < k_of[t]:
                         break
-                    v = V[sorted_cls[q], t] - lag.packet[q]
-                    if v > best:
-                        best = v
-                lag.st_m[d, t] = best
-                total += best
-        lag.st_u[d] = lam_u
-        lag.st_total[d] = total
+                    v = V[pk.cls[q], t] - pr.packet[q]
+                    if v > top:
+                        top = v
+                pr.level_max[d, t] = top
+                total += top
         if total <= target:
             return False
-    lag.level_on[d] = lag.on[0]
-    st_slot[d] = slot
-    st_len[d] = n
-    st_pos[d] = 0
-    st_msum[d] = slot_others
-    st_cut[d] = cutoff
+        pr.level_total[d] = total
+        pr.level_on[d] = 1
+    st.slot[d] = slot
+    st.length[d] = n
+    st.pos[d] = 0
+    st.others[d] = slot_others
+    st.cut[d] = cutoff
     for i in range(m):
-        st_H[d, i] = H[i]
+        st.H[d, i] = H[i]
     return True
 
 
 @njit(cache=True, nogil=True)
-def _run(sorted_masks, sorted_cls, sorted_orig, packet_cls, V, live_pos, binom, colex_to_lex,
-         fixed_slots, st_U, st_F, st_cur, st_slot, st_pos, st_len, st_msum, st_pick, st_cut, st_H, lists, root_list,
-         depth, best_val, best_pk, budget, stats, cap, lag):
+def _improve(inc, value, d, st, pk, fixed):
+    """Record a new incumbent: the path's picks at levels 0..d plus the fixed slots."""
+    inc.value[0] = value
+    for t in range(fixed.shape[0]):
+        inc.packets[t] = fixed[t]
+    for e in range(d + 1):
+        inc.packets[st.slot[e]] = pk.orig[st.pick[e]]
+
+
+@njit(cache=True, nogil=True)
+def _solve_small_root(V, pk, st, inc, fixed):
+    """The root with at most two free slots: solved directly."""
+    n_slots = V.shape[1]
+    U = st.U[0]
+    F = st.F[0]
+    value = st.cur[0]
+    chosen = fixed.copy()
+    if _popcount(F) == 2:
+        s1, s2 = _two_slots(F, n_slots)
+        value, a = _leaf2(U, s1, s2, value, V, pk)
+        chosen[s1] = _packet_index(a, pk)
+        chosen[s2] = _packet_index(U ^ a, pk)
+    elif _popcount(F) == 1:
+        for t in range(n_slots):
+            if F >> t & 1:
+                chosen[t] = _packet_index(U, pk)
+                value += V[pk.table_cls[chosen[t]], t]
+    if value > inc.value[0] + TOL:
+        inc.value[0] = value
+        inc.packets[:] = chosen
+
+
+@njit(cache=True, nogil=True)
+def _run(V, pk, fixed, st, pr, sw, inc, root_list, budget, stats):
     """Run at most ``budget`` nodes of the search from the saved stack.
 
     Returns 0 when the search is complete (incumbent optimal), 1 when paused.
-    ``best_pk`` holds the incumbent's packet indices (table order) per slot.
     """
     n_slots = V.shape[1]
     H = np.zeros(n_slots, dtype=np.int64)
     nodes = 0
-    d = depth[0]
+    d = st.depth[0]
     if d == -2:  # fresh start: set up the root
-        U = st_U[0]
-        F = st_F[0]
-        cur = st_cur[0]
-        if _popcount(F) <= 2:
-            # degenerate: at most two free slots, solved directly
-            if _popcount(F) == 2:
-                s1, s2 = _two_slots(F, n_slots)
-                val, a = _leaf2(U, s1, s2, cur, packet_cls, V, live_pos, binom, colex_to_lex)
-                if val > best_val[0] + 1e-9:
-                    best_val[0] = val
-                    for t in range(n_slots):
-                        best_pk[t] = fixed_slots[t]
-                    best_pk[s1] = _packet_index(a, live_pos, binom, colex_to_lex)
-                    best_pk[s2] = _packet_index(U ^ a, live_pos, binom, colex_to_lex)
-            elif _popcount(F) == 1:
-                for t in range(n_slots):
-                    if F >> t & 1:
-                        pi = _packet_index(U, live_pos, binom, colex_to_lex)
-                        val = cur + V[packet_cls[pi], t]
-                        if val > best_val[0] + 1e-9:
-                            best_val[0] = val
-                            for u in range(n_slots):
-                                best_pk[u] = fixed_slots[u]
-                            best_pk[t] = pi
-            else:
-                if cur > best_val[0] + 1e-9:
-                    best_val[0] = cur
-                    for u in range(n_slots):
-                        best_pk[u] = fixed_slots[u]
-            depth[0] = -1
+        if _popcount(st.F[0]) <= 2:
+            _solve_small_root(V, pk, st, inc, fixed)
+            st.depth[0] = -1
             return 0
-        ok = _setup_level(0, U, F, cur, root_list, root_list.shape[0], 0, lists, sorted_masks, sorted_cls,
-                          V, best_val[0], st_slot, st_len, st_pos, st_msum, st_cut, st_H, H, cap, lag)
+        ok = _setup_level(0, st.U[0], st.F[0], st.cur[0], root_list, root_list.shape[0], 0, V, pk, st, pr, sw,
+                          inc.value[0], H)
         d = 0 if ok else -1
     while d >= 0:
         if nodes >= budget:
-            depth[0] = d
-            stats[0] += nodes
+            st.depth[0] = d
+            stats[STAT_NODES] += nodes
             return 1
-        s = st_slot[d]
-        pos = st_pos[d]
-        if pos >= st_len[d]:
+        s = st.slot[d]
+        pos = st.pos[d]
+        if pos >= st.length[d]:
             d -= 1
             continue
-        q = lists[d, pos]
-        c = sorted_cls[q]
-        cur = st_cur[d]
-        if cur + V[c, s] + st_msum[d] <= best_val[0] + 1e-9:
-            st_pos[d] = st_len[d]  # rule 3: nothing further in this list can help
+        q = st.lists[d, pos]
+        c = pk.cls[q]
+        cur = st.cur[d]
+        target = inc.value[0] + TOL
+        if sw.branch_order and cur + V[c, s] + st.others[d] <= target:
+            st.pos[d] = st.length[d]  # rule 3: nothing further in this list can help
             d -= 1
             continue
-        st_pos[d] = pos + 1
-        # rule 6 for this candidate: prices of U, minus q's, plus the other slots' best
-        if lag.level_on[d] and lag.st_total[d] - lag.st_m[d, s] + V[c, s] - lag.packet[q] <= best_val[0] + 1e-9:
+        st.pos[d] = pos + 1
+        # rule 6 for this candidate: only on a level whose bound was built with prices
+        if pr.level_on[d] and pr.level_total[d] - pr.level_max[d, s] + V[c, s] - pr.packet[q] <= target:
             continue
-        # rule 4: no improving exchange with a packet placed earlier on the path
-        dominated = False
-        for e in range(d):
-            t = st_slot[e]
-            ce = sorted_cls[st_pick[e]]
-            if V[c, s] + V[ce, t] < V[ce, s] + V[c, t] - 1e-12:
-                dominated = True
-                break
-        if dominated:
-            continue
+        if sw.exchange:  # rule 4: no improving exchange with a packet placed earlier on the path
+            dominated = False
+            for e in range(d):
+                t = st.slot[e]
+                ce = pk.cls[st.pick[e]]
+                if V[c, s] + V[ce, t] < V[ce, s] + V[c, t] - EXCHANGE_TOL:
+                    dominated = True
+                    break
+            if dominated:
+                continue
         nodes += 1
-        st_pick[d] = q
-        U2 = st_U[d] & ~sorted_masks[q]
-        F2 = st_F[d] & ~(1 << s)
+        st.pick[d] = q
+        U2 = st.U[d] & ~pk.masks[q]
+        F2 = st.F[d] & ~(1 << s)
         cur2 = cur + V[c, s]
         if _popcount(F2) == 2:
             s1, s2 = _two_slots(F2, n_slots)
-            # rule 1 on the leaf: both slots at most the strongest packet left
-            h = -1
-            for i in range(st_len[d]):
-                if sorted_masks[lists[d, i]] & ~U2 == 0:
-                    h = sorted_cls[lists[d, i]]
-                    break
-            if h < 0 or cur2 + V[h, s1] + V[h, s2] <= best_val[0] + 1e-9:
+            if sw.best_packet or sw.thresholds:
+                # the strongest useful packet left (rule 2: the list holds every packet that
+                # can serve a free slot); rule 1: both slots at most its class
+                h = -1
+                for i in range(st.length[d]):
+                    if pk.masks[st.lists[d, i]] & ~U2 == 0:
+                        h = pk.cls[st.lists[d, i]]
+                        break
+                if h < 0 or (sw.best_packet and cur2 + V[h, s1] + V[h, s2] <= target):
+                    continue
+            value, a = _leaf2(U2, s1, s2, cur2, V, pk)
+            stats[STAT_LEAVES] += 1
+            if value > target:
+                _improve(inc, value, d, st, pk, fixed)
+                inc.packets[s1] = _packet_index(a, pk)
+                inc.packets[s2] = _packet_index(U2 ^ a, pk)
+                stats[STAT_IMPROVEMENTS] += 1
+            continue
+        floor = 0
+        if sw.thresholds:
+            # rule 2 for the child with the parent's class bounds (the child's packets are
+            # disjoint packets of the parent's node): no class below `floor` can help it
+            m2 = _popcount(F2)
+            floor = st.H[d, 0] + 1
+            for t in range(n_slots):
+                if F2 >> t & 1:
+                    others = _assign_best(V, st.H[d], m2 - 1, F2 & ~(1 << t), n_slots)
+                    k = _first_class_above(V[:, t], target - cur2 - others)
+                    if k < floor:
+                        floor = k
+            if floor > st.H[d, 0]:
                 continue
-            val, a = _leaf2(U2, s1, s2, cur2, packet_cls, V, live_pos, binom, colex_to_lex)
-            stats[1] += 1
-            if val > best_val[0] + 1e-9:
-                best_val[0] = val
-                for t in range(n_slots):
-                    best_pk[t] = fixed_slots[t]
-                for e in range(d + 1):
-                    best_pk[st_slot[e]] = sorted_orig[st_pick[e]]
-                best_pk[s1] = _packet_index(a, live_pos, binom, colex_to_lex)
-                best_pk[s2] = _packet_index(U2 ^ a, live_pos, binom, colex_to_lex)
-                stats[2] += 1
-            continue
-        # rule 2 for the child with the parent's class bounds (the child's packets are
-        # disjoint packets of the parent's node): no class below `floor` can help it
-        m2 = _popcount(F2)
-        floor = st_H[d, 0] + 1
-        for t in range(n_slots):
-            if F2 >> t & 1:
-                others = _assign_best(V, st_H[d], m2 - 1, F2 & ~(1 << t), n_slots)
-                k = _first_class_above(V[:, t], best_val[0] + 1e-9 - cur2 - others)
-                if k < floor:
-                    floor = k
-        if floor > st_H[d, 0]:
-            continue
-        if floor < st_cut[d]:
-            floor = st_cut[d]
-        st_U[d + 1] = U2
-        st_F[d + 1] = F2
-        st_cur[d + 1] = cur2
-        if _setup_level(d + 1, U2, F2, cur2, lists[d], st_len[d], floor, lists, sorted_masks, sorted_cls,
-                        V, best_val[0], st_slot, st_len, st_pos, st_msum, st_cut, st_H, H, cap, lag):
+            if floor < st.cut[d]:
+                floor = st.cut[d]
+        st.U[d + 1] = U2
+        st.F[d + 1] = F2
+        st.cur[d + 1] = cur2
+        if _setup_level(d + 1, U2, F2, cur2, st.lists[d], st.length[d], floor, V, pk, st, pr, sw, inc.value[0],
+                        H):
             d += 1
-    depth[0] = -1
-    stats[0] += nodes
+    st.depth[0] = -1
+    stats[STAT_NODES] += nodes
     return 0
 
 
 @njit(cache=True, nogil=True)
-def _open_bound(V, sorted_cls, lists, st_cur, st_slot, st_pos, st_len, st_msum, depth):
-    """Upper bound on every arrangement not yet examined (rule 3), −inf when none is open."""
-    bound = -1e300
-    for d in range(depth + 1):
-        if st_pos[d] < st_len[d]:
-            c = sorted_cls[lists[d, st_pos[d]]]
-            b = st_cur[d] + V[c, st_slot[d]] + st_msum[d]
+def _open_bound(V, pk, st):
+    """Upper bound on every arrangement not yet examined (rule 3), NO_VALUE when none is open."""
+    bound = NO_VALUE
+    for d in range(st.depth[0] + 1):
+        if st.pos[d] < st.length[d]:
+            c = pk.cls[st.lists[d, st.pos[d]]]
+            b = st.cur[d] + V[c, st.slot[d]] + st.others[d]
             if b > bound:
                 bound = b
     return bound
@@ -501,13 +584,13 @@ def _colex_to_lex(masks, live_pos, binom):
 
 
 @njit(cache=True, nogil=True)
-def _lagrange_prices(sorted_cards, sorted_cls, lst, n, V, live, iters, card, packet):
+def _card_prices(pk, lst, n, V, live, iters, pr):
     """Card prices λ for rule 6 by subgradient descent on the Lagrangian dual.
 
     For any prices, Σ_{c∈U} λ_c + Σ_{t∈F} max_p (V[c(p), t] − λ(p)) bounds every cover of
     U by one packet per free slot (weak duality), so the prices only need to be good, not
-    optimal: the best prices seen over ``iters`` steps are kept.  ``packet[q]`` = λ(q).
-    ``sorted_cards[q]`` are the five card bits of packet q.
+    optimal: the best prices seen over ``iters`` steps (over the packets ``lst[:n]``) are
+    kept in ``pr.card``, and ``pr.packet[q] = λ(q)`` for every sorted packet q.
     """
     n_slots = V.shape[1]
     lam = np.zeros(64)
@@ -518,6 +601,7 @@ def _lagrange_prices(sorted_cards, sorted_cls, lst, n, V, live, iters, card, pac
     for t in range(n_slots):
         scale = max(scale, V[V.shape[0] - 1, t] - V[0, t])
     step0 = 0.04 * scale + 1e-12
+    cards = pk.cards
     for it in range(iters):
         bound = 0.0
         for b in range(64):
@@ -527,38 +611,29 @@ def _lagrange_prices(sorted_cards, sorted_cls, lst, n, V, live, iters, card, pac
                 bound += lam[b]
         for i in range(n):
             q = lst[i]
-            price[i] = (lam[sorted_cards[q, 0]] + lam[sorted_cards[q, 1]] + lam[sorted_cards[q, 2]]
-                        + lam[sorted_cards[q, 3]] + lam[sorted_cards[q, 4]])
+            price[i] = lam[cards[q, 0]] + lam[cards[q, 1]] + lam[cards[q, 2]] + lam[cards[q, 3]] + lam[cards[q, 4]]
         for t in range(n_slots):
-            best = -1e300
+            top = NO_VALUE
             arg = -1
             for i in range(n):
-                v = V[sorted_cls[lst[i]], t] - price[i]
-                if v > best:
-                    best = v
+                v = V[pk.cls[lst[i]], t] - price[i]
+                if v > top:
+                    top = v
                     arg = lst[i]
-            bound += best
+            bound += top
             for j in range(5):
-                g[sorted_cards[arg, j]] -= 1.0
+                g[cards[arg, j]] -= 1.0
         if bound < best_bound:
             best_bound = bound
-            card[:] = lam
+            pr.card[:] = lam
         step = step0 / np.sqrt(it + 1.0)
         for b in range(64):
             lam[b] -= step * g[b]
-    for q in range(sorted_cards.shape[0]):
-        packet[q] = (card[sorted_cards[q, 0]] + card[sorted_cards[q, 1]] + card[sorted_cards[q, 2]]
-                     + card[sorted_cards[q, 3]] + card[sorted_cards[q, 4]])
+    for q in range(cards.shape[0]):
+        pr.packet[q] = (pr.card[cards[q, 0]] + pr.card[cards[q, 1]] + pr.card[cards[q, 2]]
+                        + pr.card[cards[q, 3]] + pr.card[cards[q, 4]])
+    pr.on[0] = 1
     return best_bound
-
-
-_Lagrange = namedtuple("_Lagrange", "on card packet st_u st_m st_total level_on")
-_Lagrange.__doc__ = "Rule 6 state: on-flag, card and packet prices, per-level sums (arrays)."
-
-
-def _new_lagrange(levels: int, n_slots: int, n_packets: int) -> _Lagrange:
-    return _Lagrange(np.zeros(1, dtype=np.int64), np.zeros(64), np.zeros(n_packets), np.zeros(levels),
-                     np.zeros((levels, n_slots)), np.zeros(levels), np.zeros(levels, dtype=np.int64))
 
 
 @njit(cache=True, nogil=True)
@@ -575,42 +650,18 @@ def _packet_cards(masks):
     return out
 
 
-@dataclass
-class _Prepared:
-    sorted_masks: np.ndarray
-    sorted_cls: np.ndarray
-    sorted_orig: np.ndarray
-    live_pos: np.ndarray
-    binom: np.ndarray
-    colex_to_lex: np.ndarray
-    sorted_cards: np.ndarray  # int64 (P, 5): the card bits of each packet, in sorted order
-
-
-def _prepare(problem: BestResponseProblem) -> _Prepared:
+def _packets(problem: BestResponseProblem) -> _Packets:
     tables = problem.tables
     masks = tables.masks.astype(np.int64)
-    cls = tables.classes
-    order = np.argsort(-cls, kind="stable").astype(np.int32)
-    live = tables.deal.live
+    order = np.argsort(-tables.classes, kind="stable").astype(np.int32)
     live_pos = np.full(64, -1, dtype=np.int64)
-    bits = [b for b in range(64) if live >> b & 1]
+    bits = [b for b in range(64) if tables.deal.live >> b & 1]
     for i, b in enumerate(bits):
         live_pos[b] = i
-    n = len(bits)
-    binom = np.zeros((n + 1, 6), dtype=np.int64)
-    for a in range(n + 1):
-        for k in range(6):
-            binom[a, k] = _comb(a, k)
-    colex_to_lex = _colex_to_lex(masks, live_pos, binom)
+    binom = np.array([[comb(a, k) for k in range(6)] for a in range(len(bits) + 1)], dtype=np.int64)
     sorted_masks = masks[order]
-    return _Prepared(sorted_masks, cls[order].astype(np.int32), order, live_pos, binom, colex_to_lex,
-                     _packet_cards(sorted_masks))
-
-
-def _comb(n: int, k: int) -> int:
-    from math import comb
-
-    return comb(n, k) if 0 <= k <= n else 0
+    return _Packets(sorted_masks, tables.classes[order].astype(np.int32), order, _packet_cards(sorted_masks),
+                    tables.classes, live_pos, binom, _colex_to_lex(masks, live_pos, binom))
 
 
 def _hint_fits(problem: BestResponseProblem, hint: tuple[int, ...]) -> bool:
@@ -631,92 +682,96 @@ def _hint_fits(problem: BestResponseProblem, hint: tuple[int, ...]) -> bool:
     return union == problem.tables.deal.live
 
 
+def _new_stack(problem: BestResponseProblem, V: np.ndarray, n_packets: int) -> _Stack:
+    levels = max(problem.n_slots, 1)
+    n_slots = problem.n_slots
+    st = _Stack(
+        U=np.zeros(levels, dtype=np.int64), F=np.zeros(levels, dtype=np.int64), cur=np.zeros(levels),
+        slot=np.zeros(levels, dtype=np.int64), pos=np.zeros(levels, dtype=np.int64),
+        length=np.zeros(levels, dtype=np.int64), others=np.zeros(levels), pick=np.zeros(levels, dtype=np.int64),
+        cut=np.zeros(levels, dtype=np.int64), H=np.zeros((levels, n_slots), dtype=np.int64),
+        lists=np.zeros((levels, n_packets), dtype=np.int32), depth=np.array([-2], dtype=np.int64),
+    )
+    U = int(problem.tables.deal.live)
+    F = 0
+    cur = 0.0
+    for s, p in enumerate(problem.fixed):
+        if p >= 0:
+            U &= ~int(problem.tables.masks[p])
+            cur += float(V[problem.tables.classes[p], s])
+        else:
+            F |= 1 << s
+    st.U[0], st.F[0], st.cur[0] = U, F, cur
+    return st
+
+
 def solve_search(
     problem: BestResponseProblem,
     *,
     time_limit: float | None = None,
     hint: tuple[int, ...] | None = None,
     stop_event: threading.Event | None = None,
+    options: SearchOptions = SearchOptions(),
     budget: int = 50_000,
-    packing_cap: int = 200,
-    lagrangian_iters: int = 100,
 ) -> EngineResult:
     """Exact best response by branch and bound; see the module doc for the proof.
 
     ``hint`` (packet indices in slot order) seeds the incumbent; a hint that is not a legal
-    arrangement respecting the fixed slots is ignored.
-    Stops at ``time_limit`` seconds or when ``stop_event`` is set, returning the incumbent
-    and a sound upper bound (``optimal`` False).
+    arrangement respecting the fixed slots is ignored.  ``options`` switches pruning rules.
+    Stops at ``time_limit`` seconds or when ``stop_event`` is set — checked every ``budget``
+    nodes — returning the incumbent and a sound upper bound (``optimal`` False).
     """
     start = time.perf_counter()
     tables = problem.tables
-    n_slots = problem.n_slots
-    prep = _prepare(problem)
+    pk = _packets(problem)
     V = np.ascontiguousarray(problem.values, dtype=np.float64)
     fixed = np.array(problem.fixed, dtype=np.int64)
-    U = int(tables.deal.live)
-    F = 0
-    cur = 0.0
-    for s, p in enumerate(problem.fixed):
-        if p >= 0:
-            U &= ~int(tables.masks[p])
-            cur += float(V[tables.classes[p], s])
-        else:
-            F |= 1 << s
-    levels = max(n_slots, 1)
-    P = len(prep.sorted_masks)
-    st_U = np.zeros(levels, dtype=np.int64)
-    st_F = np.zeros(levels, dtype=np.int64)
-    st_cur = np.zeros(levels, dtype=np.float64)
-    st_slot = np.zeros(levels, dtype=np.int64)
-    st_pos = np.zeros(levels, dtype=np.int64)
-    st_len = np.zeros(levels, dtype=np.int64)
-    st_msum = np.zeros(levels, dtype=np.float64)
-    st_pick = np.zeros(levels, dtype=np.int64)
-    st_cut = np.zeros(levels, dtype=np.int64)
-    st_H = np.zeros((levels, n_slots), dtype=np.int64)
-    lists = np.zeros((levels, P), dtype=np.int32)
-    root_list = np.arange(P, dtype=np.int32)
-    st_U[0], st_F[0], st_cur[0] = U, F, cur
-    depth = np.array([-2], dtype=np.int64)
-    best_val = np.array([-1e300])
-    best_pk = fixed.copy()
+    n_packets = len(pk.masks)
+    st = _new_stack(problem, V, n_packets)
+    levels = st.U.shape[0]
+    pr = _Prices(np.zeros(1, dtype=np.int64), np.zeros(64), np.zeros(n_packets), np.zeros(levels, dtype=np.int64),
+                 np.zeros(levels), np.zeros((levels, problem.n_slots)))
+    sw = _Switches(int(options.best_packet_bound), int(options.slot_thresholds), int(options.branch_order),
+                   int(options.exchange), int(options.packing_bounds), int(options.packing_cap))
+    inc = _Incumbent(np.array([NO_VALUE]), fixed.copy())
     if hint is not None and _hint_fits(problem, hint):
-        best_val[0] = problem.value_of(hint)
-        best_pk[:] = hint
-    stats = np.zeros(4, dtype=np.int64)
-    lag = _new_lagrange(levels, n_slots, P)
+        inc.value[0] = problem.value_of(hint)
+        inc.packets[:] = hint
+    root_list = np.arange(n_packets, dtype=np.int32)
+    stats = np.zeros(3, dtype=np.int64)
+    live = int(tables.deal.live)
     status = 1
+    if options.card_prices and options.card_prices_after <= 0:
+        # rule 6 from the first node: set up the root, price its candidates, set it up again
+        status = _run(V, pk, fixed, st, pr, sw, inc, root_list, 0, stats)
+        if status == 1:
+            _card_prices(pk, st.lists[0], st.length[0], V, live, options.card_price_iters, pr)
+            st.depth[0] = -2
     stopped = False
     while status == 1:
-        status = _run(prep.sorted_masks, prep.sorted_cls, prep.sorted_orig, tables.classes, V, prep.live_pos,
-                      prep.binom, prep.colex_to_lex, fixed, st_U, st_F, st_cur, st_slot, st_pos, st_len,
-                      st_msum, st_pick, st_cut, st_H, lists, root_list, depth, best_val, best_pk, budget, stats,
-                      packing_cap, lag)
-        if status == 1 and not lag.on[0] and lagrangian_iters > 0 and depth[0] >= 0:
-            # a hard instance: price the cards (rule 6); levels set up before stay valid
-            _lagrange_prices(prep.sorted_cards, prep.sorted_cls, lists[0], st_len[0], V, tables.deal.live,
-                             lagrangian_iters, lag.card, lag.packet)
-            lag.on[0] = 1
-        if status == 1 and best_val[0] > -1e299 and (
+        status = _run(V, pk, fixed, st, pr, sw, inc, root_list, budget, stats)
+        if (status == 1 and options.card_prices and not pr.on[0] and st.depth[0] >= 0
+                and stats[STAT_NODES] >= options.card_prices_after):
+            # a hard instance: price the cards (rule 6); levels set up before keep no price bound
+            _card_prices(pk, st.lists[0], st.length[0], V, live, options.card_price_iters, pr)
+        if status == 1 and inc.value[0] > NO_VALUE and (
             (time_limit is not None and time.perf_counter() - start >= time_limit)
             or (stop_event is not None and stop_event.is_set())
         ):
             stopped = True
             break
-    packets = tuple(int(p) for p in best_pk)
+    packets = tuple(int(p) for p in inc.packets)
     if any(p < 0 for p in packets):
         raise RuntimeError("search stopped before finding any arrangement")  # pragma: no cover
     value = problem.value_of(packets)
     if stopped:
-        open_bound = _open_bound(V, prep.sorted_cls, lists, st_cur, st_slot, st_pos, st_len, st_msum,
-                                 int(depth[0]))
-        bound = max(value, float(open_bound)) + EPS
-        optimal = bound - value <= EPS
+        bound = max(value, float(_open_bound(V, pk, st))) + TOL
+        optimal = bound - value <= TOL
     else:
         bound, optimal = value, True
     return EngineResult(
         packets=packets, value=value, bound=bound, optimal=optimal,
         seconds=time.perf_counter() - start, engine="search",
-        stats={"nodes": int(stats[0]), "leaves": int(stats[1]), "improvements": int(stats[2])},
+        stats={"nodes": int(stats[STAT_NODES]), "leaves": int(stats[STAT_LEAVES]),
+               "improvements": int(stats[STAT_IMPROVEMENTS])},
     )
