@@ -21,7 +21,9 @@ import numpy as np
 
 from .tables import DealTables
 
-__all__ = ["OBJECTIVES", "VALUE_TOLERANCE", "slot_values", "outcome_probabilities", "BestResponseProblem", "EngineResult"]
+__all__ = [
+    "OBJECTIVES", "VALUE_TOLERANCE", "slot_values", "outcome_probabilities", "BestResponseProblem", "EngineResult",
+]
 
 OBJECTIVES = ("margin", "points")
 

@@ -259,7 +259,8 @@ def _brute_opponent(instance: Instance, tables: DealTables) -> list[tuple[object
             return [(a, weight * p / total) for a, p in zip(model.arrangements, model.probabilities, strict=True)]
         if isinstance(model, Mixture):
             total = sum(model.weights)
-            return [x for m, w in zip(model.components, model.weights, strict=True) for x in parts(m, weight * w / total)]
+            pairs = zip(model.components, model.weights, strict=True)
+            return [x for m, w in pairs for x in parts(m, weight * w / total)]
         raise TypeError(f"no brute-force form for {model!r}")
 
     return parts(instance.opponent, 1.0)
