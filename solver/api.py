@@ -41,6 +41,8 @@ __all__ = [
     "grade",
     "evaluate_arrangement",
     "solve_problem",
+    "best_response_problem",
+    "fixed_indices",
 ]
 
 ENGINES = ("auto", "search", "cpsat")
@@ -195,6 +197,23 @@ def complete(deal: Deal, fixed: Mapping[int, int | str], opponent: OpponentModel
     another fixed packet, and ``ValueError`` for a slot outside 1..n_slots.
     """
     tables = tables or DealTables.build(deal)
+    opponent_model = _resolve_opponent(opponent, deal)
+    marginals = opponent_model.marginals(tables)
+    problem = _problem(tables, marginals, objective, fixed_indices(tables, fixed))
+    start = time.perf_counter()
+    result = solve_problem(problem, engine=engine, time_limit=time_limit, workers=workers, seed=seed,
+                           stop_event=stop_event)
+    result.seconds = time.perf_counter() - start
+    return _solution(tables, marginals, opponent_model, objective, result, stop_event)
+
+
+def fixed_indices(tables: DealTables, fixed: Mapping[int, int | str]) -> tuple[int, ...]:
+    """Packet index per slot (−1 = free) of a partial arrangement {slot (1-based): packet}.
+
+    A packet is a card mask or text.  Raises ``IllegalArrangementError`` for a packet that
+    is not five live cards or that overlaps another, ``ValueError`` for a bad slot number.
+    """
+    deal = tables.deal
     rules = deal.rules
     fixed_idx = [-1] * rules.n_slots
     used = 0
@@ -214,14 +233,17 @@ def complete(deal: Deal, fixed: Mapping[int, int | str], opponent: OpponentModel
             raise IllegalArrangementError(f"fixed packet for slot {slot} {detail}")
         used |= mask
         fixed_idx[int(slot) - 1] = tables.index_of(mask)
-    opponent_model = _resolve_opponent(opponent, deal)
-    marginals = opponent_model.marginals(tables)
-    problem = _problem(tables, marginals, objective, tuple(fixed_idx))
-    start = time.perf_counter()
-    result = solve_problem(problem, engine=engine, time_limit=time_limit, workers=workers, seed=seed,
-                           stop_event=stop_event)
-    result.seconds = time.perf_counter() - start
-    return _solution(tables, marginals, opponent_model, objective, result, stop_event)
+    return tuple(fixed_idx)
+
+
+def best_response_problem(deal: Deal, opponent: OpponentModel | str, *, objective: str = "margin",
+                          fixed: Mapping[int, int | str] | None = None,
+                          tables: DealTables | None = None) -> BestResponseProblem:
+    """The question ``complete``/``best_response`` hand to an engine, for engines of one's own
+    choice (``solve_problem``) or independent rechecks (``solver.verify``)."""
+    tables = tables or DealTables.build(deal)
+    marginals = _resolve_opponent(opponent, deal).marginals(tables)
+    return _problem(tables, marginals, objective, fixed_indices(tables, fixed or {}))
 
 
 @dataclass(frozen=True)

@@ -36,6 +36,7 @@ from .opponents import OPPONENT_HELP, OpponentModel, parse_opponent
 from .problem import OBJECTIVES
 from .store import SolutionStore
 from .tables import DealTables
+from .verify import VERIFY_TIME_LIMIT, Verification, verify_equilibrium, verify_solution
 
 T = TypeVar("T")
 
@@ -72,6 +73,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--grade", metavar="ARRANGEMENT",
                    help="grade this arrangement (packets separated by '|' or '/'): value, optimum, "
                         "regret, best two-card swap")
+    p.add_argument("--verify", action="store_true",
+                   help="recheck the answer with the other exact engine: a proven optimum, or the equilibrium's "
+                        "certificate (CP-SAT's best response to the mix); exit status 1 if refuted")
+    p.add_argument("--verify-time-limit", type=positive_float, default=VERIFY_TIME_LIMIT, metavar="SECONDS",
+                   help=f"time for --verify (default {VERIFY_TIME_LIMIT:g} s; inconclusive when it runs out)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument("--unicode", action="store_true", help="print suits as ♣ ♦ ♥ ♠")
     add_rules_arguments(p)
@@ -256,28 +262,60 @@ def _main(argv: Sequence[str] | None) -> int:
     opponent: OpponentModel | str = args.opponent
     if any(part.split(":")[0].strip() == "equilibrium" for part in args.opponent.split(",")):
         eq = _equilibrium(args, deal)
+        for note in eq.notes:
+            print(f"quintet-solve: {note}", file=sys.stderr)
         if args.opponent.strip() == "equilibrium" and not args.grade and not fixed:
+            check = (_run_interruptible(lambda stop: verify_equilibrium(eq, time_limit=args.verify_time_limit,
+                                                                        stop_event=stop))
+                     if args.verify else None)
             if args.json:
-                print_json(_equilibrium_json(eq, args.seed))
+                print_json(_equilibrium_json(eq, args.seed) | _verification_json(check))
             else:
                 print(format_equilibrium(eq, seed=args.seed, unicode=args.unicode))
-            return 0
+                _print_verification(check)
+            return _verification_status(check)
         opponent = parse_opponent(args.opponent, deal, extra={"equilibrium": eq.opponent()})
     common = dict(objective=args.objective, engine=args.engine, time_limit=args.time_limit,
                   workers=args.workers, seed=args.seed)
     if args.grade:
         g = _run_interruptible(lambda stop: grade(deal, args.grade, opponent, stop_event=stop, **common))
+        check = _verify(args, g.best, opponent, {})
         if args.json:
-            print_json(g.to_dict())
+            print_json(g.to_dict() | _verification_json(check))
         else:
             print(format_grade(g, unicode=args.unicode))
-        return 0
+            _print_verification(check)
+        return _verification_status(check)
     sol = _run_interruptible(lambda stop: complete(deal, fixed, opponent, stop_event=stop, **common))
+    check = _verify(args, sol, opponent, fixed)
     if args.json:
-        print_json(sol.to_dict())
+        print_json(sol.to_dict() | _verification_json(check))
     else:
         print(format_solution(sol, unicode=args.unicode))
-    return 0
+        _print_verification(check)
+    return _verification_status(check)
+
+
+def _verify(args: argparse.Namespace, sol: Solution, opponent: OpponentModel | str,
+            fixed: dict[int, str]) -> Verification | None:
+    if not args.verify:
+        return None
+    return _run_interruptible(lambda stop: verify_solution(sol, opponent, fixed=fixed,
+                                                           time_limit=args.verify_time_limit, stop_event=stop))
+
+
+def _verification_json(check: Verification | None) -> dict[str, object]:
+    return {} if check is None else {"verification": check.to_dict()}
+
+
+def _print_verification(check: Verification | None) -> None:
+    if check is not None:
+        print(check.describe())
+
+
+def _verification_status(check: Verification | None) -> int:
+    """Exit status: 1 when an independent recheck refuted the answer, else 0."""
+    return 1 if check is not None and check.status == "refuted" else 0
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -158,6 +158,7 @@ from .problem import BestResponseProblem, EngineResult
 from .tables import DealTables
 
 __all__ = [
+    "CpsatOptions",
     "solve_cpsat",
     "build_model",
     "greedy_hint",
@@ -189,6 +190,28 @@ CPSAT_PARAMS: dict[str, object] = {"cp_model_presolve": False}
 _NO_LIMIT = 1 << 40
 _B1 = 32  # block sizes of the key-filter skip structure (see _best_in)
 _B2 = 1024
+
+
+@dataclass(frozen=True)
+class CpsatOptions:
+    """The model's strengthenings (module doc), all on by default; the tests compare them off.
+
+    ``prune``: rules 1–4 (off: every pair of a free slot becomes a variable);
+    ``pair_level``: rule 3; ``exchange``: exchange-stability constraints and filters;
+    ``symmetry``: slot chains and card exchanges; ``card_symmetry``: card exchanges only;
+    ``objective_cut``: the cut ``Σ coef·x ≥ L``; ``local_search``: improve the hint first
+    (off in tests that make CP-SAT find the optimum itself); ``linearization_level``:
+    CP-SAT's parameter (its default when None).
+    """
+
+    prune: bool = True
+    pair_level: bool = True
+    exchange: bool = True
+    symmetry: bool = True
+    card_symmetry: bool = True
+    objective_cut: bool = True
+    local_search: bool = True
+    linearization_level: int | None = None
 
 
 # --------------------------------------------------------------------------------------
@@ -922,17 +945,15 @@ class CpsatModel:
 
 
 def build_model(problem: BestResponseProblem, hint: tuple[int, ...] | None = None, *,
-                prune: bool = True, pair_level: bool = True, exchange: bool = True,
-                symmetry: bool = True, card_symmetry: bool = True, objective_cut: bool = True,
-                improve: bool = True, deadline: float = np.inf) -> CpsatModel:
+                options: CpsatOptions = CpsatOptions(), deadline: float = np.inf) -> CpsatModel:
     """Build the CP-SAT model (step 1 of ``solve_cpsat``; the module doc has every rule).
 
-    Needs at least two free slots.  Switches: ``prune`` (rules 1–4; off: every pair of a
-    free slot becomes a variable), ``pair_level`` (rule 3), ``exchange`` (exchange-stability
-    constraints and filters), ``symmetry`` (slot chains and card exchanges),
-    ``card_symmetry`` (card exchanges only), ``objective_cut``, ``improve`` (local search on
-    the hint).  ``deadline`` (``time.perf_counter()`` value) stops pruning early.
+    Needs at least two free slots.  ``options`` switches the strengthenings;
+    ``deadline`` (``time.perf_counter()`` value) stops pruning early.
     """
+    prune, pair_level, exchange = options.prune, options.pair_level, options.exchange
+    symmetry, card_symmetry, objective_cut = options.symmetry, options.card_symmetry, options.objective_cut
+    improve = options.local_search
     tables, V = problem.tables, problem.values
     classes = tables.classes
     masks = tables.masks
@@ -1117,10 +1138,7 @@ def build_model(problem: BestResponseProblem, hint: tuple[int, ...] | None = Non
 
 def solve_cpsat(problem: BestResponseProblem, *, time_limit: float | None = 10.0, workers: int = 1,
                 hint: tuple[int, ...] | None = None, seed: int = 0,
-                stop_event: threading.Event | None = None, prune: bool = True,
-                pair_level: bool = True, exchange: bool = True, symmetry: bool = True,
-                card_symmetry: bool = True, objective_cut: bool = True, local_search: bool = True,
-                linearization_level: int | None = None) -> EngineResult:
+                stop_event: threading.Event | None = None, options: CpsatOptions = CpsatOptions()) -> EngineResult:
     """Best response by CP-SAT (the module doc has the model and every soundness argument).
 
     * ``time_limit`` — seconds for the whole call (model building included: pruning stops
@@ -1128,14 +1146,11 @@ def solve_cpsat(problem: BestResponseProblem, *, time_limit: float | None = 10.0
       no limit.
     * ``workers`` — CP-SAT ``num_workers``; ``seed`` — ``random_seed``.
     * ``hint`` — a legal arrangement (packet indices in slot order) or ``None`` for
-      ``greedy_hint``; either way improved by local search first.
+      ``greedy_hint``; either way improved by local search first (unless switched off).
     * ``stop_event`` — when set (e.g. by Ctrl-C handling) the search stops and the best
       arrangement found so far is returned with its sound bound.
-    * ``prune``, ``pair_level``, ``exchange``, ``symmetry``, ``card_symmetry``,
-      ``objective_cut`` — switch the model's strengthenings off (``build_model``); tests
-      compare the default model against the plain one.  ``local_search=False`` skips the
-      hint's local search (tests use it so that CP-SAT has to find the optimum itself).
-    * ``linearization_level`` — CP-SAT's parameter; its default when ``None``.
+    * ``options`` — the model's strengthenings (``CpsatOptions``); tests compare the default
+      model against the plain one.
 
     Returns ``EngineResult(packets, value=problem.value_of(packets), bound ≥ value (a proven
     upper bound on the optimum), optimal, seconds, "cpsat", stats)``; ``stats`` has
@@ -1174,9 +1189,7 @@ def solve_cpsat(problem: BestResponseProblem, *, time_limit: float | None = 10.0
         if built is None or not final:
             # 1. build (pruning may use half of the time left)
             deadline = time.perf_counter() + 0.5 * remaining()
-            built = build_model(problem, cur_hint, prune=prune, pair_level=pair_level,
-                                exchange=exchange, symmetry=symmetry, card_symmetry=card_symmetry,
-                                objective_cut=objective_cut, improve=local_search, deadline=deadline)
+            built = build_model(problem, cur_hint, options=options, deadline=deadline)
             best.append(built.hint)
             bound = min(bound, built.bound0 + FLOAT_SLACK)
             stats = dict(built.stats)
@@ -1190,7 +1203,7 @@ def solve_cpsat(problem: BestResponseProblem, *, time_limit: float | None = 10.0
             slice_s = min(RESTART_SLICE, remaining())
         status, status_name, found, cp_bound = _solve_once(
             built, problem, max(slice_s, 1e-3) if np.isfinite(slice_s) else None,
-            workers, seed, stop_event, linearization_level)
+            workers, seed, stop_event, options.linearization_level)
         # 3. extract
         bound = min(bound, cp_bound)
         if found is not None:

@@ -35,9 +35,15 @@ from .search import solve_search
 from .store import SolutionStore, StoreError, rules_fingerprint
 from .tables import DealTables
 
-__all__ = ["QuintetGame", "EquilibriumResult", "equilibrium", "solve_equilibrium", "STORE_KIND"]
+__all__ = ["QuintetGame", "EquilibriumResult", "equilibrium", "solve_equilibrium", "STORE_KIND", "CERTIFICATE_VERSION"]
 
-STORE_KIND = "equilibrium"
+CERTIFICATE_VERSION = 2
+"""Bumped whenever certificates written by earlier versions can no longer be trusted.
+
+Version 1 (before December 2026): the search's rule 6 pruned optimal arrangements, so stored
+certificates could under-report the exploitability (issue 9)."""
+STORE_KIND = f"equilibrium-v{CERTIFICATE_VERSION}"
+STALE_STORE_KINDS = ("equilibrium",)  # kinds written by earlier certificate versions
 
 Strategy = tuple[int, ...]
 
@@ -98,6 +104,7 @@ class EquilibriumResult:
     pool_size: int = 0
     history: tuple[dict[str, float], ...] = field(default_factory=tuple)
     from_store: bool = False
+    notes: tuple[str, ...] = ()  # one-line remarks for the user (e.g. a stale stored answer re-solved)
 
     def opponent(self) -> ArrangementMix:
         """The mix as an opponent model."""
@@ -144,6 +151,7 @@ class EquilibriumResult:
             "interrupted": self.interrupted,
             "from_store": self.from_store,
             "seconds": self.seconds,
+            "notes": list(self.notes),
         }
 
     def to_record(self) -> dict[str, object]:
@@ -241,18 +249,29 @@ def solve_equilibrium(
     canonical_deal = Deal(canonical, rules)
     fingerprint = rules_fingerprint(rules)
     stored = None
+    notes: tuple[str, ...] = ()
+    warm: list[Arrangement] = []
     if store is not None:
         record = store.get(fingerprint, STORE_KIND, canonical)
         if record is not None:
             stored = EquilibriumResult.from_record(canonical_deal, record)
             if stored.exploitability <= epsilon:
                 return stored.relabel(deal, perm)
+            warm = [a for _, a in stored.mix]
+        else:
+            for kind in STALE_STORE_KINDS:
+                stale = store.get(fingerprint, kind, canonical)
+                if stale is not None:
+                    notes = ("the stored equilibrium of this deal came from an earlier solver whose certificates "
+                             "could under-report (issue 9): not served, solved again",)
+                    warm = [a for _, a in EquilibriumResult.from_record(canonical_deal, stale).mix]
+                    break
     result = equilibrium(
         canonical_deal, epsilon=epsilon, time_limit=time_limit, stop_event=stop_event, progress=progress,
-        initial=[a for _, a in stored.mix] if stored else (),
+        initial=warm,
     )
     if stored is not None and stored.exploitability <= result.exploitability:
         result = stored
     elif store is not None:
         store.put(fingerprint, STORE_KIND, canonical, result.to_record(), result.exploitability)
-    return result.relabel(deal, perm)
+    return replace(result.relabel(deal, perm), notes=notes)

@@ -20,6 +20,7 @@ from quintet.game import Deal
 from quintet.rules import get_rules
 from solver.cpsat import (
     OPTIMAL_GAP,
+    CpsatOptions,
     build_model,
     exact_difference_rank,
     first_disjoint,
@@ -32,8 +33,9 @@ from solver.problem import BestResponseProblem, slot_values
 from solver.tables import DealTables
 
 EXAMPLE = "8h 7h 9d Ts 7s Qc Jc"
-PLAIN = dict(prune=False, pair_level=False, exchange=False, symmetry=False, card_symmetry=False,
-             objective_cut=False)
+PLAIN = CpsatOptions(prune=False, pair_level=False, exchange=False, symmetry=False, card_symmetry=False,
+                     objective_cut=False)
+NO_LOCAL = CpsatOptions(local_search=False)
 
 
 # ----------------------------------------------------------------------------- helpers
@@ -188,7 +190,7 @@ def test_three_fixed_matches_brute_force(seed, opp, objective, tie):
     problem = BestResponseProblem(tables, V, fixed=random_fixed(tables, rng, 2))
     best, _ = brute_force(problem)
     for local_search in (True, False):  # without it the hint is weak and CP-SAT must work
-        result = solve_cpsat(problem, time_limit=30, local_search=local_search)
+        result = solve_cpsat(problem, time_limit=30, options=CpsatOptions(local_search=local_search))
         assert result.optimal
         assert abs(result.value - best) <= 1e-9
         assert_sound(problem, result, best)
@@ -211,7 +213,7 @@ def test_two_fixed_matches_brute_force(seed, opp, objective, tie):
     best, arrangement = brute_force(problem)
     assert_legal(problem, arrangement)
     for local_search in (True, False):
-        result = solve_cpsat(problem, time_limit=60, local_search=local_search)
+        result = solve_cpsat(problem, time_limit=60, options=CpsatOptions(local_search=local_search))
         assert result.optimal
         assert abs(result.value - best) <= 1e-9
         assert_sound(problem, result, best)
@@ -232,11 +234,11 @@ def test_pruned_model_optimum_equals_plain_model(seed, kind):
     V = random_values(rng, tables.n_classes, kind)
     problem = BestResponseProblem(tables, V, fixed=random_fixed(tables, rng, 2))
     best, _ = brute_force(problem)
-    plain = solve_cpsat(problem, time_limit=60, **PLAIN)
+    plain = solve_cpsat(problem, time_limit=60, options=PLAIN)
     assert plain.optimal and plain.stats["pruned_pairs"] == 0
     assert_sound(problem, plain, best)
     for local_search in (True, False):
-        pruned = solve_cpsat(problem, time_limit=60, local_search=local_search)
+        pruned = solve_cpsat(problem, time_limit=60, options=CpsatOptions(local_search=local_search))
         assert pruned.optimal
         assert abs(pruned.value - plain.value) <= 1e-9
         assert abs(pruned.value - best) <= 1e-9
@@ -252,8 +254,8 @@ def test_pruned_model_optimum_equals_unpruned_three_free(kind, seed):
     V = random_values(rng, tables.n_classes, kind)
     problem = BestResponseProblem(tables, V, fixed=random_fixed(tables, rng, 3))
     best, _ = brute_force(problem)
-    pruned = solve_cpsat(problem, time_limit=60, local_search=False)
-    unpruned = solve_cpsat(problem, time_limit=60, local_search=False, prune=False)
+    pruned = solve_cpsat(problem, time_limit=60, options=NO_LOCAL)
+    unpruned = solve_cpsat(problem, time_limit=60, options=CpsatOptions(local_search=False, prune=False))
     assert pruned.optimal and unpruned.optimal
     assert pruned.stats["pruned_pairs"] > 0 and unpruned.stats["pruned_pairs"] == 0
     assert abs(pruned.value - unpruned.value) <= 1e-9
@@ -277,7 +279,7 @@ def test_each_rule_alone_keeps_the_optimum(flags, seed):
     V = random_values(rng, tables.n_classes, KINDS[seed])
     problem = BestResponseProblem(tables, V, fixed=random_fixed(tables, rng, 3))
     best, _ = brute_force(problem)
-    result = solve_cpsat(problem, time_limit=60, local_search=False, **flags)
+    result = solve_cpsat(problem, time_limit=60, options=CpsatOptions(local_search=False, **flags))
     assert result.optimal
     assert abs(result.value - best) <= 1e-9
     assert_sound(problem, result, best)
@@ -292,8 +294,8 @@ def test_four_free_slots_agree(kind):
     V = random_values(rng, tables.n_classes, kind)
     problem = BestResponseProblem(tables, V, fixed=random_fixed(tables, rng, 4))
     a = solve_cpsat(problem, time_limit=60)
-    b = solve_cpsat(problem, time_limit=60, local_search=False)
-    c = solve_cpsat(problem, time_limit=60, local_search=False, symmetry=False)
+    b = solve_cpsat(problem, time_limit=60, options=NO_LOCAL)
+    c = solve_cpsat(problem, time_limit=60, options=CpsatOptions(local_search=False, symmetry=False))
     for r in (a, b, c):
         assert r.optimal
         assert_sound(problem, r)
@@ -312,7 +314,7 @@ def test_near_ties_below_the_integer_resolution(seed, plain):
     V = np.maximum.accumulate(base + rng.random(base.shape) * 1e-11, axis=0)
     problem = BestResponseProblem(tables, V, fixed=random_fixed(tables, rng, 2 + seed % 2))
     best, _ = brute_force(problem)
-    result = solve_cpsat(problem, time_limit=30, local_search=False, **(PLAIN if plain else {}))
+    result = solve_cpsat(problem, time_limit=30, options=PLAIN if plain else NO_LOCAL)
     assert result.optimal
     assert best - result.value <= OPTIMAL_GAP
     assert result.bound >= best  # no tolerance: the rounding slack must be accounted for
@@ -376,7 +378,7 @@ def test_stop_event_from_another_thread(example_tables):
     t = time.perf_counter()
     timer.start()
     try:
-        result = solve_cpsat(problem, time_limit=120, stop_event=stop, **PLAIN)
+        result = solve_cpsat(problem, time_limit=120, stop_event=stop, options=PLAIN)
     finally:
         timer.cancel()
     elapsed = time.perf_counter() - t
