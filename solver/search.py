@@ -66,6 +66,17 @@ compare every combination against the plain search, CP-SAT and brute force.
    i.e. a "bound" of ``V[c(q), s] − λ(q)`` without ``cur``, ``λ(U)`` or the other slots,
    and pruned optimal arrangements — issue 9.)
 
+7. *Card exchanges (symmetry).*  Let cards ``a`` and ``b`` have the same rank, ``a`` of the
+   lower suit, ``a`` in the packet ``P`` of free slot ``s`` and ``b`` in the packet ``Q`` of
+   free slot ``t``.  If ``P − a + b`` has the class of ``P`` and ``Q − b + a`` that of ``Q``
+   (looked up, so flushes, colours and jokers are respected), exchanging the two cards keeps
+   every slot's class — the value, and every class-based rule — and changes
+   ``Φ = Σ_cards suit · slot`` by ``(suit(b) − suit(a))(s − t)``.  Repeating exchanges with
+   ``s > t`` raises Φ, so it ends, in an arrangement with the same classes where no such
+   pair has ``s > t``.  Applied to an optimal arrangement that gives an optimal one (so
+   rule 4 keeps it), worth as much (so rules 1–3, 5, 6 keep it) — so candidates forming
+   such a pair with a packet placed earlier on the path are skipped.
+
 The search is resumable: its stack lives in numpy arrays, each call of the kernel runs at
 most ``budget`` nodes, and the Python driver checks the time limit and a stop event (Ctrl-C)
 between calls, so a stopped search still returns its incumbent and a sound bound.
@@ -111,20 +122,23 @@ class SearchOptions:
     exchange: bool = True  # rule 4
     packing_bounds: bool = True  # rule 5
     card_prices: bool = True  # rule 6
-    card_prices_after: int = 50_000  # nodes searched before rule 6 starts (0: from the root)
+    card_exchanges: bool = True  # rule 7
+    card_prices_after: int = 0  # nodes searched before rule 6 starts (0: from the root)
     card_price_iters: int = 100  # subgradient steps for the prices
     packing_cap: int = 200  # steps per packing test of rule 5 (undecided tests bound softly)
 
 
-PLAIN = SearchOptions(slot_thresholds=False, exchange=False, packing_bounds=False, card_prices=False)
+PLAIN = SearchOptions(slot_thresholds=False, exchange=False, packing_bounds=False, card_prices=False,
+                      card_exchanges=False)
 """Only the plain branch-and-bound rules (1 and 3): the reference the others are checked against."""
 
-_Packets = namedtuple("_Packets", "masks cls orig cards table_cls live_pos binom colex_to_lex")
+_Packets = namedtuple("_Packets", "masks cls orig cards table_cls live_pos binom colex_to_lex card_rank card_suit")
 _Packets.__doc__ = """The deal's packets sorted strongest first, and lookups (read-only in the kernels).
 
 masks, cls, orig, cards: per sorted packet its card mask, rank class, index in the packet table
 and five card bits; table_cls: class by table index; live_pos, binom, colex_to_lex: map a mask
-of live cards to its table index (``_packet_index``)."""
+of live cards to its table index (``_packet_index``); card_rank, card_suit: per card bit (rule 7;
+jokers get ranks of their own)."""
 
 _Stack = namedtuple("_Stack", "U F cur slot pos length others pick cut H lists depth")
 _Stack.__doc__ = """The search stack, one row per level d (a node and its candidate scan).
@@ -143,7 +157,7 @@ level_max[d, t] = m_t."""
 _Incumbent = namedtuple("_Incumbent", "value packets")
 _Incumbent.__doc__ = "The best arrangement so far: value[0] and its table indices per slot."
 
-_Switches = namedtuple("_Switches", "best_packet thresholds branch_order exchange packing packing_cap")
+_Switches = namedtuple("_Switches", "best_packet thresholds branch_order exchange packing packing_cap card_exchanges")
 _Switches.__doc__ = "SearchOptions as integers for the kernels (1 = rule on)."
 
 STAT_NODES, STAT_LEAVES, STAT_IMPROVEMENTS = 0, 1, 2
@@ -420,6 +434,30 @@ def _setup_level(d, U, F, cur, parent, parent_len, floor, V, pk, st, pr, sw, bes
 
 
 @njit(cache=True, nogil=True)
+def _card_order_broken(q, s, d, st, pk):
+    """Rule 7: does candidate q in slot s form an exchangeable same-rank pair, lower suit in
+    the higher slot, with a packet placed at levels 0..d−1?"""
+    mq = pk.masks[q]
+    cq = pk.cls[q]
+    for e in range(d):
+        t = st.slot[e]
+        r = st.pick[e]
+        for i in range(5):
+            x = pk.cards[q, i]
+            for j in range(5):
+                y = pk.cards[r, j]
+                if pk.card_rank[x] != pk.card_rank[y]:
+                    continue
+                if (pk.card_suit[x] < pk.card_suit[y]) != (s > t):
+                    continue  # the lower suit already sits in the lower slot
+                swap = (np.int64(1) << x) | (np.int64(1) << y)
+                if (pk.table_cls[_packet_index(mq ^ swap, pk)] == cq
+                        and pk.table_cls[_packet_index(pk.masks[r] ^ swap, pk)] == pk.cls[r]):
+                    return True
+    return False
+
+
+@njit(cache=True, nogil=True)
 def _improve(inc, value, d, st, pk, fixed):
     """Record a new incumbent: the path's picks at levels 0..d plus the fixed slots."""
     inc.value[0] = value
@@ -502,6 +540,8 @@ def _run(V, pk, fixed, st, pr, sw, inc, root_list, budget, stats):
                     break
             if dominated:
                 continue
+        if sw.card_exchanges and _card_order_broken(q, s, d, st, pk):  # rule 7
+            continue
         nodes += 1
         st.pick[d] = q
         U2 = st.U[d] & ~pk.masks[q]
@@ -660,8 +700,14 @@ def _packets(problem: BestResponseProblem) -> _Packets:
         live_pos[b] = i
     binom = np.array([[comb(a, k) for k in range(6)] for a in range(len(bits) + 1)], dtype=np.int64)
     sorted_masks = masks[order]
+    deck = tables.rules.deck
+    card_rank = np.array([deck.rank_of(b) for b in range(64)], dtype=np.int64)
+    card_suit = np.array([deck.suit_of(b) for b in range(64)], dtype=np.int64)
+    wild = list(deck.joker_cards) + ([deck.alias_card] if deck.joker_alias else [])
+    for i, joker in enumerate(wild):
+        card_rank[joker] = 100 + i
     return _Packets(sorted_masks, tables.classes[order].astype(np.int32), order, _packet_cards(sorted_masks),
-                    tables.classes, live_pos, binom, _colex_to_lex(masks, live_pos, binom))
+                    tables.classes, live_pos, binom, _colex_to_lex(masks, live_pos, binom), card_rank, card_suit)
 
 
 def _hint_fits(problem: BestResponseProblem, hint: tuple[int, ...]) -> bool:
@@ -732,7 +778,8 @@ def solve_search(
     pr = _Prices(np.zeros(1, dtype=np.int64), np.zeros(64), np.zeros(n_packets), np.zeros(levels, dtype=np.int64),
                  np.zeros(levels), np.zeros((levels, problem.n_slots)))
     sw = _Switches(int(options.best_packet_bound), int(options.slot_thresholds), int(options.branch_order),
-                   int(options.exchange), int(options.packing_bounds), int(options.packing_cap))
+                   int(options.exchange), int(options.packing_bounds), int(options.packing_cap),
+                   int(options.card_exchanges))
     inc = _Incumbent(np.array([NO_VALUE]), fixed.copy())
     if hint is not None and _hint_fits(problem, hint):
         inc.value[0] = problem.value_of(hint)
