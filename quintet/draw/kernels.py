@@ -1,12 +1,12 @@
-"""Numba kernels of the variant evaluator (five-card draw poker, RULES.md §2): 64-bit masks.
+"""Numba kernels of the draw-poker evaluator (five-card draw poker, RULES.md §2): 64-bit masks.
 
-The classic 32-bit evaluator (``quintet.kernels``) is untouched; these kernels serve every
+Quintet's classic rule set keeps its 32-bit kernels (``quintet.kernels``); these serve every
 rule set with jokers, a 36/52/53/54-card deck or the colour categories.
 
 Cards
 -----
 A hand is five card ints (see ``quintet.cards``: ``suit * field + rank``; jokers are the
-cards ``4*field - 2 + i``).  Per-card tables built by ``quintet.variants`` describe the
+cards ``4*field - 2 + i``).  Per-card tables built by ``quintet.draw.tables`` describe the
 deck to the kernels, so the kernels never hard-code a layout:
 
 * ``card_rank[c]`` — rank index 0..n-1, ``JOKER`` (31) for a joker, -1 for a bit that is
