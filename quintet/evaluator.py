@@ -32,7 +32,7 @@ from .cards import (
     parse_cards,
     popcount,
 )
-from .hands import category_of_key, describe_key
+from .hands import category_of_key, describe_key, straight_top_table
 from .rules import CLASSIC, Category, Rules
 
 __all__ = [
@@ -78,7 +78,7 @@ class _Tables:
     """The classic 32-bit ranker (``HandRanker``): the rule set's tables for ``quintet.kernels``."""
 
     strengths: np.ndarray  # int64[12]: strength of each category id (-1: not in the table)
-    straight_top: np.ndarray  # int64[256]: 1 + top rank of a straight, else 0
+    straight_top: np.ndarray  # int64[256]: 1 + top rank of a straight, else 0 (by rank set)
     group_only: int
     multiset_class: np.ndarray  # uint16[5**8]: class of a non-flush hand by multiset index
     flush_class: np.ndarray  # uint16[256]: class of a one-suit hand by its rank set
@@ -100,23 +100,12 @@ class _Tables:
                 int(n_classes))
 
 
-def _straight_top_table(rules: Rules) -> np.ndarray:
-    n = rules.deck.n_ranks
-    table = np.zeros(256, dtype=np.int64)
-    for low in range(n - 4):
-        table[0b11111 << low] = low + 4 + 1
-    if rules.ace_low_straight:
-        wheel = (1 << (n - 1)) | 0b1111  # ace + the deck's four lowest ranks
-        table[wheel] = 3 + 1  # top card is the fourth-lowest rank (10 in the 32-card deck)
-    return table
-
-
 @cache
 def _tables(rules: Rules) -> _Tables:
     if rules.deck.field != 8 or rules.hand_size != 5:
         raise ValueError(f"the 32-bit evaluator needs 5-card hands of at most 8 ranks, not {rules.deck.name}")
     strengths = np.array(rules.category_strengths(), dtype=np.int64)
-    straight_top = _straight_top_table(rules)
+    straight_top = straight_top_table(rules)
     group_only = 1 if rules.tiebreak == "group-only" else 0
     multiset_keys, flush_keys = kernels.hand_table32(strengths, straight_top, group_only)
     class_keys = np.unique(np.concatenate([multiset_keys[multiset_keys >= 0], flush_keys[flush_keys >= 0]]))

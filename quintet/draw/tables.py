@@ -22,8 +22,8 @@ from itertools import product
 
 import numpy as np
 
-from ..cards import cards_of
-from ..hands import category_of_key
+from ..cards import binomial_table, cards_of
+from ..hands import category_of_key, straight_top_table
 from ..rules import Category, Rules
 from . import kernels
 
@@ -44,6 +44,8 @@ class VariantTables:
     The ranker of a variant rule set (``quintet.evaluator.HandRanker``: ``key``, ``keys``,
     ``packets`` take masks validated by the evaluator).
 
+    * ``strengths``, ``straight_top``, ``group_only`` — the rule set for the kernels (as in
+      ``quintet.kernels``, ``straight_top`` over every set of the deck's ranks);
     * ``card_rank``/``card_suitbit`` — per card int (64 entries), see ``quintet.draw.kernels``;
     * ``cell_keys`` — key of each cell; ``cell_class`` — its class (-1: no hand of the deck);
     * ``class_keys`` (uint32, increasing), ``class_categories`` (uint8 ids),
@@ -52,6 +54,9 @@ class VariantTables:
     """
 
     rules: Rules
+    strengths: np.ndarray
+    straight_top: np.ndarray
+    group_only: int
     card_rank: np.ndarray
     card_suitbit: np.ndarray
     binom: np.ndarray
@@ -116,15 +121,7 @@ def card_arrays(rules: Rules) -> tuple[np.ndarray, np.ndarray]:
     return rank, suitbit
 
 
-def straight_top_table(rules: Rules) -> np.ndarray:
-    """For every set of ranks (bit r = rank r): 1 + the top rank of a straight, else 0."""
-    n = rules.deck.n_ranks
-    table = np.zeros(1 << n, dtype=np.int64)
-    for low in range(n - 4):
-        table[0b11111 << low] = low + 4 + 1
-    if rules.ace_low_straight:
-        table[(1 << (n - 1)) | 0b1111] = 3 + 1  # the ace plays low: top is the fourth-lowest rank
-    return table
+BINOMIAL_ROWS = 40  # C(n, k) rows for the cells' colex indices: above any rank index + 5
 
 
 @cache
@@ -135,9 +132,10 @@ def tables(rules: Rules) -> VariantTables:
     deck = rules.deck
     strengths = np.array(rules.category_strengths(), dtype=np.int64)
     group_only = 1 if rules.tiebreak == "group-only" else 0
-    binom = kernels.binomial_table()
+    straight_top = straight_top_table(rules)
+    binom = binomial_table(BINOMIAL_ROWS, 6)
     cell_keys, offsets = kernels.build_cell_keys(
-        deck.n_ranks, deck.jokers, strengths, straight_top_table(rules), group_only, binom
+        deck.n_ranks, deck.jokers, strengths, straight_top, group_only, binom
     )
     card_rank, card_suitbit = card_arrays(rules)
     identity = np.arange(cell_keys.shape[0], dtype=np.int64)
@@ -163,6 +161,9 @@ def tables(rules: Rules) -> VariantTables:
     class_categories = np.array([category_of_key(k, rules) for k in class_keys], dtype=np.uint8)
     return VariantTables(
         rules,
+        strengths,
+        straight_top,
+        group_only,
         card_rank,
         card_suitbit,
         binom,
@@ -189,23 +190,13 @@ def percentile(key: int, rules: Rules) -> float:
     return (below + 0.5 * equal) / t.n_hands
 
 
-def _eval_cards(cards: list[tuple[int, int]], rules: Rules, t: VariantTables) -> int:
+def _eval_cards(cards: list[tuple[int, int]], t: VariantTables) -> int:
     """Key of five explicit (rank, suit) cards, duplicates allowed (no jokers)."""
     ranks = np.array([r for r, _ in cards], dtype=np.int64)
     suits = {s for _, s in cards}
     flush = len(suits) == 1
     colour = suits <= {1, 2} or suits <= {0, 3}
-    strengths = np.array(rules.category_strengths(), dtype=np.int64)
-    return int(
-        kernels.eval_multiset(
-            ranks,
-            flush,
-            colour,
-            strengths,
-            straight_top_table(rules),
-            1 if rules.tiebreak == "group-only" else 0,
-        )
-    )
+    return int(kernels.eval_multiset(ranks, flush, colour, t.strengths, t.straight_top, t.group_only))
 
 
 def stand_ins(mask: int, rules: Rules) -> dict[int, int]:
@@ -227,7 +218,7 @@ def stand_ins(mask: int, rules: Rules) -> dict[int, int]:
     for choice in product(candidates, repeat=len(jokers)):
         if len(jokers) == 2 and choice[0] < choice[1]:
             continue
-        if _eval_cards(ordinary + list(choice), rules, t) != target:
+        if _eval_cards(ordinary + list(choice), t) != target:
             continue
         if len(set(choice)) == len(choice) and not set(choice) & set(ordinary):
             best_dup = choice
