@@ -70,11 +70,11 @@ def _ranker(rules: Rules) -> HandRanker:
         from .draw.tables import tables  # the only import of quintet.draw on the evaluation path
 
         return tables(rules)
-    return _tables(rules)
+    return _classic_tables(rules)
 
 
 @dataclass(frozen=True, eq=False)
-class _Tables:
+class _ClassicTables:
     """The classic 32-bit ranker (``HandRanker``): the rule set's tables for ``quintet.kernels``."""
 
     strengths: np.ndarray  # int64[12]: strength of each category id (-1: not in the table)
@@ -101,7 +101,7 @@ class _Tables:
 
 
 @cache
-def _tables(rules: Rules) -> _Tables:
+def _classic_tables(rules: Rules) -> _ClassicTables:
     if rules.deck.field != 8 or rules.hand_size != 5:
         raise ValueError(f"the 32-bit evaluator needs 5-card hands of at most 8 ranks, not {rules.deck.name}")
     strengths = np.array(rules.category_strengths(), dtype=np.int64)
@@ -115,7 +115,7 @@ def _tables(rules: Rules) -> _Tables:
         return np.where(keys >= 0, np.searchsorted(class_keys, keys), 0).astype(np.uint16)
 
     class_categories = np.array([category_of_key(k, rules) for k in class_keys], dtype=np.uint8)
-    return _Tables(
+    return _ClassicTables(
         strengths, straight_top, group_only,
         to_class(multiset_keys), to_class(flush_keys), class_keys.astype(np.uint32), class_categories,
     )

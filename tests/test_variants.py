@@ -386,7 +386,7 @@ def test_variant_engine_reproduces_the_classic_32_bit_keys(all_masks, options):
 
 
 def test_classic_path_is_still_the_32_bit_kernels():
-    t = ev._tables(CLASSIC)
+    t = ev._classic_tables(CLASSIC)
     mask = parse_mask("As Ah Ad 8c 8d")
     key, _ = kernels.hand_key32(np.int64(mask), t.strengths, t.straight_top, t.group_only)
     assert ev.hand_key(mask) == int(key)
