@@ -91,14 +91,14 @@ def best_of(repeat: int, job) -> tuple[float, list[float]]:
 
 def bench_quintet(lives: list[int], repeat: int) -> tuple[Measure, Measure, int]:
     from quintet import kernels
-    from quintet.evaluator import _tables, rank_packets
+    from quintet.evaluator import _classic_tables, rank_packets
     from quintet.rules import CLASSIC
 
     # warm-up: compiles (or loads from the cache) and builds the rule tables
     for live in lives:
         table = rank_packets(live)
         assert len(table) == PACKETS_PER_DEAL and table.n_classes > 0
-    t = _tables(CLASSIC)
+    t = _classic_tables(CLASSIC)
     multiset_class, flush_class = t.multiset_class, t.flush_class
     live64 = [np.int64(live) for live in lives]
     for live in live64:

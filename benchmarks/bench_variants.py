@@ -6,9 +6,9 @@ Measures, on one thread, after JIT warm-up (best of ``--repeat`` passes):
 
 * per rule set: the one-time table build (cells, classes, counts over every hand of the
   deck), the throughput of ``quintet.evaluator.hand_keys`` (validated API: uint64 masks in,
-  keys and categories out) and of the raw kernel ``kernels64.mask_cells`` on N random hands
+  keys and categories out) and of the raw kernel ``quintet.draw.kernels.mask_cells`` on N random hands
   with no joker, one joker and two jokers, and the rate of enumerating every hand of the
-  deck (``kernels64.subset_histogram``);
+  deck (``quintet.draw.kernels.subset_histogram``);
 * the draw advisor ``quintet.draw.advise``: all 32 options of a hand (every draw enumerated)
   and the worst single option alone — exchanging all five cards, C(unseen, 5) draws;
 * a fresh ``quintet draw … --rules draw54`` process, numba cache warm.
@@ -38,9 +38,9 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from quintet import kernels64 as k64  # noqa: E402
-from quintet import variants  # noqa: E402
 from quintet.draw import advise  # noqa: E402
+from quintet.draw import kernels as draw_kernels  # noqa: E402
+from quintet.draw.tables import tables  # noqa: E402
 from quintet.evaluator import hand_keys  # noqa: E402
 from quintet.rules import get_rules  # noqa: E402
 
@@ -94,9 +94,9 @@ def fmt_rate(rate: float) -> str:
 
 def bench_rule_set(name: str, n: int, repeat: int, rng) -> dict:
     rules = get_rules(name)
-    variants.tables.cache_clear()
+    tables.cache_clear()
     start = time.perf_counter()
-    t = variants.tables(rules)
+    t = tables(rules)
     build = time.perf_counter() - start
     row = {"name": name, "size": rules.deck.size, "classes": t.n_classes, "build": build}
     for jokers in (0, 1, 2):
@@ -108,7 +108,7 @@ def bench_rule_set(name: str, n: int, repeat: int, rng) -> dict:
         api = best_of(repeat, lambda masks=masks: hand_keys(masks, rules))
         raw = best_of(
             repeat,
-            lambda masks=masks: k64.mask_cells(
+            lambda masks=masks: draw_kernels.mask_cells(
                 masks, t.card_rank, t.card_suitbit, t.binom, t.offsets, t.cell_class
             ),
         )
@@ -117,7 +117,7 @@ def bench_rule_set(name: str, n: int, repeat: int, rng) -> dict:
     deck = t.deck_cards
     enum = best_of(
         repeat,
-        lambda: k64.subset_histogram(
+        lambda: draw_kernels.subset_histogram(
             deck, t.card_rank, t.card_suitbit, t.binom, t.offsets, t.cell_class, t.n_classes
         ),
     )
@@ -130,11 +130,11 @@ def bench_draw(name: str, hand: str, repeat: int) -> dict:
     advise(hand, rules)  # tables, JIT
     all32 = best_of(repeat, lambda: advise(hand, rules, objective="beat-random"))
     a = advise(hand, rules)
-    t = variants.tables(rules)
+    t = tables(rules)
     unseen = np.array(a.unseen, dtype=np.int64)
     worst = best_of(
         repeat,
-        lambda: k64.subset_histogram(
+        lambda: draw_kernels.subset_histogram(
             unseen, t.card_rank, t.card_suitbit, t.binom, t.offsets, t.cell_class, t.n_classes
         ),
     )
@@ -180,7 +180,7 @@ def report(args, rows: list[dict], draws: list[dict], fresh: float) -> str:
         f"Machine: {cpu_name()}, {os.cpu_count()} logical CPUs; Python {platform.python_version()}, {versions}.",
         "",
         f"Evaluator: {args.hands:,} random hands per column (exactly 0, 1 or 2 jokers), one thread, after JIT; "
-        "`hand_keys` = validated API (uint64 masks → keys, categories), raw = `kernels64.mask_cells` "
+        "`hand_keys` = validated API (uint64 masks → keys, categories), raw = `quintet.draw.kernels.mask_cells` "
         "(mask → class). Jokers cost nothing extra: their best substitution is a table cell. "
         "Build = the rule set's tables, once per process (cells with every stand-in tried, then every hand "
         "of the deck enumerated to count classes).",

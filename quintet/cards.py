@@ -48,6 +48,9 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+from math import comb
+
+import numpy as np
 
 __all__ = [
     "CardError",
@@ -76,6 +79,7 @@ __all__ = [
     "mask_of",
     "cards_of",
     "popcount",
+    "binomial_table",
 ]
 
 
@@ -232,6 +236,15 @@ _JOKER_TOKEN = re.compile(r"^(?:jk|joker|🃏)(\d*)$", re.IGNORECASE)
 
 def popcount(mask: int) -> int:
     return int(mask).bit_count()
+
+
+def binomial_table(rows: int, cols: int) -> np.ndarray:
+    """``C(n, k)`` at ``[n, k]`` for n < rows, k < cols (int64; 0 where k > n).
+
+    The combinatorial number system for kernels: the k-subset ``a_0 < … < a_(k-1)`` of
+    cards (or of ranks) has the colex index ``sum_i C(a_i, i + 1)``.
+    """
+    return np.array([[comb(n, k) for k in range(cols)] for n in range(rows)], dtype=np.int64)
 
 
 def _deck_label(deck: Deck) -> str:

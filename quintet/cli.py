@@ -1,5 +1,5 @@
 """``quintet`` — the game's command line: ``quintet showdown``; ``quintet hand``, ``compare`` and
-``draw`` (hands under any rule set, the draw advisor: ``quintet.cli_variants``).
+``draw`` (hands under any rule set, the draw advisor: ``quintet.draw.cli``).
 
 Every input error is one line on stderr and exit status 2.
 """
@@ -9,9 +9,9 @@ from __future__ import annotations
 import argparse
 from collections.abc import Sequence
 
-from . import cli_variants
 from .cards import format_cards
 from .cliutil import OneLineParser, add_rules_arguments, print_json, rules_from_args, run_cli
+from .draw import cli as draw_cli
 from .evaluator import HandValue
 from .game import Arrangement, ArrangementError, Deal, Showdown, showdown
 from .rules import Rules
@@ -36,7 +36,7 @@ def build_parser() -> argparse.ArgumentParser:
     sd.add_argument("--json", action="store_true", help="print one JSON object")
     sd.add_argument("--unicode", action="store_true", help="print suits as ♣ ♦ ♥ ♠")
     add_rules_arguments(sd)
-    cli_variants.add_commands(sub)
+    draw_cli.add_commands(sub)
     return parser
 
 
@@ -62,8 +62,8 @@ def _parse_player(player: str, text: str, rules: Rules) -> Arrangement:
 def _main(argv: Sequence[str] | None) -> int:
     args = build_parser().parse_args(argv)
     rules = rules_from_args(args)
-    if args.command in cli_variants.COMMANDS:
-        return cli_variants.run(args, rules)
+    if args.command in draw_cli.COMMANDS:
+        return draw_cli.run(args, rules)
     if args.command == "showdown":
         deal = Deal.from_exposed(args.exposed, rules)
         a = _parse_player("A", args.a, rules)

@@ -4,11 +4,14 @@
 * ``rank_packets(live)`` — every 5-card subset ("packet") of a card set, with masks, keys,
   categories and dense rank classes 0..R−1 (53,130 packets for a Quintet deal).
 
-Keys are comparable within one rule set: higher is stronger, equal is a tie.
+Keys are comparable within one rule set: higher is stronger, equal is a tie (layout:
+``quintet.hands``).
 
-Rule sets of the five-card draw variants (``Rules.is_variant``: jokers, 36/52/54-card decks,
-colour categories; RULES.md §2) are served by ``quintet.variants`` over 64-bit masks
-(``masks`` uint64 there); the classic 32-bit path below is unchanged.
+Rule sets of five-card draw poker (``Rules.is_variant``: jokers, 36/52/54-card decks,
+colour categories; RULES.md §2) are ranked by ``quintet.draw`` over 64-bit masks
+(``masks`` uint64 there).  ``_ranker`` is the one place that tells the two apart and the
+only import of ``quintet.draw`` from here, done on first use of such a rule set: the
+classic 32-bit path never loads the draw-poker code.
 """
 
 from __future__ import annotations
@@ -16,10 +19,11 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import cache
+from typing import Protocol
 
 import numpy as np
 
-from . import kernels, variants
+from . import kernels
 from .cards import (
     CardError,
     CardNotInDeckError,
@@ -28,6 +32,7 @@ from .cards import (
     parse_cards,
     popcount,
 )
+from .hands import category_of_key, describe_key, straight_top_table
 from .rules import CLASSIC, Category, Rules
 
 __all__ = [
@@ -42,35 +47,65 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True)
-class _Tables:
-    strengths: np.ndarray  # int64[9]: strength of each category id
-    straight_top: np.ndarray  # int64[256]: 1 + top rank of a straight, else 0
+class HandRanker(Protocol):
+    """What the evaluator asks of a rule set's kernels; every input is validated already.
+
+    ``key(mask)`` — key of one 5-card mask; ``keys(masks)`` — keys (uint32) and category
+    ids (uint8) of an array of 5-card masks; ``packets(live)`` — every 5-card subset of the
+    mask ``live`` in lexicographic card order: (masks, keys uint32, category ids uint8,
+    dense classes int32, number of classes).
+    """
+
+    def key(self, mask: int) -> int: ...
+
+    def keys(self, masks: np.ndarray) -> tuple[np.ndarray, np.ndarray]: ...
+
+    def packets(self, live: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, int]: ...
+
+
+@cache
+def _ranker(rules: Rules) -> HandRanker:
+    """The kernels that rank hands of ``rules``: the seam between Quintet and draw poker."""
+    if rules.is_variant:
+        from .draw.tables import tables  # the only import of quintet.draw on the evaluation path
+
+        return tables(rules)
+    return _classic_tables(rules)
+
+
+@dataclass(frozen=True, eq=False)
+class _ClassicTables:
+    """The classic 32-bit ranker (``HandRanker``): the rule set's tables for ``quintet.kernels``."""
+
+    strengths: np.ndarray  # int64[12]: strength of each category id (-1: not in the table)
+    straight_top: np.ndarray  # int64[256]: 1 + top rank of a straight, else 0 (by rank set)
     group_only: int
-    strength_to_category: tuple[Category, ...]
     multiset_class: np.ndarray  # uint16[5**8]: class of a non-flush hand by multiset index
     flush_class: np.ndarray  # uint16[256]: class of a one-suit hand by its rank set
     class_keys: np.ndarray  # uint32[G]: key of each class among all hands of the deck
     class_categories: np.ndarray  # uint8[G]: category id of each class
 
+    def key(self, mask: int) -> int:
+        key, _ = kernels.hand_key32(np.int64(mask), self.strengths, self.straight_top, self.group_only)
+        return int(key)
 
-def _straight_top_table(rules: Rules) -> np.ndarray:
-    n = rules.deck.n_ranks
-    table = np.zeros(256, dtype=np.int64)
-    for low in range(n - 4):
-        table[0b11111 << low] = low + 4 + 1
-    if rules.ace_low_straight:
-        wheel = (1 << (n - 1)) | 0b1111  # ace + the deck's four lowest ranks
-        table[wheel] = 3 + 1  # top card is the fourth-lowest rank (10 in the 32-card deck)
-    return table
+    def keys(self, masks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        arr = np.ascontiguousarray(masks, dtype=np.uint32)
+        return kernels.hand_keys32(arr, self.strengths, self.straight_top, self.group_only)
+
+    def packets(self, live: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, int]:
+        masks, global_classes = kernels.packets32(np.int64(live), self.multiset_class, self.flush_class)
+        classes, n_classes = kernels.dense_classes(global_classes, self.class_keys.shape[0])
+        return (masks, self.class_keys[global_classes], self.class_categories[global_classes], classes,
+                int(n_classes))
 
 
 @cache
-def _tables(rules: Rules) -> _Tables:
+def _classic_tables(rules: Rules) -> _ClassicTables:
     if rules.deck.field != 8 or rules.hand_size != 5:
         raise ValueError(f"the 32-bit evaluator needs 5-card hands of at most 8 ranks, not {rules.deck.name}")
     strengths = np.array(rules.category_strengths(), dtype=np.int64)
-    straight_top = _straight_top_table(rules)
+    straight_top = straight_top_table(rules)
     group_only = 1 if rules.tiebreak == "group-only" else 0
     multiset_keys, flush_keys = kernels.hand_table32(strengths, straight_top, group_only)
     class_keys = np.unique(np.concatenate([multiset_keys[multiset_keys >= 0], flush_keys[flush_keys >= 0]]))
@@ -79,10 +114,9 @@ def _tables(rules: Rules) -> _Tables:
     def to_class(keys: np.ndarray) -> np.ndarray:
         return np.where(keys >= 0, np.searchsorted(class_keys, keys), 0).astype(np.uint16)
 
-    strength_to_category = rules.categories
-    class_categories = np.array([strength_to_category[k >> 20] for k in class_keys], dtype=np.uint8)
-    return _Tables(
-        strengths, straight_top, group_only, strength_to_category,
+    class_categories = np.array([category_of_key(k, rules) for k in class_keys], dtype=np.uint8)
+    return _ClassicTables(
+        strengths, straight_top, group_only,
         to_class(multiset_keys), to_class(flush_keys), class_keys.astype(np.uint32), class_categories,
     )
 
@@ -106,45 +140,39 @@ def _as_mask(hand: int | str | Iterable[int], rules: Rules, size: int | None = N
     return mask
 
 
-def category_of_key(key: int, rules: Rules = CLASSIC) -> Category:
-    if rules.is_variant:
-        return variants.category_of_key(key, rules)
-    return _tables(rules).strength_to_category[int(key) >> 20]
+def _as_masks(masks: np.ndarray, rules: Rules) -> np.ndarray:
+    """An array of 5-card masks of the deck, validated, as uint64."""
+    raw = np.asarray(masks)
+    if raw.ndim != 1 or raw.dtype.kind not in "iu":
+        raise CardError("masks must be a 1-D array of integer card masks")
+    if raw.dtype.kind == "i" and raw.size and np.any(raw < 0):
+        raise CardNotInDeckError("a mask is negative")
+    arr = np.ascontiguousarray(raw, dtype=np.uint64)
+    if arr.size and np.any(arr & np.uint64(~rules.deck.full_mask & 0xFFFF_FFFF_FFFF_FFFF)):
+        raise CardNotInDeckError(f"a mask holds cards outside the {rules.deck.size}-card deck")
+    if arr.size and np.any(np.bitwise_count(arr) != 5):
+        raise WrongCardCountError("every mask must hold exactly 5 cards of the deck")
+    return arr
 
 
 def hand_key(hand: int | str | Iterable[int], rules: Rules = CLASSIC) -> int:
     """Strength key of one 5-card hand (mask, card list or text)."""
-    if rules.is_variant:
-        return variants.key_of_mask(_as_mask(hand, rules, 5), rules)
-    t = _tables(rules)
-    key, _ = kernels.hand_key32(np.int64(_as_mask(hand, rules, 5)), t.strengths, t.straight_top, t.group_only)
-    return int(key)
+    return _ranker(rules).key(_as_mask(hand, rules, 5))
 
 
 def hand_keys(masks: np.ndarray, rules: Rules = CLASSIC) -> tuple[np.ndarray, np.ndarray]:
     """Keys (uint32) and category ids (uint8) of an array of 5-card masks (validated)."""
-    if rules.is_variant:
-        return variants.keys_of_masks(masks, rules)
-    raw = np.asarray(masks)
-    if raw.ndim != 1 or raw.dtype.kind not in "iu":
-        raise CardError("masks must be a 1-D array of integer card masks")
-    wide = raw.astype(np.uint64) if raw.dtype.kind == "u" else raw.astype(np.int64)
-    if wide.size and (np.any(wide < 0) or np.any(wide > rules.deck.full_mask)):
-        raise CardNotInDeckError(f"a mask holds cards outside the {rules.deck.size}-card deck")
-    arr = np.ascontiguousarray(wide, dtype=np.uint32)
-    if arr.size and np.any(np.bitwise_count(arr) != 5):
-        raise WrongCardCountError("every mask must hold exactly 5 cards of the deck")
-    t = _tables(rules)
-    return kernels.hand_keys32(arr, t.strengths, t.straight_top, t.group_only)
+    return _ranker(rules).keys(_as_masks(masks, rules))
 
 
 def describe(hand: int | str | Iterable[int], rules: Rules = CLASSIC) -> str:
-    """Human description: 'full house, aces over eights', 'straight flush, king high'."""
-    mask = _as_mask(hand, rules, 5)
-    if rules.is_variant:
-        return variants.describe_mask(mask, rules)
+    """Human description: 'full house, aces over eights', 'straight flush, king high'.
+
+    Groups are named in full even under ``tiebreak="group-only"`` (the key is taken with
+    kickers).
+    """
     kick_rules = rules if rules.tiebreak == "kickers" else rules.with_options(tiebreak="kickers")
-    return variants.describe_key(hand_key(mask, kick_rules), kick_rules)  # groups named even in group-only
+    return describe_key(hand_key(hand, kick_rules), kick_rules)
 
 
 @dataclass(frozen=True)
@@ -193,13 +221,4 @@ def rank_packets(live: int | str | Iterable[int], rules: Rules = CLASSIC) -> Pac
     mask = _as_mask(live, rules)
     if popcount(mask) < 5:
         raise WrongCardCountError(f"need at least 5 live cards, got {popcount(mask)}")
-    if rules.is_variant:
-        masks64, keys, categories, classes64, n_classes64 = variants.rank_subsets(mask, rules)
-        return PacketTable(mask, masks64, keys, categories, classes64, n_classes64, rules)
-    t = _tables(rules)
-    masks, global_classes = kernels.packets32(np.int64(mask), t.multiset_class, t.flush_class)
-    classes, n_classes = kernels.dense_classes(global_classes, t.class_keys.shape[0])
-    return PacketTable(
-        mask, masks, t.class_keys[global_classes], t.class_categories[global_classes],
-        classes, int(n_classes), rules,
-    )
+    return PacketTable(mask, *_ranker(rules).packets(mask), rules)

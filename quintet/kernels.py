@@ -2,20 +2,17 @@
 
 Masks are classic-deck masks: one byte per suit, bit ``8*suit + rank`` (see ``cards``).
 
-Strength key (uint32, higher is stronger, equal is a tie)::
-
-    key = strength(category) << 20 | t1 << 16 | t2 << 12 | t3 << 8 | t4 << 4 | t5
-
-``t1..t5`` are the tie-break ranks (rank indices 0..7) in order of significance; unused
-trailing places are 0.  ``strength`` comes from the rule set's category table, so the
-kernels never hard-code the category order.
+Strength keys (uint32, higher is stronger, equal is a tie) have the layout of
+``quintet.hands``: ``strength(category) << 20`` above five 4-bit tie-break ranks (rank
+indices 0..7).  ``strength`` comes from the rule set's category table, so the kernels never
+hard-code the category order; category ids are ``quintet.rules.Category``'s.
 
 Tables passed in (built by ``quintet.evaluator`` from the rule set):
 
 * ``strengths[category_id]`` — category strength (``Rules.category_strengths``);
 * ``straight_top[ranks]`` — for an 8-bit set of five distinct ranks, 1 + the straight's top
-  rank index, or 0 when the ranks are not a straight (this is where ``ace_low_straight``
-  lives);
+  rank index, or 0 when the ranks are not a straight (``quintet.hands.straight_top_table``:
+  this is where ``ace_low_straight`` lives);
 * ``group_only`` — 1 when equal fours/threes/full-house triples tie (``tiebreak=group-only``).
 """
 
@@ -24,8 +21,17 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-# Category ids (must match quintet.rules.Category).
-HIGH_CARD, PAIR, TWO_PAIR, THREE, STRAIGHT, FLUSH, FULL_HOUSE, FOUR, STRAIGHT_FLUSH = range(9)
+from .hands import (
+    FLUSH,
+    FOUR_OF_A_KIND,
+    FULL_HOUSE,
+    HIGH_CARD,
+    PAIR,
+    STRAIGHT,
+    STRAIGHT_FLUSH,
+    THREE_OF_A_KIND,
+    TWO_PAIR,
+)
 
 
 def _desc_table() -> np.ndarray:
@@ -74,12 +80,12 @@ def hand_key32(mask, strengths, straight_top, group_only):
     if n == 3:
         if threes:
             kick = 0 if group_only else _DESC8[singles] >> 4
-            return (strengths[THREE] << 20) | (_HIGH8[threes] << 16) | kick, THREE
+            return (strengths[THREE_OF_A_KIND] << 20) | (_HIGH8[threes] << 16) | kick, THREE_OF_A_KIND
         return (strengths[TWO_PAIR] << 20) | _DESC8[twos] | (_DESC8[singles] >> 8), TWO_PAIR
     # n == 2: four of a kind or full house
     if fours:
         kick = 0 if group_only else _HIGH8[singles] << 12
-        return (strengths[FOUR] << 20) | (_HIGH8[fours] << 16) | kick, FOUR
+        return (strengths[FOUR_OF_A_KIND] << 20) | (_HIGH8[fours] << 16) | kick, FOUR_OF_A_KIND
     pair = twos & ~threes
     kick = 0 if group_only else _HIGH8[pair] << 12
     return (strengths[FULL_HOUSE] << 20) | (_HIGH8[threes] << 16) | kick, FULL_HOUSE

@@ -148,8 +148,8 @@ class Rules:
       table (the variant of the 11-category table, RULES.md §2; default off).
 
     Rule sets whose deck has jokers, more than 8 ranks, or categories beyond the classic
-    nine are evaluated by ``quintet.variants`` (64-bit masks); ``classic`` keeps the 32-bit
-    kernels of ``quintet.kernels``.
+    nine (``is_variant``) are ranked by ``quintet.draw`` (64-bit masks); ``classic`` keeps
+    the 32-bit kernels of ``quintet.kernels``.
     """
 
     name: str = "classic"
@@ -192,7 +192,7 @@ class Rules:
 
     @property
     def is_variant(self) -> bool:
-        """True when the 64-bit variant evaluator (``quintet.variants``) serves this rule set."""
+        """True when the draw-poker evaluator (``quintet.draw``, 64-bit masks) ranks this rule set."""
         return (self.deck.field != 8 or self.deck.jokers > 0
                 or any(c not in _CLASSIC_ORDER for c in self.category_order))
 

@@ -1,4 +1,4 @@
-"""The draw advisor (quintet.draw, `quintet draw`): exact odds, checked by hand and by brute force."""
+"""The draw advisor (`quintet.draw.advise`, `quintet draw`): exact odds, checked by hand and by brute force."""
 
 from __future__ import annotations
 

@@ -116,9 +116,9 @@ def test_scalar_kernel_agrees_with_batch_kernel_on_every_hand(option_set, all_ma
 
 
 def test_raw_scalar_kernel_hand_key32_agrees_with_batch_on_every_hand(full_table, all_masks):
-    from quintet.evaluator import _tables
+    from quintet.evaluator import _classic_tables
 
-    t = _tables(CLASSIC)
+    t = _classic_tables(CLASSIC)
     keys = np.empty(len(all_masks), dtype=np.int64)
     cats = np.empty(len(all_masks), dtype=np.int64)
     for i, m in enumerate(all_masks.tolist()):

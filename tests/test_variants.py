@@ -1,4 +1,5 @@
-"""Five-card draw variants (RULES.md §2): decks, jokers, category tables, the 64-bit evaluator.
+"""Five-card draw variants (RULES.md §2): decks, jokers, category tables, the 64-bit evaluator
+(``quintet.draw``).
 
 The exhaustive tests rank every hand of each deck under each table with the slow reference
 in ``variant_reference.py`` (every stand-in card tried for every joker) and demand the same
@@ -20,7 +21,7 @@ import pytest
 from variant_reference import reference_hands, reference_key_of_cards
 
 import quintet.evaluator as ev
-from quintet import kernels, variants
+from quintet import draw, kernels
 from quintet.cards import (
     CLASSIC_DECK,
     DECK_36,
@@ -39,6 +40,7 @@ from quintet.cards import (
     parse_mask,
 )
 from quintet.cli import main
+from quintet.draw.tables import tables as variant_tables
 from quintet.rules import CLASSIC, RULE_SETS, Category, UnknownRulesError, get_rules
 
 ALL_DECKS = [CLASSIC_DECK, DECK_36, DECK_36_JOKER, DECK_52, DECK_53, DECK_54]
@@ -266,7 +268,7 @@ def check_against_reference(rules):
     ref_cats = np.array([int(c) for c in rules.categories], dtype=np.int64)[ref_keys >> 24]
     assert np.array_equal(ref_cats, cats.astype(np.int64))
     counts = Counter(Category(int(c)) for c in cats)
-    table_counts = variants.hand_count_by_category(rules)
+    table_counts = draw.hand_count_by_category(rules)
     assert {c: n for c, n in table_counts.items() if n} == dict(counts)
     return counts
 
@@ -288,7 +290,7 @@ def test_exhaustive_options_against_reference(name, options):
 
 
 def counts_of(rules):
-    return {c.label: n for c, n in variants.hand_count_by_category(rules).items() if n}
+    return {c.label: n for c, n in draw.hand_count_by_category(rules).items() if n}
 
 
 def test_known_counts_52_cards():
@@ -379,12 +381,12 @@ def test_variant_engine_reproduces_the_classic_32_bit_keys(all_masks, options):
     # the generic 64-bit engine, pointed at the classic rules, gives the very keys of kernels32
     rules = get_rules("classic", **options)
     keys32, cats32 = ev.hand_keys(all_masks, rules)  # the untouched classic path
-    keys64, cats64 = variants.keys_of_masks(all_masks.astype(np.uint64), rules)
+    keys64, cats64 = variant_tables(rules).keys(all_masks.astype(np.uint64))
     assert np.array_equal(keys32, keys64) and np.array_equal(cats32, cats64)
 
 
 def test_classic_path_is_still_the_32_bit_kernels():
-    t = ev._tables(CLASSIC)
+    t = ev._classic_tables(CLASSIC)
     mask = parse_mask("As Ah Ad 8c 8d")
     key, _ = kernels.hand_key32(np.int64(mask), t.strengths, t.straight_top, t.group_only)
     assert ev.hand_key(mask) == int(key)
@@ -479,11 +481,11 @@ def test_group_only_ties_groups_but_describes_the_pair():
 
 def test_stand_ins():
     rules = get_rules("draw54")
-    got = variants.stand_ins(parse_mask("As Ah Ad Ac Jk", DECK_54), rules)
+    got = draw.stand_ins(parse_mask("As Ah Ad Ac Jk", DECK_54), rules)
     assert list(got) == [62] and format_card(got[62], DECK_54)[0] == "A"  # a fifth ace: a duplicate
-    got = variants.stand_ins(parse_mask("Jk 9c 8d 7h 6s", DECK_54), rules)
+    got = draw.stand_ins(parse_mask("Jk 9c 8d 7h 6s", DECK_54), rules)
     assert format_card(got[62], DECK_54)[0] == "T"
-    got = variants.stand_ins(parse_mask("Jk1 Jk2 Kh Qh Jh", DECK_54), rules)
+    got = draw.stand_ins(parse_mask("Jk1 Jk2 Kh Qh Jh", DECK_54), rules)
     assert sorted(format_card(c, DECK_54) for c in got.values()) == ["Ah", "Th"]
     # the reference agrees the substituted hand is worth the hand's key
     cards = [(DECK_54.rank_of(c), DECK_54.suit_of(c)) for c in parse_cards("Kh Qh Jh", DECK_54)]

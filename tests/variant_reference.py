@@ -1,6 +1,6 @@
 """A slow, obviously-correct reference for the draw-poker variants (RULES.md §2).
 
-Independent of ``quintet.variants``/``quintet.kernels64``: no cells, no tables, no suit
+Independent of ``quintet.draw`` (its tables and kernels): no cells, no tables, no suit
 states.  A hand is five (rank, suit) cards; a joker is tried as **every** card of the deck's
 ranks and suits (duplicates of cards in the hand included: that is what makes four aces
 and a joker five aces), and the best result wins.  The category of five concrete cards is

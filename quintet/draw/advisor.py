@@ -12,7 +12,7 @@ Three measures of an option, each an exact fraction:
 
 * **expected strength** (``expected``): the mean *percentile* of the final hand, where a
   hand's percentile is the share of all C(deck, 5) hands of the deck it beats plus half the
-  share it ties (0 = the weakest hand, 1 = the strongest; ``quintet.variants.percentile``);
+  share it ties (0 = the weakest hand, 1 = the strongest; ``quintet.draw.percentile``);
 * **at least a category** (``at-least:CATEGORY``): the probability that the final hand's
   category is that category or a higher one in the rule set's table;
 * **beating a random hand** (``beat-random``): the final hand against one opponent hand
@@ -25,8 +25,8 @@ Three measures of an option, each an exact fraction:
 The recommended exchange under an objective maximizes its measure; exact ties go to the
 higher expected strength, then to drawing fewer cards.
 
-Speed: one numba pass (``kernels64.draw_histograms``) evaluates all 3,162,510 final hands of
-the 32 options of a 54-card deck (the cell tables of ``quintet.variants`` give each hand's
+Speed: one numba pass (``kernels.draw_histograms``) evaluates all 3,162,510 final hands of
+the 32 options of a 54-card deck (the cell tables of ``quintet.draw.tables`` give each hand's
 class without any search over the jokers' stand-ins); the opponent's distribution is the
 "exchange all five" row itself.
 """
@@ -41,9 +41,7 @@ from math import comb
 
 import numpy as np
 
-from . import kernels64 as k64
-from . import variants
-from .cards import (
+from ..cards import (
     CardError,
     WrongCardCountError,
     cards_of,
@@ -52,7 +50,9 @@ from .cards import (
     mask_of,
     parse_cards,
 )
-from .rules import Category, Rules, UnknownRulesError
+from ..rules import Category, Rules, UnknownRulesError
+from . import kernels
+from .tables import tables
 
 __all__ = ["DrawOption", "DrawAdvice", "Objective", "parse_objective", "advise"]
 
@@ -271,8 +271,8 @@ def advise(
     if len(unseen) < 5:
         raise WrongCardCountError(f"need at least 5 unseen cards to draw from, got {len(unseen)}")
 
-    t = variants.tables(rules)
-    hist = k64.draw_histograms(
+    t = tables(rules)
+    hist = kernels.draw_histograms(
         np.array(cards, dtype=np.int64),
         np.array(unseen, dtype=np.int64),
         t.card_rank,

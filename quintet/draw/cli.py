@@ -5,7 +5,7 @@
 * ``quintet compare HAND HAND … [--rules NAME] [--json]`` — rank several hands, ties shown
   (``2=``);
 * ``quintet draw HAND [--rules NAME] [--known CARDS] [--objective …] [--json]`` — the draw
-  advisor (``quintet.draw``): all 32 exchanges, exact.
+  advisor (``quintet.draw.advise``): all 32 exchanges, exact.
 
 A hand is one argument (``"As Ah Ad Ac Jk"``) or five.  Errors are one line, exit 2
 (``quintet.cliutil.run_cli``).
@@ -16,12 +16,12 @@ from __future__ import annotations
 import argparse
 from math import comb
 
-from . import variants
-from .cards import format_card, format_cards, parse_cards
-from .cliutil import UsageError, add_rules_arguments, print_json
-from .draw import DrawAdvice, DrawOption, Objective, advise, parse_objective
-from .evaluator import HandValue, evaluate
-from .rules import Rules
+from ..cards import format_card, format_cards, parse_cards
+from ..cliutil import UsageError, add_rules_arguments, print_json
+from ..evaluator import HandValue, evaluate
+from ..rules import Rules
+from .advisor import DrawAdvice, DrawOption, Objective, advise, parse_objective
+from .tables import percentile, stand_ins
 
 COMMANDS = ("hand", "compare", "draw")
 
@@ -100,20 +100,20 @@ def _cards_text(mask_or_cards: int | list[int], rules: Rules, unicode: bool) -> 
 
 def _hand_dict(value: HandValue, rules: Rules) -> dict[str, object]:
     deck = rules.deck
-    stand = variants.stand_ins(value.mask, rules) if deck.jokers else {}
+    stand = stand_ins(value.mask, rules) if deck.jokers else {}
     return {
         "hand": format_cards(value.mask, deck, order="group").split(),
         "category": value.category.label,
         "category_strength": rules.categories.index(value.category),
         "description": value.description,
         "key": value.key,
-        "percentile": variants.percentile(value.key, rules),
+        "percentile": percentile(value.key, rules),
         "stand_ins": {format_card(j, deck): format_card(c, deck) for j, c in stand.items()},
     }
 
 
 def _stand_in_text(value: HandValue, rules: Rules, unicode: bool) -> str:
-    stand = variants.stand_ins(value.mask, rules) if rules.deck.jokers else {}
+    stand = stand_ins(value.mask, rules) if rules.deck.jokers else {}
     return ", ".join(
         f"{format_card(j, rules.deck, unicode=unicode)} = {format_card(c, rules.deck, unicode=unicode)}"
         for j, c in stand.items()
@@ -127,7 +127,7 @@ def run_hand(args: argparse.Namespace, rules: Rules) -> int:
             {"rules": rules.name, "rules_description": rules.describe()} | _hand_dict(value, rules)
         )
         return 0
-    pct = variants.percentile(value.key, rules)
+    pct = percentile(value.key, rules)
     n_hands = comb(rules.deck.size, 5)
     strength = rules.categories.index(value.category)
     print(f"{_cards_text(value.mask, rules, args.unicode)}   {value.description}")

@@ -1,12 +1,12 @@
-"""Numba kernels of the variant evaluator (five-card draw poker, RULES.md §2): 64-bit masks.
+"""Numba kernels of the draw-poker evaluator (five-card draw poker, RULES.md §2): 64-bit masks.
 
-The classic 32-bit evaluator (``quintet.kernels``) is untouched; these kernels serve every
+Quintet's classic rule set keeps its 32-bit kernels (``quintet.kernels``); these serve every
 rule set with jokers, a 36/52/53/54-card deck or the colour categories.
 
 Cards
 -----
 A hand is five card ints (see ``quintet.cards``: ``suit * field + rank``; jokers are the
-cards ``4*field - 2 + i``).  Per-card tables built by ``quintet.variants`` describe the
+cards ``4*field - 2 + i``).  Per-card tables built by ``quintet.draw.tables`` describe the
 deck to the kernels, so the kernels never hard-code a layout:
 
 * ``card_rank[c]`` — rank index 0..n-1, ``JOKER`` (31) for a joker, -1 for a bit that is
@@ -37,19 +37,12 @@ combinatorial index of the sorted multiset ``r0 <= … <= r(k-1)``:
 ``{r_i + i}`` of n + k - 1 items).  Tables: 3 · (C(n+4,5) + C(n+3,4) + C(n+2,3)) cells —
 25,389 for 13 ranks.
 
-Keys (int64; higher is stronger, equal is a tie), as in the classic evaluator::
-
-    key = strength(category) << 20 | t1 << 16 | t2 << 12 | t3 << 8 | t4 << 4 | t5
-
-``t1..t5`` are tie-break ranks (rank indices, most significant first): five of a kind —
-the rank; four — the four, the fifth card; full house — the three, the pair; flush, colour
-and high card — all five cards, highest first (a joker's duplicate counts: a joker with
-A♥ K♥ 9♥ 5♥ is the flush A A K 9 5); straights — the top card; three — the three, then the
-other two; two pair — high pair, low pair, fifth card; pair — the pair, then the other
-three.  ``group_only`` zeroes what follows the group of fours, threes and full houses.
-A hand's key is the **maximum over every category whose pattern it shows** that the rule
-set's table holds (``strengths[category] >= 0``); categories absent from a table (flush
-in the 9-category table) simply never apply.
+Keys (int64; higher is stronger, equal is a tie) have the layout of ``quintet.hands``,
+as in the classic evaluator (a joker's duplicate counts: a joker with A♥ K♥ 9♥ 5♥ is the
+flush A A K 9 5).  ``group_only`` zeroes what follows the group of fours, threes and full
+houses.  A hand's key is the **maximum over every category whose pattern it shows** that
+the rule set's table holds (``strengths[category] >= 0``); categories absent from a table
+(flush in the 9-category table) simply never apply.
 """
 
 from __future__ import annotations
@@ -57,36 +50,25 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-# Category ids (must match quintet.rules.Category).
-(
+from ..hands import (
+    COLOUR,
+    FIVE_OF_A_KIND,
+    FLUSH,
+    FOUR_OF_A_KIND,
+    FULL_HOUSE,
     HIGH_CARD,
     PAIR,
-    TWO_PAIR,
-    THREE,
     STRAIGHT,
-    FLUSH,
-    FULL_HOUSE,
-    FOUR,
-    STRAIGHT_FLUSH,
-    FIVE,
-    COLOUR,
     STRAIGHT_COLOUR,
-) = range(12)
+    STRAIGHT_FLUSH,
+    THREE_OF_A_KIND,
+    TWO_PAIR,
+)
 
 JOKER = 31  # card_rank of a joker: sorts after every rank
 N_STATES = 3
 RED_SUITS = 0b0110  # suit bits of diamonds and hearts
 BLACK_SUITS = 0b1001  # clubs and spades
-
-
-def binomial_table(rows: int = 40, cols: int = 6) -> np.ndarray:
-    """``C(n, k)`` for n < rows, k < cols (int64)."""
-    table = np.zeros((rows, cols), dtype=np.int64)
-    for n in range(rows):
-        table[n, 0] = 1
-        for k in range(1, min(n, cols - 1) + 1):
-            table[n, k] = table[n - 1, k - 1] + (table[n - 1, k] if k <= n - 1 else 0)
-    return table
 
 
 # ---------------------------------------------------------------- table building ------
@@ -177,14 +159,14 @@ def eval_multiset(ranks, flush, colour, strengths, straight_top, group_only):
                 tb[1 + a] = rest[a]
             if m == 2 and strengths[PAIR] >= 0:
                 best = max(best, (np.int64(strengths[PAIR]) << 20) | _pack(tb, 1 + n_rest))
-            if m == 3 and strengths[THREE] >= 0:
+            if m == 3 and strengths[THREE_OF_A_KIND] >= 0:
                 k = _pack(tb, 1) if group_only else _pack(tb, 1 + n_rest)
-                best = max(best, (np.int64(strengths[THREE]) << 20) | k)
-            if m == 4 and strengths[FOUR] >= 0:
+                best = max(best, (np.int64(strengths[THREE_OF_A_KIND]) << 20) | k)
+            if m == 4 and strengths[FOUR_OF_A_KIND] >= 0:
                 k = _pack(tb, 1) if group_only else _pack(tb, 1 + n_rest)
-                best = max(best, (np.int64(strengths[FOUR]) << 20) | k)
-            if m == 5 and strengths[FIVE] >= 0:
-                best = max(best, (np.int64(strengths[FIVE]) << 20) | _pack(tb, 1))
+                best = max(best, (np.int64(strengths[FOUR_OF_A_KIND]) << 20) | k)
+            if m == 5 and strengths[FIVE_OF_A_KIND] >= 0:
+                best = max(best, (np.int64(strengths[FIVE_OF_A_KIND]) << 20) | _pack(tb, 1))
     if ng >= 2 and gc[1] >= 2:
         # two pair: the two highest ranks held at least twice, then the best other card
         hi = max(gr[0], gr[1])
@@ -399,21 +381,8 @@ def subset_histogram(cards, card_rank, card_suitbit, binom, offsets, cell_map, n
                 for d in range(c + 1, n - 1):
                     cd = cards[d]
                     for e in range(d + 1, n):
-                        hist[
-                            cell_map[
-                                cell_of(
-                                    ca,
-                                    cb,
-                                    cc,
-                                    cd,
-                                    cards[e],
-                                    card_rank,
-                                    card_suitbit,
-                                    binom,
-                                    offsets,
-                                )
-                            ]
-                        ] += 1
+                        cell = cell_of(ca, cb, cc, cd, cards[e], card_rank, card_suitbit, binom, offsets)
+                        hist[cell_map[cell]] += 1
     return hist
 
 
@@ -437,45 +406,17 @@ def draw_histograms(hand, unseen, card_rank, card_suitbit, binom, offsets, cell_
                 k += 1
         d = 5 - k
         row = hist[s]
-        if d == 0:
-            row[
-                cell_class[
-                    cell_of(
-                        final[0],
-                        final[1],
-                        final[2],
-                        final[3],
-                        final[4],
-                        card_rank,
-                        card_suitbit,
-                        binom,
-                        offsets,
-                    )
-                ]
-            ] += 1
-            continue
         if d > n:
             continue
         for i in range(d):
             idx[i] = i
-        while True:
+        while True:  # every d-subset of the unseen cards (once, the empty one, when d = 0)
             for i in range(d):
                 final[k + i] = unseen[idx[i]]
-            row[
-                cell_class[
-                    cell_of(
-                        final[0],
-                        final[1],
-                        final[2],
-                        final[3],
-                        final[4],
-                        card_rank,
-                        card_suitbit,
-                        binom,
-                        offsets,
-                    )
-                ]
-            ] += 1
+            cell = cell_of(
+                final[0], final[1], final[2], final[3], final[4], card_rank, card_suitbit, binom, offsets
+            )
+            row[cell_class[cell]] += 1
             i = d - 1
             while i >= 0 and idx[i] == n - d + i:
                 i -= 1

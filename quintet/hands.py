@@ -1,0 +1,100 @@
+"""Hand keys as people read them: the key layout both evaluators share, categories and names.
+
+Both evaluators — the classic 32-bit one (``quintet.kernels``) and the draw-poker one
+(``quintet.draw``) — give a five-card hand the same kind of strength key (int, higher is
+stronger, equal is a tie)::
+
+    key = strength(category) << 20 | t1 << 16 | t2 << 12 | t3 << 8 | t4 << 4 | t5
+
+``strength`` is the category's place in the rule set's table (``Rules.categories``, 0 =
+lowest); ``t1..t5`` are tie-break rank indices of the deck (0 = its lowest rank), most
+significant first, unused trailing places 0: five of a kind — the rank; four — the four,
+the fifth card; full house — the three, the pair; flush, colour and high card — all five
+cards, highest first; straights — the top card; three — the three, then the other two; two
+pair — high pair, low pair, fifth card; pair — the pair, then the other three.
+
+This module reads keys back (``category_of_key``, ``describe_key``), builds the one rank
+table both evaluators need (``straight_top_table``) and gives their kernels the category ids
+as plain ints (``PAIR``, ``FLUSH``, …).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .cards import RANK_NAMES
+from .rules import CLASSIC, Category, Rules
+
+__all__ = ["STRENGTH_SHIFT", "category_of_key", "describe_key", "straight_top_table"]
+
+STRENGTH_SHIFT = 20  # a key's category strength sits above five 4-bit tie-break places
+
+# ``Category`` ids as plain ints, for the numba kernels of both evaluators (numba compiles a
+# module global in as a constant, and a cached kernel keeps the value it was compiled with:
+# ids never change, see test_category_ids_are_appended_not_renumbered).
+HIGH_CARD = int(Category.HIGH_CARD)
+PAIR = int(Category.PAIR)
+TWO_PAIR = int(Category.TWO_PAIR)
+THREE_OF_A_KIND = int(Category.THREE_OF_A_KIND)
+STRAIGHT = int(Category.STRAIGHT)
+FLUSH = int(Category.FLUSH)
+FULL_HOUSE = int(Category.FULL_HOUSE)
+FOUR_OF_A_KIND = int(Category.FOUR_OF_A_KIND)
+STRAIGHT_FLUSH = int(Category.STRAIGHT_FLUSH)
+FIVE_OF_A_KIND = int(Category.FIVE_OF_A_KIND)
+COLOUR = int(Category.COLOUR)
+STRAIGHT_COLOUR = int(Category.STRAIGHT_COLOUR)
+
+_TOP_CARD_CATEGORIES = frozenset(
+    {Category.STRAIGHT, Category.STRAIGHT_FLUSH, Category.STRAIGHT_COLOUR, Category.FLUSH, Category.COLOUR}
+)
+
+
+def category_of_key(key: int, rules: Rules = CLASSIC) -> Category:
+    """The category of a key of ``rules`` (a key only means something under its rule set)."""
+    return rules.categories[int(key) >> STRENGTH_SHIFT]
+
+
+def describe_key(key: int, rules: Rules = CLASSIC) -> str:
+    """Name a hand from its key: 'full house, aces over eights', 'five of a kind, aces'.
+
+    The key must carry its tie-break places (computed with ``tiebreak="kickers"``): under
+    ``group-only`` the pair of a full house is not in the key, so describe with kickers.
+    """
+    category = category_of_key(key, rules)
+    ranks = rules.deck.ranks
+
+    def place(i: int) -> tuple[str, str]:  # (singular, plural) name of tie-break place i
+        return RANK_NAMES[ranks[(int(key) >> (16 - 4 * i)) & 0xF]]
+
+    if category == Category.FIVE_OF_A_KIND:
+        return f"five of a kind, {place(0)[1]}"
+    if category in _TOP_CARD_CATEGORIES:
+        return f"{category.label}, {place(0)[0]} high"
+    if category == Category.FOUR_OF_A_KIND:
+        return f"four {place(0)[1]}"
+    if category == Category.FULL_HOUSE:
+        return f"full house, {place(0)[1]} over {place(1)[1]}"
+    if category == Category.THREE_OF_A_KIND:
+        return f"three {place(0)[1]}"
+    if category == Category.TWO_PAIR:
+        return f"two pair, {place(0)[1]} and {place(1)[1]}"
+    if category == Category.PAIR:
+        return f"pair of {place(0)[1]}"
+    return f"high card, {place(0)[0]}"
+
+
+def straight_top_table(rules: Rules) -> np.ndarray:
+    """For every set of the deck's ranks (bit r = rank r): 1 + the straight's top rank, else 0.
+
+    int64[2 ** n_ranks]; five consecutive ranks make a straight, and with
+    ``ace_low_straight`` so do the ace and the deck's four lowest ranks (A-7-8-9-10 in the
+    32-card deck, A-2-3-4-5 in the 52-card deck), topped by the fourth-lowest rank.
+    """
+    n = rules.deck.n_ranks
+    table = np.zeros(1 << n, dtype=np.int64)
+    for low in range(n - 4):
+        table[0b11111 << low] = low + 4 + 1
+    if rules.ace_low_straight:
+        table[(1 << (n - 1)) | 0b1111] = 3 + 1
+    return table
