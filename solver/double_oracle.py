@@ -3,7 +3,11 @@
 The algorithm knows the game only through ``SymmetricGame``: a payoff block between two
 lists of pure strategies, a best response to a mix (with a proven bound), and an *orbit*
 — strategies to add together with a new best response (Quintet adds all slot orders of a
-partition).  The same code solves rock-paper-scissors (see the tests) or Quintet.
+partition).  A game may also offer ``improving_responses`` (``CheapOracle``): strategies
+found quickly, without proof, that gain against a mix.  Each iteration asks the cheap
+oracle first and adds several of its strategies at once; the exact best response runs only
+when the cheap oracle finds nothing worth adding — to find what it missed, or to certify.
+The same code solves rock-paper-scissors (see the tests) or Quintet.
 
 Certificate
 -----------
@@ -26,12 +30,14 @@ import threading
 import time
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, field
-from typing import Generic, Protocol, TypeVar
+from typing import Generic, Protocol, TypeVar, runtime_checkable
 
 import numpy as np
 from ortools.linear_solver import linear_solver_pb2, pywraplp
 
-__all__ = ["Response", "SymmetricGame", "DoubleOracleResult", "double_oracle", "solve_symmetric_lp"]
+__all__ = [
+    "Response", "SymmetricGame", "CheapOracle", "DoubleOracleResult", "double_oracle", "solve_symmetric_lp",
+]
 
 S = TypeVar("S", bound=Hashable)
 
@@ -57,6 +63,15 @@ class SymmetricGame(Protocol[S]):
 
     def orbit(self, strategy: S) -> Sequence[S]:
         """Strategies to add together with ``strategy`` (including it)."""
+        ...
+
+
+@runtime_checkable
+class CheapOracle(Protocol[S]):
+    def improving_responses(self, support: Sequence[S], probabilities: np.ndarray, starts: Sequence[S], *,
+                            min_gain: float, limit: int) -> Sequence[tuple[float, S]]:
+        """Up to ``limit`` distinct strategies gaining more than ``min_gain`` against the mix,
+        as (gain, strategy), best first; found from ``starts`` (the pool's best), no proof."""
         ...
 
 
@@ -117,17 +132,22 @@ def double_oracle(
     stop_event: threading.Event | None = None,
     trivial_bound: float = float("inf"),
     progress: Callable[[dict[str, float]], None] | None = None,
-    first_response_limit: float = 2.0,
+    first_response_limit: float = 10.0,
     support_tol: float = 1e-9,
     gain_tol: float = 1e-7,
-    max_added: int = 200,
+    max_added: int = 60,
+    cheap_starts: int = 16,
+    cheap_limit: int = 4,
 ) -> DoubleOracleResult[S]:
     """Double oracle from ``initial`` until the certificate is ≤ ``epsilon`` or time is up.
 
     ``trivial_bound`` (an upper bound on any payoff) certifies the first mix before any best
     response has finished.  Each best response gets the remaining time, but at most
     ``first_response_limit`` seconds at first, doubled each time one ends unproven without
-    finding a gaining strategy.
+    finding a gaining strategy.  A game with a cheap oracle (``CheapOracle``) is asked first,
+    from the ``cheap_starts`` best pool strategies, for up to ``cheap_limit`` strategies
+    gaining more than ``max(gain_tol, epsilon / 2)``.  ``gain_tol`` (payoff units): gains at
+    most this are float noise of the LP, never worth a new strategy.
     """
     start = time.perf_counter()
     pool: list[S] = []
@@ -153,6 +173,9 @@ def double_oracle(
     response_limit = first_response_limit
     iterations = 0
     interrupted = converged = False
+    cheap = game if isinstance(game, CheapOracle) else None
+    cheap_gain = max(gain_tol, 0.5 * epsilon)
+    last_exact_end = last_exact_seconds = 0.0
 
     def out_of_time() -> bool:
         return time_limit is not None and time.perf_counter() - start >= time_limit
@@ -166,7 +189,8 @@ def double_oracle(
             keep = x > support_tol
             support = [s for s, k in zip(ws, keep, strict=True) if k]
             probs = x[keep] / x[keep].sum()
-            gains = game.payoffs(pool, support) @ probs
+            pool_gains = game.payoffs(pool, support) @ probs
+            gains = pool_gains.copy()
             in_working = np.zeros(len(pool), dtype=bool)
             in_working[working] = True
             gains[in_working] = -np.inf
@@ -175,20 +199,40 @@ def double_oracle(
                 break
             order = candidates[np.argsort(-gains[candidates])][:max_added]
             working = working + order.tolist()
-        # 2. best response to the restricted equilibrium
-        hint_index = int(np.argmax(game.payoffs(pool, support) @ probs))
-        remaining = None if time_limit is None else max(0.0, time_limit - (time.perf_counter() - start))
-        limit = response_limit if remaining is None else min(response_limit, remaining)
-        response = game.best_response(support, probs, time_limit=limit, hint=pool[hint_index],
-                                      stop_event=stop_event)
-        certificate = response.value if response.proven else response.bound
-        if certificate < best_cert:
-            best_support, best_probs, best_cert, best_proven = support, probs, certificate, response.proven
-        record = {
-            "iteration": iterations, "pool": len(pool), "working": len(working), "support": len(support),
-            "response": response.value, "certificate": certificate, "best_certificate": best_cert,
-            "proven": float(response.proven), "seconds": time.perf_counter() - start,
-        }
+        record: dict[str, float] = {"iteration": iterations, "pool": len(pool), "working": len(working),
+                                    "support": len(support)}
+        ranked = np.argsort(-pool_gains, kind="stable")
+        # 2. the cheap oracle: several gaining strategies, no proof
+        found: Sequence[tuple[float, S]] = []
+        if cheap is not None:
+            found = cheap.improving_responses(support, probs, [pool[i] for i in ranked[:cheap_starts]],
+                                              min_gain=cheap_gain, limit=cheap_limit)
+        # 3. the exact best response: when the cheap oracle finds nothing, and regularly
+        #    anyway (no more time in cheap iterations than the last exact one took), so that
+        #    what lies far from the pool is found early
+        exact = not found or time.perf_counter() - last_exact_end >= last_exact_seconds
+        new_strategies = [s for _, s in found]
+        if exact:
+            remaining = None if time_limit is None else max(0.0, time_limit - (time.perf_counter() - start))
+            limit = response_limit if remaining is None else min(response_limit, remaining)
+            t0 = time.perf_counter()
+            response = game.best_response(support, probs, time_limit=limit, hint=pool[int(ranked[0])],
+                                          stop_event=stop_event)
+            last_exact_end = time.perf_counter()
+            last_exact_seconds = last_exact_end - t0
+            certificate = response.value if response.proven else response.bound
+            if certificate < best_cert:
+                best_support, best_probs, best_cert, best_proven = support, probs, certificate, response.proven
+            if response.value > gain_tol:
+                new_strategies.insert(0, response.strategy)
+            elif not response.proven:
+                response_limit *= 2  # nothing found in time: give the next attempt longer
+            record.update({"oracle": 1.0, "response": response.value, "certificate": certificate,
+                           "proven": float(response.proven)})
+        else:
+            record.update({"oracle": 0.0, "response": float(found[0][0]), "certificate": float("nan"),
+                           "proven": 0.0})
+        record.update({"best_certificate": best_cert, "seconds": time.perf_counter() - start})
         history.append(record)
         if progress is not None:
             progress(record)
@@ -200,13 +244,15 @@ def double_oracle(
             break
         if out_of_time():
             break
-        new = add(game.orbit(response.strategy)) if response.value > gain_tol else []
-        if new:  # keep the working set small: the current support plus the newcomers
-            working = [seen[s] for s in support] + new
-        elif not response.proven:
-            response_limit *= 2  # nothing found in time: give the next attempt longer
-        else:  # proven, nothing gains beyond tolerance: the certificate is final
-            break
+        new = [i for s in new_strategies for i in add(game.orbit(s))]
+        if not new:
+            if exact and response.proven:
+                break  # proven, nothing gains beyond tolerance: the certificate is final
+            continue
+        # keep the working set small: the support plus the newcomers that gain most
+        new_gains = game.payoffs([pool[i] for i in new], support) @ probs
+        best_new = np.argsort(-new_gains, kind="stable")[:max_added]
+        working = [seen[s] for s in support] + [new[k] for k in best_new.tolist() if new_gains[k] > gain_tol]
     return DoubleOracleResult(
         support=best_support, probabilities=best_probs, exploitability=max(best_cert, 0.0), proven=best_proven,
         converged=converged, interrupted=interrupted, iterations=iterations,
