@@ -105,6 +105,8 @@ __all__ = ["SearchOptions", "PLAIN", "solve_search"]
 TOL = VALUE_TOLERANCE
 NO_VALUE = -1e300  # below every arrangement's value
 EXCHANGE_TOL = 1e-12  # rule 4 skips an exchange only if it improves by more than this (float noise)
+PREFIX = 256  # members per level kept in class order for rule 5
+PRICE_PROBES = 128  # positions of a slot's price order tried before scanning the members
 
 
 @dataclass(frozen=True)
@@ -132,27 +134,34 @@ PLAIN = SearchOptions(slot_thresholds=False, exchange=False, packing_bounds=Fals
                       card_exchanges=False)
 """Only the plain branch-and-bound rules (1 and 3): the reference the others are checked against."""
 
-_Packets = namedtuple("_Packets", "masks cls orig cards table_cls live_pos binom colex_to_lex card_rank card_suit")
+_Packets = namedtuple("_Packets", "masks cls orig cards table_cls live_pos binom colex_to_lex card_rank card_suit "
+                                   "contains class_end")
 _Packets.__doc__ = """The deal's packets sorted strongest first, and lookups (read-only in the kernels).
 
 masks, cls, orig, cards: per sorted packet its card mask, rank class, index in the packet table
 and five card bits; table_cls: class by table index; live_pos, binom, colex_to_lex: map a mask
 of live cards to its table index (``_packet_index``); card_rank, card_suit: per card bit (rule 7;
-jokers get ranks of their own)."""
+jokers get ranks of their own); contains[b]: bit set over sorted positions (64 per int64 word) of
+the packets holding card b; class_end[c]: how many sorted packets have class ≥ c."""
 
-_Stack = namedtuple("_Stack", "U F cur slot pos length others pick cut H lists depth")
+_Stack = namedtuple("_Stack", "U F cur slot pos end kslot others pick cut H prefix depth member floor")
 _Stack.__doc__ = """The search stack, one row per level d (a node and its candidate scan).
 
 U, F, cur: the node's free cards, free slots (bit set) and value so far; slot: the slot it
-branches on; lists[d, :length[d]]: its candidates (sorted packet indices), pos the next one;
+branches on; member[d]: bit set of the sorted packets inside U (exact in the words below
+class_end[floor[d]]; floor[d]: the least class that can help, rule 2); pos: where the scan of
+candidates resumes — a sorted position (class order, up to end[d]) or, on a level with card
+prices, an index into the slot's price order; kslot: the least class the branching slot can use;
 others: bound on the other free slots (rule 3); pick: the candidate being explored; cut: the
-least class any free slot can use (rule 2); H[d]: class bounds of rule 5;
-depth[0]: the deepest open level (−2 before the root is set up, −1 when done)."""
+least class any free slot can use (rule 2); H[d]: class bounds of rule 5; prefix[d]: the first
+members in class order (rule 5 reads them); depth[0]: the deepest open level (−2 before the root
+is set up, −1 when done)."""
 
-_Prices = namedtuple("_Prices", "on card packet level_on level_total level_max")
+_Prices = namedtuple("_Prices", "on card packet level_on level_total level_max order")
 _Prices.__doc__ = """Rule 6: on[0] once prices exist; card[b], packet[q] = λ(q); per level d that
 was set up with prices (level_on[d] = 1): level_total[d] = cur + λ(U) + Σ_t m_t and
-level_max[d, t] = m_t."""
+level_max[d, t] = m_t; order[t]: sorted packets by V[c(q), t] − λ(q), largest first (so
+m_t is the first member of the node met in that order)."""
 
 _Incumbent = namedtuple("_Incumbent", "value packets")
 _Incumbent.__doc__ = "The best arrangement so far: value[0] and its table indices per slot."
@@ -170,6 +179,18 @@ def _popcount(x):
         x &= x - 1
         n += 1
     return n
+
+
+_DEBRUIJN = np.int64(0x03F79D71B4CB0A89)
+_DEBRUIJN_TABLE = np.zeros(64, dtype=np.int64)
+for _i in range(64):
+    _DEBRUIJN_TABLE[((1 << _i) * 0x03F79D71B4CB0A89 % (1 << 64)) >> 58] = _i
+
+
+@njit(cache=True, nogil=True)
+def _lowest_bit(x):
+    """Index of the lowest set bit of a nonzero int64 (de Bruijn multiplication)."""
+    return _DEBRUIJN_TABLE[((x & -x) * _DEBRUIJN >> 58) & 63]
 
 
 @njit(cache=True, nogil=True)
@@ -298,22 +319,23 @@ def _packing_exists(lst, n, count, base, masks, cap, steps):
 
 
 @njit(cache=True, nogil=True)
-def _class_bounds(lst, n, masks, cls, m, floor, H, cap):
+def _class_bounds(lst, n, complete, masks, cls, m, floor, H, cap):
     """Upper bounds ``H[0] ≥ … ≥ H[m−1]`` on the classes, strongest first, of any m
     disjoint packets of the node (rule 5).
 
-    ``lst[:n]`` holds, strongest first, every packet of the node with class ≥ ``floor``.
-    For i+1 packets the scan looks for the first position j such that ``lst[j]`` and i
-    earlier packets are pairwise disjoint.  Any i+1 disjoint packets of the list have a
-    last one in list order, at some position j' ≥ j, whose class is their least (the list
-    is sorted), so their (i+1)-th strongest class is ≤ ``class(lst[j]) =: H[i]``.  When the
-    step budget ``cap`` runs out at j the same holds.  When no j exists, the (i+1)-th packet
-    is below ``floor``.  The scan for i+1 resumes where the scan for i stopped: a position
-    without i disjoint partners before it has no i+1 either.
+    ``lst[:n]`` holds, strongest first, the node's first packets of class ≥ ``floor`` — all
+    of them when ``complete``.  For i+1 packets the scan looks for the first position j such
+    that ``lst[j]`` and i earlier packets are pairwise disjoint.  Any i+1 disjoint packets of
+    the node have a last one in list order, at some position j' ≥ j, whose class is their
+    least (the list is sorted), so their (i+1)-th strongest class is ≤ ``class(lst[j]) =:
+    H[i]``.  When the step budget ``cap`` runs out at j the same holds.  When no j < n
+    exists, j' ≥ n: the (i+1)-th packet is below ``floor`` if the list is complete, else at
+    most ``class(lst[n − 1])``.  The scan for i+1 resumes where the scan for i stopped: a
+    position without i disjoint partners before it has no i+1 either.
     """
     steps = np.zeros(1, dtype=np.int64)
-    low = max(floor - 1, 0)
-    H[0] = cls[lst[0]] if n > 0 else low
+    low = max(floor - 1, 0) if complete else cls[lst[n - 1]]
+    H[0] = cls[lst[0]]
     j = 1
     for i in range(1, m):
         while j < n:
@@ -348,30 +370,51 @@ def _assign_best(V, H, count, slots_mask, n_slots):
 
 
 @njit(cache=True, nogil=True)
-def _setup_level(d, U, F, cur, parent, parent_len, floor, V, pk, st, pr, sw, best, H):
+def _next_member(member, pos, end):
+    """The first position ≥ pos and < end whose bit is set in ``member`` (end when none)."""
+    w = pos >> 6
+    if pos >= end:
+        return end
+    x = member[w] & (np.int64(-1) << (pos & 63))
+    while True:
+        if x != 0:
+            i = (w << 6) + _lowest_bit(x)
+            return i if i < end else end
+        w += 1
+        if w << 6 >= end:
+            return end
+        x = member[w]
+
+
+@njit(cache=True, nogil=True)
+def _setup_level(d, U, F, cur, floor, V, pk, st, pr, sw, best, H):
     """Prepare level d for node (U, F, cur): bounds, thresholds, branching slot, candidates.
 
-    ``parent[:parent_len]`` holds, strongest first, every packet inside U's parent with
-    class ≥ ``floor``, and no class below ``floor`` can help this node (rule 2).
-    Returns False when the node is pruned (rules 1, 2, 5 and 6 of the module doc).
+    ``st.member[d]`` holds the packets inside U (exact for classes ≥ ``floor``), and no class
+    below ``floor`` can help this node (rule 2).  Candidates are the members that can serve
+    the branching slot, met strongest first (class order) or, once the level has card prices,
+    in the slot's price order so that rule 6 ends the scan.  Returns False when the node is
+    pruned (rules 1, 2, 5, 6).
     """
     n_slots = V.shape[1]
     k_of = np.zeros(n_slots, dtype=np.int64)
-    out = st.lists[d]
+    out = st.prefix[d]
+    limit = out.shape[0]
+    end = pk.class_end[floor]
     n = 0
-    for i in range(parent_len):
-        q = parent[i]
-        if pk.cls[q] < floor:
-            break
-        if pk.masks[q] & ~U == 0:
-            out[n] = q
-            n += 1
+    pos = _next_member(st.member[d], 0, end)
+    while pos < end and n < limit:
+        out[n] = pos
+        n += 1
+        pos = _next_member(st.member[d], pos + 1, end)
+    complete = pos >= end
+    st.floor[d] = floor
     if n == 0:
         return False
     target = best + TOL
     m = _popcount(F)
     if sw.packing:
-        _class_bounds(out, n, pk.masks, pk.cls, m, floor, H, sw.packing_cap)
+        _class_bounds(out, n, complete, pk.masks, pk.cls, m, floor, H, sw.packing_cap)
     else:
         for i in range(m):
             H[i] = pk.cls[out[0]]
@@ -396,27 +439,33 @@ def _setup_level(d, U, F, cur, parent, parent_len, floor, V, pk, st, pr, sw, bes
                 slot_k = k
                 slot = t
                 slot_others = others
-    if sw.thresholds:
-        while n > 0 and pk.cls[out[n - 1]] < cutoff:
-            n -= 1
-    else:
+    if not sw.thresholds:
         cutoff = 0
     pr.level_on[d] = 0
-    if pr.on[0]:  # rule 6, each slot over the packets that can serve it (class ≥ k_t)
+    if pr.on[0]:  # rule 6, each slot over the packets that can serve it (class ≥ k_t, ≥ floor)
         total = cur
         for b in range(64):
             if U >> b & 1:
                 total += pr.card[b]
         for t in range(n_slots):
             if F >> t & 1:
+                kt = max(k_of[t], floor)
                 top = NO_VALUE
-                for i in range(n):
-                    q = out[i]
-                    if pk.cls[q] < k_of[t]:
+                found = False
+                for j in range(min(PRICE_PROBES, pr.order.shape[1])):  # the first member in t's price order
+                    q = pr.order[t, j]
+                    if pk.cls[q] >= kt and st.member[d, q >> 6] >> (q & 63) & 1:
+                        top = V[pk.cls[q], t] - pr.packet[q]
+                        found = True
                         break
-                    v = V[pk.cls[q], t] - pr.packet[q]
-                    if v > top:
-                        top = v
+                if not found:  # every member that can serve t, in class order
+                    kend = pk.class_end[kt]
+                    q = _next_member(st.member[d], 0, kend)
+                    while q < kend:
+                        v = V[pk.cls[q], t] - pr.packet[q]
+                        if v > top:
+                            top = v
+                        q = _next_member(st.member[d], q + 1, kend)
                 pr.level_max[d, t] = top
                 total += top
         if total <= target:
@@ -424,7 +473,8 @@ def _setup_level(d, U, F, cur, parent, parent_len, floor, V, pk, st, pr, sw, bes
         pr.level_total[d] = total
         pr.level_on[d] = 1
     st.slot[d] = slot
-    st.length[d] = n
+    st.end[d] = pk.class_end[max(cutoff, floor)]
+    st.kslot[d] = max(k_of[slot], floor)
     st.pos[d] = 0
     st.others[d] = slot_others
     st.cut[d] = cutoff
@@ -491,7 +541,32 @@ def _solve_small_root(V, pk, st, inc, fixed):
 
 
 @njit(cache=True, nogil=True)
-def _run(V, pk, fixed, st, pr, sw, inc, root_list, budget, stats):
+def _next_candidate(d, s, V, pk, st, pr, target):
+    """The next candidate of level d for slot s, or −1 when its scan is over (rules 3, 6)."""
+    if pr.level_on[d]:  # price order: the rule-6 bound is nonincreasing, so it ends the scan
+        base = pr.level_total[d] - pr.level_max[d, s]
+        j = st.pos[d]
+        n = pr.order.shape[1]
+        while j < n:
+            q = pr.order[s, j]
+            if base + V[pk.cls[q], s] - pr.packet[q] <= target:
+                break
+            j += 1
+            if pk.cls[q] >= st.kslot[d] and st.member[d, q >> 6] >> (q & 63) & 1:
+                st.pos[d] = j
+                return q
+        st.pos[d] = n
+        return -1
+    q = _next_member(st.member[d], st.pos[d], st.end[d])
+    if q >= st.end[d]:
+        st.pos[d] = q
+        return -1
+    st.pos[d] = q + 1
+    return q
+
+
+@njit(cache=True, nogil=True)
+def _run(V, pk, fixed, st, pr, sw, inc, budget, stats):
     """Run at most ``budget`` nodes of the search from the saved stack.
 
     Returns 0 when the search is complete (incumbent optimal), 1 when paused.
@@ -505,8 +580,7 @@ def _run(V, pk, fixed, st, pr, sw, inc, root_list, budget, stats):
             _solve_small_root(V, pk, st, inc, fixed)
             st.depth[0] = -1
             return 0
-        ok = _setup_level(0, st.U[0], st.F[0], st.cur[0], root_list, root_list.shape[0], 0, V, pk, st, pr, sw,
-                          inc.value[0], H)
+        ok = _setup_level(0, st.U[0], st.F[0], st.cur[0], 0, V, pk, st, pr, sw, inc.value[0], H)
         d = 0 if ok else -1
     while d >= 0:
         if nodes >= budget:
@@ -514,21 +588,18 @@ def _run(V, pk, fixed, st, pr, sw, inc, root_list, budget, stats):
             stats[STAT_NODES] += nodes
             return 1
         s = st.slot[d]
-        pos = st.pos[d]
-        if pos >= st.length[d]:
-            d -= 1
-            continue
-        q = st.lists[d, pos]
-        c = pk.cls[q]
         cur = st.cur[d]
         target = inc.value[0] + TOL
-        if sw.branch_order and cur + V[c, s] + st.others[d] <= target:
-            st.pos[d] = st.length[d]  # rule 3: nothing further in this list can help
+        q = _next_candidate(d, s, V, pk, st, pr, target)
+        if q < 0:
             d -= 1
             continue
-        st.pos[d] = pos + 1
-        # rule 6 for this candidate: only on a level whose bound was built with prices
-        if pr.level_on[d] and pr.level_total[d] - pr.level_max[d, s] + V[c, s] - pr.packet[q] <= target:
+        c = pk.cls[q]
+        if sw.branch_order and cur + V[c, s] + st.others[d] <= target:  # rule 3
+            if pr.level_on[d]:
+                continue  # price order: this one only
+            st.pos[d] = st.end[d]  # class order: nothing further can help
+            d -= 1
             continue
         if sw.exchange:  # rule 4: no improving exchange with a packet placed earlier on the path
             dominated = False
@@ -550,12 +621,18 @@ def _run(V, pk, fixed, st, pr, sw, inc, root_list, budget, stats):
         if _popcount(F2) == 2:
             s1, s2 = _two_slots(F2, n_slots)
             if sw.best_packet or sw.thresholds:
-                # the strongest useful packet left (rule 2: the list holds every packet that
-                # can serve a free slot); rule 1: both slots at most its class
+                # the strongest useful packet left (rule 2: members below the level's end
+                # cannot serve a free slot); rule 1: both slots at most its class
+                end = st.end[d]
                 h = -1
-                for i in range(st.length[d]):
-                    if pk.masks[st.lists[d, i]] & ~U2 == 0:
-                        h = pk.cls[st.lists[d, i]]
+                for w in range((end + 63) >> 6):
+                    x = st.member[d, w] & ~(pk.contains[pk.cards[q, 0], w] | pk.contains[pk.cards[q, 1], w]
+                                            | pk.contains[pk.cards[q, 2], w] | pk.contains[pk.cards[q, 3], w]
+                                            | pk.contains[pk.cards[q, 4], w])
+                    if x != 0:
+                        i = (w << 6) + _lowest_bit(x)
+                        if i < end:
+                            h = pk.cls[i]
                         break
                 if h < 0 or (sw.best_packet and cur2 + V[h, s1] + V[h, s2] <= target):
                     continue
@@ -567,27 +644,30 @@ def _run(V, pk, fixed, st, pr, sw, inc, root_list, budget, stats):
                 inc.packets[s2] = _packet_index(U2 ^ a, pk)
                 stats[STAT_IMPROVEMENTS] += 1
             continue
-        floor = 0
+        floor = st.floor[d]
         if sw.thresholds:
             # rule 2 for the child with the parent's class bounds (the child's packets are
-            # disjoint packets of the parent's node): no class below `floor` can help it
+            # disjoint packets of the parent's node): no class below `low` can help it
             m2 = _popcount(F2)
-            floor = st.H[d, 0] + 1
+            low = st.H[d, 0] + 1
             for t in range(n_slots):
                 if F2 >> t & 1:
                     others = _assign_best(V, st.H[d], m2 - 1, F2 & ~(1 << t), n_slots)
                     k = _first_class_above(V[:, t], target - cur2 - others)
-                    if k < floor:
-                        floor = k
-            if floor > st.H[d, 0]:
+                    if k < low:
+                        low = k
+            if low > st.H[d, 0]:
                 continue
-            if floor < st.cut[d]:
-                floor = st.cut[d]
+            floor = max(floor, low, st.cut[d])
+        words = (pk.class_end[floor] + 63) >> 6
+        for w in range(words):
+            st.member[d + 1, w] = st.member[d, w] & ~(pk.contains[pk.cards[q, 0], w] | pk.contains[pk.cards[q, 1], w]
+                                                      | pk.contains[pk.cards[q, 2], w] | pk.contains[pk.cards[q, 3], w]
+                                                      | pk.contains[pk.cards[q, 4], w])
         st.U[d + 1] = U2
         st.F[d + 1] = F2
         st.cur[d + 1] = cur2
-        if _setup_level(d + 1, U2, F2, cur2, st.lists[d], st.length[d], floor, V, pk, st, pr, sw, inc.value[0],
-                        H):
+        if _setup_level(d + 1, U2, F2, cur2, floor, V, pk, st, pr, sw, inc.value[0], H):
             d += 1
     st.depth[0] = -1
     stats[STAT_NODES] += nodes
@@ -595,13 +675,20 @@ def _run(V, pk, fixed, st, pr, sw, inc, root_list, budget, stats):
 
 
 @njit(cache=True, nogil=True)
-def _open_bound(V, pk, st):
-    """Upper bound on every arrangement not yet examined (rule 3), NO_VALUE when none is open."""
+def _open_bound(V, pk, st, pr):
+    """Upper bound on every arrangement not yet examined (rules 3 and 6), NO_VALUE when none
+    is open: per open level, the bound of its next position in its scan order."""
     bound = NO_VALUE
     for d in range(st.depth[0] + 1):
-        if st.pos[d] < st.length[d]:
-            c = pk.cls[st.lists[d, st.pos[d]]]
-            b = st.cur[d] + V[c, st.slot[d]] + st.others[d]
+        s = st.slot[d]
+        if pr.level_on[d]:
+            if st.pos[d] < pr.order.shape[1]:
+                q = pr.order[s, st.pos[d]]
+                b = pr.level_total[d] - pr.level_max[d, s] + V[pk.cls[q], s] - pr.packet[q]
+                if b > bound:
+                    bound = b
+        elif st.pos[d] < st.end[d]:
+            b = st.cur[d] + V[pk.cls[st.pos[d]], s] + st.others[d]
             if b > bound:
                 bound = b
     return bound
@@ -624,17 +711,18 @@ def _colex_to_lex(masks, live_pos, binom):
 
 
 @njit(cache=True, nogil=True)
-def _card_prices(pk, lst, n, V, live, iters, pr):
+def _card_prices(pk, lst, V, live, iters, pr):
     """Card prices λ for rule 6 by subgradient descent on the Lagrangian dual.
 
     For any prices, Σ_{c∈U} λ_c + Σ_{t∈F} max_p (V[c(p), t] − λ(p)) bounds every cover of
     U by one packet per free slot (weak duality), so the prices only need to be good, not
-    optimal: the best prices seen over ``iters`` steps (over the packets ``lst[:n]``) are
+    optimal: the best prices seen over ``iters`` steps (over the packets ``lst``) are
     kept in ``pr.card``, and ``pr.packet[q] = λ(q)`` for every sorted packet q.
     """
     n_slots = V.shape[1]
     lam = np.zeros(64)
     g = np.zeros(64)
+    n = lst.shape[0]
     price = np.zeros(n)
     best_bound = 1e300
     scale = 0.0
@@ -706,8 +794,28 @@ def _packets(problem: BestResponseProblem) -> _Packets:
     wild = list(deck.joker_cards) + ([deck.alias_card] if deck.joker_alias else [])
     for i, joker in enumerate(wild):
         card_rank[joker] = 100 + i
-    return _Packets(sorted_masks, tables.classes[order].astype(np.int32), order, _packet_cards(sorted_masks),
-                    tables.classes, live_pos, binom, _colex_to_lex(masks, live_pos, binom), card_rank, card_suit)
+    sorted_cls = tables.classes[order].astype(np.int32)
+    cards = _packet_cards(sorted_masks)
+    n = len(order)
+    contains = np.zeros((64, (n + 63) // 64), dtype=np.int64)
+    _fill_contains(cards, contains)
+    class_end = np.searchsorted(-sorted_cls, -np.arange(tables.n_classes + 2), side="right").astype(np.int64)
+    return _Packets(sorted_masks, sorted_cls, order, cards, tables.classes, live_pos, binom,
+                    _colex_to_lex(masks, live_pos, binom), card_rank, card_suit, contains, class_end)
+
+
+@njit(cache=True, nogil=True)
+def _fill_contains(cards, contains):
+    """contains[b]: bit i set iff sorted packet i holds card b."""
+    for i in range(cards.shape[0]):
+        for j in range(5):
+            contains[cards[i, j], i >> 6] |= np.int64(1) << (i & 63)
+
+
+def _price_order(pk: _Packets, V: np.ndarray, pr: _Prices) -> None:
+    """pr.order[t]: sorted packets by V[c(q), t] − λ(q), largest first."""
+    for t in range(V.shape[1]):
+        pr.order[t] = np.argsort(pr.packet - V[pk.cls, t], kind="stable")
 
 
 def _hint_fits(problem: BestResponseProblem, hint: tuple[int, ...]) -> bool:
@@ -728,15 +836,24 @@ def _hint_fits(problem: BestResponseProblem, hint: tuple[int, ...]) -> bool:
     return union == problem.tables.deal.live
 
 
-def _new_stack(problem: BestResponseProblem, V: np.ndarray, n_packets: int) -> _Stack:
+def _as_int64(mask: int) -> np.int64:
+    """A 64-bit card mask as the kernels' signed int64 (bit 63 is the sign)."""
+    return np.int64(mask - (1 << 64) if mask >= 1 << 63 else mask)
+
+
+def _new_stack(problem: BestResponseProblem, V: np.ndarray, sorted_masks: np.ndarray) -> tuple[_Stack, np.ndarray]:
+    """The stack with the root node, and the root's members (sorted positions)."""
+    n_packets = len(sorted_masks)
     levels = max(problem.n_slots, 1)
     n_slots = problem.n_slots
     st = _Stack(
         U=np.zeros(levels, dtype=np.int64), F=np.zeros(levels, dtype=np.int64), cur=np.zeros(levels),
         slot=np.zeros(levels, dtype=np.int64), pos=np.zeros(levels, dtype=np.int64),
-        length=np.zeros(levels, dtype=np.int64), others=np.zeros(levels), pick=np.zeros(levels, dtype=np.int64),
+        end=np.zeros(levels, dtype=np.int64), kslot=np.zeros(levels, dtype=np.int64), others=np.zeros(levels),
+        pick=np.zeros(levels, dtype=np.int64),
         cut=np.zeros(levels, dtype=np.int64), H=np.zeros((levels, n_slots), dtype=np.int64),
-        lists=np.zeros((levels, n_packets), dtype=np.int32), depth=np.array([-2], dtype=np.int64),
+        prefix=np.zeros((levels, min(PREFIX, n_packets)), dtype=np.int64), depth=np.array([-2], dtype=np.int64),
+        member=np.zeros((levels, (n_packets + 63) // 64), dtype=np.int64), floor=np.zeros(levels, dtype=np.int64),
     )
     U = int(problem.tables.deal.live)
     F = 0
@@ -747,8 +864,10 @@ def _new_stack(problem: BestResponseProblem, V: np.ndarray, n_packets: int) -> _
             cur += float(V[problem.tables.classes[p], s])
         else:
             F |= 1 << s
-    st.U[0], st.F[0], st.cur[0] = U, F, cur
-    return st
+    st.U[0], st.F[0], st.cur[0] = _as_int64(U), F, cur
+    inside = np.flatnonzero((sorted_masks & ~_as_int64(U)) == 0)
+    np.bitwise_or.at(st.member[0], inside >> 6, np.left_shift(np.int64(1), (inside & 63).astype(np.int64)))
+    return st, inside
 
 
 def solve_search(
@@ -773,10 +892,11 @@ def solve_search(
     V = np.ascontiguousarray(problem.values, dtype=np.float64)
     fixed = np.array(problem.fixed, dtype=np.int64)
     n_packets = len(pk.masks)
-    st = _new_stack(problem, V, n_packets)
+    st, root_members = _new_stack(problem, V, pk.masks)
     levels = st.U.shape[0]
     pr = _Prices(np.zeros(1, dtype=np.int64), np.zeros(64), np.zeros(n_packets), np.zeros(levels, dtype=np.int64),
-                 np.zeros(levels), np.zeros((levels, problem.n_slots)))
+                 np.zeros(levels), np.zeros((levels, problem.n_slots)),
+                 np.zeros((problem.n_slots, n_packets), dtype=np.int64))
     sw = _Switches(int(options.best_packet_bound), int(options.slot_thresholds), int(options.branch_order),
                    int(options.exchange), int(options.packing_bounds), int(options.packing_cap),
                    int(options.card_exchanges))
@@ -784,23 +904,26 @@ def solve_search(
     if hint is not None and _hint_fits(problem, hint):
         inc.value[0] = problem.value_of(hint)
         inc.packets[:] = hint
-    root_list = np.arange(n_packets, dtype=np.int32)
     stats = np.zeros(3, dtype=np.int64)
     live = int(tables.deal.live)
     status = 1
     if options.card_prices and options.card_prices_after <= 0:
         # rule 6 from the first node: set up the root, price its candidates, set it up again
-        status = _run(V, pk, fixed, st, pr, sw, inc, root_list, 0, stats)
+        status = _run(V, pk, fixed, st, pr, sw, inc, 0, stats)
         if status == 1:
-            _card_prices(pk, st.lists[0], st.length[0], V, live, options.card_price_iters, pr)
+            _card_prices(pk, root_members[root_members < pk.class_end[st.cut[0]]], V, live,
+                         options.card_price_iters, pr)
+            _price_order(pk, V, pr)
             st.depth[0] = -2
     stopped = False
     while status == 1:
-        status = _run(V, pk, fixed, st, pr, sw, inc, root_list, budget, stats)
+        status = _run(V, pk, fixed, st, pr, sw, inc, budget, stats)
         if (status == 1 and options.card_prices and not pr.on[0] and st.depth[0] >= 0
                 and stats[STAT_NODES] >= options.card_prices_after):
             # a hard instance: price the cards (rule 6); levels set up before keep no price bound
-            _card_prices(pk, st.lists[0], st.length[0], V, live, options.card_price_iters, pr)
+            _card_prices(pk, root_members[root_members < pk.class_end[st.cut[0]]], V, live,
+                         options.card_price_iters, pr)
+            _price_order(pk, V, pr)
         if status == 1 and inc.value[0] > NO_VALUE and (
             (time_limit is not None and time.perf_counter() - start >= time_limit)
             or (stop_event is not None and stop_event.is_set())
@@ -812,7 +935,7 @@ def solve_search(
         raise RuntimeError("search stopped before finding any arrangement")  # pragma: no cover
     value = problem.value_of(packets)
     if stopped:
-        bound = max(value, float(_open_bound(V, pk, st))) + TOL
+        bound = max(value, float(_open_bound(V, pk, st, pr))) + TOL
         optimal = bound - value <= TOL
     else:
         bound, optimal = value, True
