@@ -59,13 +59,14 @@ compare every combination against the plain search, CP-SAT and brute force.
    ``U``, class ≥ ``k_t`` by rule 2).  A node whose bound is ``≤ LB + TOL`` is pruned; a
    candidate ``q`` for slot ``s`` is pruned when ``cur + λ(U) − λ(q) + V[c(q), s] +
    Σ_{t≠s} m_t ≤ LB + TOL`` (the same bound for the child, which covers ``U − q``).
-   The prices (subgradient steps on the dual) are computed once, at the root or after
-   ``card_prices_after`` nodes.  The bound of a level exists only if that level was set up
-   with prices: a level set up before the prices existed has no ``λ(U)`` or ``m_t`` and
-   must not use rule 6 for its candidates.  (Until December 2026 such levels read zeros,
-   i.e. a "bound" of ``V[c(q), s] − λ(q)`` without ``cur``, ``λ(U)`` or the other slots,
-   and pruned optimal arrangements — issue 9.)
-
+   The prices (subgradient steps on the dual) are computed once, after ``card_prices_after``
+   nodes (0: at the root).  A level set up with prices meets its candidates in the slot's
+   price order (``V − λ`` falling), so the candidate bound falls along the scan and ends it.
+   A level set up before the prices existed gets its bound computed when they arrive, from
+   its own ``U``, ``cur`` and thresholds, and checks each remaining candidate.  A level must
+   never use a bound it does not have: until December 2026 such levels read zeros, i.e. a
+   "bound" of ``V[c(q), s] − λ(q)`` without ``cur``, ``λ(U)`` or the other slots, and pruned
+   optimal arrangements (issue 9).
 7. *Card exchanges (symmetry).*  Let cards ``a`` and ``b`` have the same rank, ``a`` of the
    lower suit, ``a`` in the packet ``P`` of free slot ``s`` and ``b`` in the packet ``Q`` of
    free slot ``t``.  If ``P − a + b`` has the class of ``P`` and ``Q − b + a`` that of ``Q``
@@ -125,7 +126,7 @@ class SearchOptions:
     packing_bounds: bool = True  # rule 5
     card_prices: bool = True  # rule 6
     card_exchanges: bool = True  # rule 7
-    card_prices_after: int = 0  # nodes searched before rule 6 starts (0: from the root)
+    card_prices_after: int = 1_000  # nodes searched before rule 6 starts (0: from the root)
     card_price_iters: int = 100  # subgradient steps for the prices
     packing_cap: int = 200  # steps per packing test of rule 5 (undecided tests bound softly)
 
@@ -144,24 +145,27 @@ of live cards to its table index (``_packet_index``); card_rank, card_suit: per 
 jokers get ranks of their own); contains[b]: bit set over sorted positions (64 per int64 word) of
 the packets holding card b; class_end[c]: how many sorted packets have class ≥ c."""
 
-_Stack = namedtuple("_Stack", "U F cur slot pos end kslot others pick cut H prefix depth member floor")
+_Stack = namedtuple("_Stack", "U F cur slot pos end k others pick cut H prefix depth member floor")
 _Stack.__doc__ = """The search stack, one row per level d (a node and its candidate scan).
 
 U, F, cur: the node's free cards, free slots (bit set) and value so far; slot: the slot it
 branches on; member[d]: bit set of the sorted packets inside U (exact in the words below
 class_end[floor[d]]; floor[d]: the least class that can help, rule 2); pos: where the scan of
 candidates resumes — a sorted position (class order, up to end[d]) or, on a level with card
-prices, an index into the slot's price order; kslot: the least class the branching slot can use;
+prices, an index into the slot's price order; k[d, t]: the least class free slot t can use (rule 2);
 others: bound on the other free slots (rule 3); pick: the candidate being explored; cut: the
 least class any free slot can use (rule 2); H[d]: class bounds of rule 5; prefix[d]: the first
 members in class order (rule 5 reads them); depth[0]: the deepest open level (−2 before the root
 is set up, −1 when done)."""
 
-_Prices = namedtuple("_Prices", "on card packet level_on level_total level_max order")
+_Prices = namedtuple("_Prices", "on card packet level_on level_order level_total level_max order order_len")
 _Prices.__doc__ = """Rule 6: on[0] once prices exist; card[b], packet[q] = λ(q); per level d that
-was set up with prices (level_on[d] = 1): level_total[d] = cur + λ(U) + Σ_t m_t and
-level_max[d, t] = m_t; order[t]: sorted packets by V[c(q), t] − λ(q), largest first (so
-m_t is the first member of the node met in that order)."""
+priced (level_on[d] = 1): level_total[d] = cur + λ(U) + Σ_t m_t and
+level_max[d, t] = m_t; order[t, :order_len[t]]: the sorted packets that slot t may ever use
+(class ≥ its threshold at the root, rule 2) by V[c(q), t] − λ(q), largest first (so m_t is the
+first member of the node met in that order, and the rule-6 bound falls along it); level_order[d]
+= 1 when level d scans its candidates in that order (set up with prices) rather than by class
+(priced later: rule 6 then checks each candidate)."""
 
 _Incumbent = namedtuple("_Incumbent", "value packets")
 _Incumbent.__doc__ = "The best arrangement so far: value[0] and its table indices per slot."
@@ -370,6 +374,18 @@ def _assign_best(V, H, count, slots_mask, n_slots):
 
 
 @njit(cache=True, nogil=True)
+def _remove_packet(member, out, pk, q, words):
+    """out[:words] = the members of ``member`` disjoint from packet q."""
+    c0 = pk.contains[pk.cards[q, 0]]
+    c1 = pk.contains[pk.cards[q, 1]]
+    c2 = pk.contains[pk.cards[q, 2]]
+    c3 = pk.contains[pk.cards[q, 3]]
+    c4 = pk.contains[pk.cards[q, 4]]
+    for w in range(words):
+        out[w] = member[w] & ~(c0[w] | c1[w] | c2[w] | c3[w] | c4[w])
+
+
+@njit(cache=True, nogil=True)
 def _next_member(member, pos, end):
     """The first position ≥ pos and < end whose bit is set in ``member`` (end when none)."""
     w = pos >> 6
@@ -384,6 +400,51 @@ def _next_member(member, pos, end):
         if w << 6 >= end:
             return end
         x = member[w]
+
+
+@njit(cache=True, nogil=True)
+def _price_level(d, U, F, cur, V, pk, st, pr):
+    """Rule 6 at level d: fills pr.level_max[d] and returns cur + λ(U) + Σ_t m_t, each m_t over
+    the members that can serve slot t (class ≥ st.k[d, t])."""
+    total = cur
+    for b in range(64):
+        if U >> b & 1:
+            total += pr.card[b]
+    for t in range(V.shape[1]):
+        if F >> t & 1:
+            kt = st.k[d, t]
+            top = NO_VALUE
+            found = False
+            for j in range(min(PRICE_PROBES, pr.order_len[t])):  # the first member in t's price order
+                q = pr.order[t, j]
+                if pk.cls[q] >= kt and st.member[d, q >> 6] >> (q & 63) & 1:
+                    top = V[pk.cls[q], t] - pr.packet[q]
+                    found = True
+                    break
+            if not found:  # every member that can serve t, in class order
+                kend = pk.class_end[kt]
+                q = _next_member(st.member[d], 0, kend)
+                while q < kend:
+                    v = V[pk.cls[q], t] - pr.packet[q]
+                    if v > top:
+                        top = v
+                    q = _next_member(st.member[d], q + 1, kend)
+            pr.level_max[d, t] = top
+            total += top
+    return total
+
+
+@njit(cache=True, nogil=True)
+def _price_open_levels(V, pk, st, pr, best):
+    """Rule 6 for the levels set up before the prices existed (their scans stay in class
+    order, each candidate checked); a level whose whole bound fails is closed."""
+    for d in range(st.depth[0] + 1):
+        if not pr.level_on[d]:
+            total = _price_level(d, st.U[d], st.F[d], st.cur[d], V, pk, st, pr)
+            pr.level_total[d] = total
+            pr.level_on[d] = 1
+            if total <= best + TOL:
+                st.pos[d] = st.end[d]
 
 
 @njit(cache=True, nogil=True)
@@ -441,40 +502,19 @@ def _setup_level(d, U, F, cur, floor, V, pk, st, pr, sw, best, H):
                 slot_others = others
     if not sw.thresholds:
         cutoff = 0
+    for t in range(n_slots):
+        st.k[d, t] = max(k_of[t], floor)
     pr.level_on[d] = 0
-    if pr.on[0]:  # rule 6, each slot over the packets that can serve it (class ≥ k_t, ≥ floor)
-        total = cur
-        for b in range(64):
-            if U >> b & 1:
-                total += pr.card[b]
-        for t in range(n_slots):
-            if F >> t & 1:
-                kt = max(k_of[t], floor)
-                top = NO_VALUE
-                found = False
-                for j in range(min(PRICE_PROBES, pr.order.shape[1])):  # the first member in t's price order
-                    q = pr.order[t, j]
-                    if pk.cls[q] >= kt and st.member[d, q >> 6] >> (q & 63) & 1:
-                        top = V[pk.cls[q], t] - pr.packet[q]
-                        found = True
-                        break
-                if not found:  # every member that can serve t, in class order
-                    kend = pk.class_end[kt]
-                    q = _next_member(st.member[d], 0, kend)
-                    while q < kend:
-                        v = V[pk.cls[q], t] - pr.packet[q]
-                        if v > top:
-                            top = v
-                        q = _next_member(st.member[d], q + 1, kend)
-                pr.level_max[d, t] = top
-                total += top
+    pr.level_order[d] = 0
+    if pr.on[0]:  # rule 6
+        total = _price_level(d, U, F, cur, V, pk, st, pr)
         if total <= target:
             return False
         pr.level_total[d] = total
         pr.level_on[d] = 1
+        pr.level_order[d] = 1
     st.slot[d] = slot
     st.end[d] = pk.class_end[max(cutoff, floor)]
-    st.kslot[d] = max(k_of[slot], floor)
     st.pos[d] = 0
     st.others[d] = slot_others
     st.cut[d] = cutoff
@@ -543,16 +583,16 @@ def _solve_small_root(V, pk, st, inc, fixed):
 @njit(cache=True, nogil=True)
 def _next_candidate(d, s, V, pk, st, pr, target):
     """The next candidate of level d for slot s, or −1 when its scan is over (rules 3, 6)."""
-    if pr.level_on[d]:  # price order: the rule-6 bound is nonincreasing, so it ends the scan
+    if pr.level_order[d]:  # price order: the rule-6 bound is nonincreasing, so it ends the scan
         base = pr.level_total[d] - pr.level_max[d, s]
         j = st.pos[d]
-        n = pr.order.shape[1]
+        n = pr.order_len[s]
         while j < n:
             q = pr.order[s, j]
             if base + V[pk.cls[q], s] - pr.packet[q] <= target:
                 break
             j += 1
-            if pk.cls[q] >= st.kslot[d] and st.member[d, q >> 6] >> (q & 63) & 1:
+            if pk.cls[q] >= st.k[d, s] and st.member[d, q >> 6] >> (q & 63) & 1:
                 st.pos[d] = j
                 return q
         st.pos[d] = n
@@ -596,10 +636,14 @@ def _run(V, pk, fixed, st, pr, sw, inc, budget, stats):
             continue
         c = pk.cls[q]
         if sw.branch_order and cur + V[c, s] + st.others[d] <= target:  # rule 3
-            if pr.level_on[d]:
+            if pr.level_order[d]:
                 continue  # price order: this one only
             st.pos[d] = st.end[d]  # class order: nothing further can help
             d -= 1
+            continue
+        # rule 6 for a candidate of a level priced after its set-up (class order)
+        if pr.level_on[d] and not pr.level_order[d] and (
+                pr.level_total[d] - pr.level_max[d, s] + V[c, s] - pr.packet[q] <= target):
             continue
         if sw.exchange:  # rule 4: no improving exchange with a packet placed earlier on the path
             dominated = False
@@ -659,11 +703,7 @@ def _run(V, pk, fixed, st, pr, sw, inc, budget, stats):
             if low > st.H[d, 0]:
                 continue
             floor = max(floor, low, st.cut[d])
-        words = (pk.class_end[floor] + 63) >> 6
-        for w in range(words):
-            st.member[d + 1, w] = st.member[d, w] & ~(pk.contains[pk.cards[q, 0], w] | pk.contains[pk.cards[q, 1], w]
-                                                      | pk.contains[pk.cards[q, 2], w] | pk.contains[pk.cards[q, 3], w]
-                                                      | pk.contains[pk.cards[q, 4], w])
+        _remove_packet(st.member[d], st.member[d + 1], pk, q, (pk.class_end[floor] + 63) >> 6)
         st.U[d + 1] = U2
         st.F[d + 1] = F2
         st.cur[d + 1] = cur2
@@ -681,8 +721,8 @@ def _open_bound(V, pk, st, pr):
     bound = NO_VALUE
     for d in range(st.depth[0] + 1):
         s = st.slot[d]
-        if pr.level_on[d]:
-            if st.pos[d] < pr.order.shape[1]:
+        if pr.level_order[d]:
+            if st.pos[d] < pr.order_len[s]:
                 q = pr.order[s, st.pos[d]]
                 b = pr.level_total[d] - pr.level_max[d, s] + V[pk.cls[q], s] - pr.packet[q]
                 if b > bound:
@@ -812,10 +852,12 @@ def _fill_contains(cards, contains):
             contains[cards[i, j], i >> 6] |= np.int64(1) << (i & 63)
 
 
-def _price_order(pk: _Packets, V: np.ndarray, pr: _Prices) -> None:
-    """pr.order[t]: sorted packets by V[c(q), t] − λ(q), largest first."""
+def _price_order(pk: _Packets, V: np.ndarray, pr: _Prices, k_root: np.ndarray) -> None:
+    """pr.order[t]: the packets of class ≥ k_root[t] by V[c(q), t] − λ(q), largest first."""
     for t in range(V.shape[1]):
-        pr.order[t] = np.argsort(pr.packet - V[pk.cls, t], kind="stable")
+        n = int(pk.class_end[k_root[t]])
+        pr.order[t, :n] = np.argsort(pr.packet[:n] - V[pk.cls[:n], t], kind="stable")
+        pr.order_len[t] = n
 
 
 def _hint_fits(problem: BestResponseProblem, hint: tuple[int, ...]) -> bool:
@@ -849,7 +891,7 @@ def _new_stack(problem: BestResponseProblem, V: np.ndarray, sorted_masks: np.nda
     st = _Stack(
         U=np.zeros(levels, dtype=np.int64), F=np.zeros(levels, dtype=np.int64), cur=np.zeros(levels),
         slot=np.zeros(levels, dtype=np.int64), pos=np.zeros(levels, dtype=np.int64),
-        end=np.zeros(levels, dtype=np.int64), kslot=np.zeros(levels, dtype=np.int64), others=np.zeros(levels),
+        end=np.zeros(levels, dtype=np.int64), k=np.zeros((levels, n_slots), dtype=np.int64), others=np.zeros(levels),
         pick=np.zeros(levels, dtype=np.int64),
         cut=np.zeros(levels, dtype=np.int64), H=np.zeros((levels, n_slots), dtype=np.int64),
         prefix=np.zeros((levels, min(PREFIX, n_packets)), dtype=np.int64), depth=np.array([-2], dtype=np.int64),
@@ -895,8 +937,8 @@ def solve_search(
     st, root_members = _new_stack(problem, V, pk.masks)
     levels = st.U.shape[0]
     pr = _Prices(np.zeros(1, dtype=np.int64), np.zeros(64), np.zeros(n_packets), np.zeros(levels, dtype=np.int64),
-                 np.zeros(levels), np.zeros((levels, problem.n_slots)),
-                 np.zeros((problem.n_slots, n_packets), dtype=np.int64))
+                 np.zeros(levels, dtype=np.int64), np.zeros(levels), np.zeros((levels, problem.n_slots)),
+                 np.zeros((problem.n_slots, n_packets), dtype=np.int64), np.zeros(problem.n_slots, dtype=np.int64))
     sw = _Switches(int(options.best_packet_bound), int(options.slot_thresholds), int(options.branch_order),
                    int(options.exchange), int(options.packing_bounds), int(options.packing_cap),
                    int(options.card_exchanges))
@@ -907,23 +949,23 @@ def solve_search(
     stats = np.zeros(3, dtype=np.int64)
     live = int(tables.deal.live)
     status = 1
-    if options.card_prices and options.card_prices_after <= 0:
-        # rule 6 from the first node: set up the root, price its candidates, set it up again
-        status = _run(V, pk, fixed, st, pr, sw, inc, 0, stats)
-        if status == 1:
-            _card_prices(pk, root_members[root_members < pk.class_end[st.cut[0]]], V, live,
-                         options.card_price_iters, pr)
-            _price_order(pk, V, pr)
-            st.depth[0] = -2
     stopped = False
     while status == 1:
-        status = _run(V, pk, fixed, st, pr, sw, inc, budget, stats)
-        if (status == 1 and options.card_prices and not pr.on[0] and st.depth[0] >= 0
+        call_budget = budget
+        if options.card_prices and not pr.on[0]:
+            call_budget = max(0, min(budget, options.card_prices_after - int(stats[STAT_NODES])))
+        status = _run(V, pk, fixed, st, pr, sw, inc, call_budget, stats)
+        if (status == 1 and options.card_prices and not pr.on[0]
                 and stats[STAT_NODES] >= options.card_prices_after):
-            # a hard instance: price the cards (rule 6); levels set up before keep no price bound
+            # rule 6: price the cards over the root's candidates (the root is set up by now)
             _card_prices(pk, root_members[root_members < pk.class_end[st.cut[0]]], V, live,
                          options.card_price_iters, pr)
-            _price_order(pk, V, pr)
+            _price_order(pk, V, pr, st.k[0])
+            if stats[STAT_NODES] == 0:
+                st.depth[0] = -2  # nothing explored yet: set the root up again, in price order
+            else:
+                _price_open_levels(V, pk, st, pr, inc.value[0])
+            continue
         if status == 1 and inc.value[0] > NO_VALUE and (
             (time_limit is not None and time.perf_counter() - start >= time_limit)
             or (stop_event is not None and stop_event.is_set())
