@@ -127,7 +127,7 @@ def improving_partitions(problem: BestResponseProblem, starts: Iterable[tuple[in
     """Local optima from ``starts`` worth more than ``min_gain``: (value, packet indices in
     slot order), at most one per partition and ``limit`` in all, best first."""
     tables = problem.tables
-    ix = build_packet_index(tables)
+    ix = tables.derived("packet index", build_packet_index)
     V = np.ascontiguousarray(problem.values, dtype=np.float64)
     masks = tables.masks.astype(np.int64)
     free = np.array([p < 0 for p in problem.fixed], dtype=np.bool_)

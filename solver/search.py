@@ -100,6 +100,7 @@ import numpy as np
 from numba import njit
 
 from .problem import VALUE_TOLERANCE, BestResponseProblem, EngineResult
+from .tables import DealTables
 
 __all__ = ["SearchOptions", "PLAIN", "solve_search"]
 
@@ -818,8 +819,7 @@ def _packet_cards(masks):
     return out
 
 
-def _packets(problem: BestResponseProblem) -> _Packets:
-    tables = problem.tables
+def _packets(tables: DealTables) -> _Packets:
     masks = tables.masks.astype(np.int64)
     order = np.argsort(-tables.classes, kind="stable").astype(np.int32)
     live_pos = np.full(64, -1, dtype=np.int64)
@@ -930,7 +930,7 @@ def solve_search(
     """
     start = time.perf_counter()
     tables = problem.tables
-    pk = _packets(problem)
+    pk = tables.derived("search packets", _packets)
     V = np.ascontiguousarray(problem.values, dtype=np.float64)
     fixed = np.array(problem.fixed, dtype=np.int64)
     n_packets = len(pk.masks)

@@ -6,7 +6,9 @@ deal, each with its mask, strength key and dense rank class 0..R−1.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any, TypeVar
 
 import numpy as np
 
@@ -16,12 +18,15 @@ from quintet.rules import Rules
 
 __all__ = ["DealTables"]
 
+T = TypeVar("T")
+
 
 @dataclass(frozen=True)
 class DealTables:
     deal: Deal
     packets: PacketTable
     _index: dict[int, int] = field(default_factory=dict, repr=False, compare=False)
+    _derived: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
     @classmethod
     def build(cls, deal: Deal) -> DealTables:
@@ -46,6 +51,12 @@ class DealTables:
     @property
     def n_slots(self) -> int:
         return self.deal.rules.n_slots
+
+    def derived(self, key: str, build: Callable[[DealTables], T]) -> T:
+        """``build(self)``, computed once per tables object (engines cache their lookups here)."""
+        if key not in self._derived:
+            self._derived[key] = build(self)
+        return self._derived[key]
 
     def index_of(self, packet_mask: int) -> int:
         """Index in the packet table of a 5-card subset of the live cards."""
