@@ -9,8 +9,9 @@
         game.reveal()                                      # slot by slot
     game.record(...)                                       # the game as a GameRecord
 
-Phases: ``PLACING`` (place, clear, undo, advice: hint, grade, odds) → ``confirm`` →
-``SHOWDOWN`` (``reveal`` one slot at a time) → ``OVER``.  Each action has ``verify_x``
+Phases: ``PLACING`` (place, clear, undo, advice: hint, grade, odds; ``HINTING`` while a hint
+or grade is computed, so a front-end running it in the background refuses other moves) →
+``confirm`` → ``SHOWDOWN`` (``reveal`` one slot at a time) → ``OVER``.  Each action has ``verify_x``
 (raises ``PlayError`` with a one-sentence reason), ``can_x`` (a bool) and ``x`` (does it and
 returns a frozen record), as in pokerkit.
 
@@ -25,7 +26,8 @@ from __future__ import annotations
 import datetime as _dt
 import re
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from enum import Enum
 
@@ -74,6 +76,7 @@ class PlayError(ValueError):
 
 class Phase(Enum):
     PLACING = "placing"  # building the arrangement; advice available
+    HINTING = "hinting"  # a hint or grade is being computed (placing waits for it)
     SHOWDOWN = "showdown"  # confirmed; slots are revealed one at a time
     OVER = "over"  # every slot revealed
 
@@ -127,7 +130,7 @@ def parse_command(line: str, n_slots: int = 5) -> Command | None:
             raise PlayError("'play' needs five packets separated by '|', e.g. 'play Ah Kh Qh Jh Th | …'")
         return Command(name, text=rest)
     usage = "'slot N CARDS', e.g. 'slot 5 Ah Kh Qh Jh Th'" if name == "slot" else "'clear N', e.g. 'clear 3'"
-    slot_text, _, cards = rest.partition(" ")
+    slot_text, cards = (rest.split(None, 1) + [""])[:2] if rest else ("", "")
     match = re.fullmatch(r"[0-9]+", slot_text)
     if not match:
         raise PlayError(f"'{name}' needs a slot number 1-{n_slots} first: {usage}")
@@ -301,8 +304,8 @@ class GameSession:
 
     def _require(self, phase: Phase, doing: str) -> None:
         if self.phase is not phase:
-            now = {Phase.PLACING: "you are still placing your packets", Phase.SHOWDOWN: "the show-down is under way",
-                   Phase.OVER: "this game is over"}[self.phase]
+            now = {Phase.PLACING: "you are still placing your packets", Phase.HINTING: "a hint is being computed",
+                   Phase.SHOWDOWN: "the show-down is under way", Phase.OVER: "this game is over"}[self.phase]
             raise PlayError(f"cannot {doing}: {now}")
 
     def _check_slot(self, slot: int) -> int:
@@ -403,8 +406,17 @@ class GameSession:
         placed, the best arrangement)."""
         self.verify_hint()
         self.hints.append("hint")
-        return complete(self.deal, self.placed, self._model, time_limit=self.time_limit, stop_event=stop_event,
-                        tables=self._tables)
+        with self._hinting():
+            return complete(self.deal, self.placed, self._model, time_limit=self.time_limit, stop_event=stop_event,
+                            tables=self._tables)
+
+    @contextmanager
+    def _hinting(self) -> Iterator[None]:
+        self.phase = Phase.HINTING
+        try:
+            yield
+        finally:
+            self.phase = Phase.PLACING
 
     def _filled(self, doing: str) -> Arrangement:
         """The five placed packets, or ``PlayError`` naming the empty slots."""
@@ -422,7 +434,8 @@ class GameSession:
         """Value, optimum, regret and best two-card swap of the five placed slots."""
         arrangement = self.verify_grade()
         self.hints.append("grade")
-        return grade(self.deal, arrangement, self._model, time_limit=self.time_limit, stop_event=stop_event)
+        with self._hinting():
+            return grade(self.deal, arrangement, self._model, time_limit=self.time_limit, stop_event=stop_event)
 
     def odds(self, top: int = 4) -> Odds:
         """The computer's model per slot: the ``top`` likeliest hands (by name) and their odds."""

@@ -64,7 +64,7 @@ from .play import (
     parse_command,
 )
 from .records import GameRecord, append_record
-from .store import SolutionStore
+from .store import SolutionStore, user_cache_dir
 
 __all__ = ["Terminal", "build_parser", "main"]
 
@@ -113,10 +113,8 @@ class Terminal:
         """Colour and line editing when stdin/stdout are a terminal (unless ``plain``)."""
         out_tty = sys.stdout.isatty() and not plain
         in_tty = sys.stdin.isatty() and out_tty
-        cache = os.environ.get("XDG_CACHE_HOME")
-        base = Path(cache) if cache and Path(cache).is_absolute() else Path.home() / ".cache"
         return cls(colour=out_tty and "NO_COLOR" not in os.environ, unicode=unicode or out_tty,
-                   line_editing=in_tty, history=base / "quintet" / "play-history")
+                   line_editing=in_tty, history=user_cache_dir() / "play-history")
 
     def show(self, text: Text | str) -> None:
         if isinstance(text, str):

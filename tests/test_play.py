@@ -66,6 +66,7 @@ def test_parse_command_forms():
     assert parse_command("") is None and parse_command("   ") is None
     assert parse_command("SLOT 5 Ah Kh Qh Jh Th") == Command("slot", 5, "Ah Kh Qh Jh Th")
     assert parse_command("clear 2") == Command("clear", 2)
+    assert parse_command("slot\t3\tAh Kh Qh Jh Th") == Command("slot", 3, "Ah Kh Qh Jh Th")
     assert parse_command("play a | b") == Command("play", None, "a | b")
     for name in ("undo", "show", "hint", "grade", "odds", "done", "help", "quit"):
         assert parse_command(f"  {name}  ") == Command(name)
@@ -159,6 +160,26 @@ def test_hint_completes_the_placed_slots_optimally():
     assert hinted.expected_margin == pytest.approx(complete(game.deal, {5: packet}, Uniform()).expected_margin)
     assert hinted.expected_margin <= best.expected_margin + 1e-9
     assert game.hints == ["hint", "hint"]
+
+
+def test_placing_waits_while_a_hint_is_computed(monkeypatch):
+    import solver.play
+
+    game = session("uniform")
+    packet = " ".join(format_cards(game.deal.live).split()[:5])
+    game.place(2, packet)
+    seen = []
+
+    def spying_complete(*args, **kwargs):
+        seen.append((game.phase, game.can_place(1, packet), game.can_undo()))
+        with pytest.raises(PlayError, match="a hint is being computed"):
+            game.clear(1)
+        return complete(*args, **kwargs)
+
+    monkeypatch.setattr(solver.play, "complete", spying_complete)
+    game.hint()
+    assert seen == [(Phase.HINTING, False, False)] and game.phase is Phase.PLACING
+    assert game.can_undo() and game.can_clear(2)
 
 
 def test_grade_odds_and_phase_rules():
@@ -493,6 +514,9 @@ def test_a_game_inside_tmux(tmp_path):
         for suit in ("♠ spades", "♥ hearts", "♦ diamonds", "♣ clubs"):
             assert suit in shown
         assert "\x1b[" in screen(colours=True) and "31m" in screen(colours=True)  # hearts in red
+        tm("send-keys", "-t", "play", "-l", "slo")
+        tm("send-keys", "-t", "play", "C-c")  # at the prompt: clears the line, the game goes on
+        wait_for("(Ctrl-C: type 'quit' or press Ctrl-D to leave)")
         first = format_cards(mine.packets[0])
         tm("send-keys", "-t", "play", "-l", f"slot 1 {first}")
         tm("send-keys", "-t", "play", "Enter")
