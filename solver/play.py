@@ -57,7 +57,6 @@ __all__ = [
     "PlayError",
     "Phase",
     "COMMANDS",
-    "ADVICE_COMMANDS",
     "Command",
     "parse_command",
     "Computer",
@@ -96,7 +95,6 @@ COMMANDS: dict[str, str] = {
     "help": "help              this list",
     "quit": "quit              end the match (finished games are kept)",
 }
-ADVICE_COMMANDS = ("hint", "grade", "odds")
 _NO_ARGUMENTS = ("undo", "show", "hint", "grade", "odds", "done", "help", "quit")
 
 

@@ -85,24 +85,6 @@ class StyleModel:
     partitions: int = 256
     jitter: float = 0.1
 
-    @property
-    def n_records(self) -> int:
-        return len(self.profiles)
-
-    def to_dict(self) -> dict[str, object]:
-        """What was learned, readable: per slot the order and category distributions."""
-        return {
-            "name": self.name,
-            "records": self.n_records,
-            "mean_profile": np.mean(np.asarray(self.profiles), axis=0).tolist(),
-            "slots": [
-                {"slot": s + 1, "order": list(self.order_probabilities[s]),
-                 "categories": {Category(c).label: p for c, p in enumerate(self.category_probabilities[s])
-                                if p >= 0.01}}
-                for s in range(len(self.order_probabilities))
-            ],
-        }
-
     def partition_counts(self, tables: DealTables) -> Counter[tuple[int, ...]]:
         """The heuristic's partitions of the deal (packet indices, in the order built) and
         how often each was built, out of ``partitions``."""

@@ -214,7 +214,9 @@ def test_show_down_slot_by_slot_and_record():
     mine = best_response(game.deal, Uniform(), tables=tables).arrangement
     with pytest.raises(PlayError, match="illegal arrangement"):
         game.confirm(Arrangement(mine.packets[:4] + mine.packets[:1]))
+    assert not game.can_confirm() and game.can_confirm(mine) and game.arrangement is None
     game.confirm(mine.format())
+    assert game.arrangement == mine and not game.can_confirm(mine)
     expected = showdown(mine, game.computer.arrangement, game.deal)
     totals = []
     while game.phase is Phase.SHOWDOWN:
