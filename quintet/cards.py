@@ -76,6 +76,7 @@ __all__ = [
     "parse_mask",
     "format_card",
     "format_cards",
+    "order_cards",
     "mask_of",
     "cards_of",
     "popcount",
@@ -399,6 +400,11 @@ def format_cards(cards: int | Iterable[int], deck: Deck = CLASSIC_DECK, *, unico
     ``order``: ``'rank'`` (highest rank first), ``'group'`` (largest rank group first, as a
     hand reads: ``9s 9h 9c Td Tc``) or ``'given'``.
     """
+    return sep.join(format_card(c, deck, unicode=unicode) for c in order_cards(cards, deck, order))
+
+
+def order_cards(cards: int | Iterable[int], deck: Deck = CLASSIC_DECK, order: str = "rank") -> list[int]:
+    """The cards of a mask or list in ``format_cards``' order (``rank``, ``group`` or ``given``)."""
     if isinstance(cards, int):
         items = list(cards_of(cards))
     else:
@@ -415,5 +421,4 @@ def format_cards(cards: int | Iterable[int], deck: Deck = CLASSIC_DECK, *, unico
         items.sort(key=lambda c: (count[deck.rank_of(c)], deck.rank_of(c), deck.suit_of(c)), reverse=True)
     elif order != "given":
         raise ValueError(f"unknown card order {order!r}")
-    items = sorted(jokers) + items
-    return sep.join(format_card(c, deck, unicode=unicode) for c in items)
+    return sorted(jokers) + items

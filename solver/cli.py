@@ -32,6 +32,7 @@ from quintet.game import Arrangement, Deal
 
 from .api import ENGINES, Grade, Solution, complete, evaluate_arrangement, grade
 from .equilibrium import EquilibriumResult, solve_equilibrium
+from .interrupt import run_interruptible
 from .opponents import OPPONENT_HELP, OpponentModel, parse_opponent
 from .problem import OBJECTIVES
 from .store import SolutionStore
@@ -100,34 +101,8 @@ def _parse_fixed(items: list[str], n_slots: int) -> dict[int, str]:
 
 
 def _run_interruptible(job: Callable[[threading.Event], T]) -> T:
-    """Run ``job(stop_event)`` in a thread; Ctrl-C sets the event and waits for the result.
-
-    The main thread waits on an Event, not on ``Thread.join``: a join interrupted by Ctrl-C
-    can leave ``is_alive()`` wrong (CPython issue 21822).
-    """
-    stop = threading.Event()
-    done = threading.Event()
-    box: dict[str, object] = {}
-
-    def target() -> None:
-        try:
-            box["result"] = job(stop)
-        except BaseException as exc:  # re-raised in the main thread
-            box["error"] = exc
-        finally:
-            done.set()
-
-    threading.Thread(target=target, daemon=True).start()
-    while not done.is_set():
-        try:
-            done.wait(0.1)
-        except KeyboardInterrupt:
-            if not stop.is_set():
-                stop.set()
-                print("quintet-solve: interrupted, returning the best found so far", file=sys.stderr)
-    if "error" in box:
-        raise box["error"]  # type: ignore[misc]
-    return box["result"]  # type: ignore[return-value]
+    return run_interruptible(job, lambda: print("quintet-solve: interrupted, returning the best found so far",
+                                                file=sys.stderr))
 
 
 def _pct(x: float) -> str:

@@ -16,6 +16,8 @@ Models, by their command-line spelling (``parse_opponent``):
   (equal hands keep the order in which they were taken, the earlier taken in the higher slot).
 * ``population:FILE`` — observed arrangements (JSON or CSV, optional weights), each
   validated against the deal (see ``load_population``).
+* ``style:FILE`` — a style model fitted on game records of other deals (JSON lines with
+  ``exposed`` and ``player``, as ``quintet-play --record`` writes; see ``solver.style``).
 * mixtures ``uniform:0.3,greedy:0.7`` — weights are relative (normalized to sum 1).
 """
 
@@ -34,6 +36,8 @@ import numpy as np
 from quintet.cards import CardError
 from quintet.game import Arrangement, ArrangementError, Deal
 
+from .records import RecordError
+from .style import load_style
 from .tables import DealTables
 
 __all__ = [
@@ -43,6 +47,7 @@ __all__ = [
     "Greedy",
     "ArrangementMix",
     "Mixture",
+    "FixedMarginals",
     "parse_opponent",
     "load_population",
     "greedy_arrangement",
@@ -51,7 +56,7 @@ __all__ = [
 
 OPPONENT_HELP = (
     "uniform | greedy | population:FILE (JSON/CSV of arrangements, optional weights) | "
-    "a mixture such as uniform:0.3,greedy:0.7"
+    "style:FILE (a style learned from game records, JSON lines) | a mixture such as uniform:0.3,greedy:0.7"
 )
 
 
@@ -152,6 +157,20 @@ class Mixture:
         )  # type: ignore[return-value]
 
 
+@dataclass(frozen=True, eq=False)
+class FixedMarginals:
+    """A model given by its marginals on one deal (e.g. another model's, computed once)."""
+
+    name: str
+    values: np.ndarray  # float64 (n_slots, R) of the deal they were computed for
+
+    def marginals(self, tables: DealTables) -> np.ndarray:
+        if self.values.shape != (tables.n_slots, tables.n_classes):
+            raise OpponentError(f"the marginals of {self.name} have shape {self.values.shape}, "
+                                f"this deal needs {(tables.n_slots, tables.n_classes)}")
+        return self.values
+
+
 def _read_population_rows(path: Path) -> list[tuple[object, float]]:
     text = path.read_text(encoding="utf-8")
     rows: list[tuple[object, float]] = []
@@ -230,6 +249,11 @@ def _parse_single(spec: str, deal: Deal) -> OpponentModel:
         return Greedy()
     if spec.startswith("population:"):
         return load_population(spec[len("population:"):], deal)
+    if spec.startswith("style:"):
+        try:
+            return load_style(spec[len("style:"):], deal.rules)
+        except RecordError as exc:
+            raise OpponentError(str(exc)) from None
     raise OpponentError(f"unknown opponent {spec!r} (use {OPPONENT_HELP})")
 
 

@@ -49,6 +49,7 @@ __all__ = [
     "StoredSolution",
     "SolutionStore",
     "default_store_path",
+    "user_cache_dir",
     "rules_fingerprint",
 ]
 
@@ -91,16 +92,20 @@ class StoreError(ValueError):
     """A store that cannot be used (not SQLite, damaged, foreign, busy) or a bad argument."""
 
 
-def default_store_path() -> Path:
-    """``$QUINTET_STORE`` if set, else ``$XDG_CACHE_HOME/quintet/solutions.sqlite`` (an
-    absolute ``XDG_CACHE_HOME``), else ``~/.cache/quintet/solutions.sqlite``."""
-    explicit = os.environ.get("QUINTET_STORE")
-    if explicit:
-        return Path(explicit).expanduser()
+def user_cache_dir() -> Path:
+    """``$XDG_CACHE_HOME/quintet`` (an absolute ``XDG_CACHE_HOME``), else ``~/.cache/quintet``."""
     cache = os.environ.get("XDG_CACHE_HOME")
     # The XDG spec says a relative value is invalid and must be ignored.
     base = Path(cache) if cache and Path(cache).is_absolute() else Path.home() / ".cache"
-    return base / "quintet" / "solutions.sqlite"
+    return base / "quintet"
+
+
+def default_store_path() -> Path:
+    """``$QUINTET_STORE`` if set, else ``solutions.sqlite`` in ``user_cache_dir()``."""
+    explicit = os.environ.get("QUINTET_STORE")
+    if explicit:
+        return Path(explicit).expanduser()
+    return user_cache_dir() / "solutions.sqlite"
 
 
 _CORE_RULE_FIELDS = {  # always written, in this order, under these short names

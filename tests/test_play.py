@@ -1,0 +1,539 @@
+"""quintet-play: the game session state machine, the computer, and scripted games through stdin."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from quintet.cards import format_cards, parse_cards
+from quintet.game import Arrangement, Deal, showdown
+from solver.api import best_response, complete, grade
+from solver.canonical import canonical_exposed
+from solver.equilibrium import STORE_KIND, EquilibriumResult, solve_equilibrium
+from solver.opponents import ArrangementMix, OpponentError, Uniform, greedy_arrangement
+from solver.play import COMMANDS, Command, Computer, GameSession, Phase, PlayError, deal_for_game, parse_command
+from solver.store import SolutionStore, rules_fingerprint
+from solver.tables import DealTables
+
+ROOT = Path(__file__).resolve().parent.parent
+EXAMPLE = "8h 7h 9d Ts 7s Qc Jc"
+SEED = 7  # game 1 of --seed 7: exposed As Ks Th 9s 8h 7s 7h
+
+
+def session(opponent: str = "greedy", seed: int = SEED) -> GameSession:
+    deal = deal_for_game(seed)
+    return GameSession(deal, Computer.choose(deal, opponent, seed=seed), seed=seed)
+
+
+def arrangement_text(arrangement: Arrangement) -> str:
+    return arrangement.format()
+
+
+def env_for(tmp_path: Path) -> dict[str, str]:
+    env = dict(os.environ)
+    env["XDG_CACHE_HOME"] = str(tmp_path / "cache")  # the prompt history, never the user's
+    env["QUINTET_STORE"] = str(tmp_path / "store.sqlite")
+    env.pop("NO_COLOR", None)
+    return env
+
+
+def play(tmp_path: Path, stdin: str, *args: str, timeout: float = 120) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "solver.play_cli", *args], input=stdin, capture_output=True,
+                          text=True, cwd=ROOT, timeout=timeout, env=env_for(tmp_path))
+
+
+def error_lines(stdout: str) -> list[str]:
+    return [line for line in stdout.splitlines() if line.startswith("error: ")]
+
+
+def read_records(path: Path) -> list[dict]:
+    return [json.loads(line) for line in path.read_text().splitlines()]
+
+
+# ----------------------------------------------------------------------------- commands
+
+
+def test_parse_command_forms():
+    assert parse_command("") is None and parse_command("   ") is None
+    assert parse_command("SLOT 5 Ah Kh Qh Jh Th") == Command("slot", 5, "Ah Kh Qh Jh Th")
+    assert parse_command("clear 2") == Command("clear", 2)
+    assert parse_command("slot\t3\tAh Kh Qh Jh Th") == Command("slot", 3, "Ah Kh Qh Jh Th")
+    assert parse_command("play a | b") == Command("play", None, "a | b")
+    for name in ("undo", "show", "hint", "grade", "odds", "done", "help", "quit"):
+        assert parse_command(f"  {name}  ") == Command(name)
+
+
+@pytest.mark.parametrize("line, problem", [
+    ("foo", "unknown command 'foo'"),
+    ("slot", "needs a slot number"),
+    ("slot x Ah", "needs a slot number"),
+    ("slot 0 Ah Kh Qh Jh Th", "no slot 0"),
+    ("slot 6 Ah Kh Qh Jh Th", "no slot 6"),
+    ("slot 3", "needs five cards"),
+    ("clear", "needs a slot number"),
+    ("clear 2 Ah", "takes only a slot number"),
+    ("clear 9", "no slot 9"),
+    ("undo 2", "takes no arguments"),
+    ("done now", "takes no arguments"),
+    ("play", "needs five packets"),
+])
+def test_parse_command_errors_name_the_problem(line, problem):
+    with pytest.raises(PlayError, match=problem):
+        parse_command(line)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(max_size=40))
+def test_parse_command_never_fails_otherwise(line):
+    try:
+        command = parse_command(line)
+    except PlayError as exc:
+        assert str(exc) and "\n" not in str(exc)
+        return
+    if command is not None:
+        assert command.name in COMMANDS
+        assert parse_command(str(command)) == command  # the canonical spelling reads back
+
+
+# ----------------------------------------------------------------------------- the session
+
+
+def test_place_clear_undo_and_their_errors():
+    game = session()
+    deal = game.deal
+    live = parse_cards(format_cards(deal.live))
+    packet = " ".join(format_cards(1 << c) for c in live[:5])
+    other = " ".join(format_cards(1 << c) for c in live[5:10])
+    assert game.can_place(1, packet) and not game.can_undo() and not game.can_clear(1)
+    move = game.place(1, packet)
+    assert move.slot == 1 and move.before == 0 and game.placed == {1: move.after}
+    assert game.unplaced == deal.live & ~move.after
+    with pytest.raises(PlayError, match="already in slot 1"):
+        game.place(2, packet)
+    with pytest.raises(PlayError, match="exposed"):
+        game.place(2, format_cards(deal.exposed & -deal.exposed) + " " + " ".join(other.split()[:4]))
+    with pytest.raises(PlayError, match="5 cards, got 4"):
+        game.place(2, " ".join(other.split()[:4]))
+    with pytest.raises(PlayError, match="duplicate card"):
+        game.place(2, " ".join(other.split()[:4] + other.split()[:1]))
+    with pytest.raises(PlayError, match="no slot 7"):
+        game.place(7, other)
+    game.place(1, other)  # replacing a slot's packet is a move too
+    game.place(2, packet)
+    game.clear(1)
+    assert game.placed == {2: move.after}
+    undone = game.undo()  # the clear
+    assert undone.slot == 1 and game.placed[1] == undone.after
+    game.undo()  # slot 2 placed
+    game.undo()  # slot 1 replaced
+    assert game.placed == {1: move.after}
+    game.undo()
+    assert game.placed == {} and not game.can_undo()
+    with pytest.raises(PlayError, match="nothing to undo"):
+        game.undo()
+    with pytest.raises(PlayError, match="already empty"):
+        game.clear(3)
+
+
+def test_hint_completes_the_placed_slots_optimally():
+    game = session("uniform")
+    best = game.hint()
+    reference = best_response(game.deal, Uniform())
+    assert best.optimal and best.expected_margin == pytest.approx(reference.expected_margin)
+    # keep a worse packet in slot 5: the hint completes around it
+    weak = game.deal.live
+    packet = 0
+    for c in parse_cards(format_cards(weak))[:5]:
+        packet |= 1 << c
+    game.place(5, packet)
+    hinted = game.hint()
+    assert hinted.arrangement.packets[4] == packet
+    assert hinted.expected_margin == pytest.approx(complete(game.deal, {5: packet}, Uniform()).expected_margin)
+    assert hinted.expected_margin <= best.expected_margin + 1e-9
+    assert game.hints == ["hint", "hint"]
+
+
+def test_placing_waits_while_a_hint_is_computed(monkeypatch):
+    import solver.play
+
+    game = session("uniform")
+    packet = " ".join(format_cards(game.deal.live).split()[:5])
+    game.place(2, packet)
+    seen = []
+
+    def spying_complete(*args, **kwargs):
+        seen.append((game.phase, game.can_place(1, packet), game.can_undo()))
+        with pytest.raises(PlayError, match="a hint is being computed"):
+            game.clear(1)
+        return complete(*args, **kwargs)
+
+    monkeypatch.setattr(solver.play, "complete", spying_complete)
+    game.hint()
+    assert seen == [(Phase.HINTING, False, False)] and game.phase is Phase.PLACING
+    assert game.can_undo() and game.can_clear(2)
+
+
+def test_grade_odds_and_phase_rules():
+    game = session("greedy")
+    with pytest.raises(PlayError, match="slots 1, 2, 3, 4, 5 are still empty"):
+        game.grade()
+    with pytest.raises(PlayError, match="still empty"):
+        game.confirm()
+    greedy = greedy_arrangement(DealTables.build(game.deal))
+    odds = game.odds()
+    assert all(len(slot) == 1 and slot[0][1] == pytest.approx(1.0) for slot in odds.slots)  # greedy is pure
+    for s, packet in enumerate(greedy.packets, start=1):
+        game.place(s, packet)
+    with pytest.raises(PlayError, match="all five slots are filled"):
+        game.hint()
+    g = game.grade()
+    assert g.given.expected_margin == pytest.approx(0.0)  # the mirror of greedy ties every slot
+    assert g.regret == pytest.approx(grade(game.deal, greedy, game.computer.model).regret)
+    assert game.hints == ["odds", "grade"]
+    laid = game.confirm()
+    assert laid == greedy and game.phase is Phase.SHOWDOWN
+    for action in (lambda: game.place(1, greedy.packets[0]), game.undo, game.hint, lambda: game.clear(1)):
+        with pytest.raises(PlayError, match="show-down is under way"):
+            action()
+    with pytest.raises(PlayError, match="still placing"):
+        session().reveal()
+
+
+def test_show_down_slot_by_slot_and_record():
+    game = session("uniform")
+    tables = DealTables.build(game.deal)
+    mine = best_response(game.deal, Uniform(), tables=tables).arrangement
+    with pytest.raises(PlayError, match="illegal arrangement"):
+        game.confirm(Arrangement(mine.packets[:4] + mine.packets[:1]))
+    assert not game.can_confirm() and game.can_confirm(mine) and game.arrangement is None
+    game.confirm(mine.format())
+    assert game.arrangement == mine and not game.can_confirm(mine)
+    expected = showdown(mine, game.computer.arrangement, game.deal)
+    totals = []
+    while game.phase is Phase.SHOWDOWN:
+        r = game.reveal()
+        totals.append((r.player_points, r.computer_points))
+    assert len(totals) == 5 and game.phase is Phase.OVER
+    assert totals[-1] == (expected.points_a, expected.points_b)
+    assert [t[0] for t in totals] == list(np.cumsum([s.points_a for s in expected.slots]))
+    d = game.record().to_dict()
+    assert d["points"] == {"player": expected.points_a, "computer": expected.points_b}
+    assert d["player"] == mine.card_lists() and d["seed"] == SEED and d["regret"] == pytest.approx(0, abs=1e-9)
+    with pytest.raises(PlayError, match="game is over"):
+        game.reveal()
+
+
+def test_the_computer_sides():
+    deal = deal_for_game(3)
+    tables = DealTables.build(deal)
+    assert Computer.choose(deal, "greedy").arrangement == greedy_arrangement(tables)
+    a = Computer.choose(deal, "uniform", seed=1).arrangement
+    a.validate(deal)
+    assert a == Computer.choose(deal, "uniform", seed=1).arrangement  # seeded
+    assert a != Computer.choose(deal, "uniform", seed=2).arrangement
+    br = Computer.choose(deal, "br:uniform")
+    assert br.arrangement == best_response(deal, "uniform", tables=tables).arrangement
+    assert Computer.choose(deal, "uniform:0.5,greedy:0.5").arrangement == \
+        best_response(deal, "uniform:0.5,greedy:0.5", tables=tables).arrangement
+    with pytest.raises(OpponentError, match="unknown opponent"):
+        Computer.choose(deal, "bogus")
+    with pytest.raises(PlayError, match="equilibrium provider"):
+        Computer.choose(deal, "equilibrium")
+
+
+def prefilled_store(path: Path) -> tuple[Deal, EquilibriumResult]:
+    """A store holding a (made-up, certified-looking) equilibrium mix for a canonical deal."""
+    deal = Deal.from_exposed(EXAMPLE)
+    canonical, _ = canonical_exposed(deal.exposed)
+    cdeal = Deal(canonical, deal.rules)
+    tables = DealTables.build(cdeal)
+    mix = (greedy_arrangement(tables), best_response(cdeal, "uniform", tables=tables).arrangement)
+    result = EquilibriumResult(deal=cdeal, mix=((0.75, mix[0]), (0.25, mix[1])), exploitability=0.01,
+                               proven=True, converged=True, epsilon=0.05, iterations=1, seconds=0.0)
+    with SolutionStore(path) as store:
+        store.put(rules_fingerprint(cdeal.rules), STORE_KIND, canonical, result.to_record(), 0.01)
+    return cdeal, result
+
+
+def test_equilibrium_computer_plays_a_sample_of_the_stored_mix(tmp_path):
+    cdeal, result = prefilled_store(tmp_path / "s.sqlite")
+
+    def provider(deal, stop):
+        with SolutionStore(tmp_path / "s.sqlite") as store:
+            return solve_equilibrium(deal, epsilon=0.05, store=store, stop_event=stop)
+
+    mix = [a for _, a in result.mix]
+    seen = set()
+    for seed in range(8):
+        computer = Computer.choose(cdeal, "equilibrium", seed=seed, equilibrium=provider)
+        assert computer.arrangement in mix and "from the store" in computer.description
+        assert isinstance(computer.model, ArrangementMix) and computer.model.name == "equilibrium"
+        seen.add(computer.arrangement)
+    assert len(seen) == 2  # both arrangements of the mix get played
+
+
+# ----------------------------------------------------------------------------- through stdin
+
+
+def test_full_game_from_play_and_its_record(tmp_path):
+    """A game from one `play`; the record's points recomputed by `quintet showdown`."""
+    deal = deal_for_game(SEED)
+    mine = best_response(deal, "uniform").arrangement
+    record = tmp_path / "games.jsonl"
+    proc = play(tmp_path, f"hint\nplay {arrangement_text(mine)}\n", "--seed", str(SEED), "--opponent", "uniform",
+                "--record", str(record))
+    assert proc.returncode == 0, proc.stderr
+    assert "Traceback" not in proc.stdout + proc.stderr and not error_lines(proc.stdout)
+    assert "Show-down:" in proc.stdout and "Match over after 1 game" in proc.stdout
+    (d,) = read_records(record)
+    for key in ("exposed", "player", "computer", "points", "slots", "hints", "seed", "time", "regret", "opponent"):
+        assert key in d
+    assert d["hints"] == ["hint"] and d["seed"] == SEED and d["opponent"] == "uniform"
+    assert Arrangement.parse(d["player"]) == mine
+    assert [s["points"] for s in d["slots"]] == [3, 4, 5, 6, 7]
+    check = subprocess.run(
+        [sys.executable, "-m", "quintet.cli", "showdown", "--exposed", " ".join(d["exposed"]),
+         "--a", " | ".join(" ".join(p) for p in d["player"]), "--b", " | ".join(" ".join(p) for p in d["computer"]),
+         "--json"], capture_output=True, text=True, cwd=ROOT, timeout=60)
+    assert check.returncode == 0, check.stderr
+    recomputed = json.loads(check.stdout)
+    assert d["points"] == {"player": recomputed["points_a"], "computer": recomputed["points_b"]}
+    assert [s["winner"] for s in d["slots"]] == [
+        {"A": "player", "B": "computer", None: None}[s["winner"]] for s in recomputed["slots"]]
+    assert f"Game 1: you {d['points']['player']:g}, computer {d['points']['computer']:g}" in proc.stdout
+
+
+def test_game_built_slot_by_slot_with_undo_and_clear(tmp_path):
+    deal = deal_for_game(SEED)
+    packets = [format_cards(p) for p in best_response(deal, "greedy").arrangement.packets]
+    script = "\n".join([
+        f"slot 1 {packets[4]}",  # the wrong slot: taken back
+        "undo",
+        f"slot 1 {packets[0]}", f"slot 2 {packets[1]}", f"slot 3 {packets[2]}",
+        "clear 3", "undo",  # slot 3 back
+        f"slot 4 {packets[3]}", "clear 4", f"slot 4 {packets[3]}",
+        "show", "odds", "hint",
+        f"slot 5 {packets[4]}", "grade", "done",
+    ]) + "\n"
+    record = tmp_path / "games.jsonl"
+    proc = play(tmp_path, script, "--seed", str(SEED), "--opponent", "greedy", "--record", str(record))
+    assert proc.returncode == 0, proc.stderr
+    assert not error_lines(proc.stdout), proc.stdout
+    (d,) = read_records(record)
+    assert [" ".join(p) for p in d["player"]] == [format_cards(m) for m in parse_packets(packets)]
+    assert d["hints"] == ["odds", "hint", "grade"]
+    assert d["regret"] == pytest.approx(0.0, abs=1e-9)  # the best response to greedy, so no regret
+    assert "Undone: slot 1 is empty again." in proc.stdout
+    assert f"Undone: slot 3 holds {packets[2]} again." in proc.stdout
+    assert "regret 0.00" in proc.stdout and "you win by" in proc.stdout
+
+
+def parse_packets(packets: list[str]) -> list[int]:
+    return list(Arrangement.parse(" | ".join(packets)).packets)
+
+
+def test_every_bad_command_gets_one_line_and_the_prompt_again(tmp_path):
+    deal = deal_for_game(SEED)
+    exposed = format_cards(deal.exposed).split()
+    mine = best_response(deal, "greedy").arrangement
+    live = format_cards(deal.live).split()
+    bad = [
+        ("frobnicate", "unknown command 'frobnicate'"),
+        ("slot", "needs a slot number"),
+        ("slot 9 " + " ".join(live[:5]), "no slot 9"),
+        ("slot 1 " + " ".join(live[:4]), "a packet has 5 cards, got 4"),
+        ("slot 1 " + " ".join(live[:6]), "a packet has 5 cards, got 6"),
+        ("slot 1 Zz " + " ".join(live[:4]), "unknown suit"),
+        ("slot 1 2h " + " ".join(live[:4]), "not in the 32-card deck"),
+        ("slot 1 " + " ".join(live[:4] + live[:1]), "duplicate card"),
+        ("slot 1 " + " ".join(exposed[:1] + live[:4]), "exposed"),
+        ("clear 2", "already empty"),
+        ("clear x", "needs a slot number"),
+        ("undo", "nothing to undo"),
+        ("undo please", "takes no arguments"),
+        ("grade", "still empty"),
+        ("done", "still empty"),
+        ("play", "needs five packets"),
+        ("play " + " ".join(live[:5]), "5 packets"),
+        ("play " + arrangement_text(Arrangement(mine.packets[:4] + mine.packets[:1])), "duplicated"),
+        ("slot 1 " + " ".join(live[:5]), None),  # legal: then a clash with it
+        ("slot 2 " + " ".join(live[:5]), "already in slot 1"),
+    ]
+    script = "\n".join(line for line, _ in bad) + f"\nplay {arrangement_text(mine)}\n"
+    proc = play(tmp_path, script, "--seed", str(SEED), "--opponent", "greedy")
+    assert proc.returncode == 0, proc.stderr
+    assert "Traceback" not in proc.stdout + proc.stderr
+    errors = error_lines(proc.stdout)
+    expected = [problem for _, problem in bad if problem]
+    assert len(errors) == len(expected), "\n".join(errors)
+    for line, problem in zip(errors, expected, strict=True):
+        assert problem in line
+    lines = proc.stdout.splitlines()
+    for i, line in enumerate(lines):  # each error is followed by the prompt
+        if line.startswith("error: "):
+            assert lines[i + 1].startswith("game 1 ("), lines[i + 1]
+    assert "Match over after 1 game" in proc.stdout
+
+
+def test_end_of_input_keeps_the_finished_games(tmp_path):
+    record = tmp_path / "games.jsonl"
+    first = best_response(deal_for_game(SEED), "greedy").arrangement
+    proc = play(tmp_path, f"play {arrangement_text(first)}\nslot 1 ", "--seed", str(SEED), "--games", "3",
+                "--opponent", "greedy", "--record", str(record))
+    assert proc.returncode == 0, proc.stderr
+    assert "Game 2 was not finished; it is not recorded." in proc.stdout
+    assert len(read_records(record)) == 1 and "Match over after 1 game" in proc.stdout
+    quit_early = play(tmp_path, "quit\n", "--seed", "1", "--opponent", "greedy")
+    assert quit_early.returncode == 0 and "Game 1 was not finished" in quit_early.stdout
+    assert "Match over" not in quit_early.stdout
+
+
+def test_twenty_game_match_against_greedy_runs_unattended(tmp_path):
+    seed = 100
+    lines = [f"play {arrangement_text(best_response(deal_for_game(seed + k), 'greedy').arrangement)}"
+             for k in range(20)]
+    record = tmp_path / "match.jsonl"
+    proc = play(tmp_path, "\n".join(lines) + "\n", "--seed", str(seed), "--games", "20", "--opponent", "greedy",
+                "--record", str(record), timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    records = read_records(record)
+    assert [r["game"] for r in records] == list(range(1, 21))
+    assert [r["seed"] for r in records] == list(range(seed, seed + 20))
+    you = sum(r["points"]["player"] for r in records)
+    them = sum(r["points"]["computer"] for r in records)
+    assert you > them  # a best response to greedy never loses to it
+    assert all(r["points"]["player"] >= r["points"]["computer"] for r in records)
+    assert f"Match over after 20 games: you {you:g}, computer {them:g}" in proc.stdout
+
+
+def test_equilibrium_opponent_from_the_store(tmp_path):
+    cdeal, result = prefilled_store(tmp_path / "s.sqlite")
+    mine = best_response(cdeal, result.opponent()).arrangement
+    record = tmp_path / "games.jsonl"
+    proc = play(tmp_path, f"odds\nplay {arrangement_text(mine)}\n", "--exposed", cdeal.format(), "--seed", "3",
+                "--store", str(tmp_path / "s.sqlite"), "--record", str(record))
+    assert proc.returncode == 0, proc.stderr
+    assert "from the store" in proc.stdout and "mix of 2 arrangements" in proc.stdout
+    assert "(its model: equilibrium)" in proc.stdout and "75.0%" in proc.stdout
+    (d,) = read_records(record)
+    assert Arrangement.parse(d["computer"]) in [a for _, a in result.mix]
+    assert d["opponent"] == "equilibrium"
+
+
+@pytest.mark.parametrize("args, problem", [
+    (["--exposed", "Ah Kh"], "expected 7 exposed cards"),
+    (["--opponent", "bogus"], "unknown opponent 'bogus'"),
+    (["--opponent", "style:/no/such/file.jsonl"], "not found"),
+    (["--games", "0"], "must be at least 1"),
+    (["--record", "/no/such/dir/games.jsonl"], "No such file"),
+    (["--store", "x.sqlite", "--no-store"], "cannot be combined"),
+    (["--frobnicate"], "unrecognized arguments"),
+])
+def test_bad_command_lines_are_one_line_exit_2(tmp_path, args, problem):
+    proc = play(tmp_path, "", "--seed", "1", *args)
+    assert proc.returncode == 2
+    assert len(proc.stderr.strip().splitlines()) == 1 and problem in proc.stderr, proc.stderr
+    assert "Traceback" not in proc.stderr
+
+
+def test_ctrl_c_stops_the_computer_s_solve_not_the_game(tmp_path):
+    """SIGINT during an on-the-spot equilibrium solve: the best mix so far is played."""
+    deal = Deal.from_exposed(EXAMPLE)
+    mine = best_response(deal, "uniform").arrangement
+    record = tmp_path / "games.jsonl"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "solver.play_cli", "--exposed", EXAMPLE, "--no-store", "--epsilon", "1e-9",
+         "--seed", "1", "--record", str(record)],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT,
+        env=env_for(tmp_path))
+    assert proc.stderr is not None and proc.stdin is not None
+    for line in proc.stderr:  # progress lines: the solve is under way
+        if "iteration 2," in line:
+            break
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(f"play {arrangement_text(mine)}\n", timeout=300)
+    assert proc.returncode == 0, err
+    assert "Traceback" not in out + err
+    assert "Ctrl-C: stopping the computer's solve" in out
+    assert "equilibrium: a sample from its certified mix" in out and "target not reached" in out
+    (d,) = read_records(record)
+    assert Arrangement.parse(d["player"]) == mine
+
+
+# ----------------------------------------------------------------------------- in a real terminal
+
+
+def test_a_game_inside_tmux(tmp_path):
+    """The board renders with coloured Unicode suits, line editing recalls history, a game completes."""
+    import shlex
+    import shutil
+    import time
+
+    tmux = shutil.which("tmux")
+    if tmux is None:
+        pytest.skip("tmux not found on PATH (apt-get install -y tmux); the terminal run cannot happen")
+    deal = deal_for_game(SEED)
+    mine = best_response(deal, "greedy").arrangement
+    record = tmp_path / "games.jsonl"
+    env = env_for(tmp_path)
+    command = " ".join([
+        "cd", shlex.quote(str(ROOT)), "&&", "env", "-u", "NO_COLOR", "TERM=xterm-256color",
+        f"XDG_CACHE_HOME={shlex.quote(env['XDG_CACHE_HOME'])}", f"QUINTET_STORE={shlex.quote(env['QUINTET_STORE'])}",
+        shlex.quote(sys.executable), "-m", "solver.play_cli", "--seed", str(SEED), "--opponent", "greedy",
+        "--record", shlex.quote(str(record)), "; echo EXIT=$?; sleep 600",
+    ])
+    socket = str(tmp_path / "tmux.sock")  # a server of its own, gone with tmp_path
+
+    def tm(*args: str) -> str:
+        return subprocess.run([tmux, "-S", socket, *args], capture_output=True, text=True, timeout=30).stdout
+
+    def screen(colours: bool = False) -> str:
+        return tm("capture-pane", "-p", *(["-e"] if colours else []), "-S", "-200", "-t", "play")
+
+    def wait_for(text: str, timeout: float = 60) -> str:
+        end = time.monotonic() + timeout
+        while time.monotonic() < end:
+            shown = screen()
+            if text in shown:
+                return shown
+            time.sleep(0.2)
+        raise AssertionError(f"{text!r} never appeared; the screen:\n{screen()}")
+
+    try:
+        subprocess.run([tmux, "-S", socket, "-f", "/dev/null", "new-session", "-d", "-s", "play", "-x", "150",
+                        "-y", "60", command], check=True, timeout=30, env=env)
+        shown = wait_for("game 1 (0/5 placed)>")
+        assert "Your slots:" in shown and "slot 5 (7 pts)" in shown
+        for suit in ("♠ spades", "♥ hearts", "♦ diamonds", "♣ clubs"):
+            assert suit in shown
+        assert "\x1b[" in screen(colours=True) and "31m" in screen(colours=True)  # hearts in red
+        tm("send-keys", "-t", "play", "-l", "slo")
+        tm("send-keys", "-t", "play", "C-c")  # at the prompt: clears the line, the game goes on
+        wait_for("(Ctrl-C: type 'quit' or press Ctrl-D to leave)")
+        first = format_cards(mine.packets[0])
+        tm("send-keys", "-t", "play", "-l", f"slot 1 {first}")
+        tm("send-keys", "-t", "play", "Enter")
+        wait_for("game 1 (1/5 placed)>")
+        tm("send-keys", "-t", "play", "-l", "undo")
+        tm("send-keys", "-t", "play", "Enter")
+        wait_for("Undone: slot 1 is empty again.")
+        tm("send-keys", "-t", "play", "Up", "Up", "Enter")  # the history brings back 'slot 1 …'
+        wait_for("game 1 (1/5 placed)>")
+        tm("send-keys", "-t", "play", "-l", f"play {arrangement_text(mine)}")
+        tm("send-keys", "-t", "play", "Enter")
+        shown = wait_for("EXIT=")
+        assert "Show-down:" in shown and "Match over after 1 game" in shown and "EXIT=0" in shown
+        assert "Traceback" not in shown
+        (d,) = read_records(record)
+        assert Arrangement.parse(d["player"]) == mine
+    finally:
+        subprocess.run([tmux, "-S", socket, "kill-server"], capture_output=True, timeout=30)
