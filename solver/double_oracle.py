@@ -66,6 +66,16 @@ class SymmetricGame(Protocol[S]):
         ...
 
 
+def payoffs_against(game: SymmetricGame[S], rows: Sequence[S], support: Sequence[S],
+                    probabilities: np.ndarray) -> np.ndarray:
+    """Each row's expected payoff against the mix, ``payoffs(rows, support) @ probabilities``,
+    or the game's own ``payoffs_against`` when it has a faster way (e.g. from marginals)."""
+    own = getattr(game, "payoffs_against", None)
+    if own is not None:
+        return np.asarray(own(rows, support, probabilities))
+    return game.payoffs(rows, support) @ probabilities
+
+
 @runtime_checkable
 class CheapOracle(Protocol[S]):
     def improving_responses(self, support: Sequence[S], probabilities: np.ndarray, starts: Sequence[S], *,
@@ -135,7 +145,7 @@ def double_oracle(
     first_response_limit: float = 10.0,
     support_tol: float = 1e-9,
     gain_tol: float = 1e-7,
-    max_added: int = 60,
+    max_added: int = 120,
     cheap_starts: int = 16,
     cheap_limit: int = 4,
 ) -> DoubleOracleResult[S]:
@@ -189,7 +199,7 @@ def double_oracle(
             keep = x > support_tol
             support = [s for s, k in zip(ws, keep, strict=True) if k]
             probs = x[keep] / x[keep].sum()
-            pool_gains = game.payoffs(pool, support) @ probs
+            pool_gains = payoffs_against(game, pool, support, probs)
             gains = pool_gains.copy()
             in_working = np.zeros(len(pool), dtype=bool)
             in_working[working] = True
@@ -250,7 +260,7 @@ def double_oracle(
                 break  # proven, nothing gains beyond tolerance: the certificate is final
             continue
         # keep the working set small: the support plus the newcomers that gain most
-        new_gains = game.payoffs([pool[i] for i in new], support) @ probs
+        new_gains = payoffs_against(game, [pool[i] for i in new], support, probs)
         best_new = np.argsort(-new_gains, kind="stable")[:max_added]
         working = [seen[s] for s in support] + [new[k] for k in best_new.tolist() if new_gains[k] > gain_tol]
     return DoubleOracleResult(

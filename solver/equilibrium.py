@@ -71,6 +71,12 @@ class QuintetGame:
             out += w * np.sign(r[:, s, None] - c[None, :, s])
         return out
 
+    def payoffs_against(self, rows: Sequence[Strategy], support: Sequence[Strategy],
+                        probabilities: np.ndarray) -> np.ndarray:
+        """Σ_s V[c(row_s), s] with V the margin values against the mix's marginals."""
+        values = self.problem(support, probabilities).values
+        return values[self.classes(rows), np.arange(len(self.weights))].sum(axis=1)
+
     def marginals(self, support: Sequence[Strategy], probabilities: np.ndarray) -> np.ndarray:
         cls = self.classes(support)
         out = np.zeros((len(self.weights), self.tables.n_classes))
