@@ -28,18 +28,16 @@ from quintet.cliutil import (
     rules_from_args,
     run_cli,
 )
-from quintet.game import Arrangement, Deal
+from quintet.game import Arrangement
 
-from .api import ENGINES, Grade, Solution, complete, evaluate_arrangement, grade
-from .equilibrium import EquilibriumResult, solve_equilibrium
-from .opponents import OPPONENT_HELP, OpponentModel, parse_opponent
+from .api import ENGINES, Grade, Solution
+from .equilibrium import EquilibriumResult
+from .opponents import OPPONENT_HELP
 from .problem import OBJECTIVES
+from .request import EQUILIBRIUM_TIME_LIMIT, SolveAnswer, SolveRequest, solve_request
 from .store import SolutionStore
-from .tables import DealTables
 
 T = TypeVar("T")
-
-EQUILIBRIUM_TIME_LIMIT = 600.0
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -177,17 +175,14 @@ def _progress(record: dict[str, float]) -> None:
           f"certified ε {record['best_certificate']:.4f}, {record['seconds']:.1f} s", file=sys.stderr, flush=True)
 
 
-def _equilibrium(args: argparse.Namespace, deal: Deal) -> EquilibriumResult:
-    time_limit = EQUILIBRIUM_TIME_LIMIT if args.time_limit is None else args.time_limit
+def _solve(args: argparse.Namespace, request: SolveRequest) -> SolveAnswer:
     progress = None if args.quiet else _progress
 
-    def job(stop: threading.Event) -> EquilibriumResult:
-        if args.no_store:
-            return solve_equilibrium(deal, epsilon=args.epsilon, time_limit=time_limit, stop_event=stop,
-                                     progress=progress)
+    def job(stop: threading.Event) -> SolveAnswer:
+        if args.no_store or not request.wants_equilibrium:
+            return solve_request(request, stop_event=stop, progress=progress)
         with SolutionStore(args.store) as store:
-            return solve_equilibrium(deal, epsilon=args.epsilon, time_limit=time_limit, store=store,
-                                     stop_event=stop, progress=progress)
+            return solve_request(request, store=store, stop_event=stop, progress=progress)
 
     return _run_interruptible(job)
 
@@ -225,58 +220,24 @@ def format_equilibrium(eq: EquilibriumResult, *, seed: int = 0, unicode: bool = 
     return "\n".join(lines)
 
 
-def _equilibrium_json(eq: EquilibriumResult, seed: int) -> dict[str, object]:
-    """The equilibrium's JSON plus the fields every quintet-solve answer has: the sampled
-    arrangement to play, its hands and its expected result against the mix; ``optimal`` is
-    whether the mix is certified within ε, ``bound`` its certified exploitability."""
-    tables = DealTables.build(eq.deal)
-    play = eq.sample(seed)
-    per_slot, margin, points = evaluate_arrangement(tables, eq.opponent().marginals(tables), play)
-    return eq.to_dict(seed=seed) | {
-        "objective": "margin",
-        "arrangement": play.card_lists(eq.deal.rules),
-        "hands": [s.hand for s in per_slot],
-        "expected_margin": margin,
-        "expected_points": points,
-        "per_slot": [s.to_dict() for s in per_slot],
-        "optimal": eq.converged,
-        "bound": eq.exploitability,
-    }
-
-
 def _main(argv: Sequence[str] | None) -> int:
     args = build_parser().parse_args(argv)
     rules = rules_from_args(args)
-    deal = Deal.from_exposed(args.exposed, rules)
-    fixed = _parse_fixed(args.fix, rules.n_slots)
-    if args.grade and fixed:
-        raise UsageError("--grade and --fix cannot be combined")
     if args.no_store and args.store:
         raise UsageError("--store and --no-store cannot be combined")
-    opponent: OpponentModel | str = args.opponent
-    if any(part.split(":")[0].strip() == "equilibrium" for part in args.opponent.split(",")):
-        eq = _equilibrium(args, deal)
-        if args.opponent.strip() == "equilibrium" and not args.grade and not fixed:
-            if args.json:
-                print_json(_equilibrium_json(eq, args.seed))
-            else:
-                print(format_equilibrium(eq, seed=args.seed, unicode=args.unicode))
-            return 0
-        opponent = parse_opponent(args.opponent, deal, extra={"equilibrium": eq.opponent()})
-    common = dict(objective=args.objective, engine=args.engine, time_limit=args.time_limit,
-                  workers=args.workers, seed=args.seed)
-    if args.grade:
-        g = _run_interruptible(lambda stop: grade(deal, args.grade, opponent, stop_event=stop, **common))
-        if args.json:
-            print_json(g.to_dict())
-        else:
-            print(format_grade(g, unicode=args.unicode))
-        return 0
-    sol = _run_interruptible(lambda stop: complete(deal, fixed, opponent, stop_event=stop, **common))
+    request = SolveRequest.build(
+        args.exposed, rules, opponent=args.opponent, objective=args.objective, engine=args.engine,
+        time_limit=args.time_limit, epsilon=args.epsilon, workers=args.workers, seed=args.seed,
+        fix=_parse_fixed(args.fix, rules.n_slots), grade=args.grade)
+    answer = _solve(args, request)
     if args.json:
-        print_json(sol.to_dict())
+        print_json(answer.to_dict())
+    elif isinstance(answer.result, EquilibriumResult):
+        print(format_equilibrium(answer.result, seed=args.seed, unicode=args.unicode))
+    elif isinstance(answer.result, Grade):
+        print(format_grade(answer.result, unicode=args.unicode))
     else:
-        print(format_solution(sol, unicode=args.unicode))
+        print(format_solution(answer.result, unicode=args.unicode))
     return 0
 
 
