@@ -486,11 +486,12 @@ function renderEquilibrium(eq, cancelled) {
   $("answer").replaceChildren(...out);
 }
 
-/** On a narrow screen the answer sits below the controls: bring it into view. */
+/** On a narrow screen the answer sits below the controls: bring it into view when its top
+ * is in the lower half of the screen or out of sight. */
 function reveal() {
   const box = $("answer").closest(".box");
   const rect = box.getBoundingClientRect();
-  if (rect.top > window.innerHeight || rect.bottom < 0) box.scrollIntoView({ behavior: "smooth", block: "start" });
+  if (rect.top > window.innerHeight / 2 || rect.bottom < 0) box.scrollIntoView({ behavior: "smooth", block: "start" });
 }
 
 function renderAnswer(data, cancelled) {
