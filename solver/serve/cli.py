@@ -45,8 +45,10 @@ def _bind(host: str, port: int) -> socket.socket:
         infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
     except socket.gaierror as exc:
         raise UsageError(f"cannot resolve --host {host!r}: {exc.strerror}") from None
-    family, _, _, _, address = infos[0]
-    sock = socket.socket(family, socket.SOCK_STREAM)
+    family, kind, proto, _, address = infos[0]
+    # proto must say TCP: asyncio sets TCP_NODELAY on accepted connections only then (without
+    # it, every response after the first on a kept-alive connection waits ~40 ms for an ACK)
+    sock = socket.socket(family, kind, proto or socket.IPPROTO_TCP)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     try:
         sock.bind(address)
