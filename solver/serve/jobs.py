@@ -12,7 +12,8 @@ occupy at most ``workers - 1`` of them, so quick answers never wait behind a lon
 A lane holding ``queue_size`` waiting tasks refuses more (``QueueFull``: HTTP 503 with
 Retry-After).  Cancelling a waiting job drops it; cancelling a running one makes its
 worker's solver stop and return its best so far.  A worker that dies is replaced and its
-task fails.  Finished jobs are kept for ``KEEP_FINISHED`` jobs.
+task fails.  A quick task leaves the registry once answered; finished equilibrium jobs
+are kept for the last ``KEEP_FINISHED`` of them.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ import secrets
 import sys
 import threading
 import time
+import traceback
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -57,7 +59,7 @@ class Job:
     id: str  # public
     number: int  # the worker protocol's task number
     lane: Lane
-    payload: Any
+    payload: Any  # what the worker solves (released once the job is finished)
     request: dict[str, Any]  # the request as received (JSON), shown in the job's JSON
     created: float = field(default_factory=time.monotonic)
     status: JobStatus = "queued"
@@ -263,9 +265,14 @@ class WorkerPool:
             job = self._next()
             if job is None:
                 return
+            try:
+                w.tasks.send(Task(job.number, job.payload))
+            except OSError:  # the worker just died: the job waits for another; its sentinel reports the death
+                self._lanes[job.lane].appendleft(job)
+                w.ready = False
+                continue
             w.job, job.worker, job.status = job, w.index, "running"
             job.version += 1
-            w.tasks.send(Task(job.number, job.payload))
 
     def _next(self) -> Job | None:
         if self._lanes["quick"]:
@@ -276,9 +283,15 @@ class WorkerPool:
         return None
 
     def _finish(self, job: Job, status: JobStatus) -> Job:
+        """Mark a job finished; a quick one leaves the registry at once (its answer goes
+        back to the waiting request), a long one stays for ``KEEP_FINISHED`` jobs."""
         job.status = status
         job.finished_at = time.monotonic()
         job.version += 1
+        job.payload = None
+        if job.lane == "quick":
+            self._jobs.pop(job.id, None)
+            return job
         self._finished.append(job.id)
         while len(self._finished) > KEEP_FINISHED:
             self._jobs.pop(self._finished.popleft(), None)
@@ -291,29 +304,40 @@ class WorkerPool:
             job._run_callbacks()
 
     def _listen(self) -> None:
+        """The listener thread: messages and deaths of the workers, until ``close``."""
         while True:
-            with self._lock:
-                if self._closing:
+            try:
+                if not self._listen_once():
                     return
-                by_conn = {w.results: w for w in self._workers}
-                by_sentinel = {w.process.sentinel: w for w in self._workers}
-            ready = wait([*by_conn, *by_sentinel], timeout=0.5)
-            done: list[Job] = []
-            with self._lock:
-                if self._closing:
-                    return
-                for obj in ready:
-                    if obj in by_conn:
-                        w = by_conn[obj]
-                        try:
-                            message = w.results.recv()
-                        except (EOFError, OSError):
-                            continue  # the sentinel reports the death
-                        done += self._handle(w, message)
-                    elif not by_sentinel[obj].process.is_alive():
-                        done += self._replace(by_sentinel[obj])
-                self._dispatch()
-            self._notify(done)
+            except Exception:  # noqa: BLE001 — a bug here must not stop every job: report it and go on
+                traceback.print_exc(file=sys.stderr)
+                time.sleep(0.5)
+
+    def _listen_once(self) -> bool:
+        """Wait for the workers once (≤ 0.5 s) and handle what came; False once closing."""
+        with self._lock:
+            if self._closing:
+                return False
+            by_conn = {w.results: w for w in self._workers}
+            by_sentinel = {w.process.sentinel: w for w in self._workers}
+        ready = wait([*by_conn, *by_sentinel], timeout=0.5)
+        done: list[Job] = []
+        with self._lock:
+            if self._closing:
+                return False
+            for obj in ready:
+                if obj in by_conn:
+                    w = by_conn[obj]
+                    try:
+                        message = w.results.recv()
+                    except (EOFError, OSError):
+                        continue  # the sentinel reports the death
+                    done += self._handle(w, message)
+                elif not by_sentinel[obj].process.is_alive():
+                    done += self._replace(by_sentinel[obj])
+            self._dispatch()
+        self._notify(done)
+        return True
 
     def _handle(self, w: _Worker, message: tuple[Any, ...]) -> list[Job]:
         kind = message[0]

@@ -121,7 +121,7 @@ class SolveIn(_Strict):
                            description="equilibrium: stop once the certified exploitability is at most this (points)")
     time_limit: float | None = Field(default=None, gt=0, allow_inf_nan=False,
                                      description="seconds (default: none for a best response, 600 for the equilibrium)")
-    workers: int = Field(default=1, ge=1, le=64, description="CP-SAT workers")
+    workers: int = Field(default=1, ge=1, le=8, description="CP-SAT workers (at most 8 here)")
     seed: int = Field(default=0, description="random seed (CP-SAT; the arrangement sampled from the equilibrium mix)")
     fix: dict[str, Cards] = Field(default_factory=dict, description="slot (\"1\"..\"5\") → packet: complete the rest")
     grade: ArrangementText | None = Field(default=None, description="an arrangement to grade")
