@@ -19,7 +19,6 @@ from pathlib import Path
 from quintet.cliutil import OneLineParser, UsageError, int_at_least, positive_int, run_cli
 
 from ..store import SolutionStore, default_store_path
-from .app import ServeConfig
 
 __all__ = ["build_parser", "main"]
 
@@ -66,9 +65,9 @@ def _main(argv: Sequence[str] | None) -> int:
     SolutionStore(store).close()  # an unusable store is reported now, in one line
     sock = _bind(args.host, args.port)
 
-    import uvicorn
+    import uvicorn  # the web stack is imported only once the options are good
 
-    from .app import create_app
+    from .app import ServeConfig, create_app
 
     app = create_app(ServeConfig(workers=args.workers, queue_size=args.queue_size, store=store))
     host, port = sock.getsockname()[:2]
