@@ -26,6 +26,7 @@ import json
 import os
 import platform
 import re
+import shutil
 import signal
 import statistics
 import subprocess
@@ -277,6 +278,7 @@ def main() -> None:
         *job_rows,
     ])
     print(body)
+    shutil.rmtree(tmp, ignore_errors=True)
     if not args.no_write:
         write_section("serve", "quintet-serve (HTTP API)", body)
         print(f"wrote {HERE / 'RESULTS.md'}")
