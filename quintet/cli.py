@@ -59,19 +59,23 @@ def _parse_player(player: str, text: str, rules: Rules) -> Arrangement:
         raise ArrangementError(f"player {player}: {exc}") from None
 
 
+def showdown_report(exposed: str, a: str, b: str, rules: Rules) -> tuple[Showdown, dict[str, object]]:
+    """The show-down of arrangements ``a`` and ``b`` (text) of the deal with ``exposed`` cards,
+    and its JSON form (what ``quintet showdown --json`` prints).  Errors name the player."""
+    deal = Deal.from_exposed(exposed, rules)
+    result = showdown(_parse_player("A", a, rules), _parse_player("B", b, rules), deal)
+    return result, {"exposed": deal.format().split(), "rules": rules.describe()} | result.to_dict(rules)
+
+
 def _main(argv: Sequence[str] | None) -> int:
     args = build_parser().parse_args(argv)
     rules = rules_from_args(args)
     if args.command in draw_cli.COMMANDS:
         return draw_cli.run(args, rules)
     if args.command == "showdown":
-        deal = Deal.from_exposed(args.exposed, rules)
-        a = _parse_player("A", args.a, rules)
-        b = _parse_player("B", args.b, rules)
-        result = showdown(a, b, deal)
+        result, report = showdown_report(args.exposed, args.a, args.b, rules)
         if args.json:
-            out = {"exposed": deal.format().split(), "rules": rules.describe()} | result.to_dict(rules)
-            print_json(out)
+            print_json(report)
         else:
             print(format_showdown(result, unicode=args.unicode))
     return 0

@@ -9,6 +9,7 @@
 
 from __future__ import annotations
 
+import random
 import re
 from collections import Counter
 from collections.abc import Iterable, Sequence
@@ -89,6 +90,14 @@ class Deal:
                 raise WrongCardCountError(f"expected {n} exposed cards, got {len(cards)}")
             return cls(mask, rules)
         return cls(mask_of(parse_cards([str(c) for c in items], rules.deck, count=n, what="exposed cards")), rules)
+
+    @classmethod
+    def random(cls, seed: int, rules: Rules = CLASSIC) -> Deal:
+        """A deal as dealt from a deck shuffled with ``seed`` (same seed, same deal): the
+        exposed cards are a uniformly random subset of the deck."""
+        rng = random.Random(seed)
+        n = rules.deck.size - rules.n_slots * rules.hand_size
+        return cls(mask_of(rng.sample(rules.deck.cards(), n)), rules)
 
     def format(self, *, unicode: bool = False) -> str:
         return format_cards(self.exposed, self.rules.deck, unicode=unicode)

@@ -40,6 +40,7 @@ __all__ = [
     "complete",
     "grade",
     "evaluate_arrangement",
+    "fixed_packets",
     "solve_problem",
     "best_response_problem",
     "fixed_indices",
@@ -178,44 +179,15 @@ def _problem(tables: DealTables, marginals: np.ndarray, objective: str,
     return BestResponseProblem(tables, values, fixed)
 
 
-def best_response(deal: Deal, opponent: OpponentModel | str = "uniform", *, objective: str = "margin",
-                  engine: str = "auto", time_limit: float | None = None, workers: int = 1, seed: int = 0,
-                  stop_event: threading.Event | None = None, tables: DealTables | None = None) -> Solution:
-    """The arrangement maximizing the expected objective against ``opponent``, with its proof."""
-    return complete(deal, {}, opponent, objective=objective, engine=engine, time_limit=time_limit,
-                    workers=workers, seed=seed, stop_event=stop_event, tables=tables)
+def fixed_packets(deal: Deal, fixed: Mapping[int, int | str]) -> dict[int, int]:
+    """Check a partial arrangement: ``fixed`` maps slots (1-based) to packets (card masks or
+    text such as ``"Ah Kh Qh Jh Th"``); returns slot → mask.
 
-
-def complete(deal: Deal, fixed: Mapping[int, int | str], opponent: OpponentModel | str = "uniform", *,
-             objective: str = "margin", engine: str = "auto", time_limit: float | None = None,
-             workers: int = 1, seed: int = 0, stop_event: threading.Event | None = None,
-             tables: DealTables | None = None) -> Solution:
-    """Best completion of a partial arrangement: ``fixed`` maps slots (1-based) to packets.
-
-    A packet is a card mask or text (``"Ah Kh Qh Jh Th"``).  Raises
-    ``IllegalArrangementError`` for a packet that is not five live cards or that overlaps
-    another fixed packet, and ``ValueError`` for a slot outside 1..n_slots.
+    Raises ``ValueError`` for a slot outside 1..n_slots and ``IllegalArrangementError`` for a
+    packet that is not five live cards or that overlaps another fixed packet.
     """
-    tables = tables or DealTables.build(deal)
-    opponent_model = _resolve_opponent(opponent, deal)
-    marginals = opponent_model.marginals(tables)
-    problem = _problem(tables, marginals, objective, fixed_indices(tables, fixed))
-    start = time.perf_counter()
-    result = solve_problem(problem, engine=engine, time_limit=time_limit, workers=workers, seed=seed,
-                           stop_event=stop_event)
-    result.seconds = time.perf_counter() - start
-    return _solution(tables, marginals, opponent_model, objective, result, stop_event)
-
-
-def fixed_indices(tables: DealTables, fixed: Mapping[int, int | str]) -> tuple[int, ...]:
-    """Packet index per slot (−1 = free) of a partial arrangement {slot (1-based): packet}.
-
-    A packet is a card mask or text.  Raises ``IllegalArrangementError`` for a packet that
-    is not five live cards or that overlaps another, ``ValueError`` for a bad slot number.
-    """
-    deal = tables.deal
     rules = deal.rules
-    fixed_idx = [-1] * rules.n_slots
+    masks: dict[int, int] = {}
     used = 0
     for slot, packet in fixed.items():
         if not 1 <= int(slot) <= rules.n_slots:
@@ -232,7 +204,42 @@ def fixed_indices(tables: DealTables, fixed: Mapping[int, int | str]) -> tuple[i
             )
             raise IllegalArrangementError(f"fixed packet for slot {slot} {detail}")
         used |= mask
-        fixed_idx[int(slot) - 1] = tables.index_of(mask)
+        masks[int(slot)] = mask
+    return masks
+
+
+def best_response(deal: Deal, opponent: OpponentModel | str = "uniform", *, objective: str = "margin",
+                  engine: str = "auto", time_limit: float | None = None, workers: int = 1, seed: int = 0,
+                  stop_event: threading.Event | None = None, tables: DealTables | None = None) -> Solution:
+    """The arrangement maximizing the expected objective against ``opponent``, with its proof."""
+    return complete(deal, {}, opponent, objective=objective, engine=engine, time_limit=time_limit,
+                    workers=workers, seed=seed, stop_event=stop_event, tables=tables)
+
+
+def complete(deal: Deal, fixed: Mapping[int, int | str], opponent: OpponentModel | str = "uniform", *,
+             objective: str = "margin", engine: str = "auto", time_limit: float | None = None,
+             workers: int = 1, seed: int = 0, stop_event: threading.Event | None = None,
+             tables: DealTables | None = None) -> Solution:
+    """Best completion of a partial arrangement: ``fixed`` maps slots (1-based) to packets.
+
+    A packet is a card mask or text (``"Ah Kh Qh Jh Th"``), checked by ``fixed_packets``.
+    """
+    tables = tables or DealTables.build(deal)
+    opponent_model = _resolve_opponent(opponent, deal)
+    marginals = opponent_model.marginals(tables)
+    problem = _problem(tables, marginals, objective, fixed_indices(tables, fixed))
+    start = time.perf_counter()
+    result = solve_problem(problem, engine=engine, time_limit=time_limit, workers=workers, seed=seed,
+                           stop_event=stop_event)
+    result.seconds = time.perf_counter() - start
+    return _solution(tables, marginals, opponent_model, objective, result, stop_event)
+
+
+def fixed_indices(tables: DealTables, fixed: Mapping[int, int | str]) -> tuple[int, ...]:
+    """Packet index per slot (−1 = free) of a partial arrangement checked by ``fixed_packets``."""
+    fixed_idx = [-1] * tables.n_slots
+    for slot, mask in fixed_packets(tables.deal, fixed).items():
+        fixed_idx[slot - 1] = tables.index_of(mask)
     return tuple(fixed_idx)
 
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 import argparse
 import sys
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import TypeVar
 
 from quintet.cliutil import (
@@ -28,20 +28,18 @@ from quintet.cliutil import (
     rules_from_args,
     run_cli,
 )
-from quintet.game import Arrangement, Deal
+from quintet.game import Arrangement
 
-from .api import ENGINES, Grade, Solution, complete, evaluate_arrangement, grade
-from .equilibrium import EquilibriumResult, solve_equilibrium
+from .api import ENGINES, Grade, Solution
+from .equilibrium import EquilibriumResult
 from .interrupt import run_interruptible
-from .opponents import OPPONENT_HELP, OpponentModel, parse_opponent
+from .opponents import OPPONENT_HELP
 from .problem import OBJECTIVES
+from .request import EQUILIBRIUM_TIME_LIMIT, SolveAnswer, SolveRequest, solve_request
 from .store import SolutionStore
-from .tables import DealTables
-from .verify import VERIFY_TIME_LIMIT, Verification, verify_equilibrium, verify_solution
+from .verify import VERIFY_TIME_LIMIT
 
 T = TypeVar("T")
-
-EQUILIBRIUM_TIME_LIMIT = 600.0
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -100,11 +98,6 @@ def _parse_fixed(items: list[str], n_slots: int) -> dict[int, str]:
     return fixed
 
 
-def _run_interruptible(job: Callable[[threading.Event], T]) -> T:
-    return run_interruptible(job, lambda: print("quintet-solve: interrupted, returning the best found so far",
-                                                file=sys.stderr))
-
-
 def _pct(x: float) -> str:
     return f"{100 * x:6.2f}%"
 
@@ -158,19 +151,17 @@ def _progress(record: dict[str, float]) -> None:
           f"certified ε {record['best_certificate']:.4f}, {record['seconds']:.1f} s", file=sys.stderr, flush=True)
 
 
-def _equilibrium(args: argparse.Namespace, deal: Deal) -> EquilibriumResult:
-    time_limit = EQUILIBRIUM_TIME_LIMIT if args.time_limit is None else args.time_limit
+def _solve(args: argparse.Namespace, request: SolveRequest) -> SolveAnswer:
     progress = None if args.quiet else _progress
 
-    def job(stop: threading.Event) -> EquilibriumResult:
-        if args.no_store:
-            return solve_equilibrium(deal, epsilon=args.epsilon, time_limit=time_limit, stop_event=stop,
-                                     progress=progress)
+    def job(stop: threading.Event) -> SolveAnswer:
+        if args.no_store or not request.wants_equilibrium:
+            return solve_request(request, stop_event=stop, progress=progress)
         with SolutionStore(args.store) as store:
-            return solve_equilibrium(deal, epsilon=args.epsilon, time_limit=time_limit, store=store,
-                                     stop_event=stop, progress=progress)
+            return solve_request(request, store=store, stop_event=stop, progress=progress)
 
-    return _run_interruptible(job)
+    return run_interruptible(job, on_interrupt=lambda: print(
+        "quintet-solve: interrupted, returning the best found so far", file=sys.stderr))
 
 
 def format_equilibrium(eq: EquilibriumResult, *, seed: int = 0, unicode: bool = False, top: int = 10) -> str:
@@ -206,91 +197,33 @@ def format_equilibrium(eq: EquilibriumResult, *, seed: int = 0, unicode: bool = 
     return "\n".join(lines)
 
 
-def _equilibrium_json(eq: EquilibriumResult, seed: int) -> dict[str, object]:
-    """The equilibrium's JSON plus the fields every quintet-solve answer has: the sampled
-    arrangement to play, its hands and its expected result against the mix; ``optimal`` is
-    whether the mix is certified within ε, ``bound`` its certified exploitability."""
-    tables = DealTables.build(eq.deal)
-    play = eq.sample(seed)
-    per_slot, margin, points = evaluate_arrangement(tables, eq.opponent().marginals(tables), play)
-    return eq.to_dict(seed=seed) | {
-        "objective": "margin",
-        "arrangement": play.card_lists(eq.deal.rules),
-        "hands": [s.hand for s in per_slot],
-        "expected_margin": margin,
-        "expected_points": points,
-        "per_slot": [s.to_dict() for s in per_slot],
-        "optimal": eq.converged,
-        "bound": eq.exploitability,
-    }
-
-
 def _main(argv: Sequence[str] | None) -> int:
     args = build_parser().parse_args(argv)
     rules = rules_from_args(args)
-    deal = Deal.from_exposed(args.exposed, rules)
-    fixed = _parse_fixed(args.fix, rules.n_slots)
-    if args.grade and fixed:
-        raise UsageError("--grade and --fix cannot be combined")
     if args.no_store and args.store:
         raise UsageError("--store and --no-store cannot be combined")
-    opponent: OpponentModel | str = args.opponent
-    if any(part.split(":")[0].strip() == "equilibrium" for part in args.opponent.split(",")):
-        eq = _equilibrium(args, deal)
-        for note in eq.notes:
+    request = SolveRequest.build(
+        args.exposed, rules, opponent=args.opponent, objective=args.objective, engine=args.engine,
+        time_limit=args.time_limit, epsilon=args.epsilon, workers=args.workers, seed=args.seed,
+        fix=_parse_fixed(args.fix, rules.n_slots), grade=args.grade,
+        verify=args.verify_time_limit if args.verify else None)
+    answer = _solve(args, request)
+    if isinstance(answer.result, EquilibriumResult):
+        for note in answer.result.notes:
             print(f"quintet-solve: {note}", file=sys.stderr)
-        if args.opponent.strip() == "equilibrium" and not args.grade and not fixed:
-            check = (_run_interruptible(lambda stop: verify_equilibrium(eq, time_limit=args.verify_time_limit,
-                                                                        stop_event=stop))
-                     if args.verify else None)
-            if args.json:
-                print_json(_equilibrium_json(eq, args.seed) | _verification_json(check))
-            else:
-                print(format_equilibrium(eq, seed=args.seed, unicode=args.unicode))
-                _print_verification(check)
-            return _verification_status(check)
-        opponent = parse_opponent(args.opponent, deal, extra={"equilibrium": eq.opponent()})
-    common = dict(objective=args.objective, engine=args.engine, time_limit=args.time_limit,
-                  workers=args.workers, seed=args.seed)
-    if args.grade:
-        g = _run_interruptible(lambda stop: grade(deal, args.grade, opponent, stop_event=stop, **common))
-        check = _verify(args, g.best, opponent, {})
-        if args.json:
-            print_json(g.to_dict() | _verification_json(check))
-        else:
-            print(format_grade(g, unicode=args.unicode))
-            _print_verification(check)
-        return _verification_status(check)
-    sol = _run_interruptible(lambda stop: complete(deal, fixed, opponent, stop_event=stop, **common))
-    check = _verify(args, sol, opponent, fixed)
     if args.json:
-        print_json(sol.to_dict() | _verification_json(check))
+        print_json(answer.to_dict())
     else:
-        print(format_solution(sol, unicode=args.unicode))
-        _print_verification(check)
-    return _verification_status(check)
-
-
-def _verify(args: argparse.Namespace, sol: Solution, opponent: OpponentModel | str,
-            fixed: dict[int, str]) -> Verification | None:
-    if not args.verify:
-        return None
-    return _run_interruptible(lambda stop: verify_solution(sol, opponent, fixed=fixed,
-                                                           time_limit=args.verify_time_limit, stop_event=stop))
-
-
-def _verification_json(check: Verification | None) -> dict[str, object]:
-    return {} if check is None else {"verification": check.to_dict()}
-
-
-def _print_verification(check: Verification | None) -> None:
-    if check is not None:
-        print(check.describe())
-
-
-def _verification_status(check: Verification | None) -> int:
-    """Exit status: 1 when an independent recheck refuted the answer, else 0."""
-    return 1 if check is not None and check.status == "refuted" else 0
+        if isinstance(answer.result, EquilibriumResult):
+            print(format_equilibrium(answer.result, seed=args.seed, unicode=args.unicode))
+        elif isinstance(answer.result, Grade):
+            print(format_grade(answer.result, unicode=args.unicode))
+        else:
+            print(format_solution(answer.result, unicode=args.unicode))
+        if answer.verification is not None:
+            print(answer.verification.describe())
+    # exit status 1 when an independent recheck refuted the answer
+    return 1 if answer.verification is not None and answer.verification.status == "refuted" else 0
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -40,7 +40,10 @@ from .search import solve_search
 from .store import SolutionStore, StoreError, rules_fingerprint
 from .tables import DealTables
 
-__all__ = ["QuintetGame", "EquilibriumResult", "equilibrium", "solve_equilibrium", "STORE_KIND", "CERTIFICATE_VERSION"]
+__all__ = [
+    "QuintetGame", "EquilibriumResult", "equilibrium", "solve_equilibrium", "stored_exploitability", "STORE_KIND",
+    "CERTIFICATE_VERSION",
+]
 
 CERTIFICATE_VERSION = 2
 """Bumped whenever certificates written by earlier versions can no longer be trusted.
@@ -249,6 +252,21 @@ def equilibrium(
     )
 
 
+def _store_key(deal: Deal) -> tuple[str, int, tuple[int, ...]]:
+    """(rules fingerprint, canonical exposed mask, suit permutation deal → canonical)."""
+    rules = deal.rules
+    canonical, perm = canonical_exposed(deal.exposed, rules.deck, group=symmetry_group(rules))
+    return rules_fingerprint(rules), canonical, perm
+
+
+def stored_exploitability(deal: Deal, store: SolutionStore) -> float | None:
+    """The certified exploitability of the equilibrium stored for ``deal`` (or for any suit
+    relabelling of it), None when the store has none: ``solve_equilibrium`` answers at once
+    when this is at most its ``epsilon``."""
+    fingerprint, canonical, _ = _store_key(deal)
+    return store.quality(fingerprint, STORE_KIND, canonical)
+
+
 def solve_equilibrium(
     deal: Deal,
     *,
@@ -266,9 +284,8 @@ def solve_equilibrium(
     store keeps whichever answer has the lower certified exploitability.
     """
     rules = deal.rules
-    canonical, perm = canonical_exposed(deal.exposed, rules.deck, group=symmetry_group(rules))
+    fingerprint, canonical, perm = _store_key(deal)
     canonical_deal = Deal(canonical, rules)
-    fingerprint = rules_fingerprint(rules)
     stored = None
     notes: tuple[str, ...] = ()
     warm: list[Arrangement] = []

@@ -50,6 +50,7 @@ __all__ = [
     "FixedMarginals",
     "parse_opponent",
     "load_population",
+    "population_from_json",
     "greedy_arrangement",
     "OPPONENT_HELP",
 ]
@@ -195,10 +196,15 @@ def _read_population_rows(path: Path) -> list[tuple[object, float]]:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
         raise OpponentError(f"{path}: not valid JSON ({exc.msg} at line {exc.lineno})") from None
+    return _json_population_rows(data, str(path))
+
+
+def _json_population_rows(data: object, where: str) -> list[tuple[object, float]]:
     if isinstance(data, dict):
         data = data.get("arrangements", data.get("population"))
     if not isinstance(data, list):
-        raise OpponentError(f"{path}: expected a JSON list of arrangements")
+        raise OpponentError(f"{where}: expected a JSON list of arrangements")
+    rows: list[tuple[object, float]] = []
     for i, entry in enumerate(data, start=1):
         given: object = 1.0
         item = entry
@@ -206,7 +212,7 @@ def _read_population_rows(path: Path) -> list[tuple[object, float]]:
             given = entry.get("weight", entry.get("probability", 1.0))
             item = entry.get("arrangement")
         if not isinstance(given, (int, float)) or isinstance(given, bool):
-            raise OpponentError(f"{path}: arrangement {i}: weight must be a number")
+            raise OpponentError(f"{where}: arrangement {i}: weight must be a number")
         rows.append((item, float(given)))
     return rows
 
@@ -222,32 +228,44 @@ def load_population(path: str | Path, deal: Deal) -> ArrangementMix:
     path = Path(path)
     if not path.is_file():
         raise OpponentError(f"population file {str(path)!r} not found")
-    rows = _read_population_rows(path)
+    return _population_mix(_read_population_rows(path), deal, str(path), f"population:{path.name}")
+
+
+def population_from_json(data: object, deal: Deal, *, name: str = "population") -> ArrangementMix:
+    """Observed arrangements given as JSON data (already decoded), in the JSON forms
+    ``load_population`` reads; each validated against ``deal``.  Errors name ``name``."""
+    return _population_mix(_json_population_rows(data, name), deal, name, name)
+
+
+def _population_mix(rows: list[tuple[object, float]], deal: Deal, where: str, name: str) -> ArrangementMix:
     if not rows:
-        raise OpponentError(f"{path}: no arrangements")
+        raise OpponentError(f"{where}: no arrangements")
     arrangements = []
     for i, (item, _) in enumerate(rows, start=1):
         if not isinstance(item, (str, list)):
-            raise OpponentError(f"{path}: arrangement {i}: expected a string or a list of five packets")
+            raise OpponentError(f"{where}: arrangement {i}: expected a string or a list of five packets")
         try:
             arrangement = Arrangement.parse(item, deal.rules)
             arrangement.validate(deal)
         except (ArrangementError, CardError) as exc:
-            raise OpponentError(f"{path}: arrangement {i}: {exc}") from None
+            raise OpponentError(f"{where}: arrangement {i}: {exc}") from None
         arrangements.append(arrangement)
     weights = tuple(w for _, w in rows)
-    return ArrangementMix(tuple(arrangements), weights, name=f"population:{path.name}")
+    return ArrangementMix(tuple(arrangements), weights, name=name)
 
 
 _WEIGHT_SUFFIX = re.compile(r"^(?P<spec>.+):(?P<weight>[0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]+)?)$")
 
 
-def _parse_single(spec: str, deal: Deal) -> OpponentModel:
+def _parse_single(spec: str, deal: Deal, files: bool) -> OpponentModel:
     if spec == "uniform":
         return Uniform()
     if spec == "greedy":
         return Greedy()
     if spec.startswith("population:"):
+        if not files:
+            raise OpponentError(f"opponent {spec!r}: population files are not read here; "
+                                "send the arrangements themselves")
         return load_population(spec[len("population:"):], deal)
     if spec.startswith("style:"):
         try:
@@ -257,8 +275,10 @@ def _parse_single(spec: str, deal: Deal) -> OpponentModel:
     raise OpponentError(f"unknown opponent {spec!r} (use {OPPONENT_HELP})")
 
 
-def parse_opponent(spec: str, deal: Deal, extra: dict[str, OpponentModel] | None = None) -> OpponentModel:
-    """Read an opponent specification (see ``OPPONENT_HELP``); ``extra`` adds named models."""
+def parse_opponent(spec: str, deal: Deal, extra: dict[str, OpponentModel] | None = None, *,
+                   files: bool = True) -> OpponentModel:
+    """Read an opponent specification (see ``OPPONENT_HELP``); ``extra`` adds named models;
+    ``files=False`` refuses ``population:FILE`` (a server must not read its clients' paths)."""
     spec = spec.strip()
     parts = [p.strip() for p in spec.split(",")] if spec else []
     if not parts or any(not p for p in parts):
@@ -271,7 +291,7 @@ def parse_opponent(spec: str, deal: Deal, extra: dict[str, OpponentModel] | None
         if extra and name in extra:
             models.append(extra[name])
         else:
-            models.append(_parse_single(name, deal))
+            models.append(_parse_single(name, deal, files))
         if not math.isfinite(weight) or weight <= 0:
             raise OpponentError(f"mixture weight of {name!r} must be positive")
         weights.append(weight)

@@ -25,7 +25,6 @@ T = TypeVar("T")
 class DealTables:
     deal: Deal
     packets: PacketTable
-    _index: dict[int, int] = field(default_factory=dict, repr=False, compare=False)
     _derived: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
     @classmethod
@@ -59,13 +58,15 @@ class DealTables:
         return self._derived[key]
 
     def index_of(self, packet_mask: int) -> int:
-        """Index in the packet table of a 5-card subset of the live cards."""
-        if not self._index:
-            self._index.update((int(m), i) for i, m in enumerate(self.packets.masks.tolist()))
-        try:
-            return self._index[int(packet_mask)]
-        except KeyError:
-            raise ValueError(f"{packet_mask:#x} is not a packet of this deal") from None
+        """Index in the packet table of a 5-card subset of the live cards (a binary search in
+        the masks sorted once: a few ms to prepare, where a dict of all packets took ~50 ms)."""
+        order, ordered = self.derived("masks in order", _masks_in_order)
+        mask = int(packet_mask)
+        if 0 <= mask <= np.iinfo(ordered.dtype).max:
+            i = int(np.searchsorted(ordered, mask))
+            if i < len(ordered) and int(ordered[i]) == mask:
+                return int(order[i])
+        raise ValueError(f"{mask:#x} is not a packet of this deal")
 
     def arrangement_classes(self, arrangement: Arrangement) -> np.ndarray:
         """Rank class of each slot's packet (int32[n_slots]); the arrangement must be legal."""
@@ -75,3 +76,9 @@ class DealTables:
 
     def arrangement_of(self, packet_indices: tuple[int, ...] | list[int]) -> Arrangement:
         return Arrangement(tuple(int(self.packets.masks[i]) for i in packet_indices))
+
+
+def _masks_in_order(tables: DealTables) -> tuple[np.ndarray, np.ndarray]:
+    """(order, masks[order]): the packet masks sorted, for binary searches."""
+    order = np.argsort(tables.packets.masks, kind="stable")
+    return order, tables.packets.masks[order]

@@ -120,12 +120,16 @@ def _stand_in_text(value: HandValue, rules: Rules, unicode: bool) -> str:
     )
 
 
+def hand_report(hand: str, rules: Rules) -> tuple[HandValue, dict[str, object]]:
+    """One hand (text) evaluated, and its JSON form (what ``quintet hand --json`` prints)."""
+    value = evaluate(hand, rules)
+    return value, {"rules": rules.name, "rules_description": rules.describe()} | _hand_dict(value, rules)
+
+
 def run_hand(args: argparse.Namespace, rules: Rules) -> int:
-    value = evaluate(" ".join(args.hand), rules)
+    value, report = hand_report(" ".join(args.hand), rules)
     if args.json:
-        print_json(
-            {"rules": rules.name, "rules_description": rules.describe()} | _hand_dict(value, rules)
-        )
+        print_json(report)
         return 0
     pct = percentile(value.key, rules)
     n_hands = comb(rules.deck.size, 5)

@@ -1,0 +1,83 @@
+"""The README's pictures of the page: quintet-serve with the example deal solved.
+
+    python docs/screenshot.py                      # uniform advice + a graded arrangement
+    python docs/screenshot.py --store PATH         # a store holding the example's equilibrium:
+                                                   # the equilibrium view as well
+
+Starts ``quintet-serve`` on a free loopback port, drives Debian's chromium with Playwright
+and writes ``docs/quintet-serve.png`` (desktop, 1280 px wide), ``docs/quintet-serve-phone.png``
+(390 px) and, with ``--store``, ``docs/quintet-serve-equilibrium.png``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import httpx
+from playwright.sync_api import sync_playwright
+
+HERE = Path(__file__).resolve().parent
+EXAMPLE = "8h 7h 9d Ts 7s Qc Jc"
+MINE = "9s 9c 8s 8c 7c | Ks Kd Kc Js Tc | Qd Jd Td 8d 7d | As Ah Ad Ac Qs | Kh Qh Jh Th 9h"
+ARGS = ["--no-sandbox", "--headless", "--disable-gpu", "--disable-background-networking",
+        "--disable-component-update", "--disable-sync", "--no-first-run"]
+
+
+def solve_example(page, opponent: str) -> None:
+    page.goto(page.url)
+    page.wait_for_selector("body[data-ready=true]")
+    for card in EXAMPLE.split():
+        page.click(f'#exposed-grid [data-card="{card}"]')
+    page.select_option("#opponent", opponent)
+    page.click("#solve")
+    page.wait_for_selector("#answer .certificate" if opponent == "equilibrium" else "#answer .packet",
+                           timeout=600_000)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--store", default=None, help="a store with the example deal's equilibrium")
+    args = parser.parse_args()
+    store = args.store or str(Path(tempfile.mkdtemp()) / "solutions.sqlite")
+    proc = subprocess.Popen([sys.executable, "-m", "solver.serve.cli", "--port", "0", "--workers", "1",
+                             "--store", store], stderr=subprocess.PIPE, text=True, cwd=HERE.parent)
+    try:
+        assert proc.stderr is not None
+        url = re.search(r"(http://\S+)/ ", proc.stderr.readline()).group(1)  # type: ignore[union-attr]
+        while httpx.get(f"{url}/api/health").json()["workers_ready"] < 1:
+            time.sleep(0.2)
+        with sync_playwright() as p:
+            browser = p.chromium.launch(executable_path="/usr/bin/chromium", args=ARGS)
+            page = browser.new_page(viewport={"width": 1280, "height": 980})
+            page.goto(url + "/")
+            solve_example(page, "uniform")
+            page.wait_for_timeout(300)
+            page.screenshot(path=str(HERE / "quintet-serve.png"))
+            if args.store:
+                solve_example(page, "equilibrium")
+                page.screenshot(path=str(HERE / "quintet-serve-equilibrium.png"), full_page=True)
+            phone = browser.new_page(viewport={"width": 390, "height": 844}, is_mobile=True)
+            phone.goto(url + "/")
+            solve_example(phone, "uniform")
+            for card in " ".join(MINE.split("|")).split():
+                phone.click(f'#pool [data-card="{card}"]')
+            phone.click("#grade")
+            phone.wait_for_selector("#grade-regret")
+            phone.wait_for_timeout(800)  # the smooth scroll to the answer
+            phone.screenshot(path=str(HERE / "quintet-serve-phone.png"))
+            browser.close()
+    finally:
+        proc.send_signal(signal.SIGINT)
+        proc.wait(timeout=30)
+    print("wrote", ", ".join(p.name for p in sorted(HERE.glob("quintet-serve*.png"))))
+
+
+if __name__ == "__main__":
+    main()

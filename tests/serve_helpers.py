@@ -1,0 +1,89 @@
+"""Shared helpers of the quintet-serve tests: the command lines' JSON in-process, a live
+server in a subprocess, waiting for workers."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import re
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+EXAMPLE = "8h 7h 9d Ts 7s Qc Jc"
+# a legal arrangement of the example deal (value below the optimum: it has a best swap)
+ARR_A = "9s 9c 8s 8c 7c | Ks Kd Kc Js Tc | Qd Jd Td 8d 7d | As Ah Ad Ac Qs | Kh Qh Jh Th 9h"
+# an illegal one: 8c appears twice (and 9c nowhere)
+ARR_ILLEGAL = "As Ac Ah 8d 8c | Ks Qs Js 9s 8s | Kh Qh Jh Th 9h | Ad Kd Qd Jd Td | 7d 7c Kc Tc 8c"
+# deals whose equilibrium converges to ε 0.05 within a few seconds (found by trying)
+QUICK_DEALS = ("As Ts 9h 9c 8s 7s 7d", "Ac Kh Kd Kc Qd Ts 7s")
+
+
+def without_seconds(obj: Any) -> Any:
+    """``obj`` with every "seconds" field removed (timings differ between two runs)."""
+    if isinstance(obj, dict):
+        return {k: without_seconds(v) for k, v in obj.items() if k != "seconds"}
+    if isinstance(obj, list):
+        return [without_seconds(v) for v in obj]
+    return obj
+
+
+def cli_output(main: Callable[[Sequence[str]], int], argv: Sequence[str], capsys: Any) -> tuple[int, str, str]:
+    """Run a command line's ``main`` in this process: (exit status, stdout, stderr)."""
+    capsys.readouterr()
+    status = main(list(argv))
+    out, err = capsys.readouterr()
+    return status, out, err
+
+
+def cli_json(main: Callable[[Sequence[str]], int], argv: Sequence[str], capsys: Any) -> Any:
+    status, out, err = cli_output(main, [*argv, "--json"], capsys)
+    assert status == 0, err
+    return json.loads(out)
+
+
+def cli_error(main: Callable[[Sequence[str]], int], argv: Sequence[str], capsys: Any) -> str:
+    """The one-line message a command line prints for bad input (without 'prog: error: ')."""
+    status, out, err = cli_output(main, argv, capsys)
+    assert status == 2 and out == "", (status, out, err)
+    lines = err.strip().splitlines()
+    assert len(lines) == 1, err
+    return lines[0].split(": error: ", 1)[1]
+
+
+def wait_for_workers(get_health: Callable[[], dict], n: int, timeout: float = 120.0) -> dict:
+    deadline = time.monotonic() + timeout
+    while True:
+        health = get_health()
+        if health["workers_ready"] >= n:
+            return health
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"workers not ready after {timeout} s: {health}")
+        time.sleep(0.2)
+
+
+@contextlib.contextmanager
+def live_server(*args: str, timeout: float = 60.0) -> Iterator[tuple[str, subprocess.Popen]]:
+    """``quintet-serve --port 0 ARGS`` in a subprocess: yields (base URL, process); stopped
+    with SIGINT (Ctrl-C) at the end, killed if it does not stop within 20 s."""
+    proc = subprocess.Popen([sys.executable, "-m", "solver.serve.cli", "--port", "0", *args], cwd=ROOT,
+                            stderr=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    try:
+        assert proc.stderr is not None
+        line = proc.stderr.readline()
+        match = re.search(r"(http://\S+)/ ", line)
+        assert match, f"no URL in the first line: {line!r}"
+        yield match.group(1), proc
+    finally:
+        if proc.poll() is None:
+            proc.send_signal(signal.SIGINT)
+            try:
+                proc.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()

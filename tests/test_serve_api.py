@@ -1,0 +1,465 @@
+"""quintet-serve's JSON API, in process (FastAPI's TestClient; httpx for the concurrent burst),
+against the command lines' own answers and errors."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import signal
+import time
+from pathlib import Path
+
+import httpx
+import pytest
+from fastapi.testclient import TestClient
+from serve_helpers import (
+    ARR_A,
+    ARR_ILLEGAL,
+    EXAMPLE,
+    QUICK_DEALS,
+    cli_error,
+    cli_json,
+    wait_for_workers,
+    without_seconds,
+)
+
+from quintet import cli as quintet_cli
+from quintet.game import Arrangement, Deal
+from solver import cli as solve_cli
+from solver.equilibrium import solve_equilibrium, stored_exploitability
+from solver.request import SolveRequest, solve_request
+from solver.serve.app import ServeConfig, create_app
+from solver.serve.models import EquilibriumOut, GradeOut, JobOut, SolutionOut
+from solver.store import SolutionStore
+
+STORED_DEAL = QUICK_DEALS[0]  # solved into the store before the server starts
+JOB_DEAL = QUICK_DEALS[1]  # solved by the server, as a job
+HARD = {"exposed": EXAMPLE, "epsilon": 1e-9}  # an equilibrium that runs until cancelled
+HARD_TOO = {"exposed": "Ah Ks Qc Td Tc 9s 9c", "epsilon": 1e-9}  # another (tests must not share a stored deal)
+
+
+@pytest.fixture(scope="module")
+def store_path(tmp_path_factory) -> Path:
+    path = tmp_path_factory.mktemp("serve") / "solutions.sqlite"
+    with SolutionStore(path) as store:
+        solve_equilibrium(Deal.from_exposed(STORED_DEAL), epsilon=0.05, time_limit=120, store=store)
+    return path
+
+
+@pytest.fixture(scope="module")
+def client(store_path):
+    app = create_app(ServeConfig(workers=2, queue_size=64, store=store_path))
+    with TestClient(app) as c:
+        wait_for_workers(lambda: c.get("/api/health").json(), 2)
+        yield c
+
+
+def post(client, path: str, body: object) -> httpx.Response:
+    """POST ``body`` as JSON (bytes: sent as they are, as JSON)."""
+    if isinstance(body, bytes):
+        return client.post(path, content=body, headers={"content-type": "application/json"})
+    return client.post(path, json=body)
+
+
+def run_job(client, response: httpx.Response, timeout: float = 120.0) -> dict:
+    """Follow a 202 job by polling until it is finished."""
+    assert response.status_code == 202, response.text
+    job = response.json()
+    assert response.headers["location"] == f"/api/jobs/{job['job']}"
+    deadline = time.monotonic() + timeout
+    while job["status"] not in ("done", "cancelled", "failed"):
+        assert time.monotonic() < deadline, job
+        time.sleep(0.1)
+        job = client.get(f"/api/jobs/{job['job']}").json()
+    return job
+
+
+# ---------------------------------------------------------------------- answers = the CLI's
+
+
+SOLVE_CASES = {
+    "uniform": ({"opponent": "uniform"}, ["--opponent", "uniform"]),
+    "greedy points": ({"opponent": "greedy", "objective": "points"}, ["--opponent", "greedy", "--objective", "points"]),
+    "mixture": ({"opponent": "uniform:0.3,greedy:0.7"}, ["--opponent", "uniform:0.3,greedy:0.7"]),
+    "fix": ({"opponent": "uniform", "fix": {"5": "Ah Kh Qh Jh Th", "1": ["As", "Ad", "Ac", "Ks", "7c"]}},
+            ["--opponent", "uniform", "--fix", "5=Ah Kh Qh Jh Th", "--fix", "1=As Ad Ac Ks 7c"]),
+    "grade": ({"opponent": "greedy", "grade": ARR_A}, ["--opponent", "greedy", "--grade", ARR_A]),
+    "grade as lists": ({"opponent": "uniform", "grade": [p.split() for p in ARR_A.split("|")]},
+                       ["--opponent", "uniform", "--grade", ARR_A]),
+    "rules": ({"opponent": "uniform", "rules": {"tie_points": 0.5, "tiebreak": "group-only"}},
+              ["--opponent", "uniform", "--tie-points", "0.5", "--tiebreak", "group-only"]),
+    "cpsat": ({"opponent": "greedy", "engine": "cpsat", "seed": 3}, ["--opponent", "greedy", "--engine", "cpsat",
+                                                                    "--seed", "3"]),
+}
+
+
+@pytest.mark.parametrize("case", sorted(SOLVE_CASES))
+def test_solve_is_exactly_the_cli_json(client, capsys, case):
+    body, args = SOLVE_CASES[case]
+    response = post(client, "/api/solve", {"exposed": EXAMPLE.split() if case == "uniform" else EXAMPLE, **body})
+    assert response.status_code == 200, response.text
+    expected = cli_json(solve_cli.main, [EXAMPLE, *args], capsys)
+    assert without_seconds(response.json()) == without_seconds(expected)
+    model = GradeOut if "grade" in body else SolutionOut
+    model.model_validate(response.json())  # the documented response model matches
+
+
+def test_equilibrium_from_the_store_is_immediate_and_the_cli_json(client, store_path, capsys):
+    started = time.perf_counter()
+    response = post(client, "/api/solve", {"exposed": STORED_DEAL, "epsilon": 0.05})
+    assert response.status_code == 200, response.text  # no job: the store answers
+    answer = response.json()
+    assert answer["from_store"] is True and answer["exploitability"] <= 0.05
+    EquilibriumOut.model_validate(answer)
+    expected = cli_json(solve_cli.main, [STORED_DEAL, "--epsilon", "0.05", "--store", str(store_path)], capsys)
+    assert without_seconds(answer) == without_seconds(expected)
+    assert time.perf_counter() - started < 30  # not a solve (those take seconds): a loose sanity bound
+    # a suit relabelling of the deal shares the stored answer
+    relabelled = STORED_DEAL.translate(str.maketrans("cdhs", "hscd"))
+    response = post(client, "/api/solve", {"exposed": relabelled, "epsilon": 0.05})
+    assert response.status_code == 200 and response.json()["from_store"] is True
+    deal = Deal.from_exposed(relabelled)
+    for entry in response.json()["mix"]:
+        Arrangement.parse(entry["arrangement"]).validate(deal)
+    # an opponent mixing the stored equilibrium: a best response, answered at once too
+    body = {"exposed": STORED_DEAL, "epsilon": 0.05, "opponent": "equilibrium:0.5,greedy:0.5"}
+    response = post(client, "/api/solve", body)
+    assert response.status_code == 200, response.text
+    expected = cli_json(solve_cli.main, [STORED_DEAL, "--epsilon", "0.05", "--store", str(store_path),
+                                         "--opponent", "equilibrium:0.5,greedy:0.5"], capsys)
+    assert without_seconds(response.json()) == without_seconds(expected)
+
+
+def test_equilibrium_job_runs_stores_and_then_answers_from_the_store(client, store_path):
+    deal = Deal.from_exposed(JOB_DEAL)
+    with SolutionStore(store_path) as store:
+        assert stored_exploitability(deal, store) is None
+    job = run_job(client, post(client, "/api/solve", {"exposed": JOB_DEAL, "epsilon": 0.05}))
+    assert job["status"] == "done", job
+    JobOut.model_validate(job)
+    result = job["result"]
+    assert result["converged"] and result["exploitability"] <= 0.05 and not result["from_store"]
+    assert job["progress"]["iteration"] == result["iterations"]
+    assert job["progress"]["exploitability"] == pytest.approx(result["exploitability"])
+    assert job["request"] == {"exposed": JOB_DEAL, "epsilon": 0.05}
+    for entry in result["mix"]:
+        Arrangement.parse(entry["arrangement"]).validate(deal)
+    with SolutionStore(store_path) as store:
+        assert stored_exploitability(deal, store) == pytest.approx(result["exploitability"])
+    again = post(client, "/api/solve", {"exposed": JOB_DEAL, "epsilon": 0.05})
+    assert again.status_code == 200 and again.json()["from_store"] is True
+    assert again.json()["mix"] == result["mix"]
+    # a stricter target than what is stored is a new job
+    stricter = post(client, "/api/solve", {"exposed": JOB_DEAL, "epsilon": result["exploitability"] / 2 or 1e-12})
+    if result["exploitability"] > 0:
+        assert stricter.status_code == 202
+        client.delete(f"/api/jobs/{stricter.json()['job']}")
+    else:
+        assert stricter.status_code == 200
+
+
+def test_job_event_stream(client):
+    response = post(client, "/api/solve", {**HARD_TOO, "time_limit": 3})
+    job_id = response.json()["job"]
+    seen = []
+    with client.stream("GET", f"/api/jobs/{job_id}/events") as stream:
+        assert stream.headers["content-type"].startswith("text/event-stream")
+        for line in stream.iter_lines():
+            if line.startswith("data: "):
+                seen.append(json.loads(line[6:]))
+    assert seen[-1]["status"] == "done" and seen[-1]["job"] == job_id
+    assert seen[-1]["result"]["interrupted"] is False and seen[-1]["result"]["converged"] is False
+    assert any(s["status"] == "running" for s in seen)
+    iterations = [s["progress"]["iteration"] for s in seen if s["progress"]]
+    assert iterations and iterations == sorted(iterations)
+
+
+def test_cancel_really_stops_the_running_solve(client):
+    response = post(client, "/api/solve", HARD)
+    job = response.json()
+    deadline = time.monotonic() + 60
+    while job["progress"] is None:  # running, past its first iteration
+        assert time.monotonic() < deadline, job
+        time.sleep(0.1)
+        job = client.get(f"/api/jobs/{job['job']}").json()
+    asked = time.monotonic()
+    cancelled = client.delete(f"/api/jobs/{job['job']}").json()
+    assert cancelled["status"] in ("cancelling", "cancelled")
+    while cancelled["status"] == "cancelling":
+        assert time.monotonic() - asked < 30, cancelled
+        time.sleep(0.05)
+        cancelled = client.get(f"/api/jobs/{job['job']}").json()
+    # the worker's solver returned (its result is here), so the worker is free again
+    assert cancelled["status"] == "cancelled"
+    assert cancelled["result"]["interrupted"] is True
+    assert cancelled["result"]["exploitability"] > 1e-9
+    health = client.get("/api/health").json()
+    assert health["running"] == {"quick": 0, "long": 0} and health["workers_busy"] == 0
+    # cancelling again, or a finished job, changes nothing
+    assert client.delete(f"/api/jobs/{job['job']}").json()["status"] == "cancelled"
+
+
+def test_unknown_job_is_404(client):
+    for method in ("GET", "DELETE"):
+        response = client.request(method, "/api/jobs/nope")
+        assert response.status_code == 404
+        assert response.json() == {"error": "no job 'nope' (unknown, or finished long ago)"}
+
+
+def test_concurrent_burst_answers_every_request_correctly(client):
+    """40 simultaneous requests over 20 distinct deals: none lost, each equal to the solver's."""
+    deals = [Deal.random(1000 + i) for i in range(20)]
+    bodies = [{"exposed": d.format(), "opponent": opponent} for d in deals for opponent in ("uniform", "greedy")]
+    expected = [solve_request(SolveRequest.build(b["exposed"], opponent=b["opponent"])).to_dict() for b in bodies]
+
+    async def burst() -> list[httpx.Response]:
+        transport = httpx.ASGITransport(app=client.app)
+        async with httpx.AsyncClient(transport=transport, base_url="http://test", timeout=120) as c:
+            return await asyncio.gather(*(c.post("/api/solve", json=b) for b in bodies))
+
+    responses = asyncio.run(burst())
+    assert [r.status_code for r in responses] == [200] * len(bodies)
+    for response, want in zip(responses, expected, strict=True):
+        assert without_seconds(response.json()) == without_seconds(want)
+
+
+# ---------------------------------------------------------------------- the other endpoints = the CLI's
+
+
+def test_showdown_hand_draw_are_exactly_the_cli_json(client, capsys):
+    body = {"exposed": EXAMPLE, "a": ARR_A, "b": "Th Td Tc 7d 7c | Js Jh Jd 8s 8d | Qs Qh Qd 9s 9h | "
+                                                 "Ks Kh Kd Kc 8c | As Ah Ad Ac 9c"}
+    response = post(client, "/api/showdown", body)
+    assert response.status_code == 200, response.text
+    assert response.json() == cli_json(quintet_cli.main, ["showdown", "--exposed", EXAMPLE, "--a", body["a"],
+                                                           "--b", body["b"]], capsys)
+    response = post(client, "/api/hand", {"hand": "As Ah Ad Ac Jk", "rules": {"name": "draw54"}})
+    assert response.status_code == 200
+    assert response.json() == cli_json(quintet_cli.main, ["hand", "As Ah Ad Ac Jk", "--rules", "draw54"], capsys)
+    body = {"hand": ["Ah", "Kh", "9h", "5h", "2c"], "rules": {"name": "draw52"}, "known": "7h 3h",
+            "objective": "at-least:flush"}
+    response = post(client, "/api/draw", body)
+    assert response.status_code == 200, response.text
+    expected = cli_json(quintet_cli.main, ["draw", "Ah Kh 9h 5h 2c", "--rules", "draw52", "--known", "7h 3h",
+                                           "--objective", "at-least:flush"], capsys)
+    assert without_seconds(response.json()) == without_seconds(expected)
+    assert len(response.json()["options"]) == 32
+
+
+def test_random_deal_is_seeded(client):
+    a = client.get("/api/deal?seed=7").json()
+    assert a == client.get("/api/deal?seed=7").json()
+    assert a["exposed"] != client.get("/api/deal?seed=8").json()["exposed"]
+    assert a["exposed"] == Deal.random(7).format().split()
+    assert len(set(a["exposed"])) == 7 and len(set(a["live"])) == 25 and not set(a["exposed"]) & set(a["live"])
+    fresh = client.get("/api/deal").json()
+    assert client.get(f"/api/deal?seed={fresh['seed']}").json() == fresh
+    assert client.get("/api/deal?seed=x").status_code == 422
+
+
+def test_rules_health_openapi_and_page(client):
+    rules = {r["name"]: r for r in client.get("/api/rules").json()}
+    assert len(rules["classic"]["deck"]) == 32 and len(rules["draw54"]["deck"]) == 54
+    assert rules["classic"]["categories"][-1] == "straight flush"
+    health = client.get("/api/health").json()
+    assert health["status"] == "ok" and health["workers"] == 2 and len(health["worker_pids"]) == 2
+    spec = client.get("/openapi.json").json()
+    for path in ("/api/solve", "/api/jobs/{job_id}", "/api/jobs/{job_id}/events", "/api/showdown", "/api/hand",
+                 "/api/draw", "/api/deal", "/api/rules", "/api/health"):
+        assert path in spec["paths"], path
+    page = client.get("/")
+    assert page.status_code == 200 and "Quintet advisor" in page.text
+    # every asset the page names is served from the package (no CDN)
+    import re
+
+    assets = re.findall(r'(?:src|href)="(/static/[^"]+)"', page.text)
+    assert len(assets) >= 3
+    for asset in assets:
+        assert client.get(asset).status_code == 200, asset
+    for module in ("app.js", "advisor.js", "draw.js", "cards.js", "api.js", "format.js"):
+        text = client.get(f"/static/{module}").text
+        for imported in re.findall(r'from "\./([^"]+)"', text):
+            assert client.get(f"/static/{imported}").status_code == 200, imported
+        text = text.replace("http://www.w3.org/2000/svg", "")  # a namespace name, not a download
+        assert "http://" not in text and "https://" not in text
+
+
+# ---------------------------------------------------------------------- bad input: 4xx, one line, the CLI's words
+
+
+def assert_error(response: httpx.Response, status: int) -> str:
+    assert response.status_code == status, (response.status_code, response.text)
+    body = response.json()
+    assert list(body) == ["error"] and isinstance(body["error"], str)
+    message = body["error"]
+    assert message and "\n" not in message and "Traceback" not in message
+    return message
+
+
+# (request body, quintet-solve arguments giving the same error)
+SAME_AS_CLI = {
+    "malformed card": ({"exposed": "8h 7h 9d Ts 7s Qc ??"}, ["8h 7h 9d Ts 7s Qc ??"]),
+    "garbage": ({"exposed": "hello world"}, ["hello world"]),
+    "duplicate": ({"exposed": "8h 7h 9d Ts 7s Qc 8h"}, ["8h 7h 9d Ts 7s Qc 8h"]),
+    "six cards": ({"exposed": "8h 7h 9d Ts 7s Qc"}, ["8h 7h 9d Ts 7s Qc"]),
+    "two of hearts": ({"exposed": "8h 7h 9d Ts 7s Qc 2h"}, ["8h 7h 9d Ts 7s Qc 2h"]),
+    "unknown opponent": ({"exposed": EXAMPLE, "opponent": "smart"}, [EXAMPLE, "--opponent", "smart"]),
+    "zero weight": ({"exposed": EXAMPLE, "opponent": "uniform:0,greedy:1"},
+                    [EXAMPLE, "--opponent", "uniform:0,greedy:1"]),
+    "empty opponent": ({"exposed": EXAMPLE, "opponent": ""}, [EXAMPLE, "--opponent", ""]),
+    "illegal arrangement": ({"exposed": EXAMPLE, "grade": ARR_ILLEGAL}, [EXAMPLE, "--grade", ARR_ILLEGAL]),
+    "four packets": ({"exposed": EXAMPLE, "grade": ARR_A.rsplit("|", 1)[0]},
+                     [EXAMPLE, "--grade", ARR_A.rsplit("|", 1)[0]]),
+    "fix exposed card": ({"exposed": EXAMPLE, "fix": {"1": "Ah Kh Qh Jh 8h"}}, [EXAMPLE, "--fix", "1=Ah Kh Qh Jh 8h"]),
+    "fix four cards": ({"exposed": EXAMPLE, "fix": {"1": "Ah Kh Qh Jh"}}, [EXAMPLE, "--fix", "1=Ah Kh Qh Jh"]),
+    "fix overlap": ({"exposed": EXAMPLE, "fix": {"1": "Ah Kh Qh Jh Th", "2": "Ah As Ad Ac Kc"}},
+                    [EXAMPLE, "--fix", "1=Ah Kh Qh Jh Th", "--fix", "2=Ah As Ad Ac Kc"]),
+    "grade and fix": ({"exposed": EXAMPLE, "grade": ARR_A, "fix": {"1": "9s 9c 8s 8c 7c"}},
+                      [EXAMPLE, "--grade", ARR_A, "--fix", "1=9s 9c 8s 8c 7c"]),
+    "equilibrium mixture typo": ({"exposed": EXAMPLE, "opponent": "equilibrium:0.5,gredy:0.5"},
+                                 [EXAMPLE, "--opponent", "equilibrium:0.5,gredy:0.5"]),
+}
+
+
+@pytest.mark.parametrize("case", sorted(SAME_AS_CLI))
+def test_bad_input_is_400_with_the_cli_wording(client, capsys, case):
+    body, args = SAME_AS_CLI[case]
+    if "opponent" not in body:
+        body, args = {**body, "opponent": "uniform"}, [*args, "--opponent", "uniform"]
+    message = assert_error(post(client, "/api/solve", body), 400)
+    assert message == cli_error(solve_cli.main, args, capsys)
+
+
+OTHER_BAD = {
+    # domain errors (400)
+    "fix slot 6": (400, {"exposed": EXAMPLE, "fix": {"6": "Ah Kh Qh Jh Th"}}, "slot 6 is not a slot (1..5)"),
+    "fix slot name": (400, {"exposed": EXAMPLE, "fix": {"top": "Ah Kh Qh Jh Th"}}, "fix: 'top' is not a slot"),
+    "population file": (400, {"exposed": EXAMPLE, "opponent": "population:/etc/passwd"}, "files are not read"),
+    "population missing": (400, {"exposed": EXAMPLE, "opponent": "population"}, "needs the arrangements"),
+    "population illegal": (400, {"exposed": EXAMPLE, "opponent": "population", "population": [ARR_A, ARR_ILLEGAL]},
+                           "population: arrangement 2:"),
+    "unknown rule set": (400, {"exposed": EXAMPLE, "rules": {"name": "bridge"}}, "unknown rule set 'bridge'"),
+    # malformed requests (422)
+    "exposed number": (422, {"exposed": 5}, "exposed: expected cards"),
+    "exposed list of numbers": (422, {"exposed": [8, 7]}, "exposed: expected cards"),
+    "exposed missing": (422, {"opponent": "uniform"}, "exposed: required"),
+    "epsilon text": (422, {"exposed": EXAMPLE, "epsilon": "small"}, "epsilon:"),
+    "epsilon negative": (422, {"exposed": EXAMPLE, "epsilon": -1}, "epsilon:"),
+    "epsilon infinite": (422, b'{"exposed": "8h 7h 9d Ts 7s Qc Jc", "epsilon": 1e999}', "epsilon:"),
+    "epsilon NaN": (422, b'{"exposed": "8h 7h 9d Ts 7s Qc Jc", "epsilon": NaN}', "epsilon:"),
+    "time limit zero": (422, {"exposed": EXAMPLE, "time_limit": 0}, "time_limit:"),
+    "objective": (422, {"exposed": EXAMPLE, "objective": "bogus"}, "objective:"),
+    "engine": (422, {"exposed": EXAMPLE, "engine": "magic"}, "engine:"),
+    "workers": (422, {"exposed": EXAMPLE, "workers": 0}, "workers:"),
+    "seed float": (422, {"exposed": EXAMPLE, "seed": 1.5}, "seed:"),
+    "opponent number": (422, {"exposed": EXAMPLE, "opponent": 3}, "opponent:"),
+    "fix list": (422, {"exposed": EXAMPLE, "fix": ["Ah Kh Qh Jh Th"]}, "fix:"),
+    "grade number": (422, {"exposed": EXAMPLE, "grade": 12}, "grade: expected an arrangement"),
+    "population entry": (422, {"exposed": EXAMPLE, "population": [{"arrangement": ARR_A, "weight": -1}]},
+                         "population.0.weight:"),
+    "tie points": (422, {"exposed": EXAMPLE, "rules": {"tie_points": 0.7}}, "rules.tie_points:"),
+    "unknown field": (422, {"exposed": EXAMPLE, "frobnicate": True}, "unknown field 'frobnicate'"),
+    "body list": (422, [EXAMPLE], "request body must be a JSON object"),
+    "body string": (422, EXAMPLE, "request body must be a JSON object"),
+    "body null": (422, None, "request body"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(OTHER_BAD))
+def test_bad_input_is_4xx_with_one_line_naming_the_problem(client, case):
+    status, body, words = OTHER_BAD[case]
+    message = assert_error(post(client, "/api/solve", body), status)
+    assert words in message, message
+
+
+def test_malformed_json_and_wrong_content_type(client):
+    bad = client.post("/api/solve", content=b'{"exposed": "8h 7h', headers={"content-type": "application/json"})
+    assert "not valid JSON" in assert_error(bad, 422)
+    text = client.post("/api/solve", content=b"exposed=8h", headers={"content-type": "text/plain"})
+    assert "request body must be" in assert_error(text, 422)
+
+
+def test_oversized_body_is_413(client):
+    huge = {"exposed": EXAMPLE, "opponent": "population", "population": [ARR_A] * 20000}  # ~1.5 MB
+    assert "larger than" in assert_error(post(client, "/api/solve", huge), 413)
+
+    def chunks():  # no Content-Length: counted while read
+        yield b'{"exposed": "' + b" " * 600_000
+        yield b" " * 600_000 + b'"}'
+
+    response = client.post("/api/solve", content=chunks(), headers={"content-type": "application/json"})
+    assert "larger than" in assert_error(response, 413)
+
+
+def test_unknown_endpoint_and_method(client):
+    assert "GET /api/nothing" in assert_error(client.get("/api/nothing"), 404)
+    assert "method PUT" in assert_error(client.put("/api/solve", json={}), 405)
+
+
+OTHER_ENDPOINTS_AS_CLI = {
+    "showdown player B": ("/api/showdown", {"exposed": EXAMPLE, "a": ARR_A, "b": ARR_ILLEGAL},
+                          ["showdown", "--exposed", EXAMPLE, "--a", ARR_A, "--b", ARR_ILLEGAL]),
+    "showdown exposed": ("/api/showdown", {"exposed": "8h 8h", "a": ARR_A, "b": ARR_A},
+                         ["showdown", "--exposed", "8h 8h", "--a", ARR_A, "--b", ARR_A]),
+    "hand six cards": ("/api/hand", {"hand": "As Ah Ad Ac Ks Kh"}, ["hand", "As Ah Ad Ac Ks Kh"]),
+    "hand joker": ("/api/hand", {"hand": "As Ah Ad Ac Jk"}, ["hand", "As Ah Ad Ac Jk"]),
+    "draw joker without jokers": ("/api/draw", {"hand": "Ah Kh 9h 5h Jk", "rules": {"name": "draw52"}},
+                                  ["draw", "Ah Kh 9h 5h Jk", "--rules", "draw52"]),
+    "draw objective": ("/api/draw", {"hand": "Ah Kh 9h 8h 7c", "objective": "at-least:royalty"},
+                       ["draw", "Ah Kh 9h 8h 7c", "--objective", "at-least:royalty"]),
+    "draw known in hand": ("/api/draw", {"hand": "Ah Kh 9h 8h 7c", "known": "Ah"},
+                           ["draw", "Ah Kh 9h 8h 7c", "--known", "Ah"]),
+}
+
+
+@pytest.mark.parametrize("case", sorted(OTHER_ENDPOINTS_AS_CLI))
+def test_other_endpoints_bad_input_has_the_cli_wording(client, capsys, case):
+    path, body, args = OTHER_ENDPOINTS_AS_CLI[case]
+    message = assert_error(post(client, path, body), 400)
+    assert message == cli_error(quintet_cli.main, args, capsys)
+
+
+def test_no_500_on_any_bad_input_so_far(client):
+    """The server logged no fault: /api/health still ok, workers all alive and idle."""
+    health = client.get("/api/health").json()
+    assert health["status"] == "ok" and health["workers_ready"] == 2
+    for pid in health["worker_pids"]:
+        os.kill(pid, 0)  # alive
+
+
+# ---------------------------------------------------------------------- a pool of one worker
+
+
+@pytest.fixture()
+def small_client(tmp_path):
+    app = create_app(ServeConfig(workers=1, queue_size=1, store=tmp_path / "s.sqlite"))
+    with TestClient(app) as c:
+        wait_for_workers(lambda: c.get("/api/health").json(), 1)
+        yield c
+
+
+def test_full_queue_is_503_with_retry_after_and_a_dead_worker_is_replaced(small_client):
+    c = small_client
+    running = post(c, "/api/solve", HARD).json()
+    waiting = post(c, "/api/solve", {**HARD, "exposed": QUICK_DEALS[0]}).json()
+    assert waiting["status"] == "queued"
+    full = post(c, "/api/solve", {**HARD, "exposed": QUICK_DEALS[1]})
+    assert "busy" in assert_error(full, 503)
+    assert int(full.headers["retry-after"]) > 0
+    # cancelling the waiting job frees its place at once
+    assert c.delete(f"/api/jobs/{waiting['job']}").json()["status"] == "cancelled"
+    # the worker running the first job dies: the job fails (500 only here: a server fault), a new worker starts
+    pid = c.get("/api/health").json()["worker_pids"][0]
+    while c.get(f"/api/jobs/{running['job']}").json()["status"] != "running":
+        time.sleep(0.05)
+    os.kill(pid, signal.SIGKILL)
+    deadline = time.monotonic() + 30
+    while (job := c.get(f"/api/jobs/{running['job']}").json())["status"] != "failed":
+        assert time.monotonic() < deadline, job
+        time.sleep(0.05)
+    assert "worker process died" in job["error"]
+    health = wait_for_workers(lambda: c.get("/api/health").json(), 1)
+    assert health["worker_pids"] != [pid]
+    response = post(c, "/api/solve", {"exposed": EXAMPLE, "opponent": "uniform"})
+    assert response.status_code == 200 and response.json()["optimal"] is True

@@ -1,0 +1,131 @@
+"""The ``quintet-serve`` command: starts, serves, stops cleanly on Ctrl-C (also inside tmux,
+where Ctrl-C reaches the whole process group), and refuses bad options in one line."""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+import uuid
+
+import httpx
+import pytest
+from serve_helpers import EXAMPLE, ROOT, live_server, wait_for_workers
+
+
+def alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return True
+
+
+def wait_gone(pids: list[int], timeout: float = 10.0) -> bool:
+    deadline = time.monotonic() + timeout
+    while any(alive(p) for p in pids):
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.1)
+    return True
+
+
+def test_serves_then_ctrl_c_stops_everything_even_during_a_solve(tmp_path):
+    with live_server("--workers", "1", "--store", str(tmp_path / "s.sqlite")) as (url, proc):
+        assert url.startswith("http://127.0.0.1:")  # loopback by default
+        health = wait_for_workers(lambda: httpx.get(f"{url}/api/health").json(), 1)
+        assert httpx.get(f"{url}/").status_code == 200
+        job = httpx.post(f"{url}/api/solve", json={"exposed": EXAMPLE, "epsilon": 1e-9}).json()
+        assert job["status"] in ("queued", "running")
+        time.sleep(1.0)
+        started = time.monotonic()
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=30)
+        assert time.monotonic() - started < 15
+    assert proc.returncode == 0, err
+    assert "Traceback" not in err
+    assert err.strip().splitlines()[-1] == "quintet-serve: stopped"
+    assert wait_gone(health["worker_pids"])
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
+def test_ctrl_c_in_a_terminal_under_tmux(tmp_path):
+    session = f"quintet-serve-test-{uuid.uuid4().hex[:8]}"
+    port = _free_port()
+    command = f"{sys.executable} -m solver.serve.cli --port {port} --workers 1 --store {tmp_path / 's.sqlite'}"
+    subprocess.run(["tmux", "new-session", "-d", "-s", session, "-x", "200", "-y", "50", "-c", str(ROOT),
+                    f"{command}; echo EXIT=$?; sleep 30"], check=True)
+
+    def pane() -> str:
+        return subprocess.run(["tmux", "capture-pane", "-p", "-t", session], capture_output=True, text=True).stdout
+
+    try:
+        url = f"http://127.0.0.1:{port}"
+        deadline = time.monotonic() + 60
+        while f"127.0.0.1:{port}/" not in pane():
+            assert time.monotonic() < deadline, pane()
+            time.sleep(0.2)
+        health = wait_for_workers(lambda: httpx.get(f"{url}/api/health").json(), 1)
+        subprocess.run(["tmux", "send-keys", "-t", session, "C-c"], check=True)
+        deadline = time.monotonic() + 30
+        while "EXIT=" not in pane():
+            assert time.monotonic() < deadline, pane()
+            time.sleep(0.2)
+        text = pane()
+        assert "EXIT=0" in text and "quintet-serve: stopped" in text and "Traceback" not in text, text
+        assert wait_gone(health["worker_pids"])
+    finally:
+        subprocess.run(["tmux", "kill-session", "-t", session], capture_output=True)
+
+
+def run_serve(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "solver.serve.cli", *args], capture_output=True, text=True,
+                          cwd=ROOT, timeout=60)
+
+
+def one_line_error(proc: subprocess.CompletedProcess) -> str:
+    assert proc.returncode == 2, (proc.returncode, proc.stderr)
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and "Traceback" not in proc.stderr, proc.stderr
+    assert lines[0].startswith("quintet-serve: error: ")
+    return lines[0]
+
+
+@pytest.mark.parametrize("args, words", [
+    (["--workers", "0"], "--workers"),
+    (["--port", "-1"], "--port"),
+    (["--port", "http"], "--port"),
+    (["--queue-size", "0"], "--queue-size"),
+    (["--frobnicate"], "unrecognized arguments"),
+    (["--host", "no-such-host.invalid"], "cannot resolve --host"),
+])
+def test_bad_options_are_one_line_exit_2(args, words):
+    assert words in one_line_error(run_serve(*args))
+
+
+def test_corrupt_store_is_refused_and_left_untouched(tmp_path):
+    bad = tmp_path / "bad.sqlite"
+    bad.write_bytes(b"not a database" * 100)
+    before = bad.read_bytes()
+    assert "not a SQLite database" in one_line_error(run_serve("--store", str(bad), "--port", "0"))
+    assert bad.read_bytes() == before
+
+
+def test_port_in_use_is_one_line_exit_2(tmp_path):
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen(1)
+        port = taken.getsockname()[1]
+        message = one_line_error(run_serve("--port", str(port), "--store", str(tmp_path / "s.sqlite")))
+    assert re.search(rf"cannot listen on 127\.0\.0\.1:{port}", message)
