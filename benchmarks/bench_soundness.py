@@ -1,0 +1,112 @@
+"""Soundness sweep: the exact engines against each other at full size (issue 9).
+
+    python benchmarks/bench_soundness.py                         # 1,000 instances (hours)
+    python benchmarks/bench_soundness.py --instances 40 --seed 5 # a quick look
+    python benchmarks/bench_soundness.py --jsonl sweep.jsonl     # one line per instance as it goes
+
+Instances come from ``tests/differential.py``: random deals (both tie rules), and per deal
+the mixes a double oracle really asks best responses to (10–200 arrangements), random
+weights over its pool, those mixes blended with uniform and greedy, random populations,
+uniform, greedy; both objectives; a share of them reduced (two slots fixed).  Each instance
+runs every search variant of ``differential.VARIANTS`` (rules 4, 5, 6 each off in some);
+the basic search (rules 1–3 only) with a time limit; CP-SAT on the instances with small
+mixes and on every ``--cpsat-every``-th large one; brute force on the reduced ones.
+Any disagreement is printed and counted; the summary (counts, time per variant) goes to
+the Soundness section of benchmarks/RESULTS.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import json
+import statistics
+import sys
+import time
+from collections import Counter, defaultdict
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent / "tests"))
+
+import differential as diff  # noqa: E402
+from benchmark_results import cpu_name, write_section  # noqa: E402
+
+LARGE = 20  # a "large mix": at least this many arrangements
+
+
+def main() -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--instances", type=int, default=1000)
+    p.add_argument("--seed", type=int, default=2026)
+    p.add_argument("--per-deal", type=int, default=10, help="instances per deal (default 10)")
+    p.add_argument("--do-seconds", type=float, default=30.0, help="double-oracle time per deal for its mixes")
+    p.add_argument("--reduced-share", type=float, default=0.3)
+    p.add_argument("--basic-limit", type=float, default=60.0, help="seconds for the basic search (rules 1-3)")
+    p.add_argument("--cpsat-limit", type=float, default=120.0)
+    p.add_argument("--cpsat-every", type=int, default=10, help="CP-SAT on every k-th large-mix instance")
+    p.add_argument("--jsonl", type=Path, default=None, help="append one JSON line per instance")
+    p.add_argument("--no-write", action="store_true", help="do not update RESULTS.md")
+    args = p.parse_args()
+
+    counts: Counter[str] = Counter()
+    seconds: dict[str, list[float]] = defaultdict(list)
+    failures: list[str] = []
+    start = time.perf_counter()
+    stream = diff.instance_stream(args.seed, do_seconds=args.do_seconds, per_deal=args.per_deal,
+                                  reduced_share=args.reduced_share)
+    large_seen = 0
+    for i, inst in enumerate(itertools.islice(stream, args.instances)):
+        large = inst.support >= LARGE and not inst.reduced
+        if large:
+            large_seen += 1
+        cpsat = inst.support < LARGE or (large and large_seen % args.cpsat_every == 1)
+        verdict = diff.check(inst, brute_force=inst.reduced, basic_limit=args.basic_limit,
+                             cpsat_limit=args.cpsat_limit if cpsat else None)
+        counts["instances"] += 1
+        counts["reduced (brute force)" if inst.reduced else "full size"] += 1
+        if large:
+            counts[f"full size, mix of ≥ {LARGE}"] += 1
+        for name, r in verdict.results.items():
+            seconds[name].append(r.seconds)
+            counts[f"{name}: proven" if r.optimal else f"{name}: time limit"] += 1
+        if not verdict.ok:
+            failures.append(verdict.summary())
+            print("DISAGREEMENT:", verdict.summary(), flush=True)
+        if args.jsonl is not None:
+            with args.jsonl.open("a") as f:
+                f.write(json.dumps({"name": inst.name, "ok": verdict.ok, "optimum": verdict.optimum,
+                                    "brute": verdict.brute, "problems": verdict.problems,
+                                    "results": {n: {"value": r.value, "bound": r.bound, "optimal": r.optimal,
+                                                    "seconds": r.seconds} for n, r in verdict.results.items()}})
+                        + "\n")
+        print(f"{i + 1}/{args.instances} {time.perf_counter() - start:.0f}s "
+              f"{'ok' if verdict.ok else 'FAIL'} {inst.name}", file=sys.stderr, flush=True)
+
+    lines = [
+        f"`python benchmarks/bench_soundness.py --instances {args.instances} --seed {args.seed}` "
+        f"({time.perf_counter() - start:.0f} s on {cpu_name()}).",
+        "",
+        f"**Disagreements: {len(failures)}** among {counts['instances']} instances "
+        f"({counts['full size']} full size, {counts[f'full size, mix of ≥ {LARGE}']} of them against mixes of "
+        f"≥ {LARGE} arrangements; {counts['reduced (brute force)']} reduced, checked by brute force).",
+        "",
+        "| engine | runs | proven | stopped at its limit | median s | p90 s | max s |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for name, xs in seconds.items():
+        xs_sorted = sorted(xs)
+        p90 = xs_sorted[min(len(xs) - 1, int(0.9 * len(xs)))]
+        lines.append(f"| {name} | {len(xs)} | {counts[f'{name}: proven']} | {counts[f'{name}: time limit']} | "
+                     f"{statistics.median(xs):.3f} | {p90:.3f} | {max(xs):.3f} |")
+    if failures:
+        lines += ["", "Disagreements:", ""] + [f"- {f}" for f in failures]
+    report = "\n".join(lines)
+    print(report)
+    if not args.no_write:
+        write_section("soundness", "Soundness sweep", report)
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
