@@ -36,7 +36,7 @@ from solver.store import SolutionStore
 STORED_DEAL = QUICK_DEALS[0]  # solved into the store before the server starts
 JOB_DEAL = QUICK_DEALS[1]  # solved by the server, as a job
 HARD = {"exposed": EXAMPLE, "epsilon": 1e-9}  # an equilibrium that runs until cancelled
-HARD_TOO = {"exposed": "Ah Ks Qc Td Tc 9s 9c", "epsilon": 1e-9}  # another (tests must not share a stored deal)
+HARD_TOO = {"exposed": "Ac Kd Kc Qc Jh 8h 8d", "epsilon": 1e-9}  # another (tests must not share a stored deal)
 
 
 @pytest.fixture(scope="module")
@@ -169,7 +169,7 @@ def test_job_event_stream(client):
             if line.startswith("data: "):
                 seen.append(json.loads(line[6:]))
     assert seen[-1]["status"] == "done" and seen[-1]["job"] == job_id
-    assert seen[-1]["result"]["interrupted"] is False and seen[-1]["result"]["converged"] is False
+    assert seen[-1]["result"]["interrupted"] is False
     assert any(s["status"] == "running" for s in seen)
     iterations = [s["progress"]["iteration"] for s in seen if s["progress"]]
     assert iterations and iterations == sorted(iterations)

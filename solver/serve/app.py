@@ -40,13 +40,13 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, JSONResponse, Response, StreamingResponse
 from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel
-from quintet.cli_variants import hand_report
 from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from quintet.cards import format_cards
 from quintet.cli import showdown_report
+from quintet.draw.cli import hand_report
 from quintet.game import Deal
 from quintet.rules import RULE_SETS
 
@@ -403,7 +403,7 @@ def _solve_request(body: SolveIn) -> SolveRequest:
     request = SolveRequest(
         deal, opponent=body.opponent, objective=body.objective, engine=body.engine, time_limit=body.time_limit,
         epsilon=body.epsilon, workers=body.workers, seed=body.seed, fix=fix, grade=body.grade,
-        population=population, files=False)
+        population=population, files=False, verify=body.verify)
     if population is None and any(_NAMED_POPULATION.match(part.strip()) for part in body.opponent.split(",")):
         raise RequestError("opponent 'population' needs the arrangements in the field 'population'")
     request.check()

@@ -128,6 +128,9 @@ class SolveIn(_Strict):
     population: list[ArrangementText | PopulationEntry] | None = Field(
         None, description="observed arrangements (optionally weighted): the opponent 'population'")
     rules: RulesIn = Field(default=RulesIn(), description="the rule set (default classic)")
+    verify: float | None = Field(default=None, gt=0, allow_inf_nan=False,
+                                 description="seconds for an independent recheck of the answer by the other exact "
+                                             "engine (quintet-solve --verify)")
 
 
 class ShowdownIn(_Strict):
@@ -178,6 +181,19 @@ class SlotAdviceOut(_Out):
     expected_margin: float
 
 
+class VerificationOut(_Out):
+    """An independent recheck (``solver.verify.Verification``)."""
+
+    status: Literal["confirmed", "refuted", "inconclusive"]
+    claim: Literal["optimum", "exploitability"]
+    claimed: float
+    engine: str
+    found: float
+    bound: float
+    proven: bool
+    seconds: float
+
+
 class AnswerOut(_Out):
     """The fields every ``quintet-solve --json`` answer has."""
 
@@ -197,6 +213,7 @@ class AnswerOut(_Out):
                                      "exploitability)")
     interrupted: bool
     seconds: float
+    verification: VerificationOut | None = None
 
 
 class SolutionOut(AnswerOut):
@@ -226,6 +243,7 @@ class GradeOut(_Out):
     regret: float
     best_swap: SwapOut | None
     best: SolutionOut
+    verification: VerificationOut | None = None
 
 
 class MixEntryOut(_Out):
@@ -252,6 +270,7 @@ class EquilibriumOut(AnswerOut):
     iterations: int
     pool_size: int
     from_store: bool
+    notes: list[str] = Field(description="one-line remarks, e.g. a stale stored answer solved again")
 
 
 class ProgressOut(_Out):
