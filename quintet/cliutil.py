@@ -12,7 +12,7 @@ from .rules import RULE_SETS, TIEBREAKS, Rules, get_rules
 
 __all__ = [
     "OneLineParser", "UsageError", "add_rules_arguments", "rules_from_args", "run_cli", "print_json",
-    "number", "positive_float", "integer", "int_at_least", "positive_int",
+    "number", "positive_float", "nonnegative_float", "integer", "int_at_least", "positive_int",
 ]
 
 EXIT_USAGE = 2
@@ -45,6 +45,14 @@ def positive_float(text: str) -> float:
     value = number(text)
     if not value > 0:
         raise argparse.ArgumentTypeError(f"must be positive: {text!r}")
+    return value
+
+
+def nonnegative_float(text: str) -> float:
+    """argparse type: a number ≥ 0."""
+    value = number(text)
+    if not value >= 0:
+        raise argparse.ArgumentTypeError(f"must be at least 0: {text!r}")
     return value
 
 

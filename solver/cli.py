@@ -22,6 +22,7 @@ from quintet.cliutil import (
     UsageError,
     add_rules_arguments,
     integer,
+    nonnegative_float,
     positive_float,
     positive_int,
     print_json,
@@ -34,7 +35,7 @@ from .api import ENGINES, Grade, Solution
 from .equilibrium import EquilibriumResult
 from .interrupt import run_interruptible
 from .opponents import OPPONENT_HELP
-from .problem import OBJECTIVES
+from .problem import OBJECTIVES, VALUE_TOLERANCE
 from .request import EQUILIBRIUM_TIME_LIMIT, SolveAnswer, SolveRequest, solve_request
 from .store import SolutionStore
 from .verify import VERIFY_TIME_LIMIT
@@ -59,8 +60,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--time-limit", type=positive_float, default=None, metavar="SECONDS",
                    help="stop and return the best found with its bound (default: none for a best "
                         f"response, {EQUILIBRIUM_TIME_LIMIT:g} s for the equilibrium)")
-    p.add_argument("--epsilon", type=positive_float, default=0.01, metavar="POINTS",
-                   help="equilibrium: stop once the certified exploitability is at most this (default 0.01)")
+    p.add_argument("--epsilon", type=nonnegative_float, default=0.01, metavar="POINTS",
+                   help="equilibrium: stop once the certified exploitability is at most this (default 0.01; "
+                        "0: an exact equilibrium, proven to float tolerance 1e-9)")
     p.add_argument("--store", metavar="PATH", default=None,
                    help="store of solved equilibria (default: $QUINTET_STORE or the user cache directory)")
     p.add_argument("--no-store", action="store_true", help="neither read nor write the store")
@@ -189,10 +191,16 @@ def format_equilibrium(eq: EquilibriumResult, *, seed: int = 0, unicode: bool = 
         more = f", … ({len(slot) - 4} more)" if len(slot) > 4 else ""
         lines.append(f"  slot {s + 1} ({rules.weights[s]} pts): {shown}{more}")
     kind = "exact best response" if eq.proven else "proven bound on the best response"
-    status = "converged" if eq.converged else f"target ε {eq.epsilon:g} not reached"
+    if eq.converged:
+        status = ("converged: an exact equilibrium, to float tolerance " f"{VALUE_TOLERANCE:g}"
+                  if eq.epsilon == 0 else "converged")
+    else:
+        status = f"target ε {eq.epsilon:g} not reached"
+    shown = f"{eq.exploitability:.4f}" if eq.exploitability >= 1e-4 or eq.exploitability == 0 else \
+        f"{eq.exploitability:.1e}"
     extra = " — interrupted" if eq.interrupted else ""
     source = "answered from the store" if eq.from_store else f"{eq.iterations} iterations, {eq.seconds:.1f} s"
-    lines.append(f"Certificate: no arrangement gains more than {eq.exploitability:.4f} points against this mix "
+    lines.append(f"Certificate: no arrangement gains more than {shown} points against this mix "
                  f"({kind}; {status}){extra}; {source}")
     return "\n".join(lines)
 

@@ -144,7 +144,7 @@ def double_oracle(
     progress: Callable[[dict[str, float]], None] | None = None,
     first_response_limit: float = 10.0,
     support_tol: float = 1e-9,
-    gain_tol: float = 1e-7,
+    gain_tol: float = 1e-9,
     max_added: int = 120,
     cheap_starts: int = 16,
     cheap_limit: int = 4,
@@ -157,7 +157,9 @@ def double_oracle(
     finding a gaining strategy.  A game with a cheap oracle (``CheapOracle``) is asked first,
     from the ``cheap_starts`` best pool strategies, for up to ``cheap_limit`` strategies
     gaining more than ``max(gain_tol, epsilon / 2)``.  ``gain_tol`` (payoff units): gains at
-    most this are float noise of the LP, never worth a new strategy.
+    most this are float noise, never worth a new strategy; the mix counts as converged when
+    its certificate is at most ``epsilon + gain_tol`` (so ``epsilon = 0`` asks for a proven
+    equilibrium, exact to that tolerance).
     """
     start = time.perf_counter()
     pool: list[S] = []
@@ -246,7 +248,7 @@ def double_oracle(
         history.append(record)
         if progress is not None:
             progress(record)
-        if best_cert <= epsilon:
+        if best_cert <= epsilon + gain_tol:
             converged = True
             break
         if stop_event is not None and stop_event.is_set():

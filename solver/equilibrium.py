@@ -35,14 +35,14 @@ from .canonical import canonical_exposed, from_canonical_arrangement, symmetry_g
 from .double_oracle import DoubleOracleResult, Response, double_oracle
 from .local_search import improving_partitions
 from .opponents import ArrangementMix, Uniform
-from .problem import BestResponseProblem, slot_values
+from .problem import VALUE_TOLERANCE, BestResponseProblem, slot_values
 from .search import solve_search
 from .store import SolutionStore, StoreError, rules_fingerprint
 from .tables import DealTables
 
 __all__ = [
     "QuintetGame", "EquilibriumResult", "equilibrium", "solve_equilibrium", "stored_exploitability", "STORE_KIND",
-    "CERTIFICATE_VERSION",
+    "CERTIFICATE_VERSION", "certified_within",
 ]
 
 CERTIFICATE_VERSION = 2
@@ -54,6 +54,12 @@ STORE_KIND = f"equilibrium-v{CERTIFICATE_VERSION}"
 STALE_STORE_KINDS = ("equilibrium",)  # kinds written by earlier certificate versions
 
 Strategy = tuple[int, ...]
+
+
+def certified_within(exploitability: float, epsilon: float) -> bool:
+    """Does a certified exploitability meet the target ε?  Equal to float tolerance
+    (``VALUE_TOLERANCE``), so ε = 0 asks for an exact equilibrium and is met by one."""
+    return exploitability <= epsilon + VALUE_TOLERANCE
 
 
 class QuintetGame:
@@ -231,8 +237,8 @@ def equilibrium(
     seconds or when ``stop_event`` is set, returning the best certified mix found.
     ``initial`` arrangements (e.g. a stored mix) warm-start the double oracle.
     """
-    if not epsilon > 0:
-        raise ValueError(f"epsilon must be positive, got {epsilon}")
+    if not epsilon >= 0:
+        raise ValueError(f"epsilon must be at least 0, got {epsilon}")
     tables = tables or DealTables.build(deal)
     game = QuintetGame(tables)
     uniform = BestResponseProblem(
@@ -293,7 +299,7 @@ def solve_equilibrium(
         record = store.get(fingerprint, STORE_KIND, canonical)
         if record is not None:
             stored = EquilibriumResult.from_record(canonical_deal, record)
-            if stored.exploitability <= epsilon:
+            if certified_within(stored.exploitability, epsilon):
                 return stored.relabel(deal, perm)
             warm = [a for _, a in stored.mix]
         else:

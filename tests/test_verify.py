@@ -57,13 +57,15 @@ def test_status_rules():
     assert v(1.2, 1.5).status == "refuted"
 
 
-def test_equilibrium_certificate_is_confirmed():
+def test_exact_equilibrium_certificate_is_confirmed():
+    """ε = 0: an exact equilibrium (to float tolerance), and CP-SAT finds nothing gaining."""
     deal = Deal.from_exposed(FAST)
-    eq = equilibrium(deal, epsilon=0.05, time_limit=120)
+    eq = equilibrium(deal, epsilon=0.0, time_limit=120)
+    assert eq.converged and eq.proven and eq.exploitability <= 1e-9
     check = verify_equilibrium(eq, time_limit=300)
     assert check.claim == "exploitability" and check.engine == "cpsat"
     assert check.status == "confirmed", check.describe()
-    assert check.bound <= eq.exploitability + 1e-8
+    assert check.bound <= 1e-8
 
 
 def test_cli_verify_json(tmp_path):

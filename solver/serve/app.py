@@ -50,7 +50,7 @@ from quintet.draw.cli import hand_report
 from quintet.game import Deal
 from quintet.rules import RULE_SETS
 
-from ..equilibrium import stored_exploitability
+from ..equilibrium import certified_within, stored_exploitability
 from ..opponents import population_from_json
 from ..request import RequestError, SolveRequest
 from ..store import SolutionStore, default_store_path
@@ -241,7 +241,7 @@ def create_app(config: ServeConfig | None = None) -> FastAPI:
 
     def is_stored(request: SolveRequest) -> bool:
         quality = stored_exploitability(request.deal, store())
-        return quality is not None and quality <= request.epsilon
+        return quality is not None and certified_within(quality, request.epsilon)
 
     async def finished(job: Job) -> Job:
         loop = asyncio.get_running_loop()

@@ -117,7 +117,7 @@ class SolveIn(_Strict):
                           "(the arrangements in 'population') | a mixture such as uniform:0.3,greedy:0.7")
     objective: Literal[OBJECTIVES] = "margin"  # type: ignore[valid-type]
     engine: Literal[ENGINES] = "auto"  # type: ignore[valid-type]
-    epsilon: float = Field(default=0.01, gt=0, allow_inf_nan=False,
+    epsilon: float = Field(default=0.01, ge=0, allow_inf_nan=False,
                            description="equilibrium: stop once the certified exploitability is at most this (points)")
     time_limit: float | None = Field(default=None, gt=0, allow_inf_nan=False,
                                      description="seconds (default: none for a best response, 600 for the equilibrium)")
