@@ -71,12 +71,12 @@ class Deal:
 
     @property
     def n_exposed(self) -> int:
-        return self.rules.deck.size - self.rules.n_slots * self.rules.hand_size
+        return self.rules.n_exposed
 
     @classmethod
     def from_exposed(cls, exposed: str | Iterable[str] | Iterable[int], rules: Rules = CLASSIC) -> Deal:
         """A deal from its exposed cards (text, a list of card strings, or card ints)."""
-        n = rules.deck.size - rules.n_slots * rules.hand_size
+        n = rules.n_exposed
         items = list(exposed) if not isinstance(exposed, str) else [exposed]
         if items and all(isinstance(c, int) for c in items):
             cards = [int(c) for c in items if isinstance(c, int)]

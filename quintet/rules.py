@@ -178,6 +178,11 @@ class Rules:
         return len(self.weights)
 
     @property
+    def n_exposed(self) -> int:
+        """Cards exposed in a deal: the deck less the cards each player arranges (7 of 32 in Quintet)."""
+        return self.deck.size - self.n_slots * self.hand_size
+
+    @property
     def categories(self) -> tuple[Category, ...]:
         """The category table actually in force, lowest first (options applied)."""
         order = list(self.category_order)
