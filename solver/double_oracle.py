@@ -5,13 +5,13 @@ lists of pure strategies, a best response to a mix (with a proven bound), and an
 — strategies to add together with a new best response (Quintet adds all slot orders of a
 partition).  The same code solves rock-paper-scissors (see the tests) or Quintet.
 
-Certificate
------------
+Exploitability
+--------------
 In a symmetric zero-sum game the value is 0, and a mix ``x`` is ε-optimal with
-``ε = max_P u(P, x)`` — the best response's value against it.  The certificate reported for
-a returned mix is that value when the best response was proven optimal, and otherwise the
-best response's proven upper bound: never an unproven number.  The mix returned is the one
-with the smallest certificate seen.
+``ε = max_P u(P, x)`` — the best response's value against it: the mix's *exploitability*.
+The exploitability reported for a mix is *certified*: that value when the best response was
+proven optimal, otherwise the best response's proven upper bound — never an unproven number.
+The mix returned is the one with the smallest certified exploitability seen.
 
 Restricted games
 ----------------
@@ -99,8 +99,8 @@ class DoubleOracleResult(Generic[S]):
     support: list[S]
     probabilities: np.ndarray
     exploitability: float  # certified: max_P u(P, mix) ≤ this
-    proven: bool  # the certificate comes from a best response proven optimal
-    converged: bool  # certificate ≤ epsilon
+    proven: bool  # the exploitability is a best response proven optimal (not only its bound)
+    converged: bool  # exploitability ≤ epsilon
     interrupted: bool
     iterations: int
     seconds: float
@@ -122,12 +122,19 @@ def double_oracle(
     gain_tol: float = 1e-7,
     max_added: int = 200,
 ) -> DoubleOracleResult[S]:
-    """Double oracle from ``initial`` until the certificate is ≤ ``epsilon`` or time is up.
+    """Double oracle from ``initial`` until the certified exploitability is ≤ ``epsilon`` or time is up.
 
     ``trivial_bound`` (an upper bound on any payoff) certifies the first mix before any best
     response has finished.  Each best response gets the remaining time, but at most
     ``first_response_limit`` seconds at first, doubled each time one ends unproven without
-    finding a gaining strategy.
+    finding a gaining strategy.  ``support_tol``: LP probabilities at most this are dropped
+    from the mix; ``gain_tol`` (points): a strategy counts as gaining against a mix only by more
+    than this — above the LP solver's own tolerances, so its rounding noise adds nothing.
+
+    ``progress(record)`` gets one record per iteration (kept in ``history``): ``iteration``,
+    ``pool``, ``working``, ``support``, ``response`` (the best response's value),
+    ``exploitability`` (this mix's, certified), ``best_exploitability`` (the smallest so far),
+    ``proven`` (1.0/0.0) and ``seconds``.
     """
     start = time.perf_counter()
     pool: list[S] = []
@@ -147,7 +154,7 @@ def double_oracle(
         raise ValueError("double oracle needs at least one initial strategy")
     best_support: list[S] = [pool[working[0]]]
     best_probs = np.ones(1)
-    best_cert = trivial_bound
+    best_exploitability = trivial_bound
     best_proven = False
     history: list[dict[str, float]] = []
     response_limit = first_response_limit
@@ -181,18 +188,20 @@ def double_oracle(
         limit = response_limit if remaining is None else min(response_limit, remaining)
         response = game.best_response(support, probs, time_limit=limit, hint=pool[hint_index],
                                       stop_event=stop_event)
-        certificate = response.value if response.proven else response.bound
-        if certificate < best_cert:
-            best_support, best_probs, best_cert, best_proven = support, probs, certificate, response.proven
+        exploitability = response.value if response.proven else response.bound
+        if exploitability < best_exploitability:
+            best_support, best_probs, best_proven = support, probs, response.proven
+            best_exploitability = exploitability
         record = {
             "iteration": iterations, "pool": len(pool), "working": len(working), "support": len(support),
-            "response": response.value, "certificate": certificate, "best_certificate": best_cert,
+            "response": response.value, "exploitability": exploitability,
+            "best_exploitability": best_exploitability,
             "proven": float(response.proven), "seconds": time.perf_counter() - start,
         }
         history.append(record)
         if progress is not None:
             progress(record)
-        if best_cert <= epsilon:
+        if best_exploitability <= epsilon:
             converged = True
             break
         if stop_event is not None and stop_event.is_set():
@@ -205,10 +214,10 @@ def double_oracle(
             working = [seen[s] for s in support] + new
         elif not response.proven:
             response_limit *= 2  # nothing found in time: give the next attempt longer
-        else:  # proven, nothing gains beyond tolerance: the certificate is final
+        else:  # proven, nothing gains beyond tolerance: the exploitability is final
             break
     return DoubleOracleResult(
-        support=best_support, probabilities=best_probs, exploitability=max(best_cert, 0.0), proven=best_proven,
-        converged=converged, interrupted=interrupted, iterations=iterations,
+        support=best_support, probabilities=best_probs, exploitability=max(best_exploitability, 0.0),
+        proven=best_proven, converged=converged, interrupted=interrupted, iterations=iterations,
         seconds=time.perf_counter() - start, pool_size=len(pool), history=history,
     )
