@@ -373,7 +373,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="number of seeded random deals (default 20)")
     p.add_argument("--seed", type=int, default=2026, help="seed of the random deals (default 2026)")
     p.add_argument("--exposed", action="append", default=[], metavar="CARDS",
-                   help="a deal given by its 7 exposed cards (repeatable; played before the random deals)")
+                   help="a deal given by its exposed cards (7 in Quintet; repeatable; played before the random deals)")
     p.add_argument("--strategies", default=",".join(STRATEGIES),
                    help=f"comma-separated subset of {','.join(STRATEGIES)} (default: all)")
     p.add_argument("--epsilon", type=positive_float, default=0.05, metavar="POINTS",

@@ -30,7 +30,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = OneLineParser(prog="quintet-batch",
                       description="Solve many Quintet deals into the store (resumable; local processes or Dask).")
     p.add_argument("deals", nargs="*", metavar="EXPOSED",
-                   help='deals, each its 7 exposed cards as one argument ("8h 7h 9d Ts 7s Qc Jc")')
+                   help='deals, each its exposed cards as one argument ("8h 7h 9d Ts 7s Qc Jc": 7 in Quintet)')
     src = p.add_argument_group("more deals")
     src.add_argument("--file", metavar="PATH", action="append", default=[],
                      help="a file of deals, one line of exposed cards each ('-' = stdin; # comments)")
