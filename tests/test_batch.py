@@ -331,3 +331,32 @@ def test_pool_workers_exit_when_the_batch_is_killed(tmp_path):
     rerun = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
     summary = json.loads(rerun.stdout)
     assert summary["failed"] == 0 and set(stored(store_path)) == set(random_deals(6, 2))
+
+
+def test_progress_bar_in_a_real_terminal(tmp_path):
+    """Inside tmux (a real terminal) the bar is redrawn in place: one bar line, at 100%."""
+    tmux = shutil.which("tmux")
+    if tmux is None:
+        pytest.skip("tmux is not installed")
+    socket = f"quintet-test-{os.getpid()}"
+    command = " ".join(batch_command() + [f"'{FAST[0]}'", "--epsilon", str(EPSILON), "--time-limit", "60",
+                                           "--workers", "1", "--store", str(tmp_path / "s.sqlite")])
+    base = [tmux, "-L", socket, "-f", "/dev/null"]
+    raw = tmp_path / "terminal.log"
+    subprocess.run(base + ["new-session", "-d", "-x", "160", "-y", "20",
+                           f"sleep 1; {command}; echo BATCH-DONE; sleep 60"], check=True)
+    try:
+        subprocess.run(base + ["pipe-pane", "-o", f"cat >> {raw}"], check=True)  # the bytes the terminal got
+        deadline = time.monotonic() + 120
+        pane = ""
+        while time.monotonic() < deadline and "BATCH-DONE" not in pane:
+            time.sleep(0.5)
+            pane = subprocess.run(base + ["capture-pane", "-p"], capture_output=True, text=True).stdout
+    finally:
+        subprocess.run(base + ["kill-server"], capture_output=True)
+    assert "BATCH-DONE" in pane, pane
+    bars = [line for line in pane.splitlines() if "deals [" in line]
+    assert len(bars) == 1 and "100%" in bars[0] and "1/1 deals" in bars[0], pane
+    written = raw.read_bytes().decode(errors="replace")  # not read_text: it would turn \r into \n
+    assert "0/1 deals" in written and "\rquintet-batch: 100%" in written  # drawn at 0/1, then redrawn in place
+    assert "solved 1, unconverged 0, skipped 0, failed 0" in pane
