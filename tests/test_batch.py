@@ -360,3 +360,39 @@ def test_progress_bar_in_a_real_terminal(tmp_path):
     written = raw.read_bytes().decode(errors="replace")  # not read_text: it would turn \r into \n
     assert "0/1 deals" in written and "\rquintet-batch: 100%" in written  # drawn at 0/1, then redrawn in place
     assert "solved 1, unconverged 0, skipped 0, failed 0" in pane
+
+
+def test_ctrl_c_keeps_what_finished_and_exits_130(tmp_path):
+    """Ctrl-C (SIGINT to the whole process group, as a terminal sends it) while a slow deal is
+    in flight on a 2-worker pool: the finished deals stay stored, the summary says interrupted,
+    exit status 130, and no worker process is left behind."""
+    store_path = tmp_path / "s.sqlite"
+    slow = "8h 7h 9d Ts 7s Qc Jc"  # minutes to ε = 0.1
+    cmd = batch_command() + [*FAST, slow, "--epsilon", str(EPSILON), "--time-limit", "300", "--workers", "2",
+                             "--store", str(store_path), "--json", "--no-progress"]
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    try:
+        deadline = time.monotonic() + 180
+        while time.monotonic() < deadline and proc.poll() is None:
+            if store_path.exists() and store_path.stat().st_size > 0:
+                try:
+                    if len(stored(store_path)) >= len(FAST):
+                        break
+                except Exception:  # noqa: BLE001 — the file may be mid-creation
+                    pass
+            time.sleep(0.1)
+        assert proc.poll() is None, "the batch finished before it could be interrupted"
+        workers = subprocess.run(["pgrep", "-P", str(proc.pid)], capture_output=True, text=True).stdout.split()
+        os.killpg(proc.pid, signal.SIGINT)
+        out, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.communicate()
+    assert proc.returncode == 130, err
+    summary = json.loads(out)
+    assert summary["interrupted"] and summary["solved"] == len(FAST) and summary["failed"] == 0
+    assert set(stored(store_path)) == {canonical_key(Deal.from_exposed(d).exposed) for d in FAST}
+    time.sleep(1)
+    assert not [pid for pid in workers if Path(f"/proc/{pid}").exists()
+                and "zombie" not in Path(f"/proc/{pid}/status").read_text().lower()]

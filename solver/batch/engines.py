@@ -21,7 +21,7 @@ from quintet.rules import Rules
 
 from .jobs import JobResult, warm_up_quietly
 
-__all__ = ["BATCH_ENGINES", "SerialEngine", "PoolEngine", "DaskEngine", "make_engine", "default_workers"]
+__all__ = ["BATCH_ENGINES", "Engine", "SerialEngine", "PoolEngine", "DaskEngine", "make_engine", "default_workers"]
 
 BATCH_ENGINES = ("local", "dask")
 """``--engine`` of ``quintet-batch``: where jobs run (``solver.api.ENGINES`` are the best-response engines)."""
@@ -152,7 +152,7 @@ class DaskEngine:
             self.cluster.close()
 
 
-Engine = SerialEngine | PoolEngine | DaskEngine
+Engine = SerialEngine | PoolEngine | DaskEngine  # what make_engine returns
 
 
 def make_engine(engine: str, workers: int, scheduler: str | None = None) -> Engine:

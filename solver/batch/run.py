@@ -19,7 +19,7 @@ from quintet.rules import CLASSIC, Rules
 from ..equilibrium import EquilibriumStore
 from ..store import SolutionStore
 from .deals import canonical_keys
-from .engines import PoolEngine, SerialEngine, make_engine
+from .engines import Engine, PoolEngine, SerialEngine, make_engine
 from .jobs import JobResult, solve_job
 from .progress import BatchProgress
 
@@ -139,18 +139,7 @@ def run_batch(
     summary = BatchSummary(total=len(keys), duplicates=duplicates, engine=engine, workers=workers,
                            epsilon=epsilon, store=None if store is None else str(store.path))
     entries = None if store is None else EquilibriumStore(store, rules)
-    todo: list[tuple[int, tuple[Arrangement, ...]]] = []
-    for key in keys:
-        if entries is None:
-            todo.append((key, ()))
-            continue
-        stored = entries.exploitability(key)  # cheap: no record parsed
-        if stored is not None and stored <= epsilon:
-            summary.skipped += 1
-            continue
-        found = entries.look_up(Deal(key, rules), epsilon)  # weaker or stale: warm-start from its mix
-        summary.stale += found.stale
-        todo.append((key, found.warm_start))
+    todo = _jobs_to_run(keys, entries, rules, epsilon, summary)
     bar = progress if isinstance(progress, BatchProgress) else BatchProgress(enabled=bool(progress))
     if not todo:
         return summary
@@ -163,71 +152,99 @@ def run_batch(
         eng.close()
         raise
     summary.startup = time.perf_counter() - t_engine
+
+    def collect(result: JobResult) -> None:
+        note = _collect(result, summary, entries, rules)
+        if on_result is not None:
+            on_result(result)
+        bar.update(summary.completed + summary.failed, note)
+
     # the serial engine solves inside submit(): one at a time, so each result is committed at once
     limit = 1 if isinstance(eng, SerialEngine) else in_flight or 2 * eng.workers
-    queue = deque(todo)
-    running: set[Any] = set()
-    owner: dict[Any, int] = {}  # future -> canonical key
+    jobs = deque((key, (solve_job, key, rules, epsilon, time_limit, warm_start)) for key, warm_start in todo)
     start = time.perf_counter()
     bar.start(len(todo))
-    kill = False
+    try:
+        _run_jobs(eng, jobs, limit, collect, summary)
+    finally:
+        summary.seconds = time.perf_counter() - start
+        bar.close()
+        eng.close(kill=summary.interrupted)  # Ctrl-C: stop solves in flight (solved again next time)
+    return summary
+
+
+def _jobs_to_run(keys: Sequence[int], entries: EquilibriumStore | None, rules: Rules, epsilon: float,
+                 summary: BatchSummary) -> list[tuple[int, tuple[Arrangement, ...]]]:
+    """(key, warm start) of each deal to solve; counts the skipped and the stale in ``summary``."""
+    todo: list[tuple[int, tuple[Arrangement, ...]]] = []
+    for key in keys:
+        if entries is None:
+            todo.append((key, ()))
+            continue
+        stored = entries.exploitability(key)  # cheap: no record parsed
+        if stored is not None and stored <= epsilon:
+            summary.skipped += 1
+            continue
+        found = entries.look_up(Deal(key, rules), epsilon)  # weaker or stale: warm-start from its mix
+        summary.stale += found.stale
+        todo.append((key, found.warm_start))
+    return todo
+
+
+def _collect(result: JobResult, summary: BatchSummary, entries: EquilibriumStore | None, rules: Rules) -> str:
+    """Count a finished job and commit its record to the store; returns the progress note."""
+    summary.results.append(result)
+    deal_text = format_cards(result.canonical, rules.deck)
+    if result.error is not None:
+        summary.failed += 1
+        summary.errors.append(f"{deal_text}: {result.error}")
+        return f"FAILED {deal_text}: {result.error}"
+    if entries is not None and result.record is not None:
+        entries.put(result.canonical, result.record, result.exploitability)
+    if result.exploitability <= summary.epsilon:
+        summary.solved += 1
+    else:
+        summary.unconverged += 1
+    return f"last: {deal_text} exploitability {result.exploitability:.4f} in {result.seconds:.1f} s"
+
+
+def _run_jobs(eng: Engine, jobs: deque[tuple[int, tuple[Any, ...]]], limit: int,
+              collect: Callable[[JobResult], None], summary: BatchSummary) -> None:
+    """Keep at most ``limit`` of ``jobs`` (key, (fn, *args)) running on ``eng`` and ``collect``
+    each result as it arrives.  A broken pool is restarted (``PoolEngine.restart``), else the
+    rest fail; Ctrl-C cancels what is queued and marks ``summary`` interrupted."""
+    running: dict[Any, int] = {}  # future -> canonical key
 
     def fill() -> None:
-        while queue and len(running) < limit:
-            key, warm_start = queue[0]
+        while jobs and len(running) < limit:
+            key, call = jobs[0]
             try:
-                future = eng.submit(solve_job, key, rules, epsilon, time_limit, warm_start)
+                future = eng.submit(*call)
             except cf.BrokenExecutor as exc:  # a worker process died: this pool takes no more work
                 if running:
                     return  # let the in-flight futures fail first, then come back here
                 if isinstance(eng, PoolEngine) and eng.restart():
                     continue
-                summary.failed += len(queue)
-                summary.errors.append(f"the worker pool broke ({exc}); {len(queue)} deal(s) not attempted")
-                queue.clear()
+                summary.failed += len(jobs)
+                summary.errors.append(f"the worker pool broke ({exc}); {len(jobs)} deal(s) not attempted")
+                jobs.clear()
                 return
-            queue.popleft()
-            running.add(future)
-            owner[future] = key
+            jobs.popleft()
+            running[future] = key
 
     try:
         fill()
         while running:
-            done, running_left = eng.wait_any(running)
-            running.clear()
-            running.update(running_left)
+            done, _ = eng.wait_any(set(running))
             for future in done:
-                key = owner.pop(future)
+                key = running.pop(future)
                 try:
                     result: JobResult = future.result()
                 except Exception as exc:  # noqa: BLE001 — the worker process died (solve_job never raises)
                     result = JobResult(canonical=key, error=f"worker lost: {type(exc).__name__}: {exc}")
-                summary.results.append(result)
-                if result.error is not None:
-                    summary.failed += 1
-                    deal_text = format_cards(result.canonical, rules.deck)
-                    summary.errors.append(f"{deal_text}: {result.error}")
-                    note = f"FAILED {deal_text}: {result.error}"
-                else:
-                    if entries is not None and result.record is not None:
-                        entries.put(result.canonical, result.record, result.exploitability)
-                    if result.exploitability <= epsilon:
-                        summary.solved += 1
-                    else:
-                        summary.unconverged += 1
-                    note = (f"last: {format_cards(result.canonical, rules.deck)} exploitability "
-                            f"{result.exploitability:.4f} in {result.seconds:.1f} s")
-                if on_result is not None:
-                    on_result(result)
-                bar.update(summary.completed + summary.failed, note)
+                collect(result)
             fill()
     except KeyboardInterrupt:
         summary.interrupted = True
-        kill = True
         for future in running:
             future.cancel()
-    finally:
-        summary.seconds = time.perf_counter() - start
-        bar.close()
-        eng.close(kill=kill)
-    return summary
