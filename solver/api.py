@@ -46,6 +46,8 @@ __all__ = [
 ]
 
 ENGINES = ("auto", "search", "cpsat")
+"""Best-response engines (``--engine`` of ``quintet-solve``); ``auto`` is ``search``.  Where batch
+jobs run is another choice: ``solver.batch.BATCH_ENGINES``."""
 
 
 @dataclass(frozen=True)
