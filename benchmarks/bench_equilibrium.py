@@ -29,7 +29,7 @@ EXAMPLE = "8h 7h 9d Ts 7s Qc Jc"
 
 
 def first_time(history: list[dict[str, float]], eps: float) -> float | None:
-    return next((h["seconds"] for h in history if h["best_certificate"] <= eps), None)
+    return next((h["seconds"] for h in history if h["best_exploitability"] <= eps), None)
 
 
 def main() -> None:
@@ -55,7 +55,7 @@ def main() -> None:
         rows.append((format_cards(deal.exposed), r.exploitability, r.proven, t05, t01, r.iterations,
                      r.pool_size, len(r.mix), r.seconds))
         curves.append((format_cards(deal.exposed), [h["seconds"] for h in r.history],
-                       [max(h["best_certificate"], 1e-4) for h in r.history]))
+                       [max(h["best_exploitability"], 1e-4) for h in r.history]))
         print(f"{rows[-1][0]}: ε {r.exploitability:.5f} after {r.seconds:.1f} s, {r.iterations} iterations", flush=True)
 
     def fmt(t: float | None) -> str:

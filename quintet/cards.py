@@ -323,6 +323,15 @@ def parse_cards(
 ) -> list[int]:
     """Parse distinct cards separated by spaces/commas (or an iterable of such strings).
 
+    >>> parse_cards("Ah, 10d 7♠")
+    [23, 11, 24]
+    >>> format_cards(mask_of(parse_cards("Ah, 10d 7♠")))
+    'Ah Td 7s'
+    >>> parse_cards("Ah Ah")
+    Traceback (most recent call last):
+    ...
+    quintet.cards.DuplicateCardError: duplicate card 'Ah' in cards (already given as 'Ah')
+
     Raises a ``CardError`` subclass naming the bad token, a duplicate, or — when ``count``
     is given — the wrong number of cards.  A generic joker token (``Jk``) takes the next
     joker of the deck not given earlier in the list and, if possible, not in the mask

@@ -30,7 +30,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="compare two arrangements slot by slot",
         description="Show down two arrangements of the same deal. " + ARRANGEMENT_HELP + ".",
     )
-    sd.add_argument("--exposed", required=True, help="the 7 exposed cards, e.g. \"8h 7h 9d Ts 7s Qc Jc\"")
+    sd.add_argument("--exposed", required=True, help="the exposed cards (7 in Quintet), e.g. \"8h 7h 9d Ts 7s Qc Jc\"")
     sd.add_argument("--a", required=True, metavar="ARRANGEMENT", help="player A's arrangement")
     sd.add_argument("--b", required=True, metavar="ARRANGEMENT", help="player B's arrangement")
     sd.add_argument("--json", action="store_true", help="print one JSON object")

@@ -184,7 +184,14 @@ class HandValue:
 
 
 def evaluate(hand: int | str | Iterable[int], rules: Rules = CLASSIC) -> HandValue:
-    """Evaluate one 5-card hand."""
+    """Evaluate one 5-card hand (mask, card list or text).
+
+    >>> hand = evaluate("As Ah Ad 8c 8d")
+    >>> hand.category, hand.description
+    (Category.FULL_HOUSE, 'full house, aces over eights')
+    >>> evaluate("As Ah Ad 8c 8d").key > evaluate("Ks Kh Kd Qc Qd").key
+    True
+    """
     mask = _as_mask(hand, rules, 5)
     key = hand_key(mask, rules)
     return HandValue(mask, key, category_of_key(key, rules), describe(mask, rules))
@@ -217,7 +224,13 @@ class PacketTable:
 
 
 def rank_packets(live: int | str | Iterable[int], rules: Rules = CLASSIC) -> PacketTable:
-    """Rank every 5-card subset of the card set ``live`` (mask, card list or text)."""
+    """Rank every 5-card subset of the card set ``live`` (mask, card list or text).
+
+    >>> from quintet.game import Deal
+    >>> table = rank_packets(Deal.from_exposed("8h 7h 9d Ts 7s Qc Jc").live)
+    >>> len(table), table.n_classes
+    (53130, 749)
+    """
     mask = _as_mask(live, rules)
     if popcount(mask) < 5:
         raise WrongCardCountError(f"need at least 5 live cards, got {popcount(mask)}")

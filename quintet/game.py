@@ -59,9 +59,16 @@ class IllegalArrangementError(ArrangementError):
         self.bad_sizes = bad_sizes
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class Deal:
-    """A deal: the exposed cards (out of play) and the live cards both players hold."""
+    """A deal: the exposed cards (out of play) and the live cards both players hold.
+
+    >>> deal = Deal.from_exposed("8h 7h 9d Ts 7s Qc Jc")
+    >>> deal
+    Deal.from_exposed('Qc Jc Ts 9d 8h 7s 7h')
+    >>> format_cards(deal.live)[:26]
+    'As Ah Ad Ac Ks Kh Kd Kc Qs'
+    """
 
     exposed: int
     rules: Rules = CLASSIC
@@ -72,12 +79,12 @@ class Deal:
 
     @property
     def n_exposed(self) -> int:
-        return self.rules.deck.size - self.rules.n_slots * self.rules.hand_size
+        return self.rules.n_exposed
 
     @classmethod
     def from_exposed(cls, exposed: str | Iterable[str] | Iterable[int], rules: Rules = CLASSIC) -> Deal:
         """A deal from its exposed cards (text, a list of card strings, or card ints)."""
-        n = rules.deck.size - rules.n_slots * rules.hand_size
+        n = rules.n_exposed
         items = list(exposed) if not isinstance(exposed, str) else [exposed]
         if items and all(isinstance(c, int) for c in items):
             cards = [int(c) for c in items if isinstance(c, int)]
@@ -102,13 +109,27 @@ class Deal:
     def format(self, *, unicode: bool = False) -> str:
         return format_cards(self.exposed, self.rules.deck, unicode=unicode)
 
+    def __repr__(self) -> str:
+        """``Deal.from_exposed('…')`` (with the rule set unless classic): it pastes back as code."""
+        deck = self.rules.deck
+        if popcount(self.exposed) != self.rules.n_exposed or self.exposed & ~deck.full_mask:
+            return f"Deal(exposed={self.exposed:#x}, rules={self.rules!r})"  # not a legal deal
+        rules = "" if self.rules == CLASSIC else f", {self.rules!r}"
+        return f"Deal.from_exposed({self.format()!r}{rules})"
+
 
 _PACKET_SPLIT = re.compile(r"[|/]")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class Arrangement:
-    """Packets (card masks) in slot order: ``packets[0]`` plays in slot 1."""
+    """Packets (card masks) in slot order: ``packets[0]`` plays in slot 1.
+
+    >>> a = Arrangement.parse("9s 9c 8s 8c 7c | Ks Kd Kc Js Tc | Qd Jd Td 8d 7d | As Ah Ad Ac Qs | Kh Qh Jh Th 9h")
+    >>> a.validate(Deal.from_exposed("8h 7h 9d Ts 7s Qc Jc"))
+    >>> a
+    Arrangement.parse('9s 9c 8s 8c 7c | Ks Kd Kc Js Tc | Qd Jd Td 8d 7d | As Ah Ad Ac Qs | Kh Qh Jh Th 9h')
+    """
 
     packets: tuple[int, ...]
 
@@ -183,6 +204,14 @@ class Arrangement:
 
     def format(self, rules: Rules = CLASSIC, *, unicode: bool = False, sep: str = " | ") -> str:
         return sep.join(format_cards(p, rules.deck, unicode=unicode) for p in self.packets)
+
+    def __repr__(self) -> str:
+        """``Arrangement.parse('… | …')`` when the packets are cards of the classic deck, else
+        the masks (an arrangement does not know its deck): it pastes back as code."""
+        full = CLASSIC.deck.full_mask
+        if len(self.packets) == CLASSIC.n_slots and all(p and not p & ~full for p in self.packets):
+            return f"Arrangement.parse({self.format()!r})"
+        return f"Arrangement(packets={self.packets!r})"
 
     def card_lists(self, rules: Rules = CLASSIC) -> list[list[str]]:
         """Packets as lists of two-character ASCII cards, highest rank first (for JSON)."""

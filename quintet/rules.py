@@ -8,7 +8,7 @@ callers.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
 from enum import IntEnum
 
 from .cards import CLASSIC_DECK, DECK_36, DECK_36_JOKER, DECK_52, DECK_53, DECK_54, Deck
@@ -40,6 +40,9 @@ class Category(IntEnum):
     COLOUR = 10  # «цвет»: five cards of one colour (red ♦♥ or black ♣♠)
     STRAIGHT_COLOUR = 11  # «стрит-цвет»: a straight in one colour
 
+    def __repr__(self) -> str:
+        return f"Category.{self.name}"
+
     @property
     def label(self) -> str:
         return self.name.lower().replace("_", " ")
@@ -51,7 +54,11 @@ class Category(IntEnum):
 
     @classmethod
     def from_name(cls, text: str) -> Category:
-        """A category from a name such as ``flush``, ``full-house``, ``colour``/``color``."""
+        """A category from a name such as ``flush``, ``full-house``, ``colour``/``color``.
+
+        >>> Category.from_name("full-house"), Category.from_name("quads")
+        (Category.FULL_HOUSE, Category.FOUR_OF_A_KIND)
+        """
         key = text.strip().lower().replace("-", "_").replace(" ", "_").replace("color", "colour")
         key = _CATEGORY_ALIASES.get(key, key)
         try:
@@ -130,6 +137,9 @@ CATEGORY_TABLES: dict[str, tuple[Category, ...]] = {
 }
 
 TIEBREAKS = ("kickers", "group-only")
+RULE_OPTIONS = ("weights", "tie_points", "ace_low_straight", "flush_over_full_house", "tiebreak",
+                "swap_four_straight_flush")
+"""The ``Rules`` fields ``get_rules`` may change on a named rule set."""
 
 
 @dataclass(frozen=True)
@@ -178,6 +188,11 @@ class Rules:
         return len(self.weights)
 
     @property
+    def n_exposed(self) -> int:
+        """Cards exposed in a deal: the deck less the cards each player arranges (7 of 32 in Quintet)."""
+        return self.deck.size - self.n_slots * self.hand_size
+
+    @property
     def categories(self) -> tuple[Category, ...]:
         """The category table actually in force, lowest first (options applied)."""
         order = list(self.category_order)
@@ -202,6 +217,17 @@ class Rules:
         for strength, cat in enumerate(self.categories):
             strengths[int(cat)] = strength
         return strengths
+
+    def __repr__(self) -> str:
+        """``get_rules('classic', tiebreak='group-only')`` for a named rule set with options, else
+        the full constructor call: either way it pastes back as code."""
+        base = RULE_SETS.get(self.name)
+        if base is not None:
+            changed = {f.name: getattr(self, f.name) for f in fields(self)
+                       if getattr(self, f.name) != getattr(base, f.name)}
+            if set(changed) <= set(RULE_OPTIONS):
+                return "get_rules(" + ", ".join([repr(self.name)] + [f"{k}={v!r}" for k, v in changed.items()]) + ")"
+        return "Rules(" + ", ".join(f"{f.name}={getattr(self, f.name)!r}" for f in fields(self)) + ")"
 
     def with_options(self, **changes: object) -> Rules:
         return replace(self, **changes)  # type: ignore[arg-type]
@@ -253,15 +279,21 @@ for _deck_name, _deck in VARIANT_DECKS.items():
 
 
 def get_rules(name: str = "classic", **options: object) -> Rules:
-    """The rule set called ``name`` with ``options`` applied (e.g. ``tiebreak='group-only'``)."""
+    """The rule set called ``name`` with ``options`` (``RULE_OPTIONS``) applied.
+
+    >>> get_rules("classic", tiebreak="group-only")
+    get_rules('classic', tiebreak='group-only')
+    >>> draw36 = get_rules("draw36")
+    >>> draw36.deck.size, draw36.n_exposed
+    (36, 11)
+    """
     try:
         base = RULE_SETS[name]
     except KeyError:
         raise UnknownRulesError(
             f"unknown rule set {name!r} (known: {', '.join(sorted(RULE_SETS))})"
         ) from None
-    unknown = set(options) - {"weights", "tie_points", "ace_low_straight", "flush_over_full_house", "tiebreak",
-                              "swap_four_straight_flush"}
+    unknown = set(options) - set(RULE_OPTIONS)
     if unknown:
         raise UnknownRulesError(f"unknown rule option {sorted(unknown)[0]!r}")
     return base.with_options(**options) if options else base

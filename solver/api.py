@@ -26,7 +26,7 @@ from quintet.evaluator import describe
 from quintet.game import Arrangement, Deal, IllegalArrangementError
 
 from .opponents import OpponentModel, parse_opponent
-from .problem import OBJECTIVES, BestResponseProblem, EngineResult, outcome_probabilities, slot_values
+from .problem import FLOAT_NOISE, OBJECTIVES, BestResponseProblem, EngineResult, outcome_probabilities, slot_values
 from .search import solve_search
 from .tables import DealTables
 
@@ -47,6 +47,8 @@ __all__ = [
 ]
 
 ENGINES = ("auto", "search", "cpsat")
+"""Best-response engines (``--engine`` of ``quintet-solve``); ``auto`` is ``search``.  Where batch
+jobs run is another choice: ``solver.batch.BATCH_ENGINES``."""
 
 
 @dataclass(frozen=True)
@@ -323,7 +325,7 @@ def _best_swap(tables: DealTables, problem: BestResponseProblem, arrangement: Ar
     packets = list(arrangement.packets)
     base = problem.value_of([tables.index_of(p) for p in packets])
     best: Swap | None = None
-    best_value = base + 1e-12
+    best_value = base + FLOAT_NOISE  # a swap must gain more than rounding
     for s, t in combinations(range(len(packets)), 2):
         for a in cards_of(packets[s]):
             for b in cards_of(packets[t]):

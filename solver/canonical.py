@@ -232,6 +232,12 @@ def canonical_exposed(
     smallest tuple.  The minimum is over ``group`` — by default the deck's symmetry group,
     all 24 permutations for the classic deck; pass ``group=symmetry_group(rules)`` for rules
     with a colour category.
+
+    >>> from quintet.game import Deal
+    >>> a = Deal.from_exposed("8h 7h 9d Ts 7s Qc Jc").exposed
+    >>> b = Deal.from_exposed("8s 7s 9c Th 7h Qd Jd").exposed  # the same deal, suits relabelled
+    >>> canonical_exposed(a)[0] == canonical_exposed(b)[0]
+    True
     """
     mask = _check_mask(exposed_mask, deck)
     best_mask = -1

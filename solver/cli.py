@@ -1,4 +1,4 @@
-"""``quintet-solve`` — the best arrangement for a deal, given its seven exposed cards.
+"""``quintet-solve`` — the best arrangement for a deal, given its exposed cards (seven in Quintet).
 
     quintet-solve 8h 7h 9d Ts 7s Qc Jc
     quintet-solve "8h 7h 9d Ts 7s Qc Jc" --opponent uniform:0.3,greedy:0.7 --json
@@ -49,7 +49,8 @@ def build_parser() -> argparse.ArgumentParser:
         description="Best Quintet arrangement against an opponent model, proven optimal.",
     )
     p.add_argument("exposed", nargs="+", metavar="EXPOSED",
-                   help="the 7 exposed cards, as one argument or seven (Ah, Td, 10d, 7♠ …)")
+                   help="the exposed cards, as one argument or several (Ah, Td, 10d, 7♠ …): 7 in Quintet; "
+                        "with --rules drawN… the deck less the 25 live cards (11 of draw36)")
     p.add_argument("--opponent", default="equilibrium", metavar="MODEL",
                    help=f"opponent model: equilibrium (default: print a certified equilibrium mix) | "
                         f"{OPPONENT_HELP}; 'equilibrium' may also appear in a mixture")
@@ -76,7 +77,7 @@ def build_parser() -> argparse.ArgumentParser:
                         "regret, best two-card swap")
     p.add_argument("--verify", action="store_true",
                    help="recheck the answer with the other exact engine: a proven optimum, or the equilibrium's "
-                        "certificate (CP-SAT's best response to the mix); exit status 1 if refuted")
+                        "exploitability (CP-SAT's best response to the mix); exit status 1 if refuted")
     p.add_argument("--verify-time-limit", type=positive_float, default=VERIFY_TIME_LIMIT, metavar="SECONDS",
                    help=f"time for --verify (default {VERIFY_TIME_LIMIT:g} s; inconclusive when it runs out)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
@@ -150,7 +151,7 @@ def format_grade(g: Grade, *, unicode: bool = False) -> str:
 def _progress(record: dict[str, float]) -> None:
     print(f"quintet-solve: iteration {int(record['iteration'])}: {int(record['pool'])} arrangements, "
           f"support {int(record['support'])}, best response {record['response']:+.4f}, "
-          f"certified ε {record['best_certificate']:.4f}, {record['seconds']:.1f} s", file=sys.stderr, flush=True)
+          f"exploitability {record['best_exploitability']:.4f}, {record['seconds']:.1f} s", file=sys.stderr, flush=True)
 
 
 def _solve(args: argparse.Namespace, request: SolveRequest) -> SolveAnswer:
@@ -200,8 +201,8 @@ def format_equilibrium(eq: EquilibriumResult, *, seed: int = 0, unicode: bool = 
         f"{eq.exploitability:.1e}"
     extra = " — interrupted" if eq.interrupted else ""
     source = "answered from the store" if eq.from_store else f"{eq.iterations} iterations, {eq.seconds:.1f} s"
-    lines.append(f"Certificate: no arrangement gains more than {shown} points against this mix "
-                 f"({kind}; {status}){extra}; {source}")
+    lines.append(f"Exploitability: {shown} — no arrangement gains more than that against this mix "
+                 f"(certified: {kind}; {status}){extra}; {source}")
     return "\n".join(lines)
 
 

@@ -41,7 +41,7 @@ Let ``T = value(H)`` for the canonical hint and ``ε = IMPROVE_EPS = 1e-10``.  T
 only asked to hold *one* optimal arrangement, and only when the optimum ``OPT`` exceeds
 ``T + ε`` (otherwise the hint is optimal within ε and the bound says so).  Call ``A⁺`` the
 canonical form of an optimal arrangement (below): it is optimal, exchange-stable,
-chain-ordered and card-canonical.  Every rule removes only pairs that no optimal,
+chain-ordered and card-canonical.  Every pruning rule (P1–P6 below) removes only pairs that no optimal,
 exchange-stable, chain-ordered arrangement worth ``≥ T + ε − PRUNE_TOL`` uses — so, when
 ``OPT > T + ε``, every pair of ``A⁺`` survives and ``A⁺`` satisfies every constraint.
 
@@ -57,14 +57,14 @@ computed exactly (Sterbenz).  For any arrangement ``A`` of the model with intege
   or FEASIBLE — with UNKNOWN CP-SAT reports 0) bounds ``I`` over the model.  If
   ``OPT > T + ε`` then ``A⁺`` is in the model and ``OPT ≤ fixed + B/K + E⁺``; so
   ``OPT ≤ max(T + ε, fixed + B/K + E⁺) (+ FLOAT_SLACK)``.  The pruning bound ``bound0``
-  (rule 6) is an independent sound bound; the reported bound is
+  (P6) is an independent sound bound; the reported bound is
   ``max(value, min(bound0, cp_bound))`` — never below the value returned.
 * *Optimal.*  CP-SAT's OPTIMAL proves the *integer* optimum; arrangements whose real values
   differ by less than about ``n_slots/K`` (< 1e-10) may be ordered differently by the
   integers, and the model only seeks improvements over ``T + ε``.  So ``optimal=True`` is
-  reported only when CP-SAT says OPTIMAL **and** bound − value ``≤ OPTIMAL_GAP = 1e-9``:
-  nothing is better by more than 1e-9 (the values themselves are float64 sums, exact to
-  ~1e-15).  With ``K = 2**36`` the conversion gap is ``ε + 5/K + FLOAT_SLACK ≈ 2e-10``, so an
+  reported only when CP-SAT says OPTIMAL **and** bound − value ``≤ VALUE_TOLERANCE``
+  (``solver.problem``, 1e-9): nothing is better by more than that (the values themselves are
+  float64 sums, exact to ~1e-15).  With ``K = 2**36`` the conversion gap is ``ε + 5/K + FLOAT_SLACK ≈ 2e-10``, so an
   integer OPTIMAL always passes.  With at most one free slot the arrangement is forced
   (CP-SAT is not run) and is reported optimal with ``bound = value``.
 
@@ -72,13 +72,13 @@ Exchange stability and exact ranks
 ----------------------------------
 For free slots ``a < b`` let ``D_ab(r) = V[r, b] − V[r, a]``.  Exchanging the packets of
 slots ``a`` and ``b`` changes the value by ``D_ab(c(p_a)) − D_ab(c(p_b))``; so in an optimal
-arrangement ``D_ab(c(p_a)) ≤ D_ab(c(p_b))`` for every pair (*exchange-stable*; the lead's
-search uses the same rule).  ``d_ab`` is the dense rank of ``D_ab`` over the classes,
+arrangement ``D_ab(c(p_a)) ≤ D_ab(c(p_b))`` for every pair (*exchange-stable*; the search
+(``solver.search``) relies on the same property).  ``d_ab`` is the dense rank of ``D_ab`` over the classes,
 computed **exactly**: ``D`` is kept as the unevaluated pair ``(hi, lo)`` of TwoSum
 (``hi = fl(x − y)``, ``lo`` the exact error); rounding is monotone and ``hi`` of equal
 values is equal, so ordering by ``(hi, lo)`` orders the exact differences.  The model
 states ``d_ab(c(p_a)) ≤ d_ab(c(p_b))`` (linear, coefficients the ranks), and pruning uses it
-as a filter (rule 4).
+as a filter (P4).
 
 Symmetry breaking (``symmetry=True``)
 -------------------------------------
@@ -109,9 +109,11 @@ suit-symmetric, rare).
 card-exchanged (``(value, −inversions)`` rises at each step, so this ends) so that it
 satisfies every constraint; its pairs are always kept.
 
-Pruning (``prune=True``) and why each rule is sound
----------------------------------------------------
-1. *Disjoint-maximum bound.*  If ``A`` holds ``p`` in free slot ``s``, every other free slot
+Pruning rules P1–P6 (``prune=True``) and why each is sound
+----------------------------------------------------------
+(Named P1–P6 here: not the search's rules 1–7 of ``solver.search``.)
+
+P1. *Disjoint-maximum bound.*  If ``A`` holds ``p`` in free slot ``s``, every other free slot
    ``s'`` holds a packet inside the free cards, disjoint from ``p``, worth at most
    ``best(p, s') = max_{q ∩ p = ∅} V[c(q), s']``; so
    ``value(A) ≤ lhs(p, s) = fixed + V[c(p), s] + Σ_{s'≠s free} best(p, s')``, and a pair with
@@ -119,19 +121,19 @@ Pruning (``prune=True``) and why each rule is sound
    sorted by class, strongest first; the first one disjoint from ``p`` has the highest class
    among the disjoint ones, hence — every column being nondecreasing — the highest value in
    *every* slot at once (numba kernels ``first_disjoint``, ``level1_lhs``).
-2. *Iterated per slot.*  The same with ``q`` restricted to pairs ``(q, s')`` still alive (by
+P2. *Iterated per slot.*  The same with ``q`` restricted to pairs ``(q, s')`` still alive (by
    induction ``A⁺``'s pairs are alive).  No alive partner in some slot: ``lhs = −∞``.
-3. *Pair level.*  For ``(p, s)`` and any other slot ``s2``: ``value(A) ≤ fixed + V[c(p), s] +
+P3. *Pair level.*  For ``(p, s)`` and any other slot ``s2``: ``value(A) ≤ fixed + V[c(p), s] +
    max_{q alive in s2, q ∩ p = ∅} (V[c(q), s2] + Σ_{k ∉ {s, s2}} best(p ∪ q, k))``; if that is
    below the threshold for some ``s2`` the pair goes (kernel ``pair_prune``; the scan over
    the sorted ``q`` stops once even ``V[c(q), s2] + Σ_k best(p, k)`` falls short).
-4. *Windows.*  ``A⁺`` is exchange-stable and chain-ordered, so in rules 1–3 the packet ``q``
+P4. *Windows.*  ``A⁺`` is exchange-stable and chain-ordered, so in P1–P3 the packet ``q``
    of slot ``k`` must satisfy ``d(q) ≥ d(p)`` in the orientation of ``(s, k)`` (a filter) and,
    on a chain, ``c(q) ≤ c(p)`` before ``s`` or ``c(q) ≥ c(p)`` after it (a window on the
-   sorted list); likewise relative to ``q`` in rule 3.  Maximizing over fewer packets is
+   sorted list); likewise relative to ``q`` in P3.  Maximizing over fewer packets is
    still an upper bound for ``A⁺``.
-5. The canonical hint's pairs are always kept (so the hint is a solution of the model).
-6. ``bound0``: if ``OPT > T + ε``, ``A⁺``'s slot-``s`` pair is alive and bounds ``OPT`` by its
+P5. The canonical hint's pairs are always kept (so the hint is a solution of the model).
+P6. ``bound0``: if ``OPT > T + ε``, ``A⁺``'s slot-``s`` pair is alive and bounds ``OPT`` by its
    ``lhs``; so ``OPT ≤ max(T + ε, min_s max_{(p,s) alive} lhs(p, s))``.
 
 The float error of an ``lhs`` (a sum of ≤ 6 values of magnitude ≤ 7) is ~1e-14, far inside
@@ -154,7 +156,7 @@ import numpy as np
 from numba import njit
 from ortools.sat.python import cp_model
 
-from .problem import BestResponseProblem, EngineResult
+from .problem import FLOAT_NOISE, VALUE_TOLERANCE, BestResponseProblem, EngineResult
 from .tables import DealTables
 
 __all__ = [
@@ -171,14 +173,12 @@ __all__ = [
     "SCALE",
     "IMPROVE_EPS",
     "PRUNE_TOL",
-    "OPTIMAL_GAP",
 ]
 
 SCALE = float(2**36)  # K: values are scaled by a power of two, so K·V is exact
 IMPROVE_EPS = 1e-10  # the model need only hold arrangements beating the hint by more than this
 PRUNE_TOL = 2e-11  # float guard: pairs serving arrangements worth ≥ T + ε − this stay
 FLOAT_SLACK = 1e-11  # covers float error of the few sums that convert bounds to real units
-OPTIMAL_GAP = 1e-9  # optimal=True needs bound − value ≤ this (and CP-SAT OPTIMAL)
 MAX_ROUNDS = 30  # pruning rounds per phase (each only shrinks the pair set)
 PLAIN_FIRST_ROUND = 20000  # first pruning round without the key filter above this many pairs
 PAIR_CHUNK = 4096  # candidates per pair_prune call (the deadline is checked between calls)
@@ -196,8 +196,8 @@ _B2 = 1024
 class CpsatOptions:
     """The model's strengthenings (module doc), all on by default; the tests compare them off.
 
-    ``prune``: rules 1–4 (off: every pair of a free slot becomes a variable);
-    ``pair_level``: rule 3; ``exchange``: exchange-stability constraints and filters;
+    ``prune``: P1–P4 (off: every pair of a free slot becomes a variable);
+    ``pair_level``: P3; ``exchange``: exchange-stability constraints and filters;
     ``symmetry``: slot chains and card exchanges; ``card_symmetry``: card exchanges only;
     ``objective_cut``: the cut ``Σ coef·x ≥ L``; ``local_search``: improve the hint first
     (off in tests that make CP-SAT find the optimum itself); ``linearization_level``:
@@ -222,7 +222,7 @@ class CpsatOptions:
 def first_disjoint(sorted_masks, query_masks):
     """For each query mask, the position of the first mask in ``sorted_masks`` disjoint
     from it, or -1.  With ``sorted_masks`` ordered strongest class first this is a
-    strongest packet disjoint from the query (rule 1, without windows)."""
+    strongest packet disjoint from the query (P1, without windows)."""
     n = query_masks.shape[0]
     m_sorted = sorted_masks.shape[0]
     out = np.full(n, -1, dtype=np.int64)
@@ -276,7 +276,7 @@ def _best_in(lists, lists_cls, lo, hi, masks, m, lb, ub, fkey, bm1, bm2, j1, kmi
 
 @njit(cache=True, nogil=True)
 def _window(rel, cls_p, j, k):
-    """Class window (lb, ub) in slot k implied by class cls_p in slot j (chains, rule 4)."""
+    """Class window (lb, ub) in slot k implied by class cls_p in slot j (chains, P4)."""
     r = rel[j, k]
     if r > 0:
         return cls_p, np.int64(_NO_LIMIT)
@@ -287,7 +287,7 @@ def _window(rel, cls_p, j, k):
 
 @njit(cache=True, nogil=True)
 def level1_lhs(masks, cls, values, alive, lists, lists_cls, off, rel, keys, fkey, bm1, bm2, base):
-    """Rules 1, 2 and 4: ``lhs[p, j] = base + values[p, j] + Σ_{k≠j} best`` for the alive
+    """P1, P2 and P4: ``lhs[p, j] = base + values[p, j] + Σ_{k≠j} best`` for the alive
     pairs (−inf elsewhere).  ``lists[off[k]:off[k+1]]``: candidates alive in slot k,
     strongest class first; ``rel[j, k]`` = +1 / −1 / 0 when slot k must hold a class ≥ / ≤ /
     anything relative to slot j; ``keys[j, k, c(q)] ≥ keys[j, k, c(p)]`` for q in slot k
@@ -319,7 +319,7 @@ def level1_lhs(masks, cls, values, alive, lists, lists_cls, off, rel, keys, fkey
 @njit(cache=True, nogil=True)
 def pair_prune(masks, cls, values, alive, lists, lists_cls, off, rel, keys, fkey, bm1, bm2, need0,
                row_lo, row_hi):
-    """Rules 3 and 4 on candidate rows ``row_lo:row_hi``: a copy of ``alive`` without the
+    """P3 and P4 on candidate rows ``row_lo:row_hi``: a copy of ``alive`` without the
     pairs (p, j) for which some other slot j2 proves
     ``values[p, j] + max_q (values[q, j2] + Σ_k best(p ∪ q, k)) < need0`` (arguments as in
     ``level1_lhs``)."""
@@ -570,7 +570,7 @@ def improve_hint(problem: BestResponseProblem, packets: tuple[int, ...], *, trip
     """Local search from a legal arrangement, fixed slots kept: best order of the free
     packets (exhaustive), best re-split of every two free slots' ten cards (252 ordered
     splits) and, when those are stuck and ``triples``, of every three free slots' fifteen
-    cards (756,756 ordered splits, numba); repeated until no move gains more than 1e-12."""
+    cards (756,756 ordered splits, numba); repeated until no move gains more than ``FLOAT_NOISE``."""
     tables, V = problem.tables, problem.values
     free = _free_slots(problem)
     cur = [int(p) for p in packets]
@@ -591,7 +591,7 @@ def improve_hint(problem: BestResponseProblem, packets: tuple[int, ...], *, trip
         vcols = np.ascontiguousarray(V[:, list(slots)])
         v, out = best_split(colex.positions(union), len(slots), _BINOM, colex.to_packet, classes,
                             vcols, _C15, _C10, _C10_REST)
-        if v > val(slots) + 1e-12:
+        if v > val(slots) + FLOAT_NOISE:
             for s, p in zip(slots, out[3 - len(slots):].tolist(), strict=True):
                 cur[s] = int(p)
             return True
@@ -602,7 +602,7 @@ def improve_hint(problem: BestResponseProblem, packets: tuple[int, ...], *, trip
         ps = [cur[s] for s in free]
         cl = [int(classes[p]) for p in ps]
         base = sum(V[cl[i], free[i]] for i in range(len(free)))
-        best_gain, best_perm = 1e-12, None
+        best_gain, best_perm = FLOAT_NOISE, None
         for perm in perms:
             v = sum(V[cl[perm[i]], free[i]] for i in range(len(free)))
             if v - base > best_gain:
@@ -713,7 +713,7 @@ def greedy_hint(problem: BestResponseProblem, *, improve: bool = True, n_improve
 
 def _exchange_keys(V: np.ndarray, free: list[int]) -> tuple[np.ndarray, np.ndarray]:
     """``rank[a, b]`` (a < b, free positions): exact dense rank of ``V[:, free[b]] −
-    V[:, free[a]]`` per class; ``keys[j, k]`` the filter of rule 4: ``rank[j, k]`` if
+    V[:, free[a]]`` per class; ``keys[j, k]`` the filter of P4: ``rank[j, k]`` if
     ``j < k``, ``−rank[k, j]`` if ``j > k`` (so ``keys[j, k, c(q)] ≥ keys[j, k, c(p)]`` for p
     in slot j, q in slot k of an exchange-stable arrangement)."""
     nf, R = len(free), V.shape[0]
@@ -859,8 +859,8 @@ def _key_blocks(keys: np.ndarray, flat_cls: np.ndarray, off: np.ndarray
 def _prune(cmasks: np.ndarray, ccls: np.ndarray, Vc: np.ndarray, alive: np.ndarray,
            hint_pos: np.ndarray, T: float, fixed_value: float, rel: np.ndarray, keys: np.ndarray,
            pair_level: bool, deadline: float) -> tuple[np.ndarray, float, int]:
-    """Rules 1–4 to a fixed point from ``alive`` (or until ``deadline``; at least one
-    round).  Returns (alive, bound, rounds), ``bound`` the best rule-6 bound of the rounds."""
+    """P1–P4 to a fixed point from ``alive`` (or until ``deadline``; at least one
+    round).  Returns (alive, bound, rounds), ``bound`` the best P6 bound of the rounds."""
     n_cand, nf = Vc.shape
     desc = np.argsort(-ccls, kind="stable")
     cols = np.arange(nf)
@@ -877,13 +877,13 @@ def _prune(cmasks: np.ndarray, ccls: np.ndarray, Vc: np.ndarray, alive: np.ndarr
         flat_cls = cls64[flat]
         off = np.zeros(nf + 1, dtype=np.int64)
         off[1:] = np.cumsum([lst.size for lst in lists])
-        # the key filter makes scans long; on the full first round the plain rule 1 (keys 0)
+        # the key filter makes scans long; on the full first round the plain P1 (keys 0)
         # is much cheaper and already removes nearly everything
         k_round = zero_keys if rounds == 1 and alive.sum() > PLAIN_FIRST_ROUND else keys
         # (fkey, bm1, bm2 below and every kernel call of this round use k_round: consistent)
         fkey, bm1, bm2 = _key_blocks(k_round, flat_cls, off)
         if k_round is zero_keys and not rel.any() and alive.all():
-            # every slot's list is the same and unfiltered: one scan per packet (rule 1)
+            # every slot's list is the same and unfiltered: one scan per packet (P1)
             pos = first_disjoint(cmasks[lists[0]], cmasks)
             best = np.where((pos >= 0)[:, None], Vc[lists[0][np.maximum(pos, 0)]], -np.inf)
             # (the strongest disjoint packet, in every slot; −inf: none)
@@ -902,7 +902,7 @@ def _prune(cmasks: np.ndarray, ccls: np.ndarray, Vc: np.ndarray, alive: np.ndarr
         bound = min(bound, max(T + IMPROVE_EPS, min(lhs[new_alive[:, j], j].max() for j in range(nf))))
         if np.array_equal(new_alive, alive):
             if k_round is zero_keys and keys.any():
-                continue  # the next round applies the key filter before rule 3 runs
+                continue  # the next round applies the key filter before P3 runs
             if not pair_level or nf < 3:
                 break
             rows = np.flatnonzero(alive.any(axis=1))
@@ -946,7 +946,7 @@ class CpsatModel:
 
 def build_model(problem: BestResponseProblem, hint: tuple[int, ...] | None = None, *,
                 options: CpsatOptions = CpsatOptions(), deadline: float = np.inf) -> CpsatModel:
-    """Build the CP-SAT model (step 1 of ``solve_cpsat``; the module doc has every rule).
+    """Build the CP-SAT model (step 1 of ``solve_cpsat``; the module doc has every rule, P1–P6).
 
     Needs at least two free slots.  ``options`` switches the strengthenings;
     ``deadline`` (``time.perf_counter()`` value) stops pruning early.
@@ -978,7 +978,7 @@ def build_model(problem: BestResponseProblem, hint: tuple[int, ...] | None = Non
         hint = tuple(_canonical_classes(list(hint), free, rank, [], classes))
     T = problem.value_of(hint)
     prune_T = T  # the largest T any pruning phase used (the bound needs it)
-    if T < hint_in - 1e-12:  # strictly improving exchanges only: fail loudly
+    if T < hint_in - FLOAT_NOISE:  # strictly improving exchanges only: fail loudly
         raise AssertionError("exchange canonicalization lost value on the hint")
     no_keys = np.zeros((nf, nf, V.shape[0]), dtype=np.int64)
     keys_k = keys if keys is not None else no_keys
@@ -997,7 +997,7 @@ def build_model(problem: BestResponseProblem, hint: tuple[int, ...] | None = Non
 
     hint_pos = positions(hint)
 
-    # ---- pruning, phase A (rules 1, 2, 4 without chains; rule 3 too when no phase B)
+    # ---- pruning, phase A (P1, P2, P4 without chains; P3 too when no phase B)
     alive = np.ones((n_cand, nf), dtype=bool)
     rounds = 0
     bound0 = fixed_value + float(Vc.max(axis=0).sum())  # trivial bound
@@ -1023,13 +1023,13 @@ def build_model(problem: BestResponseProblem, hint: tuple[int, ...] | None = Non
         if chains:
             hint = tuple(_canonical_classes(list(hint), free, rank if exchange else None, chains, classes))
             T_new = problem.value_of(hint)
-            if T_new < T - 1e-12:  # exact Monge: sorting never loses value
+            if T_new < T - FLOAT_NOISE:  # exact Monge: sorting never loses value
                 raise AssertionError("chain sorting lost value on the hint")
             T = T_new
             hint_pos = positions(hint)
             alive[hint_pos, cols] = True
 
-    # ---- pruning, phase B (rules 1-4 with the chain windows; rule 3 runs here)
+    # ---- pruning, phase B (P1–P4 with the chain windows; P3 runs here)
     if prune and symmetry:
         rel = _relations(nf, chains)
         prune_T = max(prune_T, T)
@@ -1213,7 +1213,7 @@ def solve_cpsat(problem: BestResponseProblem, *, time_limit: float | None = 10.0
             break
         if remaining() <= 0 or (stop_event is not None and stop_event.is_set()) or final:
             break
-        if found is not None and problem.value_of(found) > built.hint_value + OPTIMAL_GAP:
+        if found is not None and problem.value_of(found) > built.hint_value + VALUE_TOLERANCE:
             cur_hint = found
             rebuilds += 1
         else:
@@ -1224,7 +1224,7 @@ def solve_cpsat(problem: BestResponseProblem, *, time_limit: float | None = 10.0
     packets = max(best, key=problem.value_of)
     value = problem.value_of(packets)
     bound = max(value, bound)
-    optimal = optimal_status and bound - value <= OPTIMAL_GAP
+    optimal = optimal_status and bound - value <= VALUE_TOLERANCE
     stats["status"] = status_name
     stats["chains"] = len(built.chains)
     stats["rebuilds"] = rebuilds

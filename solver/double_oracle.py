@@ -9,13 +9,13 @@ oracle first and adds several of its strategies at once; the exact best response
 when the cheap oracle finds nothing worth adding — to find what it missed, or to certify.
 The same code solves rock-paper-scissors (see the tests) or Quintet.
 
-Certificate
------------
+Exploitability
+--------------
 In a symmetric zero-sum game the value is 0, and a mix ``x`` is ε-optimal with
-``ε = max_P u(P, x)`` — the best response's value against it.  The certificate reported for
-a returned mix is that value when the best response was proven optimal, and otherwise the
-best response's proven upper bound: never an unproven number.  The mix returned is the one
-with the smallest certificate seen.
+``ε = max_P u(P, x)`` — the best response's value against it: the mix's *exploitability*.
+The exploitability reported for a mix is *certified*: that value when the best response was
+proven optimal, otherwise the best response's proven upper bound — never an unproven number.
+The mix returned is the one with the smallest certified exploitability seen.
 
 Restricted games
 ----------------
@@ -124,8 +124,8 @@ class DoubleOracleResult(Generic[S]):
     support: list[S]
     probabilities: np.ndarray
     exploitability: float  # certified: max_P u(P, mix) ≤ this
-    proven: bool  # the certificate comes from a best response proven optimal
-    converged: bool  # certificate ≤ epsilon
+    proven: bool  # the exploitability is a best response proven optimal (not only its bound)
+    converged: bool  # exploitability ≤ epsilon
     interrupted: bool
     iterations: int
     seconds: float
@@ -149,17 +149,24 @@ def double_oracle(
     cheap_starts: int = 16,
     cheap_limit: int = 4,
 ) -> DoubleOracleResult[S]:
-    """Double oracle from ``initial`` until the certificate is ≤ ``epsilon`` or time is up.
+    """Double oracle from ``initial`` until the certified exploitability is ≤ ``epsilon`` or time is up.
 
     ``trivial_bound`` (an upper bound on any payoff) certifies the first mix before any best
     response has finished.  Each best response gets the remaining time, but at most
     ``first_response_limit`` seconds at first, doubled each time one ends unproven without
     finding a gaining strategy.  A game with a cheap oracle (``CheapOracle``) is asked first,
     from the ``cheap_starts`` best pool strategies, for up to ``cheap_limit`` strategies
-    gaining more than ``max(gain_tol, epsilon / 2)``.  ``gain_tol`` (payoff units): gains at
-    most this are float noise, never worth a new strategy; the mix counts as converged when
-    its certificate is at most ``epsilon + gain_tol`` (so ``epsilon = 0`` asks for a proven
-    equilibrium, exact to that tolerance).
+    gaining more than ``max(gain_tol, epsilon / 2)``.  ``support_tol``: LP probabilities at most
+    this are dropped from the mix; ``gain_tol`` (points): a strategy counts as gaining against a
+    mix only by more than this (float noise adds nothing), and the mix counts as converged when
+    its certified exploitability is at most ``epsilon + gain_tol`` (so ``epsilon = 0`` asks for
+    a proven equilibrium, exact to that tolerance).
+
+    ``progress(record)`` gets one record per iteration (kept in ``history``): ``iteration``,
+    ``pool``, ``working``, ``support``, ``oracle`` (1.0: the exact best response ran; 0.0: only
+    the cheap oracle), ``response`` (the best gain found), ``exploitability`` (this mix's,
+    certified; NaN when only the cheap oracle ran), ``best_exploitability`` (the smallest so
+    far), ``proven`` (1.0/0.0) and ``seconds``.
     """
     start = time.perf_counter()
     pool: list[S] = []
@@ -179,7 +186,7 @@ def double_oracle(
         raise ValueError("double oracle needs at least one initial strategy")
     best_support: list[S] = [pool[working[0]]]
     best_probs = np.ones(1)
-    best_cert = trivial_bound
+    best_exploitability = trivial_bound
     best_proven = False
     history: list[dict[str, float]] = []
     response_limit = first_response_limit
@@ -232,23 +239,23 @@ def double_oracle(
                                           stop_event=stop_event)
             last_exact_end = time.perf_counter()
             last_exact_seconds = last_exact_end - t0
-            certificate = response.value if response.proven else response.bound
-            if certificate < best_cert:
-                best_support, best_probs, best_cert, best_proven = support, probs, certificate, response.proven
+            certified = response.value if response.proven else response.bound
+            if certified < best_exploitability:
+                best_support, best_probs, best_exploitability, best_proven = support, probs, certified, response.proven
             if response.value > gain_tol:
                 new_strategies.insert(0, response.strategy)
             elif not response.proven:
                 response_limit *= 2  # nothing found in time: give the next attempt longer
-            record.update({"oracle": 1.0, "response": response.value, "certificate": certificate,
+            record.update({"oracle": 1.0, "response": response.value, "exploitability": certified,
                            "proven": float(response.proven)})
         else:
-            record.update({"oracle": 0.0, "response": float(found[0][0]), "certificate": float("nan"),
+            record.update({"oracle": 0.0, "response": float(found[0][0]), "exploitability": float("nan"),
                            "proven": 0.0})
-        record.update({"best_certificate": best_cert, "seconds": time.perf_counter() - start})
+        record.update({"best_exploitability": best_exploitability, "seconds": time.perf_counter() - start})
         history.append(record)
         if progress is not None:
             progress(record)
-        if best_cert <= epsilon + gain_tol:
+        if best_exploitability <= epsilon + gain_tol:
             converged = True
             break
         if stop_event is not None and stop_event.is_set():
@@ -259,14 +266,14 @@ def double_oracle(
         new = [i for s in new_strategies for i in add(game.orbit(s))]
         if not new:
             if exact and response.proven:
-                break  # proven, nothing gains beyond tolerance: the certificate is final
+                break  # proven, nothing gains beyond tolerance: the exploitability is final
             continue
         # keep the working set small: the support plus the newcomers that gain most
         new_gains = payoffs_against(game, [pool[i] for i in new], support, probs)
         best_new = np.argsort(-new_gains, kind="stable")[:max_added]
         working = [seen[s] for s in support] + [new[k] for k in best_new.tolist() if new_gains[k] > gain_tol]
     return DoubleOracleResult(
-        support=best_support, probabilities=best_probs, exploitability=max(best_cert, 0.0), proven=best_proven,
-        converged=converged, interrupted=interrupted, iterations=iterations,
+        support=best_support, probabilities=best_probs, exploitability=max(best_exploitability, 0.0),
+        proven=best_proven, converged=converged, interrupted=interrupted, iterations=iterations,
         seconds=time.perf_counter() - start, pool_size=len(pool), history=history,
     )

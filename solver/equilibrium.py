@@ -13,8 +13,10 @@
   milliseconds, and the exact search runs only when it finds nothing — to find what the
   local search missed, or to certify.
 
-The game is symmetric and zero-sum, so the value is 0 and the returned mix's quality is its
-exploitability — certified as described in ``double_oracle``.
+The game is symmetric and zero-sum, so the value is 0 and a mix is judged by its
+*exploitability*: the most any arrangement gains against it (points), certified as described
+in ``double_oracle`` — the one name of that number in the code, the JSON and the README
+(the store's generic ``quality`` column holds it for equilibrium entries).
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ import numpy as np
 from quintet.cards import format_cards
 from quintet.evaluator import describe
 from quintet.game import Arrangement, Deal
+from quintet.rules import Rules
 
 from .canonical import canonical_exposed, from_canonical_arrangement, symmetry_group
 from .double_oracle import DoubleOracleResult, Response, double_oracle
@@ -41,17 +44,20 @@ from .store import SolutionStore, StoreError, rules_fingerprint
 from .tables import DealTables
 
 __all__ = [
-    "QuintetGame", "EquilibriumResult", "equilibrium", "solve_equilibrium", "stored_exploitability", "STORE_KIND",
-    "CERTIFICATE_VERSION", "certified_within",
+    "QuintetGame", "EquilibriumResult", "equilibrium", "solve_equilibrium", "EquilibriumStore", "StoreLookup",
+    "STORE_KIND", "STALE_STORE_KINDS", "CERTIFICATE_VERSION", "stored_exploitability", "certified_within",
 ]
 
 CERTIFICATE_VERSION = 2
-"""Bumped whenever certificates written by earlier versions can no longer be trusted.
+"""The version of the procedure that certifies exploitabilities, bumped whenever stored
+exploitabilities certified by an earlier version can no longer be trusted.
 
 Version 1 (before December 2026): the search's rule 6 pruned optimal arrangements, so stored
-certificates could under-report the exploitability (issue 9)."""
+exploitabilities could be under-reported (issue 9)."""
 STORE_KIND = f"equilibrium-v{CERTIFICATE_VERSION}"
 STALE_STORE_KINDS = ("equilibrium",)  # kinds written by earlier certificate versions
+STALE_NOTE = ("the stored equilibrium of this deal came from an earlier solver whose exploitability could be "
+              "under-reported (issue 9): not served, solved again")
 
 Strategy = tuple[int, ...]
 
@@ -125,7 +131,7 @@ class EquilibriumResult:
     deal: Deal
     mix: tuple[tuple[float, Arrangement], ...]  # most likely first
     exploitability: float  # certified: no arrangement gains more than this against the mix
-    proven: bool  # the certificate is an exact best-response value (not only a bound)
+    proven: bool  # the exploitability is an exact best-response value (not only a bound)
     converged: bool  # exploitability ≤ epsilon
     epsilon: float
     iterations: int
@@ -273,6 +279,61 @@ def stored_exploitability(deal: Deal, store: SolutionStore) -> float | None:
     return store.quality(fingerprint, STORE_KIND, canonical)
 
 
+@dataclass(frozen=True)
+class StoreLookup:
+    """What the store holds for one canonical deal, as a solve to ``epsilon`` sees it."""
+
+    answer: EquilibriumResult | None = None  # a current entry certified ≤ ε: serve it, solve nothing
+    previous: EquilibriumResult | None = None  # a current entry above ε: kept if the new solve is no better
+    warm_start: tuple[Arrangement, ...] = ()  # the stored mix (current or stale) to start the double oracle from
+    stale: bool = False  # the only entry came from an earlier certificate version: not served, warm start only
+
+    @property
+    def notes(self) -> tuple[str, ...]:
+        """One-line remarks for the user (``EquilibriumResult.notes``)."""
+        return (STALE_NOTE,) if self.stale else ()
+
+
+class EquilibriumStore:
+    """The equilibrium entries of one rule set in a ``SolutionStore``: the one look-up and
+    warm-start path of ``solve_equilibrium`` and ``quintet-batch``.
+
+    Entries are keyed by the deal's suit-canonical exposed mask under ``STORE_KIND``; the
+    store's generic ``quality`` column holds the entry's certified exploitability.  Entries
+    of ``STALE_STORE_KINDS`` (earlier certificate versions) are never served: they only
+    warm-start a new solve, with a note.
+    """
+
+    def __init__(self, store: SolutionStore, rules: Rules) -> None:
+        self.store = store
+        self.rules = rules
+        self.fingerprint = rules_fingerprint(rules)
+
+    def exploitability(self, canonical: int) -> float | None:
+        """The stored certified exploitability of a canonical deal, or None (no record is parsed)."""
+        return self.store.quality(self.fingerprint, STORE_KIND, canonical)
+
+    def look_up(self, canonical_deal: Deal, epsilon: float) -> StoreLookup:
+        """The entry of ``canonical_deal`` (its exposed mask must be canonical), parsed."""
+        record = self.store.get(self.fingerprint, STORE_KIND, canonical_deal.exposed)
+        if record is not None:
+            stored = EquilibriumResult.from_record(canonical_deal, record)
+            if certified_within(stored.exploitability, epsilon):
+                return StoreLookup(answer=stored)
+            return StoreLookup(previous=stored, warm_start=tuple(a for _, a in stored.mix))
+        for kind in STALE_STORE_KINDS:
+            record = self.store.get(self.fingerprint, kind, canonical_deal.exposed)
+            if record is not None:
+                stale = EquilibriumResult.from_record(canonical_deal, record)
+                return StoreLookup(warm_start=tuple(a for _, a in stale.mix), stale=True)
+        return StoreLookup()
+
+    def put(self, canonical: int, record: dict[str, Any], exploitability: float) -> bool:
+        """Store a result's record (``EquilibriumResult.to_record``) unless an entry at least as
+        good is there; True if stored."""
+        return self.store.put(self.fingerprint, STORE_KIND, canonical, record, exploitability)
+
+
 def solve_equilibrium(
     deal: Deal,
     *,
@@ -282,40 +343,27 @@ def solve_equilibrium(
     stop_event: threading.Event | None = None,
     progress: Callable[[dict[str, float]], None] | None = None,
 ) -> EquilibriumResult:
-    """``equilibrium`` through the store of solved deals.
+    """``equilibrium`` through the store of solved deals (``EquilibriumStore``).
 
     The deal is solved in its suit-canonical form, so every suit relabelling of a deal shares
     one entry; answers are mapped back to the suits asked about.  A stored answer certified
-    to ``epsilon`` or better is returned at once; a weaker one warm-starts the solve.  The
-    store keeps whichever answer has the lower certified exploitability.
+    to ``epsilon`` or better is returned at once; a weaker one, or one of an earlier
+    certificate version (noted in ``notes``), warm-starts the solve.  The store keeps
+    whichever answer has the lower certified exploitability.
     """
     rules = deal.rules
-    fingerprint, canonical, perm = _store_key(deal)
+    _, canonical, perm = _store_key(deal)
     canonical_deal = Deal(canonical, rules)
-    stored = None
-    notes: tuple[str, ...] = ()
-    warm: list[Arrangement] = []
-    if store is not None:
-        record = store.get(fingerprint, STORE_KIND, canonical)
-        if record is not None:
-            stored = EquilibriumResult.from_record(canonical_deal, record)
-            if certified_within(stored.exploitability, epsilon):
-                return stored.relabel(deal, perm)
-            warm = [a for _, a in stored.mix]
-        else:
-            for kind in STALE_STORE_KINDS:
-                stale = store.get(fingerprint, kind, canonical)
-                if stale is not None:
-                    notes = ("the stored equilibrium of this deal came from an earlier solver whose certificates "
-                             "could under-report (issue 9): not served, solved again",)
-                    warm = [a for _, a in EquilibriumResult.from_record(canonical_deal, stale).mix]
-                    break
+    entries = EquilibriumStore(store, rules) if store is not None else None
+    found = entries.look_up(canonical_deal, epsilon) if entries is not None else StoreLookup()
+    if found.answer is not None:
+        return found.answer.relabel(deal, perm)
     result = equilibrium(
         canonical_deal, epsilon=epsilon, time_limit=time_limit, stop_event=stop_event, progress=progress,
-        initial=warm,
+        initial=found.warm_start,
     )
-    if stored is not None and stored.exploitability <= result.exploitability:
-        result = stored
-    elif store is not None:
-        store.put(fingerprint, STORE_KIND, canonical, result.to_record(), result.exploitability)
-    return replace(result.relabel(deal, perm), notes=notes)
+    if found.previous is not None and found.previous.exploitability <= result.exploitability:
+        result = found.previous
+    elif entries is not None:
+        entries.put(canonical, result.to_record(), result.exploitability)
+    return replace(result.relabel(deal, perm), notes=found.notes)

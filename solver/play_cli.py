@@ -411,7 +411,7 @@ def _progress_printer(quiet: bool) -> Callable[[dict[str, float]], None] | None:
 
     def show(record: dict[str, float]) -> None:
         line = (f"{PROG}: solving the equilibrium: iteration {int(record['iteration'])}, "
-                f"certified ε {record['best_certificate']:.4f}, {record['seconds']:.1f} s")
+                f"exploitability {record['best_exploitability']:.4f}, {record['seconds']:.1f} s")
         print(("\r\x1b[K" + line) if tty else line, end="" if tty else "\n", file=sys.stderr, flush=True)
 
     return show

@@ -22,7 +22,8 @@ import numpy as np
 from .tables import DealTables
 
 __all__ = [
-    "OBJECTIVES", "VALUE_TOLERANCE", "slot_values", "outcome_probabilities", "BestResponseProblem", "EngineResult",
+    "OBJECTIVES", "VALUE_TOLERANCE", "FLOAT_NOISE", "slot_values", "outcome_probabilities", "BestResponseProblem",
+    "EngineResult",
 ]
 
 OBJECTIVES = ("margin", "points")
@@ -30,6 +31,11 @@ OBJECTIVES = ("margin", "points")
 VALUE_TOLERANCE = 1e-9
 """Points.  "Optimal" means no arrangement is worth more than the returned one plus this:
 the engines seek only improvements larger than it (values are float64 sums, exact to ~1e-14)."""
+
+FLOAT_NOISE = 1e-12
+"""Points: far above the rounding of a float64 value sum (~1e-14), far below
+``VALUE_TOLERANCE``.  A change of value smaller than this is rounding, not an improvement:
+local searches (a hint's improvement, the best two-card swap) stop on it instead of cycling."""
 
 
 def outcome_probabilities(marginals: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

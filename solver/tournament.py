@@ -26,8 +26,8 @@ with ``F_B`` B's cumulative distribution.  Every strategy above is a mix of arra
 element is the choice of deals: the table reports, for each pair, the mean margin per game
 over the deals with a 95% confidence interval (Student t across deals).
 
-Certificates: the equilibrium's exploitability ε bounds what *any* strategy can gain
-against it, so every entry of the equilibrium's column is ≤ ε on each deal.
+Exploitability: the equilibrium's certified exploitability ε bounds what *any* strategy can
+gain against it, so every entry of the equilibrium's column is ≤ ε on each deal.
 """
 
 from __future__ import annotations
@@ -60,6 +60,7 @@ from quintet.rules import CLASSIC, Rules
 from .api import best_response
 from .equilibrium import EquilibriumResult, solve_equilibrium
 from .opponents import ArrangementMix, Greedy, Uniform, greedy_arrangement
+from .stats import mean_ci95
 from .store import SolutionStore
 from .tables import DealTables
 
@@ -73,7 +74,6 @@ __all__ = [
     "seeded_deals",
     "evaluate_deal",
     "run_tournament",
-    "t_quantile_975",
     "plot_heatmap",
     "main",
 ]
@@ -91,30 +91,6 @@ SAMPLING_NOTE = (
     "(uniform random via its exact marginals, the equilibrium as its whole mix); only the deals are "
     "a seeded random sample, and the confidence interval is across deals."
 )
-
-# Two-sided 95% Student t quantiles t_{0.975, df} for df = 1..30.
-_T975 = (
-    12.7062, 4.3027, 3.1824, 2.7764, 2.5706, 2.4469, 2.3646, 2.3060, 2.2622, 2.2281,
-    2.2010, 2.1788, 2.1604, 2.1448, 2.1314, 2.1199, 2.1098, 2.1009, 2.0930, 2.0860,
-    2.0796, 2.0739, 2.0687, 2.0639, 2.0595, 2.0555, 2.0518, 2.0484, 2.0452, 2.0423,
-)
-
-
-def t_quantile_975(df: int) -> float:
-    """The 97.5% quantile of Student's t with ``df`` degrees of freedom (for 95% intervals).
-
-    A table for df ≤ 30, above that the Cornish-Fisher expansion around z = 1.959964
-    (error < 1e-4 there)."""
-    if df < 1:
-        return math.nan
-    if df <= len(_T975):
-        return _T975[df - 1]
-    z = 1.959963984540054
-    g1 = (z**3 + z) / 4
-    g2 = (5 * z**5 + 16 * z**3 + 3 * z) / 96
-    g3 = (3 * z**7 + 19 * z**5 + 17 * z**3 - 15 * z) / 384
-    return z + g1 / df + g2 / df**2 + g3 / df**3
-
 
 def _signed(x: float) -> str:
     """``+1.23`` / ``-1.23``, and ``+0.00`` for values that round to zero (no ``-0.00``)."""
@@ -149,8 +125,7 @@ def seeded_deals(n: int, seed: int, rules: Rules = CLASSIC) -> list[Deal]:
     """``n`` random deals (uniform over exposed sets, as dealt), reproducible from ``seed``."""
     rng = np.random.default_rng(seed)
     cards = np.array(rules.deck.cards())
-    n_exposed = rules.deck.size - rules.n_slots * rules.hand_size
-    return [Deal.from_exposed([int(c) for c in rng.choice(cards, n_exposed, replace=False)], rules)
+    return [Deal.from_exposed([int(c) for c in rng.choice(cards, rules.n_exposed, replace=False)], rules)
             for _ in range(n)]
 
 
@@ -241,16 +216,9 @@ class TournamentResult:
         return self.per_deal.mean(axis=0)
 
     @property
-    def stderr(self) -> np.ndarray:
-        n = len(self.entries)
-        if n < 2:
-            return np.full(self.mean.shape, math.nan)
-        return self.per_deal.std(axis=0, ddof=1) / math.sqrt(n)
-
-    @property
     def ci95(self) -> np.ndarray:
         """Half-width of the 95% confidence interval of the mean (Student t, n − 1 d.f.)."""
-        return t_quantile_975(len(self.entries) - 1) * self.stderr
+        return mean_ci95(self.per_deal)[1]
 
     def equilibrium_summary(self) -> dict[str, object] | None:
         eqs = [e.info for e in self.entries if "equilibrium_exploitability" in e.info]
@@ -313,8 +281,8 @@ class TournamentResult:
         if summary:
             target = f" ≤ {self.epsilon:g}" if self.epsilon is not None else ""
             lines.append(
-                f"Equilibrium: certified ε{target} on {summary['converged']}/{summary['deals']} deals "
-                f"(max ε {summary['max_exploitability']:.4f}; no strategy gains more than that against it on "
+                f"Equilibrium: exploitability{target} certified on {summary['converged']}/{summary['deals']} deals "
+                f"(max {summary['max_exploitability']:.4f}: no strategy gains more than that against it on "
                 f"any deal); mean support {summary['mean_support']:.1f} arrangements; "
                 f"{summary['from_store']} answered from the store."
             )
@@ -372,7 +340,7 @@ def plot_heatmap(result: TournamentResult, path: str | Path | None = None, *, ax
         fig, ax = plt.subplots(figsize=(1.6 * len(names) + 2.5, 1.3 * len(names) + 1.5))
     else:
         fig = ax.figure
-    vmax = max(float(np.abs(mean).max()), 1e-9)
+    vmax = float(np.abs(mean).max()) or 1.0  # a colour scale needs a nonzero range
     image = ax.imshow(mean, cmap="RdBu", vmin=-vmax, vmax=vmax)
     ax.set_xticks(range(len(names)), names, rotation=30, ha="right")
     ax.set_yticks(range(len(names)), names)
@@ -405,7 +373,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="number of seeded random deals (default 20)")
     p.add_argument("--seed", type=int, default=2026, help="seed of the random deals (default 2026)")
     p.add_argument("--exposed", action="append", default=[], metavar="CARDS",
-                   help="a deal given by its 7 exposed cards (repeatable; played before the random deals)")
+                   help="a deal given by its exposed cards (7 in Quintet; repeatable; played before the random deals)")
     p.add_argument("--strategies", default=",".join(STRATEGIES),
                    help=f"comma-separated subset of {','.join(STRATEGIES)} (default: all)")
     p.add_argument("--epsilon", type=positive_float, default=0.05, metavar="POINTS",
@@ -449,7 +417,7 @@ def _main(argv: Sequence[str] | None) -> int:
         eq = ""
         if "equilibrium_exploitability" in entry.info:
             src = "store" if entry.info["equilibrium_from_store"] else f"{entry.info['equilibrium_seconds']:.1f} s"
-            eq = f", equilibrium ε {entry.info['equilibrium_exploitability']:.4f} ({src})"
+            eq = f", equilibrium exploitability {entry.info['equilibrium_exploitability']:.4f} ({src})"
         print(f"quintet-tournament: deal {i}/{n} {entry.deal.format()}{eq}", file=sys.stderr, flush=True)
 
     seed = args.seed if args.deals else None

@@ -6,8 +6,8 @@ the one that made it:
 * a best response proven optimal (engine ``search``): CP-SAT solves the same problem, seeded
   with the claimed arrangement (a hint changes what CP-SAT must prove, not whether its proof
   holds); a CP-SAT answer is rechecked by the search;
-* an equilibrium's certificate — no arrangement gains more than ``exploitability`` against
-  the mix: CP-SAT computes the best response to the mix.
+* an equilibrium's certified exploitability — no arrangement gains more than it against the
+  mix: CP-SAT computes the best response to the mix.
 
 ``status`` is ``confirmed`` when the checking engine proves that nothing beats the claim by
 more than ``VERIFY_TOLERANCE``; ``refuted`` when it found an arrangement that does (the
@@ -42,7 +42,7 @@ VERIFY_TIME_LIMIT = 600.0
 class Verification:
     """The outcome of rechecking a claim with another engine."""
 
-    claim: str  # "optimum" (a best response's value) or "exploitability" (an equilibrium's certificate)
+    claim: str  # "optimum" (a best response's value) or "exploitability" (an equilibrium's)
     claimed: float  # points
     engine: str  # the checking engine
     found: float  # the best value the checking engine found (points)
@@ -104,7 +104,7 @@ def verify_solution(solution: Solution, opponent: OpponentModel | str, *,
 
 def verify_equilibrium(eq: EquilibriumResult, *, time_limit: float | None = VERIFY_TIME_LIMIT,
                        stop_event: threading.Event | None = None) -> Verification:
-    """Recheck an equilibrium's certificate: CP-SAT's best response to the mix."""
+    """Recheck an equilibrium's certified exploitability: CP-SAT's best response to the mix."""
     tables = DealTables.build(eq.deal)
     game = QuintetGame(tables)
     support = [tuple(tables.index_of(m) for m in a.packets) for _, a in eq.mix]

@@ -10,6 +10,7 @@ import signal
 import subprocess
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -18,16 +19,16 @@ from quintet.game import Deal
 from quintet.rules import CLASSIC
 from solver.api import best_response
 from solver.batch import (
+    BatchProgress,
     BookEstimate,
-    ProgressBar,
     canonical_key,
     random_deals,
     read_deal_file,
     run_batch,
 )
-from solver.batch import main as batch_main
+from solver.batch.cli import main as batch_main
 from solver.canonical import permute_mask
-from solver.equilibrium import STORE_KIND, EquilibriumResult, equilibrium, solve_equilibrium
+from solver.equilibrium import STALE_STORE_KINDS, STORE_KIND, EquilibriumResult, equilibrium, solve_equilibrium
 from solver.store import SolutionStore, rules_fingerprint
 
 FP = rules_fingerprint(CLASSIC)
@@ -169,6 +170,23 @@ def test_skips_certified_and_improves_weaker_records(tmp_path):
         assert eq.from_store and eq.exploitability == q
 
 
+def test_stale_entries_are_re_solved_and_reported(tmp_path):
+    """An entry of an earlier certificate version is never trusted: the batch solves the deal
+    again (as solve_equilibrium does, through the same look-up) and says so in its summary."""
+    deal = Deal.from_exposed(FAST[0])
+    key = canonical_key(deal.exposed)
+    rough = equilibrium(Deal(key), epsilon=5.0, time_limit=30)
+    fake = replace(rough, exploitability=0.0, converged=True)  # claims perfection
+    with SolutionStore(tmp_path / "s.sqlite") as store:
+        store.put(FP, STALE_STORE_KINDS[0], key, fake.to_record(), 0.0)
+        summary = run_batch([deal.exposed], store=store, epsilon=EPSILON, time_limit=60)
+        assert (summary.skipped, summary.solved, summary.stale) == (0, 1, 1)
+        assert summary.to_dict()["stale"] == 1 and "earlier solver" in summary.format()
+        assert store.quality(FP, STORE_KIND, key) <= EPSILON
+        again = run_batch([deal.exposed], store=store, epsilon=EPSILON, time_limit=60)
+        assert (again.skipped, again.stale) == (1, 0) and "earlier solver" not in again.format()
+
+
 def test_suit_equivalent_deals_are_one_job(tmp_path):
     mask = Deal.from_exposed(FAST[2]).exposed
     twin = permute_mask(mask, (3, 2, 1, 0))
@@ -197,17 +215,45 @@ def test_read_deal_file(tmp_path):
         read_deal_file(f)
 
 
-def test_progress_bar_shows_done_total_rate_and_eta():
+def test_progress_without_a_terminal_prints_one_line_per_deal():
     stream = io.StringIO()
-    bar = ProgressBar(4, stream=stream)
-    bar.start -= 60.0  # one minute ago
+    bar = BatchProgress(stream=stream)
+    bar.start(4)
+    bar.started -= 60.0  # one minute ago
     bar.update(1, "last: x")
     bar.update(2)
+    bar.close()
     lines = stream.getvalue().splitlines()
-    assert len(lines) == 2  # not a terminal: one line per update
-    assert "1/4 deals" in lines[0] and "last: x" in lines[0]
-    assert "2/4 deals" in lines[1] and "2.0/min" in lines[1] and "ETA 1m00s" in lines[1]
-    assert "[" + "#" * 12 + "-" * 12 + "]" in lines[1]
+    assert len(lines) == 2 and "\r" not in stream.getvalue()  # not a terminal: one line per update
+    assert "1/4 deals" in lines[0] and "last: x" in lines[0] and " 25%" in lines[0]
+    assert "2/4 deals" in lines[1] and "30.00s/deal" in lines[1] and "01:00<01:00" in lines[1]  # rate and ETA
+    assert "|#####     |" in lines[1]
+
+
+class _Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_progress_on_a_terminal_redraws_one_line():
+    stream = _Terminal()
+    bar = BatchProgress(stream=stream)
+    bar.start(3)
+    for done in (1, 2, 3):
+        bar.update(done, f"last: deal {done}")
+    bar.close()
+    text = stream.getvalue()
+    assert text.count("\n") == 1  # redrawn in place with \r; one newline when closed
+    assert "3/3 deals" in text.rsplit("\r", 1)[-1] and "last: deal 3" in text
+
+
+def test_disabled_progress_prints_nothing():
+    stream = _Terminal()
+    bar = BatchProgress(stream=stream, enabled=False)
+    bar.start(2)
+    bar.update(1, "x")
+    bar.close()
+    assert stream.getvalue() == ""
 
 
 def test_book_estimate_arithmetic():
@@ -285,3 +331,68 @@ def test_pool_workers_exit_when_the_batch_is_killed(tmp_path):
     rerun = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
     summary = json.loads(rerun.stdout)
     assert summary["failed"] == 0 and set(stored(store_path)) == set(random_deals(6, 2))
+
+
+def test_progress_bar_in_a_real_terminal(tmp_path):
+    """Inside tmux (a real terminal) the bar is redrawn in place: one bar line, at 100%."""
+    tmux = shutil.which("tmux")
+    if tmux is None:
+        pytest.skip("tmux is not installed")
+    socket = f"quintet-test-{os.getpid()}"
+    command = " ".join(batch_command() + [f"'{FAST[0]}'", "--epsilon", str(EPSILON), "--time-limit", "60",
+                                           "--workers", "1", "--store", str(tmp_path / "s.sqlite")])
+    base = [tmux, "-L", socket, "-f", "/dev/null"]
+    raw = tmp_path / "terminal.log"
+    subprocess.run(base + ["new-session", "-d", "-x", "160", "-y", "20",
+                           f"sleep 1; {command}; echo BATCH-DONE; sleep 60"], check=True)
+    try:
+        subprocess.run(base + ["pipe-pane", "-o", f"cat >> {raw}"], check=True)  # the bytes the terminal got
+        deadline = time.monotonic() + 120
+        pane = ""
+        while time.monotonic() < deadline and "BATCH-DONE" not in pane:
+            time.sleep(0.5)
+            pane = subprocess.run(base + ["capture-pane", "-p"], capture_output=True, text=True).stdout
+    finally:
+        subprocess.run(base + ["kill-server"], capture_output=True)
+    assert "BATCH-DONE" in pane, pane
+    bars = [line for line in pane.splitlines() if "deals [" in line]
+    assert len(bars) == 1 and "100%" in bars[0] and "1/1 deals" in bars[0], pane
+    written = raw.read_bytes().decode(errors="replace")  # not read_text: it would turn \r into \n
+    assert "0/1 deals" in written and "\rquintet-batch: 100%" in written  # drawn at 0/1, then redrawn in place
+    assert "solved 1, unconverged 0, skipped 0, failed 0" in pane
+
+
+def test_ctrl_c_keeps_what_finished_and_exits_130(tmp_path):
+    """Ctrl-C (SIGINT to the whole process group, as a terminal sends it) while a slow deal is
+    in flight on a 2-worker pool: the finished deals stay stored, the summary says interrupted,
+    exit status 130, and no worker process is left behind."""
+    store_path = tmp_path / "s.sqlite"
+    slow = "8h 7h 9d Ts 7s Qc Jc"  # minutes to ε = 0.1
+    cmd = batch_command() + [*FAST, slow, "--epsilon", str(EPSILON), "--time-limit", "300", "--workers", "2",
+                             "--store", str(store_path), "--json", "--no-progress"]
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    try:
+        deadline = time.monotonic() + 180
+        while time.monotonic() < deadline and proc.poll() is None:
+            if store_path.exists() and store_path.stat().st_size > 0:
+                try:
+                    if len(stored(store_path)) >= len(FAST):
+                        break
+                except Exception:  # noqa: BLE001 — the file may be mid-creation
+                    pass
+            time.sleep(0.1)
+        assert proc.poll() is None, "the batch finished before it could be interrupted"
+        workers = subprocess.run(["pgrep", "-P", str(proc.pid)], capture_output=True, text=True).stdout.split()
+        os.killpg(proc.pid, signal.SIGINT)
+        out, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.communicate()
+    assert proc.returncode == 130, err
+    summary = json.loads(out)
+    assert summary["interrupted"] and summary["solved"] == len(FAST) and summary["failed"] == 0
+    assert set(stored(store_path)) == {canonical_key(Deal.from_exposed(d).exposed) for d in FAST}
+    time.sleep(1)
+    assert not [pid for pid in workers if Path(f"/proc/{pid}").exists()
+                and "zombie" not in Path(f"/proc/{pid}/status").read_text().lower()]

@@ -19,7 +19,6 @@ from quintet.cards import CLASSIC_DECK
 from quintet.game import Deal
 from quintet.rules import get_rules
 from solver.cpsat import (
-    OPTIMAL_GAP,
     CpsatOptions,
     build_model,
     exact_difference_rank,
@@ -29,7 +28,7 @@ from solver.cpsat import (
     solve_cpsat,
 )
 from solver.opponents import ArrangementMix, Greedy, Mixture, Uniform
-from solver.problem import BestResponseProblem, slot_values
+from solver.problem import VALUE_TOLERANCE, BestResponseProblem, slot_values
 from solver.tables import DealTables
 
 EXAMPLE = "8h 7h 9d Ts 7s Qc Jc"
@@ -142,7 +141,7 @@ def assert_sound(problem: BestResponseProblem, result, optimum: float | None = N
         assert result.bound >= optimum - 1e-12
         assert result.value <= optimum + 1e-12
     if result.optimal:
-        assert result.bound - result.value <= OPTIMAL_GAP
+        assert result.bound - result.value <= VALUE_TOLERANCE
 
 
 def random_values(rng: np.random.Generator, R: int, kind: str) -> np.ndarray:
@@ -316,7 +315,7 @@ def test_near_ties_below_the_integer_resolution(seed, plain):
     best, _ = brute_force(problem)
     result = solve_cpsat(problem, time_limit=30, options=PLAIN if plain else NO_LOCAL)
     assert result.optimal
-    assert best - result.value <= OPTIMAL_GAP
+    assert best - result.value <= VALUE_TOLERANCE
     assert result.bound >= best  # no tolerance: the rounding slack must be accounted for
     assert_sound(problem, result, best)
 

@@ -249,7 +249,7 @@ def test_cli_default_opponent_is_the_equilibrium(solved):
     _, _, path = solved
     proc = run_cli("As", "Ks", "Qs", "Js", "Ts", "Ah", "Kh", "--epsilon", "0.05", "--store", str(path))
     assert proc.returncode == 0, proc.stderr
-    assert "Equilibrium mix" in proc.stdout and "Certificate" in proc.stdout
+    assert "Equilibrium mix" in proc.stdout and "Exploitability: " in proc.stdout
 
 
 def test_cli_corrupt_store_is_one_line_exit_2(tmp_path):

@@ -63,7 +63,7 @@ def progress_record(record: dict[str, float]) -> dict[str, float | int]:
     exploitability so far (points), support and pool sizes, solver seconds."""
     return {
         "iteration": int(record["iteration"]),
-        "exploitability": max(0.0, float(record["best_certificate"])),
+        "exploitability": max(0.0, float(record["best_exploitability"])),
         "support": int(record["support"]),
         "pool_size": int(record["pool"]),
         "seconds": float(record["seconds"]),
