@@ -141,7 +141,7 @@ def test_illegal_moves_are_refused_by_the_rules_and_the_prompt_comes_back():
     errors = [line for line in out.getvalue().splitlines() if line.startswith("error:")]
     assert errors == [
         "error: the limit is 5 a turn: 99 is above it",
-        "error: no betting after the exchange now: it is the betting before the exchange",
+        "error: no show-down demand now (only after the exchange): it is the betting before the exchange",
         "error: no exchange now: it is the betting before the exchange",
         "error: fold takes no argument, got 'please'",
     ]

@@ -209,7 +209,8 @@ def test_demand_show_down_others_pay_to_see_or_fold():
 def test_demand_is_not_allowed_before_the_exchange():
     state = new_state({0: "As Ks Qs Js Ts", 1: "2c 3d 4h 5s 7c"})
     assert not state.can_demand_show_down()
-    with pytest.raises(IllegalActionError, match="betting after the exchange"):
+    with pytest.raises(IllegalActionError, match=r"no show-down demand now \(only after the exchange\): it is the "
+                                                 "betting before the exchange"):
         state.demand_show_down(2)
 
 
@@ -268,7 +269,7 @@ def test_exchange_replaces_the_discards_from_the_top_of_the_stock():
     assert state.drawn == [1, None]
     state.exchange(parse_cards("2c 8h", DRAW52.deck))
     assert text(state, 1) == "9d 9c 8s 4h 3h"
-    with pytest.raises(IllegalActionError, match="betting after the exchange|no exchange"):
+    with pytest.raises(IllegalActionError, match="no exchange now: it is the betting after the exchange"):
         state.exchange()
 
 

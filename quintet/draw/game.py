@@ -395,15 +395,17 @@ class State:
         self.raised_in_circle = False
         self._queue = self._order_from(self.dealer)
 
-    def _verify_turn(self, *phases: Phase) -> int:
+    def _verify_turn(self, what: str, *phases: Phase) -> int:
+        """The seat to act, if ``what`` (an action's name) may be done in this phase."""
         if self.phase not in phases:
             if self.phase is Phase.OVER:
                 raise IllegalActionError("the hand is over")
-            raise IllegalActionError(f"no {' or '.join(map(str, phases))} now: it is the {self.phase}")
+            later = " (only after the exchange)" if phases == (Phase.BETTING_AFTER,) else ""
+            raise IllegalActionError(f"no {what} now{later}: it is the {self.phase}")
         return self._queue[0]
 
     def verify_fold(self) -> None:
-        self._verify_turn(Phase.BETTING_BEFORE, Phase.EXCHANGE, Phase.BETTING_AFTER, Phase.SEEING)
+        self._verify_turn("folding", Phase.BETTING_BEFORE, Phase.EXCHANGE, Phase.BETTING_AFTER, Phase.SEEING)
 
     def can_fold(self) -> bool:
         return self._can(self.verify_fold)
@@ -424,7 +426,7 @@ class State:
         return record
 
     def verify_call(self) -> None:
-        seat = self._verify_turn(Phase.BETTING_BEFORE, Phase.BETTING_AFTER, Phase.SEEING)
+        seat = self._verify_turn("call", Phase.BETTING_BEFORE, Phase.BETTING_AFTER, Phase.SEEING)
         price = self.call_amount
         if self.stacks[seat] < price:
             raise IllegalActionError(f"seat {seat} cannot pay {price} with {self.stacks[seat]} chips "
@@ -456,7 +458,7 @@ class State:
         return range(self.current_stake + 1, min(self.terms.limit, self.stacks[self._queue[0]]) + 1)
 
     def verify_raise_to(self, amount: int) -> None:
-        seat = self._verify_turn(Phase.BETTING_BEFORE, Phase.BETTING_AFTER)
+        seat = self._verify_turn("raise", Phase.BETTING_BEFORE, Phase.BETTING_AFTER)
         self._verify_stake(seat, amount, raising=True)
 
     def _verify_stake(self, seat: int, amount: int, *, raising: bool) -> None:
@@ -496,7 +498,7 @@ class State:
         return range(self.current_stake, min(self.terms.limit, self.stacks[self._queue[0]]) + 1)
 
     def verify_demand_show_down(self, amount: int | None = None) -> None:
-        seat = self._verify_turn(Phase.BETTING_AFTER)
+        seat = self._verify_turn("show-down demand", Phase.BETTING_AFTER)
         self._verify_stake(seat, self.current_stake if amount is None else amount, raising=False)
 
     def can_demand_show_down(self, amount: int | None = None) -> bool:
@@ -550,7 +552,7 @@ class State:
         return 5 if fee == 0 else min(5, self.stacks[self._queue[0]] // fee)
 
     def verify_exchange(self, cards: Iterable[int] = ()) -> None:
-        seat = self._verify_turn(Phase.EXCHANGE)
+        seat = self._verify_turn("exchange", Phase.EXCHANGE)
         discards = [int(c) for c in cards]
         if len(set(discards)) != len(discards):
             raise IllegalActionError("a card is discarded twice")
