@@ -232,8 +232,7 @@ def test_person_out_of_chips_ends_the_match():
 def test_terminal_game_inside_tmux(tmp_path: Path):
     if shutil.which("tmux") is None:
         pytest.skip("tmux is not installed (apt-get install -y tmux); the game was tested through stdin only")
-    socket = f"quintet-poker-test-{os.getpid()}"
-    tmux = ["tmux", "-L", socket]
+    tmux = ["tmux", "-S", str(tmp_path / "tmux.sock")]  # a server of our own, its socket in the test's directory
     history = tmp_path / "h.jsonl"
     command = (f"{sys.executable} -m quintet.cli poker --players 3 --seed 3 --hands 2 --history {history}; "
                "echo \"[exit $?]\"; sleep 120")
