@@ -24,7 +24,12 @@ loads this package on first use of such a rule set).  Modules:
   ``stand_ins``, ``percentile``, ``hand_count_by_category``;
 * ``kernels`` — the numba kernels over 64-bit masks;
 * ``advisor`` — the draw advisor ``advise`` (which cards to exchange);
-* ``cli`` — ``quintet hand``, ``quintet compare`` and ``quintet draw``.
+* ``cli`` — ``quintet hand``, ``quintet compare``, ``quintet draw`` and ``quintet poker``.
+
+The game itself (not imported by this package; ``cli`` loads it): ``game`` — one hand as a state machine (``State``,
+``Terms``, the records, ``replay``); ``table`` — a match; ``policy`` — the advisor's exchange
+as an exact table and the opponent model; ``bots`` — ``random`` and ``advisor``; ``play`` —
+``quintet poker`` at the terminal.
 """
 
 from .advisor import DrawAdvice, DrawOption, Objective, advise, parse_objective

@@ -1,11 +1,12 @@
-"""``quintet hand``, ``quintet compare`` and ``quintet draw``: hands under any rule set.
+"""``quintet hand``, ``quintet compare``, ``quintet draw``: hands under any rule set; ``quintet poker``.
 
 * ``quintet hand HAND [--rules NAME] [--json]`` — one hand: category, description, key, the
   cards the jokers play, and its percentile among all hands of the deck;
 * ``quintet compare HAND HAND … [--rules NAME] [--json]`` — rank several hands, ties shown
   (``2=``);
 * ``quintet draw HAND [--rules NAME] [--known CARDS] [--objective …] [--json]`` — the draw
-  advisor (``quintet.draw.advise``): all 32 exchanges, exact.
+  advisor (``quintet.draw.advise``): all 32 exchanges, exact;
+* ``quintet poker`` — the whole game at the terminal, or bots alone (``quintet.draw.play``).
 
 A hand is one argument (``"As Ah Ad Ac Jk"``) or five.  Errors are one line, exit 2
 (``quintet.cliutil.run_cli``).
@@ -20,10 +21,11 @@ from ..cards import format_card, format_cards, parse_cards
 from ..cliutil import UsageError, add_rules_arguments, print_json
 from ..evaluator import HandValue, evaluate
 from ..rules import Rules
+from . import play
 from .advisor import DrawAdvice, DrawOption, Objective, advise, parse_objective
 from .tables import percentile, stand_ins
 
-COMMANDS = ("hand", "compare", "draw")
+COMMANDS = ("hand", "compare", "draw", "poker")
 
 RULES_HELP = (
     "rule sets: classic (Quintet, 32 cards) and drawDECK[-TABLE] for five-card draw: "
@@ -33,7 +35,7 @@ RULES_HELP = (
 
 
 def add_commands(sub: argparse._SubParsersAction) -> None:
-    """Add the three subcommands to the ``quintet`` parser."""
+    """Add the four subcommands to the ``quintet`` parser."""
     h = sub.add_parser(
         "hand",
         help="evaluate one five-card hand under a rule set",
@@ -86,6 +88,7 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
             default=None,
             help="four of a kind and straight flush trade places in the table",
         )
+    play.add_command(sub)
 
 
 def _rules(args: argparse.Namespace, rules: Rules) -> Rules:
@@ -273,4 +276,6 @@ def run(args: argparse.Namespace, rules: Rules) -> int:
         return run_hand(args, rules)
     if args.command == "compare":
         return run_compare(args, rules)
+    if args.command == "poker":
+        return play.run(args, rules)
     return run_draw(args, rules)

@@ -426,3 +426,177 @@ def draw_histograms(hand, unseen, card_rank, card_suitbit, binom, offsets, cell_
             for t in range(i + 1, d):
                 idx[t] = idx[t - 1] + 1
     return hist
+
+
+# ---------------------------------------------------------------- exchange values -----
+#
+# The exact expected value of every exchange without enumerating draws (``quintet.draw.policy``).
+# Give every 5-card hand h of the deck a value v(h).  For a set J of at most four cards let
+# F(J) = sum of v(h) over the hands h that contain J ("superset sums").  Keeping K of a hand H
+# and drawing d = 5 - |K| cards from the unseen cards U = deck - H, the draws are the d-sets T
+# of deck - K that miss the discards D = H - K, so by inclusion-exclusion over S ⊆ D
+#     sum over draws of v(K ∪ T) = sum over S ⊆ D of (-1)^|S| F(K ∪ S),
+# with F(H) = v(H).  The 32 options of a hand need the 32 values F(t), t ⊆ H, and one Möbius
+# inversion.  Sets are indexed by deck position (0..N-1, increasing card ints); a k-set
+# ``a_0 < … < a_(k-1)`` lives at ``set_offsets[k] + sum_i C(a_i, i + 1)``.
+
+
+@njit(cache=True, nogil=True)
+def superset_sums(cards, card_rank, card_suitbit, binom, offsets, cell_value, big_binom, set_offsets):
+    """F(J) for every set J of at most four deck positions (comment above), int64.
+
+    ``cards``: the deck's card ints, increasing (position i is ``cards[i]``);
+    ``cell_value[cell]``: v of a hand in that cell; ``big_binom[n, k]`` = C(n, k) for n ≤ N.
+    Four-card sets first, from every hand; then each level from the one above, since
+    Σ over x ∉ J of F(J ∪ {x}) counts every hand containing J (5 - |J|) times.
+    """
+    n = cards.shape[0]
+    sums = np.zeros(set_offsets[5], dtype=np.int64)
+    base = set_offsets[4]
+    for a in range(n - 4):
+        for b in range(a + 1, n - 3):
+            for c in range(b + 1, n - 2):
+                for d in range(c + 1, n - 1):
+                    for e in range(d + 1, n):
+                        v = cell_value[
+                            cell_of(cards[a], cards[b], cards[c], cards[d], cards[e],
+                                    card_rank, card_suitbit, binom, offsets)
+                        ]
+                        ca, cb, cc, cd = big_binom[a, 1], big_binom[b, 2], big_binom[c, 3], big_binom[d, 4]
+                        sums[base + ca + cb + cc + cd] += v  # without e
+                        sums[base + ca + cb + cc + big_binom[e, 4]] += v  # without d
+                        sums[base + ca + cb + big_binom[d, 3] + big_binom[e, 4]] += v
+                        sums[base + ca + big_binom[c, 2] + big_binom[d, 3] + big_binom[e, 4]] += v
+                        sums[base + big_binom[b, 1] + big_binom[c, 2] + big_binom[d, 3] + big_binom[e, 4]] += v
+    subset = np.zeros(4, dtype=np.int64)
+    for k in range(3, -1, -1):
+        for i in range(k):
+            subset[i] = i
+        index = 0
+        while True:  # every k-subset, in colex-index order (index counts them)
+            total = np.int64(0)
+            below = 0  # elements of the subset below x
+            partial = np.int64(0)  # colex terms of those elements
+            above = np.int64(0)  # colex terms of the others, shifted one place up
+            for i in range(k):
+                above += big_binom[subset[i], i + 2]
+            for x in range(n):
+                if below < k and subset[below] == x:
+                    partial += big_binom[x, below + 1]
+                    above -= big_binom[x, below + 2]
+                    below += 1
+                    continue
+                total += sums[set_offsets[k + 1] + partial + big_binom[x, below + 1] + above]
+            sums[set_offsets[k] + index] = total // (5 - k)
+            index += 1
+            # next subset in colex order: bump the lowest element that can move up
+            i = 0
+            while i < k - 1 and subset[i] + 1 == subset[i + 1]:
+                i += 1
+            if k == 0 or (i == k - 1 and subset[i] + 1 >= n):
+                break
+            subset[i] += 1
+            for j in range(i):
+                subset[j] = j
+    return sums
+
+
+@njit(cache=True, nogil=True)
+def exchange_totals(hand, position_of, hand_value, sums, big_binom, set_offsets):
+    """For each keep-mask s (bit i = keep ``hand[i]``), the sum of v over every draw.
+
+    ``hand``: five card ints (any order); ``position_of[card]``: its deck position;
+    ``hand_value``: v of the hand.  Returns int64[32]; divide by C(N - 5, 5 - popcount(s)).
+    """
+    g = np.zeros(32, dtype=np.int64)
+    chosen = np.empty(5, dtype=np.int64)
+    for t in range(31):
+        k = 0
+        for i in range(5):
+            if (t >> i) & 1:
+                chosen[k] = position_of[hand[i]]
+                k += 1
+        for i in range(1, k):  # insertion sort: the colex index needs increasing positions
+            x = chosen[i]
+            j = i - 1
+            while j >= 0 and chosen[j] > x:
+                chosen[j + 1] = chosen[j]
+                j -= 1
+            chosen[j + 1] = x
+        index = 0
+        for i in range(k):
+            index += big_binom[chosen[i], i + 1]
+        g[t] = sums[set_offsets[k] + index]
+    g[31] = hand_value
+    # Möbius inversion over supersets: total[s] = sum over t ⊇ s of (-1)^|t - s| g[t]
+    for i in range(5):
+        bit = 1 << i
+        for s in range(32):
+            if not s & bit:
+                g[s] -= g[s | bit]
+    return g
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _ratio_less(a, x, b, y):
+    """a / x < b / y exactly, for 0 <= a, b < 2**52 and 0 < x, y < 2**24 (a·y may pass 2**63)."""
+    lo_mask = np.int64(0xFFFFFFFF)
+    ay_lo = (a & lo_mask) * y
+    bx_lo = (b & lo_mask) * x
+    ay_hi = (a >> 32) * y + (ay_lo >> 32)
+    bx_hi = (b >> 32) * x + (bx_lo >> 32)
+    if ay_hi != bx_hi:
+        return ay_hi < bx_hi
+    return (ay_lo & lo_mask) < (bx_lo & lo_mask)
+
+
+@njit(cache=True, nogil=True)
+def best_exchanges(hands, max_draw, position_of, card_rank, card_suitbit, binom, offsets, cell_value,
+                   sums, big_binom, set_offsets, n_draws):
+    """The best keep-mask of each hand (rows of five card ints) drawing at most ``max_draw`` cards.
+
+    Best = the highest mean value over every draw (exact), then fewer cards drawn, then the
+    lower mask.  ``n_draws[d]`` = C(N - 5, d).  Returns int64[len(hands)].
+    """
+    m = hands.shape[0]
+    out = np.empty(m, dtype=np.int64)
+    for h in range(m):
+        hand = hands[h]
+        value = cell_value[cell_of(hand[0], hand[1], hand[2], hand[3], hand[4],
+                                   card_rank, card_suitbit, binom, offsets)]
+        totals = exchange_totals(hand, position_of, value, sums, big_binom, set_offsets)
+        best = 31
+        best_draw = 0
+        for s in range(30, -1, -1):  # downward, so that the lower mask wins a full tie
+            d = 5
+            for i in range(5):
+                d -= (s >> i) & 1
+            if d > max_draw:
+                continue
+            if _ratio_less(totals[best], n_draws[best_draw], totals[s], n_draws[d]):
+                best, best_draw = s, d
+            elif not _ratio_less(totals[s], n_draws[d], totals[best], n_draws[best_draw]) and d <= best_draw:
+                best, best_draw = s, d
+        out[h] = best
+    return out
+
+
+@njit(cache=True, nogil=True)
+def exchanged_hands(deals, keeps):
+    """Final hand masks: row i keeps ``deals[i, :5]`` by ``keeps[i]`` and draws ``deals[i, 5:]`` in order."""
+    m = deals.shape[0]
+    masks = np.empty(m, dtype=np.uint64)
+    drawn = np.empty(m, dtype=np.int64)
+    one = np.uint64(1)
+    for h in range(m):
+        mask = np.uint64(0)
+        k = 0
+        for i in range(5):
+            if (keeps[h] >> i) & 1:
+                mask |= one << np.uint64(deals[h, i])
+                k += 1
+        for i in range(5 - k):
+            mask |= one << np.uint64(deals[h, 5 + i])
+        masks[h] = mask
+        drawn[h] = 5 - k
+    return masks, drawn

@@ -1,0 +1,484 @@
+"""``quintet poker``: five-card draw poker at the terminal, against bots, or bots alone.
+
+A person sits in seat 0 ("you") against ``--players - 1`` bots; on each turn the program
+shows the cards, the pot, the stake and the legal moves and reads one command line:
+``fold`` (``pass``, ``пас``), ``call``, ``raise N``, ``demand [N]``, ``exchange CARDS``
+(cards by name, ``7c Kd``, or by position 1–5), ``stand``, ``hint`` (the advisor's exchange and
+the current equity), ``stacks``, ``help``, ``quit``.  A bad line gets one line of explanation
+and the prompt again; end of input (Ctrl-D) ends the match cleanly.
+
+``--bots-only`` plays ``--hands`` hands unattended and prints a summary; ``--history FILE``
+appends one JSON line per hand (``State.history`` plus the hand number and names).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from collections.abc import Sequence
+from contextlib import nullcontext
+from math import comb
+from typing import Any, TextIO
+
+from ..cards import format_card, format_cards, parse_cards
+from ..cliutil import UsageError, int_at_least, number
+from ..evaluator import describe
+from ..rules import RULE_SETS, TIEBREAKS, Rules
+from .bots import BOT_KINDS, AdvisorBot, make_bot
+from .game import (
+    Action,
+    ActionKind,
+    AntePosting,
+    Call,
+    Demand,
+    Exchange,
+    Fold,
+    FoldOut,
+    IllegalActionError,
+    Phase,
+    Raise,
+    Record,
+    ShowDown,
+    State,
+    Terms,
+)
+from .table import Agent, Table
+
+__all__ = ["add_command", "run"]
+
+DEFAULT_RULES = "draw36-joker-11"
+POKER_RULE_SETS = sorted(name for name, rules in RULE_SETS.items() if rules.is_variant)
+HELP = """Commands (one per line):
+  fold | pass           leave the hand («пас»)
+  call                  stake the current stake (when paying to see: the demanded stake)
+  raise N               stake N chips, more than the current stake, at most the limit
+  demand [N]            after the exchange: stake N (default the current stake) and demand the show-down
+  exchange CARDS        discard these cards (names like 7c Kd, or positions 1-5) and draw as many
+  stand                 exchange nothing
+  hint                  the advisor's exchange and your current equity
+  stacks                everybody's chips
+  help                  this text
+  quit                  end the match (so does end of input, Ctrl-D)"""
+
+
+class EndOfMatch(Exception):
+    """The person quit or the input ended."""
+
+
+def add_command(sub: Any) -> None:
+    """Register ``quintet poker`` on the ``quintet`` command's subparsers."""
+    p = sub.add_parser(
+        "poker",
+        help="play five-card draw poker against bots (or watch bots play)",
+        description="Five-card draw poker as the rule text plays it (README: Draw poker: the game). "
+        "You sit in seat 0 against bots; --bots-only plays unattended.",
+    )
+    table = p.add_argument_group("the table")
+    table.add_argument("--players", type=int_at_least(2), default=4, help="players at the table, 2-6 (default 4)")
+    table.add_argument("--bots", default="advisor", metavar="KIND[,KIND…]",
+                       help=f"the bots: {' or '.join(BOT_KINDS)}, one for all or one per bot seat (default advisor)")
+    table.add_argument("--bots-only", action="store_true", help="no person: bots in every seat")
+    table.add_argument("--hands", type=int_at_least(1), default=None,
+                       help="hands to play (default: --bots-only 100; at the terminal until the match ends)")
+    table.add_argument("--chips", type=int_at_least(1), default=100, help="each player's chips (default 100)")
+    table.add_argument("--seed", type=int, default=0, help="seed of the deals and the bots (default 0)")
+    table.add_argument("--bluff", type=number, default=0.1, help="advisor bots' bluff rate per hand (default 0.1)")
+    table.add_argument("--history", metavar="FILE", help="append one JSON line per hand to FILE")
+    table.add_argument("--unicode", action="store_true", help="print suits as ♣ ♦ ♥ ♠")
+    terms = p.add_argument_group("terms (agreed before play)")
+    terms.add_argument("--ante", type=int_at_least(1), default=Terms.ante, help="ante per hand (default 1)")
+    terms.add_argument("--stake", type=int_at_least(1), default=Terms.stake,
+                       help="the agreed stake: the least stake of a turn at the start of a hand (default 1)")
+    terms.add_argument("--limit", type=int_at_least(1), default=Terms.limit,
+                       help="the most a player may stake on one turn (default 5)")
+    terms.add_argument("--exchange-fee", type=int_at_least(0), default=Terms.exchange_fee,
+                       help="chips paid into the pot per card exchanged (default 0)")
+    terms.add_argument("--circles", type=int_at_least(1), default=Terms.circles,
+                       help="circles of betting before and after the exchange (default 3)")
+    terms.add_argument("--betting-before-exchange", action=argparse.BooleanOptionalAction,
+                       default=Terms.betting_before_exchange,
+                       help="bet before the exchange as well as after it (default: yes)")
+    rules = p.add_argument_group("hand values")
+    rules.add_argument("--rules", default=DEFAULT_RULES, choices=POKER_RULE_SETS,
+                       help=f"a draw rule set (default {DEFAULT_RULES}: 36 cards, the 6s is the joker, 11 categories)")
+    rules.add_argument("--ace-low-straight", action="store_true", default=None,
+                       help="the ace also plays below the lowest rank in a straight")
+    rules.add_argument("--flush-over-full-house", action="store_true", default=None,
+                       help="flush ranks above full house")
+    rules.add_argument("--tiebreak", choices=TIEBREAKS, default=None,
+                       help="equal groups: kickers decide (default) or group-only tie")
+    rules.add_argument("--swap-four-straight-flush", action="store_true", default=None,
+                       help="four of a kind and straight flush trade places in the table")
+    p.set_defaults(tie_points=None)
+
+
+# ---------------------------------------------------------------------------- output --------
+
+
+class Screen:
+    """How the session prints: card notation and names."""
+
+    def __init__(self, rules: Rules, names: Sequence[str], out: TextIO, unicode: bool) -> None:
+        self.rules = rules
+        self.names = list(names)
+        self.out = out
+        self.unicode = unicode
+
+    def say(self, text: str = "") -> None:
+        print(text, file=self.out, flush=True)
+
+    def cards(self, cards: int | Sequence[int], order: str = "group") -> str:
+        return format_cards(cards if isinstance(cards, int) else list(cards), self.rules.deck,
+                            unicode=self.unicode, order=order)
+
+    def card(self, card: int) -> str:
+        return format_card(card, self.rules.deck, unicode=self.unicode)
+
+    def stacks(self, stacks: Sequence[int]) -> str:
+        return " · ".join(f"{name} {chips}" for name, chips in zip(self.names, stacks, strict=True))
+
+    def hand(self, mask: int) -> list[int]:
+        """The cards of a hand in the order it is shown (largest rank group first): positions 1-5."""
+        return parse_cards(self.cards(mask), self.rules.deck)
+
+    def who(self, seat: int, verb: str) -> str:
+        """'bot2 calls', 'you call'."""
+        name = self.names[seat]
+        return f"{name} {verb[:-1] if name == 'you' else verb}"
+
+    def record(self, state: State, record: Record, *, reveal: int | None) -> None:
+        """One line (a few for a show-down) for what just happened; ``reveal``: the person's seat."""
+        pot = "" if state.over else f" · pot {state.pot}"
+        if isinstance(record, Fold):
+            self.say(f"{self.who(record.seat, 'folds')} (пас){pot}")
+        elif isinstance(record, Call):
+            if record.phase is Phase.SEEING:
+                self.say(f"{self.who(record.seat, 'pays')} {record.amount} to see{pot}")
+            else:
+                self.say(f"{self.who(record.seat, 'calls')} {record.amount}{pot}")
+        elif isinstance(record, Raise):
+            self.say(f"{self.who(record.seat, 'raises')} to {record.amount}{pot}")
+        elif isinstance(record, Demand):
+            self.say(f"{self.who(record.seat, 'stakes')} {record.amount} and demands the show-down{pot}")
+        elif isinstance(record, Exchange):
+            n = len(record.discarded)
+            if n == 0:
+                what = self.who(record.seat, "stands") + " pat"
+            else:
+                what = f"{self.who(record.seat, 'exchanges')} {n} card{'s' if n > 1 else ''}"
+                if record.fee:
+                    what += f", paying {record.fee}"
+            if record.seat == reveal and n:
+                what += f": {self.cards(record.discarded, 'given')} -> {self.cards(record.drawn, 'given')}"
+            if record.reshuffled:
+                what += " (the stock ran out: the muck was shuffled into a new stock)"
+            self.say(what)
+        elif isinstance(record, ShowDown):
+            self.say("Show-down:")
+            width = max(len(self.names[s]) for s, _, _ in record.hands)
+            won = dict(zip(record.winners, record.amounts, strict=True))
+            for seat, mask, _ in record.hands:
+                tail = f"   {self.who(seat, 'wins').split()[-1]} {won[seat]}" if seat in won else ""
+                self.say(f"  {self.names[seat]:<{width}}  {self.cards(mask)}   {describe(mask, self.rules)}{tail}")
+        elif isinstance(record, FoldOut):
+            self.say(f"{self.who(record.seat, 'takes')} the pot of {record.amount} (everyone else folded)")
+
+
+# ---------------------------------------------------------------------------- the person ----
+
+
+class TerminalPlayer:
+    """The person in a seat: reads one command per line until it is a legal action."""
+
+    def __init__(self, screen: Screen, rules: Rules, seed: int, read: Any = input) -> None:
+        self.screen = screen
+        self.rules = rules
+        self.read = read
+        self.seed = seed
+        self._advisor: AdvisorBot | None = None
+
+    def act(self, state: State) -> Action:
+        self.show_turn(state)
+        while True:
+            try:
+                line = self.read("> ")
+            except EOFError:
+                raise EndOfMatch from None
+            try:
+                action = self.parse(line, state)
+                if action is None:
+                    continue
+                state.verify(action)
+                return action
+            except EndOfMatch:
+                raise
+            except ValueError as exc:
+                self.screen.say(f"error: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}")
+
+    def show_turn(self, state: State) -> None:
+        seat = state.actor
+        assert seat is not None
+        say = self.screen.say
+        stack = state.stacks[seat]
+        if state.phase is Phase.EXCHANGE:
+            hand = self.screen.hand(state.hands[seat])
+            numbered = "  ".join(f"{i}:{self.screen.card(c)}" for i, c in enumerate(hand, 1))
+            fee = state.terms.exchange_fee
+            cost = f"{fee} a card" if fee else "free"
+            say(f"Exchange · pot {state.pot} · your stack {stack} · your cards {numbered}")
+            say(f"Your move: exchange CARDS (up to {state.max_exchange()}, {cost}) | stand | fold | hint")
+            return
+        if state.phase is Phase.SEEING:
+            assert state.demand is not None
+            say(f"Pay {state.call_amount} to see · pot {state.pot} · your stack {stack}")
+        else:
+            when = "before" if state.phase is Phase.BETTING_BEFORE else "after"
+            say(f"Circle {state.circle} of {state.terms.circles}, {when} the exchange · pot {state.pot} · "
+                f"stake {state.current_stake} · your stack {stack} · your cards {self.screen.cards(state.hands[seat])}")
+        moves = ["fold"]
+        if stack >= state.call_amount:
+            moves.append(f"call {state.call_amount}")
+        else:
+            moves.append(f"(no credit: you cannot pay {state.call_amount})")
+        raises, demands = state.raise_range(), state.demand_range()
+        if raises:
+            moves.append(f"raise {_span(raises)}")
+        if demands:
+            moves.append(f"demand {_span(demands)}")
+        say("Your move: " + " | ".join(moves) + " | hint")
+
+    def parse(self, line: str, state: State) -> Action | None:
+        """An action from one command line, or None after an informational command (hint, help, stacks)."""
+        words = line.strip().split()
+        if not words:
+            raise ValueError("empty line: type a move, or help")
+        verb, rest = words[0].lower(), words[1:]
+        if verb in ("quit", "exit", "q"):
+            raise EndOfMatch
+        if verb in ("help", "?", "h"):
+            self.screen.say(HELP)
+            return None
+        if verb == "hint":
+            self.hint(state)
+            return None
+        if verb == "stacks":
+            self.screen.say("Stacks: " + self.screen.stacks(state.stacks) + f" · pot {state.pot}")
+            return None
+        if verb in ("fold", "pass", "пас", "f"):
+            _no_arguments(verb, rest)
+            return Action(ActionKind.FOLD)
+        if verb in ("call", "c", "see"):
+            _no_arguments(verb, rest)
+            return Action(ActionKind.CALL)
+        if verb in ("raise", "r", "bet"):
+            if len(rest) != 1:
+                raise ValueError("raise needs one amount, e.g. raise 3")
+            return Action(ActionKind.RAISE, _chips(rest[0]))
+        if verb in ("demand", "d", "show"):
+            if len(rest) > 1:
+                raise ValueError("demand takes at most one amount, e.g. demand 5")
+            return Action(ActionKind.DEMAND, _chips(rest[0]) if rest else None)
+        if verb in ("stand", "keep"):
+            _no_arguments(verb, rest)
+            return Action(ActionKind.EXCHANGE)
+        if verb in ("exchange", "x", "discard", "draw"):
+            return Action(ActionKind.EXCHANGE, cards=self._discards(rest, state))
+        raise ValueError(f"unknown command {words[0]!r} (type help)")
+
+    def _discards(self, words: list[str], state: State) -> tuple[int, ...]:
+        if state.phase is not Phase.EXCHANGE or state.actor is None:
+            raise IllegalActionError(f"no exchange now: it is the {state.phase}")
+        hand = self.screen.hand(state.hands[state.actor])
+        positions = [w for w in words if w.isdigit()]
+        if positions and len(positions) != len(words):
+            raise ValueError("name the cards either all by position (1-5) or all by card (7c Kd)")
+        if positions:
+            bad = [p for p in positions if not 1 <= int(p) <= 5]
+            if bad:
+                raise ValueError(f"position {bad[0]} is not 1-5")
+            if len(set(positions)) != len(positions):
+                raise ValueError("a position is given twice")
+            return tuple(hand[int(p) - 1] for p in positions)
+        cards = parse_cards(" ".join(words), self.rules.deck, what="cards to exchange")
+        missing = [c for c in cards if c not in hand]
+        if missing:
+            raise IllegalActionError(f"you do not hold {self.screen.card(missing[0])}")
+        return tuple(cards)
+
+    def hint(self, state: State) -> None:
+        """The advisor's exchange (exact: expected percentile of the final hand) and the current equity."""
+        seat = state.actor
+        assert seat is not None
+        if self._advisor is None:
+            self._advisor = AdvisorBot(self.rules, self.seed, bluff=0.0)
+        advisor = self._advisor
+        say = self.screen.say
+        mask = state.hands[seat]
+        say(f"Your hand: {self.screen.cards(mask)} — {describe(mask, self.rules)}, percentile "
+            f"{100 * advisor.policy.percentile(mask):.1f}% among all {comb(self.rules.deck.size, 5):,} hands")
+        if state.drawn[seat] is None:
+            hand = self.screen.hand(mask)
+            expected = advisor.policy.expected(hand)
+            most = 5 if not state.terms.exchange_fee else min(5, state.stacks[seat] // state.terms.exchange_fee)
+            ranked = advisor.policy.ranked(hand, max_draw=most)
+            say("Advisor's exchange (exact expected percentile of the final hand):")
+            for keep in ranked[:3]:
+                discards = [c for i, c in enumerate(hand) if not keep >> i & 1]
+                what = f"exchange {self.screen.cards(discards, 'given')}" if discards else "stand pat"
+                keep_text = self.screen.cards([c for c in hand if c not in discards], "given")
+                what += f" (keep {keep_text})" if discards and len(discards) < 5 else ""
+                say(f"  {what:<42} {100 * float(expected[keep]):6.2f}%")
+        opponents = len(state.in_hand) - 1
+        say(f"Equity against the {opponents} opponent{'s' if opponents > 1 else ''} still in: "
+            f"{100 * advisor.equity(state, seat):.1f}% (the advisor bot's estimate)")
+
+
+def _span(values: range) -> str:
+    return str(values[0]) if len(values) == 1 else f"{values[0]}-{values[-1]}"
+
+
+def _chips(text: str) -> int:
+    try:
+        return int(text)
+    except ValueError:
+        raise ValueError(f"not a whole number of chips: {text!r}") from None
+
+
+def _no_arguments(verb: str, rest: list[str]) -> None:
+    if rest:
+        raise ValueError(f"{verb} takes no argument, got {' '.join(rest)!r}")
+
+
+# ---------------------------------------------------------------------------- the session ---
+
+
+def _terms(args: argparse.Namespace) -> Terms:
+    return Terms(ante=args.ante, stake=args.stake, limit=args.limit, exchange_fee=args.exchange_fee,
+                 circles=args.circles, betting_before_exchange=args.betting_before_exchange)
+
+
+def _bot_kinds(text: str, count: int) -> list[str]:
+    kinds = [k.strip().lower() for k in text.split(",") if k.strip()]
+    bad = [k for k in kinds if k not in BOT_KINDS]
+    if bad or not kinds:
+        raise UsageError(f"unknown bot {bad[0] if bad else text!r} (use {' or '.join(BOT_KINDS)})")
+    if len(kinds) == 1:
+        return kinds * count
+    if len(kinds) != count:
+        raise UsageError(f"--bots names {len(kinds)} bots but there are {count} bot seats")
+    return kinds
+
+
+def run(args: argparse.Namespace, rules: Rules, *, out: TextIO | None = None, read: Any = input) -> int:
+    """``quintet poker``: validate the options, seat the players, play."""
+    out = out or sys.stdout
+    if not 2 <= args.players <= 6:
+        raise UsageError(f"draw poker is for 2 to 6 players, got {args.players}")
+    if not 0.0 <= args.bluff <= 1.0:
+        raise UsageError(f"--bluff is a probability between 0 and 1, got {args.bluff}")
+    terms = _terms(args)
+    person = not args.bots_only
+    kinds = _bot_kinds(args.bots, args.players - person)
+    names = (["you"] if person else []) + [f"bot{i}" for i in range(1, len(kinds) + 1)]
+    table = Table(rules, terms, names, args.chips, seed=args.seed)
+    screen = Screen(rules, [f"{n}" for n in names], out, args.unicode)
+    agents: list[Agent] = [TerminalPlayer(screen, rules, args.seed, read)] if person else []
+    agents += [make_bot(kind, rules, seed=args.seed * 1000 + i + 1, bluff=args.bluff) for i, kind in enumerate(kinds)]
+    with open(args.history, "a", encoding="utf-8") if args.history else nullcontext() as history:
+        if person:
+            return _interactive(table, agents, screen, kinds, args, history)
+        return _unattended(table, agents, screen, kinds, args, history)
+
+
+def _describe_table(table: Table, kinds: list[str], screen: Screen, chips: int) -> None:
+    rules, terms = table.rules, table.terms
+    deck = rules.deck
+    joker = f", the {deck.joker_alias} plays as the joker" if deck.joker_alias else (
+        f", {deck.jokers} joker{'s' if deck.jokers > 1 else ''}" if deck.jokers else "")
+    bots = ", ".join(f"{n} ({k})" for n, k in zip(table.names[-len(kinds):], kinds, strict=True))
+    screen.say(f"Five-card draw poker: {rules.name} ({deck.size} cards{joker}); {bots}; {chips} chips each.")
+    fee = f"{terms.exchange_fee} a card" if terms.exchange_fee else "free"
+    when = "before and after the exchange" if terms.betting_before_exchange else "after the exchange"
+    screen.say(f"Terms: ante {terms.ante}; stakes {terms.stake}-{terms.limit} a turn, never below the previous stake; "
+               f"{terms.circles} circles {when}; exchange {fee}; no credit.")
+
+
+def _write(history: TextIO | None, table: Table, state: State, kinds: Sequence[str]) -> None:
+    if history is None:
+        return
+    line = table.history_line(state)
+    offset = len(table.names) - len(kinds)
+    for seat in line["seats"]:
+        seat["player"] = "person" if seat["seat"] < offset else kinds[seat["seat"] - offset]
+    history.write(json.dumps(line, ensure_ascii=False) + "\n")
+    history.flush()
+
+
+def _interactive(table: Table, agents: list[Agent], screen: Screen, kinds: list[str], args: argparse.Namespace,
+                 history: TextIO | None) -> int:
+    _describe_table(table, kinds, screen, args.chips)
+    screen.say("You are seat 0. Type help for the commands.")
+    started = list(table.stacks)
+    try:
+        while not table.over and (args.hands is None or table.hands_played < args.hands):
+            if table.stacks[0] < table.terms.ante:
+                screen.say("You are out of chips.")
+                break
+            hand_no = table.hands_played + 1
+            dealer = table.names[table.next_dealer]
+            screen.say()
+            screen.say(f"== Hand {hand_no} · dealer {dealer} · stacks: {screen.stacks(table.stacks)} ==")
+
+            def observe(state: State, record: Record) -> None:
+                if not isinstance(record, AntePosting):
+                    screen.record(state, record, reveal=0)
+                elif state.phase is not Phase.ANTES:  # the last ante: the cards are dealt
+                    mask = state.hands[0]
+                    screen.say(f"Antes in · pot {state.pot} · your cards {screen.cards(mask)} "
+                               f"({describe(mask, table.rules)})")
+
+            state = table.play_hand(agents, observe)
+            _write(history, table, state, kinds)
+            for seat, chips in enumerate(table.stacks):
+                if state.dealt_in[seat] and chips < table.terms.ante:
+                    who = "You have" if seat == 0 else f"{table.names[seat]} has"
+                    screen.say(f"{who} too few chips for the ante and leave{'' if seat == 0 else 's'} the table.")
+    except EndOfMatch:
+        screen.say()
+        screen.say("Match ended by you (an unfinished hand does not count).")
+    _summary(table, screen, started)
+    return 0
+
+
+def _unattended(table: Table, agents: list[Agent], screen: Screen, kinds: list[str], args: argparse.Namespace,
+                history: TextIO | None) -> int:
+    hands = 100 if args.hands is None else args.hands
+    _describe_table(table, kinds, screen, args.chips)
+    started = list(table.stacks)
+    clock = time.perf_counter()
+    while not table.over and table.hands_played < hands:
+        before = table.seated
+        state = table.play_hand(agents)
+        _write(history, table, state, kinds)
+        for seat in before:
+            if table.stacks[seat] < table.terms.ante:
+                screen.say(f"hand {table.hands_played}: {table.names[seat]} has too few chips for the ante "
+                           "and leaves the table")
+    seconds = time.perf_counter() - clock
+    rate = table.hands_played / seconds if seconds > 0 else float("inf")
+    screen.say(f"{table.hands_played} hands in {seconds:.2f} s ({rate:,.0f} hands/s).")
+    _summary(table, screen, started)
+    return 0
+
+
+def _summary(table: Table, screen: Screen, started: list[int]) -> None:
+    hands = table.hands_played
+    why = "fewer than two players can pay the ante" if table.over else f"{hands} hand{'s' if hands != 1 else ''} played"
+    screen.say(f"Match over: {why}.")
+    width = max(len(n) for n in table.names)
+    for seat, name in enumerate(table.names):
+        net = table.stacks[seat] - started[seat]
+        per_hand = f"{net / hands:+.2f} a hand" if hands else ""
+        screen.say(f"  {name:<{width}}  {table.stacks[seat]:>6} chips  {net:+6d}  {per_hand}")

@@ -1,0 +1,279 @@
+"""``quintet poker`` as a person uses it: unattended with a history file, at the terminal through
+stdin, and once inside tmux (send-keys, capture-pane)."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from quintet.cards import parse_cards
+from quintet.cli import main
+from quintet.draw.game import Action, ActionKind, IllegalActionError, Phase, State, Terms, replay
+from quintet.draw.play import EndOfMatch, Screen, TerminalPlayer
+from quintet.draw.policy import exchange_policy
+from quintet.rules import get_rules
+
+ENV = dict(os.environ, PYTHONIOENCODING="utf-8")
+
+
+def quintet(*args: str, stdin: str | None = None, timeout: float = 300) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "quintet.cli", *args], input=stdin, capture_output=True,
+                          text=True, encoding="utf-8", env=ENV, timeout=timeout)
+
+
+# ------------------------------------------------------------------- unattended -----------
+
+
+def test_bots_only_history_is_complete_replayable_and_reproducible(tmp_path: Path):
+    files = [tmp_path / "a.jsonl", tmp_path / "b.jsonl"]
+    outputs = []
+    for path in files:
+        proc = quintet("poker", "--rules", "draw52", "--players", "4", "--bots-only", "--hands", "200",
+                       "--seed", "7", "--history", str(path))
+        assert proc.returncode == 0, proc.stderr
+        assert proc.stderr == ""
+        outputs.append(proc.stdout)
+    assert files[0].read_text() == files[1].read_text()  # same seed, same match
+    lines = [json.loads(line) for line in files[0].read_text().splitlines()]
+    assert "Match over" in outputs[0] and f"{len(lines)} hands in" in outputs[0]
+    assert 1 <= len(lines) <= 200
+    stacks = {seat: 100 for seat in range(4)}
+    for number, line in enumerate(lines, 1):
+        assert line["hand"] == number and line["rules"] == "draw52"
+        assert {"seats", "pot", "showdown", "winners", "actions"} <= set(line)
+        for seat in line["seats"]:
+            assert {"seat", "cards", "folded", "stack_before", "stack_after"} <= set(seat)
+            assert len(seat["cards"]) == 5 and all(len(c) == 2 and c.isascii() for c in seat["cards"])
+            assert seat["stack_before"] == stacks[seat["seat"]] and seat["stack_after"] >= 0
+            stacks[seat["seat"]] = seat["stack_after"]
+        assert sum(stacks.values()) == 400  # chips conserved from hand to hand
+        assert line["winners"] and all(not s["folded"] for s in line["seats"] if s["seat"] in line["winners"])
+        again = replay(line)
+        assert [again.stacks[s["seat"]] for s in line["seats"]] == [s["stack_after"] for s in line["seats"]]
+    assert any(line["showdown"] for line in lines) and any(not line["showdown"] for line in lines)
+    # a broke player leaves: hands after that have fewer seats
+    if len(lines) < 200:
+        assert sum(1 for s in stacks.values() if s > 0) == 1
+
+
+def test_bots_only_match_ends_when_one_player_has_every_chip(tmp_path: Path):
+    path = tmp_path / "h.jsonl"
+    assert main(["poker", "--bots-only", "--players", "3", "--bots", "advisor,random,random", "--chips", "8",
+                 "--hands", "500", "--seed", "1", "--history", str(path), "--rules", "draw36-joker"]) == 0
+    lines = [json.loads(line) for line in path.read_text().splitlines()]
+    final = {s["seat"]: s["stack_after"] for s in lines[-1]["seats"]}
+    assert len(lines) < 500 and sorted(final.values())[-1] == 24
+    assert [len(line["seats"]) for line in lines] == sorted((len(line["seats"]) for line in lines), reverse=True)
+    assert [s["player"] for s in lines[0]["seats"]] == ["advisor", "random", "random"]
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--players", "7"], "2 to 6 players"),
+    (["--players", "1"], "at least 2"),
+    (["--limit", "0"], "at least 1"),
+    (["--stake", "5", "--limit", "2"], "below the stake"),
+    (["--rules", "classic"], "invalid choice"),
+    (["--bots", "shark"], "unknown bot 'shark'"),
+    (["--bots", "random,advisor"], "names 2 bots but there are 4 bot seats"),
+    (["--players", "6", "--rules", "draw32"], "at most 5 players"),
+    (["--bluff", "2"], "between 0 and 1"),
+    (["--hands", "zero"], "not an integer"),
+    (["--colour"], "unrecognized arguments"),
+])
+def test_bad_options_are_one_line_exit_2(argv, message, capsys):
+    try:
+        status = main(["poker", "--bots-only", "--hands", "1", *argv])
+    except SystemExit as exc:  # argparse
+        status = exc.code
+    err = capsys.readouterr().err
+    assert status == 2 and message in err and len(err.strip().splitlines()) == 1 and "Traceback" not in err
+
+
+def test_bad_option_as_a_process():
+    proc = quintet("poker", "--bots-only", "--players", "9")
+    assert proc.returncode == 2 and proc.stdout == ""
+    assert proc.stderr.strip().splitlines() == ["quintet: error: draw poker is for 2 to 6 players, got 9"]
+
+
+# ------------------------------------------------------------------- the person's commands ---
+
+
+def person_state(**terms) -> tuple[State, TerminalPlayer, io.StringIO]:
+    rules = get_rules("draw52")
+    order = parse_cards("Ah Kh 9h 5h 2c 7c 7d Qs Td 8c", rules.deck)
+    state = State(rules, Terms(**terms), [100, 100], dealer=1, deck=order + [c for c in rules.deck.cards()
+                                                                             if c not in order])
+    state.post_ante()
+    state.post_ante()
+    out = io.StringIO()
+    return state, TerminalPlayer(Screen(rules, ["you", "bot1"], out, False), rules, 0), out
+
+
+@pytest.mark.parametrize("line, message", [
+    ("", "empty line"),
+    ("foo", "unknown command 'foo'"),
+    ("raise", "raise needs one amount"),
+    ("raise x", "not a whole number of chips: 'x'"),
+    ("call now", "call takes no argument"),
+    ("demand 1 2", "at most one amount"),
+    ("exchange 2c", "no exchange now"),
+])
+def test_bad_lines_are_explained(line, message):
+    state, player, _ = person_state()
+    with pytest.raises(ValueError, match=message):
+        player.parse(line, state)
+
+
+def test_illegal_moves_are_refused_by_the_rules_and_the_prompt_comes_back():
+    state, player, out = person_state()
+    lines = iter(["raise 99", "demand 2", "exchange 1", "fold please", "raise 3"])
+    player.read = lambda prompt: next(lines)
+    action = player.act(state)
+    assert action == Action(ActionKind.RAISE, 3)
+    errors = [line for line in out.getvalue().splitlines() if line.startswith("error:")]
+    assert errors == [
+        "error: the limit is 5 a turn: 99 is above it",
+        "error: no show-down demand now (only after the exchange): it is the betting before the exchange",
+        "error: no exchange now: it is the betting before the exchange",
+        "error: fold takes no argument, got 'please'",
+    ]
+
+
+def test_exchange_by_name_or_position():
+    state, player, _ = person_state(betting_before_exchange=False)
+    assert state.phase is Phase.EXCHANGE and state.actor == 0
+    shown = player.screen.hand(state.hands[0])  # positions 1-5 follow the shown order
+    assert player.screen.cards(state.hands[0]) == "Ah Kh 9h 5h 2c"
+    assert player.parse("exchange 5", state) == Action(ActionKind.EXCHANGE, cards=(shown[4],))
+    assert player.parse("x 2c", state) == Action(ActionKind.EXCHANGE, cards=tuple(parse_cards("2c", state.rules.deck)))
+    assert player.parse("stand", state) == Action(ActionKind.EXCHANGE)
+    for bad, message in [("exchange 6", "not 1-5"), ("exchange 1 1", "twice"), ("exchange 1 2c", "either all"),
+                         ("exchange Zz", "unknown"), ("exchange 7c", "do not hold 7c"),
+                         ("exchange 2c 2c", "duplicate")]:
+        with pytest.raises(ValueError, match=message):
+            player.parse(bad, state)
+    with pytest.raises(EndOfMatch):
+        player.parse("quit", state)
+
+
+def test_hint_gives_the_exact_exchange_and_the_equity():
+    state, player, out = person_state(betting_before_exchange=False)
+    assert player.parse("hint", state) is None
+    lines = out.getvalue().splitlines()
+    hand = player.screen.hand(state.hands[0])
+    policy = exchange_policy(state.rules)
+    expected = policy.expected(hand)
+    assert lines[1].startswith("Advisor's exchange")
+    for line, keep in zip(lines[2:5], policy.ranked(hand)[:3], strict=True):
+        kept = player.screen.cards([c for i, c in enumerate(hand) if keep >> i & 1], "given")
+        assert f"(keep {kept})" in line and line.endswith(f"{100 * float(expected[keep]):6.2f}%")
+    assert lines[2].lstrip().startswith("exchange 9h 5h 2c (keep Ah Kh)")  # the pair draw beats the flush draw
+    assert lines[5].startswith("Equity against the 1 opponent still in")
+
+
+def test_illegal_action_error_is_a_value_error_with_a_sentence():
+    state, _, _ = person_state()
+    with pytest.raises(IllegalActionError) as info:
+        state.raise_to(1)
+    assert isinstance(info.value, ValueError) and str(info.value).endswith("current stake 1: 1")
+
+
+# ------------------------------------------------------------------- through stdin -----------
+
+
+ROBUST = "call\nstand\n" * 60  # whatever the turn, one of the two is legal (the other is explained)
+
+
+def test_terminal_game_through_stdin(tmp_path: Path):
+    path = tmp_path / "h.jsonl"
+    bad = "foo\nraise 99\nraise x\n\nhint\n"
+    proc = quintet("poker", "--players", "3", "--seed", "3", "--hands", "3", "--history", str(path),
+                   stdin=bad + ROBUST)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stderr == "" and "Traceback" not in proc.stdout
+    out = proc.stdout
+    assert out.count("error: unknown command 'foo'") == 1
+    assert "error: the limit is 5 a turn: 99 is above it" in out
+    assert "error: not a whole number of chips: 'x'" in out
+    assert "error: empty line" in out
+    assert "Equity against the" in out
+    assert "Your move: fold | call 1 | raise 2-5 | hint" in out and "Your move: exchange CARDS" in out
+    assert "Match over: 3 hands played." in out and len(path.read_text().splitlines()) == 3
+    assert "Show-down:" in out or "the pot of" in out
+
+
+def test_end_of_input_ends_the_match_cleanly():
+    proc = quintet("poker", "--players", "2", "--seed", "3", stdin="foo\n")
+    assert proc.returncode == 0 and proc.stderr == ""
+    assert "Match ended by you" in proc.stdout and "Match over: 0 hands played." in proc.stdout
+
+
+def test_person_out_of_chips_ends_the_match():
+    # two chips, ante 1, stakes of 1: folding every hand loses one chip a hand
+    proc = quintet("poker", "--players", "2", "--seed", "5", "--chips", "2", "--bots", "random", stdin="fold\n" * 10)
+    assert proc.returncode == 0 and proc.stderr == ""
+    out = proc.stdout
+    assert "Your move: fold | (no credit: you cannot pay 1) | hint" in out  # no credit after the last ante
+    assert "You have too few chips for the ante and leave the table." in out
+    assert "Match over: fewer than two players can pay the ante." in out
+
+
+# ------------------------------------------------------------------- inside tmux -------------
+
+
+def test_terminal_game_inside_tmux(tmp_path: Path):
+    if shutil.which("tmux") is None:
+        pytest.skip("tmux is not installed (apt-get install -y tmux); the game was tested through stdin only")
+    tmux = ["tmux", "-S", str(tmp_path / "tmux.sock")]  # a server of our own, its socket in the test's directory
+    history = tmp_path / "h.jsonl"
+    command = (f"{sys.executable} -m quintet.cli poker --players 3 --seed 3 --hands 2 --history {history}; "
+               "echo \"[exit $?]\"; sleep 120")
+    subprocess.run([*tmux, "new-session", "-d", "-s", "poker", "-x", "160", "-y", "50", command],
+                   check=True, env=ENV, timeout=30)
+
+    def screen() -> str:
+        return subprocess.run([*tmux, "capture-pane", "-p", "-t", "poker", "-S", "-400"], capture_output=True,
+                              text=True, encoding="utf-8", check=True, timeout=30).stdout
+
+    def wait_for(predicate, seconds: float = 90) -> str:
+        deadline = time.monotonic() + seconds
+        while time.monotonic() < deadline:
+            text = screen()
+            if predicate(text):
+                return text
+            time.sleep(0.2)
+        raise AssertionError(f"timed out; the screen shows:\n{screen()}")
+
+    def waiting(text: str) -> bool:
+        return text.rstrip().endswith(">") or "[exit" in text
+
+    def send(line: str) -> str:
+        before = screen().count(">")
+        subprocess.run([*tmux, "send-keys", "-t", "poker", line, "Enter"], check=True, timeout=30)
+        return wait_for(lambda t: t.count(">") > before and waiting(t) or "[exit" in t)
+
+    try:
+        text = wait_for(waiting)
+        assert "Five-card draw poker" in text and "Your move:" in text
+        text = send("raise banana")
+        assert "error: not a whole number of chips: 'banana'" in text
+        text = send("hint")
+        assert "Equity against the" in text
+        for _ in range(60):
+            if "[exit" in text:
+                break
+            last_move = text[text.rfind("Your move:"):]
+            text = send("stand" if last_move.startswith("Your move: exchange") else "call")
+        assert "[exit 0]" in text, text
+        assert "Match over: 2 hands played." in text and "Traceback" not in text
+        assert len(history.read_text().splitlines()) == 2
+    finally:
+        subprocess.run([*tmux, "kill-server"], capture_output=True, timeout=30)
