@@ -37,6 +37,7 @@ from .interrupt import run_interruptible
 from .opponents import OPPONENT_HELP
 from .problem import OBJECTIVES, VALUE_TOLERANCE
 from .request import EQUILIBRIUM_TIME_LIMIT, SolveAnswer, SolveRequest, solve_request
+from .safe import SafeResponse
 from .store import SolutionStore
 from .verify import VERIFY_TIME_LIMIT
 
@@ -75,6 +76,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--grade", metavar="ARRANGEMENT",
                    help="grade this arrangement (packets separated by '|' or '/'): value, optimum, "
                         "regret, best two-card swap")
+    p.add_argument("--max-exploitability", type=nonnegative_float, default=None, metavar="POINTS",
+                   help="safe exploitation: the mix that does best against the opponent model among those no "
+                        "arrangement beats by more than this (0: the best equilibrium against the model)")
     p.add_argument("--verify", action="store_true",
                    help="recheck the answer with the other exact engine: a proven optimum, or the equilibrium's "
                         "exploitability (CP-SAT's best response to the mix); exit status 1 if refuted")
@@ -167,6 +171,35 @@ def _solve(args: argparse.Namespace, request: SolveRequest) -> SolveAnswer:
         "quintet-solve: interrupted, returning the best found so far", file=sys.stderr))
 
 
+def format_safe(safe: SafeResponse, *, seed: int = 0, unicode: bool = False, top: int = 10) -> str:
+    """The safe response for people: the mix, an arrangement to play, the margins, the certificate."""
+    from quintet.cards import format_cards
+    from quintet.evaluator import describe
+
+    rules = safe.deal.rules
+    lines = [f"Exposed: {safe.deal.format(unicode=unicode)}    opponent: {safe.opponent}    "
+             f"safe: exploitability at most {safe.max_exploitability:g}",
+             f"Safe mix: {len(safe.mix)} arrangements"
+             + (f" (the {top} most likely shown; --json lists all)" if len(safe.mix) > top else "") + ":"]
+    for p, a in safe.mix[:top]:
+        packets = " | ".join(format_cards(m, rules.deck, unicode=unicode, order="group") for m in a.packets)
+        lines.append(f"  {100 * p:6.2f}%  {packets}")
+    play = safe.sample(seed)
+    lines.append(f"Play (sampled from the mix, seed {seed}):")
+    for s, m in enumerate(play.packets):
+        lines.append(f"  slot {s + 1} ({rules.weights[s]} pts): "
+                     f"{format_cards(m, rules.deck, unicode=unicode, order='group'):<16} {describe(m, rules)}")
+    lines.append(f"Against {safe.opponent}: expected margin {safe.expected_margin:+.4f} "
+                 f"(the equilibrium {safe.equilibrium_margin:+.4f}, "
+                 f"the best response {safe.best_response_margin:+.4f})")
+    proof = ("optimal within the limit (proven)" if safe.optimal
+             else f"not proven optimal: no mix within the limit does better than {safe.margin_bound:+.4f}")
+    extra = " — interrupted" if safe.interrupted else ""
+    lines.append(f"Exploitability: {safe.exploitability:.4f} (certified, at most {safe.max_exploitability:g}); "
+                 f"{proof}{extra}; {safe.iterations} iterations, {safe.seconds:.1f} s")
+    return "\n".join(lines)
+
+
 def format_equilibrium(eq: EquilibriumResult, *, seed: int = 0, unicode: bool = False, top: int = 10) -> str:
     from quintet.cards import format_cards
     from quintet.evaluator import describe
@@ -215,7 +248,7 @@ def _main(argv: Sequence[str] | None) -> int:
         args.exposed, rules, opponent=args.opponent, objective=args.objective, engine=args.engine,
         time_limit=args.time_limit, epsilon=args.epsilon, workers=args.workers, seed=args.seed,
         fix=_parse_fixed(args.fix, rules.n_slots), grade=args.grade,
-        verify=args.verify_time_limit if args.verify else None)
+        verify=args.verify_time_limit if args.verify else None, max_exploitability=args.max_exploitability)
     answer = _solve(args, request)
     if isinstance(answer.result, EquilibriumResult):
         for note in answer.result.notes:
@@ -227,6 +260,8 @@ def _main(argv: Sequence[str] | None) -> int:
             print(format_equilibrium(answer.result, seed=args.seed, unicode=args.unicode))
         elif isinstance(answer.result, Grade):
             print(format_grade(answer.result, unicode=args.unicode))
+        elif isinstance(answer.result, SafeResponse):
+            print(format_safe(answer.result, seed=args.seed, unicode=args.unicode))
         else:
             print(format_solution(answer.result, unicode=args.unicode))
         if answer.verification is not None:

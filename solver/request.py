@@ -25,9 +25,10 @@ from quintet.rules import CLASSIC, Rules
 from .api import Grade, Solution, complete, evaluate_arrangement, fixed_packets, grade
 from .equilibrium import EquilibriumResult, solve_equilibrium
 from .opponents import OpponentModel, Uniform, parse_opponent
+from .safe import SafeResponse, safe_response
 from .store import SolutionStore
 from .tables import DealTables
-from .verify import Verification, verify_equilibrium, verify_solution
+from .verify import Verification, verify_equilibrium, verify_mix, verify_solution
 
 __all__ = ["EQUILIBRIUM_TIME_LIMIT", "RequestError", "SolveRequest", "SolveAnswer", "solve_request"]
 
@@ -53,7 +54,9 @@ class SolveRequest:
     * ``fix`` — slot (1-based) → packet text: complete a partial arrangement; ``grade`` —
       an arrangement (text) to grade; at most one of the two;
     * ``verify`` — seconds for an independent recheck of the answer by the other exact
-      engine (``solver.verify``), None for none.
+      engine (``solver.verify``), None for none;
+    * ``max_exploitability`` — safe exploitation (``solver.safe``): the mix that does best
+      against the opponent model among those no arrangement beats by more than this (points).
     """
 
     deal: Deal
@@ -69,6 +72,7 @@ class SolveRequest:
     population: OpponentModel | None = None
     files: bool = True  # may the opponent name a population file?
     verify: float | None = None
+    max_exploitability: float | None = None
 
     @classmethod
     def build(cls, exposed: str | Iterable[str], rules: Rules = CLASSIC, **options: object) -> SolveRequest:
@@ -90,7 +94,8 @@ class SolveRequest:
     @property
     def is_equilibrium(self) -> bool:
         """Whether the answer is the equilibrium itself (its mix and certificate)."""
-        return self.opponent.strip() == "equilibrium" and self.grade is None and not self.fix
+        return (self.opponent.strip() == "equilibrium" and self.grade is None and not self.fix
+                and self.max_exploitability is None)
 
     def opponent_model(self, equilibrium: OpponentModel | None) -> OpponentModel:
         """The opponent model, given the equilibrium's (None when it is not needed)."""
@@ -106,6 +111,13 @@ class SolveRequest:
         or opponent — before any solving (an equilibrium can take minutes)."""
         if self.grade is not None and self.fix:
             raise RequestError("grade and fix cannot be combined")
+        if self.max_exploitability is not None:
+            if not self.max_exploitability >= 0:
+                raise RequestError(f"max exploitability must be at least 0, got {self.max_exploitability}")
+            if self.grade is not None or self.fix:
+                raise RequestError("max exploitability cannot be combined with grade or fix")
+            if self.opponent.strip() == "equilibrium":
+                raise RequestError("max exploitability needs an opponent model to exploit, not the equilibrium")
         fixed_packets(self.deal, self.fix)
         if self.grade is not None:
             Arrangement.parse(self.grade, self.deal.rules).validate(self.deal)
@@ -114,17 +126,19 @@ class SolveRequest:
 
 @dataclass(frozen=True)
 class SolveAnswer:
-    """A solved request: ``result`` is a ``Solution``, a ``Grade`` or an ``EquilibriumResult``;
-    ``verification`` the independent recheck when the request asked for one."""
+    """A solved request: ``result`` is a ``Solution``, a ``Grade``, an ``EquilibriumResult`` or
+    a ``SafeResponse``; ``verification`` the independent recheck when the request asked for one."""
 
     request: SolveRequest
-    result: Solution | Grade | EquilibriumResult
+    result: Solution | Grade | EquilibriumResult | SafeResponse
     verification: Verification | None = None
 
     def to_dict(self) -> dict[str, object]:
         """The JSON object ``quintet-solve --json`` prints."""
         if isinstance(self.result, EquilibriumResult):
             out = _equilibrium_json(self.result, self.request.seed)
+        elif isinstance(self.result, SafeResponse):
+            out = self.result.to_dict(seed=self.request.seed)
         else:
             out = self.result.to_dict()
         if self.verification is not None:
@@ -174,6 +188,13 @@ def solve_request(
             return SolveAnswer(request, eq, check)
         equilibrium = eq.opponent()
     opponent = request.opponent_model(equilibrium)
+    if request.max_exploitability is not None:
+        time_limit = EQUILIBRIUM_TIME_LIMIT if request.time_limit is None else request.time_limit
+        safe = safe_response(deal, opponent, request.max_exploitability, time_limit=time_limit, store=store,
+                             stop_event=stop_event)
+        check = (None if request.verify is None else verify_mix(
+            deal, safe.mix, safe.exploitability, time_limit=request.verify, stop_event=stop_event))
+        return SolveAnswer(request, safe, check)
     result: Solution | Grade
     if request.grade is not None:
         result = grade(

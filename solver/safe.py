@@ -259,8 +259,14 @@ class SafeResponse:
     iterations: int
     seconds: float
     equilibrium_margin: float  # the equilibrium's margin against the model, for comparison
+    best_response_margin: float  # the best response's margin against the model (the most any mix gets)
+
+    def opponent_model(self) -> ArrangementMix:
+        """The mix as an opponent model."""
+        return ArrangementMix(tuple(a for _, a in self.mix), tuple(p for p, _ in self.mix), name="safe")
 
     def sample(self, seed: int = 0) -> Arrangement:
+        """An arrangement to play, drawn from the mix (same seed, same arrangement)."""
         rng = np.random.default_rng(seed)
         probs = np.array([p for p, _ in self.mix])
         return self.mix[int(rng.choice(len(self.mix), p=probs / probs.sum()))][1]
@@ -283,6 +289,7 @@ class SafeResponse:
             "expected_margin": self.expected_margin,
             "margin_bound": self.margin_bound,
             "equilibrium_margin": self.equilibrium_margin,
+            "best_response_margin": self.best_response_margin,
             "optimal": self.optimal,
             "interrupted": self.interrupted,
             "iterations": self.iterations,
@@ -314,6 +321,8 @@ def safe_response(
     eq_support = [tuple(tables.index_of(m) for m in a.packets) for _, a in eq.mix]
     eq_probs = np.array([p for p, _ in eq.mix])
     eq_margin = float(game.model_payoffs(eq_support) @ eq_probs)
+    br_margin = game.best_response([], np.zeros(0), model_weight=1.0, time_limit=time_limit,
+                                   stop_event=stop_event).value
     limit = max_exploitability if eq.exploitability <= max_exploitability + VALUE_TOLERANCE else eq.exploitability
     remaining = None if time_limit is None else max(1.0, time_limit - (time.perf_counter() - start))
     result = restricted_nash_response(game, eq_support, eq_probs, eq.exploitability, max_exploitability=limit,
@@ -324,10 +333,5 @@ def safe_response(
         deal=deal, opponent=model.name, max_exploitability=max_exploitability, mix=mix,
         exploitability=result.exploitability, expected_margin=result.model_margin, margin_bound=result.margin_bound,
         optimal=result.optimal, interrupted=result.interrupted, iterations=result.iterations,
-        seconds=time.perf_counter() - start, equilibrium_margin=eq_margin,
+        seconds=time.perf_counter() - start, equilibrium_margin=eq_margin, best_response_margin=br_margin,
     )
-
-
-def mix_opponent(result: SafeResponse) -> ArrangementMix:
-    """The safe response's mix as an opponent model."""
-    return ArrangementMix(tuple(a for _, a in result.mix), tuple(p for p, _ in result.mix), name="safe")

@@ -374,7 +374,7 @@ def _assign_best(V, H, count, slots_mask, n_slots):
     return best
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def _remove_packet(member, out, pk, q, words):
     """out[:words] = the members of ``member`` disjoint from packet q."""
     c0 = pk.contains[pk.cards[q, 0]]
@@ -403,7 +403,7 @@ def _next_member(member, pos, end):
         x = member[w]
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def _price_level(d, U, F, cur, V, pk, st, pr):
     """Rule 6 at level d: fills pr.level_max[d] and returns cur + λ(U) + Σ_t m_t, each m_t over
     the members that can serve slot t (class ≥ st.k[d, t])."""
@@ -448,7 +448,7 @@ def _price_open_levels(V, pk, st, pr, best):
                 st.pos[d] = st.end[d]
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def _setup_level(d, U, F, cur, floor, V, pk, st, pr, sw, best, H):
     """Prepare level d for node (U, F, cur): bounds, thresholds, branching slot, candidates.
 
@@ -524,7 +524,7 @@ def _setup_level(d, U, F, cur, floor, V, pk, st, pr, sw, best, H):
     return True
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def _card_order_broken(q, s, d, st, pk):
     """Rule 7: does candidate q in slot s form an exchangeable same-rank pair, lower suit in
     the higher slot, with a packet placed at levels 0..d−1?"""
@@ -548,7 +548,7 @@ def _card_order_broken(q, s, d, st, pk):
     return False
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def _improve(inc, value, d, st, pk, fixed):
     """Record a new incumbent: the path's picks at levels 0..d plus the fixed slots."""
     inc.value[0] = value
@@ -558,7 +558,7 @@ def _improve(inc, value, d, st, pk, fixed):
         inc.packets[st.slot[e]] = pk.orig[st.pick[e]]
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def _solve_small_root(V, pk, st, inc, fixed):
     """The root with at most two free slots: solved directly."""
     n_slots = V.shape[1]
@@ -581,7 +581,7 @@ def _solve_small_root(V, pk, st, inc, fixed):
         inc.packets[:] = chosen
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def _next_candidate(d, s, V, pk, st, pr, target):
     """The next candidate of level d for slot s, or −1 when its scan is over (rules 3, 6)."""
     if pr.level_order[d]:  # price order: the rule-6 bound is nonincreasing, so it ends the scan

@@ -19,10 +19,12 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
+
+from quintet.game import Arrangement, Deal
 
 from .api import Solution, best_response_problem, solve_problem
 from .equilibrium import EquilibriumResult, QuintetGame
@@ -30,7 +32,7 @@ from .opponents import OpponentModel
 from .problem import VALUE_TOLERANCE, BestResponseProblem
 from .tables import DealTables
 
-__all__ = ["VERIFY_TOLERANCE", "Verification", "recheck", "verify_solution", "verify_equilibrium"]
+__all__ = ["VERIFY_TOLERANCE", "Verification", "recheck", "verify_solution", "verify_mix", "verify_equilibrium"]
 
 VERIFY_TOLERANCE = 10 * VALUE_TOLERANCE
 """Points: two engines' proofs agree when they differ by at most this (both ~1e-9 exact)."""
@@ -102,13 +104,19 @@ def verify_solution(solution: Solution, opponent: OpponentModel | str, *,
                    stop_event=stop_event)
 
 
+def verify_mix(deal: Deal, mix: Sequence[tuple[float, Arrangement]], exploitability: float, *,
+               time_limit: float | None = VERIFY_TIME_LIMIT,
+               stop_event: threading.Event | None = None) -> Verification:
+    """Recheck a mix's certified exploitability: CP-SAT's best response to the mix."""
+    tables = DealTables.build(deal)
+    game = QuintetGame(tables)
+    support = [tuple(tables.index_of(m) for m in a.packets) for _, a in mix]
+    problem = game.problem(support, np.asarray([p for p, _ in mix], dtype=np.float64))
+    return recheck(problem, claim="exploitability", claimed=exploitability, engine="cpsat",
+                   time_limit=time_limit, stop_event=stop_event)
+
+
 def verify_equilibrium(eq: EquilibriumResult, *, time_limit: float | None = VERIFY_TIME_LIMIT,
                        stop_event: threading.Event | None = None) -> Verification:
     """Recheck an equilibrium's certified exploitability: CP-SAT's best response to the mix."""
-    tables = DealTables.build(eq.deal)
-    game = QuintetGame(tables)
-    support = [tuple(tables.index_of(m) for m in a.packets) for _, a in eq.mix]
-    probabilities = [p for p, _ in eq.mix]
-    problem = game.problem(support, np.asarray(probabilities, dtype=np.float64))
-    return recheck(problem, claim="exploitability", claimed=eq.exploitability, engine="cpsat",
-                   time_limit=time_limit, stop_event=stop_event)
+    return verify_mix(eq.deal, eq.mix, eq.exploitability, time_limit=time_limit, stop_event=stop_event)

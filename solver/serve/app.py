@@ -66,6 +66,7 @@ from .models import (
     JobOut,
     RuleSetOut,
     RulesIn,
+    SafeOut,
     ShowdownIn,
     SolutionOut,
     SolveIn,
@@ -280,16 +281,18 @@ def create_app(config: ServeConfig | None = None) -> FastAPI:
     # ------------------------------------------------------------------ endpoints
 
     @app.post("/api/solve", tags=["solve"], status_code=200, responses={
-        200: {"model": EquilibriumOut | GradeOut | SolutionOut,
+        200: {"model": EquilibriumOut | SafeOut | GradeOut | SolutionOut,
               "description": "the answer: exactly what quintet-solve --json prints"},
         202: {"model": JobOut, "description": "an equilibrium solve started: follow the job"},
         **errors})
     async def solve(body: SolveIn) -> Response:
         """``quintet-solve``: the best response to an opponent model, a completion (``fix``),
-        a grade (``grade``) or the certified equilibrium (``opponent`` ``equilibrium``, the
-        default).  An equilibrium not in the store becomes a job (202)."""
+        a grade (``grade``), the certified equilibrium (``opponent`` ``equilibrium``, the
+        default) or a safe exploitation (``max_exploitability``).  An equilibrium not in the
+        store, and every safe exploitation, becomes a job (202)."""
         request = _solve_request(body)
-        long = request.wants_equilibrium and not await run_in_threadpool(is_stored, request)
+        long = request.max_exploitability is not None or (
+            request.wants_equilibrium and not await run_in_threadpool(is_stored, request))
         job = pool.submit(request, lane="long" if long else "quick", request=_echo(body))
         if long:
             return JSONResponse(job.to_dict(), status_code=202, headers={"Location": f"/api/jobs/{job.id}"})
@@ -403,7 +406,7 @@ def _solve_request(body: SolveIn) -> SolveRequest:
     request = SolveRequest(
         deal, opponent=body.opponent, objective=body.objective, engine=body.engine, time_limit=body.time_limit,
         epsilon=body.epsilon, workers=body.workers, seed=body.seed, fix=fix, grade=body.grade,
-        population=population, files=False, verify=body.verify)
+        population=population, files=False, verify=body.verify, max_exploitability=body.max_exploitability)
     if population is None and any(_NAMED_POPULATION.match(part.strip()) for part in body.opponent.split(",")):
         raise RequestError("opponent 'population' needs the arrangements in the field 'population'")
     request.check()

@@ -25,7 +25,7 @@ from ..problem import OBJECTIVES
 __all__ = [
     "Cards", "ArrangementText", "RulesIn", "SolveIn", "PopulationEntry", "ShowdownIn", "HandIn", "DrawIn",
     "ErrorOut", "SlotAdviceOut", "AnswerOut", "SolutionOut", "SwapOut", "GradeOut", "MixEntryOut", "SlotMarginalOut",
-    "EquilibriumOut", "ProgressOut", "JobOut", "HealthOut", "DealOut", "RuleSetOut",
+    "EquilibriumOut", "SafeOut", "ProgressOut", "JobOut", "HealthOut", "DealOut", "RuleSetOut",
 ]
 
 
@@ -128,6 +128,10 @@ class SolveIn(_Strict):
     population: list[ArrangementText | PopulationEntry] | None = Field(
         None, description="observed arrangements (optionally weighted): the opponent 'population'")
     rules: RulesIn = Field(default=RulesIn(), description="the rule set (default classic)")
+    max_exploitability: float | None = Field(
+        default=None, ge=0, allow_inf_nan=False,
+        description="safe exploitation: the mix that does best against the opponent model among those no "
+                    "arrangement beats by more than this (points; 0: the best equilibrium against the model)")
     verify: float | None = Field(default=None, gt=0, allow_inf_nan=False,
                                  description="seconds for an independent recheck of the answer by the other exact "
                                              "engine (quintet-solve --verify)")
@@ -273,6 +277,31 @@ class EquilibriumOut(AnswerOut):
     notes: list[str] = Field(description="one-line remarks, e.g. a stale stored answer solved again")
 
 
+class SafeOut(_Out):
+    """A safe exploitation (``quintet-solve --max-exploitability``)."""
+
+    exposed: list[str]
+    live: list[str]
+    rules: str
+    opponent: str
+    objective: Literal["margin"]
+    max_exploitability: float
+    mix: list[MixEntryOut] = Field(description="the mix, most likely first")
+    arrangement: list[list[str]] = Field(description="an arrangement drawn from the mix to play")
+    hands: list[str]
+    exploitability: float = Field(description="certified: no arrangement gains more than this (points), "
+                                              "at most max_exploitability")
+    expected_margin: float = Field(description="the mix's expected margin against the opponent model")
+    margin_bound: float = Field(description="no mix within the limit does better against the model")
+    equilibrium_margin: float
+    best_response_margin: float
+    optimal: bool
+    interrupted: bool
+    iterations: int
+    seconds: float
+    verification: VerificationOut | None = None
+
+
 class ProgressOut(_Out):
     iteration: int
     exploitability: float = Field(description="the best certified exploitability so far (points)")
@@ -287,7 +316,7 @@ class JobOut(_Out):
     request: dict[str, Any]
     elapsed: float = Field(description="seconds since the job was submitted")
     progress: ProgressOut | None
-    result: EquilibriumOut | GradeOut | SolutionOut | None = Field(
+    result: EquilibriumOut | SafeOut | GradeOut | SolutionOut | None = Field(
         description="the answer (when cancelled: the best found before, marked interrupted)")
     error: str | None
 
