@@ -63,7 +63,7 @@ class DealTables:
         order, ordered = self.derived("masks in order", _masks_in_order)
         mask = int(packet_mask)
         if 0 <= mask <= np.iinfo(ordered.dtype).max:
-            i = int(np.searchsorted(ordered, mask))
+            i = int(np.searchsorted(ordered, np.array(mask, dtype=ordered.dtype)))  # exact: no float cast
             if i < len(ordered) and int(ordered[i]) == mask:
                 return int(order[i])
         raise ValueError(f"{mask:#x} is not a packet of this deal")
