@@ -45,6 +45,7 @@ def main() -> int:
     p.add_argument("--basic-limit", type=float, default=60.0, help="seconds for the basic search (rules 1-3)")
     p.add_argument("--cpsat-limit", type=float, default=120.0)
     p.add_argument("--cpsat-every", type=int, default=10, help="CP-SAT on every k-th large-mix instance")
+    p.add_argument("--cpsat-small-every", type=int, default=3, help="CP-SAT on every k-th other instance")
     p.add_argument("--jsonl", type=Path, default=None, help="append one JSON line per instance")
     p.add_argument("--no-write", action="store_true", help="do not update RESULTS.md")
     args = p.parse_args()
@@ -55,12 +56,14 @@ def main() -> int:
     start = time.perf_counter()
     stream = diff.instance_stream(args.seed, do_seconds=args.do_seconds, per_deal=args.per_deal,
                                   reduced_share=args.reduced_share)
-    large_seen = 0
+    large_seen = small_seen = 0
     for i, inst in enumerate(itertools.islice(stream, args.instances)):
         large = inst.support >= LARGE and not inst.reduced
         if large:
             large_seen += 1
-        cpsat = inst.support < LARGE or (large and large_seen % args.cpsat_every == 1)
+        else:
+            small_seen += 1
+        cpsat = (large_seen % args.cpsat_every == 1) if large else (small_seen % args.cpsat_small_every == 1)
         verdict = diff.check(inst, brute_force=inst.reduced, basic_limit=args.basic_limit,
                              cpsat_limit=args.cpsat_limit if cpsat else None)
         counts["instances"] += 1
