@@ -47,6 +47,7 @@ from quintet.game import Arrangement, Deal
 
 from .double_oracle import Response
 from .equilibrium import EquilibriumResult, QuintetGame, Strategy, solve_equilibrium
+from .local_search import improving_partitions
 from .opponents import ArrangementMix, OpponentModel, parse_opponent
 from .problem import VALUE_TOLERANCE, BestResponseProblem, slot_values
 from .search import solve_search
@@ -164,6 +165,11 @@ def restricted_nash_response(
     def stopped() -> bool:
         return (stop_event is not None and stop_event.is_set()) or remaining() == 0.0
 
+    cheap = getattr(game, "improving_responses", None)
+
+    def ranked(values: np.ndarray, strategies: list[S], count: int = 16) -> list[S]:
+        return [strategies[i] for i in np.argsort(-values, kind="stable")[:count]]
+
     while True:
         iterations += 1
         gains = game.model_payoffs(columns)
@@ -172,41 +178,57 @@ def restricted_nash_response(
         keep = x > 1e-12
         support = [s for s, k in zip(columns, keep, strict=True) if k]
         probs = x[keep] / x[keep].sum()
-        # rows: does anything gain more than D against x?
-        attack = game.best_response(support, probs, model_weight=0.0, time_limit=remaining(), stop_event=stop_event)
-        exploit = attack.value if attack.proven else attack.bound
-        # columns: the best response to M + Σ y_t t (normalized), its reduced cost
+        margin = float(game.model_payoffs(support) @ probs)
+        seen = list(dict.fromkeys(columns + rows))
+        record: dict[str, float] = {"iteration": iterations, "columns": len(columns), "rows": len(rows),
+                                    "support": len(support), "margin": margin, "program": value}
+        # rows: strategies gaining more than D against x — the cheap oracle first, else the exact
+        # best response, whose value certifies x's exploitability
+        new_rows: list[S] = []
+        if cheap is not None:
+            starts = ranked(game.payoffs(seen, support) @ probs, seen)
+            new_rows = [s for _, s in cheap(support, probs, starts, min_gain=D + tolerance, limit=3, model_weight=0.0)
+                        if s not in rows]
+        if not new_rows:
+            attack = game.best_response(support, probs, model_weight=0.0, time_limit=remaining(),
+                                        stop_event=stop_event)
+            exploit = attack.value if attack.proven else attack.bound
+            record["exploitability"] = exploit
+            if exploit <= D + tolerance and margin > best.model_margin:
+                best = SafeResult(support, probs, max(exploit, 0.0), margin, best.margin_bound, False, False,
+                                  iterations, 0.0)
+            if attack.value > D + tolerance and attack.strategy not in rows:
+                new_rows = [attack.strategy]
+        # columns: strategies whose reduced cost u(s, M) + Σ y_t u(s, t) − μ is positive, against
+        # the opponent "M with weight 1, each row t with weight y_t" (normalized by `weight`)
         weight = 1.0 / (1.0 + float(y.sum()))
         priced = [t for t, yt in zip(rows, y, strict=True) if yt > 0]
-        pweights = np.array([yt for yt in y if yt > 0]) * weight
-        if priced:
-            pricing = game.best_response(priced, pweights / pweights.sum(), model_weight=weight,
+        pweights = np.array([yt for yt in y if yt > 0])
+        pweights = pweights / pweights.sum() if priced else np.zeros(0)
+        new_columns: list[S] = []
+        if cheap is not None:
+            values = weight * game.model_payoffs(seen)
+            if priced:
+                values = values + (1.0 - weight) * (game.payoffs(seen, priced) @ pweights)
+            found = cheap(priced, pweights, ranked(values, seen), min_gain=(mu + tolerance) * weight, limit=3,
+                          model_weight=weight if priced else 1.0)
+            new_columns = [s for _, s in found if s not in columns]
+        if not new_columns and not new_rows:
+            pricing = game.best_response(priced, pweights, model_weight=weight if priced else 1.0,
                                          time_limit=remaining(), stop_event=stop_event)
-        else:
-            pricing = game.best_response([], np.zeros(0), model_weight=1.0, time_limit=remaining(),
-                                         stop_event=stop_event)
-        reduced = (pricing.value if pricing.proven else pricing.bound) / weight - mu
-        margin = float(game.model_payoffs(support) @ probs)
-        bound = value + max(0.0, reduced)
-        feasible = exploit <= D + tolerance
-        if feasible and margin > best.model_margin:
-            best = SafeResult(support, probs, max(exploit, 0.0), margin, best.margin_bound, False, False,
-                              iterations, 0.0)
-        if attack.proven and pricing.proven:
-            best.margin_bound = min(best.margin_bound, bound)
-        record = {"iteration": iterations, "columns": len(columns), "rows": len(rows), "support": len(support),
-                  "exploitability": exploit, "margin": margin, "program": value, "reduced_cost": reduced,
-                  "seconds": time.perf_counter() - start}
+            reduced = (pricing.value if pricing.proven else pricing.bound) / weight - mu
+            record["reduced_cost"] = reduced
+            if pricing.proven:
+                best.margin_bound = min(best.margin_bound, value + max(0.0, reduced))
+            if pricing.value / weight - mu > tolerance and pricing.strategy not in columns:
+                new_columns = [pricing.strategy]
+        record["seconds"] = time.perf_counter() - start
         history.append(record)
         if progress is not None:
             progress(record)
-        new_row = attack.value > D + tolerance and attack.strategy not in rows
-        new_column = pricing.value / weight - mu > tolerance and pricing.strategy not in columns
-        if new_row:
-            rows.append(attack.strategy)
-        if new_column:
-            columns.append(pricing.strategy)
-        if not (new_row or new_column):
+        rows.extend(new_rows)
+        columns.extend(new_columns)
+        if not (new_rows or new_columns):
             best.optimal = best.margin_bound - best.model_margin <= LP_TOLERANCE
             break
         if stopped():
@@ -232,15 +254,31 @@ class QuintetModelGame(QuintetGame):
             return np.zeros(0)
         return self._model_values[self.classes(rows), np.arange(len(self.weights))].sum(axis=1)
 
-    def best_response(self, support: Sequence[Strategy], probabilities: np.ndarray, *,
-                      model_weight: float = 0.0, time_limit: float | None = None, hint: Strategy | None = None,
-                      stop_event: threading.Event | None = None) -> Response[Strategy]:
+    def model_problem(self, support: Sequence[Strategy], probabilities: np.ndarray,
+                      model_weight: float) -> BestResponseProblem:
+        """The best-response problem against ``model_weight``·M + (1 − model_weight)·mix."""
         marginals = model_weight * self.model_marginals
         if len(support):
             marginals = marginals + (1.0 - model_weight) * self.marginals(support, probabilities)
-        problem = BestResponseProblem(self.tables, slot_values(marginals, self.tables.rules.weights, "margin"))
+        return BestResponseProblem(self.tables, slot_values(marginals, self.tables.rules.weights, "margin"))
+
+    def best_response(self, support: Sequence[Strategy], probabilities: np.ndarray, *,
+                      model_weight: float = 0.0, time_limit: float | None = None, hint: Strategy | None = None,
+                      stop_event: threading.Event | None = None) -> Response[Strategy]:
+        problem = self.model_problem(support, probabilities, model_weight)
         result = solve_search(problem, time_limit=time_limit, hint=hint, stop_event=stop_event)
         return Response(result.packets, result.value, result.bound, result.optimal)
+
+    def improving_responses(self, support: Sequence[Strategy], probabilities: np.ndarray,
+                            starts: Sequence[Strategy], *, min_gain: float, limit: int,
+                            model_weight: float = 0.0) -> list[tuple[float, Strategy]]:
+        """Local optima (``local_search``) worth more than ``min_gain`` against
+        ``model_weight``·M + (1 − model_weight)·mix, from the distinct partitions of ``starts``."""
+        problem = self.model_problem(support, probabilities, model_weight)
+        distinct: dict[frozenset[int], Strategy] = {}
+        for s in starts:
+            distinct.setdefault(frozenset(s), s)
+        return improving_partitions(problem, distinct.values(), min_gain=min_gain, limit=limit)
 
 
 @dataclass(frozen=True)
