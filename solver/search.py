@@ -94,11 +94,11 @@ import time
 from collections import namedtuple
 from dataclasses import dataclass
 from itertools import combinations
-from math import comb
 
 import numpy as np
 from numba import njit
 
+from .packet_index import build_packet_index, packet_index
 from .problem import VALUE_TOLERANCE, BestResponseProblem, EngineResult
 from .tables import DealTables
 
@@ -142,9 +142,10 @@ _Packets.__doc__ = """The deal's packets sorted strongest first, and lookups (re
 
 masks, cls, orig, cards: per sorted packet its card mask, rank class, index in the packet table
 and five card bits; table_cls: class by table index; live_pos, binom, colex_to_lex: map a mask
-of live cards to its table index (``_packet_index``); card_rank, card_suit: per card bit (rule 7;
-jokers get ranks of their own); contains[b]: bit set over sorted positions (64 per int64 word) of
-the packets holding card b; class_end[c]: how many sorted packets have class ≥ c."""
+of live cards to its table index (``packet_index.packet_index`` reads these fields);
+card_rank, card_suit: per card bit (rule 7; jokers get ranks of their own); contains[b]: bit set
+over sorted positions (64 per int64 word) of the packets holding card b; class_end[c]: how many
+sorted packets have class ≥ c."""
 
 _Stack = namedtuple("_Stack", "U F cur slot pos end k others pick cut H prefix depth member floor")
 _Stack.__doc__ = """The search stack, one row per level d (a node and its candidate scan).
@@ -210,23 +211,6 @@ def _two_slots(F, n_slots):
             else:
                 s2 = t
     return s1, s2
-
-
-@njit(cache=True, nogil=True)
-def _packet_index(mask, pk):
-    """Index in the packet table of a 5-card mask of live cards (colex rank, then lookup)."""
-    r = 0
-    i = 1
-    m = mask
-    while m:
-        low = m & -m
-        b = 0
-        while (low >> b) != 1:
-            b += 1
-        r += pk.binom[pk.live_pos[b], i]
-        i += 1
-        m ^= low
-    return pk.colex_to_lex[r]
 
 
 @njit(cache=True, nogil=True)
@@ -542,8 +526,8 @@ def _card_order_broken(q, s, d, st, pk):
                 if (pk.card_suit[x] < pk.card_suit[y]) != (s > t):
                     continue  # the lower suit already sits in the lower slot
                 swap = (np.int64(1) << x) | (np.int64(1) << y)
-                if (pk.table_cls[_packet_index(mq ^ swap, pk)] == cq
-                        and pk.table_cls[_packet_index(pk.masks[r] ^ swap, pk)] == pk.cls[r]):
+                if (pk.table_cls[packet_index(mq ^ swap, pk)] == cq
+                        and pk.table_cls[packet_index(pk.masks[r] ^ swap, pk)] == pk.cls[r]):
                     return True
     return False
 
@@ -569,12 +553,12 @@ def _solve_small_root(V, pk, st, inc, fixed):
     if _popcount(F) == 2:
         s1, s2 = _two_slots(F, n_slots)
         value, a = _leaf2(U, s1, s2, value, V, pk)
-        chosen[s1] = _packet_index(a, pk)
-        chosen[s2] = _packet_index(U ^ a, pk)
+        chosen[s1] = packet_index(a, pk)
+        chosen[s2] = packet_index(U ^ a, pk)
     elif _popcount(F) == 1:
         for t in range(n_slots):
             if F >> t & 1:
-                chosen[t] = _packet_index(U, pk)
+                chosen[t] = packet_index(U, pk)
                 value += V[pk.table_cls[chosen[t]], t]
     if value > inc.value[0] + TOL:
         inc.value[0] = value
@@ -685,8 +669,8 @@ def _run(V, pk, fixed, st, pr, sw, inc, budget, stats):
             stats[STAT_LEAVES] += 1
             if value > target:
                 _improve(inc, value, d, st, pk, fixed)
-                inc.packets[s1] = _packet_index(a, pk)
-                inc.packets[s2] = _packet_index(U2 ^ a, pk)
+                inc.packets[s1] = packet_index(a, pk)
+                inc.packets[s2] = packet_index(U2 ^ a, pk)
                 stats[STAT_IMPROVEMENTS] += 1
             continue
         floor = st.floor[d]
@@ -733,22 +717,6 @@ def _open_bound(V, pk, st, pr):
             if b > bound:
                 bound = b
     return bound
-
-
-@njit(cache=True, nogil=True)
-def _colex_to_lex(masks, live_pos, binom):
-    """Inverse of the colex rank over the packet table (see ``_packet_index``)."""
-    out = np.empty(masks.shape[0], dtype=np.int32)
-    for idx in range(masks.shape[0]):
-        m = masks[idx]
-        r = 0
-        i = 1
-        for b in range(64):
-            if m >> b & 1:
-                r += binom[live_pos[b], i]
-                i += 1
-        out[r] = idx
-    return out
 
 
 @njit(cache=True, nogil=True)
@@ -822,11 +790,7 @@ def _packet_cards(masks):
 def _packets(tables: DealTables) -> _Packets:
     masks = tables.masks.astype(np.int64)
     order = np.argsort(-tables.classes, kind="stable").astype(np.int32)
-    live_pos = np.full(64, -1, dtype=np.int64)
-    bits = [b for b in range(64) if tables.deal.live >> b & 1]
-    for i, b in enumerate(bits):
-        live_pos[b] = i
-    binom = np.array([[comb(a, k) for k in range(6)] for a in range(len(bits) + 1)], dtype=np.int64)
+    index = tables.derived("packet index", build_packet_index)
     sorted_masks = masks[order]
     deck = tables.rules.deck
     card_rank = np.array([deck.rank_of(b) for b in range(64)], dtype=np.int64)
@@ -840,8 +804,8 @@ def _packets(tables: DealTables) -> _Packets:
     contains = np.zeros((64, (n + 63) // 64), dtype=np.int64)
     _fill_contains(cards, contains)
     class_end = np.searchsorted(-sorted_cls, -np.arange(tables.n_classes + 2), side="right").astype(np.int64)
-    return _Packets(sorted_masks, sorted_cls, order, cards, tables.classes, live_pos, binom,
-                    _colex_to_lex(masks, live_pos, binom), card_rank, card_suit, contains, class_end)
+    return _Packets(sorted_masks, sorted_cls, order, cards, tables.classes, index.live_pos, index.binom,
+                    index.colex_to_lex, card_rank, card_suit, contains, class_end)
 
 
 @njit(cache=True, nogil=True)
