@@ -30,9 +30,10 @@ from quintet.cliutil import (
     run_cli,
 )
 from quintet.game import Arrangement
+from quintet.rules import Rules
 
 from .api import ENGINES, Grade, Solution
-from .equilibrium import EquilibriumResult
+from .equilibrium import EquilibriumResult, sample_mix
 from .interrupt import run_interruptible
 from .opponents import OPPONENT_HELP
 from .problem import OBJECTIVES, VALUE_TOLERANCE
@@ -171,24 +172,29 @@ def _solve(args: argparse.Namespace, request: SolveRequest) -> SolveAnswer:
         "quintet-solve: interrupted, returning the best found so far", file=sys.stderr))
 
 
-def format_safe(safe: SafeResponse, *, seed: int = 0, unicode: bool = False, top: int = 10) -> str:
-    """The safe response for people: the mix, an arrangement to play, the margins, the certificate."""
+def _mix_lines(title: str, mix: Sequence[tuple[float, Arrangement]], rules: Rules, *, seed: int, unicode: bool,
+               top: int) -> list[str]:
+    """A mix for people: its most likely arrangements, then one drawn from it (``sample_mix``)."""
     from quintet.cards import format_cards
     from quintet.evaluator import describe
 
-    rules = safe.deal.rules
-    lines = [f"Exposed: {safe.deal.format(unicode=unicode)}    opponent: {safe.opponent}    "
-             f"safe: exploitability at most {safe.max_exploitability:g}",
-             f"Safe mix: {len(safe.mix)} arrangements"
-             + (f" (the {top} most likely shown; --json lists all)" if len(safe.mix) > top else "") + ":"]
-    for p, a in safe.mix[:top]:
-        packets = " | ".join(format_cards(m, rules.deck, unicode=unicode, order="group") for m in a.packets)
-        lines.append(f"  {100 * p:6.2f}%  {packets}")
-    play = safe.sample(seed)
+    def text(m: int) -> str:
+        return format_cards(m, rules.deck, unicode=unicode, order="group")
+
+    lines = [f"{title}: {len(mix)} arrangements"
+             + (f" (the {top} most likely shown; --json lists all)" if len(mix) > top else "") + ":"]
+    lines += [f"  {100 * p:6.2f}%  " + " | ".join(text(m) for m in a.packets) for p, a in mix[:top]]
     lines.append(f"Play (sampled from the mix, seed {seed}):")
-    for s, m in enumerate(play.packets):
-        lines.append(f"  slot {s + 1} ({rules.weights[s]} pts): "
-                     f"{format_cards(m, rules.deck, unicode=unicode, order='group'):<16} {describe(m, rules)}")
+    lines += [f"  slot {s + 1} ({rules.weights[s]} pts): {text(m):<16} {describe(m, rules)}"
+              for s, m in enumerate(sample_mix(mix, seed).packets)]
+    return lines
+
+
+def format_safe(safe: SafeResponse, *, seed: int = 0, unicode: bool = False, top: int = 10) -> str:
+    """The safe response for people: the mix, an arrangement to play, the margins, the certificate."""
+    lines = [f"Exposed: {safe.deal.format(unicode=unicode)}    opponent: {safe.opponent}    "
+             f"safe: exploitability at most {safe.max_exploitability:g}"]
+    lines += _mix_lines("Safe mix", safe.mix, safe.deal.rules, seed=seed, unicode=unicode, top=top)
     lines.append(f"Against {safe.opponent}: expected margin {safe.expected_margin:+.4f} "
                  f"(the equilibrium {safe.equilibrium_margin:+.4f}, "
                  f"the best response {safe.best_response_margin:+.4f})")
@@ -201,24 +207,9 @@ def format_safe(safe: SafeResponse, *, seed: int = 0, unicode: bool = False, top
 
 
 def format_equilibrium(eq: EquilibriumResult, *, seed: int = 0, unicode: bool = False, top: int = 10) -> str:
-    from quintet.cards import format_cards
-    from quintet.evaluator import describe
-
     rules = eq.deal.rules
-
-    def packets(a: Arrangement) -> str:
-        return " | ".join(format_cards(m, rules.deck, unicode=unicode, order="group") for m in a.packets)
-
-    lines = [f"Exposed: {eq.deal.format(unicode=unicode)}    opponent: equilibrium (certified)",
-             f"Equilibrium mix: {len(eq.mix)} arrangements"
-             + (f" (the {top} most likely shown; --json lists all)" if len(eq.mix) > top else "") + ":"]
-    for p, a in eq.mix[:top]:
-        lines.append(f"  {100 * p:6.2f}%  {packets(a)}")
-    play = eq.sample(seed)
-    lines.append(f"Play (sampled from the mix, seed {seed}):")
-    for s, m in enumerate(play.packets):
-        lines.append(f"  slot {s + 1} ({rules.weights[s]} pts): "
-                     f"{format_cards(m, rules.deck, unicode=unicode, order='group'):<16} {describe(m, rules)}")
+    lines = [f"Exposed: {eq.deal.format(unicode=unicode)}    opponent: equilibrium (certified)"]
+    lines += _mix_lines("Equilibrium mix", eq.mix, rules, seed=seed, unicode=unicode, top=top)
     lines.append("Per-slot marginals (hand: probability):")
     for s, slot in enumerate(eq.slot_marginals()):
         shown = ", ".join(f"{h} {100 * p:.1f}%" for h, p in slot[:4])

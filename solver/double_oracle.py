@@ -148,6 +148,7 @@ def double_oracle(
     max_added: int = 120,
     cheap_starts: int = 16,
     cheap_limit: int = 4,
+    exact_every: int = 3,
 ) -> DoubleOracleResult[S]:
     """Double oracle from ``initial`` until the certified exploitability is ≤ ``epsilon`` or time is up.
 
@@ -156,7 +157,8 @@ def double_oracle(
     ``first_response_limit`` seconds at first, doubled each time one ends unproven without
     finding a gaining strategy.  A game with a cheap oracle (``CheapOracle``) is asked first,
     from the ``cheap_starts`` best pool strategies, for up to ``cheap_limit`` strategies
-    gaining more than ``max(gain_tol, epsilon / 2)``.  ``support_tol``: LP probabilities at most
+    gaining more than ``max(gain_tol, epsilon / 2)``; the exact best response runs when it finds
+    nothing, and at least every ``exact_every`` iterations.  ``support_tol``: LP probabilities at most
     this are dropped from the mix; ``gain_tol`` (points): a strategy counts as gaining against a
     mix only by more than this (float noise adds nothing), and the mix counts as converged when
     its certified exploitability is at most ``epsilon + gain_tol`` (so ``epsilon = 0`` asks for
@@ -194,7 +196,7 @@ def double_oracle(
     interrupted = converged = False
     cheap = game if isinstance(game, CheapOracle) else None
     cheap_gain = max(gain_tol, 0.5 * epsilon)
-    last_exact_end = last_exact_seconds = 0.0
+    since_exact = exact_every  # iterations since the last exact best response: the first one is exact
 
     def out_of_time() -> bool:
         return time_limit is not None and time.perf_counter() - start >= time_limit
@@ -227,18 +229,16 @@ def double_oracle(
             found = cheap.improving_responses(support, probs, [pool[i] for i in ranked[:cheap_starts]],
                                               min_gain=cheap_gain, limit=cheap_limit)
         # 3. the exact best response: when the cheap oracle finds nothing, and regularly
-        #    anyway (no more time in cheap iterations than the last exact one took), so that
-        #    what lies far from the pool is found early
-        exact = not found or time.perf_counter() - last_exact_end >= last_exact_seconds
+        #    anyway (every `exact_every` iterations), so that what lies far from the pool is
+        #    found early.  A count, not a clock: the same deal gives the same mix every run.
+        exact = not found or since_exact + 1 >= exact_every
         new_strategies = [s for _, s in found]
+        since_exact = 0 if exact else since_exact + 1
         if exact:
             remaining = None if time_limit is None else max(0.0, time_limit - (time.perf_counter() - start))
             limit = response_limit if remaining is None else min(response_limit, remaining)
-            t0 = time.perf_counter()
             response = game.best_response(support, probs, time_limit=limit, hint=pool[int(ranked[0])],
                                           stop_event=stop_event)
-            last_exact_end = time.perf_counter()
-            last_exact_seconds = last_exact_end - t0
             certified = response.value if response.proven else response.bound
             if certified < best_exploitability:
                 best_support, best_probs, best_exploitability, best_proven = support, probs, certified, response.proven

@@ -45,7 +45,7 @@ from .tables import DealTables
 
 __all__ = [
     "QuintetGame", "EquilibriumResult", "equilibrium", "solve_equilibrium", "EquilibriumStore", "StoreLookup",
-    "STORE_KIND", "STALE_STORE_KINDS", "CERTIFICATE_VERSION", "stored_exploitability", "certified_within",
+    "STORE_KIND", "STALE_STORE_KINDS", "CERTIFICATE_VERSION", "stored_exploitability", "certified_within", "sample_mix",
 ]
 
 CERTIFICATE_VERSION = 2
@@ -60,6 +60,13 @@ STALE_NOTE = ("the stored equilibrium of this deal came from an earlier solver w
               "under-reported (issue 9): not served, solved again")
 
 Strategy = tuple[int, ...]
+
+
+def sample_mix(mix: Sequence[tuple[float, Arrangement]], seed: int = 0) -> Arrangement:
+    """An arrangement drawn from a mix of (probability, arrangement); the same seed draws the same."""
+    rng = np.random.default_rng(seed)
+    probs = np.array([p for p, _ in mix])
+    return mix[int(rng.choice(len(mix), p=probs / probs.sum()))][1]
 
 
 def certified_within(exploitability: float, epsilon: float) -> bool:
@@ -148,9 +155,7 @@ class EquilibriumResult:
 
     def sample(self, seed: int = 0) -> Arrangement:
         """An arrangement to play, drawn from the mix (same seed, same arrangement)."""
-        rng = np.random.default_rng(seed)
-        probs = np.array([p for p, _ in self.mix])
-        return self.mix[int(rng.choice(len(self.mix), p=probs / probs.sum()))][1]
+        return sample_mix(self.mix, seed)
 
     def slot_marginals(self) -> list[list[tuple[str, float]]]:
         """Per slot: (hand description, probability), most likely first."""

@@ -46,7 +46,7 @@ from quintet.evaluator import describe
 from quintet.game import Arrangement, Deal
 
 from .double_oracle import Response
-from .equilibrium import EquilibriumResult, QuintetGame, Strategy, solve_equilibrium
+from .equilibrium import EquilibriumResult, QuintetGame, Strategy, sample_mix, solve_equilibrium
 from .local_search import improving_partitions
 from .opponents import ArrangementMix, OpponentModel, parse_opponent
 from .problem import VALUE_TOLERANCE, BestResponseProblem, slot_values
@@ -305,9 +305,7 @@ class SafeResponse:
 
     def sample(self, seed: int = 0) -> Arrangement:
         """An arrangement to play, drawn from the mix (same seed, same arrangement)."""
-        rng = np.random.default_rng(seed)
-        probs = np.array([p for p, _ in self.mix])
-        return self.mix[int(rng.choice(len(self.mix), p=probs / probs.sum()))][1]
+        return sample_mix(self.mix, seed)
 
     def to_dict(self, seed: int = 0) -> dict[str, object]:
         rules = self.deal.rules
