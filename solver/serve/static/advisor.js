@@ -472,8 +472,8 @@ function renderEquilibrium(eq, cancelled) {
   const status = eq.converged ? "converged" : `target ε ${eq.epsilon} not reached`;
   const source = eq.from_store ? "answered from the store" : `${eq.iterations} iterations, ${seconds(eq.seconds)}`;
   const cert = el("p", "certificate");
-  cert.innerHTML = `Certificate: no arrangement gains more than <b>${eq.exploitability.toFixed(4)}</b> points`
-    + ` against this mix (${eq.exploitability_proven ? "exact best response" : "proven bound"}; ${status})`
+  cert.innerHTML = `Exploitability <b>${eq.exploitability.toFixed(4)}</b>: no arrangement gains more than that`
+    + ` against this mix (certified: ${eq.exploitability_proven ? "exact best response" : "proven bound"}; ${status})`
     + `${eq.interrupted || cancelled ? " — interrupted" : ""}; ${source}.`;
   out.push(cert);
   out.push(el("h4", "", "Play this (drawn from the mix, seed 0)"));
