@@ -31,11 +31,12 @@ from solver.equilibrium import solve_equilibrium, stored_exploitability
 from solver.problem import VALUE_TOLERANCE
 from solver.request import SolveRequest, solve_request
 from solver.serve.app import ServeConfig, create_app
-from solver.serve.models import EquilibriumOut, GradeOut, JobOut, SolutionOut
+from solver.serve.models import EquilibriumOut, GradeOut, JobOut, SafeOut, SolutionOut
 from solver.store import SolutionStore
 
 STORED_DEAL = QUICK_DEALS[0]  # solved into the store before the server starts
 JOB_DEAL = QUICK_DEALS[1]  # solved by the server, as a job
+SAFE_DEAL = "Kc Qh Qd Js 9d 8s 7d"  # safe exploitation (its exact equilibrium solves in seconds)
 HARD = {"exposed": EXAMPLE, "epsilon": 1e-9}  # an equilibrium that runs until cancelled
 HARD_TOO = {"exposed": "Ac Kd Kc Qc Jh 8h 8d", "epsilon": 1e-9}  # another (tests must not share a stored deal)
 
@@ -158,6 +159,21 @@ def test_equilibrium_job_runs_stores_and_then_answers_from_the_store(client, sto
         client.delete(f"/api/jobs/{stricter.json()['job']}")
     else:
         assert stricter.status_code == 200
+
+
+def test_safe_exploitation_is_a_job_with_the_cli_json(client, store_path, capsys):
+    body = {"exposed": SAFE_DEAL, "opponent": "greedy", "max_exploitability": 0.5}
+    job = run_job(client, post(client, "/api/solve", body))
+    assert job["status"] == "done", job
+    result = job["result"]
+    SafeOut.model_validate(result)
+    assert result["exploitability"] <= 0.5 + 1e-9 and result["optimal"]
+    assert result["equilibrium_margin"] - 1e-9 <= result["expected_margin"] <= result["best_response_margin"] + 1e-9
+    expected = cli_json(solve_cli.main, [SAFE_DEAL, "--opponent", "greedy", "--max-exploitability", "0.5",
+                                         "--store", str(store_path)], capsys)
+    assert without_seconds(result) == without_seconds(expected)
+    bad = post(client, "/api/solve", {"exposed": SAFE_DEAL, "max_exploitability": 0.5})
+    assert bad.status_code == 400 and "opponent model" in bad.json()["error"]
 
 
 def test_job_event_stream(client):
