@@ -25,7 +25,6 @@ import subprocess
 import sys
 import tempfile
 import time
-from pathlib import Path
 
 from benchmark_results import cpu_name, write_section
 
