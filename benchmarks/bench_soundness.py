@@ -3,6 +3,8 @@
     python benchmarks/bench_soundness.py                         # 1,000 instances (hours)
     python benchmarks/bench_soundness.py --instances 40 --seed 5 # a quick look
     python benchmarks/bench_soundness.py --jsonl sweep.jsonl     # one line per instance as it goes
+    python benchmarks/bench_soundness.py --instances 500 --first-deal 50 --jsonl b.jsonl  # a second shard
+    python benchmarks/bench_soundness.py --report a.jsonl b.jsonl  # the shards' summary
 
 Instances come from ``tests/differential.py``: random deals (both tie rules), and per deal
 the mixes a double oracle really asks best responses to (10–200 arrangements), random
@@ -35,64 +37,27 @@ from benchmark_results import cpu_name, write_section  # noqa: E402
 LARGE = 20  # a "large mix": at least this many arrangements
 
 
-def main() -> int:
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--instances", type=int, default=1000)
-    p.add_argument("--seed", type=int, default=2026)
-    p.add_argument("--per-deal", type=int, default=10, help="instances per deal (default 10)")
-    p.add_argument("--do-seconds", type=float, default=30.0, help="double-oracle time per deal for its mixes")
-    p.add_argument("--reduced-share", type=float, default=0.3)
-    p.add_argument("--basic-limit", type=float, default=60.0, help="seconds for the basic search (rules 1-3)")
-    p.add_argument("--cpsat-limit", type=float, default=120.0)
-    p.add_argument("--cpsat-every", type=int, default=10, help="CP-SAT on every k-th large-mix instance")
-    p.add_argument("--cpsat-small-every", type=int, default=3, help="CP-SAT on every k-th other instance")
-    p.add_argument("--jsonl", type=Path, default=None, help="append one JSON line per instance")
-    p.add_argument("--no-write", action="store_true", help="do not update RESULTS.md")
-    args = p.parse_args()
-
+def report(records: list[dict], elapsed: float, command: str) -> tuple[str, int]:
+    """The Markdown summary of a sweep's records (one per instance) and its disagreement count."""
     counts: Counter[str] = Counter()
     seconds: dict[str, list[float]] = defaultdict(list)
-    failures: list[str] = []
-    start = time.perf_counter()
-    stream = diff.instance_stream(args.seed, do_seconds=args.do_seconds, per_deal=args.per_deal,
-                                  reduced_share=args.reduced_share)
-    large_seen = small_seen = 0
-    for i, inst in enumerate(itertools.islice(stream, args.instances)):
-        large = inst.support >= LARGE and not inst.reduced
-        if large:
-            large_seen += 1
-        else:
-            small_seen += 1
-        cpsat = (large_seen % args.cpsat_every == 1) if large else (small_seen % args.cpsat_small_every == 1)
-        verdict = diff.check(inst, brute_force=inst.reduced, basic_limit=args.basic_limit,
-                             cpsat_limit=args.cpsat_limit if cpsat else None)
+    failures = [r["summary"] for r in records if not r["ok"]]
+    for r in records:
         counts["instances"] += 1
-        counts["reduced (brute force)" if inst.reduced else "full size"] += 1
-        if large:
-            counts[f"full size, mix of ≥ {LARGE}"] += 1
-        for name, r in verdict.results.items():
-            seconds[name].append(r.seconds)
-            counts[f"{name}: proven" if r.optimal else f"{name}: time limit"] += 1
-        if not verdict.ok:
-            failures.append(verdict.summary())
-            print("DISAGREEMENT:", verdict.summary(), flush=True)
-        if args.jsonl is not None:
-            with args.jsonl.open("a") as f:
-                f.write(json.dumps({"name": inst.name, "ok": verdict.ok, "optimum": verdict.optimum,
-                                    "brute": verdict.brute, "problems": verdict.problems,
-                                    "results": {n: {"value": r.value, "bound": r.bound, "optimal": r.optimal,
-                                                    "seconds": r.seconds} for n, r in verdict.results.items()}})
-                        + "\n")
-        print(f"{i + 1}/{args.instances} {time.perf_counter() - start:.0f}s "
-              f"{'ok' if verdict.ok else 'FAIL'} {inst.name}", file=sys.stderr, flush=True)
-
+        counts["reduced (brute force)" if r["reduced"] else "full size"] += 1
+        if r["support"] >= LARGE and not r["reduced"]:
+            counts["large"] += 1
+            counts["large, cpsat"] += "cpsat" in r["results"]
+        for name, res in r["results"].items():
+            seconds[name].append(res["seconds"])
+            counts[f"{name}: proven" if res["optimal"] else f"{name}: time limit"] += 1
     lines = [
-        f"`python benchmarks/bench_soundness.py --instances {args.instances} --seed {args.seed}` "
-        f"({time.perf_counter() - start:.0f} s on {cpu_name()}).",
+        f"`{command}` ({elapsed:.0f} s on {cpu_name()}).",
         "",
         f"**Disagreements: {len(failures)}** among {counts['instances']} instances "
-        f"({counts['full size']} full size, {counts[f'full size, mix of ≥ {LARGE}']} of them against mixes of "
-        f"≥ {LARGE} arrangements; {counts['reduced (brute force)']} reduced, checked by brute force).",
+        f"({counts['full size']} full size, {counts['large']} of them against mixes of "
+        f"≥ {LARGE} arrangements, {counts['large, cpsat']} of those also solved by CP-SAT; "
+        f"{counts['reduced (brute force)']} reduced, checked by brute force).",
         "",
         "| engine | runs | proven | stopped at its limit | median s | p90 s | max s |",
         "|---|---|---|---|---|---|---|",
@@ -104,11 +69,74 @@ def main() -> int:
                      f"{statistics.median(xs):.3f} | {p90:.3f} | {max(xs):.3f} |")
     if failures:
         lines += ["", "Disagreements:", ""] + [f"- {f}" for f in failures]
-    report = "\n".join(lines)
-    print(report)
+    return "\n".join(lines), len(failures)
+
+
+def main() -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--instances", type=int, default=1000)
+    p.add_argument("--seed", type=int, default=2026)
+    p.add_argument("--first-deal", type=int, default=0, help="start at this deal (to split a sweep into shards)")
+    p.add_argument("--per-deal", type=int, default=10, help="instances per deal (default 10)")
+    p.add_argument("--do-seconds", type=float, default=30.0, help="double-oracle time per deal for its mixes")
+    p.add_argument("--reduced-share", type=float, default=0.3)
+    p.add_argument("--basic-limit", type=float, default=60.0, help="seconds for the basic search (rules 1-3)")
+    p.add_argument("--cpsat-limit", type=float, default=120.0)
+    p.add_argument("--cpsat-every", type=int, default=10, help="CP-SAT on every k-th large-mix instance")
+    p.add_argument("--cpsat-small-every", type=int, default=3, help="CP-SAT on every k-th other instance")
+    p.add_argument("--jsonl", type=Path, default=None, help="append one JSON line per instance")
+    p.add_argument("--report", type=Path, nargs="+", default=None, metavar="JSONL",
+                   help="run nothing: summarize the JSON lines of earlier runs (shards of one sweep)")
+    p.add_argument("--no-write", action="store_true", help="do not update RESULTS.md")
+    args = p.parse_args()
+
+    if args.report is not None:
+        records = [json.loads(line) for path in args.report for line in path.read_text().splitlines() if line]
+        elapsed = sum(r.get("elapsed", 0.0) for r in records)
+        text, failed = report(records, elapsed, f"python benchmarks/bench_soundness.py --report "
+                                                f"{' '.join(p.name for p in args.report)}")
+        print(text)
+        if not args.no_write:
+            write_section("soundness", "Soundness sweep", text)
+        return 1 if failed else 0
+
+    records = []
+    start = time.perf_counter()
+    stream = diff.instance_stream(args.seed, do_seconds=args.do_seconds, per_deal=args.per_deal,
+                                  reduced_share=args.reduced_share, first_deal=args.first_deal)
+    large_seen = small_seen = 0
+    for i, inst in enumerate(itertools.islice(stream, args.instances)):
+        began = time.perf_counter()
+        large = inst.support >= LARGE and not inst.reduced
+        if large:
+            large_seen += 1
+        else:
+            small_seen += 1
+        cpsat = (large_seen % args.cpsat_every == 1) if large else (small_seen % args.cpsat_small_every == 1)
+        verdict = diff.check(inst, brute_force=inst.reduced, basic_limit=args.basic_limit,
+                             cpsat_limit=args.cpsat_limit if cpsat else None)
+        record = {"name": inst.name, "ok": verdict.ok, "summary": verdict.summary(), "support": inst.support,
+                  "reduced": bool(inst.reduced), "optimum": verdict.optimum, "brute": verdict.brute,
+                  "problems": verdict.problems, "elapsed": time.perf_counter() - began,
+                  "results": {n: {"value": r.value, "bound": r.bound, "optimal": r.optimal, "seconds": r.seconds}
+                              for n, r in verdict.results.items()}}
+        records.append(record)
+        if not verdict.ok:
+            print("DISAGREEMENT:", verdict.summary(), flush=True)
+        if args.jsonl is not None:
+            with args.jsonl.open("a") as f:
+                f.write(json.dumps(record) + "\n")
+        print(f"{i + 1}/{args.instances} {time.perf_counter() - start:.0f}s "
+              f"{'ok' if verdict.ok else 'FAIL'} {inst.name}", file=sys.stderr, flush=True)
+
+    command = f"python benchmarks/bench_soundness.py --instances {args.instances} --seed {args.seed}"
+    if args.first_deal:
+        command += f" --first-deal {args.first_deal}"
+    text, failed = report(records, time.perf_counter() - start, command)
+    print(text)
     if not args.no_write:
-        write_section("soundness", "Soundness sweep", report)
-    return 1 if failures else 0
+        write_section("soundness", "Soundness sweep", text)
+    return 1 if failed else 0
 
 
 if __name__ == "__main__":

@@ -142,16 +142,17 @@ def _random_population(rng: np.random.Generator, deal: Deal, tables: DealTables)
 
 
 def instance_stream(seed: int, *, do_seconds: float = 20.0, per_deal: int = 8, reduced_share: float = 0.0,
-                    rules_choices: Sequence[Rules] | None = None) -> Iterator[Instance]:
+                    rules_choices: Sequence[Rules] | None = None, first_deal: int = 0) -> Iterator[Instance]:
     """An endless, reproducible stream of instances (see the module doc).
 
     Each deal yields ``per_deal`` instances; a share ``reduced_share`` of them get two
-    random slots fixed (for brute force).
+    random slots fixed (for brute force).  Deal ``k`` draws from its own generator seeded
+    ``(seed, k)``, so a sweep splits into shards by ``first_deal``.
     """
-    rng = np.random.default_rng(seed)
     rules_choices = rules_choices or (get_rules("classic"), get_rules("classic", tie_points=0.5))
-    deal_no = 0
+    deal_no = first_deal
     while True:
+        rng = np.random.default_rng([seed, deal_no])
         rules = rules_choices[int(rng.integers(len(rules_choices)))]
         deal = brute.random_deal(rng, rules)
         tables = DealTables.build(deal)

@@ -191,8 +191,8 @@ def test_equilibrium_live_progress_cancel_and_answer(page, server):
     pg.press("#exposed-text", "Enter")
     pg.fill("#epsilon", "0.000000001")
     pg.click("#solve")
-    pg.wait_for_function("document.getElementById('progress-text').textContent.includes('iteration')")
-    assert pg.is_visible("#progress")
+    pg.wait_for_function("!document.getElementById('progress').hidden && "
+                         "document.getElementById('progress-text').textContent.includes('iteration')")
     pg.click("#cancel")
     pg.wait_for_function("document.querySelector('#answer .certificate').textContent.includes('interrupted')")
     assert not pg.is_visible("#progress")

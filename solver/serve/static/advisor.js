@@ -258,6 +258,7 @@ async function ask(body, render) {
     showError(e.message);
   } finally {
     $("progress").hidden = true;
+    $("progress-text").textContent = "Solving…";
     $("answer").classList.remove("stale");
     state.job = null;
     setBusy(false);
