@@ -150,14 +150,14 @@ def evaluate_arrangement(tables: DealTables, marginals: np.ndarray, arrangement:
 def solve_problem(problem: BestResponseProblem, *, engine: str = "auto", time_limit: float | None = None,
                   workers: int = 1, seed: int = 0, hint: tuple[int, ...] | None = None,
                   stop_event: threading.Event | None = None,
-                  search_options: SearchOptions = SearchOptions()) -> EngineResult:
+                  search_options: SearchOptions | None = None) -> EngineResult:
     """Run one exact engine on a prepared problem (``auto`` = the branch-and-bound search,
     with ``search_options``)."""
     if engine not in ENGINES:
         raise ValueError(f"unknown engine {engine!r} (use {', '.join(ENGINES)})")
     if engine in ("auto", "search"):
         return solve_search(problem, time_limit=time_limit, hint=hint, stop_event=stop_event,
-                            options=search_options)
+                            options=search_options or SearchOptions())
     from .cpsat import solve_cpsat
 
     return solve_cpsat(problem, time_limit=time_limit, workers=workers, hint=hint, seed=seed,
