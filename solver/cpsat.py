@@ -150,6 +150,7 @@ import itertools
 import math
 import threading
 import time
+from collections import namedtuple
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -167,6 +168,7 @@ __all__ = [
     "improve_hint",
     "exact_difference_rank",
     "first_disjoint",
+    "PairLists",
     "level1_lhs",
     "pair_prune",
     "CpsatModel",
@@ -217,6 +219,17 @@ class CpsatOptions:
 # --------------------------------------------------------------------------------------
 # numba kernels (arrays in, arrays out)
 
+PairLists = namedtuple("PairLists", "masks cls values lists lists_cls off rel keys fkey bm1 bm2")
+PairLists.__doc__ = """One pruning round's candidates, read-only in the kernels.
+
+masks, cls, values: per candidate packet p its card mask, rank class (int64) and
+``values[p, j]`` in free slot j; ``lists[off[k]:off[k+1]]``: the candidates alive in slot k,
+strongest class first (classes in ``lists_cls``); ``rel[j, k]`` = +1 / −1 / 0 when slot k
+must hold a class ≥ / ≤ / anything relative to slot j (chains, P4); ``keys[j, k, c(q)] ≥
+keys[j, k, c(p)]`` is required of q in slot k when p is in slot j (exchange keys, P2);
+``fkey[j, i]`` is ``keys[j, k, c]`` of list position i in slot k's segment, ``bm1``/``bm2``
+its maxima over aligned blocks of ``_B1``/``_B2`` positions."""
+
 
 @njit(cache=True, nogil=True)
 def first_disjoint(sorted_masks, query_masks):
@@ -236,12 +249,13 @@ def first_disjoint(sorted_masks, query_masks):
 
 
 @njit(cache=True, nogil=True)
-def _best_in(lists, lists_cls, lo, hi, masks, m, lb, ub, fkey, bm1, bm2, j1, kmin1, j2, kmin2):
-    """Strongest entry q of ``lists[lo:hi]`` (sorted by class, strongest first; classes in
-    ``lists_cls``) with ``lb ≤ c(q) ≤ ub``, packet disjoint from ``m``, ``fkey[j1, i] ≥ kmin1``
-    and (if ``j2 ≥ 0``) ``fkey[j2, i] ≥ kmin2`` (``i`` its position); -1 if none.
-    ``bm1``/``bm2`` hold the maxima of ``fkey`` over aligned blocks of ``_B1``/``_B2``
-    positions, so blocks where no entry passes the key filters are skipped whole."""
+def _best_in(pl, k, m, lb, ub, j1, kmin1, j2, kmin2):
+    """Strongest candidate q of slot k's list (``PairLists``) with ``lb ≤ c(q) ≤ ub``, packet
+    disjoint from ``m``, ``fkey[j1, i] ≥ kmin1`` and (if ``j2 ≥ 0``) ``fkey[j2, i] ≥ kmin2``
+    (``i`` its position); -1 if none.  Blocks of positions where no entry passes the key
+    filters (block maxima ``bm1``/``bm2``) are skipped whole."""
+    lists, lists_cls, masks, fkey, bm1, bm2 = pl.lists, pl.lists_cls, pl.masks, pl.fkey, pl.bm1, pl.bm2
+    lo, hi = pl.off[k], pl.off[k + 1]
     a, b = lo, hi  # first position with class ≤ ub (classes nonincreasing)
     while a < b:
         mid = (a + b) // 2
@@ -286,13 +300,11 @@ def _window(rel, cls_p, j, k):
 
 
 @njit(cache=True, nogil=True)
-def level1_lhs(masks, cls, values, alive, lists, lists_cls, off, rel, keys, fkey, bm1, bm2, base):
+def level1_lhs(pl, alive, base):
     """P1, P2 and P4: ``lhs[p, j] = base + values[p, j] + Σ_{k≠j} best`` for the alive
-    pairs (−inf elsewhere).  ``lists[off[k]:off[k+1]]``: candidates alive in slot k,
-    strongest class first; ``rel[j, k]`` = +1 / −1 / 0 when slot k must hold a class ≥ / ≤ /
-    anything relative to slot j; ``keys[j, k, c(q)] ≥ keys[j, k, c(p)]`` for q in slot k
-    (``fkey[j, i]`` is ``keys[j, k, c]`` of list position i in slot k's segment; ``bm1``,
-    ``bm2`` its block maxima)."""
+    pairs (−inf elsewhere); ``best`` the strongest candidate of slot k compatible with p in
+    slot j (``PairLists``)."""
+    masks, cls, values, rel, keys = pl.masks, pl.cls, pl.values, pl.rel, pl.keys
     n, nf = values.shape
     lhs = np.full((n, nf), -np.inf)
     for p in range(n):
@@ -306,8 +318,7 @@ def level1_lhs(masks, cls, values, alive, lists, lists_cls, off, rel, keys, fkey
                 if k == j:
                     continue
                 lb, ub = _window(rel, cp, j, k)
-                q = _best_in(lists, lists_cls, off[k], off[k + 1], masks, mp, lb, ub,
-                             fkey, bm1, bm2, j, keys[j, k, cp], -1, 0)
+                q = _best_in(pl, k, mp, lb, ub, j, keys[j, k, cp], -1, 0)
                 if q < 0:
                     tot = -np.inf
                     break
@@ -317,12 +328,12 @@ def level1_lhs(masks, cls, values, alive, lists, lists_cls, off, rel, keys, fkey
 
 
 @njit(cache=True, nogil=True)
-def pair_prune(masks, cls, values, alive, lists, lists_cls, off, rel, keys, fkey, bm1, bm2, need0,
-               row_lo, row_hi):
+def pair_prune(pl, alive, need0, row_lo, row_hi):
     """P3 and P4 on candidate rows ``row_lo:row_hi``: a copy of ``alive`` without the
     pairs (p, j) for which some other slot j2 proves
-    ``values[p, j] + max_q (values[q, j2] + Σ_k best(p ∪ q, k)) < need0`` (arguments as in
-    ``level1_lhs``)."""
+    ``values[p, j] + max_q (values[q, j2] + Σ_k best(p ∪ q, k)) < need0`` (``PairLists``)."""
+    masks, cls, values, rel, keys = pl.masks, pl.cls, pl.values, pl.rel, pl.keys
+    lists, lists_cls, off = pl.lists, pl.lists_cls, pl.off
     n, nf = values.shape
     out = alive.copy()
     for p in range(row_lo, row_hi):
@@ -342,8 +353,7 @@ def pair_prune(masks, cls, values, alive, lists, lists_cls, off, rel, keys, fkey
                 for k in range(nf):
                     if k != j and k != j2:
                         lb, ub = _window(rel, cp, j, k)
-                        r = _best_in(lists, lists_cls, off[k], off[k + 1], masks, mp, lb, ub,
-                                     fkey, bm1, bm2, j, keys[j, k, cp], -1, 0)
+                        r = _best_in(pl, k, mp, lb, ub, j, keys[j, k, cp], -1, 0)
                         if r < 0:
                             others = -np.inf
                             break
@@ -373,9 +383,8 @@ def pair_prune(masks, cls, values, alive, lists, lists_cls, off, rel, keys, fkey
                                 continue
                             lb, ub = _window(rel, cp, j, k)
                             lbq, ubq = _window(rel, cq, j2, k)
-                            r = _best_in(lists, lists_cls, off[k], off[k + 1], masks, mpq,
-                                         max(lb, lbq), min(ub, ubq),
-                                         fkey, bm1, bm2, j, keys[j, k, cp], j2, keys[j2, k, cq])
+                            r = _best_in(pl, k, mpq, max(lb, lbq), min(ub, ubq), j, keys[j, k, cp], j2,
+                                         keys[j2, k, cq])
                             if r < 0:
                                 val = -np.inf
                                 break
@@ -882,6 +891,7 @@ def _prune(cmasks: np.ndarray, ccls: np.ndarray, Vc: np.ndarray, alive: np.ndarr
         k_round = zero_keys if rounds == 1 and alive.sum() > PLAIN_FIRST_ROUND else keys
         # (fkey, bm1, bm2 below and every kernel call of this round use k_round: consistent)
         fkey, bm1, bm2 = _key_blocks(k_round, flat_cls, off)
+        pl = PairLists(cmasks, cls64, Vc, flat, flat_cls, off, rel, k_round, fkey, bm1, bm2)
         if k_round is zero_keys and not rel.any() and alive.all():
             # every slot's list is the same and unfiltered: one scan per packet (P1)
             pos = first_disjoint(cmasks[lists[0]], cmasks)
@@ -895,8 +905,7 @@ def _prune(cmasks: np.ndarray, ccls: np.ndarray, Vc: np.ndarray, alive: np.ndarr
                         others = others + best[:, k]
                 lhs[:, j] = fixed_value + Vc[:, j] + others
         else:
-            lhs = level1_lhs(cmasks, cls64, Vc, alive, flat, flat_cls, off, rel, k_round, fkey, bm1,
-                             bm2, fixed_value)
+            lhs = level1_lhs(pl, alive, fixed_value)
         new_alive = alive & (lhs >= thresh)
         new_alive[hint_pos, cols] = True
         bound = min(bound, max(T + IMPROVE_EPS, min(lhs[new_alive[:, j], j].max() for j in range(nf))))
@@ -911,8 +920,7 @@ def _prune(cmasks: np.ndarray, ccls: np.ndarray, Vc: np.ndarray, alive: np.ndarr
                 if time.perf_counter() >= deadline:
                     break
                 hi = min(lo + PAIR_CHUNK, rows.size)
-                new_alive = pair_prune(cmasks, cls64, Vc, new_alive, flat, flat_cls, off, rel, k_round,
-                                       fkey, bm1, bm2, thresh - fixed_value, rows[lo], rows[hi - 1] + 1)
+                new_alive = pair_prune(pl, new_alive, thresh - fixed_value, rows[lo], rows[hi - 1] + 1)
             new_alive[hint_pos, cols] = True
             if np.array_equal(new_alive, alive):
                 break
