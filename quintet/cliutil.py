@@ -12,7 +12,7 @@ from .rules import RULE_SETS, TIEBREAKS, Rules, get_rules
 
 __all__ = [
     "OneLineParser", "UsageError", "add_rules_arguments", "rules_from_args", "run_cli", "print_json",
-    "number", "positive_float", "nonnegative_float", "integer", "int_at_least", "positive_int",
+    "number", "positive_float", "nonnegative_float", "integer", "int_at_least", "int_between", "positive_int",
 ]
 
 EXIT_USAGE = 2
@@ -77,6 +77,18 @@ def int_at_least(low: int) -> Callable[[str], int]:
 
 
 positive_int = int_at_least(1)
+
+
+def int_between(low: int, high: int) -> Callable[[str], int]:
+    """argparse type: an integer from ``low`` to ``high`` inclusive."""
+
+    def parse(text: str) -> int:
+        value = integer(text)
+        if not low <= value <= high:
+            raise argparse.ArgumentTypeError(f"must be from {low} to {high}: {text!r}")
+        return value
+
+    return parse
 
 
 def add_rules_arguments(parser: argparse.ArgumentParser) -> None:

@@ -106,6 +106,8 @@ def one_line_error(proc: subprocess.CompletedProcess) -> str:
     (["--workers", "0"], "--workers"),
     (["--port", "-1"], "--port"),
     (["--port", "http"], "--port"),
+    (["--port", "65536"], "--port"),
+    (["--port", "99999"], "--port"),
     (["--queue-size", "0"], "--queue-size"),
     (["--frobnicate"], "unrecognized arguments"),
     (["--host", "no-such-host.invalid"], "cannot resolve --host"),

@@ -16,7 +16,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from quintet.cliutil import OneLineParser, UsageError, int_at_least, positive_int, run_cli
+from quintet.cliutil import OneLineParser, UsageError, int_between, positive_int, run_cli
 
 from ..store import SolutionStore, default_store_path
 
@@ -28,7 +28,7 @@ def build_parser() -> argparse.ArgumentParser:
                       description="The Quintet advisor as an HTTP JSON API and a web page (FastAPI + uvicorn).")
     p.add_argument("--host", default="127.0.0.1",
                    help="address to listen on (default 127.0.0.1: this machine only)")
-    p.add_argument("--port", type=int_at_least(0), default=8000, help="port (default 8000; 0: any free port)")
+    p.add_argument("--port", type=int_between(0, 65535), default=8000, help="port (default 8000; 0: any free port)")
     p.add_argument("--workers", type=positive_int, default=2,
                    help="solver worker processes (default 2; with 2 or more, equilibrium jobs use at most "
                         "all but one, so quick answers never wait behind them)")
