@@ -27,8 +27,7 @@ from quintet.game import Arrangement, Deal, IllegalArrangementError
 
 from .opponents import OpponentModel, parse_opponent
 from .problem import FLOAT_NOISE, OBJECTIVES, BestResponseProblem, EngineResult, outcome_probabilities, slot_values
-from .search import SearchOptions, solve_search
-from .style import StyleModel
+from .search import solve_search
 from .tables import DealTables
 
 __all__ = [
@@ -149,15 +148,12 @@ def evaluate_arrangement(tables: DealTables, marginals: np.ndarray, arrangement:
 
 def solve_problem(problem: BestResponseProblem, *, engine: str = "auto", time_limit: float | None = None,
                   workers: int = 1, seed: int = 0, hint: tuple[int, ...] | None = None,
-                  stop_event: threading.Event | None = None,
-                  search_options: SearchOptions | None = None) -> EngineResult:
-    """Run one exact engine on a prepared problem (``auto`` = the branch-and-bound search,
-    with ``search_options``)."""
+                  stop_event: threading.Event | None = None) -> EngineResult:
+    """Run one exact engine on a prepared problem (``auto`` = the branch-and-bound search)."""
     if engine not in ENGINES:
         raise ValueError(f"unknown engine {engine!r} (use {', '.join(ENGINES)})")
     if engine in ("auto", "search"):
-        return solve_search(problem, time_limit=time_limit, hint=hint, stop_event=stop_event,
-                            options=search_options or SearchOptions())
+        return solve_search(problem, time_limit=time_limit, hint=hint, stop_event=stop_event)
     from .cpsat import solve_cpsat
 
     return solve_cpsat(problem, time_limit=time_limit, workers=workers, hint=hint, seed=seed,
@@ -236,17 +232,9 @@ def complete(deal: Deal, fixed: Mapping[int, int | str], opponent: OpponentModel
     problem = _problem(tables, marginals, objective, fixed_indices(tables, fixed))
     start = time.perf_counter()
     result = solve_problem(problem, engine=engine, time_limit=time_limit, workers=workers, seed=seed,
-                           stop_event=stop_event, search_options=_search_options(opponent_model))
+                           stop_event=stop_event)
     result.seconds = time.perf_counter() - start
     return _solution(tables, marginals, opponent_model, objective, result, stop_event)
-
-
-def _search_options(opponent: OpponentModel) -> SearchOptions:
-    """The search's rules for this opponent.  A style model's marginals are smooth (every
-    packet of its partitions in every slot): card prices from the root cut its search from
-    seconds to about 0.2 s (benchmarks/bench_style.py measures the hints), while
-    for the other models they only add their own cost (about 0.1 s where greedy takes 2 ms)."""
-    return SearchOptions(card_prices_after=0) if isinstance(opponent, StyleModel) else SearchOptions()
 
 
 def fixed_indices(tables: DealTables, fixed: Mapping[int, int | str]) -> tuple[int, ...]:

@@ -60,13 +60,14 @@ compare every combination against the plain search, CP-SAT and brute force.
    candidate ``q`` for slot ``s`` is pruned when ``cur + λ(U) − λ(q) + V[c(q), s] +
    Σ_{t≠s} m_t ≤ LB + TOL`` (the same bound for the child, which covers ``U − q``).
    The prices (subgradient steps on the dual) are computed once, after ``card_prices_after``
-   nodes (0: at the root).  A level set up with prices meets its candidates in the slot's
-   price order (``V − λ`` falling), so the candidate bound falls along the scan and ends it.
-   A level set up before the prices existed gets its bound computed when they arrive, from
-   its own ``U``, ``cur`` and thresholds, and checks each remaining candidate.  A level must
-   never use a bound it does not have: until December 2026 such levels read zeros, i.e. a
-   "bound" of ``V[c(q), s] − λ(q)`` without ``cur``, ``λ(U)`` or the other slots, and pruned
-   optimal arrangements (issue 9).
+   nodes (0: at the root); the search then starts again from the root, keeping its
+   incumbent, so that every level is set up with prices.  Such a level meets its candidates
+   in the slot's price order (``V − λ`` falling), so the candidate bound falls along the scan
+   and ends it.  (Until December 2026 the levels already open when the prices arrived read
+   zeros as their bound — a "bound" of ``V[c(q), s] − λ(q)`` without ``cur``, ``λ(U)`` or
+   the other slots — and pruned optimal arrangements (issue 9); pricing them in place was
+   sound but kept their scans in class order, up to 50× slower than the restart on smooth
+   opponent models.)
 7. *Card exchanges (symmetry).*  Let cards ``a`` and ``b`` have the same rank, ``a`` of the
    lower suit, ``a`` in the packet ``P`` of free slot ``s`` and ``b`` in the packet ``Q`` of
    free slot ``t``.  If ``P − a + b`` has the class of ``P`` and ``Q − b + a`` that of ``Q``
@@ -160,14 +161,13 @@ least class any free slot can use (rule 2); H[d]: class bounds of rule 5; prefix
 members in class order (rule 5 reads them); depth[0]: the deepest open level (−2 before the root
 is set up, −1 when done)."""
 
-_Prices = namedtuple("_Prices", "on card packet level_on level_order level_total level_max order order_len")
+_Prices = namedtuple("_Prices", "on card packet level_on level_total level_max order order_len")
 _Prices.__doc__ = """Rule 6: on[0] once prices exist; card[b], packet[q] = λ(q); per level d that
 priced (level_on[d] = 1): level_total[d] = cur + λ(U) + Σ_t m_t and
 level_max[d, t] = m_t; order[t, :order_len[t]]: the sorted packets that slot t may ever use
 (class ≥ its threshold at the root, rule 2) by V[c(q), t] − λ(q), largest first (so m_t is the
-first member of the node met in that order, and the rule-6 bound falls along it); level_order[d]
-= 1 when level d scans its candidates in that order (set up with prices) rather than by class
-(priced later: rule 6 then checks each candidate)."""
+first member of the node met in that order, and the rule-6 bound falls along it): a level set
+up with prices scans its candidates in that order, the others by class."""
 
 _Incumbent = namedtuple("_Incumbent", "value packets")
 _Incumbent.__doc__ = "The best arrangement so far: value[0] and its table indices per slot."
@@ -419,19 +419,6 @@ def _price_level(d, U, F, cur, V, pk, st, pr):
     return total
 
 
-@njit(cache=True, nogil=True)
-def _price_open_levels(V, pk, st, pr, best):
-    """Rule 6 for the levels set up before the prices existed (their scans stay in class
-    order, each candidate checked); a level whose whole bound fails is closed."""
-    for d in range(st.depth[0] + 1):
-        if not pr.level_on[d]:
-            total = _price_level(d, st.U[d], st.F[d], st.cur[d], V, pk, st, pr)
-            pr.level_total[d] = total
-            pr.level_on[d] = 1
-            if total <= best + TOL:
-                st.pos[d] = st.end[d]
-
-
 @njit(cache=True, nogil=True, inline="always")
 def _setup_level(d, U, F, cur, floor, V, pk, st, pr, sw, best, H):
     """Prepare level d for node (U, F, cur): bounds, thresholds, branching slot, candidates.
@@ -490,14 +477,12 @@ def _setup_level(d, U, F, cur, floor, V, pk, st, pr, sw, best, H):
     for t in range(n_slots):
         st.k[d, t] = max(k_of[t], floor)
     pr.level_on[d] = 0
-    pr.level_order[d] = 0
     if pr.on[0]:  # rule 6
         total = _price_level(d, U, F, cur, V, pk, st, pr)
         if total <= target:
             return False
         pr.level_total[d] = total
         pr.level_on[d] = 1
-        pr.level_order[d] = 1
     st.slot[d] = slot
     st.end[d] = pk.class_end[max(cutoff, floor)]
     st.pos[d] = 0
@@ -568,7 +553,7 @@ def _solve_small_root(V, pk, st, inc, fixed):
 @njit(cache=True, nogil=True, inline="always")
 def _next_candidate(d, s, V, pk, st, pr, target):
     """The next candidate of level d for slot s, or −1 when its scan is over (rules 3, 6)."""
-    if pr.level_order[d]:  # price order: the rule-6 bound is nonincreasing, so it ends the scan
+    if pr.level_on[d]:  # price order: the rule-6 bound is nonincreasing, so it ends the scan
         base = pr.level_total[d] - pr.level_max[d, s]
         j = st.pos[d]
         n = pr.order_len[s]
@@ -621,14 +606,10 @@ def _run(V, pk, fixed, st, pr, sw, inc, budget, stats):
             continue
         c = pk.cls[q]
         if sw.branch_order and cur + V[c, s] + st.others[d] <= target:  # rule 3
-            if pr.level_order[d]:
+            if pr.level_on[d]:
                 continue  # price order: this one only
             st.pos[d] = st.end[d]  # class order: nothing further can help
             d -= 1
-            continue
-        # rule 6 for a candidate of a level priced after its set-up (class order)
-        if pr.level_on[d] and not pr.level_order[d] and (
-                pr.level_total[d] - pr.level_max[d, s] + V[c, s] - pr.packet[q] <= target):
             continue
         if sw.exchange:  # rule 4: no improving exchange with a packet placed earlier on the path
             dominated = False
@@ -706,7 +687,7 @@ def _open_bound(V, pk, st, pr):
     bound = NO_VALUE
     for d in range(st.depth[0] + 1):
         s = st.slot[d]
-        if pr.level_order[d]:
+        if pr.level_on[d]:
             if st.pos[d] < pr.order_len[s]:
                 q = pr.order[s, st.pos[d]]
                 b = pr.level_total[d] - pr.level_max[d, s] + V[pk.cls[q], s] - pr.packet[q]
@@ -901,7 +882,7 @@ def solve_search(
     st, root_members = _new_stack(problem, V, pk.masks)
     levels = st.U.shape[0]
     pr = _Prices(np.zeros(1, dtype=np.int64), np.zeros(64), np.zeros(n_packets), np.zeros(levels, dtype=np.int64),
-                 np.zeros(levels, dtype=np.int64), np.zeros(levels), np.zeros((levels, problem.n_slots)),
+                 np.zeros(levels), np.zeros((levels, problem.n_slots)),
                  np.zeros((problem.n_slots, n_packets), dtype=np.int64), np.zeros(problem.n_slots, dtype=np.int64))
     sw = _Switches(int(options.best_packet_bound), int(options.slot_thresholds), int(options.branch_order),
                    int(options.exchange), int(options.packing_bounds), int(options.packing_cap),
@@ -925,10 +906,7 @@ def solve_search(
             _card_prices(pk, root_members[root_members < pk.class_end[st.cut[0]]], V, live,
                          options.card_price_iters, pr)
             _price_order(pk, V, pr, st.k[0])
-            if stats[STAT_NODES] == 0:
-                st.depth[0] = -2  # nothing explored yet: set the root up again, in price order
-            else:
-                _price_open_levels(V, pk, st, pr, inc.value[0])
+            st.depth[0] = -2  # start again from the root, every level in price order (incumbent kept)
             continue
         if status == 1 and inc.value[0] > NO_VALUE and (
             (time_limit is not None and time.perf_counter() - start >= time_limit)
