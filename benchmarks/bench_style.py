@@ -28,7 +28,6 @@ Figures go to benchmarks/RESULTS.md between the ``style`` markers.
 from __future__ import annotations
 
 import argparse
-import math
 import os
 import platform
 import statistics
@@ -51,10 +50,11 @@ from solver.equilibrium import EquilibriumResult, solve_equilibrium  # noqa: E40
 from solver.opponents import ArrangementMix, FixedMarginals, Greedy, OpponentModel, Uniform  # noqa: E402
 from solver.play import Computer, GameSession, Phase  # noqa: E402
 from solver.records import append_record  # noqa: E402
+from solver.stats import mean_ci95  # noqa: E402
 from solver.store import SolutionStore  # noqa: E402
 from solver.style import StyleModel, load_style  # noqa: E402
 from solver.tables import DealTables  # noqa: E402
-from solver.tournament import expected_margin, seeded_deals, t_quantile_975  # noqa: E402
+from solver.tournament import expected_margin, seeded_deals  # noqa: E402
 
 
 @dataclass(frozen=True)
@@ -120,11 +120,9 @@ def record_games(bot: HabitBot, n: int, seed: int, path: Path) -> None:
 
 
 def mean_ci(values: list[float]) -> tuple[float, float]:
-    n = len(values)
-    mean = statistics.fmean(values)
-    if n < 2:
-        return mean, math.nan
-    return mean, t_quantile_975(n - 1) * statistics.stdev(values) / math.sqrt(n)
+    """Mean and the half-width of its 95% confidence interval (Student t)."""
+    mean, half = mean_ci95(values)
+    return float(mean), float(half)
 
 
 def recovered_share(a: list[float], b: list[float], c: list[float], seed: int) -> tuple[float, float, float]:
