@@ -19,12 +19,12 @@ from __future__ import annotations
 import argparse
 import os
 import resource
-import shutil
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
+from pathlib import Path
 
 from benchmark_results import cpu_name, write_section
 
@@ -63,9 +63,10 @@ def main() -> None:
     ap.add_argument("--repeat", type=int, default=3, help="warm runs (default 3)")
     ap.add_argument("--no-write", action="store_true")
     args = ap.parse_args()
-    solve = shutil.which("quintet-solve") or "quintet-solve"
-    equilibrium_cmd = [solve, *EXAMPLE, "--no-store", "--quiet"]
-    uniform_cmd = [solve, *EXAMPLE, "--opponent", "uniform"]
+    script = Path(sys.executable).with_name("quintet-solve")  # this interpreter's install
+    solve = [str(script)] if script.exists() else [sys.executable, "-m", "solver.cli"]
+    equilibrium_cmd = [*solve, *EXAMPLE, "--no-store", "--quiet"]
+    uniform_cmd = [*solve, *EXAMPLE, "--opponent", "uniform"]
     rows = []
     with tempfile.TemporaryDirectory() as cold:
         cold_eq = run(equilibrium_cmd, cold)
