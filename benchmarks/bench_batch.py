@@ -3,14 +3,14 @@
     python benchmarks/bench_batch.py                       # full run (writes RESULTS.md + PNG)
     python benchmarks/bench_batch.py --deals 4 --tournament-deals 5 --book-sample 5 --no-write
 
-1. Throughput: the same seeded random sample of deals (``solver.batch.random_deals``) solved
+1. Throughput: the same seeded random sample of deals (``solver.apps.batch.random_deals``) solved
    by ``run_batch`` into a fresh store each time, at ε ≤ 0.05 — in-process (1 worker), the
    local process pool and a Dask ``LocalCluster`` with the same number of single-threaded
    worker processes.  Deals per minute of the solving phase, and the engine's start-up.
-2. The tournament (``solver.tournament``) over seeded deals, equilibria solved afresh (no
+2. The tournament (``solver.apps.tournament``) over seeded deals, equilibria solved afresh (no
    store): the table, and a heat map ``benchmarks/tournament_heatmap.png``.
 3. The book: the exact number of suit-canonical deals and, from a uniform sample of them
-   solved afresh, the estimated CPU-hours at ε ≤ 0.05 (``solver.batch.book_estimate``).
+   solved afresh, the estimated CPU-hours at ε ≤ 0.05 (``solver.apps.batch.book_estimate``).
 
 Figures go to benchmarks/RESULTS.md between the ``batch`` markers.  Needs matplotlib (the
 ``bench`` extra) for the heat map and dask (the ``dask`` extra) for the Dask column.
@@ -36,9 +36,9 @@ sys.path.insert(0, str(HERE))
 from benchmark_results import write_section  # noqa: E402
 
 from quintet.cards import format_cards  # noqa: E402
-from solver.batch import book_estimate, random_deals, run_batch  # noqa: E402
-from solver.store import SolutionStore  # noqa: E402
-from solver.tournament import STRATEGIES, STRATEGY_LABELS, plot_heatmap, run_tournament, seeded_deals  # noqa: E402
+from solver.apps.batch import book_estimate, random_deals, run_batch  # noqa: E402
+from solver.apps.tournament import STRATEGIES, STRATEGY_LABELS, plot_heatmap, run_tournament, seeded_deals  # noqa: E402
+from solver.storage.store import SolutionStore  # noqa: E402
 
 PNG = HERE / "tournament_heatmap.png"
 

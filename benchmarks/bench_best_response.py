@@ -29,10 +29,10 @@ from benchmark_results import write_section
 
 from quintet.cards import CLASSIC_DECK, format_cards
 from quintet.game import Arrangement, Deal
-from solver.opponents import ArrangementMix, Greedy, Mixture, OpponentModel, Uniform
-from solver.problem import BestResponseProblem, slot_values
-from solver.search import solve_search
-from solver.tables import DealTables
+from solver.engines.search import solve_search
+from solver.problem.best_response import BestResponseProblem, slot_values
+from solver.problem.deal_tables import DealTables
+from solver.problem.opponents import ArrangementMix, Greedy, Mixture, OpponentModel, Uniform
 
 EXAMPLE = "8h 7h 9d Ts 7s Qc Jc"
 
@@ -81,7 +81,7 @@ def summarize(times: list[float]) -> tuple[float, float, float]:
 
 
 def time_cli(runs: int) -> tuple[float, float]:
-    cmd = [sys.executable, "-m", "solver.cli", EXAMPLE, "--opponent", "uniform", "--json"]
+    cmd = [sys.executable, "-m", "solver.apps.solve_cli", EXAMPLE, "--opponent", "uniform", "--json"]
     subprocess.run(cmd, check=True, capture_output=True)  # warm the numba cache
     times = []
     for _ in range(runs):
@@ -123,7 +123,7 @@ def main() -> None:
             search_times[name].append(time.perf_counter() - t)
             proven[name] += result.optimal
             if i < args.cpsat_deals:
-                from solver.cpsat import solve_cpsat
+                from solver.engines.cpsat import solve_cpsat
 
                 c = solve_cpsat(problem, time_limit=args.cpsat_limit, workers=1)
                 cpsat_rows.append((format_cards(deal.exposed), name, c.seconds, c.optimal,

@@ -5,12 +5,12 @@ book's cost, and independent rechecks of the certificates.
     python benchmarks/bench_equilibrium.py --deals 30 --verify 10 # quicker, CP-SAT on 10
 
 Deals: the rules' example deal, then ``--deals`` suit-canonical classes drawn uniformly from
-the 156,248 (``solver.batch.book_sample``) — so the sample's mean CPU time per deal, times the
+the 156,248 (``solver.apps.batch.book_sample``) — so the sample's mean CPU time per deal, times the
 number of classes, estimates the whole book's cost.  Each deal is solved from scratch (no
-store) by ``solver.equilibrium.equilibrium`` until its certified exploitability is ≤ ε or the
+store) by ``solver.advisor.equilibrium.equilibrium`` until its certified exploitability is ≤ ε or the
 time limit, in this one process (one core).  Times are CPU seconds of the process
 (``time.process_time``), kernels compiled beforehand.  ``--verify K``: the certificates of the
-first K deals are rechecked by CP-SAT (``solver.verify.verify_equilibrium``): each must be
+first K deals are rechecked by CP-SAT (``solver.advisor.verify.verify_equilibrium``): each must be
 confirmed, never refuted.  Writes the Equilibrium section of benchmarks/RESULTS.md and
 ``benchmarks/equilibrium_times.png`` (the distribution of solve times, and ε against time).
 """
@@ -27,10 +27,10 @@ from benchmark_results import cpu_name, write_section
 from quintet.cards import format_cards
 from quintet.game import Deal
 from quintet.rules import get_rules
-from solver.batch import book_sample
-from solver.equilibrium import certified_within, equilibrium
-from solver.stats import mean_ci95
-from solver.verify import verify_equilibrium
+from solver.advisor.equilibrium import certified_within, equilibrium
+from solver.advisor.stats import mean_ci95
+from solver.advisor.verify import verify_equilibrium
+from solver.apps.batch import book_sample
 
 HERE = Path(__file__).parent
 EXAMPLE = "8h 7h 9d Ts 7s Qc Jc"

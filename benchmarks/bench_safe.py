@@ -22,9 +22,9 @@ from benchmark_results import cpu_name, write_section
 
 from quintet.cards import CLASSIC_DECK, format_cards
 from quintet.game import Deal
-from solver.api import best_response
-from solver.opponents import ArrangementMix
-from solver.safe import safe_response
+from solver.advisor.advice import best_response
+from solver.advisor.safe import safe_response
+from solver.problem.opponents import ArrangementMix
 
 HERE = Path(__file__).parent
 EXAMPLE = "8h 7h 9d Ts 7s Qc Jc"

@@ -6,7 +6,7 @@
 1. Starts ``quintet-serve --port 0 --workers W`` (a fresh store) and times its start:
    until it answers, and until its workers are warm.
 2. Latency of uniform advice from one client on the warm server (sequential), against the
-   same solve in-process (``solver.request.solve_request``) and a ``quintet-solve`` process
+   same solve in-process (``solver.advisor.request.solve_request``) and a ``quintet-solve`` process
    per question (the command line's cost per answer).
 3. The load: ``--requests`` uniform-advice requests over distinct seeded deals from
    ``--clients`` concurrent clients, while ``--jobs`` equilibrium jobs are submitted at once
@@ -43,9 +43,9 @@ import httpx  # noqa: E402
 from benchmark_results import cpu_name, write_section  # noqa: E402
 
 from quintet.game import Deal  # noqa: E402
-from solver.equilibrium import stored_exploitability  # noqa: E402
-from solver.request import SolveRequest, solve_request  # noqa: E402
-from solver.store import SolutionStore  # noqa: E402
+from solver.advisor.equilibrium import stored_exploitability  # noqa: E402
+from solver.advisor.request import SolveRequest, solve_request  # noqa: E402
+from solver.storage.store import SolutionStore  # noqa: E402
 
 EXAMPLE = "8h 7h 9d Ts 7s Qc Jc"
 # equilibria that converged to ε ≤ 0.05 within seconds when tried (see the module doc)
@@ -128,7 +128,8 @@ async def load(url: str, deals: list[str], clients: int) -> tuple[list[float], l
 
 def cli_json(*args: str) -> tuple[dict, float]:
     t = time.perf_counter()
-    proc = subprocess.run([sys.executable, "-m", "solver.cli", *args, "--json"], capture_output=True, text=True,
+    proc = subprocess.run([sys.executable, "-m", "solver.apps.solve_cli", *args, "--json"],
+                          capture_output=True, text=True,
                           cwd=ROOT, timeout=600)
     assert proc.returncode == 0, proc.stderr
     return json.loads(proc.stdout), time.perf_counter() - t
@@ -147,7 +148,7 @@ def main() -> None:
     store = tmp / "solutions.sqlite"
     t0 = time.perf_counter()
     command = ["--port", "0", "--workers", str(args.workers), "--store", str(store)]
-    proc = subprocess.Popen([sys.executable, "-m", "solver.serve.cli", *command], cwd=ROOT, stderr=subprocess.PIPE,
+    proc = subprocess.Popen([sys.executable, "-m", "solver.apps.serve.cli", *command], cwd=ROOT, stderr=subprocess.PIPE,
                             text=True)
     try:
         assert proc.stderr is not None

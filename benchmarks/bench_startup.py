@@ -36,13 +36,13 @@ def lap(name):
     global t0
     t = time.process_time(); print(f"{name}\t{t - t0:.2f}", flush=True); t0 = t
 from quintet.game import Deal
-from solver.tables import DealTables
+from solver.problem.deal_tables import DealTables
 deal = Deal.from_exposed("8h 7h 9d Ts 7s Qc Jc")
 tables = DealTables.build(deal); lap("the evaluator (packet table)")
-from solver.api import best_response_problem
-from solver.search import solve_search
+from solver.advisor.advice import best_response_problem
+from solver.engines.search import solve_search
 solve_search(best_response_problem(deal, "uniform", tables=tables)); lap("the exact search")
-from solver.equilibrium import equilibrium
+from solver.advisor.equilibrium import equilibrium
 equilibrium(Deal.from_exposed("Kc Qh Qd Js 9d 8s 7d"), epsilon=0.5); lap("local search, double oracle (a quick deal)")
 """
 
@@ -64,7 +64,7 @@ def main() -> None:
     ap.add_argument("--no-write", action="store_true")
     args = ap.parse_args()
     script = Path(sys.executable).with_name("quintet-solve")  # this interpreter's install
-    solve = [str(script)] if script.exists() else [sys.executable, "-m", "solver.cli"]
+    solve = [str(script)] if script.exists() else [sys.executable, "-m", "solver.apps.solve_cli"]
     equilibrium_cmd = [*solve, *EXAMPLE, "--no-store", "--quiet"]
     uniform_cmd = [*solve, *EXAMPLE, "--opponent", "uniform"]
     rows = []

@@ -9,13 +9,13 @@
    the cheapest slots* (slot 1) with probability ``1 − noise``, else with two neighbouring
    slots swapped.  Its policy on a deal is an exact distribution over at most 80 arrangements.
 2. **Records**: ``--records`` games (seeded deals) of the bot against ``uniform``, played through
-   ``solver.play.GameSession`` and written by ``quintet-play``'s record writer; the style is fitted
-   by ``style:FILE`` (``solver.style.load_style``).
+   ``solver.play.session.GameSession`` and written by ``quintet-play``'s record writer; the style is fitted
+   by ``style:FILE`` (``solver.problem.style.load_style``).
 3. **New deals** (``--deals``, other seeds): the bot's exact expected margin *lost* to
    (a) the equilibrium mix (``solve_equilibrium`` with ``--epsilon``/``--time-limit``, through
    the store; its certified ε per deal is printed), (b) the best response to the fitted style,
    (c) the best response to the bot's true policy.  Nothing is sampled on these deals: each
-   margin is exact from per-slot marginals (``solver.tournament.expected_margin``); the 95%
+   margin is exact from per-slot marginals (``solver.apps.tournament.expected_margin``); the 95%
    confidence intervals are across deals (Student t), and the recovered share
    (b − a) / (c − a) gets a seeded bootstrap interval.
 4. **Hint times** (the issue's target: a hint within 1 s on a warm cache for uniform, greedy and
@@ -45,16 +45,16 @@ sys.path.insert(0, str(HERE))
 from benchmark_results import cpu_name, write_section  # noqa: E402
 
 from quintet.game import Arrangement, Deal  # noqa: E402
-from solver.api import complete  # noqa: E402
-from solver.equilibrium import EquilibriumResult, solve_equilibrium  # noqa: E402
-from solver.opponents import ArrangementMix, FixedMarginals, Greedy, OpponentModel, Uniform  # noqa: E402
-from solver.play import Computer, GameSession, Phase  # noqa: E402
-from solver.records import append_record  # noqa: E402
-from solver.stats import mean_ci95  # noqa: E402
-from solver.store import SolutionStore  # noqa: E402
-from solver.style import StyleModel, load_style  # noqa: E402
-from solver.tables import DealTables  # noqa: E402
-from solver.tournament import expected_margin, seeded_deals  # noqa: E402
+from solver.advisor.advice import complete  # noqa: E402
+from solver.advisor.equilibrium import EquilibriumResult, solve_equilibrium  # noqa: E402
+from solver.advisor.stats import mean_ci95  # noqa: E402
+from solver.apps.tournament import expected_margin, seeded_deals  # noqa: E402
+from solver.play.session import Computer, GameSession, Phase  # noqa: E402
+from solver.problem.deal_tables import DealTables  # noqa: E402
+from solver.problem.opponents import ArrangementMix, FixedMarginals, Greedy, OpponentModel, Uniform  # noqa: E402
+from solver.problem.style import StyleModel, load_style  # noqa: E402
+from solver.storage.records import append_record  # noqa: E402
+from solver.storage.store import SolutionStore  # noqa: E402
 
 
 @dataclass(frozen=True)

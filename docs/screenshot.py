@@ -46,7 +46,7 @@ def main() -> None:
     parser.add_argument("--store", default=None, help="a store with the example deal's equilibrium")
     args = parser.parse_args()
     store = args.store or str(Path(tempfile.mkdtemp()) / "solutions.sqlite")
-    proc = subprocess.Popen([sys.executable, "-m", "solver.serve.cli", "--port", "0", "--workers", "1",
+    proc = subprocess.Popen([sys.executable, "-m", "solver.apps.serve.cli", "--port", "0", "--workers", "1",
                              "--store", store], stderr=subprocess.PIPE, text=True, cwd=HERE.parent)
     try:
         assert proc.stderr is not None

@@ -8,7 +8,7 @@ little reasoning as possible:
 * the search with subsets of its rules (``VARIANTS``): each optional rule (4 to 7) is off
   in at least one variant, so a wrong rule shows as a disagreement;
 * the basic search (rules 1–3 only, ``BASIC``) where it finishes in time;
-* CP-SAT (``solver.cpsat``), an independent model, on a subset (it is slow on large mixes);
+* CP-SAT (``solver.engines.cpsat``), an independent model, on a subset (it is slow on large mixes);
 * brute force (``tests/brute.py``: hand keys compared one by one, no value tables) on
   reduced instances (two slots fixed, so 756,756 ordered splits of the other 15 cards).
 
@@ -35,12 +35,12 @@ import numpy as np
 
 from quintet.game import Arrangement, Deal
 from quintet.rules import Rules, get_rules
-from solver.double_oracle import Response, double_oracle
-from solver.equilibrium import QuintetGame
-from solver.opponents import ArrangementMix, Greedy, Mixture, OpponentModel, Uniform, greedy_arrangement
-from solver.problem import VALUE_TOLERANCE, BestResponseProblem, EngineResult, slot_values
-from solver.search import SearchOptions, solve_search
-from solver.tables import DealTables
+from solver.advisor.equilibrium import QuintetGame
+from solver.engines.search import SearchOptions, solve_search
+from solver.games.double_oracle import Response, double_oracle
+from solver.problem.best_response import VALUE_TOLERANCE, BestResponseProblem, EngineResult, slot_values
+from solver.problem.deal_tables import DealTables
+from solver.problem.opponents import ArrangementMix, Greedy, Mixture, OpponentModel, Uniform, greedy_arrangement
 
 AGREE = 4 * VALUE_TOLERANCE  # two proofs of the optimum must agree this closely
 
@@ -210,7 +210,7 @@ def check(instance: Instance, *, variants: dict[str, SearchOptions] = VARIANTS, 
     if basic_limit is not None:
         v.results["basic (rules 1-3)"] = solve_search(problem, options=BASIC, time_limit=basic_limit)
     if cpsat_limit is not None:
-        from solver.cpsat import solve_cpsat
+        from solver.engines.cpsat import solve_cpsat
 
         v.results["cpsat"] = solve_cpsat(problem, time_limit=cpsat_limit)
     deal = instance.deal

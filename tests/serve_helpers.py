@@ -71,7 +71,7 @@ def wait_for_workers(get_health: Callable[[], dict], n: int, timeout: float = 12
 def live_server(*args: str, timeout: float = 60.0) -> Iterator[tuple[str, subprocess.Popen]]:
     """``quintet-serve --port 0 ARGS`` in a subprocess: yields (base URL, process); stopped
     with SIGINT (Ctrl-C) at the end, killed if it does not stop within 20 s."""
-    proc = subprocess.Popen([sys.executable, "-m", "solver.serve.cli", "--port", "0", *args], cwd=ROOT,
+    proc = subprocess.Popen([sys.executable, "-m", "solver.apps.serve.cli", "--port", "0", *args], cwd=ROOT,
                             stderr=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
     try:
         assert proc.stderr is not None

@@ -17,8 +17,10 @@ import pytest
 
 from quintet.game import Deal
 from quintet.rules import CLASSIC
-from solver.api import best_response
-from solver.batch import (
+from quintet.symmetry import permute_mask
+from solver.advisor.advice import best_response
+from solver.advisor.equilibrium import STALE_STORE_KINDS, STORE_KIND, EquilibriumResult, equilibrium, solve_equilibrium
+from solver.apps.batch import (
     BatchProgress,
     BookEstimate,
     canonical_key,
@@ -26,10 +28,8 @@ from solver.batch import (
     read_deal_file,
     run_batch,
 )
-from solver.batch.cli import main as batch_main
-from solver.canonical import permute_mask
-from solver.equilibrium import STALE_STORE_KINDS, STORE_KIND, EquilibriumResult, equilibrium, solve_equilibrium
-from solver.store import SolutionStore, rules_fingerprint
+from solver.apps.batch.cli import main as batch_main
+from solver.storage.store import SolutionStore, rules_fingerprint
 
 FP = rules_fingerprint(CLASSIC)
 EPSILON = 0.1
@@ -42,7 +42,7 @@ def batch_command() -> list[str]:
     if script.exists():
         return [str(script)]
     found = shutil.which("quintet-batch")
-    return [found] if found else [sys.executable, "-m", "solver.batch"]
+    return [found] if found else [sys.executable, "-m", "solver.apps.batch"]
 
 
 def stored(path: Path) -> dict[int, tuple[float, float]]:

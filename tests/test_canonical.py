@@ -16,7 +16,7 @@ from quintet.cards import CLASSIC_DECK, Deck, cards_of, mask_of, parse_mask, pop
 from quintet.evaluator import evaluate
 from quintet.game import Arrangement, Deal, IllegalArrangementError, showdown
 from quintet.rules import CLASSIC, Category
-from solver.canonical import (
+from quintet.symmetry import (
     IDENTITY,
     all_canonical_exposed,
     canonical_exposed,

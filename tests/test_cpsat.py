@@ -1,4 +1,4 @@
-"""The CP-SAT best-response engine (solver/cpsat.py) against slow, obviously correct brute
+"""The CP-SAT best-response engine (solver/engines/cpsat.py) against slow, obviously correct brute
 force, and its pruning / symmetry rules against the plain model.
 
 Brute force: fix all but two (or three) slots to random disjoint packets; the free slots
@@ -18,7 +18,7 @@ import pytest
 from quintet.cards import CLASSIC_DECK
 from quintet.game import Deal
 from quintet.rules import get_rules
-from solver.cpsat import (
+from solver.engines.cpsat import (
     CpsatOptions,
     build_model,
     exact_difference_rank,
@@ -27,9 +27,9 @@ from solver.cpsat import (
     improve_hint,
     solve_cpsat,
 )
-from solver.opponents import ArrangementMix, Greedy, Mixture, Uniform
-from solver.problem import VALUE_TOLERANCE, BestResponseProblem, slot_values
-from solver.tables import DealTables
+from solver.problem.best_response import VALUE_TOLERANCE, BestResponseProblem, slot_values
+from solver.problem.deal_tables import DealTables
+from solver.problem.opponents import ArrangementMix, Greedy, Mixture, Uniform
 
 EXAMPLE = "8h 7h 9d Ts 7s Qc Jc"
 PLAIN = CpsatOptions(prune=False, pair_level=False, exchange=False, symmetry=False, card_symmetry=False,

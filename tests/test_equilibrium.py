@@ -17,11 +17,11 @@ from hypothesis import strategies as st
 from quintet.cards import CLASSIC_DECK, mask_of
 from quintet.game import Arrangement, Deal, showdown
 from quintet.rules import get_rules
-from solver.canonical import canonical_exposed, permute_mask, suit_permutations
-from solver.double_oracle import Response, double_oracle, solve_symmetric_lp
-from solver.equilibrium import EquilibriumResult, QuintetGame, equilibrium, solve_equilibrium
-from solver.store import SolutionStore
-from solver.tables import DealTables
+from quintet.symmetry import canonical_exposed, permute_mask, suit_permutations
+from solver.advisor.equilibrium import EquilibriumResult, QuintetGame, equilibrium, solve_equilibrium
+from solver.games.double_oracle import Response, double_oracle, solve_symmetric_lp
+from solver.problem.deal_tables import DealTables
+from solver.storage.store import SolutionStore
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -168,7 +168,7 @@ def test_full_deal_certificate_recomputed(solved):
     deal, result, _ = solved
     assert result.exploitability <= 0.05
     # the certificate is the best response's value against the mix: recompute it
-    from solver.api import best_response
+    from solver.advisor.advice import best_response
 
     br = best_response(deal, result.opponent())
     assert br.optimal
@@ -225,7 +225,7 @@ def run_cli(*args: str, env_store: Path | None = None) -> subprocess.CompletedPr
     env = dict(os.environ)
     if env_store is not None:
         env["QUINTET_STORE"] = str(env_store)
-    return subprocess.run([sys.executable, "-m", "solver.cli", *args], capture_output=True, text=True,
+    return subprocess.run([sys.executable, "-m", "solver.apps.solve_cli", *args], capture_output=True, text=True,
                           cwd=ROOT, timeout=600, env=env)
 
 
@@ -274,7 +274,8 @@ def test_cli_ctrl_c_returns_the_best_certified_mix(tmp_path):
 
     env = dict(os.environ)
     proc = subprocess.Popen(
-        [sys.executable, "-m", "solver.cli", "8h 7h 9d Ts 7s Qc Jc", "--no-store", "--json", "--epsilon", "1e-9"],
+        [sys.executable, "-m", "solver.apps.solve_cli", "8h 7h 9d Ts 7s Qc Jc", "--no-store", "--json",
+         "--epsilon", "1e-9"],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT, env=env,
     )
     assert proc.stderr is not None

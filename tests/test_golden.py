@@ -10,9 +10,8 @@ import json
 import math
 from typing import Any
 
-import pytest
-
 import golden
+import pytest
 
 
 def _diff(a: Any, b: Any, where: str = "") -> str | None:

@@ -28,10 +28,10 @@ CLASSIC_GAME = """
 
 CLASSIC_SOLVER = """
     from quintet.game import Deal
-    from solver import canonical
-    from solver.api import best_response
-    from solver.equilibrium import equilibrium
-    from solver.tables import DealTables
+    from quintet import symmetry as canonical
+    from solver.advisor.advice import best_response
+    from solver.advisor.equilibrium import equilibrium
+    from solver.problem.deal_tables import DealTables
 
     deal = Deal.from_exposed("8h 7h 9d Ts 7s Qc Jc")
     assert DealTables.build(deal).n_classes == 749
@@ -71,7 +71,7 @@ def test_classic_game_path_loads_no_draw_module():
 
 def test_classic_solver_path_loads_no_draw_module():
     modules = modules_after(CLASSIC_SOLVER)
-    assert {"solver.tables", "solver.canonical", "solver.equilibrium"} <= set(modules)
+    assert {"solver.problem.deal_tables", "quintet.symmetry", "solver.advisor.equilibrium"} <= set(modules)
     assert draw_modules(modules) == []
 
 

@@ -15,8 +15,9 @@ from quintet.cards import parse_cards
 from quintet.evaluator import hand_key
 from quintet.game import Arrangement, Deal
 from quintet.rules import get_rules
-from solver.api import evaluate_arrangement
-from solver.opponents import (
+from solver.advisor.advice import evaluate_arrangement
+from solver.problem.deal_tables import DealTables
+from solver.problem.opponents import (
     ArrangementMix,
     Greedy,
     Mixture,
@@ -26,7 +27,6 @@ from solver.opponents import (
     load_population,
     parse_opponent,
 )
-from solver.tables import DealTables
 
 EXAMPLE = "8h 7h 9d Ts 7s Qc Jc"
 CLASSIC = get_rules("classic")

@@ -16,13 +16,13 @@ from hypothesis import strategies as st
 
 from quintet.cards import format_cards, parse_cards
 from quintet.game import Arrangement, Deal, showdown
-from solver.api import best_response, complete, grade
-from solver.canonical import canonical_exposed
-from solver.equilibrium import STORE_KIND, EquilibriumResult, solve_equilibrium
-from solver.opponents import ArrangementMix, OpponentError, Uniform, greedy_arrangement
-from solver.play import COMMANDS, Command, Computer, GameSession, Phase, PlayError, deal_for_game, parse_command
-from solver.store import SolutionStore, rules_fingerprint
-from solver.tables import DealTables
+from quintet.symmetry import canonical_exposed
+from solver.advisor.advice import best_response, complete, grade
+from solver.advisor.equilibrium import STORE_KIND, EquilibriumResult, solve_equilibrium
+from solver.play.session import COMMANDS, Command, Computer, GameSession, Phase, PlayError, deal_for_game, parse_command
+from solver.problem.deal_tables import DealTables
+from solver.problem.opponents import ArrangementMix, OpponentError, Uniform, greedy_arrangement
+from solver.storage.store import SolutionStore, rules_fingerprint
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE = "8h 7h 9d Ts 7s Qc Jc"
@@ -47,7 +47,7 @@ def env_for(tmp_path: Path) -> dict[str, str]:
 
 
 def play(tmp_path: Path, stdin: str, *args: str, timeout: float = 120) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "solver.play_cli", *args], input=stdin, capture_output=True,
+    return subprocess.run([sys.executable, "-m", "solver.apps.play_cli", *args], input=stdin, capture_output=True,
                           text=True, cwd=ROOT, timeout=timeout, env=env_for(tmp_path))
 
 
@@ -163,7 +163,7 @@ def test_hint_completes_the_placed_slots_optimally():
 
 
 def test_placing_waits_while_a_hint_is_computed(monkeypatch):
-    import solver.play
+    import solver.play.session
 
     game = session("uniform")
     packet = " ".join(format_cards(game.deal.live).split()[:5])
@@ -176,7 +176,7 @@ def test_placing_waits_while_a_hint_is_computed(monkeypatch):
             game.clear(1)
         return complete(*args, **kwargs)
 
-    monkeypatch.setattr(solver.play, "complete", spying_complete)
+    monkeypatch.setattr(solver.play.session, "complete", spying_complete)
     game.hint()
     assert seen == [(Phase.HINTING, False, False)] and game.phase is Phase.PLACING
     assert game.can_undo() and game.can_clear(2)
@@ -451,7 +451,7 @@ def test_ctrl_c_stops_the_computer_s_solve_not_the_game(tmp_path):
     mine = best_response(deal, "uniform").arrangement
     record = tmp_path / "games.jsonl"
     proc = subprocess.Popen(
-        [sys.executable, "-m", "solver.play_cli", "--exposed", EXAMPLE, "--no-store", "--epsilon", "1e-9",
+        [sys.executable, "-m", "solver.apps.play_cli", "--exposed", EXAMPLE, "--no-store", "--epsilon", "1e-9",
          "--seed", "1", "--record", str(record)],
         stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT,
         env=env_for(tmp_path))
@@ -488,7 +488,7 @@ def test_a_game_inside_tmux(tmp_path):
     command = " ".join([
         "cd", shlex.quote(str(ROOT)), "&&", "env", "-u", "NO_COLOR", "TERM=xterm-256color",
         f"XDG_CACHE_HOME={shlex.quote(env['XDG_CACHE_HOME'])}", f"QUINTET_STORE={shlex.quote(env['QUINTET_STORE'])}",
-        shlex.quote(sys.executable), "-m", "solver.play_cli", "--seed", str(SEED), "--opponent", "greedy",
+        shlex.quote(sys.executable), "-m", "solver.apps.play_cli", "--seed", str(SEED), "--opponent", "greedy",
         "--record", shlex.quote(str(record)), "; echo EXIT=$?; sleep 600",
     ])
     socket = str(tmp_path / "tmux.sock")  # a server of its own, gone with tmp_path

@@ -1,4 +1,4 @@
-"""Safe exploitation (solver.safe): the restricted Nash response against one full linear
+"""Safe exploitation (solver.advisor.safe): the restricted Nash response against one full linear
 program on small games, the frontier's shape on a real deal, and an independent recheck."""
 
 from __future__ import annotations
@@ -12,11 +12,11 @@ import pytest
 from test_equilibrium import all_strategies, reduced_deal
 
 from quintet.game import Deal
-from solver.double_oracle import Response, solve_symmetric_lp
-from solver.opponents import Greedy, Uniform
-from solver.safe import QuintetModelGame, _solve_program, restricted_nash_response, safe_response
-from solver.tables import DealTables
-from solver.verify import verify_mix
+from solver.advisor.safe import QuintetModelGame, _solve_program, restricted_nash_response, safe_response
+from solver.advisor.verify import verify_mix
+from solver.games.double_oracle import Response, solve_symmetric_lp
+from solver.problem.deal_tables import DealTables
+from solver.problem.opponents import Greedy, Uniform
 
 FAST = "Kc Qh Qd Js 9d 8s 7d"
 
@@ -122,7 +122,7 @@ def test_the_certificate_is_confirmed_by_cpsat(frontier):
 
 
 def test_cli_json_and_bad_combinations():
-    base = [sys.executable, "-m", "solver.cli", FAST, "--no-store", "--quiet"]
+    base = [sys.executable, "-m", "solver.apps.solve_cli", FAST, "--no-store", "--quiet"]
     out = subprocess.run(base + ["--opponent", "greedy", "--max-exploitability", "1", "--json"],
                          capture_output=True, text=True, timeout=600)
     assert out.returncode == 0, out.stderr

@@ -1,4 +1,4 @@
-"""The exact branch-and-bound search (solver.search.solve_search) against brute force.
+"""The exact branch-and-bound search (solver.engines.search.solve_search) against brute force.
 
 Reference values come from tests/brute.py: hand keys compared one by one, no marginals, no
 rank classes, no value tables of the solver.
@@ -15,10 +15,10 @@ import pytest
 
 from quintet.game import Arrangement, Deal
 from quintet.rules import get_rules
-from solver.opponents import ArrangementMix, Greedy, Mixture, Uniform, greedy_arrangement
-from solver.problem import BestResponseProblem, slot_values
-from solver.search import solve_search
-from solver.tables import DealTables
+from solver.engines.search import solve_search
+from solver.problem.best_response import BestResponseProblem, slot_values
+from solver.problem.deal_tables import DealTables
+from solver.problem.opponents import ArrangementMix, Greedy, Mixture, Uniform, greedy_arrangement
 
 TOL = 1e-9
 EXAMPLE = "8h 7h 9d Ts 7s Qc Jc"

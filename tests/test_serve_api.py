@@ -26,13 +26,13 @@ from serve_helpers import (
 
 from quintet import cli as quintet_cli
 from quintet.game import Arrangement, Deal
-from solver import cli as solve_cli
-from solver.equilibrium import solve_equilibrium, stored_exploitability
-from solver.problem import VALUE_TOLERANCE
-from solver.request import SolveRequest, solve_request
-from solver.serve.app import ServeConfig, create_app
-from solver.serve.models import EquilibriumOut, GradeOut, JobOut, SafeOut, SolutionOut
-from solver.store import SolutionStore
+from solver.advisor.equilibrium import solve_equilibrium, stored_exploitability
+from solver.advisor.request import SolveRequest, solve_request
+from solver.apps import solve_cli
+from solver.apps.serve.app import ServeConfig, create_app
+from solver.apps.serve.models import EquilibriumOut, GradeOut, JobOut, SafeOut, SolutionOut
+from solver.problem.best_response import VALUE_TOLERANCE
+from solver.storage.store import SolutionStore
 
 STORED_DEAL = QUICK_DEALS[0]  # solved into the store before the server starts
 JOB_DEAL = QUICK_DEALS[1]  # solved by the server, as a job

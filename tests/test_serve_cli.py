@@ -63,7 +63,7 @@ def _free_port() -> int:
 def test_ctrl_c_in_a_terminal_under_tmux(tmp_path):
     session = f"quintet-serve-test-{uuid.uuid4().hex[:8]}"
     port = _free_port()
-    command = f"{sys.executable} -m solver.serve.cli --port {port} --workers 1 --store {tmp_path / 's.sqlite'}"
+    command = f"{sys.executable} -m solver.apps.serve.cli --port {port} --workers 1 --store {tmp_path / 's.sqlite'}"
     subprocess.run(["tmux", "new-session", "-d", "-s", session, "-x", "200", "-y", "50", "-c", str(ROOT),
                     f"{command}; echo EXIT=$?; sleep 30"], check=True)
 
@@ -90,7 +90,7 @@ def test_ctrl_c_in_a_terminal_under_tmux(tmp_path):
 
 
 def run_serve(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "solver.serve.cli", *args], capture_output=True, text=True,
+    return subprocess.run([sys.executable, "-m", "solver.apps.serve.cli", *args], capture_output=True, text=True,
                           cwd=ROOT, timeout=60)
 
 

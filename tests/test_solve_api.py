@@ -1,4 +1,4 @@
-"""The advisor API (solver.api): best_response, complete, grade — against tests/brute.py."""
+"""The advisor API (solver.advisor.advice): best_response, complete, grade — against tests/brute.py."""
 
 from __future__ import annotations
 
@@ -9,9 +9,9 @@ import pytest
 from quintet.cards import format_cards, parse_card, parse_cards
 from quintet.game import Arrangement, Deal, IllegalArrangementError
 from quintet.rules import get_rules
-from solver.api import best_response, complete, grade
-from solver.opponents import greedy_arrangement
-from solver.tables import DealTables
+from solver.advisor.advice import best_response, complete, grade
+from solver.problem.deal_tables import DealTables
+from solver.problem.opponents import greedy_arrangement
 
 TOL = 1e-9
 EXAMPLE = "8h 7h 9d Ts 7s Qc Jc"

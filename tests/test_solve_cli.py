@@ -1,4 +1,4 @@
-"""`quintet-solve` (solver.cli) end to end, in a subprocess."""
+"""`quintet-solve` (solver.apps.solve_cli) end to end, in a subprocess."""
 
 from __future__ import annotations
 
@@ -15,8 +15,8 @@ import pytest
 from quintet.cards import parse_cards
 from quintet.game import Arrangement, Deal
 from quintet.rules import get_rules
-from solver.opponents import greedy_arrangement
-from solver.tables import DealTables
+from solver.problem.deal_tables import DealTables
+from solver.problem.opponents import greedy_arrangement
 
 ROOT = Path(__file__).resolve().parent.parent
 TOL = 1e-9
@@ -32,7 +32,7 @@ def run(*args: str, timeout: float = 120) -> subprocess.CompletedProcess:
     if "--opponent" not in args:
         args = (*args, "--opponent", "uniform")
     return subprocess.run(
-        [sys.executable, "-m", "solver.cli", *args],
+        [sys.executable, "-m", "solver.apps.solve_cli", *args],
         capture_output=True,
         text=True,
         cwd=ROOT,

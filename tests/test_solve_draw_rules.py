@@ -26,13 +26,13 @@ import pytest
 from quintet.cards import format_cards
 from quintet.game import Deal
 from quintet.rules import get_rules
-from solver.api import best_response, complete
-from solver.canonical import permute_mask, symmetry_group
-from solver.equilibrium import solve_equilibrium
-from solver.opponents import greedy_arrangement
-from solver.problem import VALUE_TOLERANCE
-from solver.store import SolutionStore
-from solver.tables import DealTables
+from quintet.symmetry import permute_mask, symmetry_group
+from solver.advisor.advice import best_response, complete
+from solver.advisor.equilibrium import solve_equilibrium
+from solver.problem.best_response import VALUE_TOLERANCE
+from solver.problem.deal_tables import DealTables
+from solver.problem.opponents import greedy_arrangement
+from solver.storage.store import SolutionStore
 
 RULE_SETS = ("draw36", "draw36-11", "draw36-joker", "draw53-9")
 
@@ -92,7 +92,8 @@ def test_equilibrium_is_stored_under_the_rule_sets_symmetry(tmp_path):
 
 
 def _solve(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "solver.cli", *args], capture_output=True, text=True, timeout=300)
+    return subprocess.run([sys.executable, "-m", "solver.apps.solve_cli", *args], capture_output=True, text=True,
+                          timeout=300)
 
 
 def test_cli_takes_the_rule_sets_exposed_cards():

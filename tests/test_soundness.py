@@ -19,9 +19,9 @@ import numpy as np
 import pytest
 
 from quintet.game import Arrangement, Deal
-from solver.opponents import load_population
-from solver.search import PLAIN, SearchOptions, solve_search
-from solver.tables import DealTables
+from solver.engines.search import PLAIN, SearchOptions, solve_search
+from solver.problem.deal_tables import DealTables
+from solver.problem.opponents import load_population
 
 DATA = Path(__file__).resolve().parent / "data"
 EXAMPLE = "8h 7h 9d Ts 7s Qc Jc"

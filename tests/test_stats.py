@@ -1,4 +1,4 @@
-"""solver.stats: Student t quantiles and 95% confidence intervals of a mean."""
+"""solver.advisor.stats: Student t quantiles and 95% confidence intervals of a mean."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from solver.stats import mean_ci95, t_quantile_975
+from solver.advisor.stats import mean_ci95, t_quantile_975
 
 
 @pytest.mark.parametrize("df, expected", [(1, 12.706), (4, 2.776), (19, 2.093), (30, 2.042), (40, 2.021),

@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 
 from quintet.cards import Deck
 from quintet.rules import CLASSIC, Category, Rules
-from solver.store import (
+from solver.storage.store import (
     APPLICATION_ID,
     SCHEMA_VERSION,
     SolutionStore,
@@ -347,7 +347,7 @@ def test_another_schema_version_is_refused_and_left_alone(tmp_path):
 WRITER = """
     import json, random, sys, time
     from pathlib import Path
-    from solver.store import SolutionStore
+    from solver.storage.store import SolutionStore
     path, go, who, n = sys.argv[1], Path(sys.argv[2]), sys.argv[3], int(sys.argv[4])
     print("ready", flush=True)
     while not go.exists():
@@ -413,7 +413,7 @@ def test_two_processes_write_concurrently(tmp_path):
 
 KILLED_IN_TRANSACTION = """
     import sys, time
-    from solver.store import SolutionStore
+    from solver.storage.store import SolutionStore
     store = SolutionStore(sys.argv[1])
     for i in range(10):
         store.put("fp", "eq", i, {"i": i}, 1.0)
@@ -448,7 +448,7 @@ def test_a_writer_killed_inside_a_transaction_leaves_the_committed_state(tmp_pat
 
 KILLED_IN_LOOP = """
     import sys
-    from solver.store import SolutionStore
+    from solver.storage.store import SolutionStore
     with SolutionStore(sys.argv[1]) as store:
         i = 0
         while True:

@@ -15,13 +15,13 @@ from hypothesis import strategies as st
 from quintet.evaluator import evaluate
 from quintet.game import Arrangement, Deal
 from quintet.rules import get_rules
-from solver.api import best_response
-from solver.opponents import ArrangementMix, OpponentError, Uniform, greedy_arrangement, parse_opponent
-from solver.play import Computer, GameSession, deal_for_game
-from solver.records import RecordError, append_record, read_player_games
-from solver.style import fit_style, load_style
-from solver.tables import DealTables
-from solver.tournament import expected_margin, seeded_deals
+from solver.advisor.advice import best_response
+from solver.apps.tournament import expected_margin, seeded_deals
+from solver.play.session import Computer, GameSession, deal_for_game
+from solver.problem.deal_tables import DealTables
+from solver.problem.opponents import ArrangementMix, OpponentError, Uniform, greedy_arrangement, parse_opponent
+from solver.problem.style import fit_style, load_style
+from solver.storage.records import RecordError, append_record, read_player_games
 
 ROOT = Path(__file__).resolve().parent.parent
 SWAP = 0.25  # the habit's noise: how often two slots are swapped
@@ -134,7 +134,7 @@ def test_style_spec_in_parse_opponent_api_and_quintet_solve(tmp_path, habit_game
     tables = DealTables.build(deal)
     np.testing.assert_allclose(mixed.marginals(tables),
                                0.5 * model.marginals(tables) + 0.5 * Uniform().marginals(tables))
-    proc = subprocess.run([sys.executable, "-m", "solver.cli", deal.format(), "--opponent", f"style:{path}",
+    proc = subprocess.run([sys.executable, "-m", "solver.apps.solve_cli", deal.format(), "--opponent", f"style:{path}",
                            "--json"], capture_output=True, text=True, cwd=ROOT, timeout=120)
     assert proc.returncode == 0, proc.stderr
     d = json.loads(proc.stdout)
@@ -179,7 +179,8 @@ def test_bad_records_files_are_one_line_errors(tmp_path, content, problem):
         read_player_games(path, get_rules("classic"))
     with pytest.raises(OpponentError, match=problem):
         parse_opponent(f"style:{path}", deal_for_game(1))
-    proc = subprocess.run([sys.executable, "-m", "solver.cli", "8h 7h 9d Ts 7s Qc Jc", "--opponent", f"style:{path}"],
+    proc = subprocess.run([sys.executable, "-m", "solver.apps.solve_cli", "8h 7h 9d Ts 7s Qc Jc",
+                           "--opponent", f"style:{path}"],
                           capture_output=True, text=True, cwd=ROOT, timeout=120)
     assert proc.returncode == 2 and len(proc.stderr.strip().splitlines()) == 1
     assert problem.split(": ")[-1] in proc.stderr
@@ -213,9 +214,9 @@ def test_best_response_to_a_style_is_quick_and_agrees_with_cpsat(habit_style):
     """A style's marginals are smooth (every packet of its partitions in every slot); the
     search's late card prices used to leave its open levels in class order (1–10 s).  The
     optimum is the one the search without rule 6 and CP-SAT prove."""
-    from solver.api import _problem
-    from solver.cpsat import solve_cpsat
-    from solver.search import SearchOptions, solve_search
+    from solver.advisor.advice import _problem
+    from solver.engines.cpsat import solve_cpsat
+    from solver.engines.search import SearchOptions, solve_search
 
     for deal in seeded_deals(3, 99):
         tables = DealTables.build(deal)

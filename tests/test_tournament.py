@@ -12,14 +12,14 @@ import pytest
 from quintet.cards import cards_of, mask_of
 from quintet.evaluator import hand_keys
 from quintet.game import Arrangement, Deal, showdown
-from solver.tournament import (
+from solver.apps.tournament import (
     STRATEGIES,
     expected_margin,
     margin_matrix,
     run_tournament,
     seeded_deals,
 )
-from solver.tournament import main as tournament_main
+from solver.apps.tournament import main as tournament_main
 
 # Deals whose equilibrium at ε = 0.1 takes about a second.
 FAST_DEALS = ("Ah Kc Jd 9s 9h 8d 8c", "Kh Kd Qd Js Jc 9h 8c")

@@ -1,4 +1,4 @@
-"""Independent rechecks (solver.verify, quintet-solve --verify) and stale store entries."""
+"""Independent rechecks (solver.advisor.verify, quintet-solve --verify) and stale store entries."""
 
 from __future__ import annotations
 
@@ -10,13 +10,13 @@ from dataclasses import replace
 import pytest
 
 from quintet.game import Deal
-from solver.api import best_response, evaluate_arrangement
-from solver.canonical import canonical_exposed, symmetry_group
-from solver.equilibrium import STALE_STORE_KINDS, STORE_KIND, EquilibriumResult, equilibrium, solve_equilibrium
-from solver.opponents import Uniform, greedy_arrangement
-from solver.store import SolutionStore, rules_fingerprint
-from solver.tables import DealTables
-from solver.verify import Verification, verify_equilibrium, verify_solution
+from quintet.symmetry import canonical_exposed, symmetry_group
+from solver.advisor.advice import best_response, evaluate_arrangement
+from solver.advisor.equilibrium import STALE_STORE_KINDS, STORE_KIND, EquilibriumResult, equilibrium, solve_equilibrium
+from solver.advisor.verify import Verification, verify_equilibrium, verify_solution
+from solver.problem.deal_tables import DealTables
+from solver.problem.opponents import Uniform, greedy_arrangement
+from solver.storage.store import SolutionStore, rules_fingerprint
 
 EXAMPLE = "8h 7h 9d Ts 7s Qc Jc"
 FAST = "Kc Qh Qd Js 9d 8s 7d"  # converges in a few iterations
@@ -69,7 +69,7 @@ def test_exact_equilibrium_certificate_is_confirmed():
 
 
 def test_cli_verify_json(tmp_path):
-    cmd = [sys.executable, "-m", "solver.cli", EXAMPLE, "--opponent", "greedy", "--verify", "--json"]
+    cmd = [sys.executable, "-m", "solver.apps.solve_cli", EXAMPLE, "--opponent", "greedy", "--verify", "--json"]
     out = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
     assert out.returncode == 0, out.stderr
     doc = json.loads(out.stdout)

@@ -1,0 +1,1 @@
+"""The advisor: best responses, grades, equilibria, safe exploitation, rechecks, requests."""

@@ -1,0 +1,347 @@
+"""The advisor's Python API: best responses, completions of partial arrangements, grades.
+
+    >>> from quintet.game import Deal
+    >>> from solver.advisor.advice import best_response
+    >>> sol = best_response(Deal.from_exposed("8h 7h 9d Ts 7s Qc Jc"), "uniform")
+    >>> sol.optimal, round(sol.expected_margin, 4)
+    (True, 24.8669)
+
+Every function returns dataclasses with plain fields (``to_dict`` gives the JSON form).
+Values are exact expectations recomputed in float64 from the opponent's marginals — never
+an engine's scaled objective.  ``bound`` is a proven upper bound on the objective.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from itertools import combinations
+
+import numpy as np
+
+from quintet.cards import cards_of, format_card, format_cards, mask_of, parse_cards
+from quintet.evaluator import describe
+from quintet.game import Arrangement, Deal, IllegalArrangementError
+from solver.engines.search import solve_search
+from solver.problem.best_response import (
+    FLOAT_NOISE,
+    OBJECTIVES,
+    BestResponseProblem,
+    EngineResult,
+    outcome_probabilities,
+    slot_values,
+)
+from solver.problem.deal_tables import DealTables
+from solver.problem.opponents import OpponentModel, parse_opponent
+
+__all__ = [
+    "ENGINES",
+    "SlotAdvice",
+    "Solution",
+    "Swap",
+    "Grade",
+    "best_response",
+    "complete",
+    "grade",
+    "evaluate_arrangement",
+    "fixed_packets",
+    "solve_problem",
+    "best_response_problem",
+    "fixed_indices",
+]
+
+ENGINES = ("auto", "search", "cpsat")
+"""Best-response engines (``--engine`` of ``quintet-solve``); ``auto`` is ``search``.  Where batch
+jobs run is another choice: ``solver.apps.batch.BATCH_ENGINES``."""
+
+
+@dataclass(frozen=True)
+class SlotAdvice:
+    slot: int  # 1-based
+    points: int  # at stake
+    cards: tuple[str, ...]
+    hand: str
+    p_win: float
+    p_tie: float
+    p_loss: float
+    expected_points: float  # points I expect to score in this slot
+    expected_margin: float  # my points − theirs, expected
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "slot": self.slot, "points": self.points, "cards": list(self.cards), "hand": self.hand,
+            "p_win": self.p_win, "p_tie": self.p_tie, "p_loss": self.p_loss,
+            "expected_points": self.expected_points, "expected_margin": self.expected_margin,
+        }
+
+
+@dataclass(frozen=True)
+class Solution:
+    """An arrangement with its exact expected result against an opponent model."""
+
+    deal: Deal
+    arrangement: Arrangement
+    opponent: str
+    objective: str
+    per_slot: tuple[SlotAdvice, ...]
+    expected_margin: float
+    expected_points: float
+    optimal: bool
+    bound: float  # proven upper bound on the objective (expected margin or points)
+    seconds: float
+    engine: str
+    interrupted: bool = False
+    stats: dict[str, object] = field(default_factory=dict)
+
+    @property
+    def value(self) -> float:
+        """The objective's value: expected margin or expected points."""
+        return self.expected_margin if self.objective == "margin" else self.expected_points
+
+    @property
+    def gap(self) -> float:
+        return max(0.0, self.bound - self.value)
+
+    def to_dict(self) -> dict[str, object]:
+        rules = self.deal.rules
+        return {
+            "exposed": format_cards(self.deal.exposed, rules.deck).split(),
+            "live": format_cards(self.deal.live, rules.deck).split(),
+            "rules": rules.describe(),
+            "opponent": self.opponent,
+            "objective": self.objective,
+            "arrangement": self.arrangement.card_lists(rules),
+            "hands": [s.hand for s in self.per_slot],
+            "expected_margin": self.expected_margin,
+            "expected_points": self.expected_points,
+            "per_slot": [s.to_dict() for s in self.per_slot],
+            "optimal": self.optimal,
+            "bound": self.bound,
+            "gap": self.gap,
+            "engine": self.engine,
+            "interrupted": self.interrupted,
+            "seconds": self.seconds,
+        }
+
+
+def _resolve_opponent(opponent: OpponentModel | str, deal: Deal) -> OpponentModel:
+    return parse_opponent(opponent, deal) if isinstance(opponent, str) else opponent
+
+
+def evaluate_arrangement(tables: DealTables, marginals: np.ndarray, arrangement: Arrangement) -> tuple[
+        tuple[SlotAdvice, ...], float, float]:
+    """Per-slot advice and (expected margin, expected points) of a legal arrangement."""
+    rules = tables.rules
+    win, tie, loss = outcome_probabilities(marginals)
+    classes = tables.arrangement_classes(arrangement)
+    slots = []
+    margin = points = 0.0
+    for s, (packet, c) in enumerate(zip(arrangement.packets, classes, strict=True)):
+        w = rules.weights[s]
+        pw, pt, pl = float(win[c, s]), float(tie[c, s]), float(loss[c, s])
+        e_points = w * (pw + rules.tie_points * pt)
+        e_margin = w * (pw - pl)
+        margin += e_margin
+        points += e_points
+        slots.append(SlotAdvice(
+            s + 1, w, tuple(format_cards(packet, rules.deck).split()), describe(packet, rules),
+            pw, pt, pl, e_points, e_margin,
+        ))
+    return tuple(slots), margin, points
+
+
+def solve_problem(problem: BestResponseProblem, *, engine: str = "auto", time_limit: float | None = None,
+                  workers: int = 1, seed: int = 0, hint: tuple[int, ...] | None = None,
+                  stop_event: threading.Event | None = None) -> EngineResult:
+    """Run one exact engine on a prepared problem (``auto`` = the branch-and-bound search)."""
+    if engine not in ENGINES:
+        raise ValueError(f"unknown engine {engine!r} (use {', '.join(ENGINES)})")
+    if engine in ("auto", "search"):
+        return solve_search(problem, time_limit=time_limit, hint=hint, stop_event=stop_event)
+    from solver.engines.cpsat import solve_cpsat
+
+    return solve_cpsat(problem, time_limit=time_limit, workers=workers, hint=hint, seed=seed,
+                       stop_event=stop_event)
+
+
+def _solution(tables: DealTables, marginals: np.ndarray, opponent: OpponentModel, objective: str,
+              result: EngineResult, stop_event: threading.Event | None) -> Solution:
+    arrangement = tables.arrangement_of(result.packets)
+    per_slot, margin, points = evaluate_arrangement(tables, marginals, arrangement)
+    value = margin if objective == "margin" else points
+    return Solution(
+        tables.deal, arrangement, opponent.name, objective, per_slot, margin, points,
+        result.optimal, max(result.bound, value), result.seconds, result.engine,
+        interrupted=bool(stop_event is not None and stop_event.is_set()), stats=result.stats,
+    )
+
+
+def _problem(tables: DealTables, marginals: np.ndarray, objective: str,
+             fixed: tuple[int, ...] = ()) -> BestResponseProblem:
+    if objective not in OBJECTIVES:
+        raise ValueError(f"unknown objective {objective!r} (use {' or '.join(OBJECTIVES)})")
+    rules = tables.rules
+    values = slot_values(marginals, rules.weights, objective, rules.tie_points)
+    return BestResponseProblem(tables, values, fixed)
+
+
+def fixed_packets(deal: Deal, fixed: Mapping[int, int | str]) -> dict[int, int]:
+    """Check a partial arrangement: ``fixed`` maps slots (1-based) to packets (card masks or
+    text such as ``"Ah Kh Qh Jh Th"``); returns slot → mask.
+
+    Raises ``ValueError`` for a slot outside 1..n_slots and ``IllegalArrangementError`` for a
+    packet that is not five live cards or that overlaps another fixed packet.
+    """
+    rules = deal.rules
+    masks: dict[int, int] = {}
+    used = 0
+    for slot, packet in fixed.items():
+        if not 1 <= int(slot) <= rules.n_slots:
+            raise ValueError(f"slot {slot} is not a slot (1..{rules.n_slots})")
+        mask = (mask_of(parse_cards(packet, rules.deck, what=f"fixed packet for slot {slot}"))
+                if isinstance(packet, str) else int(packet))
+        n_cards = mask.bit_count()
+        bad = mask & ~deal.live
+        if n_cards != rules.hand_size or bad or mask & used:
+            detail = (
+                f"has {n_cards} cards" if n_cards != rules.hand_size
+                else f"holds {format_cards(bad, rules.deck)}, not live" if bad
+                else f"overlaps another fixed packet in {format_cards(mask & used, rules.deck)}"
+            )
+            raise IllegalArrangementError(f"fixed packet for slot {slot} {detail}")
+        used |= mask
+        masks[int(slot)] = mask
+    return masks
+
+
+def best_response(deal: Deal, opponent: OpponentModel | str = "uniform", *, objective: str = "margin",
+                  engine: str = "auto", time_limit: float | None = None, workers: int = 1, seed: int = 0,
+                  stop_event: threading.Event | None = None, tables: DealTables | None = None) -> Solution:
+    """The arrangement maximizing the expected objective against ``opponent``, with its proof."""
+    return complete(deal, {}, opponent, objective=objective, engine=engine, time_limit=time_limit,
+                    workers=workers, seed=seed, stop_event=stop_event, tables=tables)
+
+
+def complete(deal: Deal, fixed: Mapping[int, int | str], opponent: OpponentModel | str = "uniform", *,
+             objective: str = "margin", engine: str = "auto", time_limit: float | None = None,
+             workers: int = 1, seed: int = 0, stop_event: threading.Event | None = None,
+             tables: DealTables | None = None) -> Solution:
+    """Best completion of a partial arrangement: ``fixed`` maps slots (1-based) to packets.
+
+    A packet is a card mask or text (``"Ah Kh Qh Jh Th"``), checked by ``fixed_packets``.
+    """
+    tables = tables or DealTables.build(deal)
+    opponent_model = _resolve_opponent(opponent, deal)
+    marginals = opponent_model.marginals(tables)
+    problem = _problem(tables, marginals, objective, fixed_indices(tables, fixed))
+    start = time.perf_counter()
+    result = solve_problem(problem, engine=engine, time_limit=time_limit, workers=workers, seed=seed,
+                           stop_event=stop_event)
+    result.seconds = time.perf_counter() - start
+    return _solution(tables, marginals, opponent_model, objective, result, stop_event)
+
+
+def fixed_indices(tables: DealTables, fixed: Mapping[int, int | str]) -> tuple[int, ...]:
+    """Packet index per slot (−1 = free) of a partial arrangement checked by ``fixed_packets``."""
+    fixed_idx = [-1] * tables.n_slots
+    for slot, mask in fixed_packets(tables.deal, fixed).items():
+        fixed_idx[slot - 1] = tables.index_of(mask)
+    return tuple(fixed_idx)
+
+
+def best_response_problem(deal: Deal, opponent: OpponentModel | str, *, objective: str = "margin",
+                          fixed: Mapping[int, int | str] | None = None,
+                          tables: DealTables | None = None) -> BestResponseProblem:
+    """The question ``complete``/``best_response`` hand to an engine, for engines of one's own
+    choice (``solve_problem``) or independent rechecks (``solver.advisor.verify``)."""
+    tables = tables or DealTables.build(deal)
+    marginals = _resolve_opponent(opponent, deal).marginals(tables)
+    return _problem(tables, marginals, objective, fixed_indices(tables, fixed or {}))
+
+
+@dataclass(frozen=True)
+class Swap:
+    card_a: str
+    slot_a: int
+    card_b: str
+    slot_b: int
+    value: float  # the objective after the swap
+    arrangement: Arrangement
+
+    def to_dict(self, deal: Deal) -> dict[str, object]:
+        return {"card_a": self.card_a, "slot_a": self.slot_a, "card_b": self.card_b, "slot_b": self.slot_b,
+                "value": self.value, "arrangement": self.arrangement.card_lists(deal.rules)}
+
+
+@dataclass(frozen=True)
+class Grade:
+    """How good a given arrangement is against the opponent model."""
+
+    given: Solution
+    best: Solution
+    best_swap: Swap | None  # the single two-card swap that improves most (None: none improves)
+
+    @property
+    def regret(self) -> float:
+        """Optimum minus the given arrangement's value (≥ 0); an upper bound if unproven."""
+        top = self.best.value if self.best.optimal else self.best.bound
+        return max(0.0, top - self.given.value)
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "given": self.given.to_dict(),
+            "value": self.given.value,
+            "optimum": self.best.value,
+            "optimum_proven": self.best.optimal,
+            "bound": self.best.bound,
+            "regret": self.regret,
+            "best_swap": None if self.best_swap is None else self.best_swap.to_dict(self.given.deal),
+            "best": self.best.to_dict(),
+        }
+
+
+def grade(deal: Deal, arrangement: Arrangement | str, opponent: OpponentModel | str = "uniform", *,
+          objective: str = "margin", engine: str = "auto", time_limit: float | None = None,
+          workers: int = 1, seed: int = 0, stop_event: threading.Event | None = None) -> Grade:
+    """Grade an arrangement: its value, the optimum, the regret and the best two-card swap."""
+    rules = deal.rules
+    if isinstance(arrangement, str):
+        arrangement = Arrangement.parse(arrangement, rules)
+    arrangement.validate(deal)
+    tables = DealTables.build(deal)
+    opponent_model = _resolve_opponent(opponent, deal)
+    marginals = opponent_model.marginals(tables)
+    problem = _problem(tables, marginals, objective)
+    given_idx = tuple(tables.index_of(p) for p in arrangement.packets)
+    start = time.perf_counter()
+    given_result = EngineResult(given_idx, problem.value_of(given_idx), problem.value_of(given_idx), False,
+                                0.0, "given")
+    given = _solution(tables, marginals, opponent_model, objective, given_result, None)
+    result = solve_problem(problem, engine=engine, time_limit=time_limit, workers=workers, seed=seed,
+                           hint=given_idx, stop_event=stop_event)
+    result.seconds = time.perf_counter() - start
+    best = _solution(tables, marginals, opponent_model, objective, result, stop_event)
+    return Grade(given, best, _best_swap(tables, problem, arrangement))
+
+
+def _best_swap(tables: DealTables, problem: BestResponseProblem, arrangement: Arrangement) -> Swap | None:
+    deck = tables.rules.deck
+    packets = list(arrangement.packets)
+    base = problem.value_of([tables.index_of(p) for p in packets])
+    best: Swap | None = None
+    best_value = base + FLOAT_NOISE  # a swap must gain more than rounding
+    for s, t in combinations(range(len(packets)), 2):
+        for a in cards_of(packets[s]):
+            for b in cards_of(packets[t]):
+                ps = packets[s] & ~(1 << a) | (1 << b)
+                pt = packets[t] & ~(1 << b) | (1 << a)
+                trial = packets.copy()
+                trial[s], trial[t] = ps, pt
+                value = problem.value_of([tables.index_of(p) for p in trial])
+                if value > best_value:
+                    best_value = value
+                    best = Swap(format_card(a, deck), s + 1, format_card(b, deck), t + 1, value,
+                                Arrangement(tuple(trial)))
+    return best

@@ -1,0 +1,373 @@
+"""Equilibrium strategies of a Quintet deal, with a certified exploitability.
+
+``equilibrium(deal)`` runs the double oracle (``double_oracle``) over ``QuintetGame``:
+
+* a pure strategy is an arrangement, as a tuple of packet indices in slot order;
+* the payoff of P against Q is the margin ``Σ_s w_s · sign(c(P_s) − c(Q_s))``;
+* the best response to a mix is the exact search (``search.solve_search``) against the
+  mix's per-slot marginals, seeded with the pool's best strategy;
+* the orbit of a new best response is every slot order of its partition (DESIGN.md: it
+  cuts the iterations about tenfold, since equilibria play few partitions in many orders);
+* the cheap oracle (``improving_responses``) is a local search (``local_search``) from the
+  pool's best partitions: most iterations add several gaining partitions found in
+  milliseconds, and the exact search runs only when it finds nothing — to find what the
+  local search missed, or to certify.
+
+The game is symmetric and zero-sum, so the value is 0 and a mix is judged by its
+*exploitability*: the most any arrangement gains against it (points), certified as described
+in ``double_oracle`` — the one name of that number in the code, the JSON and the README
+(the store's generic ``quality`` column holds it for equilibrium entries).
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
+from itertools import permutations
+from typing import Any
+
+import numpy as np
+
+from quintet.cards import format_cards
+from quintet.evaluator import describe
+from quintet.game import Arrangement, Deal
+from quintet.rules import Rules
+from quintet.symmetry import canonical_exposed, from_canonical_arrangement, symmetry_group
+from solver.engines.local_search import improving_partitions
+from solver.engines.search import solve_search
+from solver.games.double_oracle import DoubleOracleResult, Response, double_oracle
+from solver.problem.best_response import VALUE_TOLERANCE, BestResponseProblem, slot_values
+from solver.problem.deal_tables import DealTables
+from solver.problem.opponents import ArrangementMix, Uniform
+from solver.storage.store import SolutionStore, StoreError, rules_fingerprint
+
+__all__ = [
+    "QuintetGame", "EquilibriumResult", "equilibrium", "solve_equilibrium", "EquilibriumStore", "StoreLookup",
+    "STORE_KIND", "STALE_STORE_KINDS", "CERTIFICATE_VERSION", "stored_exploitability", "certified_within", "sample_mix",
+]
+
+CERTIFICATE_VERSION = 2
+"""The version of the procedure that certifies exploitabilities, bumped whenever stored
+exploitabilities certified by an earlier version can no longer be trusted.
+
+Version 1 (before December 2026): the search's rule 6 pruned optimal arrangements, so stored
+exploitabilities could be under-reported (issue 9)."""
+STORE_KIND = f"equilibrium-v{CERTIFICATE_VERSION}"
+STALE_STORE_KINDS = ("equilibrium",)  # kinds written by earlier certificate versions
+STALE_NOTE = ("the stored equilibrium of this deal came from an earlier solver whose exploitability could be "
+              "under-reported (issue 9): not served, solved again")
+
+Strategy = tuple[int, ...]
+
+
+def sample_mix(mix: Sequence[tuple[float, Arrangement]], seed: int = 0) -> Arrangement:
+    """An arrangement drawn from a mix of (probability, arrangement); the same seed draws the same."""
+    rng = np.random.default_rng(seed)
+    probs = np.array([p for p, _ in mix])
+    return mix[int(rng.choice(len(mix), p=probs / probs.sum()))][1]
+
+
+def certified_within(exploitability: float, epsilon: float) -> bool:
+    """Does a certified exploitability meet the target ε?  Equal to float tolerance
+    (``VALUE_TOLERANCE``), so ε = 0 asks for an exact equilibrium and is met by one."""
+    return exploitability <= epsilon + VALUE_TOLERANCE
+
+
+class QuintetGame:
+    """A deal of Quintet as a symmetric zero-sum game over arrangements (margin payoffs)."""
+
+    def __init__(self, tables: DealTables) -> None:
+        self.tables = tables
+        self.weights = np.asarray(tables.rules.weights, dtype=np.float64)
+        self.last_stats: dict[str, object] = {}
+
+    def classes(self, strategies: Sequence[Strategy]) -> np.ndarray:
+        return self.tables.classes[np.asarray(strategies, dtype=np.int64).reshape(len(strategies), -1)]
+
+    def payoffs(self, rows: Sequence[Strategy], cols: Sequence[Strategy]) -> np.ndarray:
+        r, c = self.classes(rows), self.classes(cols)
+        out = np.zeros((len(rows), len(cols)))
+        for s, w in enumerate(self.weights):
+            out += w * np.sign(r[:, s, None] - c[None, :, s])
+        return out
+
+    def payoffs_against(self, rows: Sequence[Strategy], support: Sequence[Strategy],
+                        probabilities: np.ndarray) -> np.ndarray:
+        """Σ_s V[c(row_s), s] with V the margin values against the mix's marginals."""
+        values = self.problem(support, probabilities).values
+        return values[self.classes(rows), np.arange(len(self.weights))].sum(axis=1)
+
+    def marginals(self, support: Sequence[Strategy], probabilities: np.ndarray) -> np.ndarray:
+        cls = self.classes(support)
+        out = np.zeros((len(self.weights), self.tables.n_classes))
+        for s in range(len(self.weights)):
+            np.add.at(out[s], cls[:, s], probabilities)
+        return out
+
+    def problem(self, support: Sequence[Strategy], probabilities: np.ndarray) -> BestResponseProblem:
+        values = slot_values(self.marginals(support, probabilities), self.tables.rules.weights, "margin")
+        return BestResponseProblem(self.tables, values)
+
+    def best_response(self, support: Sequence[Strategy], probabilities: np.ndarray, *,
+                      time_limit: float | None, hint: Strategy | None,
+                      stop_event: threading.Event | None) -> Response[Strategy]:
+        problem = self.problem(support, probabilities)
+        result = solve_search(problem, time_limit=time_limit, hint=hint, stop_event=stop_event)
+        self.last_stats = result.stats
+        self.last_problem = problem
+        return Response(result.packets, result.value, result.bound, result.optimal)
+
+    def improving_responses(self, support: Sequence[Strategy], probabilities: np.ndarray,
+                            starts: Sequence[Strategy], *, min_gain: float, limit: int
+                            ) -> list[tuple[float, Strategy]]:
+        """Local optima of ``local_search`` from the distinct partitions among ``starts``."""
+        problem = self.problem(support, probabilities)
+        distinct: dict[frozenset[int], Strategy] = {}
+        for s in starts:
+            distinct.setdefault(frozenset(s), s)
+        return improving_partitions(problem, distinct.values(), min_gain=min_gain, limit=limit)
+
+    def orbit(self, strategy: Strategy) -> list[Strategy]:
+        return [tuple(p) for p in permutations(strategy)]
+
+
+@dataclass(frozen=True)
+class EquilibriumResult:
+    deal: Deal
+    mix: tuple[tuple[float, Arrangement], ...]  # most likely first
+    exploitability: float  # certified: no arrangement gains more than this against the mix
+    proven: bool  # the exploitability is an exact best-response value (not only a bound)
+    converged: bool  # exploitability ≤ epsilon
+    epsilon: float
+    iterations: int
+    seconds: float
+    interrupted: bool = False
+    pool_size: int = 0
+    history: tuple[dict[str, float], ...] = field(default_factory=tuple)
+    from_store: bool = False
+    notes: tuple[str, ...] = ()  # one-line remarks for the user (e.g. a stale stored answer re-solved)
+
+    def opponent(self) -> ArrangementMix:
+        """The mix as an opponent model."""
+        return ArrangementMix(tuple(a for _, a in self.mix), tuple(p for p, _ in self.mix), name="equilibrium")
+
+    def sample(self, seed: int = 0) -> Arrangement:
+        """An arrangement to play, drawn from the mix (same seed, same arrangement)."""
+        return sample_mix(self.mix, seed)
+
+    def slot_marginals(self) -> list[list[tuple[str, float]]]:
+        """Per slot: (hand description, probability), most likely first."""
+        rules = self.deal.rules
+        out: list[list[tuple[str, float]]] = []
+        for s in range(rules.n_slots):
+            acc: dict[str, float] = {}
+            for p, a in self.mix:
+                name = describe(a.packets[s], rules)
+                acc[name] = acc.get(name, 0.0) + p
+            out.append(sorted(acc.items(), key=lambda kv: -kv[1]))
+        return out
+
+    def to_dict(self, seed: int = 0) -> dict[str, object]:
+        rules = self.deal.rules
+        return {
+            "exposed": format_cards(self.deal.exposed, rules.deck).split(),
+            "live": format_cards(self.deal.live, rules.deck).split(),
+            "rules": rules.describe(),
+            "opponent": "equilibrium",
+            "mix": [
+                {"probability": p, "arrangement": a.card_lists(rules),
+                 "hands": [describe(m, rules) for m in a.packets]}
+                for p, a in self.mix
+            ],
+            "arrangement": self.sample(seed).card_lists(rules),
+            "slot_marginals": [[{"hand": h, "probability": p} for h, p in slot] for slot in self.slot_marginals()],
+            "exploitability": self.exploitability,
+            "exploitability_proven": self.proven,
+            "epsilon": self.epsilon,
+            "converged": self.converged,
+            "iterations": self.iterations,
+            "pool_size": self.pool_size,
+            "interrupted": self.interrupted,
+            "from_store": self.from_store,
+            "seconds": self.seconds,
+            "notes": list(self.notes),
+        }
+
+    def to_record(self) -> dict[str, object]:
+        """The store's JSON document (cards in this result's own suits)."""
+        rules = self.deal.rules
+        return {
+            "version": 1,
+            "mix": [[p, [format_cards(m, rules.deck) for m in a.packets]] for p, a in self.mix],
+            "exploitability": self.exploitability, "proven": self.proven, "converged": self.converged,
+            "epsilon": self.epsilon, "iterations": self.iterations, "seconds": self.seconds,
+            "pool_size": self.pool_size,
+        }
+
+    @classmethod
+    def from_record(cls, deal: Deal, record: dict[str, Any]) -> EquilibriumResult:
+        """Rebuild a stored result for ``deal`` (the deal it was stored for); validates it."""
+        try:
+            mix = []
+            for p, packets in record["mix"]:
+                arrangement = Arrangement.parse(list(packets), deal.rules)
+                arrangement.validate(deal)
+                mix.append((float(p), arrangement))
+            return cls(
+                deal=deal, mix=tuple(mix), exploitability=float(record["exploitability"]),
+                proven=bool(record["proven"]), converged=bool(record["converged"]),
+                epsilon=float(record["epsilon"]), iterations=int(record["iterations"]),
+                seconds=float(record["seconds"]), pool_size=int(record.get("pool_size", 0)),
+                from_store=True,
+            )
+        except (KeyError, TypeError, ValueError) as exc:
+            raise StoreError(f"stored equilibrium for {deal.format()} is unreadable: {exc}") from None
+
+    def relabel(self, deal: Deal, perm: tuple[int, ...]) -> EquilibriumResult:
+        """This result (for a canonical deal) in the suits of ``deal``; ``perm``: deal → canonical."""
+        deck = deal.rules.deck
+        mix = tuple((p, from_canonical_arrangement(a, perm, deck)) for p, a in self.mix)
+        return replace(self, deal=deal, mix=mix)
+
+
+def equilibrium(
+    deal: Deal,
+    *,
+    epsilon: float = 0.01,
+    time_limit: float | None = 600.0,
+    stop_event: threading.Event | None = None,
+    progress: Callable[[dict[str, float]], None] | None = None,
+    tables: DealTables | None = None,
+    initial: Sequence[Arrangement] = (),
+) -> EquilibriumResult:
+    """An ε-equilibrium mix of the deal, certified; see the module doc.
+
+    Stops when the certified exploitability is ≤ ``epsilon`` (points), after ``time_limit``
+    seconds or when ``stop_event`` is set, returning the best certified mix found.
+    ``initial`` arrangements (e.g. a stored mix) warm-start the double oracle.
+    """
+    if not epsilon >= 0:
+        raise ValueError(f"epsilon must be at least 0, got {epsilon}")
+    tables = tables or DealTables.build(deal)
+    game = QuintetGame(tables)
+    uniform = BestResponseProblem(
+        tables, slot_values(Uniform().marginals(tables), deal.rules.weights, "margin"))
+    first = solve_search(uniform, time_limit=time_limit, stop_event=stop_event)
+    starts = [first.packets] + [tuple(tables.index_of(m) for m in a.packets) for a in initial]
+    result: DoubleOracleResult[Strategy] = double_oracle(
+        game, starts, epsilon=epsilon, time_limit=time_limit, stop_event=stop_event,
+        trivial_bound=float(sum(deal.rules.weights)), progress=progress,
+    )
+    order = np.argsort(-result.probabilities, kind="stable")
+    mix = tuple((float(result.probabilities[i]), tables.arrangement_of(result.support[i])) for i in order)
+    return EquilibriumResult(
+        deal=deal, mix=mix, exploitability=result.exploitability, proven=result.proven,
+        converged=result.converged, epsilon=epsilon, iterations=result.iterations, seconds=result.seconds,
+        interrupted=result.interrupted, pool_size=result.pool_size, history=tuple(result.history),
+    )
+
+
+def _store_key(deal: Deal) -> tuple[str, int, tuple[int, ...]]:
+    """(rules fingerprint, canonical exposed mask, suit permutation deal → canonical)."""
+    rules = deal.rules
+    canonical, perm = canonical_exposed(deal.exposed, rules.deck, group=symmetry_group(rules))
+    return rules_fingerprint(rules), canonical, perm
+
+
+def stored_exploitability(deal: Deal, store: SolutionStore) -> float | None:
+    """The certified exploitability of the equilibrium stored for ``deal`` (or for any suit
+    relabelling of it), None when the store has none: ``solve_equilibrium`` answers at once
+    when this is at most its ``epsilon``."""
+    fingerprint, canonical, _ = _store_key(deal)
+    return store.quality(fingerprint, STORE_KIND, canonical)
+
+
+@dataclass(frozen=True)
+class StoreLookup:
+    """What the store holds for one canonical deal, as a solve to ``epsilon`` sees it."""
+
+    answer: EquilibriumResult | None = None  # a current entry certified ≤ ε: serve it, solve nothing
+    previous: EquilibriumResult | None = None  # a current entry above ε: kept if the new solve is no better
+    warm_start: tuple[Arrangement, ...] = ()  # the stored mix (current or stale) to start the double oracle from
+    stale: bool = False  # the only entry came from an earlier certificate version: not served, warm start only
+
+    @property
+    def notes(self) -> tuple[str, ...]:
+        """One-line remarks for the user (``EquilibriumResult.notes``)."""
+        return (STALE_NOTE,) if self.stale else ()
+
+
+class EquilibriumStore:
+    """The equilibrium entries of one rule set in a ``SolutionStore``: the one look-up and
+    warm-start path of ``solve_equilibrium`` and ``quintet-batch``.
+
+    Entries are keyed by the deal's suit-canonical exposed mask under ``STORE_KIND``; the
+    store's generic ``quality`` column holds the entry's certified exploitability.  Entries
+    of ``STALE_STORE_KINDS`` (earlier certificate versions) are never served: they only
+    warm-start a new solve, with a note.
+    """
+
+    def __init__(self, store: SolutionStore, rules: Rules) -> None:
+        self.store = store
+        self.rules = rules
+        self.fingerprint = rules_fingerprint(rules)
+
+    def exploitability(self, canonical: int) -> float | None:
+        """The stored certified exploitability of a canonical deal, or None (no record is parsed)."""
+        return self.store.quality(self.fingerprint, STORE_KIND, canonical)
+
+    def look_up(self, canonical_deal: Deal, epsilon: float) -> StoreLookup:
+        """The entry of ``canonical_deal`` (its exposed mask must be canonical), parsed."""
+        record = self.store.get(self.fingerprint, STORE_KIND, canonical_deal.exposed)
+        if record is not None:
+            stored = EquilibriumResult.from_record(canonical_deal, record)
+            if certified_within(stored.exploitability, epsilon):
+                return StoreLookup(answer=stored)
+            return StoreLookup(previous=stored, warm_start=tuple(a for _, a in stored.mix))
+        for kind in STALE_STORE_KINDS:
+            record = self.store.get(self.fingerprint, kind, canonical_deal.exposed)
+            if record is not None:
+                stale = EquilibriumResult.from_record(canonical_deal, record)
+                return StoreLookup(warm_start=tuple(a for _, a in stale.mix), stale=True)
+        return StoreLookup()
+
+    def put(self, canonical: int, record: dict[str, Any], exploitability: float) -> bool:
+        """Store a result's record (``EquilibriumResult.to_record``) unless an entry at least as
+        good is there; True if stored."""
+        return self.store.put(self.fingerprint, STORE_KIND, canonical, record, exploitability)
+
+
+def solve_equilibrium(
+    deal: Deal,
+    *,
+    epsilon: float = 0.01,
+    time_limit: float | None = 600.0,
+    store: SolutionStore | None = None,
+    stop_event: threading.Event | None = None,
+    progress: Callable[[dict[str, float]], None] | None = None,
+) -> EquilibriumResult:
+    """``equilibrium`` through the store of solved deals (``EquilibriumStore``).
+
+    The deal is solved in its suit-canonical form, so every suit relabelling of a deal shares
+    one entry; answers are mapped back to the suits asked about.  A stored answer certified
+    to ``epsilon`` or better is returned at once; a weaker one, or one of an earlier
+    certificate version (noted in ``notes``), warm-starts the solve.  The store keeps
+    whichever answer has the lower certified exploitability.
+    """
+    rules = deal.rules
+    _, canonical, perm = _store_key(deal)
+    canonical_deal = Deal(canonical, rules)
+    entries = EquilibriumStore(store, rules) if store is not None else None
+    found = entries.look_up(canonical_deal, epsilon) if entries is not None else StoreLookup()
+    if found.answer is not None:
+        return found.answer.relabel(deal, perm)
+    result = equilibrium(
+        canonical_deal, epsilon=epsilon, time_limit=time_limit, stop_event=stop_event, progress=progress,
+        initial=found.warm_start,
+    )
+    if found.previous is not None and found.previous.exploitability <= result.exploitability:
+        result = found.previous
+    elif entries is not None:
+        entries.put(canonical, result.to_record(), result.exploitability)
+    return replace(result.relabel(deal, perm), notes=found.notes)

@@ -1,0 +1,1 @@
+"""The programs: quintet-solve, quintet-play, quintet-tournament, quintet-batch, quintet-serve."""

@@ -1,0 +1,166 @@
+"""Where a batch's jobs run (``--engine``): in-process, a local process pool, or Dask.
+
+Every engine has the same four operations: ``submit(fn, *args)`` → a future, ``warm(rules)``
+(start the workers and load the kernels there), ``wait_any(futures)`` → (done, pending) and
+``close()``; ``workers`` is the number of jobs it runs at once.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures as cf
+import logging
+import multiprocessing
+import os
+import threading
+import time
+from collections.abc import Callable
+from typing import Any
+
+from quintet.cliutil import UsageError
+from quintet.rules import Rules
+from solver.apps.batch.jobs import JobResult, warm_up_quietly
+
+__all__ = ["BATCH_ENGINES", "Engine", "SerialEngine", "PoolEngine", "DaskEngine", "make_engine", "default_workers"]
+
+BATCH_ENGINES = ("local", "dask")
+"""``--engine`` of ``quintet-batch``: where jobs run (``ENGINES`` of ``solver.advisor.advice`` are
+the best-response engines)."""
+
+
+def default_workers() -> int:
+    """The CPUs this process may use."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # pragma: no cover - not Linux
+        return max(1, os.cpu_count() or 1)
+
+
+class SerialEngine:
+    """Jobs run in this process when submitted (one worker)."""
+
+    name = "local"
+
+    def __init__(self) -> None:
+        self.workers = 1
+
+    def submit(self, fn: Callable[..., JobResult], *args: Any) -> cf.Future[JobResult]:
+        future: cf.Future[JobResult] = cf.Future()
+        future.set_result(fn(*args))
+        return future
+
+    def warm(self, rules: Rules) -> None:
+        warm_up_quietly(rules)
+
+    def wait_any(self, futures: set[Any]) -> tuple[set[Any], set[Any]]:
+        return set(futures), set()
+
+    def close(self, *, kill: bool = False) -> None:
+        """Nothing to release: jobs ran in this process."""
+
+
+def _watch_parent(parent: int) -> None:
+    """Worker-side: exit when the batch process is gone (e.g. killed with SIGKILL)."""
+    while True:
+        time.sleep(0.5)
+        if os.getppid() != parent:
+            os._exit(1)
+
+
+def _worker_init(parent: int) -> None:
+    threading.Thread(target=_watch_parent, args=(parent,), daemon=True).start()
+
+
+class PoolEngine:
+    """A pool of ``workers`` spawned processes that exit when the batch process dies."""
+
+    name = "local"
+    max_restarts = 3
+
+    def __init__(self, workers: int) -> None:
+        self.workers = workers
+        self.restarts = 0
+        self.pool = self._new_pool()
+
+    def _new_pool(self) -> cf.ProcessPoolExecutor:
+        return cf.ProcessPoolExecutor(max_workers=self.workers, mp_context=multiprocessing.get_context("spawn"),
+                                      initializer=_worker_init, initargs=(os.getpid(),))
+
+    def restart(self) -> bool:
+        """Replace a broken pool (a worker died, e.g. killed for memory); at most ``max_restarts`` times."""
+        if self.restarts >= self.max_restarts:
+            return False
+        self.restarts += 1
+        self.pool.shutdown(wait=False, cancel_futures=True)
+        self.pool = self._new_pool()
+        return True
+
+    def submit(self, fn: Callable[..., JobResult], *args: Any) -> cf.Future[JobResult]:
+        return self.pool.submit(fn, *args)
+
+    def warm(self, rules: Rules) -> None:
+        """Start every worker and load the kernels there (each warm-up holds its worker a moment)."""
+        cf.wait([self.pool.submit(warm_up_quietly, rules, 0.3) for _ in range(self.workers)])
+
+    def wait_any(self, futures: set[Any]) -> tuple[set[Any], set[Any]]:
+        done, pending = cf.wait(futures, return_when=cf.FIRST_COMPLETED)
+        return set(done), set(pending)
+
+    def close(self, *, kill: bool = False) -> None:
+        """Shut the pool down; ``kill``: stop solves in flight now (their deals are simply
+        solved again next time)."""
+        if kill:
+            for process in list(getattr(self.pool, "_processes", {}).values()):
+                process.terminate()
+        self.pool.shutdown(wait=True, cancel_futures=True)
+
+
+class DaskEngine:
+    """Jobs on a Dask distributed cluster: a new LocalCluster, or an existing scheduler."""
+
+    name = "dask"
+
+    def __init__(self, workers: int, scheduler: str | None = None) -> None:
+        try:
+            from dask.distributed import Client, LocalCluster
+        except ImportError:
+            raise UsageError("--engine dask needs dask: pip install 'quintet-solver[dask]'") from None
+        self.cluster = None
+        if scheduler:
+            self.client = Client(scheduler)
+        else:
+            self.cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
+                                        dashboard_address=None, silence_logs=logging.ERROR)
+            self.client = Client(self.cluster)
+        self.workers = max(1, sum(self.client.nthreads().values()))  # worker threads in the cluster
+
+    def submit(self, fn: Callable[..., JobResult], *args: Any) -> Any:
+        return self.client.submit(fn, *args, pure=False)
+
+    def warm(self, rules: Rules) -> None:
+        self.client.run(warm_up_quietly, rules)  # on every worker
+
+    def wait_any(self, futures: set[Any]) -> tuple[set[Any], set[Any]]:
+        from dask.distributed import wait
+
+        done, pending = wait(list(futures), return_when="FIRST_COMPLETED")
+        return set(done), set(pending)
+
+    def close(self, *, kill: bool = False) -> None:
+        """Close the client (and the LocalCluster this engine started); jobs in flight end with it."""
+        self.client.close()
+        if self.cluster is not None:
+            self.cluster.close()
+
+
+Engine = SerialEngine | PoolEngine | DaskEngine  # what make_engine returns
+
+
+def make_engine(engine: str, workers: int, scheduler: str | None = None) -> Engine:
+    """The engine called ``engine`` (``BATCH_ENGINES``) with ``workers`` workers."""
+    if engine == "dask":
+        return DaskEngine(workers, scheduler)
+    if engine != "local":
+        raise UsageError(f"unknown engine {engine!r} (use {' or '.join(BATCH_ENGINES)})")
+    if scheduler:
+        raise UsageError("--scheduler needs --engine dask")
+    return SerialEngine() if workers == 1 else PoolEngine(workers)

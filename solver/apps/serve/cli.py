@@ -1,0 +1,91 @@
+"""``quintet-serve`` — the advisor's HTTP API and web page, served by one local process.
+
+    quintet-serve                                # http://127.0.0.1:8000/
+    quintet-serve --port 8080 --workers 4 --store solutions.sqlite
+    quintet-serve --host 0.0.0.0                 # reachable from other machines: only when asked
+
+Ctrl-C stops it cleanly (running solves are cancelled, the workers stopped).  A bad option
+or an unusable store is one line on stderr and exit status 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import socket
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from quintet.cliutil import OneLineParser, UsageError, int_between, positive_int, run_cli
+from solver.storage.store import SolutionStore, default_store_path
+
+__all__ = ["build_parser", "main"]
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = OneLineParser(prog="quintet-serve",
+                      description="The Quintet advisor as an HTTP JSON API and a web page (FastAPI + uvicorn).")
+    p.add_argument("--host", default="127.0.0.1",
+                   help="address to listen on (default 127.0.0.1: this machine only)")
+    p.add_argument("--port", type=int_between(0, 65535), default=8000, help="port (default 8000; 0: any free port)")
+    p.add_argument("--workers", type=positive_int, default=2,
+                   help="solver worker processes (default 2; with 2 or more, equilibrium jobs use at most "
+                        "all but one, so quick answers never wait behind them)")
+    p.add_argument("--queue-size", type=positive_int, default=32, metavar="N",
+                   help="waiting tasks per lane (quick answers, equilibrium jobs) before 503 (default 32)")
+    p.add_argument("--store", metavar="PATH", default=None,
+                   help="store of solved equilibria (default: $QUINTET_STORE or the user cache directory)")
+    return p
+
+
+def _bind(host: str, port: int) -> socket.socket:
+    try:
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+    except socket.gaierror as exc:
+        raise UsageError(f"cannot resolve --host {host!r}: {exc.strerror}") from None
+    family, kind, proto, _, address = infos[0]
+    # proto must say TCP: asyncio sets TCP_NODELAY on accepted connections only then (without
+    # it, every response after the first on a kept-alive connection waits ~40 ms for an ACK)
+    sock = socket.socket(family, kind, proto or socket.IPPROTO_TCP)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind(address)
+    except OSError as exc:
+        sock.close()
+        raise UsageError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
+    sock.listen(128)
+    sock.set_inheritable(True)
+    return sock
+
+
+def _main(argv: Sequence[str] | None) -> int:
+    args = build_parser().parse_args(argv)
+    store = Path(args.store).expanduser() if args.store else default_store_path()
+    SolutionStore(store).close()  # an unusable store is reported now, in one line
+    sock = _bind(args.host, args.port)
+
+    import uvicorn  # the web stack is imported only once the options are good
+
+    from solver.apps.serve.app import ServeConfig, create_app
+
+    app = create_app(ServeConfig(workers=args.workers, queue_size=args.queue_size, store=store))
+    host, port = sock.getsockname()[:2]
+    shown = f"[{host}]" if ":" in host else host
+    print(f"quintet-serve: http://{shown}:{port}/ (API under /api, OpenAPI at /openapi.json); "
+          f"{args.workers} worker{'s' if args.workers > 1 else ''}; store {store}; Ctrl-C stops",
+          file=sys.stderr, flush=True)
+    config = uvicorn.Config(app, log_level="warning", timeout_graceful_shutdown=3, access_log=False)
+    try:
+        uvicorn.Server(config).run(sockets=[sock])
+    except KeyboardInterrupt:  # uvicorn re-raises the Ctrl-C it handled, after a clean shutdown
+        pass
+    print("quintet-serve: stopped", file=sys.stderr, flush=True)
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    return run_cli("quintet-serve", _main, argv)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

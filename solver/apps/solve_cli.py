@@ -1,0 +1,268 @@
+"""``quintet-solve`` — the best arrangement for a deal, given its exposed cards (seven in Quintet).
+
+    quintet-solve 8h 7h 9d Ts 7s Qc Jc
+    quintet-solve "8h 7h 9d Ts 7s Qc Jc" --opponent uniform:0.3,greedy:0.7 --json
+    quintet-solve 8h 7h 9d Ts 7s Qc Jc --fix "5=Ah Kh Qh Jh Th"      # complete a partial arrangement
+    quintet-solve 8h 7h 9d Ts 7s Qc Jc --grade "9s 9c 8s 8c 7c | …"  # grade an arrangement
+
+Input errors print one line on stderr and exit 2.  Ctrl-C stops the search and prints the
+best arrangement found so far with its proven bound.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import threading
+from collections.abc import Sequence
+from typing import TypeVar
+
+from quintet.cliutil import (
+    OneLineParser,
+    UsageError,
+    add_rules_arguments,
+    integer,
+    nonnegative_float,
+    positive_float,
+    positive_int,
+    print_json,
+    rules_from_args,
+    run_cli,
+)
+from quintet.game import Arrangement
+from quintet.rules import Rules
+from solver.advisor.advice import ENGINES, Grade, Solution
+from solver.advisor.equilibrium import EquilibriumResult, sample_mix
+from solver.advisor.request import EQUILIBRIUM_TIME_LIMIT, SolveAnswer, SolveRequest, solve_request
+from solver.advisor.safe import SafeResponse
+from solver.advisor.verify import VERIFY_TIME_LIMIT
+from solver.apps.interrupt import run_interruptible
+from solver.problem.best_response import OBJECTIVES, VALUE_TOLERANCE
+from solver.problem.opponents import OPPONENT_HELP
+from solver.storage.store import SolutionStore
+
+T = TypeVar("T")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = OneLineParser(
+        prog="quintet-solve",
+        description="Best Quintet arrangement against an opponent model, proven optimal.",
+    )
+    p.add_argument("exposed", nargs="+", metavar="EXPOSED",
+                   help="the exposed cards, as one argument or several (Ah, Td, 10d, 7♠ …): 7 in Quintet; "
+                        "with --rules drawN… the deck less the 25 live cards (11 of draw36)")
+    p.add_argument("--opponent", default="equilibrium", metavar="MODEL",
+                   help=f"opponent model: equilibrium (default: print a certified equilibrium mix) | "
+                        f"{OPPONENT_HELP}; 'equilibrium' may also appear in a mixture")
+    p.add_argument("--objective", default="margin", choices=OBJECTIVES,
+                   help="margin: my points − theirs (default); points: my points")
+    p.add_argument("--engine", default="auto", choices=ENGINES,
+                   help="auto (= search, the faster proven engine), search, or cpsat")
+    p.add_argument("--time-limit", type=positive_float, default=None, metavar="SECONDS",
+                   help="stop and return the best found with its bound (default: none for a best "
+                        f"response, {EQUILIBRIUM_TIME_LIMIT:g} s for the equilibrium)")
+    p.add_argument("--epsilon", type=nonnegative_float, default=0.01, metavar="POINTS",
+                   help="equilibrium: stop once the certified exploitability is at most this (default 0.01; "
+                        "0: an exact equilibrium, proven to float tolerance 1e-9)")
+    p.add_argument("--store", metavar="PATH", default=None,
+                   help="store of solved equilibria (default: $QUINTET_STORE or the user cache directory)")
+    p.add_argument("--no-store", action="store_true", help="neither read nor write the store")
+    p.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
+    p.add_argument("--workers", type=positive_int, default=1, help="CP-SAT workers (default 1)")
+    p.add_argument("--seed", type=integer, default=0, help="random seed (default 0)")
+    p.add_argument("--fix", action="append", default=[], metavar="SLOT=PACKET",
+                   help="fix a packet to a slot (1-5), e.g. --fix \"5=Ah Kh Qh Jh Th\"; repeatable")
+    p.add_argument("--grade", metavar="ARRANGEMENT",
+                   help="grade this arrangement (packets separated by '|' or '/'): value, optimum, "
+                        "regret, best two-card swap")
+    p.add_argument("--max-exploitability", type=nonnegative_float, default=None, metavar="POINTS",
+                   help="safe exploitation: the mix that does best against the opponent model among those no "
+                        "arrangement beats by more than this (0: the best equilibrium against the model)")
+    p.add_argument("--verify", action="store_true",
+                   help="recheck the answer with the other exact engine: a proven optimum, or the equilibrium's "
+                        "exploitability (CP-SAT's best response to the mix); exit status 1 if refuted")
+    p.add_argument("--verify-time-limit", type=positive_float, default=VERIFY_TIME_LIMIT, metavar="SECONDS",
+                   help=f"time for --verify (default {VERIFY_TIME_LIMIT:g} s; inconclusive when it runs out)")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.add_argument("--unicode", action="store_true", help="print suits as ♣ ♦ ♥ ♠")
+    add_rules_arguments(p)
+    return p
+
+
+def _parse_fixed(items: list[str], n_slots: int) -> dict[int, str]:
+    fixed: dict[int, str] = {}
+    for item in items:
+        slot_text, sep, packet = item.partition("=")
+        if not sep or not slot_text.strip().isdigit():
+            raise UsageError(f"--fix expects SLOT=PACKET, e.g. \"5=Ah Kh Qh Jh Th\", got {item!r}")
+        slot = int(slot_text)
+        if not 1 <= slot <= n_slots:
+            raise UsageError(f"--fix slot {slot} is not a slot (1..{n_slots})")
+        if slot in fixed:
+            raise UsageError(f"--fix gives slot {slot} twice")
+        fixed[slot] = packet
+    return fixed
+
+
+def _pct(x: float) -> str:
+    return f"{100 * x:6.2f}%"
+
+
+def format_solution(sol: Solution, *, unicode: bool = False, title: str = "Best arrangement") -> str:
+    from quintet.cards import format_cards
+
+    rules = sol.deal.rules
+    lines = [
+        f"Exposed: {sol.deal.format(unicode=unicode)}    opponent: {sol.opponent}    objective: {sol.objective}",
+        f"{title}:",
+        f"{'slot':>4} {'pts':>3}  {'cards':<16} {'hand':<30} {'P(win)':>7} {'P(tie)':>7} {'P(loss)':>7}"
+        f" {'E[pts]':>7} {'E[margin]':>9}",
+    ]
+    for s, packet in zip(sol.per_slot, sol.arrangement.packets, strict=True):
+        cards = format_cards(packet, rules.deck, unicode=unicode, order="group")
+        lines.append(
+            f"{s.slot:>4} {s.points:>3}  {cards:<16} {s.hand:<30} {_pct(s.p_win):>7} {_pct(s.p_tie):>7}"
+            f" {_pct(s.p_loss):>7} {s.expected_points:7.3f} {s.expected_margin:+9.3f}"
+        )
+    lines.append(f"Total: expected margin {sol.expected_margin:+.4f}, expected points {sol.expected_points:.4f}")
+    if sol.engine == "given":
+        return "\n".join(lines)
+    if sol.optimal:
+        proof = "optimal (proven)"
+    else:
+        proof = f"not proven optimal: best found {sol.value:.4f}, bound {sol.bound:.4f} (gap {sol.gap:.4f})"
+    if sol.interrupted:
+        proof += " — interrupted"
+    lines.append(f"Proof: {proof}; engine {sol.engine}; {sol.seconds:.3f} s")
+    return "\n".join(lines)
+
+
+def format_grade(g: Grade, *, unicode: bool = False) -> str:
+    lines = [format_solution(g.given, unicode=unicode, title="Your arrangement"), ""]
+    optimum = f"{g.best.value:.4f}" + ("" if g.best.optimal else f" (bound {g.best.bound:.4f}, unproven)")
+    lines.append(f"Value {g.given.value:.4f}; optimum {optimum}; regret {g.regret:.4f}")
+    if g.best_swap is None:
+        lines.append("No swap of two cards improves this arrangement.")
+    else:
+        sw = g.best_swap
+        lines.append(f"Best two-card swap: {sw.card_a} (slot {sw.slot_a}) ↔ {sw.card_b} (slot {sw.slot_b})"
+                     f" → {sw.value:.4f} (+{sw.value - g.given.value:.4f})")
+    lines += ["", format_solution(g.best, unicode=unicode, title="Optimal arrangement")]
+    return "\n".join(lines)
+
+
+def _progress(record: dict[str, float]) -> None:
+    print(f"quintet-solve: iteration {int(record['iteration'])}: {int(record['pool'])} arrangements, "
+          f"support {int(record['support'])}, best response {record['response']:+.4f}, "
+          f"exploitability {record['best_exploitability']:.4f}, {record['seconds']:.1f} s", file=sys.stderr, flush=True)
+
+
+def _solve(args: argparse.Namespace, request: SolveRequest) -> SolveAnswer:
+    progress = None if args.quiet else _progress
+
+    def job(stop: threading.Event) -> SolveAnswer:
+        if args.no_store or not request.wants_equilibrium:
+            return solve_request(request, stop_event=stop, progress=progress)
+        with SolutionStore(args.store) as store:
+            return solve_request(request, store=store, stop_event=stop, progress=progress)
+
+    return run_interruptible(job, on_interrupt=lambda: print(
+        "quintet-solve: interrupted, returning the best found so far", file=sys.stderr))
+
+
+def _mix_lines(title: str, mix: Sequence[tuple[float, Arrangement]], rules: Rules, *, seed: int, unicode: bool,
+               top: int) -> list[str]:
+    """A mix for people: its most likely arrangements, then one drawn from it (``sample_mix``)."""
+    from quintet.cards import format_cards
+    from quintet.evaluator import describe
+
+    def text(m: int) -> str:
+        return format_cards(m, rules.deck, unicode=unicode, order="group")
+
+    lines = [f"{title}: {len(mix)} arrangements"
+             + (f" (the {top} most likely shown; --json lists all)" if len(mix) > top else "") + ":"]
+    lines += [f"  {100 * p:6.2f}%  " + " | ".join(text(m) for m in a.packets) for p, a in mix[:top]]
+    lines.append(f"Play (sampled from the mix, seed {seed}):")
+    lines += [f"  slot {s + 1} ({rules.weights[s]} pts): {text(m):<16} {describe(m, rules)}"
+              for s, m in enumerate(sample_mix(mix, seed).packets)]
+    return lines
+
+
+def format_safe(safe: SafeResponse, *, seed: int = 0, unicode: bool = False, top: int = 10) -> str:
+    """The safe response for people: the mix, an arrangement to play, the margins, the certificate."""
+    lines = [f"Exposed: {safe.deal.format(unicode=unicode)}    opponent: {safe.opponent}    "
+             f"safe: exploitability at most {safe.max_exploitability:g}"]
+    lines += _mix_lines("Safe mix", safe.mix, safe.deal.rules, seed=seed, unicode=unicode, top=top)
+    lines.append(f"Against {safe.opponent}: expected margin {safe.expected_margin:+.4f} "
+                 f"(the equilibrium {safe.equilibrium_margin:+.4f}, "
+                 f"the best response {safe.best_response_margin:+.4f})")
+    proof = ("optimal within the limit (proven)" if safe.optimal
+             else f"not proven optimal: no mix within the limit does better than {safe.margin_bound:+.4f}")
+    extra = " — interrupted" if safe.interrupted else ""
+    lines.append(f"Exploitability: {safe.exploitability:.4f} (certified, at most {safe.max_exploitability:g}); "
+                 f"{proof}{extra}; {safe.iterations} iterations, {safe.seconds:.1f} s")
+    return "\n".join(lines)
+
+
+def format_equilibrium(eq: EquilibriumResult, *, seed: int = 0, unicode: bool = False, top: int = 10) -> str:
+    rules = eq.deal.rules
+    lines = [f"Exposed: {eq.deal.format(unicode=unicode)}    opponent: equilibrium (certified)"]
+    lines += _mix_lines("Equilibrium mix", eq.mix, rules, seed=seed, unicode=unicode, top=top)
+    lines.append("Per-slot marginals (hand: probability):")
+    for s, slot in enumerate(eq.slot_marginals()):
+        shown = ", ".join(f"{h} {100 * p:.1f}%" for h, p in slot[:4])
+        more = f", … ({len(slot) - 4} more)" if len(slot) > 4 else ""
+        lines.append(f"  slot {s + 1} ({rules.weights[s]} pts): {shown}{more}")
+    kind = "exact best response" if eq.proven else "proven bound on the best response"
+    if eq.converged:
+        status = ("converged: an exact equilibrium, to float tolerance " f"{VALUE_TOLERANCE:g}"
+                  if eq.epsilon == 0 else "converged")
+    else:
+        status = f"target ε {eq.epsilon:g} not reached"
+    shown = f"{eq.exploitability:.4f}" if eq.exploitability >= 1e-4 or eq.exploitability == 0 else \
+        f"{eq.exploitability:.1e}"
+    extra = " — interrupted" if eq.interrupted else ""
+    source = "answered from the store" if eq.from_store else f"{eq.iterations} iterations, {eq.seconds:.1f} s"
+    lines.append(f"Exploitability: {shown} — no arrangement gains more than that against this mix "
+                 f"(certified: {kind}; {status}){extra}; {source}")
+    return "\n".join(lines)
+
+
+def _main(argv: Sequence[str] | None) -> int:
+    args = build_parser().parse_args(argv)
+    rules = rules_from_args(args)
+    if args.no_store and args.store:
+        raise UsageError("--store and --no-store cannot be combined")
+    request = SolveRequest.build(
+        args.exposed, rules, opponent=args.opponent, objective=args.objective, engine=args.engine,
+        time_limit=args.time_limit, epsilon=args.epsilon, workers=args.workers, seed=args.seed,
+        fix=_parse_fixed(args.fix, rules.n_slots), grade=args.grade,
+        verify=args.verify_time_limit if args.verify else None, max_exploitability=args.max_exploitability)
+    answer = _solve(args, request)
+    if isinstance(answer.result, EquilibriumResult):
+        for note in answer.result.notes:
+            print(f"quintet-solve: {note}", file=sys.stderr)
+    if args.json:
+        print_json(answer.to_dict())
+    else:
+        if isinstance(answer.result, EquilibriumResult):
+            print(format_equilibrium(answer.result, seed=args.seed, unicode=args.unicode))
+        elif isinstance(answer.result, Grade):
+            print(format_grade(answer.result, unicode=args.unicode))
+        elif isinstance(answer.result, SafeResponse):
+            print(format_safe(answer.result, seed=args.seed, unicode=args.unicode))
+        else:
+            print(format_solution(answer.result, unicode=args.unicode))
+        if answer.verification is not None:
+            print(answer.verification.describe())
+    # exit status 1 when an independent recheck refuted the answer
+    return 1 if answer.verification is not None and answer.verification.status == "refuted" else 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    return run_cli("quintet-solve", _main, argv)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,449 @@
+"""``quintet-tournament`` — a round robin of Quintet strategies over seeded deals.
+
+    quintet-tournament --deals 20 --seed 2026
+    quintet-tournament --deals 20 --json --plot tournament.png
+    quintet-tournament --exposed "8h 7h 9d Ts 7s Qc Jc" --strategies greedy,br-uniform,equilibrium
+
+Strategies (``STRATEGIES``), each defined per deal:
+
+* ``uniform`` — a uniformly random arrangement (every slot a uniformly random 5-subset);
+* ``greedy`` — the naive player of ``solver.problem.opponents.greedy_arrangement`` (pure);
+* ``br-uniform`` — the exact best response to ``uniform`` (pure, proven optimal);
+* ``br-greedy`` — the exact best response to ``greedy`` (pure, proven optimal);
+* ``equilibrium`` — the certified ε-equilibrium mix (``solve_equilibrium``, through the
+  store), played as the whole mix.
+
+**Nothing is sampled.**  The payoff is additive over slots and the two players choose
+independently, so the expected margin of A against B depends only on their per-slot
+marginal distributions over rank classes:
+
+    margin(A, B) = Σ_s w_s Σ_{r, r'} P_A(s, r) · P_B(s, r') · sign(r − r')
+                 = Σ_s w_s Σ_r P_A(s, r) · (2·F_B(s, r) − P_B(s, r) − 1)
+
+with ``F_B`` B's cumulative distribution.  Every strategy above is a mix of arrangements
+(pure ones are a mix of one) or the uniform model, whose marginals are exact
+(``Uniform().marginals``), so every entry is an exact expectation.  The only random
+element is the choice of deals: the table reports, for each pair, the mean margin per game
+over the deals with a 95% confidence interval (Student t across deals).
+
+Exploitability: the equilibrium's certified exploitability ε bounds what *any* strategy can
+gain against it, so every entry of the equilibrium's column is ≤ ε on each deal.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import sys
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from quintet.cards import format_cards
+from quintet.cliutil import (
+    OneLineParser,
+    UsageError,
+    add_rules_arguments,
+    int_at_least,
+    positive_float,
+    print_json,
+    rules_from_args,
+    run_cli,
+)
+from quintet.game import Arrangement, Deal
+from quintet.rules import CLASSIC, Rules
+from solver.advisor.advice import best_response
+from solver.advisor.equilibrium import EquilibriumResult, solve_equilibrium
+from solver.advisor.stats import mean_ci95
+from solver.problem.deal_tables import DealTables
+from solver.problem.opponents import ArrangementMix, Greedy, Uniform, greedy_arrangement
+from solver.storage.store import SolutionStore
+
+__all__ = [
+    "STRATEGIES",
+    "STRATEGY_LABELS",
+    "DealEntry",
+    "TournamentResult",
+    "expected_margin",
+    "margin_matrix",
+    "seeded_deals",
+    "evaluate_deal",
+    "run_tournament",
+    "plot_heatmap",
+    "main",
+]
+
+STRATEGIES = ("uniform", "greedy", "br-uniform", "br-greedy", "equilibrium")
+STRATEGY_LABELS = {
+    "uniform": "uniform random",
+    "greedy": "greedy",
+    "br-uniform": "best response to uniform",
+    "br-greedy": "best response to greedy",
+    "equilibrium": "equilibrium mix",
+}
+SAMPLING_NOTE = (
+    "Nothing is sampled: every entry is an exact expected margin computed from per-slot marginals "
+    "(uniform random via its exact marginals, the equilibrium as its whole mix); only the deals are "
+    "a seeded random sample, and the confidence interval is across deals."
+)
+
+def _signed(x: float) -> str:
+    """``+1.23`` / ``-1.23``, and ``+0.00`` for values that round to zero (no ``-0.00``)."""
+    return f"{0.0 if abs(x) < 0.005 else x:+.2f}"
+
+
+def expected_margin(pa: np.ndarray, pb: np.ndarray, weights: Sequence[float]) -> float:
+    """Exact expected margin of a player with per-slot marginals ``pa`` against ``pb``.
+
+    ``pa``, ``pb``: ``(n_slots, R)`` distributions over the deal's rank classes (rows sum to
+    1).  Σ_s w_s Σ_r pa[s, r] (P_b(< r) − P_b(> r)); see the module doc.
+    """
+    pa = np.asarray(pa, dtype=np.float64)
+    pb = np.asarray(pb, dtype=np.float64)
+    cdf = np.cumsum(pb, axis=1)
+    below_minus_above = (cdf - pb) - (1.0 - cdf)  # P(theirs < r) − P(theirs > r)
+    per_slot = np.einsum("sr,sr->s", pa, below_minus_above)
+    return float(np.dot(np.asarray(weights, dtype=np.float64), per_slot))
+
+
+def margin_matrix(marginals: Sequence[np.ndarray], weights: Sequence[float]) -> np.ndarray:
+    """``M[a, b]`` = expected margin of strategy a against b (every entry computed on its own)."""
+    k = len(marginals)
+    out = np.zeros((k, k))
+    for a in range(k):
+        for b in range(k):
+            out[a, b] = expected_margin(marginals[a], marginals[b], weights)
+    return out
+
+
+def seeded_deals(n: int, seed: int, rules: Rules = CLASSIC) -> list[Deal]:
+    """``n`` random deals (uniform over exposed sets, as dealt), reproducible from ``seed``."""
+    rng = np.random.default_rng(seed)
+    cards = np.array(rules.deck.cards())
+    return [Deal.from_exposed([int(c) for c in rng.choice(cards, rules.n_exposed, replace=False)], rules)
+            for _ in range(n)]
+
+
+@dataclass
+class DealEntry:
+    """One deal of the tournament: each strategy's marginals and what defines it."""
+
+    deal: Deal
+    strategies: tuple[str, ...]
+    marginals: dict[str, np.ndarray]
+    matrix: np.ndarray  # M[a, b] for this deal
+    arrangements: dict[str, Arrangement] = field(default_factory=dict)  # the pure strategies
+    equilibrium: EquilibriumResult | None = None
+    info: dict[str, object] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, object]:
+        rules = self.deal.rules
+        out: dict[str, object] = {
+            "exposed": format_cards(self.deal.exposed, rules.deck).split(),
+            "matrix": self.matrix.tolist(),
+            "arrangements": {k: a.card_lists(rules) for k, a in self.arrangements.items()},
+        }
+        out.update(self.info)
+        return out
+
+
+EquilibriumProvider = Callable[[Deal], EquilibriumResult]
+
+
+def evaluate_deal(deal: Deal, strategies: Sequence[str] = STRATEGIES, *,
+                  equilibrium_provider: EquilibriumProvider | None = None,
+                  time_limit: float | None = None) -> DealEntry:
+    """Build every strategy's marginals on one deal and its margin matrix.
+
+    ``equilibrium_provider(deal)`` supplies the equilibrium (e.g. ``solve_equilibrium`` with a
+    store); it is called only when ``'equilibrium'`` is among the strategies.  ``time_limit``
+    caps each best-response search (unproven answers are flagged in ``info``).
+    """
+    unknown = [s for s in strategies if s not in STRATEGIES]
+    if unknown:
+        raise ValueError(f"unknown strategy {unknown[0]!r} (use {', '.join(STRATEGIES)})")
+    tables = DealTables.build(deal)
+    marginals: dict[str, np.ndarray] = {}
+    arrangements: dict[str, Arrangement] = {}
+    info: dict[str, object] = {}
+    eq: EquilibriumResult | None = None
+    for name in strategies:
+        if name == "uniform":
+            marginals[name] = Uniform().marginals(tables)
+        elif name == "greedy":
+            arrangements[name] = greedy_arrangement(tables)
+        elif name in ("br-uniform", "br-greedy"):
+            opponent = Uniform() if name == "br-uniform" else Greedy()
+            sol = best_response(deal, opponent, time_limit=time_limit, tables=tables)
+            arrangements[name] = sol.arrangement
+            info[f"{name}_optimal"] = sol.optimal
+            info[f"{name}_value"] = sol.expected_margin
+        elif name == "equilibrium":
+            if equilibrium_provider is None:
+                raise ValueError("the equilibrium strategy needs an equilibrium_provider")
+            eq = equilibrium_provider(deal)
+            marginals[name] = eq.opponent().marginals(tables)
+            info.update(equilibrium_exploitability=eq.exploitability, equilibrium_converged=eq.converged,
+                        equilibrium_proven=eq.proven, equilibrium_support=len(eq.mix),
+                        equilibrium_from_store=eq.from_store, equilibrium_seconds=eq.seconds)
+    for name, arrangement in arrangements.items():
+        marginals[name] = ArrangementMix((arrangement,), (1.0,), name).marginals(tables)
+    ordered = [marginals[s] for s in strategies]
+    matrix = margin_matrix(ordered, deal.rules.weights)
+    return DealEntry(deal, tuple(strategies), marginals, matrix, arrangements, eq, info)
+
+
+@dataclass
+class TournamentResult:
+    strategies: tuple[str, ...]
+    entries: list[DealEntry]
+    seconds: float
+    seed: int | None = None
+    epsilon: float | None = None
+
+    @property
+    def per_deal(self) -> np.ndarray:
+        """(n_deals, k, k) margin matrices."""
+        return np.stack([e.matrix for e in self.entries])
+
+    @property
+    def mean(self) -> np.ndarray:
+        return self.per_deal.mean(axis=0)
+
+    @property
+    def ci95(self) -> np.ndarray:
+        """Half-width of the 95% confidence interval of the mean (Student t, n − 1 d.f.)."""
+        return mean_ci95(self.per_deal)[1]
+
+    def equilibrium_summary(self) -> dict[str, object] | None:
+        eqs = [e.info for e in self.entries if "equilibrium_exploitability" in e.info]
+        if not eqs:
+            return None
+        eps = [float(i["equilibrium_exploitability"]) for i in eqs]  # type: ignore[arg-type]
+        return {
+            "deals": len(eqs), "converged": sum(bool(i["equilibrium_converged"]) for i in eqs),
+            "max_exploitability": max(eps), "mean_exploitability": float(np.mean(eps)),
+            "from_store": sum(bool(i["equilibrium_from_store"]) for i in eqs),
+            "mean_support": float(np.mean([int(i["equilibrium_support"]) for i in eqs])),  # type: ignore[call-overload]
+            "target_epsilon": self.epsilon,
+        }
+
+    def to_dict(self) -> dict[str, object]:
+        mean, ci = self.mean, self.ci95
+        return {
+            "strategies": list(self.strategies),
+            "labels": [STRATEGY_LABELS[s] for s in self.strategies],
+            "n_deals": len(self.entries),
+            "seed": self.seed,
+            "sampled": False,
+            "note": SAMPLING_NOTE,
+            "payoff": "row strategy's expected margin (its points minus the column's) per game",
+            "mean": mean.tolist(),
+            "ci95": [[None if math.isnan(x) else x for x in row] for row in ci.tolist()],
+            "row_mean": mean.mean(axis=1).tolist(),
+            "equilibrium": self.equilibrium_summary(),
+            "deals": [e.to_dict() for e in self.entries],
+            "seconds": self.seconds,
+        }
+
+    def format_table(self) -> str:
+        mean, ci = self.mean, self.ci95
+        names = self.strategies
+        n = len(self.entries)
+        width = max(13, *(len(s) for s in names)) + 1
+        cell = 15
+        lines = [
+            f"Quintet tournament: {n} deal{'s' if n != 1 else ''}"
+            + (f" (seed {self.seed})" if self.seed is not None else "")
+            + " — the row strategy's expected margin per game against the column strategy",
+            "(points; mean over deals ± half-width of the 95% confidence interval, Student t"
+            + (f", {n - 1} d.f.)" if n > 1 else "; one deal: no interval)"),
+            SAMPLING_NOTE,
+            "",
+            "row \\ column".ljust(width) + "".join(s.rjust(cell) for s in names) + "mean".rjust(10),
+        ]
+        for a, row_name in enumerate(names):
+            cells = []
+            for b in range(len(names)):
+                half = ci[a, b]
+                text = _signed(mean[a, b]) + ("" if math.isnan(half) else f" ±{half:.2f}")
+                cells.append(text.rjust(cell))
+            lines.append(row_name.ljust(width) + "".join(cells) + _signed(mean[a].mean()).rjust(10))
+        lines.append("")
+        for s in names:
+            lines.append(f"  {s}: {STRATEGY_LABELS[s]}")
+        summary = self.equilibrium_summary()
+        if summary:
+            target = f" ≤ {self.epsilon:g}" if self.epsilon is not None else ""
+            lines.append(
+                f"Equilibrium: exploitability{target} certified on {summary['converged']}/{summary['deals']} deals "
+                f"(max {summary['max_exploitability']:.4f}: no strategy gains more than that against it on "
+                f"any deal); mean support {summary['mean_support']:.1f} arrangements; "
+                f"{summary['from_store']} answered from the store."
+            )
+        unproven = [(s, e.deal) for e in self.entries for s in ("br-uniform", "br-greedy")
+                    if e.info.get(f"{s}_optimal") is False]
+        if unproven:
+            lines.append(f"Warning: {len(unproven)} best responses were not proven optimal within the time limit.")
+        lines.append(f"{self.seconds:.1f} s.")
+        return "\n".join(lines)
+
+
+def run_tournament(
+    deals: Sequence[Deal],
+    strategies: Sequence[str] = STRATEGIES,
+    *,
+    epsilon: float = 0.05,
+    time_limit: float | None = 120.0,
+    store: SolutionStore | None = None,
+    equilibrium_provider: EquilibriumProvider | None = None,
+    progress: Callable[[int, int, DealEntry], None] | None = None,
+    seed: int | None = None,
+) -> TournamentResult:
+    """Play the round robin on ``deals``.
+
+    The equilibrium comes from ``equilibrium_provider`` if given, else from
+    ``solve_equilibrium(deal, epsilon=…, time_limit=…, store=store)``.
+    """
+    if not deals:
+        raise ValueError("a tournament needs at least one deal")
+    if equilibrium_provider is None:
+        def equilibrium_provider(deal: Deal) -> EquilibriumResult:
+            return solve_equilibrium(deal, epsilon=epsilon, time_limit=time_limit, store=store)
+
+    start = time.perf_counter()
+    entries = []
+    for i, deal in enumerate(deals):
+        entry = evaluate_deal(deal, strategies, equilibrium_provider=equilibrium_provider, time_limit=time_limit)
+        entries.append(entry)
+        if progress is not None:
+            progress(i + 1, len(deals), entry)
+    return TournamentResult(tuple(strategies), entries, time.perf_counter() - start, seed=seed, epsilon=epsilon)
+
+
+def plot_heatmap(result: TournamentResult, path: str | Path | None = None, *, ax: Any = None) -> Any:
+    """A heat map of the mean margins (row vs column) annotated with the 95% intervals.
+
+    Needs matplotlib (the ``bench`` extra).  Draws into ``ax`` if given; saves a PNG to
+    ``path`` if given; returns the figure.
+    """
+    import matplotlib.pyplot as plt
+
+    mean, ci = result.mean, result.ci95
+    names = list(result.strategies)
+    if ax is None:
+        fig, ax = plt.subplots(figsize=(1.6 * len(names) + 2.5, 1.3 * len(names) + 1.5))
+    else:
+        fig = ax.figure
+    vmax = float(np.abs(mean).max()) or 1.0  # a colour scale needs a nonzero range
+    image = ax.imshow(mean, cmap="RdBu", vmin=-vmax, vmax=vmax)
+    ax.set_xticks(range(len(names)), names, rotation=30, ha="right")
+    ax.set_yticks(range(len(names)), names)
+    ax.set_xlabel("column strategy (opponent)")
+    ax.set_ylabel("row strategy")
+    for a in range(len(names)):
+        for b in range(len(names)):
+            text = _signed(mean[a, b]) + ("" if math.isnan(ci[a, b]) else f"\n±{ci[a, b]:.2f}")
+            colour = "white" if abs(mean[a, b]) > 0.6 * vmax else "black"
+            ax.text(b, a, text, ha="center", va="center", fontsize=8, color=colour)
+    n = len(result.entries)
+    ax.set_title(f"Expected margin per game, row vs column\n{n} deals, mean ± 95% CI (exact, nothing sampled)",
+                 fontsize=10)
+    fig.colorbar(image, ax=ax, label="points")
+    fig.tight_layout()
+    if path is not None:
+        fig.savefig(path, dpi=120)
+    return fig
+
+
+# --------------------------------------------------------------------------- command line
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = OneLineParser(
+        prog="quintet-tournament",
+        description="Round robin of Quintet strategies over seeded deals, with exact expected margins.",
+    )
+    p.add_argument("--deals", type=int_at_least(0), default=20, metavar="N",
+                   help="number of seeded random deals (default 20)")
+    p.add_argument("--seed", type=int, default=2026, help="seed of the random deals (default 2026)")
+    p.add_argument("--exposed", action="append", default=[], metavar="CARDS",
+                   help="a deal given by its exposed cards (7 in Quintet; repeatable; played before the random deals)")
+    p.add_argument("--strategies", default=",".join(STRATEGIES),
+                   help=f"comma-separated subset of {','.join(STRATEGIES)} (default: all)")
+    p.add_argument("--epsilon", type=positive_float, default=0.05, metavar="POINTS",
+                   help="target certified exploitability of the equilibrium (default 0.05)")
+    p.add_argument("--time-limit", type=positive_float, default=120.0, metavar="SECONDS",
+                   help="per deal: time limit of the equilibrium solve and of each best response (default 120)")
+    p.add_argument("--store", metavar="PATH", default=None,
+                   help="store of solved equilibria (default: $QUINTET_STORE or the user cache directory)")
+    p.add_argument("--no-store", action="store_true", help="neither read nor write the store")
+    p.add_argument("--json", action="store_true", help="print one JSON object instead of the table")
+    p.add_argument("--plot", metavar="PATH", default=None, help="write a PNG heat map (needs matplotlib)")
+    p.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
+    add_rules_arguments(p)
+    return p
+
+
+def _main(argv: Sequence[str] | None) -> int:
+    args = build_parser().parse_args(argv)
+    if args.no_store and args.store:
+        raise UsageError("--store and --no-store cannot be combined")
+    rules = rules_from_args(args)
+    strategies = [s.strip() for s in args.strategies.split(",") if s.strip()]
+    bad = [s for s in strategies if s not in STRATEGIES]
+    if bad:
+        raise UsageError(f"unknown strategy {bad[0]!r} (use {', '.join(STRATEGIES)})")
+    if len(set(strategies)) != len(strategies) or not strategies:
+        raise UsageError("--strategies must name each strategy at most once, and at least one")
+    deals = [Deal.from_exposed(text, rules) for text in args.exposed] + seeded_deals(args.deals, args.seed, rules)
+    if not deals:
+        raise UsageError("no deals: give --deals N ≥ 1 or --exposed")
+    if args.plot:
+        try:
+            import matplotlib
+        except ImportError:
+            raise UsageError("--plot needs matplotlib: pip install 'quintet-solver[bench]'") from None
+        matplotlib.use("Agg")
+
+    def progress(i: int, n: int, entry: DealEntry) -> None:
+        if args.quiet:
+            return
+        eq = ""
+        if "equilibrium_exploitability" in entry.info:
+            src = "store" if entry.info["equilibrium_from_store"] else f"{entry.info['equilibrium_seconds']:.1f} s"
+            eq = f", equilibrium exploitability {entry.info['equilibrium_exploitability']:.4f} ({src})"
+        print(f"quintet-tournament: deal {i}/{n} {entry.deal.format()}{eq}", file=sys.stderr, flush=True)
+
+    seed = args.seed if args.deals else None
+    if args.no_store or "equilibrium" not in strategies:
+        result = run_tournament(deals, strategies, epsilon=args.epsilon, time_limit=args.time_limit,
+                                progress=progress, seed=seed)
+    else:
+        with SolutionStore(args.store) as store:
+            result = run_tournament(deals, strategies, epsilon=args.epsilon, time_limit=args.time_limit,
+                                    store=store, progress=progress, seed=seed)
+    if args.plot:
+        plot_heatmap(result, args.plot)
+    if args.json:
+        out = result.to_dict()
+        if args.plot:
+            out["plot"] = str(args.plot)
+        print_json(out)
+    else:
+        print(result.format_table())
+        if args.plot:
+            print(f"Heat map: {args.plot}")
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    return run_cli("quintet-tournament", _main, argv)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,1 @@
+"""Exact best-response engines (the search, CP-SAT) and the local search."""

@@ -1,0 +1,1 @@
+"""Game algorithms over a small game interface: the double oracle, the restricted Nash response."""

@@ -1,0 +1,523 @@
+"""A game of Quintet against the computer: the state machine behind ``quintet-play``.
+
+    deal = deal_for_game(seed=7)
+    computer = Computer.choose(deal, "greedy", seed=7)     # the computer lays its packets first
+    game = GameSession(deal, computer, seed=7)
+    game.place(5, "Ah Kh Qh Jh Th"); game.undo(); game.hint(); …
+    game.confirm("Th Td Tc 7d 7c | …")                     # or place all five and confirm()
+    while game.phase is Phase.SHOWDOWN:
+        game.reveal()                                      # slot by slot
+    game.record(...)                                       # the game as a GameRecord
+
+Phases: ``PLACING`` (place, clear, undo, advice: hint, grade, odds; ``HINTING`` while a hint
+or grade is computed, so a front-end running it in the background refuses other moves) →
+``confirm`` → ``SHOWDOWN`` (``reveal`` one slot at a time) → ``OVER``.  Each action has ``verify_x``
+(raises ``PlayError`` with a one-sentence reason), ``can_x`` (a bool) and ``x`` (does it and
+returns a frozen record), as in pokerkit.
+
+The computer's **model** is the distribution its arrangement is drawn from, as the player
+may know it: the equilibrium mix (not the sample drawn from it), the uniform model, or the
+one arrangement a deterministic strategy (greedy, a best response) plays.  Hints, grades,
+odds and the regret all refer to that model.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import re
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from enum import Enum
+
+import numpy as np
+
+from quintet.cards import CardError, cards_of, format_cards, mask_of, parse_cards
+from quintet.evaluator import describe
+from quintet.game import Arrangement, ArrangementError, Deal, Showdown, SlotResult, showdown
+from quintet.rules import CLASSIC, Rules
+from solver.advisor.advice import Grade, Solution, complete, grade
+from solver.advisor.equilibrium import EquilibriumResult
+from solver.apps.tournament import seeded_deals
+from solver.problem.deal_tables import DealTables
+from solver.problem.opponents import (
+    ArrangementMix,
+    FixedMarginals,
+    Greedy,
+    OpponentModel,
+    Uniform,
+    greedy_arrangement,
+    parse_opponent,
+)
+from solver.storage.records import GameRecord
+
+__all__ = [
+    "PlayError",
+    "Phase",
+    "COMMANDS",
+    "Command",
+    "parse_command",
+    "Computer",
+    "EquilibriumProvider",
+    "Move",
+    "Odds",
+    "Reveal",
+    "GameSession",
+    "deal_for_game",
+]
+
+
+class PlayError(ValueError):
+    """A command that is not legal now; the message is one sentence saying why."""
+
+
+class Phase(Enum):
+    PLACING = "placing"  # building the arrangement; advice available
+    HINTING = "hinting"  # a hint or grade is being computed (placing waits for it)
+    SHOWDOWN = "showdown"  # confirmed; slots are revealed one at a time
+    OVER = "over"  # every slot revealed
+
+
+# ----------------------------------------------------------------------------- commands
+
+COMMANDS: dict[str, str] = {
+    "slot": "slot N CARDS      put five cards in slot N (1 = 3 points … 5 = 7 points)",
+    "clear": "clear N           empty slot N",
+    "undo": "undo              take back the last slot or clear",
+    "show": "show              the board: exposed cards, cards left to place, your slots",
+    "hint": "hint              the best completion of your slots against the computer's model",
+    "grade": "grade             value, regret and best two-card swap of your five slots",
+    "odds": "odds              the computer's per-slot odds: which hands it plays where",
+    "play": "play ARRANGEMENT  lay all five packets at once, '|'-separated, and confirm them",
+    "done": "done              confirm the five packets placed",
+    "help": "help              this list",
+    "quit": "quit              end the match (finished games are kept)",
+}
+_NO_ARGUMENTS = ("undo", "show", "hint", "grade", "odds", "done", "help", "quit")
+
+
+@dataclass(frozen=True)
+class Command:
+    """One line of input: ``name`` (a key of ``COMMANDS``), a slot, the cards/arrangement text."""
+
+    name: str
+    slot: int | None = None
+    text: str = ""
+
+    def __str__(self) -> str:
+        return " ".join(p for p in (self.name, "" if self.slot is None else str(self.slot), self.text) if p)
+
+
+def parse_command(line: str, n_slots: int = 5) -> Command | None:
+    """Read one command line (``None`` for a blank line); raises ``PlayError`` naming the problem."""
+    words = line.split(None, 1)
+    if not words:
+        return None
+    name = words[0].lower()
+    rest = words[1].strip() if len(words) > 1 else ""
+    if name not in COMMANDS:
+        raise PlayError(f"unknown command {words[0]!r} (type 'help' for the commands)")
+    if name in _NO_ARGUMENTS:
+        if rest:
+            raise PlayError(f"'{name}' takes no arguments, got {rest!r}")
+        return Command(name)
+    if name == "play":
+        if not rest:
+            raise PlayError("'play' needs five packets separated by '|', e.g. 'play Ah Kh Qh Jh Th | …'")
+        return Command(name, text=rest)
+    usage = "'slot N CARDS', e.g. 'slot 5 Ah Kh Qh Jh Th'" if name == "slot" else "'clear N', e.g. 'clear 3'"
+    slot_text, cards = (rest.split(None, 1) + [""])[:2] if rest else ("", "")
+    match = re.fullmatch(r"[0-9]+", slot_text)
+    if not match:
+        raise PlayError(f"'{name}' needs a slot number 1-{n_slots} first: {usage}")
+    slot = int(slot_text)
+    if not 1 <= slot <= n_slots:
+        raise PlayError(f"there is no slot {slot} (slots are 1-{n_slots})")
+    cards = cards.strip()
+    if name == "slot" and not cards:
+        raise PlayError(f"'slot {slot}' needs five cards: {usage}")
+    if name == "clear" and cards:
+        raise PlayError(f"'clear' takes only a slot number: {usage}")
+    return Command(name, slot, cards)
+
+
+# ----------------------------------------------------------------------------- the computer
+
+EquilibriumProvider = Callable[[Deal, "threading.Event | None"], EquilibriumResult]
+"""``provider(deal, stop_event)``: the deal's equilibrium (e.g. ``solve_equilibrium`` through
+the store, with progress), stopping early with the best certified mix when the event is set."""
+
+
+def deal_for_game(seed: int, rules: Rules = CLASSIC) -> Deal:
+    """The deal of a game seeded ``seed`` (``quintet-play --seed SEED`` deals it again)."""
+    return seeded_deals(1, seed, rules)[0]
+
+
+def _random_arrangement(deal: Deal, seed: int) -> Arrangement:
+    rules = deal.rules
+    cards = np.random.default_rng([seed, 1]).permutation(list(cards_of(deal.live)))
+    size = rules.hand_size
+    return Arrangement(tuple(mask_of(int(c) for c in cards[s * size:(s + 1) * size]) for s in range(rules.n_slots)))
+
+
+@dataclass(frozen=True)
+class Computer:
+    """The computer's side of one game: what it plays, and the model it plays from."""
+
+    spec: str  # the ``--opponent`` text
+    arrangement: Arrangement  # laid before the player arranges; hidden until the show-down
+    model: OpponentModel  # the distribution the arrangement is drawn from (see the module doc)
+    description: str  # one line for people
+    equilibrium: EquilibriumResult | None = None
+
+    @classmethod
+    def choose(cls, deal: Deal, spec: str, *, seed: int = 0, equilibrium: EquilibriumProvider | None = None,
+               time_limit: float | None = None, stop_event: threading.Event | None = None) -> Computer:
+        """The computer for ``--opponent spec``:
+
+        * ``equilibrium`` — a sample (seeded) from the certified equilibrium mix;
+        * ``greedy`` — the greedy arrangement (``solver.problem.opponents``);
+        * ``uniform`` — a uniformly random arrangement (seeded);
+        * ``br:MODEL`` or any other opponent model (``population:FILE``, ``style:FILE``, a
+          mixture) — the best response to that model of the player.
+
+        Raises ``OpponentError``/``RecordError`` (one line) for a specification or file that
+        cannot be used.
+        """
+        spec = spec.strip()
+        tables = DealTables.build(deal)
+        if spec == "equilibrium":
+            eq = _need(equilibrium)(deal, stop_event)
+            source = "from the store" if eq.from_store else f"solved in {eq.seconds:.1f} s"
+            status = "" if eq.converged else " (target not reached)"
+            return cls(spec, eq.sample(seed), eq.opponent(),
+                       f"equilibrium: a sample from its certified mix of {len(eq.mix)} arrangements "
+                       f"(no arrangement gains more than {eq.exploitability:.4f} points against it{status}; "
+                       f"{source})", eq)
+        if spec == "greedy":
+            return cls(spec, greedy_arrangement(tables), Greedy(),
+                       "greedy: the strongest hand left, again and again, weakest in slot 1")
+        if spec == "uniform":
+            return cls(spec, _random_arrangement(deal, seed), Uniform(), "uniform: a random arrangement")
+        target_spec = spec[len("br:"):] if spec.startswith("br:") else spec
+        extra: dict[str, OpponentModel] | None = None
+        if any(part.split(":")[0].strip() == "equilibrium" for part in target_spec.split(",")):
+            extra = {"equilibrium": _need(equilibrium)(deal, stop_event).opponent()}
+        target = parse_opponent(target_spec, deal, extra=extra)
+        sol = complete(deal, {}, target, time_limit=time_limit, stop_event=stop_event, tables=tables)
+        proof = "proven optimal" if sol.optimal else f"best found, within {sol.gap:.4f} of optimal"
+        return cls(spec, sol.arrangement,
+                   ArrangementMix((sol.arrangement,), (1.0,), name=f"best response to {target.name}"),
+                   f"the best response to {target.name} ({proof}), a model of you")
+
+
+def _need(provider: EquilibriumProvider | None) -> EquilibriumProvider:
+    if provider is None:
+        raise PlayError("the equilibrium opponent needs an equilibrium provider")
+    return provider
+
+
+# ----------------------------------------------------------------------------- records of actions
+
+
+@dataclass(frozen=True)
+class Move:
+    """A change of one slot (``place``, ``clear`` or an ``undo`` of one); masks, 0 = empty."""
+
+    slot: int  # 1-based
+    before: int
+    after: int
+
+
+@dataclass(frozen=True)
+class Odds:
+    """Per slot, the hands of the computer's model with their probabilities, most likely first."""
+
+    model: str
+    slots: tuple[tuple[tuple[str, float], ...], ...]
+
+
+@dataclass(frozen=True)
+class Reveal:
+    """One slot of the show-down and the game's score after it."""
+
+    result: SlotResult  # A = the player, B = the computer
+    player_points: float
+    computer_points: float
+
+
+# ----------------------------------------------------------------------------- the game
+
+
+@dataclass
+class GameSession:
+    """One game: the deal, the computer's hidden arrangement, the player's slots (see module doc)."""
+
+    deal: Deal
+    computer: Computer
+    game: int = 1
+    seed: int = 0
+    time_limit: float | None = None  # seconds, for each hint/grade/regret search
+    phase: Phase = field(default=Phase.PLACING, init=False)
+    slots: list[int] = field(init=False)  # the player's packets (masks), 0 = empty
+    hints: list[str] = field(default_factory=list, init=False)  # advice commands used, in order
+    _history: list[Move] = field(default_factory=list, init=False, repr=False)
+    _tables: DealTables = field(init=False, repr=False)
+    _model: FixedMarginals = field(init=False, repr=False)
+    _arrangement: Arrangement | None = field(default=None, init=False, repr=False)
+    _showdown: Showdown | None = field(default=None, init=False, repr=False)
+    _revealed: int = field(default=0, init=False, repr=False)
+    _regret: Grade | None = field(default=None, init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        self.computer.arrangement.validate(self.deal)
+        self.slots = [0] * self.rules.n_slots
+        self._tables = DealTables.build(self.deal)
+        model = self.computer.model
+        self._model = FixedMarginals(model.name, model.marginals(self._tables))
+
+    @property
+    def rules(self) -> Rules:
+        return self.deal.rules
+
+    @property
+    def unplaced(self) -> int:
+        """The live cards in no slot (a mask)."""
+        return self.deal.live & ~mask_of(c for p in self.slots for c in cards_of(p))
+
+    @property
+    def placed(self) -> dict[int, int]:
+        """Filled slots (1-based) → packet masks."""
+        return {s + 1: p for s, p in enumerate(self.slots) if p}
+
+    @property
+    def arrangement(self) -> Arrangement | None:
+        """The confirmed arrangement (None while placing)."""
+        return self._arrangement
+
+    def _format(self, mask: int) -> str:
+        return format_cards(mask, self.rules.deck)
+
+    def _require(self, phase: Phase, doing: str) -> None:
+        if self.phase is not phase:
+            now = {Phase.PLACING: "you are still placing your packets", Phase.HINTING: "a hint is being computed",
+                   Phase.SHOWDOWN: "the show-down is under way", Phase.OVER: "this game is over"}[self.phase]
+            raise PlayError(f"cannot {doing}: {now}")
+
+    def _check_slot(self, slot: int) -> int:
+        if not 1 <= slot <= self.rules.n_slots:
+            raise PlayError(f"there is no slot {slot} (slots are 1-{self.rules.n_slots})")
+        return slot - 1
+
+    # -------------------------------------------------------------- placing
+
+    def verify_place(self, slot: int, cards: str | int) -> int:
+        """The packet's mask if ``cards`` may go in ``slot`` now; else ``PlayError``."""
+        self._require(Phase.PLACING, "place cards")
+        s = self._check_slot(slot)
+        size = self.rules.hand_size
+        if isinstance(cards, str):
+            try:
+                mask = mask_of(parse_cards(cards, self.rules.deck, what=f"cards for slot {slot}"))
+            except CardError as exc:
+                raise PlayError(str(exc)) from None
+        else:
+            mask = int(cards)
+        n = mask.bit_count()
+        if n != size:
+            raise PlayError(f"a packet has {size} cards, got {n}" + (f" ({self._format(mask)})" if n else ""))
+        exposed = mask & self.deal.exposed
+        if exposed:
+            raise PlayError(f"{self._format(exposed)} {'is' if exposed.bit_count() == 1 else 'are'} exposed "
+                            "(out of play)")
+        for other, packet in enumerate(self.slots):
+            if other != s and packet & mask:
+                taken = self._format(packet & mask)
+                raise PlayError(f"{taken} {'is' if (packet & mask).bit_count() == 1 else 'are'} already in "
+                                f"slot {other + 1} (clear {other + 1} or undo first)")
+        return mask
+
+    def can_place(self, slot: int, cards: str | int) -> bool:
+        try:
+            self.verify_place(slot, cards)
+        except PlayError:
+            return False
+        return True
+
+    def place(self, slot: int, cards: str | int) -> Move:
+        """Put five live cards in ``slot`` (replacing what was there)."""
+        mask = self.verify_place(slot, cards)
+        return self._apply(Move(slot, self.slots[slot - 1], mask))
+
+    def verify_clear(self, slot: int) -> None:
+        self._require(Phase.PLACING, "clear a slot")
+        s = self._check_slot(slot)
+        if not self.slots[s]:
+            raise PlayError(f"slot {slot} is already empty")
+
+    def can_clear(self, slot: int) -> bool:
+        try:
+            self.verify_clear(slot)
+        except PlayError:
+            return False
+        return True
+
+    def clear(self, slot: int) -> Move:
+        self.verify_clear(slot)
+        return self._apply(Move(slot, self.slots[slot - 1], 0))
+
+    def _apply(self, move: Move) -> Move:
+        self.slots[move.slot - 1] = move.after
+        self._history.append(move)
+        return move
+
+    def verify_undo(self) -> None:
+        self._require(Phase.PLACING, "undo")
+        if not self._history:
+            raise PlayError("nothing to undo")
+
+    def can_undo(self) -> bool:
+        try:
+            self.verify_undo()
+        except PlayError:
+            return False
+        return True
+
+    def undo(self) -> Move:
+        """Take back the last ``place`` or ``clear``; returns the move that undoes it."""
+        self.verify_undo()
+        last = self._history.pop()
+        self.slots[last.slot - 1] = last.before
+        return Move(last.slot, last.after, last.before)
+
+    # -------------------------------------------------------------- advice
+
+    def verify_hint(self) -> None:
+        self._require(Phase.PLACING, "give a hint")
+        if all(self.slots):
+            raise PlayError("all five slots are filled: 'grade' rates them, 'clear N' frees a slot")
+
+    def hint(self, stop_event: threading.Event | None = None) -> Solution:
+        """The best completion of the placed slots against the computer's model (with nothing
+        placed, the best arrangement)."""
+        self.verify_hint()
+        self.hints.append("hint")
+        with self._hinting():
+            return complete(self.deal, self.placed, self._model, time_limit=self.time_limit, stop_event=stop_event,
+                            tables=self._tables)
+
+    @contextmanager
+    def _hinting(self) -> Iterator[None]:
+        self.phase = Phase.HINTING
+        try:
+            yield
+        finally:
+            self.phase = Phase.PLACING
+
+    def _filled(self, doing: str) -> Arrangement:
+        """The five placed packets, or ``PlayError`` naming the empty slots."""
+        empty = [str(s + 1) for s, p in enumerate(self.slots) if not p]
+        if empty:
+            raise PlayError(f"cannot {doing}: slot{'s' if len(empty) > 1 else ''} {', '.join(empty)} "
+                            f"{'are' if len(empty) > 1 else 'is'} still empty")
+        return Arrangement(tuple(self.slots))
+
+    def verify_grade(self) -> Arrangement:
+        self._require(Phase.PLACING, "grade")
+        return self._filled("grade (it rates five filled slots; 'hint' completes them)")
+
+    def grade(self, stop_event: threading.Event | None = None) -> Grade:
+        """Value, optimum, regret and best two-card swap of the five placed slots."""
+        arrangement = self.verify_grade()
+        self.hints.append("grade")
+        with self._hinting():
+            return grade(self.deal, arrangement, self._model, time_limit=self.time_limit, stop_event=stop_event)
+
+    def odds(self, top: int = 4) -> Odds:
+        """The computer's model per slot: the ``top`` likeliest hands (by name) and their odds."""
+        self._require(Phase.PLACING, "show the odds")
+        self.hints.append("odds")
+        tables = self._tables
+        marginals = self._model.marginals(tables)
+        _, first = np.unique(tables.classes, return_index=True)  # a packet of each rank class
+        names: dict[int, str] = {}
+        slots = []
+        for row in marginals:
+            acc: dict[str, float] = {}
+            for c in np.flatnonzero(row > 1e-12).tolist():
+                if c not in names:
+                    names[c] = describe(int(tables.masks[first[c]]), self.rules)
+                acc[names[c]] = acc.get(names[c], 0.0) + float(row[c])
+            slots.append(tuple(sorted(acc.items(), key=lambda kv: -kv[1])[:top]))
+        return Odds(self._model.name, tuple(slots))
+
+    # -------------------------------------------------------------- confirming and the show-down
+
+    def verify_confirm(self, arrangement: str | Arrangement | None = None) -> Arrangement:
+        """The arrangement ``confirm`` would lay (the given one, else the five placed slots)."""
+        self._require(Phase.PLACING, "confirm")
+        if arrangement is None:
+            return self._filled("confirm")
+        try:
+            laid = Arrangement.parse(arrangement, self.rules) if isinstance(arrangement, str) else arrangement
+            laid.validate(self.deal)
+        except (ArrangementError, CardError) as exc:
+            raise PlayError(str(exc)) from None
+        return laid
+
+    def can_confirm(self, arrangement: str | Arrangement | None = None) -> bool:
+        try:
+            self.verify_confirm(arrangement)
+        except PlayError:
+            return False
+        return True
+
+    def confirm(self, arrangement: str | Arrangement | None = None) -> Arrangement:
+        """Lay the arrangement face down (``play`` gives it whole; ``done`` takes the slots)."""
+        laid = self.verify_confirm(arrangement)
+        self.slots = list(laid.packets)
+        self._arrangement = laid
+        self._showdown = showdown(laid, self.computer.arrangement, self.deal)
+        self.phase = Phase.SHOWDOWN
+        return laid
+
+    def verify_reveal(self) -> None:
+        self._require(Phase.SHOWDOWN, "reveal a slot")
+
+    def reveal(self) -> Reveal:
+        """Turn over the next pair of packets."""
+        self.verify_reveal()
+        assert self._showdown is not None
+        self._revealed += 1
+        shown = self._showdown.slots[: self._revealed]
+        if self._revealed == len(self._showdown.slots):
+            self.phase = Phase.OVER
+        return Reveal(shown[-1], sum(s.points_a for s in shown), sum(s.points_b for s in shown))
+
+    @property
+    def result(self) -> Showdown:
+        """The whole show-down (once the game is over)."""
+        self._require(Phase.OVER, "give the result")
+        assert self._showdown is not None
+        return self._showdown
+
+    def regret(self, stop_event: threading.Event | None = None) -> Grade:
+        """The played arrangement graded against the computer's model (computed once)."""
+        self._require(Phase.OVER, "compute the regret")
+        if self._regret is None:
+            assert self._arrangement is not None
+            self._regret = grade(self.deal, self._arrangement, self._model, time_limit=self.time_limit,
+                                 stop_event=stop_event)
+        return self._regret
+
+    def record(self, stop_event: threading.Event | None = None, *, time: _dt.datetime | None = None) -> GameRecord:
+        """The finished game as a ``GameRecord`` (with its regret; ``time`` defaults to now, UTC)."""
+        result = self.result
+        assert self._arrangement is not None
+        moment = (time or _dt.datetime.now(_dt.UTC)).astimezone(_dt.UTC)
+        return GameRecord(
+            game=self.game, seed=self.seed, time=moment.strftime("%Y-%m-%dT%H:%M:%SZ"), opponent=self.computer.spec,
+            deal=self.deal, player=self._arrangement, computer=self.computer.arrangement, showdown=result,
+            hints=tuple(self.hints), regret=self.regret(stop_event).regret,
+        )

@@ -1,0 +1,1 @@
+"""Storage: the SQLite store of solved deals and the game records."""

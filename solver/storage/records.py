@@ -1,0 +1,143 @@
+"""Game records: one JSON line per game played (``quintet-play --record FILE``).
+
+A record (``GameRecord.to_dict``) holds::
+
+    {"game": 1, "seed": 7, "time": "2025-05-01T12:00:00Z", "rules": "<rules fingerprint>",
+     "opponent": "greedy",
+     "exposed": ["Qc", "Jc", "Ts", "9d", "8h", "7s", "7h"],
+     "player":   [["Th", "Td", "Tc", "7d", "7c"], …],      five packets, slot order
+     "computer": [["As", "Ah", "Ad", "Ac", "9c"], …],
+     "points": {"player": 18.0, "computer": 7.0},
+     "slots": [{"slot": 1, "points": 3, "winner": "player" | "computer" | null,
+                "player": {"cards": […], "hand": "full house, tens over sevens"},
+                "computer": {"cards": […], "hand": "…"}}, …],
+     "hints": ["hint", "grade"],                         advice commands used, in order
+     "regret": 1.25}                                     vs the best response to the computer's model
+
+Cards are two-character ASCII.  ``read_player_games`` reads what a style model needs from
+such a file — each line's ``exposed`` and ``player``, validated against the rules — so
+hand-written lines with just those two fields are records too.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from quintet.cards import CardError, format_cards
+from quintet.game import Arrangement, ArrangementError, Deal, Showdown
+from quintet.rules import Rules
+from solver.storage.store import rules_fingerprint
+
+__all__ = ["RecordError", "GameRecord", "append_record", "read_player_games"]
+
+
+class RecordError(ValueError):
+    """A records file that cannot be read (missing, not JSON lines, an illegal arrangement)."""
+
+
+@dataclass(frozen=True)
+class GameRecord:
+    """One finished game, from the player's side (the show-down's A is the player)."""
+
+    game: int  # 1-based number within the match
+    seed: int  # the game's seed: ``quintet-play --seed SEED`` deals this game again
+    time: str  # ISO 8601 UTC, when the game ended
+    opponent: str  # the computer's ``--opponent``
+    deal: Deal
+    player: Arrangement
+    computer: Arrangement
+    showdown: Showdown
+    hints: tuple[str, ...]  # advice commands used, in order
+    regret: float | None  # the best response's value minus the player's, vs the computer's model
+
+    def to_dict(self) -> dict[str, object]:
+        rules = self.deal.rules
+        winner = {"A": "player", "B": "computer", None: None}
+        return {
+            "game": self.game,
+            "seed": self.seed,
+            "time": self.time,
+            "rules": rules_fingerprint(rules),
+            "opponent": self.opponent,
+            "exposed": format_cards(self.deal.exposed, rules.deck).split(),
+            "player": self.player.card_lists(rules),
+            "computer": self.computer.card_lists(rules),
+            "points": {"player": self.showdown.points_a, "computer": self.showdown.points_b},
+            "slots": [
+                {"slot": s.slot, "points": s.weight, "winner": winner[s.winner],
+                 "player": {"cards": format_cards(s.hand_a.mask, rules.deck).split(), "hand": s.hand_a.description},
+                 "computer": {"cards": format_cards(s.hand_b.mask, rules.deck).split(),
+                              "hand": s.hand_b.description}}
+                for s in self.showdown.slots
+            ],
+            "hints": list(self.hints),
+            "regret": self.regret,
+        }
+
+
+def append_record(path: str | Path, record: GameRecord) -> None:
+    """Append ``record`` as one JSON line (written and flushed at once)."""
+    line = json.dumps(record.to_dict(), ensure_ascii=True, separators=(", ", ": "))
+    with open(path, "a", encoding="utf-8") as fh:
+        fh.write(line + "\n")
+
+
+def _cards(value: object, what: str) -> str | list[str]:
+    if isinstance(value, str):
+        return value
+    if isinstance(value, list) and all(isinstance(v, (str, list)) for v in value):
+        return [v if isinstance(v, str) else " ".join(str(c) for c in v) for v in value]
+    raise RecordError(f"'{what}' must be a string or a list")
+
+
+def _player_game(entry: object, rules: Rules, fingerprint: str) -> tuple[Deal, Arrangement]:
+    if not isinstance(entry, dict):
+        raise RecordError("expected a JSON object with 'exposed' and 'player'")
+    for key in ("exposed", "player"):
+        if key not in entry:
+            raise RecordError(f"no '{key}' field")
+    if "rules" in entry and entry["rules"] != fingerprint:
+        raise RecordError(f"played under other rules ({entry['rules']!r}), not {fingerprint!r}")
+    exposed = _cards(entry["exposed"], "exposed")
+    try:
+        deal = Deal.from_exposed(exposed, rules)
+        arrangement = Arrangement.parse(_cards(entry["player"], "player"), rules)
+        arrangement.validate(deal)
+    except (ArrangementError, CardError) as exc:
+        raise RecordError(str(exc)) from None
+    return deal, arrangement
+
+
+def read_player_games(path: str | Path, rules: Rules) -> list[tuple[Deal, Arrangement]]:
+    """Each record's deal and the player's arrangement, validated; blank lines are skipped.
+
+    Raises ``RecordError`` naming the file and line for a missing file, a line that is not a
+    JSON object with ``exposed`` and ``player``, an illegal arrangement, other rules, or a
+    file without records.
+    """
+    path = Path(path)
+    if not path.is_file():
+        raise RecordError(f"records file {str(path)!r} not found")
+    try:
+        lines: Sequence[str] = path.read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise RecordError(f"{path}: cannot read ({exc})") from None
+    fingerprint = rules_fingerprint(rules)
+    games = []
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        try:
+            entry = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise RecordError(f"{path}: line {number}: not valid JSON ({exc.msg})") from None
+        try:
+            games.append(_player_game(entry, rules, fingerprint))
+        except RecordError as exc:
+            raise RecordError(f"{path}: line {number}: {exc}") from None
+    if not games:
+        raise RecordError(f"{path}: no records")
+    return games
