@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
+import re
 import sys
 from collections.abc import Callable, Sequence
 from typing import NoReturn
 
 from .rules import RULE_SETS, TIEBREAKS, Rules, get_rules
+from .text import one_line, quote
 
 __all__ = [
     "OneLineParser", "UsageError", "add_rules_arguments", "rules_from_args", "run_cli", "print_json",
@@ -26,17 +29,21 @@ class OneLineParser(argparse.ArgumentParser):
     """argparse that reports a bad command line in one line on stderr and exits 2."""
 
     def error(self, message: str) -> NoReturn:
-        self.exit(EXIT_USAGE, f"{self.prog}: error: {message}\n")
+        self.exit(EXIT_USAGE, f"{self.prog}: error: {one_line(message)}\n")
+
+
+_NUMBER = re.compile(r"[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?")
+_INTEGER = re.compile(r"[+-]?[0-9]+")
+MAX_DIGITS = 30  # an integer option has at most this many digits (no 5,000-digit conversions)
 
 
 def number(text: str) -> float:
-    """argparse type: a finite number."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
-    if value != value or value in (float("inf"), float("-inf")):
-        raise argparse.ArgumentTypeError(f"not a finite number: {text!r}")
+    """argparse type: a finite number, in ASCII (``1.5``, ``-2``, ``1e-3``)."""
+    if len(text) > 64 or not _NUMBER.fullmatch(text.strip()):
+        raise argparse.ArgumentTypeError(f"not a number: {quote(text)}")
+    value = float(text)
+    if not math.isfinite(value):
+        raise argparse.ArgumentTypeError(f"not a finite number: {quote(text)}")
     return value
 
 
@@ -44,7 +51,7 @@ def positive_float(text: str) -> float:
     """argparse type: a number > 0."""
     value = number(text)
     if not value > 0:
-        raise argparse.ArgumentTypeError(f"must be positive: {text!r}")
+        raise argparse.ArgumentTypeError(f"must be positive: {quote(text)}")
     return value
 
 
@@ -52,16 +59,16 @@ def nonnegative_float(text: str) -> float:
     """argparse type: a number ≥ 0."""
     value = number(text)
     if not value >= 0:
-        raise argparse.ArgumentTypeError(f"must be at least 0: {text!r}")
+        raise argparse.ArgumentTypeError(f"must be at least 0: {quote(text)}")
     return value
 
 
 def integer(text: str) -> int:
-    """argparse type: an integer."""
-    try:
-        return int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
+    """argparse type: an integer in ASCII digits (no other scripts' digits), at most ``MAX_DIGITS``."""
+    stripped = text.strip()
+    if not _INTEGER.fullmatch(stripped) or len(stripped.lstrip("+-")) > MAX_DIGITS:
+        raise argparse.ArgumentTypeError(f"not an integer: {quote(text)}")
+    return int(stripped)
 
 
 def int_at_least(low: int) -> Callable[[str], int]:
@@ -70,7 +77,7 @@ def int_at_least(low: int) -> Callable[[str], int]:
     def parse(text: str) -> int:
         value = integer(text)
         if value < low:
-            raise argparse.ArgumentTypeError(f"must be at least {low}: {text!r}")
+            raise argparse.ArgumentTypeError(f"must be at least {low}: {quote(text)}")
         return value
 
     return parse
@@ -85,7 +92,7 @@ def int_between(low: int, high: int) -> Callable[[str], int]:
     def parse(text: str) -> int:
         value = integer(text)
         if not low <= value <= high:
-            raise argparse.ArgumentTypeError(f"must be from {low} to {high}: {text!r}")
+            raise argparse.ArgumentTypeError(f"must be from {low} to {high}: {quote(text)}")
         return value
 
     return parse
@@ -125,7 +132,7 @@ def run_cli(prog: str, body: Callable[[Sequence[str] | None], int], argv: Sequen
     except BrokenPipeError:  # pragma: no cover - e.g. piped into `head`
         return 0
     except (UsageError, ValueError, OSError) as exc:
-        message = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        message = one_line(exc) if str(exc).strip() else type(exc).__name__
         print(f"{prog}: error: {message}", file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt:

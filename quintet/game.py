@@ -9,7 +9,6 @@
 
 from __future__ import annotations
 
-import random
 import re
 from collections import Counter
 from collections.abc import Iterable, Sequence
@@ -27,6 +26,7 @@ from .cards import (
 )
 from .evaluator import HandValue, evaluate
 from .rules import CLASSIC, Rules
+from .seeds import seed_rng
 
 __all__ = [
     "ArrangementError",
@@ -100,11 +100,10 @@ class Deal:
 
     @classmethod
     def random(cls, seed: int, rules: Rules = CLASSIC) -> Deal:
-        """A deal as dealt from a deck shuffled with ``seed`` (same seed, same deal): the
-        exposed cards are a uniformly random subset of the deck."""
-        rng = random.Random(seed)
-        n = rules.deck.size - rules.n_slots * rules.hand_size
-        return cls(mask_of(rng.sample(rules.deck.cards(), n)), rules)
+        """The deal of ``seed`` (0..``SEED_MAX``, ``quintet.seeds``): the exposed cards are a
+        uniformly random subset of the deck, the same for the same seed in every front-end."""
+        cards = seed_rng(seed).choice(rules.deck.cards(), rules.n_exposed, replace=False)
+        return cls(mask_of(int(c) for c in cards), rules)
 
     def format(self, *, unicode: bool = False) -> str:
         return format_cards(self.exposed, self.rules.deck, unicode=unicode)

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from quintet.fingerprint import rules_fingerprint
 from quintet.game import Deal
 from quintet.rules import CLASSIC
 from quintet.symmetry import permute_mask
@@ -29,7 +30,7 @@ from solver.apps.batch import (
     run_batch,
 )
 from solver.apps.batch.cli import main as batch_main
-from solver.storage.store import SolutionStore, rules_fingerprint
+from solver.storage.store import SolutionStore
 
 FP = rules_fingerprint(CLASSIC)
 EPSILON = 0.1

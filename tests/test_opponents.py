@@ -17,6 +17,7 @@ from quintet.game import Arrangement, Deal
 from quintet.rules import get_rules
 from solver.advisor.advice import evaluate_arrangement
 from solver.problem.deal_tables import DealTables
+from solver.problem.opponent_spec import parse_opponent
 from solver.problem.opponents import (
     ArrangementMix,
     Greedy,
@@ -25,7 +26,6 @@ from solver.problem.opponents import (
     Uniform,
     greedy_arrangement,
     load_population,
-    parse_opponent,
 )
 
 EXAMPLE = "8h 7h 9d Ts 7s Qc Jc"

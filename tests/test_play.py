@@ -15,6 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from quintet.cards import format_cards, parse_cards
+from quintet.fingerprint import rules_fingerprint
 from quintet.game import Arrangement, Deal, showdown
 from quintet.symmetry import canonical_exposed
 from solver.advisor.advice import best_response, complete, grade
@@ -22,7 +23,7 @@ from solver.advisor.equilibrium import STORE_KIND, EquilibriumResult, solve_equi
 from solver.play.session import COMMANDS, Command, Computer, GameSession, Phase, PlayError, deal_for_game, parse_command
 from solver.problem.deal_tables import DealTables
 from solver.problem.opponents import ArrangementMix, OpponentError, Uniform, greedy_arrangement
-from solver.storage.store import SolutionStore, rules_fingerprint
+from solver.storage.store import SolutionStore
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE = "8h 7h 9d Ts 7s Qc Jc"

@@ -130,7 +130,7 @@ def test_cli_json_and_bad_combinations():
     assert {"mix", "exploitability", "expected_margin", "max_exploitability", "arrangement"} <= set(doc)
     assert doc["exploitability"] <= 1 + 1e-9 and doc["optimal"]
     for extra, words in [(["--max-exploitability", "1"], "opponent model"),
-                         (["--opponent", "greedy", "--max-exploitability", "-1"], "at least 0"),
+                         (["--opponent", "greedy", "--max-exploitability", "-1"], "from 0 to 50"),
                          (["--opponent", "greedy", "--max-exploitability", "1", "--grade", "x"], "grade")]:
         bad = subprocess.run(base + extra, capture_output=True, text=True, timeout=120)
         assert bad.returncode == 2 and words in bad.stderr and len(bad.stderr.strip().splitlines()) == 1, bad.stderr

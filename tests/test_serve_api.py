@@ -350,9 +350,9 @@ def test_bad_input_is_400_with_the_cli_wording(client, capsys, case):
 
 OTHER_BAD = {
     # domain errors (400)
-    "fix slot 6": (400, {"exposed": EXAMPLE, "fix": {"6": "Ah Kh Qh Jh Th"}}, "slot 6 is not a slot (1..5)"),
+    "fix slot 6": (400, {"exposed": EXAMPLE, "fix": {"6": "Ah Kh Qh Jh Th"}}, "fix: '6' is not a slot (1 to 5)"),
     "fix slot name": (400, {"exposed": EXAMPLE, "fix": {"top": "Ah Kh Qh Jh Th"}}, "fix: 'top' is not a slot"),
-    "population file": (400, {"exposed": EXAMPLE, "opponent": "population:/etc/passwd"}, "files are not read"),
+    "population file": (400, {"exposed": EXAMPLE, "opponent": "population:/etc/passwd"}, "a server reads no files"),
     "population missing": (400, {"exposed": EXAMPLE, "opponent": "population"}, "needs the arrangements"),
     "population illegal": (400, {"exposed": EXAMPLE, "opponent": "population", "population": [ARR_A, ARR_ILLEGAL]},
                            "population: arrangement 2:"),

@@ -20,6 +20,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from quintet.cards import Deck
+from quintet.fingerprint import rules_fingerprint
 from quintet.rules import CLASSIC, Category, Rules
 from solver.storage.store import (
     APPLICATION_ID,
@@ -27,7 +28,6 @@ from solver.storage.store import (
     SolutionStore,
     StoreError,
     default_store_path,
-    rules_fingerprint,
 )
 
 FP = rules_fingerprint(CLASSIC)

@@ -19,7 +19,8 @@ from solver.advisor.advice import best_response
 from solver.apps.tournament import expected_margin, seeded_deals
 from solver.play.session import Computer, GameSession, deal_for_game
 from solver.problem.deal_tables import DealTables
-from solver.problem.opponents import ArrangementMix, OpponentError, Uniform, greedy_arrangement, parse_opponent
+from solver.problem.opponent_spec import parse_opponent
+from solver.problem.opponents import ArrangementMix, OpponentError, Uniform, greedy_arrangement
 from solver.problem.style import fit_style, load_style
 from solver.storage.records import RecordError, append_record, read_player_games
 

@@ -9,6 +9,7 @@ from dataclasses import replace
 
 import pytest
 
+from quintet.fingerprint import rules_fingerprint
 from quintet.game import Deal
 from quintet.symmetry import canonical_exposed, symmetry_group
 from solver.advisor.advice import best_response, evaluate_arrangement
@@ -16,7 +17,7 @@ from solver.advisor.equilibrium import STALE_STORE_KINDS, STORE_KIND, Equilibriu
 from solver.advisor.verify import Verification, verify_equilibrium, verify_solution
 from solver.problem.deal_tables import DealTables
 from solver.problem.opponents import Uniform, greedy_arrangement
-from solver.storage.store import SolutionStore, rules_fingerprint
+from solver.storage.store import SolutionStore
 
 EXAMPLE = "8h 7h 9d Ts 7s Qc Jc"
 FAST = "Kc Qh Qd Js 9d 8s 7d"  # converges in a few iterations

@@ -24,7 +24,7 @@ import numpy as np
 from quintet.cards import cards_of, format_card, format_cards, mask_of, parse_cards
 from quintet.evaluator import describe
 from quintet.game import Arrangement, Deal, IllegalArrangementError
-from solver.engines.search import solve_search
+from solver.engines.base import DEFAULT_ENGINE, EngineOptions, solve
 from solver.problem.best_response import (
     FLOAT_NOISE,
     OBJECTIVES,
@@ -34,10 +34,11 @@ from solver.problem.best_response import (
     slot_values,
 )
 from solver.problem.deal_tables import DealTables
-from solver.problem.opponents import OpponentModel, parse_opponent
+from solver.problem.opponent_spec import parse_opponent
+from solver.problem.opponents import OpponentModel
 
 __all__ = [
-    "ENGINES",
+    "engine_options",
     "SlotAdvice",
     "Solution",
     "Swap",
@@ -52,9 +53,6 @@ __all__ = [
     "fixed_indices",
 ]
 
-ENGINES = ("auto", "search", "cpsat")
-"""Best-response engines (``--engine`` of ``quintet-solve``); ``auto`` is ``search``.  Where batch
-jobs run is another choice: ``solver.apps.batch.BATCH_ENGINES``."""
 
 
 @dataclass(frozen=True)
@@ -152,18 +150,23 @@ def evaluate_arrangement(tables: DealTables, marginals: np.ndarray, arrangement:
     return tuple(slots), margin, points
 
 
-def solve_problem(problem: BestResponseProblem, *, engine: str = "auto", time_limit: float | None = None,
-                  workers: int = 1, seed: int = 0, hint: tuple[int, ...] | None = None,
-                  stop_event: threading.Event | None = None) -> EngineResult:
-    """Run one exact engine on a prepared problem (``auto`` = the branch-and-bound search)."""
-    if engine not in ENGINES:
-        raise ValueError(f"unknown engine {engine!r} (use {', '.join(ENGINES)})")
-    if engine in ("auto", "search"):
-        return solve_search(problem, time_limit=time_limit, hint=hint, stop_event=stop_event)
-    from solver.engines.cpsat import solve_cpsat
+def solve_problem(problem: BestResponseProblem, options: EngineOptions = DEFAULT_ENGINE, *,
+                  hint: tuple[int, ...] | None = None, stop_event: threading.Event | None = None) -> EngineResult:
+    """Run the exact engine ``options`` names on a prepared problem (``solver.engines.base``)."""
+    return solve(problem, options, hint, stop_event)
 
-    return solve_cpsat(problem, time_limit=time_limit, workers=workers, hint=hint, seed=seed,
-                       stop_event=stop_event)
+
+def engine_options(options: EngineOptions | None = None, *, engine: str | None = None,
+                   time_limit: float | None = None, threads: int | None = None,
+                   seed: int | None = None) -> EngineOptions:
+    """``options`` with any of its fields replaced (the Python API's keyword arguments)."""
+    base = options or EngineOptions()
+    return EngineOptions(
+        engine=base.engine if engine is None else engine,
+        threads=base.threads if threads is None else threads,
+        time_limit=base.time_limit if time_limit is None else time_limit,
+        seed=base.seed if seed is None else seed,
+    )
 
 
 def _solution(tables: DealTables, marginals: np.ndarray, opponent: OpponentModel, objective: str,
@@ -217,17 +220,20 @@ def fixed_packets(deal: Deal, fixed: Mapping[int, int | str]) -> dict[int, int]:
 
 
 def best_response(deal: Deal, opponent: OpponentModel | str = "uniform", *, objective: str = "margin",
-                  engine: str = "auto", time_limit: float | None = None, workers: int = 1, seed: int = 0,
-                  stop_event: threading.Event | None = None, tables: DealTables | None = None) -> Solution:
-    """The arrangement maximizing the expected objective against ``opponent``, with its proof."""
-    return complete(deal, {}, opponent, objective=objective, engine=engine, time_limit=time_limit,
-                    workers=workers, seed=seed, stop_event=stop_event, tables=tables)
+                  options: EngineOptions | None = None, engine: str | None = None, time_limit: float | None = None,
+                  threads: int | None = None, seed: int | None = None, stop_event: threading.Event | None = None,
+                  tables: DealTables | None = None) -> Solution:
+    """The arrangement maximizing the expected objective against ``opponent``, with its proof.
+    The engine runs as ``options`` says (``EngineOptions``), with ``engine``, ``time_limit``
+    (seconds), ``threads`` and ``seed`` replacing its fields when given."""
+    return complete(deal, {}, opponent, objective=objective, options=options, engine=engine, time_limit=time_limit,
+                    threads=threads, seed=seed, stop_event=stop_event, tables=tables)
 
 
 def complete(deal: Deal, fixed: Mapping[int, int | str], opponent: OpponentModel | str = "uniform", *,
-             objective: str = "margin", engine: str = "auto", time_limit: float | None = None,
-             workers: int = 1, seed: int = 0, stop_event: threading.Event | None = None,
-             tables: DealTables | None = None) -> Solution:
+             objective: str = "margin", options: EngineOptions | None = None, engine: str | None = None,
+             time_limit: float | None = None, threads: int | None = None, seed: int | None = None,
+             stop_event: threading.Event | None = None, tables: DealTables | None = None) -> Solution:
     """Best completion of a partial arrangement: ``fixed`` maps slots (1-based) to packets.
 
     A packet is a card mask or text (``"Ah Kh Qh Jh Th"``), checked by ``fixed_packets``.
@@ -237,8 +243,8 @@ def complete(deal: Deal, fixed: Mapping[int, int | str], opponent: OpponentModel
     marginals = opponent_model.marginals(tables)
     problem = _problem(tables, marginals, objective, fixed_indices(tables, fixed))
     start = time.perf_counter()
-    result = solve_problem(problem, engine=engine, time_limit=time_limit, workers=workers, seed=seed,
-                           stop_event=stop_event)
+    chosen = engine_options(options, engine=engine, time_limit=time_limit, threads=threads, seed=seed)
+    result = solve_problem(problem, chosen, stop_event=stop_event)
     result.seconds = time.perf_counter() - start
     return _solution(tables, marginals, opponent_model, objective, result, stop_event)
 
@@ -303,8 +309,9 @@ class Grade:
 
 
 def grade(deal: Deal, arrangement: Arrangement | str, opponent: OpponentModel | str = "uniform", *,
-          objective: str = "margin", engine: str = "auto", time_limit: float | None = None,
-          workers: int = 1, seed: int = 0, stop_event: threading.Event | None = None) -> Grade:
+          objective: str = "margin", options: EngineOptions | None = None, engine: str | None = None,
+          time_limit: float | None = None, threads: int | None = None, seed: int | None = None,
+          stop_event: threading.Event | None = None) -> Grade:
     """Grade an arrangement: its value, the optimum, the regret and the best two-card swap."""
     rules = deal.rules
     if isinstance(arrangement, str):
@@ -319,8 +326,8 @@ def grade(deal: Deal, arrangement: Arrangement | str, opponent: OpponentModel | 
     given_result = EngineResult(given_idx, problem.value_of(given_idx), problem.value_of(given_idx), False,
                                 0.0, "given")
     given = _solution(tables, marginals, opponent_model, objective, given_result, None)
-    result = solve_problem(problem, engine=engine, time_limit=time_limit, workers=workers, seed=seed,
-                           hint=given_idx, stop_event=stop_event)
+    chosen = engine_options(options, engine=engine, time_limit=time_limit, threads=threads, seed=seed)
+    result = solve_problem(problem, chosen, hint=given_idx, stop_event=stop_event)
     result.seconds = time.perf_counter() - start
     best = _solution(tables, marginals, opponent_model, objective, result, stop_event)
     return Grade(given, best, _best_swap(tables, problem, arrangement))

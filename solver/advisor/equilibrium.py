@@ -4,7 +4,7 @@
 
 * a pure strategy is an arrangement, as a tuple of packet indices in slot order;
 * the payoff of P against Q is the margin ``Σ_s w_s · sign(c(P_s) − c(Q_s))``;
-* the best response to a mix is the exact search (``search.solve_search``) against the
+* the best response to a mix is an exact engine (``solver.engines.base``; the search by default) against the
   mix's per-slot marginals, seeded with the pool's best strategy;
 * the orbit of a new best response is every slot order of its partition (DESIGN.md: it
   cuts the iterations about tenfold, since equilibria play few partitions in many orders);
@@ -31,16 +31,17 @@ import numpy as np
 
 from quintet.cards import format_cards
 from quintet.evaluator import describe
+from quintet.fingerprint import rules_fingerprint
 from quintet.game import Arrangement, Deal
 from quintet.rules import Rules
 from quintet.symmetry import canonical_exposed, from_canonical_arrangement, symmetry_group
+from solver.engines.base import DEFAULT_ENGINE, EngineOptions, solve
 from solver.engines.local_search import improving_partitions
-from solver.engines.search import solve_search
 from solver.games.double_oracle import DoubleOracleResult, Response, double_oracle
 from solver.problem.best_response import VALUE_TOLERANCE, BestResponseProblem, slot_values
 from solver.problem.deal_tables import DealTables
 from solver.problem.opponents import ArrangementMix, Uniform
-from solver.storage.store import SolutionStore, StoreError, rules_fingerprint
+from solver.storage.store import SolutionStore, StoreError
 
 __all__ = [
     "QuintetGame", "EquilibriumResult", "equilibrium", "solve_equilibrium", "EquilibriumStore", "StoreLookup",
@@ -77,8 +78,9 @@ def certified_within(exploitability: float, epsilon: float) -> bool:
 class QuintetGame:
     """A deal of Quintet as a symmetric zero-sum game over arrangements (margin payoffs)."""
 
-    def __init__(self, tables: DealTables) -> None:
+    def __init__(self, tables: DealTables, engine: EngineOptions = DEFAULT_ENGINE) -> None:
         self.tables = tables
+        self.engine = engine  # the exact best response's engine (its time limit is set per call)
         self.weights = np.asarray(tables.rules.weights, dtype=np.float64)
         self.last_stats: dict[str, object] = {}
 
@@ -113,7 +115,7 @@ class QuintetGame:
                       time_limit: float | None, hint: Strategy | None,
                       stop_event: threading.Event | None) -> Response[Strategy]:
         problem = self.problem(support, probabilities)
-        result = solve_search(problem, time_limit=time_limit, hint=hint, stop_event=stop_event)
+        result = solve(problem, self.engine.with_time_limit(time_limit), hint, stop_event)
         self.last_stats = result.stats
         self.last_problem = problem
         return Response(result.packets, result.value, result.bound, result.optimal)
@@ -240,20 +242,22 @@ def equilibrium(
     progress: Callable[[dict[str, float]], None] | None = None,
     tables: DealTables | None = None,
     initial: Sequence[Arrangement] = (),
+    engine: EngineOptions = DEFAULT_ENGINE,
 ) -> EquilibriumResult:
     """An ε-equilibrium mix of the deal, certified; see the module doc.
 
     Stops when the certified exploitability is ≤ ``epsilon`` (points), after ``time_limit``
     seconds or when ``stop_event`` is set, returning the best certified mix found.
-    ``initial`` arrangements (e.g. a stored mix) warm-start the double oracle.
+    ``initial`` arrangements (e.g. a stored mix) warm-start the double oracle; ``engine`` is the
+    exact best response that certifies (its own time limit is ignored: ``time_limit`` rules).
     """
     if not epsilon >= 0:
         raise ValueError(f"epsilon must be at least 0, got {epsilon}")
     tables = tables or DealTables.build(deal)
-    game = QuintetGame(tables)
+    game = QuintetGame(tables, engine)
     uniform = BestResponseProblem(
         tables, slot_values(Uniform().marginals(tables), deal.rules.weights, "margin"))
-    first = solve_search(uniform, time_limit=time_limit, stop_event=stop_event)
+    first = solve(uniform, engine.with_time_limit(time_limit), None, stop_event)
     starts = [first.packets] + [tuple(tables.index_of(m) for m in a.packets) for a in initial]
     result: DoubleOracleResult[Strategy] = double_oracle(
         game, starts, epsilon=epsilon, time_limit=time_limit, stop_event=stop_event,
@@ -346,6 +350,7 @@ def solve_equilibrium(
     store: SolutionStore | None = None,
     stop_event: threading.Event | None = None,
     progress: Callable[[dict[str, float]], None] | None = None,
+    engine: EngineOptions = DEFAULT_ENGINE,
 ) -> EquilibriumResult:
     """``equilibrium`` through the store of solved deals (``EquilibriumStore``).
 
@@ -364,7 +369,7 @@ def solve_equilibrium(
         return found.answer.relabel(deal, perm)
     result = equilibrium(
         canonical_deal, epsilon=epsilon, time_limit=time_limit, stop_event=stop_event, progress=progress,
-        initial=found.warm_start,
+        initial=found.warm_start, engine=engine,
     )
     if found.previous is not None and found.previous.exploitability <= result.exploitability:
         result = found.previous

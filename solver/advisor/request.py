@@ -1,16 +1,26 @@
-"""One ``quintet-solve`` request, checked, solved and answered: shared by the command line
-(``solver.apps.solve_cli``) and the HTTP API (``solver.apps.serve``), so both give the same answer and the
-same one-line errors.
+"""One solve request: parsed and checked once, then solved and answered.
+
+``SolveRequest.parse`` is the one door of ``quintet-solve``, the HTTP API's ``POST
+/api/solve`` and the Python API's ``solve_request``: it reads the raw values (text, numbers),
+checks every one against ``solver.advisor.limits`` and against the others, and holds them
+typed — the opponent as an ``OpponentSpec``, the engine as ``EngineOptions``, the fixed
+packets as masks, the arrangement to grade as an ``Arrangement``.  An option the answer would
+not use is refused in one line, never dropped.
 
     >>> from solver.advisor.request import SolveRequest, solve_request
-    >>> request = SolveRequest.build("8h 7h 9d Ts 7s Qc Jc", opponent="uniform")
+    >>> request = SolveRequest.parse("8h 7h 9d Ts 7s Qc Jc", opponent="uniform")
     >>> answer = solve_request(request)
     >>> round(answer.to_dict()["expected_margin"], 4)
     24.8669
+    >>> SolveRequest.parse("8h 7h 9d Ts 7s Qc Jc", opponent="uniform", epsilon=0.1)
+    Traceback (most recent call last):
+      ...
+    solver.advisor.request.RequestError: epsilon applies to the equilibrium; the opponent 'uniform' needs none
 
 The answer is a best response (``Solution``), a grade (``Grade``, with ``grade``), a
-completion (``Solution``, with ``fix``) or, for ``opponent="equilibrium"``, the certified
-equilibrium (``EquilibriumResult``); ``to_dict`` is what ``quintet-solve --json`` prints.
+completion (``Solution``, with ``fix``), the certified equilibrium (``EquilibriumResult``,
+for the opponent ``equilibrium``) or a safe exploitation (``SafeResponse``, with
+``max_exploitability``); ``to_dict`` is what ``quintet-solve --json`` prints.
 """
 
 from __future__ import annotations
@@ -19,108 +29,222 @@ import threading
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 
-from quintet.game import Arrangement, Deal
+from quintet.cards import CardError
+from quintet.game import Arrangement, ArrangementError, Deal
 from quintet.rules import CLASSIC, Rules
-from solver.advisor.advice import Grade, Solution, complete, evaluate_arrangement, fixed_packets, grade
-from solver.advisor.equilibrium import EquilibriumResult, solve_equilibrium
-from solver.advisor.safe import SafeResponse, safe_response
-from solver.advisor.verify import Verification, verify_equilibrium, verify_mix, verify_solution
-from solver.problem.deal_tables import DealTables
-from solver.problem.opponents import OpponentModel, Uniform, parse_opponent
-from solver.storage.store import SolutionStore
+from quintet.seeds import check_seed
+from quintet.text import quote
 
-__all__ = ["EQUILIBRIUM_TIME_LIMIT", "RequestError", "SolveRequest", "SolveAnswer", "solve_request"]
+from ..engines.base import ENGINE_NAMES, EngineOptions
+from ..problem.best_response import OBJECTIVES
+from ..problem.deal_tables import DealTables
+from ..problem.opponent_spec import OpponentSpec
+from ..problem.opponents import ArrangementMix, OpponentModel, Uniform, population_from_json
+from ..problem.style import StyleModel, style_from_records
+from ..storage.store import SolutionStore
+from .advice import Grade, Solution, complete, evaluate_arrangement, fixed_packets, grade
+from .equilibrium import EquilibriumResult, solve_equilibrium
+from .limits import (
+    DEFAULT_EPSILON,
+    EQUILIBRIUM_TIME_LIMIT,
+    MAX_POPULATION,
+    MAX_STYLE_RECORDS,
+    check_epsilon,
+    check_max_exploitability,
+    check_threads,
+    check_time_limit,
+    parse_slot,
+)
+from .safe import SafeResponse, safe_response
+from .verify import Verification, verify_equilibrium, verify_mix, verify_solution
 
-EQUILIBRIUM_TIME_LIMIT = 600.0  # seconds: the equilibrium's time limit when none is given
+__all__ = ["EQUILIBRIUM_TIME_LIMIT", "RequestError", "SolveRequest", "SolveAnswer", "solve_request",
+           "parse_fix_options"]
 
 
 class RequestError(ValueError):
-    """Options of a request that cannot go together."""
+    """A request whose values cannot be used, or cannot go together (one line)."""
+
+
+def parse_fix_options(texts: Iterable[str]) -> dict[str, str]:
+    """``SLOT=PACKET`` texts (``quintet-solve --fix``) → slot text → packet text; the slots are
+    checked by ``SolveRequest.parse`` like every other front-end's."""
+    fix: dict[str, str] = {}
+    for text in texts:
+        slot, sep, packet = text.partition("=")
+        if not sep:
+            raise RequestError(f"fix expects SLOT=PACKET, e.g. \"5=Ah Kh Qh Jh Th\", got {quote(text)}")
+        if slot in fix:
+            raise RequestError(f"fix gives slot {quote(slot)} twice")
+        fix[slot] = packet
+    return fix
 
 
 @dataclass(frozen=True)
 class SolveRequest:
-    """What to solve.
+    """What to solve, checked (build it with ``parse``):
 
-    * ``opponent`` — ``equilibrium`` (the certified equilibrium mix), ``uniform``,
-      ``greedy``, ``population`` (the arrangements in ``population``), ``population:FILE``
-      (when ``files``), or a mixture such as ``uniform:0.3,greedy:0.7`` (relative weights);
-    * ``objective`` — ``margin`` or ``points``; ``engine`` — ``auto``, ``search`` or ``cpsat``;
-    * ``time_limit`` — seconds (None: none for a best response, ``EQUILIBRIUM_TIME_LIMIT``
-      for the equilibrium); ``epsilon`` — the equilibrium's target exploitability (points);
-    * ``workers`` — CP-SAT workers; ``seed`` — CP-SAT's seed and the arrangement sampled
-      from an equilibrium mix;
-    * ``fix`` — slot (1-based) → packet text: complete a partial arrangement; ``grade`` —
-      an arrangement (text) to grade; at most one of the two;
-    * ``verify`` — seconds for an independent recheck of the answer by the other exact
-      engine (``solver.advisor.verify``), None for none;
-    * ``max_exploitability`` — safe exploitation (``solver.advisor.safe``): the mix that does best
-      against the opponent model among those no arrangement beats by more than this (points).
+    * ``opponent`` — the model (``OpponentSpec``; ``equilibrium`` alone: the certified
+      equilibrium itself is the answer);
+    * ``objective`` — ``margin`` or ``points`` (a best response, completion or grade);
+    * ``engine`` — the exact engine and its options (``EngineOptions``: threads, the time limit
+      in seconds — None: none for a best response, ``EQUILIBRIUM_TIME_LIMIT`` for an
+      equilibrium —, the seed of CP-SAT and of the arrangement drawn from a mix);
+    * ``epsilon`` — the equilibrium's target certified exploitability (points);
+    * ``fixed`` — slot (1-based) → packet mask: complete a partial arrangement; ``grade`` — an
+      arrangement to grade; at most one of the two;
+    * ``population``, ``style`` — the models of the terms ``population`` and ``style`` that
+      name no file; ``files`` — may terms name files (the command line) or not (a server);
+    * ``verify`` — seconds for an independent recheck by the other exact engine, None for none;
+    * ``max_exploitability`` — safe exploitation (``solver.advisor.safe``), points.
     """
 
     deal: Deal
-    opponent: str = "equilibrium"
+    opponent: OpponentSpec = field(default_factory=lambda: OpponentSpec.parse("equilibrium"))
     objective: str = "margin"
-    engine: str = "auto"
-    time_limit: float | None = None
-    epsilon: float = 0.01
-    workers: int = 1
-    seed: int = 0
-    fix: Mapping[int, str] = field(default_factory=dict)
-    grade: str | None = None
-    population: OpponentModel | None = None
-    files: bool = True  # may the opponent name a population file?
+    engine: EngineOptions = EngineOptions()
+    epsilon: float = DEFAULT_EPSILON
+    fixed: Mapping[int, int] = field(default_factory=dict)
+    grade: Arrangement | None = None
+    population: ArrangementMix | None = None
+    style: StyleModel | None = None
+    files: bool = True
     verify: float | None = None
     max_exploitability: float | None = None
 
     @classmethod
-    def build(cls, exposed: str | Iterable[str], rules: Rules = CLASSIC, **options: object) -> SolveRequest:
-        """A checked request for the deal with these exposed cards (``check``)."""
-        request = cls(Deal.from_exposed(exposed, rules), **options)  # type: ignore[arg-type]
-        request.check()
+    def parse(
+        cls,
+        exposed: str | Iterable[str],
+        rules: Rules = CLASSIC,
+        *,
+        opponent: str | None = None,
+        objective: str | None = None,
+        engine: str | None = None,
+        threads: int | None = None,
+        time_limit: float | None = None,
+        seed: int | None = None,
+        epsilon: float | None = None,
+        fix: Mapping[str, str] | None = None,
+        grade: str | list[str] | None = None,
+        population: object = None,
+        style: object = None,
+        verify: float | None = None,
+        max_exploitability: float | None = None,
+        files: bool = True,
+    ) -> SolveRequest:
+        """A checked request from raw values; None means "not given" (the default applies).
+
+        ``fix`` maps slot texts (exactly ``"1"`` … ``"5"``) to packet texts; ``population`` is
+        JSON data of arrangements (``solver.problem.opponents.population_from_json``);
+        ``style`` a list of game records (objects with ``exposed`` and ``player``).  Raises
+        ``ValueError`` subclasses with one line naming the problem.
+        """
+        deal = Deal.from_exposed(exposed, rules)
+        spec = OpponentSpec.parse("equilibrium" if opponent is None else opponent, files=files)
+        options = EngineOptions(
+            engine="auto" if engine is None else _choice("engine", engine, ENGINE_NAMES),
+            threads=1 if threads is None else check_threads(threads),
+            time_limit=None if time_limit is None else check_time_limit(time_limit, "time limit"),
+            seed=0 if seed is None else check_seed(seed),
+        )
+        fixed = {parse_slot(key, rules.n_slots, "fix"): packet for key, packet in (fix or {}).items()}
+        request = cls(
+            deal,
+            opponent=spec,
+            objective="margin" if objective is None else _choice("objective", objective, OBJECTIVES),
+            engine=options,
+            epsilon=DEFAULT_EPSILON if epsilon is None else check_epsilon(epsilon),
+            fixed=fixed_packets(deal, fixed),
+            grade=None if grade is None else _arrangement(grade, deal),
+            population=None if population is None else population_from_json(population, deal,
+                                                                              limit=MAX_POPULATION),
+            style=None if style is None else style_from_records(style, rules, limit=MAX_STYLE_RECORDS),
+            files=files,
+            verify=None if verify is None else check_time_limit(verify, "verify"),
+            max_exploitability=None if max_exploitability is None else check_max_exploitability(max_exploitability),
+        )
+        request._check_combination(objective=objective, epsilon=epsilon, seed=seed)
         return request
 
-    @property
-    def opponent_names(self) -> list[str]:
-        """The model names in ``opponent`` (``uniform:0.3,equilibrium:0.7`` → uniform, equilibrium)."""
-        return [part.split(":")[0].strip() for part in self.opponent.split(",")]
+    @classmethod
+    def build(cls, exposed: str | Iterable[str], rules: Rules = CLASSIC, **options: object) -> SolveRequest:
+        """``parse`` under its old name."""
+        return cls.parse(exposed, rules, **options)  # type: ignore[arg-type]
+
+    # ------------------------------------------------------------------ what the answer is
 
     @property
     def wants_equilibrium(self) -> bool:
         """Whether the answer needs the deal's equilibrium (alone or in a mixture)."""
-        return "equilibrium" in self.opponent_names
+        return self.opponent.needs_equilibrium
 
     @property
     def is_equilibrium(self) -> bool:
         """Whether the answer is the equilibrium itself (its mix and certificate)."""
-        return (self.opponent.strip() == "equilibrium" and self.grade is None and not self.fix
+        return (self.opponent.is_equilibrium and self.grade is None and not self.fixed
                 and self.max_exploitability is None)
+
+    @property
+    def samples_a_mix(self) -> bool:
+        """Whether the answer draws an arrangement from a mix (the equilibrium, a safe mix)."""
+        return self.is_equilibrium or self.max_exploitability is not None
+
+    @property
+    def time_limit(self) -> float | None:
+        return self.engine.time_limit
+
+    @property
+    def long_time_limit(self) -> float:
+        """The time limit of an equilibrium or a safe solve (``EQUILIBRIUM_TIME_LIMIT`` when none)."""
+        return EQUILIBRIUM_TIME_LIMIT if self.engine.time_limit is None else self.engine.time_limit
 
     def opponent_model(self, equilibrium: OpponentModel | None) -> OpponentModel:
         """The opponent model, given the equilibrium's (None when it is not needed)."""
-        extra: dict[str, OpponentModel] = {}
-        if equilibrium is not None:
-            extra["equilibrium"] = equilibrium
-        if self.population is not None:
-            extra["population"] = self.population
-        return parse_opponent(self.opponent, self.deal, extra, files=self.files)
+        return self.opponent.resolve(self.deal, equilibrium=equilibrium, population=self.population,
+                                     style=self.style, files=self.files)
 
-    def check(self) -> None:
-        """Raise the error the solve would raise for a bad fixed packet, arrangement to grade
-        or opponent — before any solving (an equilibrium can take minutes)."""
-        if self.grade is not None and self.fix:
+    def _check_combination(self, *, objective: str | None, epsilon: float | None, seed: int | None) -> None:
+        """Refuse options that cannot go together or that the answer would not use."""
+        if self.grade is not None and self.fixed:
             raise RequestError("grade and fix cannot be combined")
         if self.max_exploitability is not None:
-            if not self.max_exploitability >= 0:
-                raise RequestError(f"max exploitability must be at least 0, got {self.max_exploitability}")
-            if self.grade is not None or self.fix:
+            if self.grade is not None or self.fixed:
                 raise RequestError("max exploitability cannot be combined with grade or fix")
-            if self.opponent.strip() == "equilibrium":
+            if self.opponent.is_equilibrium:
                 raise RequestError("max exploitability needs an opponent model to exploit, not the equilibrium")
-        fixed_packets(self.deal, self.fix)
-        if self.grade is not None:
-            Arrangement.parse(self.grade, self.deal.rules).validate(self.deal)
+        if self.samples_a_mix and objective not in (None, "margin"):
+            raise RequestError(f"objective {quote(objective)} applies to a best response, a completion or a "
+                               "grade; an equilibrium or a safe mix is solved for the margin")
+        if epsilon is not None and not self.wants_equilibrium:
+            raise RequestError(f"epsilon applies to the equilibrium; the opponent {quote(self.opponent.format())} "
+                               "needs none")
+        if self.engine.threads > 1 and self.engine.resolved != "cpsat":
+            raise RequestError("threads: only the CP-SAT engine uses threads (engine cpsat)")
+        if seed is not None and not self.samples_a_mix and self.engine.resolved != "cpsat":
+            raise RequestError("seed applies to CP-SAT and to the arrangement drawn from a mix; "
+                               "this answer is the search's best response, which draws nothing")
+        for name in ("population", "style"):
+            given = getattr(self, name) is not None
+            if given and not self.opponent.needs_data(name):
+                raise RequestError(f"{name} data was given but the opponent {quote(self.opponent.format())} "
+                                   f"has no term '{name}' without a file")
         self.opponent_model(Uniform() if self.wants_equilibrium else None)  # Uniform: a stand-in
+
+
+def _choice(what: str, value: object, choices: tuple[str, ...]) -> str:
+    if not isinstance(value, str) or value not in choices:
+        raise RequestError(f"unknown {what} {quote(value)} (use {', '.join(choices)})")
+    return value
+
+
+def _arrangement(text: str | list[str], deal: Deal) -> Arrangement:
+    try:
+        arrangement = Arrangement.parse(text, deal.rules)
+        arrangement.validate(deal)
+    except (ArrangementError, CardError) as exc:
+        raise type(exc)(f"grade: {exc}") from None
+    return arrangement
 
 
 @dataclass(frozen=True)
@@ -135,9 +259,9 @@ class SolveAnswer:
     def to_dict(self) -> dict[str, object]:
         """The JSON object ``quintet-solve --json`` prints."""
         if isinstance(self.result, EquilibriumResult):
-            out = _equilibrium_json(self.result, self.request.seed)
+            out = _equilibrium_json(self.result, self.request.engine.seed)
         elif isinstance(self.result, SafeResponse):
-            out = self.result.to_dict(seed=self.request.seed)
+            out = self.result.to_dict(seed=self.request.engine.seed)
         else:
             out = self.result.to_dict()
         if self.verification is not None:
@@ -178,33 +302,32 @@ def solve_request(
     deal = request.deal
     equilibrium = None
     if request.wants_equilibrium:
-        time_limit = EQUILIBRIUM_TIME_LIMIT if request.time_limit is None else request.time_limit
-        eq = solve_equilibrium(deal, epsilon=request.epsilon, time_limit=time_limit, store=store,
-                               stop_event=stop_event, progress=progress)
+        eq = solve_equilibrium(deal, epsilon=request.epsilon, time_limit=request.long_time_limit, store=store,
+                               stop_event=stop_event, progress=progress,
+                               engine=request.engine.with_time_limit(None))
         if request.is_equilibrium:
-            check = (None if request.verify is None
-                     else verify_equilibrium(eq, time_limit=request.verify, stop_event=stop_event))
+            check = (None if request.verify is None else verify_equilibrium(
+                eq, time_limit=request.verify, stop_event=stop_event, certified_by=request.engine.resolved))
             return SolveAnswer(request, eq, check)
         equilibrium = eq.opponent()
     opponent = request.opponent_model(equilibrium)
     if request.max_exploitability is not None:
-        time_limit = EQUILIBRIUM_TIME_LIMIT if request.time_limit is None else request.time_limit
-        safe = safe_response(deal, opponent, request.max_exploitability, time_limit=time_limit, store=store,
-                             stop_event=stop_event)
+        safe = safe_response(deal, opponent, request.max_exploitability, time_limit=request.long_time_limit,
+                             store=store, stop_event=stop_event, engine=request.engine.with_time_limit(None))
         check = (None if request.verify is None else verify_mix(
-            deal, safe.mix, safe.exploitability, time_limit=request.verify, stop_event=stop_event))
+            deal, safe.mix, safe.exploitability, time_limit=request.verify, stop_event=stop_event,
+            certified_by=request.engine.resolved))
         return SolveAnswer(request, safe, check)
     result: Solution | Grade
     if request.grade is not None:
-        result = grade(
-            deal, request.grade, opponent, objective=request.objective, engine=request.engine,
-            time_limit=request.time_limit, workers=request.workers, seed=request.seed, stop_event=stop_event)
+        result = grade(deal, request.grade, opponent, objective=request.objective, options=request.engine,
+                       stop_event=stop_event)
     else:
-        result = complete(
-            deal, request.fix, opponent, objective=request.objective, engine=request.engine,
-            time_limit=request.time_limit, workers=request.workers, seed=request.seed, stop_event=stop_event)
+        result = complete(deal, dict(request.fixed), opponent, objective=request.objective, options=request.engine,
+                          stop_event=stop_event)
     check = None
     if request.verify is not None:
         best = result.best if isinstance(result, Grade) else result
-        check = verify_solution(best, opponent, fixed=request.fix, time_limit=request.verify, stop_event=stop_event)
+        check = verify_solution(best, opponent, fixed=dict(request.fixed), time_limit=request.verify,
+                                stop_event=stop_event)
     return SolveAnswer(request, result, check)

@@ -45,12 +45,13 @@ from quintet.cards import format_cards
 from quintet.evaluator import describe
 from quintet.game import Arrangement, Deal
 from solver.advisor.equilibrium import EquilibriumResult, QuintetGame, Strategy, sample_mix, solve_equilibrium
+from solver.engines.base import DEFAULT_ENGINE, EngineOptions, solve
 from solver.engines.local_search import improving_partitions
-from solver.engines.search import solve_search
 from solver.games.double_oracle import Response
 from solver.problem.best_response import VALUE_TOLERANCE, BestResponseProblem, slot_values
 from solver.problem.deal_tables import DealTables
-from solver.problem.opponents import ArrangementMix, OpponentModel, parse_opponent
+from solver.problem.opponent_spec import parse_opponent
+from solver.problem.opponents import ArrangementMix, OpponentModel
 from solver.storage.store import SolutionStore
 
 __all__ = ["ModelGame", "SafeResult", "restricted_nash_response", "QuintetModelGame", "SafeResponse",
@@ -243,8 +244,9 @@ def restricted_nash_response(
 class QuintetModelGame(QuintetGame):
     """A deal of Quintet with an opponent model (its per-slot marginals)."""
 
-    def __init__(self, tables: DealTables, model_marginals: np.ndarray) -> None:
-        super().__init__(tables)
+    def __init__(self, tables: DealTables, model_marginals: np.ndarray,
+                 engine: EngineOptions = DEFAULT_ENGINE) -> None:
+        super().__init__(tables, engine)
         self.model_marginals = np.asarray(model_marginals, dtype=np.float64)
         self._model_values = slot_values(self.model_marginals, tables.rules.weights, "margin")
 
@@ -265,7 +267,7 @@ class QuintetModelGame(QuintetGame):
                       model_weight: float = 0.0, time_limit: float | None = None, hint: Strategy | None = None,
                       stop_event: threading.Event | None = None) -> Response[Strategy]:
         problem = self.model_problem(support, probabilities, model_weight)
-        result = solve_search(problem, time_limit=time_limit, hint=hint, stop_event=stop_event)
+        result = solve(problem, self.engine.with_time_limit(time_limit), hint, stop_event)
         return Response(result.packets, result.value, result.bound, result.optimal)
 
     def improving_responses(self, support: Sequence[Strategy], probabilities: np.ndarray,
@@ -341,18 +343,19 @@ def safe_response(
     stop_event: threading.Event | None = None,
     store: SolutionStore | None = None,
     progress: Callable[[dict[str, float]], None] | None = None,
+    engine: EngineOptions = DEFAULT_ENGINE,
 ) -> SafeResponse:
     """The mix that does best against ``opponent`` among those no arrangement beats by more
     than ``max_exploitability`` points (module doc).  The search starts from the deal's exact
-    equilibrium (through ``store`` when given)."""
+    equilibrium (through ``store`` when given); ``engine`` is the exact best response."""
     if not max_exploitability >= 0:
         raise ValueError(f"max_exploitability must be at least 0, got {max_exploitability}")
     start = time.perf_counter()
     tables = DealTables.build(deal)
     model = parse_opponent(opponent, deal) if isinstance(opponent, str) else opponent
     eq: EquilibriumResult = solve_equilibrium(deal, epsilon=0.0, time_limit=time_limit, store=store,
-                                              stop_event=stop_event)
-    game = QuintetModelGame(tables, model.marginals(tables))
+                                              stop_event=stop_event, engine=engine)
+    game = QuintetModelGame(tables, model.marginals(tables), engine)
     eq_support = [tuple(tables.index_of(m) for m in a.packets) for _, a in eq.mix]
     eq_probs = np.array([p for p, _ in eq.mix])
     eq_margin = float(game.model_payoffs(eq_support) @ eq_probs)

@@ -27,11 +27,13 @@ import numpy as np
 from quintet.game import Arrangement, Deal
 from solver.advisor.advice import Solution, best_response_problem, solve_problem
 from solver.advisor.equilibrium import EquilibriumResult, QuintetGame
+from solver.engines.base import EngineOptions
 from solver.problem.best_response import VALUE_TOLERANCE, BestResponseProblem
 from solver.problem.deal_tables import DealTables
 from solver.problem.opponents import OpponentModel
 
-__all__ = ["VERIFY_TOLERANCE", "Verification", "recheck", "verify_solution", "verify_mix", "verify_equilibrium"]
+__all__ = ["VERIFY_TOLERANCE", "Verification", "recheck", "verify_solution", "verify_mix", "verify_equilibrium",
+           "other_engine"]
 
 VERIFY_TOLERANCE = 10 * VALUE_TOLERANCE
 """Points: two engines' proofs agree when they differ by at most this (both ~1e-9 exact)."""
@@ -81,7 +83,8 @@ def recheck(problem: BestResponseProblem, *, claim: str, claimed: float, engine:
             stop_event: threading.Event | None = None) -> Verification:
     """Solve ``problem`` with ``engine`` and compare with the claimed value (see module doc)."""
     start = time.perf_counter()
-    result = solve_problem(problem, engine=engine, time_limit=time_limit, hint=hint, stop_event=stop_event)
+    result = solve_problem(problem, EngineOptions(engine=engine, time_limit=time_limit), hint=hint,
+                           stop_event=stop_event)
     return Verification(claim, claimed, result.engine, result.value, result.bound, result.optimal,
                         time.perf_counter() - start)
 
@@ -97,25 +100,32 @@ def verify_solution(solution: Solution, opponent: OpponentModel | str, *,
     problem = best_response_problem(solution.deal, opponent, objective=solution.objective, fixed=fixed,
                                     tables=tables)
     hint = tuple(tables.index_of(m) for m in solution.arrangement.packets)
-    engine = "search" if solution.engine == "cpsat" else "cpsat"
+    engine = other_engine(solution.engine)
     claimed = solution.value if solution.optimal else solution.bound
     return recheck(problem, claim="optimum", claimed=claimed, engine=engine, hint=hint, time_limit=time_limit,
                    stop_event=stop_event)
 
 
+def other_engine(engine: str) -> str:
+    """The exact engine that rechecks an answer of ``engine`` (CP-SAT for the search, and back)."""
+    return "search" if engine == "cpsat" else "cpsat"
+
+
 def verify_mix(deal: Deal, mix: Sequence[tuple[float, Arrangement]], exploitability: float, *,
-               time_limit: float | None = VERIFY_TIME_LIMIT,
-               stop_event: threading.Event | None = None) -> Verification:
-    """Recheck a mix's certified exploitability: CP-SAT's best response to the mix."""
+               time_limit: float | None = VERIFY_TIME_LIMIT, stop_event: threading.Event | None = None,
+               certified_by: str = "search") -> Verification:
+    """Recheck a mix's certified exploitability: the other engine's best response to the mix
+    (CP-SAT's, unless ``certified_by`` CP-SAT)."""
     tables = DealTables.build(deal)
     game = QuintetGame(tables)
     support = [tuple(tables.index_of(m) for m in a.packets) for _, a in mix]
     problem = game.problem(support, np.asarray([p for p, _ in mix], dtype=np.float64))
-    return recheck(problem, claim="exploitability", claimed=exploitability, engine="cpsat",
+    return recheck(problem, claim="exploitability", claimed=exploitability, engine=other_engine(certified_by),
                    time_limit=time_limit, stop_event=stop_event)
 
 
 def verify_equilibrium(eq: EquilibriumResult, *, time_limit: float | None = VERIFY_TIME_LIMIT,
-                       stop_event: threading.Event | None = None) -> Verification:
-    """Recheck an equilibrium's certified exploitability: CP-SAT's best response to the mix."""
-    return verify_mix(eq.deal, eq.mix, eq.exploitability, time_limit=time_limit, stop_event=stop_event)
+                       stop_event: threading.Event | None = None, certified_by: str = "search") -> Verification:
+    """Recheck an equilibrium's certified exploitability: the other engine's best response to the mix."""
+    return verify_mix(eq.deal, eq.mix, eq.exploitability, time_limit=time_limit, stop_event=stop_event,
+                      certified_by=certified_by)

@@ -61,7 +61,7 @@ from solver.play.session import (
     deal_for_game,
     parse_command,
 )
-from solver.problem.opponents import OPPONENT_HELP
+from solver.problem.opponent_spec import OPPONENT_HELP
 from solver.storage.records import GameRecord, append_record
 from solver.storage.store import SolutionStore, user_cache_dir
 

@@ -22,23 +22,23 @@ from quintet.cliutil import (
     UsageError,
     add_rules_arguments,
     integer,
-    nonnegative_float,
-    positive_float,
-    positive_int,
+    number,
     print_json,
     rules_from_args,
     run_cli,
 )
 from quintet.game import Arrangement
 from quintet.rules import Rules
-from solver.advisor.advice import ENGINES, Grade, Solution
+from solver.advisor.advice import Grade, Solution
 from solver.advisor.equilibrium import EquilibriumResult, sample_mix
-from solver.advisor.request import EQUILIBRIUM_TIME_LIMIT, SolveAnswer, SolveRequest, solve_request
+from solver.advisor.limits import DEFAULT_EPSILON, EQUILIBRIUM_TIME_LIMIT, SEED_MAX
+from solver.advisor.request import SolveAnswer, SolveRequest, parse_fix_options, solve_request
 from solver.advisor.safe import SafeResponse
 from solver.advisor.verify import VERIFY_TIME_LIMIT
 from solver.apps.interrupt import run_interruptible
+from solver.engines.base import ENGINE_NAMES, MAX_THREADS
 from solver.problem.best_response import OBJECTIVES, VALUE_TOLERANCE
-from solver.problem.opponents import OPPONENT_HELP
+from solver.problem.opponent_spec import OPPONENT_HELP
 from solver.storage.store import SolutionStore
 
 T = TypeVar("T")
@@ -55,54 +55,43 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--opponent", default="equilibrium", metavar="MODEL",
                    help=f"opponent model: equilibrium (default: print a certified equilibrium mix) | "
                         f"{OPPONENT_HELP}; 'equilibrium' may also appear in a mixture")
-    p.add_argument("--objective", default="margin", choices=OBJECTIVES,
-                   help="margin: my points − theirs (default); points: my points")
-    p.add_argument("--engine", default="auto", choices=ENGINES,
-                   help="auto (= search, the faster proven engine), search, or cpsat")
-    p.add_argument("--time-limit", type=positive_float, default=None, metavar="SECONDS",
+    p.add_argument("--objective", default=None, choices=OBJECTIVES,
+                   help="a best response, completion or grade: margin: my points − theirs (default); "
+                        "points: my points")
+    p.add_argument("--engine", default=None, choices=ENGINE_NAMES,
+                   help="the exact engine: auto (default: search, the faster proven engine), search, or cpsat")
+    p.add_argument("--time-limit", type=number, default=None, metavar="SECONDS",
                    help="stop and return the best found with its bound (default: none for a best "
-                        f"response, {EQUILIBRIUM_TIME_LIMIT:g} s for the equilibrium)")
-    p.add_argument("--epsilon", type=nonnegative_float, default=0.01, metavar="POINTS",
-                   help="equilibrium: stop once the certified exploitability is at most this (default 0.01; "
-                        "0: an exact equilibrium, proven to float tolerance 1e-9)")
+                        f"response, {EQUILIBRIUM_TIME_LIMIT:g} s for an equilibrium or a safe mix)")
+    p.add_argument("--epsilon", type=number, default=None, metavar="POINTS",
+                   help=f"equilibrium: stop once the certified exploitability is at most this (default "
+                        f"{DEFAULT_EPSILON:g}; 0: an exact equilibrium, proven to float tolerance 1e-9)")
     p.add_argument("--store", metavar="PATH", default=None,
                    help="store of solved equilibria (default: $QUINTET_STORE or the user cache directory)")
     p.add_argument("--no-store", action="store_true", help="neither read nor write the store")
     p.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
-    p.add_argument("--workers", type=positive_int, default=1, help="CP-SAT workers (default 1)")
-    p.add_argument("--seed", type=integer, default=0, help="random seed (default 0)")
+    p.add_argument("--threads", type=integer, default=None, metavar="N",
+                   help=f"CP-SAT's threads, 1..{MAX_THREADS} (default 1; with --engine cpsat)")
+    p.add_argument("--workers", type=integer, default=None, metavar="N", help=argparse.SUPPRESS)
+    p.add_argument("--seed", type=integer, default=None,
+                   help=f"random seed, 0..{SEED_MAX} (default 0): the arrangement drawn from a mix, CP-SAT's seed")
     p.add_argument("--fix", action="append", default=[], metavar="SLOT=PACKET",
                    help="fix a packet to a slot (1-5), e.g. --fix \"5=Ah Kh Qh Jh Th\"; repeatable")
     p.add_argument("--grade", metavar="ARRANGEMENT",
                    help="grade this arrangement (packets separated by '|' or '/'): value, optimum, "
                         "regret, best two-card swap")
-    p.add_argument("--max-exploitability", type=nonnegative_float, default=None, metavar="POINTS",
+    p.add_argument("--max-exploitability", type=number, default=None, metavar="POINTS",
                    help="safe exploitation: the mix that does best against the opponent model among those no "
                         "arrangement beats by more than this (0: the best equilibrium against the model)")
     p.add_argument("--verify", action="store_true",
                    help="recheck the answer with the other exact engine: a proven optimum, or the equilibrium's "
                         "exploitability (CP-SAT's best response to the mix); exit status 1 if refuted")
-    p.add_argument("--verify-time-limit", type=positive_float, default=VERIFY_TIME_LIMIT, metavar="SECONDS",
+    p.add_argument("--verify-time-limit", type=number, default=VERIFY_TIME_LIMIT, metavar="SECONDS",
                    help=f"time for --verify (default {VERIFY_TIME_LIMIT:g} s; inconclusive when it runs out)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument("--unicode", action="store_true", help="print suits as ♣ ♦ ♥ ♠")
     add_rules_arguments(p)
     return p
-
-
-def _parse_fixed(items: list[str], n_slots: int) -> dict[int, str]:
-    fixed: dict[int, str] = {}
-    for item in items:
-        slot_text, sep, packet = item.partition("=")
-        if not sep or not slot_text.strip().isdigit():
-            raise UsageError(f"--fix expects SLOT=PACKET, e.g. \"5=Ah Kh Qh Jh Th\", got {item!r}")
-        slot = int(slot_text)
-        if not 1 <= slot <= n_slots:
-            raise UsageError(f"--fix slot {slot} is not a slot (1..{n_slots})")
-        if slot in fixed:
-            raise UsageError(f"--fix gives slot {slot} twice")
-        fixed[slot] = packet
-    return fixed
 
 
 def _pct(x: float) -> str:
@@ -234,11 +223,19 @@ def _main(argv: Sequence[str] | None) -> int:
     rules = rules_from_args(args)
     if args.no_store and args.store:
         raise UsageError("--store and --no-store cannot be combined")
-    request = SolveRequest.build(
+    threads = args.threads
+    if args.workers is not None:
+        if threads is not None:
+            raise UsageError("--workers is the old name of --threads: give one of them")
+        threads = args.workers
+    request = SolveRequest.parse(
         args.exposed, rules, opponent=args.opponent, objective=args.objective, engine=args.engine,
-        time_limit=args.time_limit, epsilon=args.epsilon, workers=args.workers, seed=args.seed,
-        fix=_parse_fixed(args.fix, rules.n_slots), grade=args.grade,
+        threads=threads, time_limit=args.time_limit, epsilon=args.epsilon, seed=args.seed,
+        fix=parse_fix_options(args.fix), grade=args.grade,
         verify=args.verify_time_limit if args.verify else None, max_exploitability=args.max_exploitability)
+    if args.workers is not None:
+        print("quintet-solve: --workers is now --threads (the old name is accepted until the next release)",
+              file=sys.stderr)
     answer = _solve(args, request)
     if isinstance(answer.result, EquilibriumResult):
         for note in answer.result.notes:
@@ -247,11 +244,11 @@ def _main(argv: Sequence[str] | None) -> int:
         print_json(answer.to_dict())
     else:
         if isinstance(answer.result, EquilibriumResult):
-            print(format_equilibrium(answer.result, seed=args.seed, unicode=args.unicode))
+            print(format_equilibrium(answer.result, seed=request.engine.seed, unicode=args.unicode))
         elif isinstance(answer.result, Grade):
             print(format_grade(answer.result, unicode=args.unicode))
         elif isinstance(answer.result, SafeResponse):
-            print(format_safe(answer.result, seed=args.seed, unicode=args.unicode))
+            print(format_safe(answer.result, seed=request.engine.seed, unicode=args.unicode))
         else:
             print(format_solution(answer.result, unicode=args.unicode))
         if answer.verification is not None:

@@ -41,6 +41,7 @@ from solver.advisor.advice import Grade, Solution, complete, grade
 from solver.advisor.equilibrium import EquilibriumResult
 from solver.apps.tournament import seeded_deals
 from solver.problem.deal_tables import DealTables
+from solver.problem.opponent_spec import parse_opponent
 from solver.problem.opponents import (
     ArrangementMix,
     FixedMarginals,
@@ -48,7 +49,6 @@ from solver.problem.opponents import (
     OpponentModel,
     Uniform,
     greedy_arrangement,
-    parse_opponent,
 )
 from solver.storage.records import GameRecord
 

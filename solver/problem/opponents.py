@@ -5,7 +5,7 @@ depends on it only through ``marginals(tables)``: an array ``(n_slots, R)`` whos
 is the probability that the opponent's slot-``s`` packet has rank class ``r``.  A new model
 is a small class with a ``name`` and that one method.
 
-Models, by their command-line spelling (``parse_opponent``):
+Models, by their spelling (``solver.problem.opponent_spec`` reads and writes it):
 
 * ``uniform`` — a uniformly random arrangement: each slot holds a uniformly random 5-subset
   of the live cards, so every row is the class histogram of all packets / C(25, 5). Exact.
@@ -26,7 +26,6 @@ from __future__ import annotations
 import csv
 import json
 import math
-import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol, runtime_checkable
@@ -36,8 +35,6 @@ import numpy as np
 from quintet.cards import CardError
 from quintet.game import Arrangement, ArrangementError, Deal
 from solver.problem.deal_tables import DealTables
-from solver.problem.style import load_style
-from solver.storage.records import RecordError
 
 __all__ = [
     "OpponentModel",
@@ -47,17 +44,11 @@ __all__ = [
     "ArrangementMix",
     "Mixture",
     "FixedMarginals",
-    "parse_opponent",
     "load_population",
     "population_from_json",
     "greedy_arrangement",
-    "OPPONENT_HELP",
 ]
 
-OPPONENT_HELP = (
-    "uniform | greedy | population:FILE (JSON/CSV of arrangements, optional weights) | "
-    "style:FILE (a style learned from game records, JSON lines) | a mixture such as uniform:0.3,greedy:0.7"
-)
 
 
 class OpponentError(ValueError):
@@ -230,9 +221,13 @@ def load_population(path: str | Path, deal: Deal) -> ArrangementMix:
     return _population_mix(_read_population_rows(path), deal, str(path), f"population:{path.name}")
 
 
-def population_from_json(data: object, deal: Deal, *, name: str = "population") -> ArrangementMix:
+def population_from_json(data: object, deal: Deal, *, name: str = "population",
+                         limit: int | None = None) -> ArrangementMix:
     """Observed arrangements given as JSON data (already decoded), in the JSON forms
-    ``load_population`` reads; each validated against ``deal``.  Errors name ``name``."""
+    ``load_population`` reads; each validated against ``deal``.  Errors name ``name``; at most
+    ``limit`` arrangements."""
+    if limit is not None and isinstance(data, list) and len(data) > limit:
+        raise OpponentError(f"{name}: at most {limit:,} arrangements, got {len(data):,}")
     return _population_mix(_json_population_rows(data, name), deal, name, name)
 
 
@@ -251,49 +246,3 @@ def _population_mix(rows: list[tuple[object, float]], deal: Deal, where: str, na
         arrangements.append(arrangement)
     weights = tuple(w for _, w in rows)
     return ArrangementMix(tuple(arrangements), weights, name=name)
-
-
-_WEIGHT_SUFFIX = re.compile(r"^(?P<spec>.+):(?P<weight>[0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]+)?)$")
-
-
-def _parse_single(spec: str, deal: Deal, files: bool) -> OpponentModel:
-    if spec == "uniform":
-        return Uniform()
-    if spec == "greedy":
-        return Greedy()
-    if spec.startswith("population:"):
-        if not files:
-            raise OpponentError(f"opponent {spec!r}: population files are not read here; "
-                                "send the arrangements themselves")
-        return load_population(spec[len("population:"):], deal)
-    if spec.startswith("style:"):
-        try:
-            return load_style(spec[len("style:"):], deal.rules)
-        except RecordError as exc:
-            raise OpponentError(str(exc)) from None
-    raise OpponentError(f"unknown opponent {spec!r} (use {OPPONENT_HELP})")
-
-
-def parse_opponent(spec: str, deal: Deal, extra: dict[str, OpponentModel] | None = None, *,
-                   files: bool = True) -> OpponentModel:
-    """Read an opponent specification (see ``OPPONENT_HELP``); ``extra`` adds named models;
-    ``files=False`` refuses ``population:FILE`` (a server must not read its clients' paths)."""
-    spec = spec.strip()
-    parts = [p.strip() for p in spec.split(",")] if spec else []
-    if not parts or any(not p for p in parts):
-        raise OpponentError(f"empty opponent specification {spec!r}")
-    models: list[OpponentModel] = []
-    weights: list[float] = []
-    for part in parts:
-        match = _WEIGHT_SUFFIX.match(part)
-        name, weight = (match["spec"], float(match["weight"])) if match else (part, 1.0)
-        if extra and name in extra:
-            models.append(extra[name])
-        else:
-            models.append(_parse_single(name, deal, files))
-        if not math.isfinite(weight) or weight <= 0:
-            raise OpponentError(f"mixture weight of {name!r} must be positive")
-        weights.append(weight)
-    if len(models) == 1:
-        return models[0]
-    return Mixture(tuple(models), tuple(weights))

@@ -37,7 +37,7 @@ import numpy as np
 from quintet.game import Arrangement, Deal
 from quintet.rules import Category, Rules
 from solver.problem.deal_tables import DealTables
-from solver.storage.records import RecordError, read_player_games
+from solver.storage.records import RecordError, player_games_from_json, read_player_games
 
 __all__ = ["StyleModel", "fit_style", "load_style", "arrangement_profile"]
 
@@ -186,3 +186,9 @@ def load_style(path: str | Path, rules: Rules) -> StyleModel:
     except OSError:
         raise RecordError(f"records file {str(path)!r} not found") from None
     return _load(str(path.resolve()), stat.st_mtime_ns, stat.st_size, rules)
+
+
+def style_from_records(entries: object, rules: Rules, *, limit: int | None = None) -> StyleModel:
+    """The style fitted on game records given as JSON data (the HTTP API's ``style`` field):
+    a list of objects with ``exposed`` and ``player``.  Raises ``RecordError`` (one line)."""
+    return fit_style(player_games_from_json(entries, rules, where="style", limit=limit), name="style")

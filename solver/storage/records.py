@@ -27,11 +27,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from quintet.cards import CardError, format_cards
+from quintet.fingerprint import rules_fingerprint
 from quintet.game import Arrangement, ArrangementError, Deal, Showdown
 from quintet.rules import Rules
-from solver.storage.store import rules_fingerprint
 
-__all__ = ["RecordError", "GameRecord", "append_record", "read_player_games"]
+__all__ = ["RecordError", "GameRecord", "append_record", "read_player_games", "player_games_from_json"]
 
 
 class RecordError(ValueError):
@@ -140,4 +140,23 @@ def read_player_games(path: str | Path, rules: Rules) -> list[tuple[Deal, Arrang
             raise RecordError(f"{path}: line {number}: {exc}") from None
     if not games:
         raise RecordError(f"{path}: no records")
+    return games
+
+
+def player_games_from_json(entries: object, rules: Rules, *, where: str = "style",
+                           limit: int | None = None) -> list[tuple[Deal, Arrangement]]:
+    """Each record's deal and the player's arrangement from already-decoded JSON (a list of
+    objects with ``exposed`` and ``player``, as a records file holds them line by line);
+    ``RecordError`` naming ``where`` and the record's number.  At most ``limit`` records."""
+    if not isinstance(entries, list) or not entries:
+        raise RecordError(f"{where}: expected a non-empty list of game records (objects with 'exposed' and 'player')")
+    if limit is not None and len(entries) > limit:
+        raise RecordError(f"{where}: at most {limit:,} records, got {len(entries):,}")
+    fingerprint = rules_fingerprint(rules)
+    games = []
+    for number, entry in enumerate(entries, start=1):
+        try:
+            games.append(_player_game(entry, rules, fingerprint))
+        except RecordError as exc:
+            raise RecordError(f"{where}: record {number}: {exc}") from None
     return games

@@ -23,8 +23,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import re
-import secrets
 import sys
 import threading
 import traceback
@@ -49,6 +47,7 @@ from quintet.cli import showdown_report
 from quintet.draw.cli import hand_report
 from quintet.game import Deal
 from quintet.rules import RULE_SETS
+from quintet.seeds import SEED_MAX, fresh_seed
 from solver.advisor.equilibrium import certified_within, stored_exploitability
 from solver.advisor.request import RequestError, SolveRequest
 from solver.apps.serve.jobs import Job, QueueFull, WorkerPool
@@ -69,7 +68,6 @@ from solver.apps.serve.models import (
     SolveIn,
 )
 from solver.apps.serve.worker import DrawTask
-from solver.problem.opponents import population_from_json
 from solver.storage.store import SolutionStore, default_store_path
 
 __all__ = ["ServeConfig", "create_app", "MAX_BODY_BYTES"]
@@ -77,7 +75,6 @@ __all__ = ["ServeConfig", "create_app", "MAX_BODY_BYTES"]
 MAX_BODY_BYTES = 1 << 20
 EVENT_INTERVAL = 0.25  # seconds between checks of a job for the event stream
 STATIC = resources.files("solver.apps.serve") / "static"
-_NAMED_POPULATION = re.compile(r"^population(:[0-9.eE+-]+)?$")  # the model 'population' (optionally weighted)
 
 
 @dataclass(frozen=True)
@@ -350,10 +347,12 @@ def create_app(config: ServeConfig | None = None) -> FastAPI:
         return await answer(pool.submit(task, lane="quick", request=_echo(body)))
 
     @app.get("/api/deal", tags=["game"], response_model=DealOut, responses={400: {"model": ErrorOut}})
-    def deal(seed: int | None = Query(None, description="random seed (default: a fresh one, returned)"),
-             rules: str = Query("classic", description="rule set")) -> Response:
-        """A random deal (its exposed cards), reproducible from ``seed``."""
-        seed = secrets.randbelow(2**31) if seed is None else seed
+    def deal(seed: int | None = Query(None, ge=0, le=SEED_MAX,
+                                      description="random seed (default: a fresh one, returned)"),
+             rules: str = Query("classic", max_length=64, description="rule set")) -> Response:
+        """A random deal (its exposed cards), reproducible from ``seed``: the deal ``quintet-play
+        --seed`` and ``quintet-tournament --seed`` deal for it."""
+        seed = fresh_seed() if seed is None else seed
         r = RulesIn(name=rules).to_rules()
         d = Deal.random(seed, r)
         return JSONResponse({"seed": seed, "rules": r.name, "exposed": d.format().split(),
@@ -391,23 +390,14 @@ def _echo(body: BaseModel) -> dict[str, Any]:
 
 
 def _solve_request(body: SolveIn) -> SolveRequest:
-    """The solver's request for ``body``, checked (``ValueError`` for bad input)."""
-    rules = body.rules.to_rules()
-    deal = Deal.from_exposed(body.exposed, rules)
-    fix: dict[int, str] = {}
-    for key, packet in body.fix.items():
-        if not key.strip().isdigit():
-            raise RequestError(f"fix: {key!r} is not a slot (1..{rules.n_slots})")
-        fix[int(key)] = packet
-    population = None if body.population is None else population_from_json(
-        [p if isinstance(p, str) else {"arrangement": p.arrangement, "weight": p.weight} for p in body.population],
-        deal)
-    request = SolveRequest(
-        deal, opponent=body.opponent, objective=body.objective, engine=body.engine, time_limit=body.time_limit,
-        epsilon=body.epsilon, workers=body.workers, seed=body.seed, fix=fix, grade=body.grade,
-        population=population, files=False, verify=body.verify, max_exploitability=body.max_exploitability)
-    if population is None and any(_NAMED_POPULATION.match(part.strip()) for part in body.opponent.split(",")):
-        raise RequestError("opponent 'population' needs the arrangements in the field 'population'")
-    request.check()
-    return request
-
+    """The solver's request for ``body``, parsed and checked by the one request model
+    (``SolveRequest.parse``, files refused); ``ValueError`` for bad input."""
+    if body.workers is not None and body.threads is not None:
+        raise RequestError("workers is the old name of threads: give one of them")
+    population = None if body.population is None else [
+        p if isinstance(p, str) else {"arrangement": p.arrangement, "weight": p.weight} for p in body.population]
+    return SolveRequest.parse(
+        body.exposed, body.rules.to_rules(), opponent=body.opponent, objective=body.objective, engine=body.engine,
+        threads=body.threads if body.workers is None else body.workers, time_limit=body.time_limit,
+        seed=body.seed, epsilon=body.epsilon, fix=body.fix, grade=body.grade, population=population,
+        style=body.style, verify=body.verify, max_exploitability=body.max_exploitability, files=False)

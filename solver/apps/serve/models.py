@@ -18,8 +18,17 @@ from pydantic import BaseModel, ConfigDict, Field, PlainValidator, WithJsonSchem
 from pydantic_core import PydanticCustomError
 
 from quintet.rules import TIEBREAKS, Rules, get_rules
-from solver.advisor.advice import ENGINES
+from quintet.seeds import SEED_MAX
+from solver.advisor.limits import (
+    EPSILON_MAX,
+    MAX_EXPLOITABILITY_MAX,
+    MAX_POPULATION,
+    MAX_STYLE_RECORDS,
+    TIME_LIMIT_MAX,
+)
+from solver.engines.base import ENGINE_NAMES, MAX_THREADS
 from solver.problem.best_response import OBJECTIVES
+from solver.problem.opponent_spec import MAX_SPEC_LENGTH
 
 __all__ = [
     "Cards", "ArrangementText", "RulesIn", "SolveIn", "PopulationEntry", "ShowdownIn", "HandIn", "DrawIn",
@@ -109,29 +118,45 @@ class PopulationEntry(_Strict):
 
 
 class SolveIn(_Strict):
-    """``quintet-solve``'s arguments."""
+    """``quintet-solve``'s arguments.  A field left out takes its default; a field the answer
+    would not use (``seed`` of the search's best response, ``epsilon`` without the
+    equilibrium, ``objective`` of an equilibrium…) is refused with 400, never ignored."""
 
     exposed: Cards = Field(description="the 7 exposed cards")
-    opponent: str = Field(default="equilibrium", description="equilibrium (default) | uniform | greedy | population "
-                          "(the arrangements in 'population') | a mixture such as uniform:0.3,greedy:0.7")
-    objective: Literal[OBJECTIVES] = "margin"  # type: ignore[valid-type]
-    engine: Literal[ENGINES] = "auto"  # type: ignore[valid-type]
-    epsilon: float = Field(default=0.01, ge=0, allow_inf_nan=False,
-                           description="equilibrium: stop once the certified exploitability is at most this (points)")
-    time_limit: float | None = Field(default=None, gt=0, allow_inf_nan=False,
-                                     description="seconds (default: none for a best response, 600 for the equilibrium)")
-    workers: int = Field(default=1, ge=1, le=8, description="CP-SAT workers (at most 8 here)")
-    seed: int = Field(default=0, description="random seed (CP-SAT; the arrangement sampled from the equilibrium mix)")
-    fix: dict[str, Cards] = Field(default_factory=dict, description="slot (\"1\"..\"5\") → packet: complete the rest")
+    opponent: str = Field(default="equilibrium", max_length=MAX_SPEC_LENGTH, description=(
+        "equilibrium (default) | uniform | greedy | population (the arrangements in 'population') | style (a "
+        "style fitted on the records in 'style') | a mixture such as uniform:0.3,greedy:0.7; no files"))
+    objective: Literal[OBJECTIVES] | None = Field(  # type: ignore[valid-type]
+        default=None, description="a best response, completion or grade: margin (default) or points")
+    engine: Literal[ENGINE_NAMES] | None = Field(  # type: ignore[valid-type]
+        default=None, description="the exact engine: auto (default, = search), search or cpsat")
+    epsilon: float | None = Field(default=None, ge=0, le=EPSILON_MAX, allow_inf_nan=False,
+                                  description="equilibrium: stop once the certified exploitability is at most "
+                                              "this (points; default 0.01)")
+    time_limit: float | None = Field(default=None, gt=0, le=TIME_LIMIT_MAX, allow_inf_nan=False,
+                                     description="seconds (default: none for a best response, 600 for an "
+                                                 "equilibrium or a safe mix)")
+    threads: int | None = Field(default=None, ge=1, le=MAX_THREADS, description="CP-SAT's threads (engine cpsat)")
+    workers: int | None = Field(default=None, ge=1, le=MAX_THREADS, deprecated=True,
+                                description="the old name of 'threads', accepted until the next release")
+    seed: int | None = Field(default=None, ge=0, le=SEED_MAX, description=(
+        "random seed: the arrangement drawn from an equilibrium or safe mix, and CP-SAT's seed (default 0)"))
+    fix: dict[str, Cards] = Field(default_factory=dict, max_length=5,
+                                  description="slot (\"1\"..\"5\") → packet: complete the rest")
     grade: ArrangementText | None = Field(default=None, description="an arrangement to grade")
     population: list[ArrangementText | PopulationEntry] | None = Field(
-        None, description="observed arrangements (optionally weighted): the opponent 'population'")
+        None, max_length=MAX_POPULATION,
+        description="observed arrangements (optionally weighted): the opponent 'population'")
+    style: list[dict[str, Any]] | None = Field(
+        None, max_length=MAX_STYLE_RECORDS,
+        description="game records (objects with 'exposed' and 'player', as quintet-play --record writes them): "
+                    "the opponent 'style'")
     rules: RulesIn = Field(default=RulesIn(), description="the rule set (default classic)")
     max_exploitability: float | None = Field(
-        default=None, ge=0, allow_inf_nan=False,
+        default=None, ge=0, le=MAX_EXPLOITABILITY_MAX, allow_inf_nan=False,
         description="safe exploitation: the mix that does best against the opponent model among those no "
                     "arrangement beats by more than this (points; 0: the best equilibrium against the model)")
-    verify: float | None = Field(default=None, gt=0, allow_inf_nan=False,
+    verify: float | None = Field(default=None, gt=0, le=TIME_LIMIT_MAX, allow_inf_nan=False,
                                  description="seconds for an independent recheck of the answer by the other exact "
                                              "engine (quintet-solve --verify)")
 

@@ -1,0 +1,37 @@
+"""Quoting what a person typed in a one-line error: a short piece, never the whole input.
+
+    >>> quote("8h 7h 9d")
+    "'8h 7h 9d'"
+    >>> quote("x" * 200)
+    "'xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx…' (200 characters)"
+    >>> one_line("first line\\nsecond line")
+    'first line'
+"""
+
+from __future__ import annotations
+
+__all__ = ["QUOTE_LIMIT", "MESSAGE_LIMIT", "quote", "one_line"]
+
+QUOTE_LIMIT = 80
+"""Characters of an input quoted in an error message; a longer input is cut, with its length."""
+
+MESSAGE_LIMIT = 300
+"""Characters of a whole one-line error message, the last guard of every front-end."""
+
+
+def quote(value: object, limit: int = QUOTE_LIMIT) -> str:
+    """``repr`` of a string, ``str`` of anything else (a number, a list), cut to about ``limit``
+    characters with the whole length said."""
+    if not isinstance(value, str):
+        text = str(value)
+        return text if len(text) <= limit else f"{text[:limit - 1]}… ({len(text):,} characters)"
+    if len(value) <= limit:
+        return repr(value)
+    return f"{value[:limit - 4] + '…'!r} ({len(value):,} characters)"
+
+
+def one_line(message: object, limit: int = MESSAGE_LIMIT) -> str:
+    """The first line of ``message``, cut to ``limit`` characters."""
+    text = str(message)
+    line = text.splitlines()[0] if text.strip() else text
+    return line if len(line) <= limit else line[:limit - 1] + "…"

@@ -1,0 +1,126 @@
+"""The engine interface: every exact best-response engine behind one call.
+
+    >>> from quintet.game import Deal
+    >>> from solver.advisor.advice import best_response_problem
+    >>> problem = best_response_problem(Deal.from_exposed("8h 7h 9d Ts 7s Qc Jc"), "uniform")
+    >>> result = get_engine("search").solve(problem, EngineOptions())
+    >>> result.optimal, round(result.value, 4)
+    (True, 24.8669)
+
+An engine takes a ``BestResponseProblem`` (values per rank class and slot, fixed slots),
+``EngineOptions``, an optional ``hint`` (a legal arrangement as packet indices in slot
+order, to start from) and an optional ``stop`` event (set: return the best found so far with
+its proven bound) and returns an ``EngineResult``: packets, exact value, proven bound ≥ value,
+``optimal``.  The double oracle, safe exploitation, the advisor and ``--verify`` take an
+engine through ``get_engine``; a new engine is a class with ``name`` and ``solve``, added to
+``ENGINES``.
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass, replace
+from typing import Protocol
+
+from ..problem.best_response import BestResponseProblem, EngineResult
+
+__all__ = ["ENGINE_NAMES", "MAX_THREADS", "EngineOptions", "DEFAULT_ENGINE", "Engine", "SearchEngine", "CpsatEngine",
+           "get_engine", "EngineOptionError", "solve"]
+
+ENGINE_NAMES = ("auto", "search", "cpsat")
+"""``auto`` is ``search``, the faster proven engine (``benchmarks/RESULTS.md``)."""
+
+MAX_THREADS = 8  # CP-SAT threads a request may ask for
+
+
+class EngineOptionError(ValueError):
+    """Engine options that do not go together (one line naming the option)."""
+
+
+@dataclass(frozen=True)
+class EngineOptions:
+    """How an engine runs: ``engine`` (``ENGINE_NAMES``); ``threads`` — CP-SAT's worker threads
+    (1..``MAX_THREADS``; the search is single-threaded); ``time_limit`` — seconds for one solve
+    (None: none); ``seed`` — CP-SAT's random seed (0..``quintet.seeds.SEED_MAX``)."""
+
+    engine: str = "auto"
+    threads: int = 1
+    time_limit: float | None = None
+    seed: int = 0
+
+    def __post_init__(self) -> None:
+        from quintet.seeds import check_seed
+
+        if self.engine not in ENGINE_NAMES:
+            raise EngineOptionError(f"unknown engine {self.engine!r} (use {', '.join(ENGINE_NAMES)})")
+        if isinstance(self.threads, bool) or not isinstance(self.threads, int) or \
+                not 1 <= self.threads <= MAX_THREADS:
+            raise EngineOptionError(f"threads must be an integer from 1 to {MAX_THREADS}, got {self.threads!r}")
+        if self.time_limit is not None and not (self.time_limit > 0 and self.time_limit < float("inf")):
+            raise EngineOptionError(f"time limit must be a positive number of seconds, got {self.time_limit!r}")
+        check_seed(self.seed)
+
+    @property
+    def resolved(self) -> str:
+        """The engine that runs (``auto`` → ``search``)."""
+        return "search" if self.engine == "auto" else self.engine
+
+    def with_time_limit(self, time_limit: float | None) -> EngineOptions:
+        """These options with another time limit (seconds; one already spent becomes 1 ms)."""
+        return replace(self, time_limit=None if time_limit is None else max(float(time_limit), 1e-3))
+
+
+DEFAULT_ENGINE = EngineOptions()
+"""The search, one thread, no time limit, seed 0."""
+
+
+class Engine(Protocol):
+    name: str
+
+    def solve(self, problem: BestResponseProblem, options: EngineOptions, hint: tuple[int, ...] | None = None,
+              stop: threading.Event | None = None) -> EngineResult:
+        """The best response to ``problem``, proven (``optimal``) or the best found with its bound."""
+        ...
+
+
+class SearchEngine:
+    """The exact branch and bound (``solver.engines.search``)."""
+
+    name = "search"
+
+    def solve(self, problem: BestResponseProblem, options: EngineOptions, hint: tuple[int, ...] | None = None,
+              stop: threading.Event | None = None) -> EngineResult:
+        from .search import solve_search
+
+        return solve_search(problem, time_limit=options.time_limit, hint=hint, stop_event=stop)
+
+
+class CpsatEngine:
+    """OR-Tools CP-SAT (``solver.engines.cpsat``)."""
+
+    name = "cpsat"
+
+    def solve(self, problem: BestResponseProblem, options: EngineOptions, hint: tuple[int, ...] | None = None,
+              stop: threading.Event | None = None) -> EngineResult:
+        from .cpsat import solve_cpsat
+
+        return solve_cpsat(problem, time_limit=options.time_limit, workers=options.threads, hint=hint,
+                           seed=options.seed, stop_event=stop)
+
+
+_REGISTRY: dict[str, Engine] = {"search": SearchEngine(), "cpsat": CpsatEngine()}
+
+
+def solve(problem: BestResponseProblem, options: EngineOptions = DEFAULT_ENGINE, hint: tuple[int, ...] | None = None,
+          stop: threading.Event | None = None) -> EngineResult:
+    """The best response to ``problem`` by the engine ``options`` names."""
+    return get_engine(options).solve(problem, options, hint, stop)
+
+
+def get_engine(name: str | EngineOptions = "auto") -> Engine:
+    """The engine called ``name`` (or the one ``EngineOptions`` name)."""
+    key = name.resolved if isinstance(name, EngineOptions) else ("search" if name == "auto" else name)
+    try:
+        return _REGISTRY[key]
+    except KeyError:
+        raise EngineOptionError(f"unknown engine {key!r} (use {', '.join(ENGINE_NAMES)})") from None
