@@ -61,11 +61,11 @@ def main() -> None:
         t0 = time.process_time()
         r = equilibrium(deal, epsilon=args.epsilon, time_limit=args.time_limit)
         cpu = time.process_time() - t0
-        exact_calls = sum(1 for h in r.history if h.get("oracle", 1.0))
+        exact_calls = sum(1 for h in r.history if h.exact)
         converged = certified_within(r.exploitability, args.epsilon)
         rows.append((format_cards(deal.exposed), cpu, r.exploitability, converged, r.iterations, exact_calls,
                      len(r.mix), i == 0))
-        curves.append(([h["seconds"] for h in r.history], [max(h["best_exploitability"], 1e-4) for h in r.history]))
+        curves.append(([h.seconds for h in r.history], [max(h.exploitability, 1e-4) for h in r.history]))
         line = (f"{i}/{len(deals) - 1} {rows[-1][0]}: ε {r.exploitability:.5f} in {cpu:.2f} s cpu, "
                 f"{r.iterations} iterations ({exact_calls} exact)")
         if i <= args.verify:

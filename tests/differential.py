@@ -35,9 +35,9 @@ import numpy as np
 
 from quintet.game import Arrangement, Deal
 from quintet.rules import Rules, get_rules
-from solver.advisor.equilibrium import QuintetGame
 from solver.engines.search import SearchOptions, solve_search
-from solver.games.double_oracle import Response, double_oracle
+from solver.games.double_oracle import IterationRecord, Response, double_oracle
+from solver.games.quintet_game import QuintetGame
 from solver.problem.best_response import VALUE_TOLERANCE, BestResponseProblem, EngineResult, slot_values
 from solver.problem.deal_tables import DealTables
 from solver.problem.opponents import ArrangementMix, Greedy, Mixture, OpponentModel, Uniform, greedy_arrangement
@@ -116,8 +116,8 @@ def double_oracle_mixes(tables: DealTables, *, seconds: float, max_iterations: i
     game = _RecordingGame(tables)
     stop = threading.Event()
 
-    def progress(record: dict[str, float]) -> None:
-        if record["iteration"] >= max_iterations:
+    def progress(record: IterationRecord) -> None:
+        if record.iteration >= max_iterations:
             stop.set()
 
     uniform = make_problem(tables, Uniform(), "margin")

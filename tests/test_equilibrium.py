@@ -18,8 +18,9 @@ from quintet.cards import CLASSIC_DECK, mask_of
 from quintet.game import Arrangement, Deal, showdown
 from quintet.rules import get_rules
 from quintet.symmetry import canonical_exposed, permute_mask, suit_permutations
-from solver.advisor.equilibrium import EquilibriumResult, QuintetGame, equilibrium, solve_equilibrium
+from solver.advisor.equilibrium import EquilibriumResult, equilibrium, solve_equilibrium
 from solver.games.double_oracle import Response, double_oracle, solve_symmetric_lp
+from solver.games.quintet_game import QuintetGame
 from solver.problem.deal_tables import DealTables
 from solver.storage.store import SolutionStore
 
@@ -34,6 +35,9 @@ class MatrixGame:
 
     def payoffs(self, rows, cols):
         return self.A[np.ix_(list(rows), list(cols))]
+
+    def payoffs_against(self, rows, support, probabilities):
+        return self.payoffs(rows, support) @ probabilities
 
     def best_response(self, support, probabilities, *, time_limit, hint, stop_event):
         gains = self.A[:, list(support)] @ probabilities

@@ -12,9 +12,12 @@ import pytest
 from test_equilibrium import all_strategies, reduced_deal
 
 from quintet.game import Deal
-from solver.advisor.safe import QuintetModelGame, _solve_program, restricted_nash_response, safe_response
+from solver.advisor.safe import safe_response
 from solver.advisor.verify import verify_mix
 from solver.games.double_oracle import Response, solve_symmetric_lp
+from solver.games.lp import solve_rnr_program
+from solver.games.quintet_game import QuintetModelGame
+from solver.games.restricted_nash import restricted_nash_response
 from solver.problem.deal_tables import DealTables
 from solver.problem.opponents import Greedy, Uniform
 
@@ -46,7 +49,7 @@ class MatrixModelGame:
 
 def full_program(A: np.ndarray, gains: np.ndarray, D: float) -> float:
     """The whole program at once: every strategy a column and a row."""
-    _, value, _, _ = _solve_program(gains, A, D)
+    _, value, _, _ = solve_rnr_program(gains, A, D)
     return value
 
 

@@ -1,22 +1,14 @@
 """Equilibrium strategies of a Quintet deal, with a certified exploitability.
 
-``equilibrium(deal)`` runs the double oracle (``double_oracle``) over ``QuintetGame``:
-
-* a pure strategy is an arrangement, as a tuple of packet indices in slot order;
-* the payoff of P against Q is the margin ``Σ_s w_s · sign(c(P_s) − c(Q_s))``;
-* the best response to a mix is an exact engine (``solver.engines.base``; the search by default) against the
-  mix's per-slot marginals, seeded with the pool's best strategy;
-* the orbit of a new best response is every slot order of its partition (DESIGN.md: it
-  cuts the iterations about tenfold, since equilibria play few partitions in many orders);
-* the cheap oracle (``improving_responses``) is a local search (``local_search``) from the
-  pool's best partitions: most iterations add several gaining partitions found in
-  milliseconds, and the exact search runs only when it finds nothing — to find what the
-  local search missed, or to certify.
+``equilibrium(deal)`` runs the double oracle (``solver.games.double_oracle``) over the deal as
+a game (``solver.games.quintet_game.QuintetGame``), from the best response to the uniform
+opponent (and, warm-started, from a stored mix); ``solve_equilibrium`` goes through the store
+of solved deals (``EquilibriumStore``), keyed by the deal's suit-canonical form.
 
 The game is symmetric and zero-sum, so the value is 0 and a mix is judged by its
 *exploitability*: the most any arrangement gains against it (points), certified as described
-in ``double_oracle`` — the one name of that number in the code, the JSON and the README
-(the store's generic ``quality`` column holds it for equilibrium entries).
+in ``double_oracle`` — the one name of that number in the code, the JSON and the docs (the
+store's generic ``quality`` column holds it for equilibrium entries).
 """
 
 from __future__ import annotations
@@ -24,7 +16,6 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
-from itertools import permutations
 from typing import Any
 
 import numpy as np
@@ -36,15 +27,15 @@ from quintet.game import Arrangement, Deal
 from quintet.rules import Rules
 from quintet.symmetry import canonical_exposed, from_canonical_arrangement, symmetry_group
 from solver.engines.base import DEFAULT_ENGINE, EngineOptions, solve
-from solver.engines.local_search import improving_partitions
-from solver.games.double_oracle import DoubleOracleResult, Response, double_oracle
+from solver.games.double_oracle import DoubleOracleResult, IterationRecord, double_oracle
+from solver.games.quintet_game import QuintetGame, Strategy
 from solver.problem.best_response import VALUE_TOLERANCE, BestResponseProblem, slot_values
 from solver.problem.deal_tables import DealTables
 from solver.problem.opponents import ArrangementMix, Uniform
 from solver.storage.store import SolutionStore, StoreError
 
 __all__ = [
-    "QuintetGame", "EquilibriumResult", "equilibrium", "solve_equilibrium", "EquilibriumStore", "StoreLookup",
+    "EquilibriumResult", "equilibrium", "solve_equilibrium", "EquilibriumStore", "StoreLookup",
     "STORE_KIND", "STALE_STORE_KINDS", "CERTIFICATE_VERSION", "stored_exploitability", "certified_within", "sample_mix",
 ]
 
@@ -59,9 +50,6 @@ STALE_STORE_KINDS = ("equilibrium",)  # kinds written by earlier certificate ver
 STALE_NOTE = ("the stored equilibrium of this deal came from an earlier solver whose exploitability could be "
               "under-reported (issue 9): not served, solved again")
 
-Strategy = tuple[int, ...]
-
-
 def sample_mix(mix: Sequence[tuple[float, Arrangement]], seed: int = 0) -> Arrangement:
     """An arrangement drawn from a mix of (probability, arrangement); the same seed draws the same."""
     rng = np.random.default_rng(seed)
@@ -73,65 +61,6 @@ def certified_within(exploitability: float, epsilon: float) -> bool:
     """Does a certified exploitability meet the target ε?  Equal to float tolerance
     (``VALUE_TOLERANCE``), so ε = 0 asks for an exact equilibrium and is met by one."""
     return exploitability <= epsilon + VALUE_TOLERANCE
-
-
-class QuintetGame:
-    """A deal of Quintet as a symmetric zero-sum game over arrangements (margin payoffs)."""
-
-    def __init__(self, tables: DealTables, engine: EngineOptions = DEFAULT_ENGINE) -> None:
-        self.tables = tables
-        self.engine = engine  # the exact best response's engine (its time limit is set per call)
-        self.weights = np.asarray(tables.rules.weights, dtype=np.float64)
-        self.last_stats: dict[str, object] = {}
-
-    def classes(self, strategies: Sequence[Strategy]) -> np.ndarray:
-        return self.tables.classes[np.asarray(strategies, dtype=np.int64).reshape(len(strategies), -1)]
-
-    def payoffs(self, rows: Sequence[Strategy], cols: Sequence[Strategy]) -> np.ndarray:
-        r, c = self.classes(rows), self.classes(cols)
-        out = np.zeros((len(rows), len(cols)))
-        for s, w in enumerate(self.weights):
-            out += w * np.sign(r[:, s, None] - c[None, :, s])
-        return out
-
-    def payoffs_against(self, rows: Sequence[Strategy], support: Sequence[Strategy],
-                        probabilities: np.ndarray) -> np.ndarray:
-        """Σ_s V[c(row_s), s] with V the margin values against the mix's marginals."""
-        values = self.problem(support, probabilities).values
-        return values[self.classes(rows), np.arange(len(self.weights))].sum(axis=1)
-
-    def marginals(self, support: Sequence[Strategy], probabilities: np.ndarray) -> np.ndarray:
-        cls = self.classes(support)
-        out = np.zeros((len(self.weights), self.tables.n_classes))
-        for s in range(len(self.weights)):
-            np.add.at(out[s], cls[:, s], probabilities)
-        return out
-
-    def problem(self, support: Sequence[Strategy], probabilities: np.ndarray) -> BestResponseProblem:
-        values = slot_values(self.marginals(support, probabilities), self.tables.rules.weights, "margin")
-        return BestResponseProblem(self.tables, values)
-
-    def best_response(self, support: Sequence[Strategy], probabilities: np.ndarray, *,
-                      time_limit: float | None, hint: Strategy | None,
-                      stop_event: threading.Event | None) -> Response[Strategy]:
-        problem = self.problem(support, probabilities)
-        result = solve(problem, self.engine.with_time_limit(time_limit), hint, stop_event)
-        self.last_stats = result.stats
-        self.last_problem = problem
-        return Response(result.packets, result.value, result.bound, result.optimal)
-
-    def improving_responses(self, support: Sequence[Strategy], probabilities: np.ndarray,
-                            starts: Sequence[Strategy], *, min_gain: float, limit: int
-                            ) -> list[tuple[float, Strategy]]:
-        """Local optima of ``local_search`` from the distinct partitions among ``starts``."""
-        problem = self.problem(support, probabilities)
-        distinct: dict[frozenset[int], Strategy] = {}
-        for s in starts:
-            distinct.setdefault(frozenset(s), s)
-        return improving_partitions(problem, distinct.values(), min_gain=min_gain, limit=limit)
-
-    def orbit(self, strategy: Strategy) -> list[Strategy]:
-        return [tuple(p) for p in permutations(strategy)]
 
 
 @dataclass(frozen=True)
@@ -146,7 +75,7 @@ class EquilibriumResult:
     seconds: float
     interrupted: bool = False
     pool_size: int = 0
-    history: tuple[dict[str, float], ...] = field(default_factory=tuple)
+    history: tuple[IterationRecord, ...] = field(default_factory=tuple)
     from_store: bool = False
     notes: tuple[str, ...] = ()  # one-line remarks for the user (e.g. a stale stored answer re-solved)
 
@@ -239,7 +168,7 @@ def equilibrium(
     epsilon: float = 0.01,
     time_limit: float | None = 600.0,
     stop_event: threading.Event | None = None,
-    progress: Callable[[dict[str, float]], None] | None = None,
+    progress: Callable[[IterationRecord], None] | None = None,
     tables: DealTables | None = None,
     initial: Sequence[Arrangement] = (),
     engine: EngineOptions = DEFAULT_ENGINE,
@@ -349,7 +278,7 @@ def solve_equilibrium(
     time_limit: float | None = 600.0,
     store: SolutionStore | None = None,
     stop_event: threading.Event | None = None,
-    progress: Callable[[dict[str, float]], None] | None = None,
+    progress: Callable[[IterationRecord], None] | None = None,
     engine: EngineOptions = DEFAULT_ENGINE,
 ) -> EquilibriumResult:
     """``equilibrium`` through the store of solved deals (``EquilibriumStore``).

@@ -36,6 +36,7 @@ from quintet.seeds import check_seed
 from quintet.text import quote
 
 from ..engines.base import ENGINE_NAMES, EngineOptions
+from ..games.double_oracle import IterationRecord
 from ..problem.best_response import OBJECTIVES
 from ..problem.deal_tables import DealTables
 from ..problem.opponent_spec import OpponentSpec
@@ -293,7 +294,7 @@ def solve_request(
     *,
     store: SolutionStore | None = None,
     stop_event: threading.Event | None = None,
-    progress: Callable[[dict[str, float]], None] | None = None,
+    progress: Callable[[IterationRecord], None] | None = None,
 ) -> SolveAnswer:
     """Solve ``request``: the equilibrium first when the opponent involves it (through
     ``store`` when given; ``progress`` receives the double oracle's per-iteration records),

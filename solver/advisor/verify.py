@@ -26,8 +26,9 @@ import numpy as np
 
 from quintet.game import Arrangement, Deal
 from solver.advisor.advice import Solution, best_response_problem, solve_problem
-from solver.advisor.equilibrium import EquilibriumResult, QuintetGame
+from solver.advisor.equilibrium import EquilibriumResult
 from solver.engines.base import EngineOptions
+from solver.games.quintet_game import QuintetGame
 from solver.problem.best_response import VALUE_TOLERANCE, BestResponseProblem
 from solver.problem.deal_tables import DealTables
 from solver.problem.opponents import OpponentModel

@@ -48,6 +48,7 @@ from quintet.rules import Rules
 from solver.advisor.advice import Grade, Solution
 from solver.advisor.equilibrium import EquilibriumResult, solve_equilibrium
 from solver.apps.interrupt import run_interruptible
+from solver.games.double_oracle import IterationRecord
 from solver.play.session import (
     COMMANDS,
     Command,
@@ -403,14 +404,14 @@ def _show_down(term: Terminal, game: GameSession) -> None:
         term.show(reveal_text(term, game.rules, game.reveal()))
 
 
-def _progress_printer(quiet: bool) -> Callable[[dict[str, float]], None] | None:
+def _progress_printer(quiet: bool) -> Callable[[IterationRecord], None] | None:
     if quiet:
         return None
     tty = sys.stderr.isatty()
 
-    def show(record: dict[str, float]) -> None:
-        line = (f"{PROG}: solving the equilibrium: iteration {int(record['iteration'])}, "
-                f"exploitability {record['best_exploitability']:.4f}, {record['seconds']:.1f} s")
+    def show(record: IterationRecord) -> None:
+        line = (f"{PROG}: solving the equilibrium: iteration {record.iteration}, "
+                f"exploitability {record.exploitability:.4f}, {record.seconds:.1f} s")
         print(("\r\x1b[K" + line) if tty else line, end="" if tty else "\n", file=sys.stderr, flush=True)
 
     return show

@@ -37,6 +37,7 @@ from solver.advisor.safe import SafeResponse
 from solver.advisor.verify import VERIFY_TIME_LIMIT
 from solver.apps.interrupt import run_interruptible
 from solver.engines.base import ENGINE_NAMES, MAX_THREADS
+from solver.games.double_oracle import IterationRecord
 from solver.problem.best_response import OBJECTIVES, VALUE_TOLERANCE
 from solver.problem.opponent_spec import OPPONENT_HELP
 from solver.storage.store import SolutionStore
@@ -141,10 +142,10 @@ def format_grade(g: Grade, *, unicode: bool = False) -> str:
     return "\n".join(lines)
 
 
-def _progress(record: dict[str, float]) -> None:
-    print(f"quintet-solve: iteration {int(record['iteration'])}: {int(record['pool'])} arrangements, "
-          f"support {int(record['support'])}, best response {record['response']:+.4f}, "
-          f"exploitability {record['best_exploitability']:.4f}, {record['seconds']:.1f} s", file=sys.stderr, flush=True)
+def _progress(record: IterationRecord) -> None:
+    print(f"quintet-solve: iteration {record.iteration}: {record.pool_size} arrangements, "
+          f"support {record.support}, best response {record.response:+.4f}, "
+          f"exploitability {record.exploitability:.4f}, {record.seconds:.1f} s", file=sys.stderr, flush=True)
 
 
 def _solve(args: argparse.Namespace, request: SolveRequest) -> SolveAnswer:

@@ -33,10 +33,12 @@ from dataclasses import dataclass, field
 from typing import Generic, Protocol, TypeVar, runtime_checkable
 
 import numpy as np
-from ortools.linear_solver import linear_solver_pb2, pywraplp
+
+from .lp import solve_symmetric_lp
 
 __all__ = [
-    "Response", "SymmetricGame", "CheapOracle", "DoubleOracleResult", "double_oracle", "solve_symmetric_lp",
+    "Response", "SymmetricGame", "CheapOracle", "DoubleOracleOptions", "IterationRecord", "DoubleOracleResult",
+    "double_oracle", "solve_symmetric_lp",
 ]
 
 S = TypeVar("S", bound=Hashable)
@@ -57,6 +59,11 @@ class SymmetricGame(Protocol[S]):
         """Row player's payoff, ``len(rows) × len(cols)``; ``payoffs(a, b) = −payoffs(b, a).T``."""
         ...
 
+    def payoffs_against(self, rows: Sequence[S], support: Sequence[S], probabilities: np.ndarray) -> np.ndarray:
+        """Each row's expected payoff against the mix: ``payoffs(rows, support) @ probabilities``
+        (a game may compute it faster, e.g. from marginals)."""
+        ...
+
     def best_response(self, support: Sequence[S], probabilities: np.ndarray, *, time_limit: float | None,
                       hint: S | None, stop_event: threading.Event | None) -> Response[S]:
         ...
@@ -64,16 +71,6 @@ class SymmetricGame(Protocol[S]):
     def orbit(self, strategy: S) -> Sequence[S]:
         """Strategies to add together with ``strategy`` (including it)."""
         ...
-
-
-def payoffs_against(game: SymmetricGame[S], rows: Sequence[S], support: Sequence[S],
-                    probabilities: np.ndarray) -> np.ndarray:
-    """Each row's expected payoff against the mix, ``payoffs(rows, support) @ probabilities``,
-    or the game's own ``payoffs_against`` when it has a faster way (e.g. from marginals)."""
-    own = getattr(game, "payoffs_against", None)
-    if own is not None:
-        return np.asarray(own(rows, support, probabilities))
-    return game.payoffs(rows, support) @ probabilities
 
 
 @runtime_checkable
@@ -85,38 +82,57 @@ class CheapOracle(Protocol[S]):
         ...
 
 
-def solve_symmetric_lp(A: np.ndarray) -> tuple[np.ndarray, float]:
-    """Equilibrium mix of the symmetric zero-sum matrix game ``A`` (GLOP).
+@dataclass(frozen=True)
+class DoubleOracleOptions:
+    """How the double oracle runs.
 
-    Solves ``min t  s.t.  A x ≤ t, Σx = 1, x ≥ 0``; returns (x, t).  For an antisymmetric
-    ``A`` the optimum t is 0 up to solver tolerance.
+    * ``first_response_limit`` — seconds for an exact best response at first, doubled each
+      time one ends unproven without finding a gaining strategy (never more than the time left);
+    * ``support_tol`` — LP probabilities at most this are dropped from the mix;
+    * ``gain_tol`` — points: a strategy gains against a mix only by more than this, and a mix
+      is converged when its certified exploitability is at most ``epsilon + gain_tol``;
+    * ``max_added`` — pool strategies added to the working set at once;
+    * ``cheap_starts``, ``cheap_limit`` — the cheap oracle starts from this many of the pool's
+      best strategies and returns at most ``cheap_limit`` gaining more than
+      ``max(gain_tol, epsilon / 2)``;
+    * ``exact_every`` — the exact best response runs at least every this many iterations.
     """
-    n = A.shape[0]
-    request = linear_solver_pb2.MPModelRequest()
-    request.solver_type = linear_solver_pb2.MPModelRequest.GLOP_LINEAR_PROGRAMMING
-    model = request.model
-    for _ in range(n):
-        v = model.variable.add()
-        v.lower_bound, v.upper_bound = 0.0, 1.0
-    t = model.variable.add()
-    t.lower_bound, t.upper_bound, t.objective_coefficient = -float("inf"), float("inf"), 1.0
-    index = list(range(n)) + [n]
-    for i in range(n):
-        c = model.constraint.add()
-        c.lower_bound, c.upper_bound = -float("inf"), 0.0
-        c.var_index.extend(index)
-        c.coefficient.extend(A[i].tolist() + [-1.0])
-    c = model.constraint.add()
-    c.lower_bound = c.upper_bound = 1.0
-    c.var_index.extend(range(n))
-    c.coefficient.extend([1.0] * n)
-    response = linear_solver_pb2.MPSolutionResponse()
-    pywraplp.Solver.SolveWithProto(request, response)
-    if response.status != linear_solver_pb2.MPSOLVER_OPTIMAL:
-        raise RuntimeError(f"restricted-game LP failed: status {response.status} {response.status_str}")
-    x = np.clip(np.array(response.variable_value[:n]), 0.0, None)
-    x /= x.sum()
-    return x, float(response.objective_value)
+
+    first_response_limit: float = 10.0
+    support_tol: float = 1e-9
+    gain_tol: float = 1e-9
+    max_added: int = 120
+    cheap_starts: int = 16
+    cheap_limit: int = 4
+    exact_every: int = 3
+
+
+@dataclass(frozen=True)
+class IterationRecord:
+    """One iteration of the double oracle: the names the command line, the page and the HTTP
+    API all use (``to_progress`` is the API's progress object).
+
+    ``exploitability`` is the smallest certified exploitability so far (the mix that would be
+    returned now); ``iteration_exploitability`` that of this iteration's mix, None when only
+    the cheap oracle ran (nothing certified it).  ``exact``: the exact best response ran;
+    ``response``: the best gain found (points); ``proven``: that response was proven optimal.
+    """
+
+    iteration: int
+    pool_size: int
+    working_size: int
+    support: int
+    exact: bool
+    response: float
+    iteration_exploitability: float | None
+    exploitability: float
+    proven: bool
+    seconds: float
+
+    def to_progress(self) -> dict[str, float | int]:
+        """The public progress: iteration, certified exploitability so far, support, pool, seconds."""
+        return {"iteration": self.iteration, "exploitability": max(0.0, self.exploitability),
+                "support": self.support, "pool_size": self.pool_size, "seconds": self.seconds}
 
 
 @dataclass
@@ -130,7 +146,47 @@ class DoubleOracleResult(Generic[S]):
     iterations: int
     seconds: float
     pool_size: int
-    history: list[dict[str, float]] = field(default_factory=list)
+    history: list[IterationRecord] = field(default_factory=list)
+
+
+class _Pool(Generic[S]):
+    """Every strategy found, in order, with the working set the LP sees."""
+
+    def __init__(self) -> None:
+        self.strategies: list[S] = []
+        self.index: dict[S, int] = {}
+
+    def add(self, strategies: Sequence[S]) -> list[int]:
+        added = []
+        for s in strategies:
+            if s not in self.index:
+                self.index[s] = len(self.strategies)
+                self.strategies.append(s)
+                added.append(self.index[s])
+        return added
+
+
+def _restricted_equilibrium(game: SymmetricGame[S], pool: _Pool[S], working: list[int],
+                            options: DoubleOracleOptions) -> tuple[list[int], list[S], np.ndarray, np.ndarray]:
+    """The equilibrium of the whole pool's game, through the working set: after each LP the
+    pool strategies gaining against its mix join (most gaining first) until none gains.
+    Returns (working set, support, probabilities, every pool strategy's payoff against the mix)."""
+    while True:
+        ws = [pool.strategies[i] for i in working]
+        x, _ = solve_symmetric_lp(game.payoffs(ws, ws))
+        keep = x > options.support_tol
+        support = [s for s, k in zip(ws, keep, strict=True) if k]
+        probs = x[keep] / x[keep].sum()
+        pool_gains = game.payoffs_against(pool.strategies, support, probs)
+        gains = pool_gains.copy()
+        in_working = np.zeros(len(pool.strategies), dtype=bool)
+        in_working[working] = True
+        gains[in_working] = -np.inf
+        candidates = np.flatnonzero(gains > options.gain_tol)
+        if candidates.size == 0:
+            return working, support, probs, pool_gains
+        order = candidates[np.argsort(-gains[candidates])][:options.max_added]
+        working = working + order.tolist()
 
 
 def double_oracle(
@@ -141,139 +197,96 @@ def double_oracle(
     time_limit: float | None = None,
     stop_event: threading.Event | None = None,
     trivial_bound: float = float("inf"),
-    progress: Callable[[dict[str, float]], None] | None = None,
-    first_response_limit: float = 10.0,
-    support_tol: float = 1e-9,
-    gain_tol: float = 1e-9,
-    max_added: int = 120,
-    cheap_starts: int = 16,
-    cheap_limit: int = 4,
-    exact_every: int = 3,
+    progress: Callable[[IterationRecord], None] | None = None,
+    options: DoubleOracleOptions = DoubleOracleOptions(),
 ) -> DoubleOracleResult[S]:
-    """Double oracle from ``initial`` until the certified exploitability is ≤ ``epsilon`` or time is up.
+    """Double oracle from ``initial`` until the certified exploitability is ≤ ``epsilon`` or
+    ``time_limit`` seconds are spent (or ``stop_event`` is set); ``options`` tune it
+    (``DoubleOracleOptions``).
 
     ``trivial_bound`` (an upper bound on any payoff) certifies the first mix before any best
-    response has finished.  Each best response gets the remaining time, but at most
-    ``first_response_limit`` seconds at first, doubled each time one ends unproven without
-    finding a gaining strategy.  A game with a cheap oracle (``CheapOracle``) is asked first,
-    from the ``cheap_starts`` best pool strategies, for up to ``cheap_limit`` strategies
-    gaining more than ``max(gain_tol, epsilon / 2)``; the exact best response runs when it finds
-    nothing, and at least every ``exact_every`` iterations.  ``support_tol``: LP probabilities at most
-    this are dropped from the mix; ``gain_tol`` (points): a strategy counts as gaining against a
-    mix only by more than this (float noise adds nothing), and the mix counts as converged when
-    its certified exploitability is at most ``epsilon + gain_tol`` (so ``epsilon = 0`` asks for
-    a proven equilibrium, exact to that tolerance).
-
-    ``progress(record)`` gets one record per iteration (kept in ``history``): ``iteration``,
-    ``pool``, ``working``, ``support``, ``oracle`` (1.0: the exact best response ran; 0.0: only
-    the cheap oracle), ``response`` (the best gain found), ``exploitability`` (this mix's,
-    certified; NaN when only the cheap oracle ran), ``best_exploitability`` (the smallest so
-    far), ``proven`` (1.0/0.0) and ``seconds``.
+    response has finished.  A game with a cheap oracle (``CheapOracle``) is asked first; the
+    exact best response runs when it finds nothing, and at least every ``options.exact_every``
+    iterations.  ``progress`` gets each iteration's ``IterationRecord`` (kept in ``history``).
     """
     start = time.perf_counter()
-    pool: list[S] = []
-    seen: dict[S, int] = {}
-
-    def add(strategies: Sequence[S]) -> list[int]:
-        added = []
-        for s in strategies:
-            if s not in seen:
-                seen[s] = len(pool)
-                pool.append(s)
-                added.append(seen[s])
-        return added
-
-    working: list[int] = add([s for s0 in initial for s in game.orbit(s0)])
+    pool: _Pool[S] = _Pool()
+    working = pool.add([s for s0 in initial for s in game.orbit(s0)])
     if not working:
         raise ValueError("double oracle needs at least one initial strategy")
-    best_support: list[S] = [pool[working[0]]]
+    best_support: list[S] = [pool.strategies[working[0]]]
     best_probs = np.ones(1)
     best_exploitability = trivial_bound
     best_proven = False
-    history: list[dict[str, float]] = []
-    response_limit = first_response_limit
+    history: list[IterationRecord] = []
+    response_limit = options.first_response_limit
     iterations = 0
     interrupted = converged = False
     cheap = game if isinstance(game, CheapOracle) else None
-    cheap_gain = max(gain_tol, 0.5 * epsilon)
-    since_exact = exact_every  # iterations since the last exact best response: the first one is exact
+    cheap_gain = max(options.gain_tol, 0.5 * epsilon)
+    since_exact = options.exact_every  # iterations since the last exact best response: the first one is exact
 
-    def out_of_time() -> bool:
-        return time_limit is not None and time.perf_counter() - start >= time_limit
+    def remaining() -> float | None:
+        return None if time_limit is None else max(0.0, time_limit - (time.perf_counter() - start))
 
     while True:
         iterations += 1
-        # 1. restricted equilibrium over the pool, via the working set
-        while True:
-            ws = [pool[i] for i in working]
-            x, _ = solve_symmetric_lp(game.payoffs(ws, ws))
-            keep = x > support_tol
-            support = [s for s, k in zip(ws, keep, strict=True) if k]
-            probs = x[keep] / x[keep].sum()
-            pool_gains = payoffs_against(game, pool, support, probs)
-            gains = pool_gains.copy()
-            in_working = np.zeros(len(pool), dtype=bool)
-            in_working[working] = True
-            gains[in_working] = -np.inf
-            candidates = np.flatnonzero(gains > gain_tol)
-            if candidates.size == 0:
-                break
-            order = candidates[np.argsort(-gains[candidates])][:max_added]
-            working = working + order.tolist()
-        record: dict[str, float] = {"iteration": iterations, "pool": len(pool), "working": len(working),
-                                    "support": len(support)}
+        working, support, probs, pool_gains = _restricted_equilibrium(game, pool, working, options)
         ranked = np.argsort(-pool_gains, kind="stable")
-        # 2. the cheap oracle: several gaining strategies, no proof
+        # the cheap oracle: several gaining strategies, no proof
         found: Sequence[tuple[float, S]] = []
         if cheap is not None:
-            found = cheap.improving_responses(support, probs, [pool[i] for i in ranked[:cheap_starts]],
-                                              min_gain=cheap_gain, limit=cheap_limit)
-        # 3. the exact best response: when the cheap oracle finds nothing, and regularly
-        #    anyway (every `exact_every` iterations), so that what lies far from the pool is
-        #    found early.  A count, not a clock: the same deal gives the same mix every run.
-        exact = not found or since_exact + 1 >= exact_every
+            starts = [pool.strategies[i] for i in ranked[:options.cheap_starts]]
+            found = cheap.improving_responses(support, probs, starts, min_gain=cheap_gain, limit=options.cheap_limit)
+        # the exact best response: when the cheap oracle finds nothing, and regularly anyway
+        # (every `exact_every` iterations), so that what lies far from the pool is found early.
+        # A count, not a clock: the same deal gives the same mix every run.
+        exact = not found or since_exact + 1 >= options.exact_every
         new_strategies = [s for _, s in found]
         since_exact = 0 if exact else since_exact + 1
+        certified: float | None = None
+        proven = False
         if exact:
-            remaining = None if time_limit is None else max(0.0, time_limit - (time.perf_counter() - start))
-            limit = response_limit if remaining is None else min(response_limit, remaining)
-            response = game.best_response(support, probs, time_limit=limit, hint=pool[int(ranked[0])],
+            left = remaining()
+            limit = response_limit if left is None else min(response_limit, left)
+            response = game.best_response(support, probs, time_limit=limit, hint=pool.strategies[int(ranked[0])],
                                           stop_event=stop_event)
             certified = response.value if response.proven else response.bound
+            proven = response.proven
             if certified < best_exploitability:
                 best_support, best_probs, best_exploitability, best_proven = support, probs, certified, response.proven
-            if response.value > gain_tol:
+            if response.value > options.gain_tol:
                 new_strategies.insert(0, response.strategy)
             elif not response.proven:
                 response_limit *= 2  # nothing found in time: give the next attempt longer
-            record.update({"oracle": 1.0, "response": response.value, "exploitability": certified,
-                           "proven": float(response.proven)})
+            gain = response.value
         else:
-            record.update({"oracle": 0.0, "response": float(found[0][0]), "exploitability": float("nan"),
-                           "proven": 0.0})
-        record.update({"best_exploitability": best_exploitability, "seconds": time.perf_counter() - start})
+            gain = float(found[0][0])
+        record = IterationRecord(iterations, len(pool.strategies), len(working), len(support), exact, gain,
+                                 certified, best_exploitability, proven, time.perf_counter() - start)
         history.append(record)
         if progress is not None:
             progress(record)
-        if best_exploitability <= epsilon + gain_tol:
+        if best_exploitability <= epsilon + options.gain_tol:
             converged = True
             break
         if stop_event is not None and stop_event.is_set():
             interrupted = True
             break
-        if out_of_time():
+        if remaining() == 0.0:
             break
-        new = [i for s in new_strategies for i in add(game.orbit(s))]
+        new = [i for s in new_strategies for i in pool.add(game.orbit(s))]
         if not new:
-            if exact and response.proven:
+            if exact and proven:
                 break  # proven, nothing gains beyond tolerance: the exploitability is final
             continue
         # keep the working set small: the support plus the newcomers that gain most
-        new_gains = payoffs_against(game, [pool[i] for i in new], support, probs)
-        best_new = np.argsort(-new_gains, kind="stable")[:max_added]
-        working = [seen[s] for s in support] + [new[k] for k in best_new.tolist() if new_gains[k] > gain_tol]
+        new_gains = game.payoffs_against([pool.strategies[i] for i in new], support, probs)
+        best_new = np.argsort(-new_gains, kind="stable")[:options.max_added]
+        working = [pool.index[s] for s in support] + [new[k] for k in best_new.tolist()
+                                                      if new_gains[k] > options.gain_tol]
     return DoubleOracleResult(
         support=best_support, probabilities=best_probs, exploitability=max(best_exploitability, 0.0),
         proven=best_proven, converged=converged, interrupted=interrupted, iterations=iterations,
-        seconds=time.perf_counter() - start, pool_size=len(pool), history=history,
+        seconds=time.perf_counter() - start, pool_size=len(pool.strategies), history=history,
     )

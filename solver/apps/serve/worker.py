@@ -33,9 +33,10 @@ from pathlib import Path
 from quintet.draw import advise
 from quintet.rules import Rules
 from solver.advisor.request import SolveRequest, solve_request
+from solver.games.double_oracle import IterationRecord
 from solver.storage.store import SolutionStore, StoreError
 
-__all__ = ["Task", "DrawTask", "worker_main", "run_task", "progress_record"]
+__all__ = ["Task", "DrawTask", "worker_main", "run_task"]
 
 POLL_SECONDS = 0.05
 WARM_UP_DEAL = "8h 7h 9d Ts 7s Qc Jc"
@@ -57,18 +58,6 @@ class Task:
     payload: SolveRequest | DrawTask
 
 
-def progress_record(record: dict[str, float]) -> dict[str, float | int]:
-    """The public form of a double-oracle progress record: iteration, certified
-    exploitability so far (points), support and pool sizes, solver seconds."""
-    return {
-        "iteration": int(record["iteration"]),
-        "exploitability": max(0.0, float(record["best_exploitability"])),
-        "support": int(record["support"]),
-        "pool_size": int(record["pool"]),
-        "seconds": float(record["seconds"]),
-    }
-
-
 class _LazyStore:
     """The worker's store connection, opened on first use (call it)."""
 
@@ -83,7 +72,7 @@ class _LazyStore:
 
 
 def run_task(payload: SolveRequest | DrawTask, store: Callable[[], SolutionStore], stop: threading.Event,
-             progress: Callable[[dict[str, float]], None]) -> dict[str, object]:
+             progress: Callable[[IterationRecord], None]) -> dict[str, object]:
     """The JSON answer to one task (what the matching CLI prints with ``--json``); ``store``
     opens the store, called only when an equilibrium is needed."""
     if isinstance(payload, DrawTask):
@@ -129,8 +118,8 @@ def worker_main(tasks: Connection, results: Connection, cancel: Synchronized, st
         stop.clear()
         current[0] = number
 
-        def progress(record: dict[str, float], number: int = number) -> None:
-            results.send(("progress", number, progress_record(record)))
+        def progress(record: IterationRecord, number: int = number) -> None:
+            results.send(("progress", number, record.to_progress()))
 
         try:
             message: tuple[object, ...] = ("done", number, run_task(task.payload, store, stop, progress))

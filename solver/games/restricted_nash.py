@@ -1,0 +1,225 @@
+"""The restricted Nash response (Johanson, Zinkevich & Bowling 2007) over a small game interface.
+
+Against an opponent model M that is probably right but might be wrong, the best response to
+M is brittle and the equilibrium leaves points on the table.  ``restricted_nash_response``
+returns the mix x that maximizes the expected payoff against M among the mixes whose
+exploitability ``max_P u(P, x)`` is at most D:
+
+    maximize   Σ_i x_i u(s_i, M)
+    such that  Σ_i x_i u(t, s_i) ≤ D      for every pure strategy t   (no t gains more than D)
+               Σ_i x_i = 1,  x ≥ 0.
+
+The program has a column and a row per strategy, so both are generated, like the double oracle:
+
+* rows: the exact best response t to the current x; when it gains more than D, its
+  constraint joins the program;
+* columns: with y_t ≥ 0 the duals of the rows and μ that of Σ x = 1, a strategy s improves
+  the program iff ``u(s, M) + Σ_t y_t u(s, t) − μ > 0`` (u(t, s) = −u(s, t)): the best
+  response to the opponent mixture "M with weight 1, each t with weight y_t" finds it.
+
+When neither finds anything, x is optimal: feasible for every row (its exploitability, an
+exact best response's value, is ≤ D) and optimal for the program with only the generated rows
+— a relaxation — with no improving column.  Every x returned is feasible: its certified
+exploitability comes from an exact best response (or its proven bound) and is at most D.
+``margin_bound`` bounds the optimum from above (the program's value plus the last pricing
+gain), so the answer's distance from optimal is known even when stopped early.
+
+The algorithm knows the game only through ``ModelGame`` (payoffs, payoffs against M, a best
+response to a weighted mixture of M and a mix) and, when the game offers one, a cheap oracle
+``ModelCheapOracle``; ``solver.games.quintet_game.QuintetModelGame`` is a deal of Quintet.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable, Hashable, Sequence
+from dataclasses import dataclass, field
+from typing import Generic, Protocol, TypeVar, runtime_checkable
+
+import numpy as np
+
+from solver.problem.best_response import VALUE_TOLERANCE
+
+from .double_oracle import Response
+from .lp import solve_rnr_program
+
+__all__ = ["ModelGame", "ModelCheapOracle", "RnrIterationRecord", "SafeResult", "restricted_nash_response",
+           "LP_TOLERANCE"]
+
+S = TypeVar("S", bound=Hashable)
+
+LP_TOLERANCE = 1e-7  # points: the linear program's optimum is exact to about this (GLOP's tolerances)
+
+
+class ModelGame(Protocol[S]):
+    """A symmetric zero-sum game with an opponent model M."""
+
+    def payoffs(self, rows: Sequence[S], cols: Sequence[S]) -> np.ndarray:
+        """u(row, col), ``len(rows) × len(cols)``, antisymmetric."""
+        ...
+
+    def model_payoffs(self, rows: Sequence[S]) -> np.ndarray:
+        """u(row, M) for each row."""
+        ...
+
+    def best_response(self, support: Sequence[S], probabilities: np.ndarray, *, model_weight: float,
+                      time_limit: float | None, stop_event: threading.Event | None) -> Response[S]:
+        """The best response to ``model_weight``·M + (1 − model_weight)·mix, with its value."""
+        ...
+
+
+@runtime_checkable
+class ModelCheapOracle(Protocol[S]):
+    def improving_responses(self, support: Sequence[S], probabilities: np.ndarray, starts: Sequence[S], *,
+                            min_gain: float, limit: int, model_weight: float) -> Sequence[tuple[float, S]]:
+        """Up to ``limit`` strategies gaining more than ``min_gain`` against ``model_weight``·M +
+        (1 − model_weight)·mix, as (gain, strategy), best first; found from ``starts``, no proof."""
+        ...
+
+
+@dataclass(frozen=True)
+class RnrIterationRecord:
+    """One iteration: program size, the mix's support and payoff against M (``margin``), the
+    program's value, the certified exploitability when the exact attack ran (else None), the
+    pricing's reduced cost when it ran (else None), seconds so far."""
+
+    iteration: int
+    columns: int
+    rows: int
+    support: int
+    margin: float
+    program: float
+    exploitability: float | None
+    reduced_cost: float | None
+    seconds: float
+
+
+@dataclass
+class SafeResult(Generic[S]):
+    support: list[S]
+    probabilities: np.ndarray
+    exploitability: float  # certified: max_P u(P, mix) ≤ this ≤ max_exploitability (+ tolerance)
+    model_margin: float  # u(mix, M)
+    margin_bound: float  # no mix of exploitability ≤ D does better against M than this
+    optimal: bool  # the program's optimum, proven (margin_bound − model_margin ≤ tolerance)
+    interrupted: bool
+    iterations: int
+    seconds: float
+    history: list[RnrIterationRecord] = field(default_factory=list)
+
+
+def restricted_nash_response(
+    game: ModelGame[S],
+    initial: Sequence[S],
+    initial_probabilities: np.ndarray,
+    initial_exploitability: float,
+    *,
+    max_exploitability: float,
+    time_limit: float | None = None,
+    stop_event: threading.Event | None = None,
+    progress: Callable[[RnrIterationRecord], None] | None = None,
+    tolerance: float = VALUE_TOLERANCE,
+) -> SafeResult[S]:
+    """The mix maximizing u(·, M) with exploitability ≤ ``max_exploitability`` (module doc).
+
+    ``initial`` with ``initial_probabilities`` is a mix whose certified exploitability,
+    ``initial_exploitability``, is at most ``max_exploitability`` (e.g. an equilibrium): the
+    answer until a better one is found, and its strategies are the first columns.
+    """
+    start = time.perf_counter()
+    D = float(max_exploitability)
+    if initial_exploitability > D + tolerance:
+        raise ValueError(f"the initial mix is exploitable by {initial_exploitability}, more than {D}")
+    columns: list[S] = list(dict.fromkeys(initial))
+    rows: list[S] = []
+    probs0 = np.asarray(initial_probabilities, dtype=np.float64)
+    best = SafeResult(list(initial), probs0 / probs0.sum(), max(initial_exploitability, 0.0),
+                      float(game.model_payoffs(list(initial)) @ (probs0 / probs0.sum())), float("inf"), False, False,
+                      0, 0.0)
+    history: list[RnrIterationRecord] = []
+    iterations = 0
+    interrupted = False
+
+    def remaining() -> float | None:
+        return None if time_limit is None else max(0.0, time_limit - (time.perf_counter() - start))
+
+    def stopped() -> bool:
+        return (stop_event is not None and stop_event.is_set()) or remaining() == 0.0
+
+    cheap = game if isinstance(game, ModelCheapOracle) else None
+
+    def ranked(values: np.ndarray, strategies: list[S], count: int = 16) -> list[S]:
+        return [strategies[i] for i in np.argsort(-values, kind="stable")[:count]]
+
+    while True:
+        iterations += 1
+        gains = game.model_payoffs(columns)
+        A = game.payoffs(rows, columns) if rows else np.zeros((0, len(columns)))
+        x, value, y, mu = solve_rnr_program(gains, A, D)
+        keep = x > 1e-12
+        support = [s for s, k in zip(columns, keep, strict=True) if k]
+        probs = x[keep] / x[keep].sum()
+        margin = float(game.model_payoffs(support) @ probs)
+        seen = list(dict.fromkeys(columns + rows))
+        exploit: float | None = None
+        reduced: float | None = None
+        # rows: strategies gaining more than D against x — the cheap oracle first, else the exact
+        # best response, whose value certifies x's exploitability
+        new_rows: list[S] = []
+        if cheap is not None:
+            starts = ranked(game.payoffs(seen, support) @ probs, seen)
+            new_rows = [s for _, s in cheap.improving_responses(support, probs, starts, min_gain=D + tolerance,
+                                                                 limit=3, model_weight=0.0) if s not in rows]
+        if not new_rows:
+            attack = game.best_response(support, probs, model_weight=0.0, time_limit=remaining(),
+                                        stop_event=stop_event)
+            exploit = attack.value if attack.proven else attack.bound
+            if exploit <= D + tolerance and margin > best.model_margin:
+                best = SafeResult(support, probs, max(exploit, 0.0), margin, best.margin_bound, False, False,
+                                  iterations, 0.0)
+            if attack.value > D + tolerance and attack.strategy not in rows:
+                new_rows = [attack.strategy]
+        # columns: strategies whose reduced cost u(s, M) + Σ y_t u(s, t) − μ is positive, against
+        # the opponent "M with weight 1, each row t with weight y_t" (normalized by `weight`)
+        weight = 1.0 / (1.0 + float(y.sum()))
+        priced = [t for t, yt in zip(rows, y, strict=True) if yt > 0]
+        pweights = np.array([yt for yt in y if yt > 0])
+        pweights = pweights / pweights.sum() if priced else np.zeros(0)
+        new_columns: list[S] = []
+        if cheap is not None:
+            values = weight * game.model_payoffs(seen)
+            if priced:
+                values = values + (1.0 - weight) * (game.payoffs(seen, priced) @ pweights)
+            found = cheap.improving_responses(priced, pweights, ranked(values, seen),
+                                              min_gain=(mu + tolerance) * weight, limit=3,
+                                              model_weight=weight if priced else 1.0)
+            new_columns = [s for _, s in found if s not in columns]
+        if not new_columns and not new_rows:
+            pricing = game.best_response(priced, pweights, model_weight=weight if priced else 1.0,
+                                         time_limit=remaining(), stop_event=stop_event)
+            reduced = (pricing.value if pricing.proven else pricing.bound) / weight - mu
+            if pricing.proven:
+                best.margin_bound = min(best.margin_bound, value + max(0.0, reduced))
+            if pricing.value / weight - mu > tolerance and pricing.strategy not in columns:
+                new_columns = [pricing.strategy]
+        record = RnrIterationRecord(iterations, len(columns), len(rows), len(support), margin, value, exploit,
+                                    reduced, time.perf_counter() - start)
+        history.append(record)
+        if progress is not None:
+            progress(record)
+        rows.extend(new_rows)
+        columns.extend(new_columns)
+        if not (new_rows or new_columns):
+            best.optimal = best.margin_bound - best.model_margin <= LP_TOLERANCE
+            break
+        if stopped():
+            interrupted = stop_event is not None and stop_event.is_set()
+            break
+    best.interrupted = interrupted
+    best.iterations = iterations
+    best.seconds = time.perf_counter() - start
+    best.history = history
+    return best
+
+
