@@ -6,7 +6,7 @@
 1. Throughput: the same seeded random sample of deals (``solver.apps.batch.random_deals``) solved
    by ``run_batch`` into a fresh store each time, at ε ≤ 0.05 — in-process (1 worker), the
    local process pool and a Dask ``LocalCluster`` with the same number of single-threaded
-   worker processes.  Deals per minute of the solving phase, and the engine's start-up.
+   worker processes.  Deals per minute of the solving phase, and the executor's start-up.
 2. The tournament (``solver.apps.tournament``) over seeded deals, equilibria solved afresh (no
    store): the table, and a heat map ``benchmarks/tournament_heatmap.png``.
 3. The book: the exact number of suit-canonical deals and, from a uniform sample of them
@@ -36,8 +36,9 @@ sys.path.insert(0, str(HERE))
 from benchmark_results import write_section  # noqa: E402
 
 from quintet.cards import format_cards  # noqa: E402
+from quintet.game import Deal  # noqa: E402
 from solver.apps.batch import book_estimate, random_deals, run_batch  # noqa: E402
-from solver.apps.tournament import STRATEGIES, STRATEGY_LABELS, plot_heatmap, run_tournament, seeded_deals  # noqa: E402
+from solver.apps.tournament import STRATEGIES, STRATEGY_LABELS, plot_heatmap, run_tournament  # noqa: E402
 from solver.storage.store import SolutionStore  # noqa: E402
 
 PNG = HERE / "tournament_heatmap.png"
@@ -59,7 +60,7 @@ def machine() -> str:
 
 def throughput(keys: list[int], workers: int, epsilon: float, time_limit: float,
                repeat: int) -> list[dict[str, object]]:
-    """Each engine ``repeat`` times, interleaved (the machine's load drifts); per engine the
+    """Each executor ``repeat`` times, interleaved (the machine's load drifts); per executor the
     median run and the range of the solving rates."""
     runs = [("local", 1), ("local", workers)]
     try:
@@ -69,11 +70,11 @@ def throughput(keys: list[int], workers: int, epsilon: float, time_limit: float,
         print("dask is not installed: no Dask column", file=sys.stderr)
     measured: dict[tuple[str, int], list[dict[str, object]]] = {r: [] for r in runs}
     for _ in range(repeat):
-        for engine, w in runs:
+        for executor, w in runs:
             with tempfile.TemporaryDirectory() as tmp, SolutionStore(Path(tmp) / "s.sqlite") as store:
                 t0 = time.perf_counter()
                 summary = run_batch(keys, store=store, epsilon=epsilon, time_limit=time_limit, workers=w,
-                                    engine=engine, progress=True)
+                                    executor=executor, progress=True)
                 total = time.perf_counter() - t0
             cpu = summary.cpu_seconds()
             run = {
@@ -83,17 +84,17 @@ def throughput(keys: list[int], workers: int, epsilon: float, time_limit: float,
                 "cpu_mean": statistics.fmean(cpu) if cpu else float("nan"),
                 "max_eps": max((r.exploitability for r in summary.results if r.error is None), default=float("nan")),
             }
-            measured[(engine, w)].append(run)
-            print(f"{engine} x{w}: {run['rate']:.2f} deals/min solving, {run['startup']:.1f} s start-up",
+            measured[(executor, w)].append(run)
+            print(f"{executor} x{w}: {run['rate']:.2f} deals/min solving, {run['startup']:.1f} s start-up",
                   file=sys.stderr, flush=True)
     rows = []
-    for (engine, w), results in measured.items():
+    for (executor, w), results in measured.items():
         ordered = sorted(results, key=lambda r: r["rate"])  # type: ignore[arg-type, return-value]
         median = ordered[(len(ordered) - 1) // 2]
-        label = f"{engine}, {w} worker{'s' if w > 1 else ''}" + (" (in-process)" if engine == "local" and w == 1
-                                                              else " (process pool)" if engine == "local"
+        label = f"{executor}, {w} worker{'s' if w > 1 else ''}" + (" (in-process)" if executor == "local" and w == 1
+                                                              else " (process pool)" if executor == "local"
                                                               else " (LocalCluster, 1 thread each)")
-        rows.append(median | {"engine": label, "kind": engine, "workers": w,
+        rows.append(median | {"executor": label, "kind": executor, "workers": w,
                               "rates": [r["rate"] for r in results]})
     return rows
 
@@ -103,7 +104,7 @@ def main() -> None:
     ap.add_argument("--deals", type=int, default=8, help="throughput sample size (default 8)")
     ap.add_argument("--seed", type=int, default=2026)
     ap.add_argument("--workers", type=int, default=2)
-    ap.add_argument("--repeat", type=int, default=3, help="throughput runs per engine (default 3)")
+    ap.add_argument("--repeat", type=int, default=3, help="throughput runs per executor (default 3)")
     ap.add_argument("--epsilon", type=float, default=0.05)
     ap.add_argument("--time-limit", type=float, default=600.0)
     ap.add_argument("--tournament-deals", type=int, default=20)
@@ -116,7 +117,7 @@ def main() -> None:
     keys = random_deals(args.deals, args.seed)
     rows = throughput(keys, args.workers, args.epsilon, args.time_limit, args.repeat)
 
-    deals = seeded_deals(args.tournament_deals, args.seed)
+    deals = Deal.random_series(args.seed, args.tournament_deals)
 
     def progress(i: int, n: int, entry) -> None:  # type: ignore[no-untyped-def]
         print(f"tournament: deal {i}/{n} ε {entry.info.get('equilibrium_exploitability', float('nan')):.4f}",
@@ -141,20 +142,20 @@ def main() -> None:
         "",
         f"### Throughput: {args.deals} random deals (seed {args.seed}), ε ≤ {args.epsilon:g}, fresh store each run",
         "",
-        f"Each engine {args.repeat} times, interleaved; the median run is shown, with the range of the solving rate "
-        "over the runs. Start-up: the engine's start and one warm-up per worker (process start, imports, "
+        f"Each executor {args.repeat} times, interleaved; the median run is shown, with the range of the solving rate "
+        "over the runs. Start-up: the executor's start and one warm-up per worker (process start, imports, "
         "compiled kernels loaded). Deals per minute of the solving phase (start-up excluded, then included); CPU "
         "seconds per deal measured in the worker process (for Dask it includes the worker's own threads); every "
-        "engine commits each result from the parent process as it arrives. This 2-core machine is shared with "
+        "executor commits each result from the parent process as it arrives. This 2-core machine is shared with "
         "other jobs, so wall-clock rates move between runs: read differences within the range as noise.",
         "",
-        "| engine | deals | failed | start-up | solving | deals/min (solving) | range over runs "
+        "| executor | deals | failed | start-up | solving | deals/min (solving) | range over runs "
         "| deals/min (incl. start-up) | CPU s/deal | max ε |",
         "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for r in rows:
         rates = r["rates"]
-        lines.append(f"| {r['engine']} | {r['deals']} | {r['failed']} | {r['startup']:.1f} s | {r['solving']:.1f} s "
+        lines.append(f"| {r['executor']} | {r['deals']} | {r['failed']} | {r['startup']:.1f} s | {r['solving']:.1f} s "
                      f"| {r['rate']:.2f} | {min(rates):.1f}–{max(rates):.1f} | {r['rate_total']:.2f} "
                      f"| {r['cpu_mean']:.2f} | {r['max_eps']:.4f} |")
     by = {(r["kind"], r["workers"]): r for r in rows}

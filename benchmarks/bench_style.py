@@ -45,10 +45,11 @@ sys.path.insert(0, str(HERE))
 from benchmark_results import cpu_name, write_section  # noqa: E402
 
 from quintet.game import Arrangement, Deal  # noqa: E402
+from quintet.rules import CLASSIC  # noqa: E402
 from solver.advisor.advice import complete  # noqa: E402
 from solver.advisor.equilibrium import EquilibriumResult, solve_equilibrium  # noqa: E402
 from solver.advisor.stats import mean_ci95  # noqa: E402
-from solver.apps.tournament import expected_margin, seeded_deals  # noqa: E402
+from solver.apps.tournament import expected_margin  # noqa: E402
 from solver.play.session import Computer, GameSession, Phase  # noqa: E402
 from solver.problem.deal_tables import DealTables  # noqa: E402
 from solver.problem.opponents import ArrangementMix, FixedMarginals, Greedy, OpponentModel, Uniform  # noqa: E402
@@ -111,7 +112,7 @@ class HabitBot:
 def record_games(bot: HabitBot, n: int, seed: int, path: Path) -> None:
     """The bot's games against ``uniform``, written as quintet-play records."""
     rng = np.random.default_rng(seed)
-    for k, deal in enumerate(seeded_deals(n, seed), start=1):
+    for k, deal in enumerate(Deal.random_series(seed, n), start=1):
         game = GameSession(deal, Computer.choose(deal, "uniform", seed=seed + k), game=k, seed=seed + k)
         game.confirm(bot.play(deal, rng))
         while game.phase is Phase.SHOWDOWN:
@@ -205,12 +206,12 @@ def main() -> None:
         path = Path(tmp) / "bot.jsonl"
         record_games(bot, args.records, args.seed, path)
         t0 = time.perf_counter()
-        style = load_style(path, seeded_deals(1, args.seed)[0].rules)
+        style = load_style(path, CLASSIC)
         fit_seconds = time.perf_counter() - t0
     print(f"fitted on {args.records} records in {fit_seconds:.2f} s; order matrix (slot × order):")
     print(np.round(np.array(style.order_probabilities), 2))
 
-    deals = seeded_deals(args.deals, args.seed + 1)
+    deals = Deal.random_series(args.seed + args.records, args.deals)  # the deals after the recorded ones
     results = []
     for deal in deals:
         r = evaluate(deal, bot, style, args)

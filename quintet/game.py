@@ -26,7 +26,7 @@ from .cards import (
 )
 from .evaluator import HandValue, evaluate
 from .rules import CLASSIC, Rules
-from .seeds import seed_rng
+from .seeds import seed_rng, seed_series
 
 __all__ = [
     "ArrangementError",
@@ -104,6 +104,12 @@ class Deal:
         uniformly random subset of the deck, the same for the same seed in every front-end."""
         cards = seed_rng(seed).choice(rules.deck.cards(), rules.n_exposed, replace=False)
         return cls(mask_of(int(c) for c in cards), rules)
+
+    @classmethod
+    def random_series(cls, seed: int, count: int, rules: Rules = CLASSIC) -> list[Deal]:
+        """The deals of the seeds ``seed`` … ``seed + count − 1`` (``quintet.seeds.seed_series``):
+        a match of ``count`` games, a tournament of ``count`` deals."""
+        return [cls.random(s, rules) for s in seed_series(seed, count)]
 
     def format(self, *, unicode: bool = False) -> str:
         return format_cards(self.exposed, self.rules.deck, unicode=unicode)

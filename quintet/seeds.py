@@ -48,11 +48,11 @@ def check_seed(value: object, what: str = "seed") -> int:
     return int(value)
 
 
-def seed_series(seed: int, count: int, what: str = "seed") -> range:
-    """The seeds of ``count`` games or deals starting at ``seed``: all of them must be in range."""
+def seed_series(seed: int, count: int, what: str = "seed", unit: str = "deals") -> range:
+    """The seeds of ``count`` games or deals (``unit``) starting at ``seed``: all must be in range."""
     first = check_seed(seed, what)
     if count > 0 and first + count - 1 > SEED_MAX:
-        raise SeedError(f"{what} {first} with {count} deals runs past {SEED_MAX}: "
+        raise SeedError(f"{what} {first} with {count} {unit} runs past {SEED_MAX}: "
                         f"use a {what} of at most {SEED_MAX - count + 1}")
     return range(first, first + max(count, 0))
 

@@ -20,7 +20,8 @@ from quintet.game import Arrangement, Deal, showdown
 from quintet.symmetry import canonical_exposed
 from solver.advisor.advice import best_response, complete, grade
 from solver.advisor.equilibrium import STORE_KIND, EquilibriumResult, solve_equilibrium
-from solver.play.session import COMMANDS, Command, Computer, GameSession, Phase, PlayError, deal_for_game, parse_command
+from solver.play.computer import Computer
+from solver.play.session import COMMANDS, Command, GameSession, Phase, PlayError, parse_command
 from solver.problem.deal_tables import DealTables
 from solver.problem.opponents import ArrangementMix, OpponentError, Uniform, greedy_arrangement
 from solver.storage.store import SolutionStore
@@ -31,7 +32,7 @@ SEED = 7  # game 1 of --seed 7: exposed As Ks Th 9s 8h 7s 7h
 
 
 def session(opponent: str = "greedy", seed: int = SEED) -> GameSession:
-    deal = deal_for_game(seed)
+    deal = Deal.random(seed)
     return GameSession(deal, Computer.choose(deal, opponent, seed=seed), seed=seed)
 
 
@@ -234,7 +235,7 @@ def test_show_down_slot_by_slot_and_record():
 
 
 def test_the_computer_sides():
-    deal = deal_for_game(3)
+    deal = Deal.random(3)
     tables = DealTables.build(deal)
     assert Computer.choose(deal, "greedy").arrangement == greedy_arrangement(tables)
     a = Computer.choose(deal, "uniform", seed=1).arrangement
@@ -247,7 +248,7 @@ def test_the_computer_sides():
         best_response(deal, "uniform:0.5,greedy:0.5", tables=tables).arrangement
     with pytest.raises(OpponentError, match="unknown opponent"):
         Computer.choose(deal, "bogus")
-    with pytest.raises(PlayError, match="equilibrium provider"):
+    with pytest.raises(OpponentError, match="equilibrium provider"):
         Computer.choose(deal, "equilibrium")
 
 
@@ -287,7 +288,7 @@ def test_equilibrium_computer_plays_a_sample_of_the_stored_mix(tmp_path):
 
 def test_full_game_from_play_and_its_record(tmp_path):
     """A game from one `play`; the record's points recomputed by `quintet showdown`."""
-    deal = deal_for_game(SEED)
+    deal = Deal.random(SEED)
     mine = best_response(deal, "uniform").arrangement
     record = tmp_path / "games.jsonl"
     proc = play(tmp_path, f"hint\nplay {arrangement_text(mine)}\n", "--seed", str(SEED), "--opponent", "uniform",
@@ -314,7 +315,7 @@ def test_full_game_from_play_and_its_record(tmp_path):
 
 
 def test_game_built_slot_by_slot_with_undo_and_clear(tmp_path):
-    deal = deal_for_game(SEED)
+    deal = Deal.random(SEED)
     packets = [format_cards(p) for p in best_response(deal, "greedy").arrangement.packets]
     script = "\n".join([
         f"slot 1 {packets[4]}",  # the wrong slot: taken back
@@ -343,7 +344,7 @@ def parse_packets(packets: list[str]) -> list[int]:
 
 
 def test_every_bad_command_gets_one_line_and_the_prompt_again(tmp_path):
-    deal = deal_for_game(SEED)
+    deal = Deal.random(SEED)
     exposed = format_cards(deal.exposed).split()
     mine = best_response(deal, "greedy").arrangement
     live = format_cards(deal.live).split()
@@ -387,7 +388,7 @@ def test_every_bad_command_gets_one_line_and_the_prompt_again(tmp_path):
 
 def test_end_of_input_keeps_the_finished_games(tmp_path):
     record = tmp_path / "games.jsonl"
-    first = best_response(deal_for_game(SEED), "greedy").arrangement
+    first = best_response(Deal.random(SEED), "greedy").arrangement
     proc = play(tmp_path, f"play {arrangement_text(first)}\nslot 1 ", "--seed", str(SEED), "--games", "3",
                 "--opponent", "greedy", "--record", str(record))
     assert proc.returncode == 0, proc.stderr
@@ -400,7 +401,7 @@ def test_end_of_input_keeps_the_finished_games(tmp_path):
 
 def test_twenty_game_match_against_greedy_runs_unattended(tmp_path):
     seed = 100
-    lines = [f"play {arrangement_text(best_response(deal_for_game(seed + k), 'greedy').arrangement)}"
+    lines = [f"play {arrangement_text(best_response(Deal.random(seed + k), 'greedy').arrangement)}"
              for k in range(20)]
     record = tmp_path / "match.jsonl"
     proc = play(tmp_path, "\n".join(lines) + "\n", "--seed", str(seed), "--games", "20", "--opponent", "greedy",
@@ -482,7 +483,7 @@ def test_a_game_inside_tmux(tmp_path):
     tmux = shutil.which("tmux")
     if tmux is None:
         pytest.skip("tmux not found on PATH (apt-get install -y tmux); the terminal run cannot happen")
-    deal = deal_for_game(SEED)
+    deal = Deal.random(SEED)
     mine = best_response(deal, "greedy").arrangement
     record = tmp_path / "games.jsonl"
     env = env_for(tmp_path)

@@ -16,8 +16,9 @@ from quintet.evaluator import evaluate
 from quintet.game import Arrangement, Deal
 from quintet.rules import get_rules
 from solver.advisor.advice import best_response
-from solver.apps.tournament import expected_margin, seeded_deals
-from solver.play.session import Computer, GameSession, deal_for_game
+from solver.apps.tournament import expected_margin
+from solver.play.computer import Computer
+from solver.play.session import GameSession
 from solver.problem.deal_tables import DealTables
 from solver.problem.opponent_spec import parse_opponent
 from solver.problem.opponents import ArrangementMix, OpponentError, Uniform, greedy_arrangement
@@ -44,7 +45,7 @@ def habit_policy(deal: Deal) -> list[tuple[float, Arrangement]]:
 def habit_records(n: int, seed: int) -> list[tuple[Deal, Arrangement]]:
     rng = np.random.default_rng(seed)
     games = []
-    for deal in seeded_deals(n, seed):
+    for deal in Deal.random_series(seed, n):
         policy = habit_policy(deal)
         games.append((deal, policy[int(rng.choice(len(policy), p=[p for p, _ in policy]))][1]))
     return games
@@ -91,7 +92,7 @@ def test_fit_counts_the_habit(habit_games, habit_style):
 
 
 def test_style_marginals_follow_the_habit_on_new_deals(habit_style):
-    for deal in seeded_deals(4, seed=99):
+    for deal in Deal.random_series(99, 4):
         tables = DealTables.build(deal)
         m = habit_style.marginals(tables)
         assert m.shape == (5, tables.n_classes) and np.all(m >= 0)
@@ -110,7 +111,7 @@ def test_best_response_to_the_style_exploits_the_habit(habit_style):
     to the habit's true policy wins, far more than the best response to uniform.  (Deals whose
     exact searches are quick: against a style some deals take the search several seconds.)"""
     gained = possible = 0.0
-    for deal in map(deal_for_game, (2, 4, 5, 8)):
+    for deal in map(Deal.random, (2, 4, 5, 8)):
         tables = DealTables.build(deal)
         truth = ArrangementMix(*zip(*[(a, p) for p, a in habit_policy(deal)], strict=True))
         true_m = truth.marginals(tables)
@@ -125,7 +126,7 @@ def test_best_response_to_the_style_exploits_the_habit(habit_style):
 
 def test_style_spec_in_parse_opponent_api_and_quintet_solve(tmp_path, habit_games):
     path = write_records(tmp_path / "habit.jsonl", habit_games)
-    deal = deal_for_game(5)
+    deal = Deal.random(5)
     model = parse_opponent(f"style:{path}", deal)
     assert model.name == "style:habit.jsonl"
     direct = best_response(deal, fit_style(habit_games))
@@ -147,15 +148,15 @@ def test_play_records_feed_a_style(tmp_path):
     """quintet-play's own records are style files; the computer best-responds to the style."""
     path = tmp_path / "games.jsonl"
     for seed in range(3):
-        deal = deal_for_game(seed)
+        deal = Deal.random(seed)
         game = GameSession(deal, Computer.choose(deal, "uniform", seed=seed), seed=seed)
         game.confirm(greedy_arrangement(DealTables.build(deal)))
         while game.reveal().result.slot < 5:
             pass
         append_record(path, game.record())
     games = read_player_games(path, get_rules("classic"))
-    assert [a for _, a in games] == [greedy_arrangement(DealTables.build(deal_for_game(s))) for s in range(3)]
-    deal = deal_for_game(50)
+    assert [a for _, a in games] == [greedy_arrangement(DealTables.build(Deal.random(s))) for s in range(3)]
+    deal = Deal.random(50)
     computer = Computer.choose(deal, f"style:{path}")
     assert computer.arrangement == best_response(deal, load_style(path, deal.rules)).arrangement
     assert "best response to style:games.jsonl" in computer.description
@@ -179,7 +180,7 @@ def test_bad_records_files_are_one_line_errors(tmp_path, content, problem):
     with pytest.raises(RecordError, match=problem):
         read_player_games(path, get_rules("classic"))
     with pytest.raises(OpponentError, match=problem):
-        parse_opponent(f"style:{path}", deal_for_game(1))
+        parse_opponent(f"style:{path}", Deal.random(1))
     proc = subprocess.run([sys.executable, "-m", "solver.apps.solve_cli", "8h 7h 9d Ts 7s Qc Jc",
                            "--opponent", f"style:{path}"],
                           capture_output=True, text=True, cwd=ROOT, timeout=120)
@@ -189,7 +190,7 @@ def test_bad_records_files_are_one_line_errors(tmp_path, content, problem):
 
 def test_missing_records_file(tmp_path):
     with pytest.raises(OpponentError, match="not found"):
-        parse_opponent(f"style:{tmp_path / 'none.jsonl'}", deal_for_game(1))
+        parse_opponent(f"style:{tmp_path / 'none.jsonl'}", Deal.random(1))
 
 
 _json = st.recursive(st.none() | st.booleans() | st.integers() | st.text(max_size=8),
@@ -219,7 +220,7 @@ def test_best_response_to_a_style_is_quick_and_agrees_with_cpsat(habit_style):
     from solver.engines.cpsat import solve_cpsat
     from solver.engines.search import SearchOptions, solve_search
 
-    for deal in seeded_deals(3, 99):
+    for deal in Deal.random_series(99, 3):
         tables = DealTables.build(deal)
         answer = best_response(deal, habit_style, tables=tables)
         problem = _problem(tables, habit_style.marginals(tables), "margin")

@@ -17,7 +17,6 @@ from solver.apps.tournament import (
     expected_margin,
     margin_matrix,
     run_tournament,
-    seeded_deals,
 )
 from solver.apps.tournament import main as tournament_main
 
@@ -131,10 +130,10 @@ def test_confidence_interval_uses_student_t(tournament):
 
 
 def test_seeded_deals_are_reproducible():
-    a, b = seeded_deals(3, 7), seeded_deals(3, 7)
+    a, b = Deal.random_series(7, 3), Deal.random_series(7, 3)
     assert [d.exposed for d in a] == [d.exposed for d in b]
     assert len({d.exposed for d in a}) == 3
-    assert [d.exposed for d in seeded_deals(3, 8)] != [d.exposed for d in a]
+    assert [d.exposed for d in Deal.random_series(8, 3)] != [d.exposed for d in a]
 
 
 def test_cli_json_plot_and_store(tmp_path, capsys):

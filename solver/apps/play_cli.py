@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import secrets
 import sys
 import threading
 from collections.abc import Callable, Sequence
@@ -45,24 +44,24 @@ from quintet.cliutil import (
 from quintet.evaluator import describe
 from quintet.game import Deal
 from quintet.rules import Rules
+from quintet.seeds import SEED_MAX, fresh_seed, seed_series
 from solver.advisor.advice import Grade, Solution
 from solver.advisor.equilibrium import EquilibriumResult, solve_equilibrium
 from solver.apps.interrupt import run_interruptible
 from solver.games.double_oracle import IterationRecord
+from solver.play.computer import Computer, ComputerSpec, EquilibriumProvider
 from solver.play.session import (
     COMMANDS,
     Command,
-    Computer,
-    EquilibriumProvider,
     GameSession,
     Odds,
     Phase,
     PlayError,
     Reveal,
-    deal_for_game,
     parse_command,
 )
 from solver.problem.opponent_spec import OPPONENT_HELP
+from solver.problem.opponents import Uniform
 from solver.storage.records import GameRecord, append_record
 from solver.storage.store import SolutionStore, user_cache_dir
 
@@ -439,7 +438,7 @@ def build_parser() -> argparse.ArgumentParser:
                       epilog="Commands during a game: " + ", ".join(COMMANDS) + " (type 'help').")
     p.add_argument("--games", type=positive_int, default=1, metavar="N", help="games in the match (default 1)")
     p.add_argument("--seed", type=integer, default=None,
-                   help="seed of game 1 (game k uses SEED+k-1; default: a random seed, printed)")
+                   help=f"seed of game 1, 0..{SEED_MAX} (game k uses SEED+k-1; default: a random seed, printed)")
     p.add_argument("--exposed", metavar="CARDS", default=None,
                    help="fix the deal: the 7 exposed cards, e.g. \"8h 7h 9d Ts 7s Qc Jc\"")
     p.add_argument("--opponent", default="equilibrium", metavar="MODEL",
@@ -468,10 +467,14 @@ def _main(argv: Sequence[str] | None) -> int:
     if args.no_store and args.store:
         raise UsageError("--store and --no-store cannot be combined")
     fixed = Deal.from_exposed(args.exposed, rules) if args.exposed is not None else None
+    seeds = seed_series(fresh_seed(args.games) if args.seed is None else args.seed, args.games, "--seed", "games")
+    args.opponent = ComputerSpec.parse(args.opponent)  # a bad --opponent is one line, before anything is shown
+    if args.opponent.target is not None:  # and so is a model file that cannot be used
+        args.opponent.target.resolve(fixed or Deal.random(seeds[0], rules), extra={"equilibrium": Uniform()})
     if args.record is not None:
         with open(args.record, "a", encoding="utf-8"):
             pass  # fail now, in one line, if the file cannot be written
-    seed = args.seed if args.seed is not None else secrets.randbelow(2**31)
+    seed = seeds[0]
     term = Terminal.for_streams(plain=args.plain, unicode=args.unicode)
     provider = _equilibrium_provider(args)
     records: list[GameRecord] = []
@@ -480,7 +483,7 @@ def _main(argv: Sequence[str] | None) -> int:
     try:
         for k in range(1, args.games + 1):
             game_seed = seed + k - 1
-            deal = fixed or deal_for_game(game_seed, rules)
+            deal = fixed or Deal.random(game_seed, rules)
             records.append(_play_game(term, args, deal, k, game_seed, provider, records))
     except _Quit:
         if len(records) < args.games:

@@ -49,13 +49,14 @@ from quintet.cliutil import (
     UsageError,
     add_rules_arguments,
     int_at_least,
+    integer,
     positive_float,
     print_json,
     rules_from_args,
     run_cli,
 )
 from quintet.game import Arrangement, Deal
-from quintet.rules import CLASSIC, Rules
+from quintet.seeds import SEED_MAX, check_seed
 from solver.advisor.advice import best_response
 from solver.advisor.equilibrium import EquilibriumResult, solve_equilibrium
 from solver.advisor.stats import mean_ci95
@@ -70,7 +71,6 @@ __all__ = [
     "TournamentResult",
     "expected_margin",
     "margin_matrix",
-    "seeded_deals",
     "evaluate_deal",
     "run_tournament",
     "plot_heatmap",
@@ -118,14 +118,6 @@ def margin_matrix(marginals: Sequence[np.ndarray], weights: Sequence[float]) -> 
         for b in range(k):
             out[a, b] = expected_margin(marginals[a], marginals[b], weights)
     return out
-
-
-def seeded_deals(n: int, seed: int, rules: Rules = CLASSIC) -> list[Deal]:
-    """``n`` random deals (uniform over exposed sets, as dealt), reproducible from ``seed``."""
-    rng = np.random.default_rng(seed)
-    cards = np.array(rules.deck.cards())
-    return [Deal.from_exposed([int(c) for c in rng.choice(cards, rules.n_exposed, replace=False)], rules)
-            for _ in range(n)]
 
 
 @dataclass
@@ -370,7 +362,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--deals", type=int_at_least(0), default=20, metavar="N",
                    help="number of seeded random deals (default 20)")
-    p.add_argument("--seed", type=int, default=2026, help="seed of the random deals (default 2026)")
+    p.add_argument("--seed", type=integer, default=2026,
+                   help=f"seed of the first random deal, 0..{SEED_MAX}; deal k has seed SEED+k-1, the deal "
+                        "quintet-play --seed deals (default 2026)")
     p.add_argument("--exposed", action="append", default=[], metavar="CARDS",
                    help="a deal given by its exposed cards (7 in Quintet; repeatable; played before the random deals)")
     p.add_argument("--strategies", default=",".join(STRATEGIES),
@@ -400,7 +394,8 @@ def _main(argv: Sequence[str] | None) -> int:
         raise UsageError(f"unknown strategy {bad[0]!r} (use {', '.join(STRATEGIES)})")
     if len(set(strategies)) != len(strategies) or not strategies:
         raise UsageError("--strategies must name each strategy at most once, and at least one")
-    deals = [Deal.from_exposed(text, rules) for text in args.exposed] + seeded_deals(args.deals, args.seed, rules)
+    deals = ([Deal.from_exposed(text, rules) for text in args.exposed]
+             + Deal.random_series(check_seed(args.seed, "--seed"), args.deals, rules))
     if not deals:
         raise UsageError("no deals: give --deals N ≥ 1 or --exposed")
     if args.plot:

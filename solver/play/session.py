@@ -1,6 +1,6 @@
 """A game of Quintet against the computer: the state machine behind ``quintet-play``.
 
-    deal = deal_for_game(seed=7)
+    deal = Deal.random(7)
     computer = Computer.choose(deal, "greedy", seed=7)     # the computer lays its packets first
     game = GameSession(deal, computer, seed=7)
     game.place(5, "Ah Kh Qh Jh Th"); game.undo(); game.hint(); …
@@ -26,7 +26,7 @@ from __future__ import annotations
 import datetime as _dt
 import re
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from enum import Enum
@@ -36,21 +36,15 @@ import numpy as np
 from quintet.cards import CardError, cards_of, format_cards, mask_of, parse_cards
 from quintet.evaluator import describe
 from quintet.game import Arrangement, ArrangementError, Deal, Showdown, SlotResult, showdown
-from quintet.rules import CLASSIC, Rules
+from quintet.rules import Rules
 from solver.advisor.advice import Grade, Solution, complete, grade
-from solver.advisor.equilibrium import EquilibriumResult
-from solver.apps.tournament import seeded_deals
 from solver.problem.deal_tables import DealTables
-from solver.problem.opponent_spec import parse_opponent
 from solver.problem.opponents import (
-    ArrangementMix,
     FixedMarginals,
-    Greedy,
-    OpponentModel,
-    Uniform,
-    greedy_arrangement,
 )
 from solver.storage.records import GameRecord
+
+from .computer import Computer
 
 __all__ = [
     "PlayError",
@@ -58,13 +52,10 @@ __all__ = [
     "COMMANDS",
     "Command",
     "parse_command",
-    "Computer",
-    "EquilibriumProvider",
     "Move",
     "Odds",
     "Reveal",
     "GameSession",
-    "deal_for_game",
 ]
 
 
@@ -140,82 +131,6 @@ def parse_command(line: str, n_slots: int = 5) -> Command | None:
     if name == "clear" and cards:
         raise PlayError(f"'clear' takes only a slot number: {usage}")
     return Command(name, slot, cards)
-
-
-# ----------------------------------------------------------------------------- the computer
-
-EquilibriumProvider = Callable[[Deal, "threading.Event | None"], EquilibriumResult]
-"""``provider(deal, stop_event)``: the deal's equilibrium (e.g. ``solve_equilibrium`` through
-the store, with progress), stopping early with the best certified mix when the event is set."""
-
-
-def deal_for_game(seed: int, rules: Rules = CLASSIC) -> Deal:
-    """The deal of a game seeded ``seed`` (``quintet-play --seed SEED`` deals it again)."""
-    return seeded_deals(1, seed, rules)[0]
-
-
-def _random_arrangement(deal: Deal, seed: int) -> Arrangement:
-    rules = deal.rules
-    cards = np.random.default_rng([seed, 1]).permutation(list(cards_of(deal.live)))
-    size = rules.hand_size
-    return Arrangement(tuple(mask_of(int(c) for c in cards[s * size:(s + 1) * size]) for s in range(rules.n_slots)))
-
-
-@dataclass(frozen=True)
-class Computer:
-    """The computer's side of one game: what it plays, and the model it plays from."""
-
-    spec: str  # the ``--opponent`` text
-    arrangement: Arrangement  # laid before the player arranges; hidden until the show-down
-    model: OpponentModel  # the distribution the arrangement is drawn from (see the module doc)
-    description: str  # one line for people
-    equilibrium: EquilibriumResult | None = None
-
-    @classmethod
-    def choose(cls, deal: Deal, spec: str, *, seed: int = 0, equilibrium: EquilibriumProvider | None = None,
-               time_limit: float | None = None, stop_event: threading.Event | None = None) -> Computer:
-        """The computer for ``--opponent spec``:
-
-        * ``equilibrium`` — a sample (seeded) from the certified equilibrium mix;
-        * ``greedy`` — the greedy arrangement (``solver.problem.opponents``);
-        * ``uniform`` — a uniformly random arrangement (seeded);
-        * ``br:MODEL`` or any other opponent model (``population:FILE``, ``style:FILE``, a
-          mixture) — the best response to that model of the player.
-
-        Raises ``OpponentError``/``RecordError`` (one line) for a specification or file that
-        cannot be used.
-        """
-        spec = spec.strip()
-        tables = DealTables.build(deal)
-        if spec == "equilibrium":
-            eq = _need(equilibrium)(deal, stop_event)
-            source = "from the store" if eq.from_store else f"solved in {eq.seconds:.1f} s"
-            status = "" if eq.converged else " (target not reached)"
-            return cls(spec, eq.sample(seed), eq.opponent(),
-                       f"equilibrium: a sample from its certified mix of {len(eq.mix)} arrangements "
-                       f"(no arrangement gains more than {eq.exploitability:.4f} points against it{status}; "
-                       f"{source})", eq)
-        if spec == "greedy":
-            return cls(spec, greedy_arrangement(tables), Greedy(),
-                       "greedy: the strongest hand left, again and again, weakest in slot 1")
-        if spec == "uniform":
-            return cls(spec, _random_arrangement(deal, seed), Uniform(), "uniform: a random arrangement")
-        target_spec = spec[len("br:"):] if spec.startswith("br:") else spec
-        extra: dict[str, OpponentModel] | None = None
-        if any(part.split(":")[0].strip() == "equilibrium" for part in target_spec.split(",")):
-            extra = {"equilibrium": _need(equilibrium)(deal, stop_event).opponent()}
-        target = parse_opponent(target_spec, deal, extra=extra)
-        sol = complete(deal, {}, target, time_limit=time_limit, stop_event=stop_event, tables=tables)
-        proof = "proven optimal" if sol.optimal else f"best found, within {sol.gap:.4f} of optimal"
-        return cls(spec, sol.arrangement,
-                   ArrangementMix((sol.arrangement,), (1.0,), name=f"best response to {target.name}"),
-                   f"the best response to {target.name} ({proof}), a model of you")
-
-
-def _need(provider: EquilibriumProvider | None) -> EquilibriumProvider:
-    if provider is None:
-        raise PlayError("the equilibrium opponent needs an equilibrium provider")
-    return provider
 
 
 # ----------------------------------------------------------------------------- records of actions

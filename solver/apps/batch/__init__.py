@@ -4,8 +4,8 @@
     quintet-batch --file deals.txt                                # one deal (7 cards) per line
     quintet-batch --random 100 --seed 1 --workers 2               # a seeded random sample
     quintet-batch --all --limit 1000                              # the book, first 1,000 classes
-    quintet-batch --random 20 --engine dask                       # on a Dask LocalCluster
-    quintet-batch --random 20 --engine dask --scheduler tcp://host:8786
+    quintet-batch --random 20 --executor dask                       # on a Dask LocalCluster
+    quintet-batch --random 20 --executor dask --scheduler tcp://host:8786
     quintet-batch --book-size --sample 10                         # the book's size and cost
 
 What a batch does
@@ -28,7 +28,7 @@ The modules, one concern each:
 
 * ``deals`` — deal sources: arguments, files, seeded random samples, the whole book;
 * ``jobs`` — one job as a worker runs it (``solve_job`` → ``JobResult``: plain data);
-* ``engines`` — where jobs run: in-process, a local process pool, a Dask cluster;
+* ``executors`` — where jobs run: in-process, a local process pool, a Dask cluster;
 * ``run`` — ``run_batch``: store look-ups, the job queue, commits, ``BatchSummary``;
 * ``progress`` — the progress display on stderr (``BatchProgress``, tqdm);
 * ``book`` — the book's size and the CPU-hours estimate (``book_estimate``);
@@ -37,13 +37,13 @@ The modules, one concern each:
 
 from solver.apps.batch.book import BookEstimate, book_estimate
 from solver.apps.batch.deals import all_deals, book_sample, canonical_key, random_deals, read_deal_file
-from solver.apps.batch.engines import BATCH_ENGINES
-from solver.apps.batch.jobs import JobResult, solve_job
+from solver.apps.batch.executors import EXECUTORS
 from solver.apps.batch.progress import BatchProgress
 from solver.apps.batch.run import BatchSummary, run_batch
+from solver.apps.batch.tasks import JobResult, solve_job
 
 __all__ = [
-    "BATCH_ENGINES",
+    "EXECUTORS",
     "JobResult",
     "BatchSummary",
     "BatchProgress",

@@ -96,7 +96,7 @@ class BookEstimate:
 
 
 def book_estimate(sample: int = 10, *, seed: int = 0, rules: Rules = CLASSIC, epsilon: float = DEFAULT_EPSILON,
-                  time_limit: float | None = DEFAULT_TIME_LIMIT, workers: int = 1, engine: str = "local",
+                  time_limit: float | None = DEFAULT_TIME_LIMIT, workers: int = 1, executor: str = "local",
                   scheduler: str | None = None, progress: bool = False) -> BookEstimate:
     """Count the book and time ``sample`` uniformly drawn canonical deals (no store)."""
     k = rules.n_exposed
@@ -104,7 +104,7 @@ def book_estimate(sample: int = 10, *, seed: int = 0, rules: Rules = CLASSIC, ep
     count = count_canonical_deals(rules.deck, k, group=group)
     keys = book_sample(sample, seed, rules) if sample else []
     summary = run_batch(keys, rules=rules, store=None, epsilon=epsilon, time_limit=time_limit, workers=workers,
-                        engine=engine, scheduler=scheduler, progress=progress) if keys else None
+                        executor=executor, scheduler=scheduler, progress=progress) if keys else None
     results = [] if summary is None else [r for r in summary.results if r.error is None]
     return BookEstimate(
         rules=rules.describe(), canonical_deals=count, exposed_sets=comb(rules.deck.size, k), sample=len(results),

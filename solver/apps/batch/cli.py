@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from collections.abc import Sequence
 
 from quintet.cliutil import (
@@ -10,15 +11,17 @@ from quintet.cliutil import (
     UsageError,
     add_rules_arguments,
     int_at_least,
+    integer,
     positive_float,
     print_json,
     rules_from_args,
     run_cli,
 )
 from quintet.game import Deal
+from quintet.seeds import SEED_MAX, check_seed
 from solver.apps.batch.book import book_estimate
 from solver.apps.batch.deals import all_deals, random_deals, read_deal_file
-from solver.apps.batch.engines import BATCH_ENGINES, default_workers
+from solver.apps.batch.executors import EXECUTORS, default_workers
 from solver.apps.batch.run import DEFAULT_EPSILON, DEFAULT_TIME_LIMIT, run_batch
 from solver.storage.store import SolutionStore
 
@@ -35,7 +38,9 @@ def build_parser() -> argparse.ArgumentParser:
                      help="a file of deals, one line of exposed cards each ('-' = stdin; # comments)")
     src.add_argument("--random", type=int_at_least(1), metavar="N",
                      help="N distinct random deals, as dealt (see --seed)")
-    src.add_argument("--seed", type=int, default=0, help="seed of --random and of --book-size's sample (default 0)")
+    src.add_argument("--seed", type=integer, default=0,
+                     help=f"seed, 0..{SEED_MAX}, of --random (the deals of the seeds SEED, SEED+1, …, as "
+                          "quintet-play --seed deals them) and of --book-size's sample (default 0)")
     src.add_argument("--all", action="store_true", help="every suit-canonical deal, in ascending mask order")
     src.add_argument("--limit", type=int_at_least(1), metavar="N", help="only the first N deals of the list")
     p.add_argument("--epsilon", type=positive_float, default=DEFAULT_EPSILON, metavar="POINTS",
@@ -45,7 +50,8 @@ def build_parser() -> argparse.ArgumentParser:
                         "certified mix and is retried by the next run")
     p.add_argument("--store", metavar="PATH", default=None,
                    help="the store (default: $QUINTET_STORE or the user cache directory)")
-    p.add_argument("--engine", choices=BATCH_ENGINES, default="local",
+    p.add_argument("--engine", choices=EXECUTORS, default=None, help=argparse.SUPPRESS)  # the old name
+    p.add_argument("--executor", choices=EXECUTORS, default=None,
                    help="local process pool (default) or a Dask distributed cluster")
     p.add_argument("--workers", type=int_at_least(1), default=None, metavar="N",
                    help=f"worker processes (default: the usable CPUs, here {default_workers()})")
@@ -62,15 +68,23 @@ def build_parser() -> argparse.ArgumentParser:
 
 def _main(argv: Sequence[str] | None) -> int:
     args = build_parser().parse_args(argv)
+    if args.engine is not None:
+        if args.executor is not None:
+            raise UsageError("--engine is the old name of --executor: give one of them")
+        print("quintet-batch: --engine is now --executor (the old name is accepted until the next release)",
+              file=sys.stderr)
+        args.executor = args.engine
+    args.executor = args.executor or "local"
+    check_seed(args.seed, "--seed")
     rules = rules_from_args(args)
     workers = args.workers or default_workers()
-    if args.scheduler and args.engine != "dask":
-        raise UsageError("--scheduler needs --engine dask")
+    if args.scheduler and args.executor != "dask":
+        raise UsageError("--scheduler needs --executor dask")
     if args.book_size:
         if args.deals or args.file or args.random or args.all:
             raise UsageError("--book-size takes no deals (it draws --sample of them)")
         est = book_estimate(args.sample, seed=args.seed, rules=rules, epsilon=args.epsilon,
-                            time_limit=args.time_limit, workers=workers, engine=args.engine,
+                            time_limit=args.time_limit, workers=workers, executor=args.executor,
                             scheduler=args.scheduler, progress=not args.no_progress)
         if args.json:
             print_json(est.to_dict())
@@ -90,7 +104,7 @@ def _main(argv: Sequence[str] | None) -> int:
         exposed = exposed[: args.limit]
     with SolutionStore(args.store) as store:
         summary = run_batch(exposed, rules=rules, store=store, epsilon=args.epsilon, time_limit=args.time_limit,
-                            workers=workers, engine=args.engine, scheduler=args.scheduler,
+                            workers=workers, executor=args.executor, scheduler=args.scheduler,
                             progress=not args.no_progress)
     if args.json:
         print_json(summary.to_dict())

@@ -12,6 +12,7 @@ import numpy as np
 from quintet.cliutil import UsageError
 from quintet.game import Deal
 from quintet.rules import CLASSIC, Rules
+from quintet.seeds import SEED_MAX, check_seed
 from quintet.symmetry import (
     all_canonical_exposed,
     canonical_exposed,
@@ -52,21 +53,22 @@ def _dedupe(keys: Iterable[int]) -> tuple[list[int], int]:
 
 
 def random_deals(n: int, seed: int, rules: Rules = CLASSIC) -> list[int]:
-    """``n`` distinct canonical keys of random deals, as dealt (uniform over exposed sets),
-    reproducible from ``seed``: deals are drawn until ``n`` distinct classes are found."""
-    rng = np.random.default_rng(seed)
-    cards = np.array(rules.deck.cards())
-    k = rules.n_exposed
-    n_classes = count_canonical_deals(rules.deck, k, group=symmetry_group(rules))
+    """``n`` distinct canonical keys of random deals, as dealt: the deals of the seeds ``seed``,
+    ``seed + 1``, … (``Deal.random``, the deal ``quintet-play --seed`` deals), skipping any whose
+    class is already drawn, so the first key is that of ``Deal.random(seed)``."""
+    check_seed(seed, "--seed")
+    n_classes = count_canonical_deals(rules.deck, rules.n_exposed, group=symmetry_group(rules))
     if n > n_classes:
         raise ValueError(f"only {n_classes} canonical deals exist, cannot draw {n}")
     out: list[int] = []
     seen: set[int] = set()
+    s = seed
     while len(out) < n:
-        mask = 0
-        for c in rng.choice(cards, k, replace=False):
-            mask |= 1 << int(c)
-        key = canonical_key(mask, rules)
+        if s > SEED_MAX:
+            raise ValueError(f"the seeds from {seed} to {SEED_MAX} hold only {len(out)} distinct deals; "
+                             f"use a smaller --seed")
+        key = canonical_key(Deal.random(s, rules).exposed, rules)
+        s += 1
         if key not in seen:
             seen.add(key)
             out.append(key)

@@ -1,4 +1,4 @@
-"""``run_batch``: store look-ups, the job queue on an engine, commits as results arrive, and
+"""``run_batch``: store look-ups, the job queue on an executor, commits as results arrive, and
 the ``BatchSummary`` (see the package doc for the resumability this gives)."""
 
 from __future__ import annotations
@@ -17,9 +17,9 @@ from quintet.game import Arrangement, Deal
 from quintet.rules import CLASSIC, Rules
 from solver.advisor.equilibrium import EquilibriumStore, certified_within
 from solver.apps.batch.deals import canonical_keys
-from solver.apps.batch.engines import Engine, PoolEngine, SerialEngine, make_engine
-from solver.apps.batch.jobs import JobResult, solve_job
+from solver.apps.batch.executors import Executor, PoolExecutor, SerialExecutor, make_executor
 from solver.apps.batch.progress import BatchProgress
+from solver.apps.batch.tasks import JobResult, solve_job
 from solver.storage.store import SolutionStore
 
 __all__ = ["DEFAULT_EPSILON", "DEFAULT_TIME_LIMIT", "BatchSummary", "run_batch"]
@@ -49,8 +49,8 @@ class BatchSummary:
     stale: int = 0  # deals whose only stored entry was of an earlier certificate version: re-solved
     interrupted: bool = False
     seconds: float = 0.0  # wall time of the solving phase
-    startup: float = 0.0  # wall time to start the engine and warm its workers
-    engine: str = "local"
+    startup: float = 0.0  # wall time to start the executor and warm its workers
+    executor: str = "local"
     workers: int = 1
     epsilon: float = DEFAULT_EPSILON
     store: str | None = None
@@ -75,7 +75,7 @@ class BatchSummary:
             "failed": self.failed, "duplicates": self.duplicates, "stale": self.stale,
             "interrupted": self.interrupted,
             "seconds": self.seconds, "startup_seconds": self.startup, "deals_per_minute": self.deals_per_minute,
-            "engine": self.engine,
+            "executor": self.executor,
             "workers": self.workers, "epsilon": self.epsilon, "store": self.store,
             "mean_cpu_seconds": statistics.fmean(cpu) if cpu else None,
             "deals": [
@@ -93,7 +93,8 @@ class BatchSummary:
             f"Batch: {self.total} distinct deal{'s' if self.total != 1 else ''} at ε ≤ {self.epsilon:g}"
             + (f" ({self.duplicates} suit-equivalent duplicate{'s' if self.duplicates != 1 else ''} merged)"
                if self.duplicates else "")
-            + f"; engine {self.engine}, {self.workers} worker{'s' if self.workers != 1 else ''}; store {self.store}",
+            + f"; executor {self.executor}, {self.workers} worker{'s' if self.workers != 1 else ''}; "
+              f"store {self.store}",
             f"solved {self.solved}, unconverged {self.unconverged}, skipped {self.skipped}, failed {self.failed}"
             + ("  (interrupted)" if self.interrupted else ""),
             f"{self.completed} deals in {_duration(self.seconds)} wall (after {self.startup:.1f} s start-up): "
@@ -118,7 +119,7 @@ def run_batch(
     epsilon: float = DEFAULT_EPSILON,
     time_limit: float | None = DEFAULT_TIME_LIMIT,
     workers: int = 1,
-    engine: str = "local",
+    executor: str = "local",
     scheduler: str | None = None,
     progress: bool | BatchProgress = False,
     in_flight: int | None = None,
@@ -135,22 +136,22 @@ def run_batch(
     if not epsilon >= 0:
         raise ValueError(f"epsilon must be at least 0, got {epsilon}")
     keys, duplicates = canonical_keys(exposed, rules)
-    summary = BatchSummary(total=len(keys), duplicates=duplicates, engine=engine, workers=workers,
+    summary = BatchSummary(total=len(keys), duplicates=duplicates, executor=executor, workers=workers,
                            epsilon=epsilon, store=None if store is None else str(store.path))
     entries = None if store is None else EquilibriumStore(store, rules)
     todo = _jobs_to_run(keys, entries, rules, epsilon, summary)
     bar = progress if isinstance(progress, BatchProgress) else BatchProgress(enabled=bool(progress))
     if not todo:
         return summary
-    t_engine = time.perf_counter()
-    eng = make_engine(engine, workers, scheduler)
+    t_executor = time.perf_counter()
+    eng = make_executor(executor, workers, scheduler)
     summary.workers = eng.workers
     try:
         eng.warm(rules)  # start the workers and load the kernels: start-up, not solving time
     except BaseException:
         eng.close()
         raise
-    summary.startup = time.perf_counter() - t_engine
+    summary.startup = time.perf_counter() - t_executor
 
     def collect(result: JobResult) -> None:
         note = _collect(result, summary, entries, rules)
@@ -158,8 +159,8 @@ def run_batch(
             on_result(result)
         bar.update(summary.completed + summary.failed, note)
 
-    # the serial engine solves inside submit(): one at a time, so each result is committed at once
-    limit = 1 if isinstance(eng, SerialEngine) else in_flight or 2 * eng.workers
+    # the serial executor solves inside submit(): one at a time, so each result is committed at once
+    limit = 1 if isinstance(eng, SerialExecutor) else in_flight or 2 * eng.workers
     jobs = deque((key, (solve_job, key, rules, epsilon, time_limit, warm_start)) for key, warm_start in todo)
     start = time.perf_counter()
     bar.start(len(todo))
@@ -207,10 +208,10 @@ def _collect(result: JobResult, summary: BatchSummary, entries: EquilibriumStore
     return f"last: {deal_text} exploitability {result.exploitability:.4f} in {result.seconds:.1f} s"
 
 
-def _run_jobs(eng: Engine, jobs: deque[tuple[int, tuple[Any, ...]]], limit: int,
+def _run_jobs(eng: Executor, jobs: deque[tuple[int, tuple[Any, ...]]], limit: int,
               collect: Callable[[JobResult], None], summary: BatchSummary) -> None:
     """Keep at most ``limit`` of ``jobs`` (key, (fn, *args)) running on ``eng`` and ``collect``
-    each result as it arrives.  A broken pool is restarted (``PoolEngine.restart``), else the
+    each result as it arrives.  A broken pool is restarted (``PoolExecutor.restart``), else the
     rest fail; Ctrl-C cancels what is queued and marks ``summary`` interrupted."""
     running: dict[Any, int] = {}  # future -> canonical key
 
@@ -222,7 +223,7 @@ def _run_jobs(eng: Engine, jobs: deque[tuple[int, tuple[Any, ...]]], limit: int,
             except cf.BrokenExecutor as exc:  # a worker process died: this pool takes no more work
                 if running:
                     return  # let the in-flight futures fail first, then come back here
-                if isinstance(eng, PoolEngine) and eng.restart():
+                if isinstance(eng, PoolExecutor) and eng.restart():
                     continue
                 summary.failed += len(jobs)
                 summary.errors.append(f"the worker pool broke ({exc}); {len(jobs)} deal(s) not attempted")

@@ -1,6 +1,6 @@
-"""Where a batch's jobs run (``--engine``): in-process, a local process pool, or Dask.
+"""Where a batch's jobs run (``--executor``): in-process, a local process pool, or Dask.
 
-Every engine has the same four operations: ``submit(fn, *args)`` → a future, ``warm(rules)``
+Every executor has the same four operations: ``submit(fn, *args)`` → a future, ``warm(rules)``
 (start the workers and load the kernels there), ``wait_any(futures)`` → (done, pending) and
 ``close()``; ``workers`` is the number of jobs it runs at once.
 """
@@ -18,13 +18,14 @@ from typing import Any
 
 from quintet.cliutil import UsageError
 from quintet.rules import Rules
-from solver.apps.batch.jobs import JobResult, warm_up_quietly
+from solver.apps.batch.tasks import JobResult, warm_up_quietly
 
-__all__ = ["BATCH_ENGINES", "Engine", "SerialEngine", "PoolEngine", "DaskEngine", "make_engine", "default_workers"]
+__all__ = ["EXECUTORS", "Executor", "SerialExecutor", "PoolExecutor", "DaskExecutor", "make_executor",
+           "default_workers"]
 
-BATCH_ENGINES = ("local", "dask")
-"""``--engine`` of ``quintet-batch``: where jobs run (``ENGINES`` of ``solver.advisor.advice`` are
-the best-response engines)."""
+EXECUTORS = ("local", "dask")
+"""``--executor`` of ``quintet-batch``: where jobs run (the best-response executors are another choice:
+``solver.executors.base``)."""
 
 
 def default_workers() -> int:
@@ -35,7 +36,7 @@ def default_workers() -> int:
         return max(1, os.cpu_count() or 1)
 
 
-class SerialEngine:
+class SerialExecutor:
     """Jobs run in this process when submitted (one worker)."""
 
     name = "local"
@@ -70,7 +71,7 @@ def _worker_init(parent: int) -> None:
     threading.Thread(target=_watch_parent, args=(parent,), daemon=True).start()
 
 
-class PoolEngine:
+class PoolExecutor:
     """A pool of ``workers`` spawned processes that exit when the batch process dies."""
 
     name = "local"
@@ -114,7 +115,7 @@ class PoolEngine:
         self.pool.shutdown(wait=True, cancel_futures=True)
 
 
-class DaskEngine:
+class DaskExecutor:
     """Jobs on a Dask distributed cluster: a new LocalCluster, or an existing scheduler."""
 
     name = "dask"
@@ -123,7 +124,7 @@ class DaskEngine:
         try:
             from dask.distributed import Client, LocalCluster
         except ImportError:
-            raise UsageError("--engine dask needs dask: pip install 'quintet-solver[dask]'") from None
+            raise UsageError("--executor dask needs dask: pip install 'quintet-solver[dask]'") from None
         self.cluster = None
         if scheduler:
             self.client = Client(scheduler)
@@ -146,21 +147,21 @@ class DaskEngine:
         return set(done), set(pending)
 
     def close(self, *, kill: bool = False) -> None:
-        """Close the client (and the LocalCluster this engine started); jobs in flight end with it."""
+        """Close the client (and the LocalCluster this executor started); jobs in flight end with it."""
         self.client.close()
         if self.cluster is not None:
             self.cluster.close()
 
 
-Engine = SerialEngine | PoolEngine | DaskEngine  # what make_engine returns
+Executor = SerialExecutor | PoolExecutor | DaskExecutor  # what make_executor returns
 
 
-def make_engine(engine: str, workers: int, scheduler: str | None = None) -> Engine:
-    """The engine called ``engine`` (``BATCH_ENGINES``) with ``workers`` workers."""
-    if engine == "dask":
-        return DaskEngine(workers, scheduler)
-    if engine != "local":
-        raise UsageError(f"unknown engine {engine!r} (use {' or '.join(BATCH_ENGINES)})")
+def make_executor(executor: str, workers: int, scheduler: str | None = None) -> Executor:
+    """The executor called ``executor`` (``EXECUTORS``) with ``workers`` workers."""
+    if executor == "dask":
+        return DaskExecutor(workers, scheduler)
+    if executor != "local":
+        raise UsageError(f"unknown executor {executor!r} (use {' or '.join(EXECUTORS)})")
     if scheduler:
-        raise UsageError("--scheduler needs --engine dask")
-    return SerialEngine() if workers == 1 else PoolEngine(workers)
+        raise UsageError("--scheduler needs --executor dask")
+    return SerialExecutor() if workers == 1 else PoolExecutor(workers)

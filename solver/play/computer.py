@@ -1,0 +1,134 @@
+"""The computer's side of a game: what it plays (``ComputerSpec``), and the arrangement it lays.
+
+    >>> ComputerSpec.parse("greedy").format(), ComputerSpec.parse("br:uniform").format()
+    ('greedy', 'br:uniform')
+    >>> ComputerSpec.parse("style:me.jsonl").format()       # a model of you: its best response
+    'br:style:me.jsonl'
+
+Spellings (``quintet-play --opponent``, the tables' ``opponent``):
+
+* ``equilibrium`` — a sample (seeded) from the deal's certified equilibrium mix;
+* ``greedy`` — the greedy arrangement (``solver.problem.opponents``);
+* ``uniform`` — a uniformly random arrangement (seeded);
+* ``br:MODEL``, or any other opponent specification (``solver.problem.opponent_spec``:
+  ``population:FILE``, ``style:FILE``, a mixture) — the best response to that model of the
+  player.
+
+The computer's **model** is the distribution its arrangement is drawn from, as the player may
+know it: the equilibrium mix (not the sample drawn from it), the uniform model, or the one
+arrangement a deterministic strategy (greedy, a best response) plays.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from quintet.cards import cards_of, mask_of
+from quintet.game import Arrangement, Deal
+from quintet.seeds import seed_rng
+from quintet.text import quote
+from solver.advisor.advice import complete
+from solver.advisor.equilibrium import EquilibriumResult
+from solver.problem.deal_tables import DealTables
+from solver.problem.opponent_spec import OpponentSpec
+from solver.problem.opponents import ArrangementMix, Greedy, OpponentError, OpponentModel, Uniform, greedy_arrangement
+
+__all__ = ["PLAYS", "ComputerSpec", "Computer", "EquilibriumProvider", "random_arrangement"]
+
+PLAYS = ("equilibrium", "greedy", "uniform")
+"""The strategies the computer plays as such; anything else is a model of the player it best-responds to."""
+
+EquilibriumProvider = Callable[[Deal, "threading.Event | None"], EquilibriumResult]
+"""``provider(deal, stop_event)``: the deal's equilibrium (e.g. ``solve_equilibrium`` through
+the store, with progress), stopping early with the best certified mix when the event is set."""
+
+
+@dataclass(frozen=True)
+class ComputerSpec:
+    """What the computer plays: ``plays`` one of ``PLAYS``, or (``plays`` None) the best response
+    to ``target``, a model of the player."""
+
+    plays: str | None = "equilibrium"
+    target: OpponentSpec | None = None
+
+    def __post_init__(self) -> None:
+        if (self.plays is None) == (self.target is None) or (self.plays is not None and self.plays not in PLAYS):
+            raise OpponentError("a computer plays equilibrium, greedy or uniform, or a best response to a model")
+
+    @classmethod
+    def parse(cls, text: str, *, files: bool = True) -> ComputerSpec:
+        """Read ``--opponent``; ``files=False`` refuses models read from files (a server's rule)."""
+        if not isinstance(text, str):
+            raise OpponentError(f"the computer's opponent is text, got {quote(text)}")
+        stripped = text.strip()
+        if stripped in PLAYS:
+            return cls(stripped)
+        target = stripped[len("br:"):] if stripped.startswith("br:") else stripped
+        return cls(None, OpponentSpec.parse(target, files=files))
+
+    def format(self) -> str:
+        return self.plays if self.target is None else f"br:{self.target.format()}"  # type: ignore[return-value]
+
+    @property
+    def needs_equilibrium(self) -> bool:
+        return self.plays == "equilibrium" or (self.target is not None and self.target.needs_equilibrium)
+
+
+def random_arrangement(deal: Deal, seed: int) -> Arrangement:
+    """A uniformly random arrangement of the deal's live cards, the same for the same seed."""
+    rules = deal.rules
+    cards = seed_rng(seed, 1).permutation(list(cards_of(deal.live)))
+    size = rules.hand_size
+    return Arrangement(tuple(mask_of(int(c) for c in cards[s * size:(s + 1) * size]) for s in range(rules.n_slots)))
+
+
+@dataclass(frozen=True)
+class Computer:
+    """The computer's side of one game: what it plays, and the model it plays from."""
+
+    spec: str  # the ``--opponent`` text, canonical (``ComputerSpec.format``)
+    arrangement: Arrangement  # laid before the player arranges; hidden until the show-down
+    model: OpponentModel  # the distribution the arrangement is drawn from (see the module doc)
+    description: str  # one line for people
+    equilibrium: EquilibriumResult | None = None
+
+    @classmethod
+    def choose(cls, deal: Deal, spec: ComputerSpec | str, *, seed: int = 0,
+               equilibrium: EquilibriumProvider | None = None, time_limit: float | None = None,
+               stop_event: threading.Event | None = None, files: bool = True) -> Computer:
+        """The computer for ``spec`` (module doc) on ``deal``, its random draws seeded by ``seed``.
+
+        Raises ``OpponentError`` (one line) for a specification or file that cannot be used.
+        """
+        spec = ComputerSpec.parse(spec, files=files) if isinstance(spec, str) else spec
+        name = spec.format()
+        tables = DealTables.build(deal)
+        eq = _need(equilibrium)(deal, stop_event) if spec.needs_equilibrium else None
+        if spec.plays == "equilibrium":
+            assert eq is not None
+            source = "from the store" if eq.from_store else f"solved in {eq.seconds:.1f} s"
+            status = "" if eq.converged else " (target not reached)"
+            return cls(name, eq.sample(seed), eq.opponent(),
+                       f"equilibrium: a sample from its certified mix of {len(eq.mix)} arrangements "
+                       f"(no arrangement gains more than {eq.exploitability:.4f} points against it{status}; "
+                       f"{source})", eq)
+        if spec.plays == "greedy":
+            return cls(name, greedy_arrangement(tables), Greedy(),
+                       "greedy: the strongest hand left, again and again, weakest in slot 1")
+        if spec.plays == "uniform":
+            return cls(name, random_arrangement(deal, seed), Uniform(), "uniform: a random arrangement")
+        assert spec.target is not None
+        target = spec.target.resolve(deal, equilibrium=None if eq is None else eq.opponent(), files=files)
+        sol = complete(deal, {}, target, time_limit=time_limit, stop_event=stop_event, tables=tables)
+        proof = "proven optimal" if sol.optimal else f"best found, within {sol.gap:.4f} of optimal"
+        return cls(name, sol.arrangement,
+                   ArrangementMix((sol.arrangement,), (1.0,), name=f"best response to {target.name}"),
+                   f"the best response to {target.name} ({proof}), a model of you")
+
+
+def _need(provider: EquilibriumProvider | None) -> EquilibriumProvider:
+    if provider is None:
+        raise OpponentError("the equilibrium opponent needs an equilibrium provider")
+    return provider
