@@ -136,7 +136,8 @@ CATEGORY_TABLES: dict[str, tuple[Category, ...]] = {
     "7": _ORDER_7,
 }
 
-TIEBREAKS = ("kickers", "group-only")
+TIEBREAKS = ("kickers", "group-only", "no-kickers")
+"""``Rules.tiebreak`` values, each ignoring more of a hand's other cards (``Rules`` doc)."""
 RULE_OPTIONS = ("weights", "tie_points", "ace_low_straight", "flush_over_full_house", "tiebreak",
                 "swap_four_straight_flush")
 """The ``Rules`` fields ``get_rules`` may change on a named rule set."""
@@ -151,8 +152,12 @@ class Rules:
       are equal, 0 ≤ share ≤ 0.5 (default 0: nobody scores);
     * ``ace_low_straight`` — A-7-8-9-10 counts as the lowest straight (default off);
     * ``flush_over_full_house`` — swap flush and full house (default off: full house higher);
-    * ``tiebreak`` — ``"kickers"`` (equal fours/threes/full-house triples are decided by
-      the remaining cards) or ``"group-only"`` (they tie);
+    * ``tiebreak`` — how far equal hands of one category are compared: ``"kickers"`` (default:
+      the group, then every other card), ``"group-only"`` (equal fours, threes and
+      full-house triples tie, as the Quintet texts compare them; pairs, two pair, high card
+      and flushes keep every card) or ``"no-kickers"`` (as ``group-only``, and also a pair is
+      compared by its pair, two pair by the two pairs, high card by its highest card: the
+      draw-poker text's «каждый имеет по одной равной двойке … то банк делится»);
     * ``deck`` and ``category_order`` — data: the cards and the categories, lowest first;
     * ``swap_four_straight_flush`` — four of a kind and straight flush trade places in the
       table (the variant of the 11-category table, RULES.md §2; default off).
@@ -175,7 +180,7 @@ class Rules:
 
     def __post_init__(self) -> None:
         if self.tiebreak not in TIEBREAKS:
-            raise UnknownRulesError(f"unknown tiebreak {self.tiebreak!r} (use {' or '.join(TIEBREAKS)})")
+            raise UnknownRulesError(f"unknown tiebreak {self.tiebreak!r} (use {', '.join(TIEBREAKS)})")
         if not 0.0 <= self.tie_points <= 0.5:
             raise UnknownRulesError(f"tie_points must be between 0 and 0.5, got {self.tie_points}")
         if len(self.weights) < 1 or any(w <= 0 for w in self.weights):

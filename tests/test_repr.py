@@ -25,7 +25,7 @@ options = st.fixed_dictionaries({}, optional={
     "tie_points": st.sampled_from([0.0, 0.25, 0.5]),
     "ace_low_straight": st.booleans(),
     "flush_over_full_house": st.booleans(),
-    "tiebreak": st.sampled_from(["kickers", "group-only"]),
+    "tiebreak": st.sampled_from(["kickers", "group-only", "no-kickers"]),
     "weights": st.sampled_from([(3, 4, 5, 6, 7), (1, 1, 1, 1, 1), (7, 6, 5, 4, 3)]),
 })
 

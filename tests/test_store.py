@@ -82,6 +82,7 @@ def test_rules_fingerprint_names_every_option():
         CLASSIC.with_options(ace_low_straight=True),
         CLASSIC.with_options(flush_over_full_house=True),
         CLASSIC.with_options(tiebreak="group-only"),
+        CLASSIC.with_options(tiebreak="no-kickers"),
         CLASSIC.with_options(deck=Deck(name="36", ranks="6789TJQKA", field=16)),
         CLASSIC.with_options(category_order=tuple(Category)[:-1]),
         CLASSIC.with_options(hand_size=4),

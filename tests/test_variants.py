@@ -250,6 +250,9 @@ OPTION_CASES = [
     ("draw36-joker-11", {"tiebreak": "group-only"}),
     ("draw36-joker", {"flush_over_full_house": True}),
     ("draw52-9", {"ace_low_straight": True, "tiebreak": "group-only"}),
+    ("draw36-joker-11", {"tiebreak": "no-kickers"}),
+    ("draw36", {"tiebreak": "no-kickers", "flush_over_full_house": True}),
+    ("draw53", {"tiebreak": "no-kickers", "ace_low_straight": True}),
 ]
 
 
@@ -375,7 +378,8 @@ def test_classic_counts_through_the_variant_engine():
 
 @pytest.mark.parametrize(
     "options",
-    [{}, {"tiebreak": "group-only"}, {"ace_low_straight": True}, {"flush_over_full_house": True}],
+    [{}, {"tiebreak": "group-only"}, {"tiebreak": "no-kickers"}, {"ace_low_straight": True},
+     {"flush_over_full_house": True}],
 )
 def test_variant_engine_reproduces_the_classic_32_bit_keys(all_masks, options):
     # the generic 64-bit engine, pointed at the classic rules, gives the very keys of kernels32
@@ -388,7 +392,7 @@ def test_variant_engine_reproduces_the_classic_32_bit_keys(all_masks, options):
 def test_classic_path_is_still_the_32_bit_kernels():
     t = ev._classic_tables(CLASSIC)
     mask = parse_mask("As Ah Ad 8c 8d")
-    key, _ = kernels.hand_key32(np.int64(mask), t.strengths, t.straight_top, t.group_only)
+    key, _ = kernels.hand_key32(np.int64(mask), t.strengths, t.straight_top, t.tiebreak)
     assert ev.hand_key(mask) == int(key)
     assert ev.evaluate("As Ah Ad 8c 8d").description == "full house, aces over eights"
     assert (
@@ -477,6 +481,17 @@ def test_group_only_ties_groups_but_describes_the_pair():
     rules = get_rules("draw54", tiebreak="group-only")
     assert ev.hand_key("Jk Ah Ad Kc Ks", rules) == ev.hand_key("As Ah Ac 2c 2s", rules)
     assert ev.describe("Jk Ah Ad Kc Ks", rules) == "full house, aces over kings"
+
+
+def test_no_kickers_splits_equal_pairs_whatever_the_side_cards():
+    # the text: «каждый имеет по одной равной двойке … то банк делится»
+    rules = get_rules("draw36-joker-11", tiebreak="no-kickers")
+    assert ev.hand_key("Kh Kd 9c 8s 7h", rules) == ev.hand_key("Ks Kc 9d 8h 6c", rules)
+    assert ev.hand_key("Kh Kd 9c 8s 7h", rules) > ev.hand_key("Qs Qc Ad Kh 9c", rules)
+    assert ev.hand_key("Jk Kh 9c 8s 6c", rules) == ev.hand_key("Ks Kc 9d 8h 7c", rules)  # the joker: a king
+    group_only = get_rules("draw36-joker-11", tiebreak="group-only")  # kickers still decide pairs
+    assert ev.hand_key("Kh Kd 9c 8s 7h", group_only) > ev.hand_key("Ks Kc 9d 8h 6c", group_only)
+    assert ev.describe("Kh Kd 9c 8s 7h", rules) == "pair of kings"
 
 
 def test_stand_ins():
@@ -585,6 +600,15 @@ def test_cli_compare_ranks_and_ties(capsys):
     data = json.loads(out)
     assert [h["index"] for h in data["hands"]] == [2, 1]
     assert [h["place"] for h in data["hands"]] == [1, 2] and not data["hands"][0]["tied"]
+
+
+@pytest.mark.parametrize("tiebreak, places", [("kickers", ["1", "2"]), ("group-only", ["1", "2"]),
+                                             ("no-kickers", ["1=", "1="])])
+def test_cli_compare_equal_pairs_by_tiebreak(capsys, tiebreak, places):
+    rc, out, _ = run_main(capsys, "compare", "Kh Kd 9c 8s 7h", "Ks Kc 9d 8h 6c", "--rules", "draw36-joker-11",
+                          "--tiebreak", tiebreak)
+    assert rc == 0
+    assert [line.split()[0] for line in out.strip().splitlines()[1:]] == places
 
 
 @pytest.mark.parametrize(

@@ -23,7 +23,7 @@ from math import comb
 from typing import Any, TextIO
 
 from ..cards import format_card, format_cards, parse_cards
-from ..cliutil import UsageError, int_at_least, number
+from ..cliutil import TIEBREAK_HELP, UsageError, int_at_least, number
 from ..evaluator import describe
 from ..rules import RULE_SETS, TIEBREAKS, Rules
 from .bots import BOT_KINDS, AdvisorBot, make_bot
@@ -107,8 +107,7 @@ def add_command(sub: Any) -> None:
                        help="the ace also plays below the lowest rank in a straight")
     rules.add_argument("--flush-over-full-house", action="store_true", default=None,
                        help="flush ranks above full house")
-    rules.add_argument("--tiebreak", choices=TIEBREAKS, default=None,
-                       help="equal groups: kickers decide (default) or group-only tie")
+    rules.add_argument("--tiebreak", choices=TIEBREAKS, default=None, help=TIEBREAK_HELP)
     rules.add_argument("--swap-four-straight-flush", action="store_true", default=None,
                        help="four of a kind and straight flush trade places in the table")
     p.set_defaults(tie_points=None)
