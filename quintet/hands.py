@@ -87,7 +87,7 @@ def describe_key(key: int, rules: Rules = CLASSIC) -> str:
     if category == Category.FIVE_OF_A_KIND:
         return f"five of a kind, {place(0)[1]}"
     if category in _TOP_CARD_CATEGORIES:
-        return f"{category.label}, {place(0)[0]} high"
+        return f"{rules.category_label(category)}, {place(0)[0]} high"
     if category == Category.FOUR_OF_A_KIND:
         return f"four {place(0)[1]}"
     if category == Category.FULL_HOUSE:

@@ -216,6 +216,23 @@ class Rules:
         return (self.deck.field != 8 or self.deck.jokers > 0
                 or any(c not in _CLASSIC_ORDER for c in self.category_order))
 
+    def category_label(self, category: Category) -> str:
+        """The category's name in this table: its ``label``, except that a straight flush in a
+        table without the plain straight (the 7-category table) is called simply «стрит»,
+        "straight", as the text says."""
+        if (category == Category.STRAIGHT_FLUSH and Category.STRAIGHT not in self.category_order
+                and Category.STRAIGHT_FLUSH in self.category_order):
+            return Category.STRAIGHT.label
+        return category.label
+
+    def category_named(self, text: str) -> Category:
+        """The category of this table called ``text`` (``category_label`` first, then ``Category.from_name``)."""
+        key = text.strip().lower().replace("-", " ").replace("_", " ")
+        for category in self.categories:
+            if self.category_label(category) == key:
+                return category
+        return Category.from_name(text)
+
     def category_strengths(self) -> list[int]:
         """Strength (0 = lowest) of each category id; -1 for ids this table lacks."""
         strengths = [-1] * N_CATEGORY_IDS

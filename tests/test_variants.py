@@ -171,6 +171,19 @@ def labels(rules):
     return [c.label for c in rules.categories]
 
 
+def test_the_7_category_table_calls_its_straight_flush_a_straight():
+    seven = get_rules("draw36-7")
+    assert [seven.category_label(c) for c in seven.categories] == [
+        "high card", "pair", "two pair", "three of a kind", "full house", "straight", "four of a kind",
+        "five of a kind"]
+    assert seven.category_named("straight") is Category.STRAIGHT_FLUSH
+    assert seven.category_named("straight-flush") is Category.STRAIGHT_FLUSH  # the id's name still works
+    eleven = get_rules("draw36-11")
+    assert eleven.category_named("straight") is Category.STRAIGHT
+    assert eleven.category_label(Category.STRAIGHT_FLUSH) == "straight flush"
+    assert str(draw.parse_objective("at-least:straight", seven)) == "at-least:straight"
+
+
 def test_category_tables_follow_rules_md():
     assert labels(get_rules("draw54-11")) == [
         "high card",
@@ -431,6 +444,8 @@ def ev_(text, name, **options):
         ("draw36-9", "Ah Kh 9h 7h 6h", "high card, ace"),
         ("draw36-9", "Ah Kh Qh Jh Th", "straight flush, ace high"),
         ("draw36-7", "Ts 9h 8d 7c 6s", "high card, ten"),
+        ("draw36-7", "Ts 9s 8s 7s 6s", "straight, ten high"),  # «выступает под названием просто стрит»
+        ("draw54-7", "Jk Ks Qs Js Ts", "straight, ace high"),
         ("draw52", "Ah 2c 3d 4h 5s", "high card, ace"),
         ("draw52", "6h 2c 3d 4h 5s", "straight, six high"),
     ],
@@ -569,6 +584,13 @@ def test_cli_hand_json(capsys):
     assert data["stand_ins"]["Jk1"][0] == "A"
     assert data["key"] == ev.hand_key("As Ah Ad Ac Jk", get_rules("draw54"))
     assert 0.999 < data["percentile"] < 1
+
+
+def test_cli_names_the_7_category_straight(capsys):
+    rc, out, _ = run_main(capsys, "hand", "Ts 9s 8s 7s 6s", "--rules", "draw36-7")
+    assert rc == 0 and "straight, ten high" in out and "category 6 of 8 in draw36-7 (straight)" in out
+    rc, out, _ = run_main(capsys, "draw", "Ts 9s 8s 7s 2c", "--rules", "draw52-7", "--objective", "at-least:straight")
+    assert rc == 0 and "P(>=straight)" in out and "flush" not in out
 
 
 def test_cli_hand_text_five_arguments(capsys):

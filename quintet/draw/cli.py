@@ -106,7 +106,7 @@ def _hand_dict(value: HandValue, rules: Rules) -> dict[str, object]:
     stand = stand_ins(value.mask, rules) if deck.jokers else {}
     return {
         "hand": format_cards(value.mask, deck, order="group").split(),
-        "category": value.category.label,
+        "category": rules.category_label(value.category),
         "category_strength": rules.categories.index(value.category),
         "description": value.description,
         "key": value.key,
@@ -142,7 +142,7 @@ def run_hand(args: argparse.Namespace, rules: Rules) -> int:
     if stand:
         print(f"joker: {stand}")
     print(
-        f"category {strength + 1} of {len(rules.categories)} in {rules.name} ({value.category.label}); "
+        f"category {strength + 1} of {len(rules.categories)} in {rules.name} ({rules.category_label(value.category)}); "
         f"key {value.key}; percentile {100 * pct:.4f} among all {n_hands:,} hands of the deck"
     )
     return 0
@@ -215,7 +215,7 @@ def format_advice(a: DrawAdvice, *, top: int = 32, unicode: bool = False) -> str
         f"Objective: {a.objective} — {a.objective.title()}",
     ]
     target = a.target
-    tcol = f"P(>={target.label})" if target else ""
+    tcol = f"P(>={a.objective.target_label})" if target else ""
     kw = max(len(_keep_text(o, rules, unicode)) for o in a.options)
     head = f"{'#':>2}  {'keep':<{kw}}  draw {'outcomes':>9}  {'E[pct]':>8}  {'P(win)':>8}  {'P(tie)':>8}  {'equity':>8}"
     if target:
@@ -231,7 +231,7 @@ def format_advice(a: DrawAdvice, *, top: int = 32, unicode: bool = False) -> str
         lines.append(row)
     lines.append("Recommended:")
     for name, o in a.recommendations().items():
-        obj = Objective("at-least", target) if name.startswith("at-least") else Objective(name)
+        obj = a.objective if name.startswith("at-least") else Objective(name)
         value = o.value(obj)
         exact = f" = {value.numerator}/{value.denominator}" if obj.kind == "at-least" else ""
         lines.append(
@@ -248,7 +248,8 @@ def format_advice(a: DrawAdvice, *, top: int = 32, unicode: bool = False) -> str
         n = best.category_counts[c]
         running += n
         lines.append(
-            f"  {c.label:<16} {n:>10,}  {_pct(n / best.n_outcomes)}   at least {_pct(running / best.n_outcomes)}"
+            f"  {rules.category_label(c):<16} {n:>10,}  {_pct(n / best.n_outcomes)}   "
+            f"at least {_pct(running / best.n_outcomes)}"
         )
     lines.append(
         f"({a.seconds:.3f} s; percentile among all {comb(deck.size, 5):,} hands of the deck; "
