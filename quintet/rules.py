@@ -139,8 +139,9 @@ CATEGORY_TABLES: dict[str, tuple[Category, ...]] = {
 TIEBREAKS = ("kickers", "group-only", "no-kickers")
 """``Rules.tiebreak`` values, each ignoring more of a hand's other cards (``Rules`` doc)."""
 RULE_OPTIONS = ("weights", "tie_points", "ace_low_straight", "flush_over_full_house", "tiebreak",
-                "swap_four_straight_flush")
-"""The ``Rules`` fields ``get_rules`` may change on a named rule set."""
+                "swap_four_straight_flush", "joker_card")
+"""What ``get_rules`` may change on a named rule set: ``Rules`` fields, and ``joker_card`` (the
+deck's ``joker_alias``)."""
 
 
 @dataclass(frozen=True)
@@ -160,7 +161,11 @@ class Rules:
       draw-poker text's «каждый имеет по одной равной двойке … то банк делится»);
     * ``deck`` and ``category_order`` — data: the cards and the categories, lowest first;
     * ``swap_four_straight_flush`` — four of a kind and straight flush trade places in the
-      table (the variant of the 11-category table, RULES.md §2; default off).
+      table (the variant of the 11-category table, RULES.md §2; default off);
+    * ``joker_card`` (a property; an option of ``get_rules`` and ``with_options``) — the
+      ordinary card that plays as the joker, one of the deck's lowest cards («какая-либо
+      младшая карта, чаще всего шестерка пик»: ``draw36-joker`` default ``"6s"``); ``""``
+      for the other decks.
 
     Rule sets whose deck has jokers, more than 8 ranks, or categories beyond the classic
     nine (``is_variant``) are ranked by ``quintet.draw`` (64-bit masks); ``classic`` keeps
@@ -187,6 +192,11 @@ class Rules:
             raise UnknownRulesError(f"slot weights must be positive, got {self.weights}")
         if sorted(self.category_order) != sorted(set(self.category_order)):
             raise UnknownRulesError("category_order lists a category twice")
+
+    @property
+    def joker_card(self) -> str:
+        """The ordinary card that plays as the joker (``"6s"`` in ``draw36-joker``), or ``""``."""
+        return self.deck.joker_alias
 
     @property
     def n_slots(self) -> int:
@@ -247,15 +257,22 @@ class Rules:
         if base is not None:
             changed = {f.name: getattr(self, f.name) for f in fields(self)
                        if getattr(self, f.name) != getattr(base, f.name)}
+            if "deck" in changed and base.joker_card and replace(base.deck, joker_alias=self.joker_card) == self.deck:
+                del changed["deck"]
+                changed["joker_card"] = self.joker_card
             if set(changed) <= set(RULE_OPTIONS):
                 return "get_rules(" + ", ".join([repr(self.name)] + [f"{k}={v!r}" for k, v in changed.items()]) + ")"
         return "Rules(" + ", ".join(f"{f.name}={getattr(self, f.name)!r}" for f in fields(self)) + ")"
 
     def with_options(self, **changes: object) -> Rules:
+        """A copy with ``changes``: ``Rules`` fields, or ``joker_card`` (see the class doc)."""
+        if "joker_card" in changes:
+            changes["deck"] = self.deck.with_joker_alias(str(changes.pop("joker_card")))
         return replace(self, **changes)  # type: ignore[arg-type]
 
     def describe(self) -> str:
-        parts = [self.name, f"{self.deck.size} cards", "weights " + "/".join(map(str, self.weights))]
+        size = f"{self.deck.size} cards" + (f" (the {self.joker_card} plays as the joker)" if self.joker_card else "")
+        parts = [self.name, size, "weights " + "/".join(map(str, self.weights))]
         if self.tie_points:
             parts.append(f"ties {self.tie_points:g} each")
         if self.ace_low_straight:
@@ -308,6 +325,8 @@ def get_rules(name: str = "classic", **options: object) -> Rules:
     >>> draw36 = get_rules("draw36")
     >>> draw36.deck.size, draw36.n_exposed
     (36, 11)
+    >>> get_rules("draw36-joker-11", joker_card="6h").joker_card
+    '6h'
     """
     try:
         base = RULE_SETS[name]

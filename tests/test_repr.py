@@ -37,6 +37,12 @@ def test_rules(name, opts):
     assert repr(rules).startswith(f"get_rules({name!r}")
 
 
+def test_rules_with_another_joker_card():
+    for card in ("6c", "6d", "6h"):
+        rules = get_rules("draw36-joker-11", joker_card=card, tiebreak="no-kickers")
+        assert round_trip(rules) == rules and f"joker_card={card!r}" in repr(rules)
+
+
 def test_rules_outside_the_named_sets_use_the_constructor():
     rules = Rules(name="mine", weights=(1, 2, 3))
     assert repr(rules).startswith("Rules(name='mine'") and round_trip(rules) == rules

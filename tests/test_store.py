@@ -20,7 +20,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from quintet.cards import Deck
-from quintet.rules import CLASSIC, Category, Rules
+from quintet.rules import CLASSIC, Category, Rules, get_rules
 from solver.store import (
     APPLICATION_ID,
     SCHEMA_VERSION,
@@ -98,6 +98,8 @@ def test_rules_fingerprint_names_every_option():
     assert len(set(prints)) == len(set(variants))  # distinct rule sets, distinct prints
     assert "\n" not in FP
     assert rules_fingerprint(CLASSIC.with_options(weights=(3, 4, 5, 6, 7))) == FP
+    jokers = [get_rules("draw36-joker", joker_card=card) for card in ("6c", "6d", "6h", "6s")]
+    assert len({rules_fingerprint(r) for r in jokers}) == 4  # the joker card is part of the game
 
 
 # ------------------------------------------------------------------ round trips

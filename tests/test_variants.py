@@ -238,6 +238,27 @@ def test_category_tables_follow_rules_md():
     ]
 
 
+def test_the_joker_card_is_any_of_the_lowest_cards():
+    # «роль джокера выполняет какая-либо младшая карта, чаще всего шестерка пик»
+    default = get_rules("draw36-joker-11")
+    hearts = get_rules("draw36-joker-11", joker_card="6♥")
+    assert default.joker_card == "6s" and hearts.joker_card == "6h" and hearts.name == default.name
+    assert hearts.deck.size == 36 and hearts.deck == DECK_36_JOKER.with_joker_alias("6h")
+    assert parse_card("6h", hearts.deck) == 62 and parse_card("6s", hearts.deck) == 48
+    assert ev.evaluate("6h Ah Ad Kc Qc", hearts).description == "three aces"
+    assert ev.evaluate("6s 6c Ad Kc Qc", hearts).description == "pair of sixes"
+    assert repr(hearts) == "get_rules('draw36-joker-11', joker_card='6h')"
+    assert "the 6h plays as the joker" in hearts.describe()
+    assert get_rules("draw36-joker", joker_card="6s") == get_rules("draw36-joker")
+    assert get_rules("classic").joker_card == get_rules("draw54").joker_card == ""
+    for name, card, message in [("draw36-joker", "7s", "one of the lowest cards"),
+                                ("draw36-joker", "Ah", "one of the lowest cards"),
+                                ("draw36-joker", "6x", "unknown suit"),
+                                ("draw54", "2s", "36-card joker deck"), ("draw36", "6s", "36-card joker deck")]:
+        with pytest.raises(ValueError, match=message):
+            get_rules(name, joker_card=card)
+
+
 def test_rule_set_names():
     for deck in ("32", "36", "36-joker", "52", "53", "54"):
         for suffix in TABLE_SUFFIXES:
@@ -266,6 +287,7 @@ OPTION_CASES = [
     ("draw36-joker-11", {"tiebreak": "no-kickers"}),
     ("draw36", {"tiebreak": "no-kickers", "flush_over_full_house": True}),
     ("draw53", {"tiebreak": "no-kickers", "ace_low_straight": True}),
+    ("draw36-joker-11", {"joker_card": "6h"}),
 ]
 
 
@@ -591,6 +613,21 @@ def test_cli_names_the_7_category_straight(capsys):
     assert rc == 0 and "straight, ten high" in out and "category 6 of 8 in draw36-7 (straight)" in out
     rc, out, _ = run_main(capsys, "draw", "Ts 9s 8s 7s 2c", "--rules", "draw52-7", "--objective", "at-least:straight")
     assert rc == 0 and "P(>=straight)" in out and "flush" not in out
+
+
+def test_cli_joker_card_in_hand_compare_and_draw(capsys):
+    rc, out, _ = run_main(capsys, "hand", "6h Ah Ad Kc Qc", "--rules", "draw36-joker", "--joker-card", "6h")
+    assert rc == 0 and "three aces" in out and "joker: Jk = A" in out
+    rc, out, _ = run_main(capsys, "compare", "6h Ah Ad Kc Qc", "6s As Kd Kh Qh", "--rules", "draw36-joker",
+                          "--joker-card", "6h")
+    assert rc == 0 and "three aces" in out and "Kh Kd As Qh 6s  pair of kings" in out  # the 6s is ordinary
+    rc, out, _ = run_main(capsys, "draw", "6h Ah Ad Kc Qc", "--rules", "draw36-joker", "--joker-card", "6h",
+                          "--top", "1")
+    assert rc == 0 and "the 6h plays as the joker" in out and "unseen: 31 cards" in out
+    for args, needle in [(["--rules", "draw54", "--joker-card", "6h"], "36-card joker deck"),
+                         (["--rules", "draw36-joker", "--joker-card", "7h"], "lowest cards (6c, 6d, 6h, 6s)")]:
+        rc, out, err = run_main(capsys, "hand", "Ah Ad Ac Kc Ks", *args)
+        assert rc == 2 and out == "" and len(err.strip().splitlines()) == 1 and needle in err
 
 
 def test_cli_hand_text_five_arguments(capsys):

@@ -29,7 +29,7 @@ COMMANDS = ("hand", "compare", "draw", "poker")
 
 RULES_HELP = (
     "rule sets: classic (Quintet, 32 cards) and drawDECK[-TABLE] for five-card draw: "
-    "DECK 32, 36, 36-joker (6♠ = joker), 52, 53 (one joker), 54 (two jokers); "
+    "DECK 32, 36, 36-joker (6♠ = joker; --joker-card chooses another six), 52, 53 (one joker), 54 (two jokers); "
     "TABLE none (standard order, five of a kind on top), 11, 11-swap, 9, 7 (RULES.md §2)"
 )
 
@@ -88,12 +88,18 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
             default=None,
             help="four of a kind and straight flush trade places in the table",
         )
+        p.add_argument("--joker-card", default=None, metavar="CARD", help=JOKER_CARD_HELP)
     play.add_command(sub)
+
+
+JOKER_CARD_HELP = "in a 36-card joker deck: the lowest card that plays as the joker, 6c 6d 6h or 6s (default 6s)"
 
 
 def _rules(args: argparse.Namespace, rules: Rules) -> Rules:
     if getattr(args, "swap_four_straight_flush", None):
-        return rules.with_options(swap_four_straight_flush=True)
+        rules = rules.with_options(swap_four_straight_flush=True)
+    if getattr(args, "joker_card", None) is not None:
+        rules = rules.with_options(joker_card=args.joker_card)
     return rules
 
 
@@ -210,7 +216,8 @@ def format_advice(a: DrawAdvice, *, top: int = 32, unicode: bool = False) -> str
     deck = rules.deck
     lines = [
         f"Hand: {format_cards(list(a.hand), deck, unicode=unicode, order='given')}   rules: {rules.name} "
-        f"({deck.size} cards)   unseen: {len(a.unseen)} cards"
+        f"({deck.size} cards{f', the {rules.joker_card} plays as the joker' if rules.joker_card else ''})   "
+        f"unseen: {len(a.unseen)} cards"
         + (f"   known: {format_cards(a.known, deck, unicode=unicode)}" if a.known else ""),
         f"Objective: {a.objective} — {a.objective.title()}",
     ]

@@ -748,7 +748,8 @@ class State:
         }
 
 
-_RULE_OPTION_NAMES = ("ace_low_straight", "flush_over_full_house", "tiebreak", "swap_four_straight_flush")
+_RULE_OPTION_NAMES = ("ace_low_straight", "flush_over_full_house", "tiebreak", "swap_four_straight_flush",
+                      "joker_card")
 
 
 def _rule_options(rules: Rules) -> dict[str, Any]:

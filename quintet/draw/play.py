@@ -110,6 +110,8 @@ def add_command(sub: Any) -> None:
     rules.add_argument("--tiebreak", choices=TIEBREAKS, default=None, help=TIEBREAK_HELP)
     rules.add_argument("--swap-four-straight-flush", action="store_true", default=None,
                        help="four of a kind and straight flush trade places in the table")
+    rules.add_argument("--joker-card", default=None, metavar="CARD",
+                       help="with draw36-joker…: the lowest card that plays as the joker, 6c 6d 6h or 6s (default 6s)")
     p.set_defaults(tie_points=None)
 
 
