@@ -324,6 +324,18 @@ def test_table_sizes_the_deck_cannot_serve():
     State(get_rules("draw36-joker"), Terms(), [10] * 6)  # 36 = 6 * 5 + 6
 
 
+def test_two_to_six_seats():
+    # «Количество участников: от двух до шести человек»
+    for n in (7, 9):
+        with pytest.raises(TermsError, match=f"draw poker is for 2 to 6 players, got {n} seats"):
+            State(get_rules("draw54"), Terms(), [10] * n)
+    with pytest.raises(TermsError, match="2 to 6 players, got 1"):
+        State(DRAW52, Terms(), [10])
+    with pytest.raises(ValueError, match="2 to 6 players, got 7"):
+        Table(get_rules("draw54"), Terms(), [str(i) for i in range(7)], 10)
+    State(get_rules("draw54"), Terms(), [10] * 6)
+
+
 def test_terms_are_validated():
     for bad, message in [({"limit": 0}, "limit"), ({"stake": 3, "limit": 2}, "below the stake"),
                          ({"ante": 0}, "ante"), ({"exchange_fee": -1}, "fee"), ({"circles": 0}, "circle"),

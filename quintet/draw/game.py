@@ -51,10 +51,13 @@ from ..evaluator import hand_keys
 from ..rules import Rules, get_rules
 
 __all__ = [
-    "IllegalActionError", "TermsError", "Terms", "Phase", "ActionKind", "Action",
+    "MIN_PLAYERS", "MAX_PLAYERS", "IllegalActionError", "TermsError", "Terms", "Phase", "ActionKind", "Action",
     "AntePosting", "Fold", "Call", "Raise", "Demand", "Exchange", "ShowDown", "FoldOut", "Record",
     "State", "replay",
 ]
+
+
+MIN_PLAYERS, MAX_PLAYERS = 2, 6  # «Количество участников: от двух до шести человек»
 
 
 class IllegalActionError(ValueError):
@@ -266,7 +269,7 @@ def _amount_action(cache: dict[int, Action], kind: ActionKind, amount: int) -> A
 
 
 class State:
-    """One hand of draw poker (module doc).  Seats 0..n-1; players with a stack below the ante sit out.
+    """One hand of draw poker (module doc).  Seats 0..n-1, 2 ≤ n ≤ 6; players with a stack below the ante sit out.
 
     ``stacks`` are the chips in front of each seat (not in the pot); ``deck`` (top first, every
     card of the rule set's deck once) replaces the seeded shuffle.  Public attributes are read-only
@@ -278,6 +281,8 @@ class State:
         n = len(stacks)
         if rules.hand_size != 5:
             raise TermsError("draw poker deals five-card hands")
+        if not MIN_PLAYERS <= n <= MAX_PLAYERS:
+            raise TermsError(f"draw poker is for {MIN_PLAYERS} to {MAX_PLAYERS} players, got {n} seats")
         if not 0 <= dealer < max(n, 1):
             raise TermsError(f"the dealer must be one of the {n} seats, got {dealer}")
         if any(not isinstance(s, int) or isinstance(s, bool) or s < 0 for s in stacks):

@@ -28,6 +28,8 @@ from ..evaluator import describe
 from ..rules import RULE_SETS, TIEBREAKS, Rules
 from .bots import BOT_KINDS, AdvisorBot, make_bot
 from .game import (
+    MAX_PLAYERS,
+    MIN_PLAYERS,
     Action,
     ActionKind,
     AntePosting,
@@ -375,8 +377,8 @@ def _bot_kinds(text: str, count: int) -> list[str]:
 def run(args: argparse.Namespace, rules: Rules, *, out: TextIO | None = None, read: Any = input) -> int:
     """``quintet poker``: validate the options, seat the players, play."""
     out = out or sys.stdout
-    if not 2 <= args.players <= 6:
-        raise UsageError(f"draw poker is for 2 to 6 players, got {args.players}")
+    if not MIN_PLAYERS <= args.players <= MAX_PLAYERS:
+        raise UsageError(f"draw poker is for {MIN_PLAYERS} to {MAX_PLAYERS} players, got {args.players}")
     if not 0.0 <= args.bluff <= 1.0:
         raise UsageError(f"--bluff is a probability between 0 and 1, got {args.bluff}")
     terms = _terms(args)
