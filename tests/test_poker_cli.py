@@ -141,10 +141,26 @@ def test_illegal_moves_are_refused_by_the_rules_and_the_prompt_comes_back():
     errors = [line for line in out.getvalue().splitlines() if line.startswith("error:")]
     assert errors == [
         "error: the limit is 5 a turn: 99 is above it",
-        "error: no show-down demand now (only after the exchange): it is the betting before the exchange",
+        "error: no show-down demand before the exchange: the show-down is demanded in the betting after the exchange",
         "error: no exchange now: it is the betting before the exchange",
         "error: fold takes no argument, got 'please'",
     ]
+
+
+def test_a_demand_refused_by_the_circle_rule_says_why():
+    state, player, out = person_state(betting_before_exchange=False)
+    state.exchange()
+    state.exchange()
+    state.raise_to(2)  # you raise in the first circle after the exchange
+    state.call()
+    assert state.circle == 2 and state.actor == 0
+    lines = iter(["demand 5", "call"])
+    player.read = lambda prompt: next(lines)
+    assert player.act(state) == Action(ActionKind.CALL)
+    text = out.getvalue()
+    assert "Your move: fold | call 2 | raise 3-5 | (a raise in circle 1: demand in circle 3) | hint" in text
+    assert ("error: no show-down demand in circle 2 of 3: the stakes were raised in the first circle after the "
+            "exchange, so the cards are shown only after all 3 circles (demand in circle 3)") in text
 
 
 def test_exchange_by_name_or_position():
@@ -208,6 +224,45 @@ def test_terminal_game_through_stdin(tmp_path: Path):
     assert "Your move: fold | call 1 | raise 2-5 | hint" in out and "Your move: exchange CARDS" in out
     assert "Match over: 3 hands played." in out and len(path.read_text().splitlines()) == 3
     assert "Show-down:" in out or "the pot of" in out
+
+
+def demands_follow_the_circle_rule(line: dict) -> bool:
+    """Every demand of the hand came in circle 1 before any raise in it, or in the last circle."""
+    circles, raised = line["terms"]["circles"], False
+    for action in line["actions"]:
+        if action["action"] == "raise" and action["phase"] == "betting after the exchange" and action["circle"] == 1:
+            raised = True
+        if action["action"] == "demand" and not (action["circle"] == circles or action["circle"] == 1 and not raised):
+            return False
+    return True
+
+
+def test_the_reported_hand_no_longer_demands_in_the_second_circle(tmp_path: Path):
+    # bot1 raised in the first circle after the exchange, then demanded the show-down in the second
+    path = tmp_path / "h.jsonl"
+    proc = quintet("poker", "--players", "2", "--bots", "random", "--seed", "1", "--hands", "1",
+                   "--no-betting-before-exchange", "--history", str(path),
+                   stdin="call\ncall\ncall\nstand\nraise 2\ncall\ncall\ncall\nquit\n")
+    assert proc.returncode == 0 and proc.stderr == ""
+    assert "(a raise in circle 1: demand in circle 3)" in proc.stdout
+    line = json.loads(path.read_text())
+    assert line["terms"]["demand_any_turn"] is False and demands_follow_the_circle_rule(line)
+
+
+def test_bots_only_demands_follow_the_circle_rule_unless_any_turn(tmp_path: Path):
+    lines = {}
+    for flag in ((), ("--demand-any-turn",)):
+        path = tmp_path / f"h{len(flag)}.jsonl"
+        proc = quintet("poker", "--bots-only", "--bots", "random", "--players", "3", "--hands", "300", "--seed", "2",
+                       "--no-betting-before-exchange", "--history", str(path), *flag)
+        assert proc.returncode == 0, proc.stderr
+        lines[flag] = [json.loads(line) for line in path.read_text().splitlines()]
+    assert all(demands_follow_the_circle_rule(line) for line in lines[()])
+    assert not all(demands_follow_the_circle_rule(line) for line in lines[("--demand-any-turn",)])
+    assert all(line["terms"]["demand_any_turn"] for line in lines[("--demand-any-turn",)])
+    for line in lines[("--demand-any-turn",)][:50]:
+        again = replay(line)
+        assert [again.stacks[s["seat"]] for s in line["seats"]] == [s["stack_after"] for s in line["seats"]]
 
 
 def test_end_of_input_ends_the_match_cleanly():

@@ -5,6 +5,7 @@ pays the best hand(s) per the evaluator, a replayed history reaches the same sta
 from __future__ import annotations
 
 import json
+import re
 from itertools import combinations
 
 import pytest
@@ -206,12 +207,82 @@ def test_demand_show_down_others_pay_to_see_or_fold():
     assert [s for s, _, _ in record.hands] == [1, 2] and record.winners == (2,)
 
 
-def test_demand_is_not_allowed_before_the_exchange():
+def test_demand_is_not_allowed_before_the_exchange_nor_during_it():
     state = new_state({0: "As Ks Qs Js Ts", 1: "2c 3d 4h 5s 7c"})
-    assert not state.can_demand_show_down()
-    with pytest.raises(IllegalActionError, match=r"no show-down demand now \(only after the exchange\): it is the "
-                                                 "betting before the exchange"):
+    assert not state.can_demand_show_down() and not state.demand_range()
+    with pytest.raises(IllegalActionError, match="^no show-down demand before the exchange: the show-down is "
+                                                 "demanded in the betting after the exchange$"):
         state.demand_show_down(2)
+    for _ in range(3):
+        call_circle(state)
+    with pytest.raises(IllegalActionError, match="^no show-down demand during the exchange"):
+        state.demand_show_down(2)
+
+
+def after_the_exchange(**terms) -> State:
+    """Three players, the exchange done (all stand pat): circle 1 of the betting after it, seat 0 to act."""
+    state = new_state({0: "As Ks Qs Js Ts", 1: "2c 3d 4h 5s 7c", 2: "9c 9d 8h 8s 2d"},
+                      betting_before_exchange=False, **terms)
+    for _ in range(3):
+        state.exchange()
+    assert state.phase is Phase.BETTING_AFTER and state.circle == 1 and state.actor == 0
+    return state
+
+
+FORCED = ("no show-down demand in circle {c} of 3: the stakes were raised in the first circle after the "
+          "exchange, so the cards are shown only after all 3 circles (demand in circle 3)")
+
+
+def test_after_a_raise_in_the_first_circle_the_demand_waits_for_the_last_circle():
+    # «Но если ставки за это время повысились, то карты можно открывать лишь по проведении трех кругов игры»
+    state = after_the_exchange()
+    assert list(state.demand_range()) == [1, 2, 3, 4, 5]  # circle 1, nobody has raised yet
+    state.raise_to(2)
+    assert state.demand_range() == range(0) and not state.can_demand_show_down(3)
+    with pytest.raises(IllegalActionError, match=re.escape(FORCED.format(c=1))):
+        state.demand_show_down(3)
+    state.call()
+    state.call()
+    assert state.circle == 2  # circle 2: no demand either
+    assert not any(a.kind is ActionKind.DEMAND for a in state.legal_actions())
+    with pytest.raises(IllegalActionError, match=re.escape(FORCED.format(c=2))):
+        state.demand_show_down()
+    call_circle(state)
+    assert state.circle == 3 and list(state.demand_range()) == [2, 3, 4, 5]  # the last circle: it may
+    assert state.demand_show_down(4) == Demand(0, 4, 3)
+    assert state.phase is Phase.SEEING and state.call_amount == 4
+    with pytest.raises(IllegalActionError, match="^the show-down is already demanded; pay 4 to see"):
+        state.demand_show_down(5)
+    with pytest.raises(IllegalActionError, match="^no raise now: the show-down is demanded; pay 4 to see"):
+        state.raise_to(5)
+
+
+def test_a_demand_in_the_first_circle_before_any_raise_ends_the_betting():
+    # «Торги заканчиваются тогда, когда кто-нибудь в свой очередной ход ставит на кон требуемую
+    # (или большую) сумму и требует раскрыть карты»
+    state = after_the_exchange()
+    state.call()
+    state.call()
+    assert state.demand_show_down(5) == Demand(2, 5, 1)  # more than the stake: allowed, it ends the betting
+    state.call()
+    state.call()
+    assert state.phase is Phase.SHOWDOWN and state.history()["pot"] == 3 + 1 + 1 + 5 + 5 + 5
+
+
+def test_demand_any_turn_allows_the_demand_after_a_raise():
+    state = after_the_exchange(demand_any_turn=True)
+    state.raise_to(2)
+    assert list(state.demand_range()) == [2, 3, 4, 5]
+    state.call()
+    state.call()
+    assert state.circle == 2 and state.demand_show_down(3) == Demand(0, 3, 2)
+    assert state.history()["terms"]["demand_any_turn"] is True
+
+
+def test_one_circle_is_also_the_last_circle():
+    state = after_the_exchange(circles=1)
+    state.raise_to(2)
+    assert state.demand_show_down(2) == Demand(1, 2, 1)
 
 
 def test_demand_that_nobody_pays_for_wins_unseen():
@@ -446,7 +517,7 @@ def hands_to_play(draw):
     stake = draw(st.integers(1, 2))
     terms = Terms(ante=ante, stake=stake, limit=draw(st.integers(stake, stake + 4)),
                   exchange_fee=draw(st.integers(0, 2)), circles=draw(st.integers(1, 3)),
-                  betting_before_exchange=draw(st.booleans()))
+                  betting_before_exchange=draw(st.booleans()), demand_any_turn=draw(st.booleans()))
     stacks = draw(st.lists(st.integers(0, 40), min_size=n, max_size=n).filter(
         lambda s: sum(x >= ante for x in s) >= 2))
     dealer = draw(st.integers(0, n - 1))
@@ -488,6 +559,10 @@ def test_random_legal_play_keeps_every_invariant(state, data):
         assert all(a & b == 0 for a, b in combinations(held, 2))
         if isinstance(record, ShowDown):
             check_show_down(state, record, pot_before)
+        if isinstance(record, Demand) and not state.terms.demand_any_turn:  # the circle rule
+            raised = any(isinstance(r, Raise) and r.phase is Phase.BETTING_AFTER and r.circle == 1
+                         for r in state.records)
+            assert record.circle == state.terms.circles or (record.circle == 1 and not raised)
     if isinstance(state.records[-1], FoldOut):
         assert len(state.in_hand) == 1 and state.records[-1].seat == state.in_hand[0]
     history = json.loads(json.dumps(state.history()))

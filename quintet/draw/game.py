@@ -24,10 +24,13 @@ The hand, in order (``Phase``):
    out, the muck (earlier players' discards and the folded hands; never the discards of the
    player being served) is shuffled into a new stock.
 4. **betting after the exchange** — as before, but the show-down comes at once after the
-   first circle if nobody raised in it, otherwise after ``circles`` circles; and on a turn a
-   player may **demand the show-down** (``demand_show_down(n)``, staking n ≥ the current
-   stake): the betting ends and each other player still in, in turn after the demander,
-   pays n to see (``call``) or folds.
+   first circle if nobody raised in it, otherwise after ``circles`` circles; and a player
+   may **demand the show-down** (``demand_show_down(n)``, staking n ≥ the current stake):
+   the betting ends and each other player still in, in turn after the demander, pays n to
+   see (``call``) or folds.  A demand is allowed in the first circle until somebody raises
+   in it, and in the last circle; after a raise in the first circle the circles between
+   are played out («карты можно открывать лишь по проведении трех кругов игры»).
+   ``Terms.demand_any_turn`` allows it on any turn of this betting instead.
 5. **show-down** (``show_down``) — the best hand per the rule set takes the whole pot; equal
    best hands split it, the odd chips one each to the winners from the dealer's left.
 
@@ -78,7 +81,10 @@ class Terms:
     * ``exchange_fee`` — chips paid into the pot per card drawn in the exchange (≥ 0);
     * ``circles`` — circles of betting before and after the exchange (≥ 1; the text: three);
     * ``betting_before_exchange`` — bet before the exchange too (the text's first description),
-      or only after it (the second).
+      or only after it (the second);
+    * ``demand_any_turn`` — a show-down demand on any turn of the betting after the exchange
+      (the second description read alone), instead of only in the first circle before anybody
+      raises in it and in the last circle (default).
     """
 
     ante: int = 1
@@ -87,6 +93,7 @@ class Terms:
     exchange_fee: int = 0
     circles: int = 3
     betting_before_exchange: bool = True
+    demand_any_turn: bool = False
 
     def __post_init__(self) -> None:
         for name in ("ante", "stake", "limit", "exchange_fee", "circles"):
@@ -108,6 +115,7 @@ class Terms:
         return {
             "ante": self.ante, "stake": self.stake, "limit": self.limit, "exchange_fee": self.exchange_fee,
             "circles": self.circles, "betting_before_exchange": self.betting_before_exchange,
+            "demand_any_turn": self.demand_any_turn,
         }
 
 
@@ -405,8 +413,10 @@ class State:
         if self.phase not in phases:
             if self.phase is Phase.OVER:
                 raise IllegalActionError("the hand is over")
-            later = " (only after the exchange)" if phases == (Phase.BETTING_AFTER,) else ""
-            raise IllegalActionError(f"no {what} now{later}: it is the {self.phase}")
+            if self.phase is Phase.SEEING:
+                raise IllegalActionError(f"no {what} now: the show-down is demanded; pay {self.call_amount} to see "
+                                         "(call) or fold")
+            raise IllegalActionError(f"no {what} now: it is the {self.phase}")
         return self._queue[0]
 
     def verify_fold(self) -> None:
@@ -498,13 +508,34 @@ class State:
 
     def demand_range(self) -> range:
         """Legal stakes for a show-down demand by the seat to act (empty when none)."""
-        if self.phase is not Phase.BETTING_AFTER or not self._queue:
+        if self.demand_refusal() is not None:
             return range(0)
         return range(self.current_stake, min(self.terms.limit, self.stacks[self._queue[0]]) + 1)
 
+    def demand_refusal(self) -> str | None:
+        """Why the seat to act may not demand the show-down now, whatever the stake (None: it may)."""
+        phase = self.phase
+        if phase is Phase.BETTING_AFTER:
+            circle, circles = self.circle, self.terms.circles
+            if self.terms.demand_any_turn or circle == circles or (circle == 1 and not self.raised_in_circle):
+                return None
+            return (f"no show-down demand in circle {circle} of {circles}: the stakes were raised in the first "
+                    f"circle after the exchange, so the cards are shown only after all {circles} circles "
+                    f"(demand in circle {circles})")
+        if phase is Phase.OVER:
+            return "the hand is over"
+        if phase is Phase.SEEING:
+            return f"the show-down is already demanded; pay {self.call_amount} to see (call) or fold"
+        if phase is Phase.SHOWDOWN:
+            return "no show-down demand now: it is the show-down"
+        when = "during the exchange" if phase is Phase.EXCHANGE else "before the exchange"
+        return f"no show-down demand {when}: the show-down is demanded in the betting after the exchange"
+
     def verify_demand_show_down(self, amount: int | None = None) -> None:
-        seat = self._verify_turn("show-down demand", Phase.BETTING_AFTER)
-        self._verify_stake(seat, self.current_stake if amount is None else amount, raising=False)
+        refusal = self.demand_refusal()
+        if refusal is not None:
+            raise IllegalActionError(refusal)
+        self._verify_stake(self._queue[0], self.current_stake if amount is None else amount, raising=False)
 
     def can_demand_show_down(self, amount: int | None = None) -> bool:
         return self._can(lambda: self.verify_demand_show_down(amount))

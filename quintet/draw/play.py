@@ -57,6 +57,8 @@ HELP = """Commands (one per line):
   call                  stake the current stake (when paying to see: the demanded stake)
   raise N               stake N chips, more than the current stake, at most the limit
   demand [N]            after the exchange: stake N (default the current stake) and demand the show-down
+                        (in the first circle until somebody raises, and in the last circle,
+                        unless the table plays --demand-any-turn)
   exchange CARDS        discard these cards (names like 7c Kd, or positions 1-5) and draw as many
   stand                 exchange nothing
   hint                  the advisor's exchange and your current equity
@@ -102,6 +104,9 @@ def add_command(sub: Any) -> None:
     terms.add_argument("--betting-before-exchange", action=argparse.BooleanOptionalAction,
                        default=Terms.betting_before_exchange,
                        help="bet before the exchange as well as after it (default: yes)")
+    terms.add_argument("--demand-any-turn", action="store_true", default=Terms.demand_any_turn,
+                       help="allow a show-down demand on any turn after the exchange (default: in the first "
+                       "circle until somebody raises, and in the last circle)")
     rules = p.add_argument_group("hand values")
     rules.add_argument("--rules", default=DEFAULT_RULES, choices=POKER_RULE_SETS,
                        help=f"a draw rule set (default {DEFAULT_RULES}: 36 cards, the 6s is the joker, 11 categories)")
@@ -250,6 +255,8 @@ class TerminalPlayer:
             moves.append(f"raise {_span(raises)}")
         if demands:
             moves.append(f"demand {_span(demands)}")
+        elif state.phase is Phase.BETTING_AFTER and state.demand_refusal() is not None:
+            moves.append(f"(a raise in circle 1: demand in circle {state.terms.circles})")
         say("Your move: " + " | ".join(moves) + " | hint")
 
     def parse(self, line: str, state: State) -> Action | None:
@@ -359,7 +366,8 @@ def _no_arguments(verb: str, rest: list[str]) -> None:
 
 def _terms(args: argparse.Namespace) -> Terms:
     return Terms(ante=args.ante, stake=args.stake, limit=args.limit, exchange_fee=args.exchange_fee,
-                 circles=args.circles, betting_before_exchange=args.betting_before_exchange)
+                 circles=args.circles, betting_before_exchange=args.betting_before_exchange,
+                 demand_any_turn=args.demand_any_turn)
 
 
 def _bot_kinds(text: str, count: int) -> list[str]:
