@@ -87,6 +87,8 @@ def test_antes_then_five_cards_each_from_the_dealers_left():
     assert state.hands[2] == 0 and all(m.bit_count() == 5 for m in masks)
     assert masks[0] & masks[1] == masks[0] & masks[2] == masks[1] & masks[2] == 0
     assert not state.can_post_ante()
+    assert state.history()["sitting_out"] == [{"seat": 2, "stack": 1}]
+    assert new_state({0: "As Ks Qs Js Ts", 1: "2c 3d 4h 5s 7c"}).history()["sitting_out"] == []  # always written
 
 
 def test_the_deal_follows_a_stacked_deck():

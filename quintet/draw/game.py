@@ -41,8 +41,9 @@ unseen (an automatic ``FoldOut`` record).  Chips are integers; stacks never go n
 
 from __future__ import annotations
 
+import json
 import random
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
@@ -775,8 +776,7 @@ class State:
                  "folded": self.folded[s], "stack_before": self.stacks_before[s], "stack_after": self.stacks[s]}
                 for s in dealt
             ],
-            **({"sitting_out": [{"seat": s, "stack": self.stacks[s]} for s in range(self.n_seats)
-                                if not self.dealt_in[s]]} if not all(self.dealt_in) else {}),
+            "sitting_out": [{"seat": s, "stack": self.stacks[s]} for s in range(self.n_seats) if not self.dealt_in[s]],
             "pot": sum(self.contributions),
             "showdown": showdown is not None,
             "winners": winners,
@@ -793,11 +793,23 @@ def _rule_options(rules: Rules) -> dict[str, Any]:
     return {k: getattr(rules, k) for k in _RULE_OPTION_NAMES if getattr(rules, k) != getattr(base, k)}
 
 
-def replay(history: dict[str, Any]) -> State:
-    """Rebuild a hand from its ``history()`` object: the same deal (seed, or stacked deck) and every action again.
+def replay(history: str | bytes | Mapping[str, Any]) -> State:
+    """Rebuild a hand from its history — a ``--history`` JSON line, or the object (``history()``,
+    or a line parsed) — by the same deal (seed, or stacked deck) and every action again.
 
-    Raises ``IllegalActionError`` (or ``TermsError``) if the history is not a legal hand.
+    Raises ``IllegalActionError`` (or ``TermsError``) if the history is not a legal hand, and
+    ``ValueError`` if it is not a hand's history at all.
     """
+    if isinstance(history, str | bytes):
+        try:
+            history = json.loads(history)
+        except json.JSONDecodeError as exc:
+            raise ValueError(f"not a JSON line of a hand's history: {exc}") from None
+    if not isinstance(history, Mapping):
+        raise ValueError(f"a hand's history is a JSON object, got {type(history).__name__}")
+    missing = [k for k in ("rules", "terms", "table_size", "dealer", "seed", "seats", "actions") if k not in history]
+    if missing:
+        raise ValueError(f"not a hand's history: no {missing[0]!r}")
     rules = get_rules(history["rules"], **history.get("rule_options", {}))
     terms = Terms(**history["terms"])
     stacks = [0] * int(history["table_size"])

@@ -5,7 +5,8 @@ shows the cards, the pot, the stake and the legal moves and reads one command li
 ``fold`` (``pass``, ``пас``), ``call``, ``raise N``, ``demand [N]``, ``exchange CARDS``
 (cards by name, ``7c Kd``, or by position 1–5), ``stand``, ``hint`` (the advisor's exchange and
 the current equity), ``stacks``, ``help``, ``quit``.  A bad line gets one line of explanation
-and the prompt again; end of input (Ctrl-D) ends the match cleanly.
+and the prompt again (an empty line: just the prompt again); end of input (Ctrl-D) ends the
+match cleanly.  Messages are English; ``пас`` is accepted as a command too.
 
 ``--bots-only`` plays ``--hands`` hands unattended and prints a summary; ``--history FILE``
 appends one JSON line per hand (``State.history`` plus the hand number and names).
@@ -53,14 +54,14 @@ __all__ = ["add_command", "run"]
 DEFAULT_RULES = "draw36-joker-11"
 POKER_RULE_SETS = sorted(name for name, rules in RULE_SETS.items() if rules.is_variant)
 HELP = """Commands (one per line):
-  fold | pass           leave the hand («пас»)
+  fold | pass           leave the hand
   call                  stake the current stake (when paying to see: the demanded stake)
   raise N               stake N chips, more than the current stake, at most the limit
   demand [N]            after the exchange: stake N (default the current stake) and demand the show-down
                         (in the first circle until somebody raises, and in the last circle,
                         unless the table plays --demand-any-turn)
   exchange CARDS        discard these cards (names like 7c Kd, or positions 1-5) and draw as many
-  stand                 exchange nothing
+  stand                 exchange nothing (keep all five cards)
   hint                  the advisor's exchange and your current equity
   stacks                everybody's chips
   help                  this text
@@ -151,16 +152,19 @@ class Screen:
         """The cards of a hand in the order it is shown (largest rank group first): positions 1-5."""
         return parse_cards(self.cards(mask), self.rules.deck)
 
+    def verb(self, seat: int, verb: str) -> str:
+        """The verb (given as for 'bot2': 'calls') agreeing with the seat's name: 'call' for 'you'."""
+        return verb[:-1] if self.names[seat] == "you" else verb
+
     def who(self, seat: int, verb: str) -> str:
         """'bot2 calls', 'you call'."""
-        name = self.names[seat]
-        return f"{name} {verb[:-1] if name == 'you' else verb}"
+        return f"{self.names[seat]} {self.verb(seat, verb)}"
 
     def record(self, state: State, record: Record, *, reveal: int | None) -> None:
         """One line (a few for a show-down) for what just happened; ``reveal``: the person's seat."""
         pot = "" if state.over else f" · pot {state.pot}"
         if isinstance(record, Fold):
-            self.say(f"{self.who(record.seat, 'folds')} (пас){pot}")
+            self.say(f"{self.who(record.seat, 'folds')}{pot}")
         elif isinstance(record, Call):
             if record.phase is Phase.SEEING:
                 self.say(f"{self.who(record.seat, 'pays')} {record.amount} to see{pot}")
@@ -169,7 +173,8 @@ class Screen:
         elif isinstance(record, Raise):
             self.say(f"{self.who(record.seat, 'raises')} to {record.amount}{pot}")
         elif isinstance(record, Demand):
-            self.say(f"{self.who(record.seat, 'stakes')} {record.amount} and demands the show-down{pot}")
+            self.say(f"{self.who(record.seat, 'stakes')} {record.amount} and {self.verb(record.seat, 'demands')} "
+                     f"the show-down{pot}")
         elif isinstance(record, Exchange):
             n = len(record.discarded)
             if n == 0:
@@ -183,12 +188,15 @@ class Screen:
             if record.reshuffled:
                 what += " (the stock ran out: the muck was shuffled into a new stock)"
             self.say(what)
+            if record.seat == reveal and n:
+                mask = state.hands[reveal]
+                self.say(f"Your cards now: {self.cards(mask)} ({describe(mask, self.rules)})")
         elif isinstance(record, ShowDown):
             self.say("Show-down:")
             width = max(len(self.names[s]) for s, _, _ in record.hands)
             won = dict(zip(record.winners, record.amounts, strict=True))
             for seat, mask, _ in record.hands:
-                tail = f"   {self.who(seat, 'wins').split()[-1]} {won[seat]}" if seat in won else ""
+                tail = f"   {self.verb(seat, 'wins')} {won[seat]}" if seat in won else ""
                 self.say(f"  {self.names[seat]:<{width}}  {self.cards(mask)}   {describe(mask, self.rules)}{tail}")
         elif isinstance(record, FoldOut):
             self.say(f"{self.who(record.seat, 'takes')} the pot of {record.amount} (everyone else folded)")
@@ -260,10 +268,11 @@ class TerminalPlayer:
         say("Your move: " + " | ".join(moves) + " | hint")
 
     def parse(self, line: str, state: State) -> Action | None:
-        """An action from one command line, or None after an informational command (hint, help, stacks)."""
+        """An action from one command line, or None after an empty line or an informational command
+        (hint, help, stacks)."""
         words = line.strip().split()
         if not words:
-            raise ValueError("empty line: type a move, or help")
+            return None
         verb, rest = words[0].lower(), words[1:]
         if verb in ("quit", "exit", "q"):
             raise EndOfMatch
@@ -300,6 +309,9 @@ class TerminalPlayer:
     def _discards(self, words: list[str], state: State) -> tuple[int, ...]:
         if state.phase is not Phase.EXCHANGE or state.actor is None:
             raise IllegalActionError(f"no exchange now: it is the {state.phase}")
+        if not words:
+            raise ValueError("exchange needs the cards to discard (e.g. exchange 7c Kd, or exchange 4 5); "
+                             "to keep all five, type stand")
         hand = self.screen.hand(state.hands[state.actor])
         positions = [w for w in words if w.isdigit()]
         if positions and len(positions) != len(words):
