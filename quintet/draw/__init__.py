@@ -1,4 +1,4 @@
-"""Five-card draw poker (RULES.md §2): jokers, 36/52/53/54-card decks, colours, the draw advisor.
+"""Five-card draw poker (docs/draw-poker.md): jokers, 36/52/53/54-card decks, colours, the draw advisor.
 
 Rule sets ``draw<deck>[-<table>]`` (``quintet.rules.RULE_SETS``):
 

@@ -1,4 +1,4 @@
-"""Draw advisor for five-card draw poker (RULES.md §2): which cards to exchange.
+"""Draw advisor for five-card draw poker (docs/draw-poker.md): which cards to exchange.
 
 Given a five-card hand, a rule set and optionally other cards known to be out of the stock
 (``known``: seen, folded, burnt), the **unseen** cards are the deck minus the hand minus the

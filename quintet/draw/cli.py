@@ -30,7 +30,7 @@ COMMANDS = ("hand", "compare", "draw", "poker")
 RULES_HELP = (
     "rule sets: classic (Quintet, 32 cards) and drawDECK[-TABLE] for five-card draw: "
     "DECK 32, 36, 36-joker (6♠ = joker; --joker-card chooses another six), 52, 53 (one joker), 54 (two jokers); "
-    "TABLE none (standard order, five of a kind on top), 11, 11-swap, 9, 7 (RULES.md §2)"
+    "TABLE none (standard order, five of a kind on top), 11, 11-swap, 9, 7 (docs/draw-poker.md)"
 )
 
 

@@ -1,4 +1,4 @@
-"""One hand of five-card draw poker as the rule text plays it (``seeds/003_…``; README, "Draw poker: the game").
+"""One hand of five-card draw poker as the rule text plays it (docs/draw-poker.md, "The rules implemented").
 
 A ``State`` is a state machine in pokerkit's shape: for every action ``x`` there is
 ``verify_x(...)`` (raises ``IllegalActionError``, a ``ValueError`` with a sentence),

@@ -1,4 +1,4 @@
-"""Numba kernels of the draw-poker evaluator (five-card draw poker, RULES.md §2): 64-bit masks.
+"""Numba kernels of the draw-poker evaluator (five-card draw poker, docs/draw-poker.md): 64-bit masks.
 
 Quintet's classic rule set keeps its 32-bit kernels (``quintet.kernels``); these serve every
 rule set with jokers, a 36/52/53/54-card deck or the colour categories.

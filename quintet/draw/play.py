@@ -77,7 +77,7 @@ def add_command(sub: Any) -> None:
     p = sub.add_parser(
         "poker",
         help="play five-card draw poker against bots (or watch bots play)",
-        description="Five-card draw poker as the rule text plays it (README: Draw poker: the game). "
+        description="Five-card draw poker as the rule text plays it (docs/draw-poker.md). "
         "You sit in seat 0 against bots; --bots-only plays unattended.",
     )
     table = p.add_argument_group("the table")
