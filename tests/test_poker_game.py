@@ -33,7 +33,7 @@ from quintet.draw.game import (
 )
 from quintet.draw.table import Table
 from quintet.evaluator import evaluate
-from quintet.rules import get_rules
+from quintet.rules import TIEBREAKS, get_rules
 
 DRAW52 = get_rules("draw52")
 
@@ -467,6 +467,31 @@ def test_split_pot_with_the_six_of_spades_joker():
     assert evaluate(state.hands[0], rules).description.startswith("three aces")
 
 
+@pytest.mark.parametrize("tiebreak, winners", [("kickers", (0,)), ("group-only", (0,)), ("no-kickers", (0, 1))])
+def test_equal_pairs_split_the_pot_only_under_no_kickers(tiebreak, winners):
+    # «Если категории сходятся по всем, например, каждый имеет по одной равной двойке … то банк делится»
+    rules = get_rules("draw36-joker-11", tiebreak=tiebreak)
+    hands = {0: "Kh Kd 9c 8s 7h", 1: "Ks Kc 9d 8h 6c", 2: "Qs Qc Ad Jh 9h"}
+    state = new_state(hands, rules=rules, betting_before_exchange=False)
+    record = play_to_show_down(state)
+    assert record.winners == winners and sum(record.amounts) == 6
+    assert state.history()["rule_options"] == ({} if tiebreak == "kickers" else {"tiebreak": tiebreak})
+
+
+def test_a_game_with_the_six_of_hearts_as_the_joker():
+    # «роль джокера выполняет какая-либо младшая карта, чаще всего шестерка пик»
+    rules = get_rules("draw36-joker-11", joker_card="6h")
+    hands = {0: "6h Ah Ad Kc Qc", 1: "As Ac 7h Ks Qs", 2: "9c 9d 8h 8s 6s"}  # the 6s is an ordinary card
+    state = new_state(hands, rules=rules, betting_before_exchange=False)
+    record = play_to_show_down(state)
+    assert record.winners == (0,) and evaluate(state.hands[0], rules).description == "three aces"
+    history = json.loads(json.dumps(state.history()))
+    assert history["rule_options"] == {"joker_card": "6h"} and "Jk" in history["deck"]
+    assert replay(history).records == state.records
+    with pytest.raises(TermsError, match="every card of the 36-card deck"):  # the 6h is the joker here, not a card
+        State(rules, Terms(), [10, 10], deck=[c for c in get_rules("draw36-joker-11").deck.cards()])
+
+
 def test_show_down_only_for_hands_still_in():
     hands = {0: "As Ks Qs Js Ts", 1: "2c 3d 4h 5s 7c", 2: "9c 9d 8h 8s 2d"}
     state = new_state(hands)
@@ -512,7 +537,9 @@ RULE_NAMES = ["draw52", "draw54-11", "draw36-joker", "draw32", "draw53-9"]
 
 @st.composite
 def hands_to_play(draw):
-    rules = get_rules(draw(st.sampled_from(RULE_NAMES)))
+    name = draw(st.sampled_from(RULE_NAMES))
+    joker = {"joker_card": draw(st.sampled_from(["6c", "6d", "6h", "6s"]))} if name == "draw36-joker" else {}
+    rules = get_rules(name, tiebreak=draw(st.sampled_from(TIEBREAKS)), **joker)
     most = min(6, (rules.deck.size - 5) // 5)
     n = draw(st.integers(2, most))
     ante = draw(st.integers(1, 3))
