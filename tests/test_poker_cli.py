@@ -302,6 +302,7 @@ def test_the_reported_hand_no_longer_demands_in_the_second_circle(tmp_path: Path
                    stdin="call\ncall\ncall\nstand\nraise 2\ncall\ncall\ncall\nquit\n")
     assert proc.returncode == 0 and proc.stderr == ""
     assert "(a raise in circle 1: demand in circle 3)" in proc.stdout
+    assert "show-down demands in circle 1 after the exchange until somebody raises, and in circle 3;" in proc.stdout
     line = json.loads(path.read_text())
     assert line["terms"]["demand_any_turn"] is False and demands_follow_the_circle_rule(line)
 
@@ -317,6 +318,7 @@ def test_bots_only_demands_follow_the_circle_rule_unless_any_turn(tmp_path: Path
     assert all(demands_follow_the_circle_rule(line) for line in lines[()])
     assert not all(demands_follow_the_circle_rule(line) for line in lines[("--demand-any-turn",)])
     assert all(line["terms"]["demand_any_turn"] for line in lines[("--demand-any-turn",)])
+    assert "show-down demands on any turn after the exchange;" in proc.stdout  # the last run: --demand-any-turn
     for line in lines[("--demand-any-turn",)][:50]:
         again = replay(line)
         assert [again.stacks[s["seat"]] for s in line["seats"]] == [s["stack_after"] for s in line["seats"]]

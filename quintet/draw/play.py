@@ -424,8 +424,10 @@ def _describe_table(table: Table, kinds: list[str], screen: Screen, chips: int) 
     screen.say(f"Five-card draw poker: {rules.name} ({deck.size} cards{joker}); {bots}; {chips} chips each.")
     fee = f"{terms.exchange_fee} a card" if terms.exchange_fee else "free"
     when = "before and after the exchange" if terms.betting_before_exchange else "after the exchange"
+    demand = ("on any turn after the exchange" if terms.demand_any_turn or terms.circles == 1
+              else f"in circle 1 after the exchange until somebody raises, and in circle {terms.circles}")
     screen.say(f"Terms: ante {terms.ante}; stakes {terms.stake}-{terms.limit} a turn, never below the previous stake; "
-               f"{terms.circles} circles {when}; exchange {fee}; no credit.")
+               f"{terms.circles} circles {when}; exchange {fee}; show-down demands {demand}; no credit.")
 
 
 def _write(history: TextIO | None, table: Table, state: State, kinds: Sequence[str]) -> None:
