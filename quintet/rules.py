@@ -292,7 +292,7 @@ RULE_SETS: dict[str, Rules] = {
 }
 
 # Five-card draw poker variants (RULES.md §2): ``draw<deck>[-<table>]``.
-#   decks:  32 (7–A), 36 (6–A), 36-joker (6–A, the 6♠ plays as the joker), 52, 53 (52 + one
+#   decks:  32 (7–A), 36 (6–A), 36-joker (6–A, a six plays as the joker: joker_card, 6♠ by default), 52, 53 (52 + one
 #           joker), 54 (52 + two jokers);
 #   tables: (none) the standard poker order plus five of a kind on top; -11 the 11-category
 #           table; -11-swap the same with four of a kind and straight flush swapped; -9 the
