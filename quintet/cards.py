@@ -26,7 +26,8 @@ the bits never collide with a rank because such decks hold at most ``field - 2``
 
 In the 36-card joker deck the 6♠ *plays as* the joker (``joker_alias = "6s"``): the deck has
 35 ordinary cards and the joker card 62; ``6s``/``6♠`` parse to the joker, which prints as
-``Jk``.
+``Jk``.  The text allows «какая-либо младшая карта», any of the lowest cards:
+``Deck.with_joker_alias("6h")`` makes the 6♥ the joker instead (the 6♠ is then ordinary).
 
 Joker notation: ``Jk``, ``Joker`` or ``🃏`` (any case) is "a joker": in a list of cards each
 such token takes the next joker not yet given, so ``"Jk Jk"`` means both jokers of the
@@ -47,7 +48,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from math import comb
 
 import numpy as np
@@ -197,6 +198,19 @@ class Deck:
         if not self.joker_alias:
             return -1
         return self.card(self.ranks.index(self.joker_alias[0]), SUITS.index(self.joker_alias[1]))
+
+    def with_joker_alias(self, card: str) -> Deck:
+        """This deck with another of its lowest cards playing as the joker (``"6h"``: the 6♥ in
+        36 cards, the 6♠ then an ordinary card); only for a deck whose joker is one of its cards."""
+        if not self.joker_alias:
+            raise CardNotInDeckError(
+                f"the joker card can be chosen only in a deck where one of the lowest cards plays the joker "
+                f"(the 36-card joker deck), not the {_deck_label(self)}")
+        index = _parse_token(card, replace(self, joker_alias=""))
+        lowest = [self.ranks[0] + suit for suit in SUITS]
+        if self.rank_of(index) != 0:
+            raise CardNotInDeckError(f"the joker must be one of the lowest cards ({', '.join(lowest)}), not {card!r}")
+        return replace(self, joker_alias=lowest[self.suit_of(index)])
 
     def is_joker(self, card: int) -> bool:
         return bool(self.jokers) and card in self.joker_cards

@@ -14,7 +14,7 @@ from .rules import RULE_SETS, TIEBREAKS, Rules, get_rules
 from .text import one_line, quote
 
 __all__ = [
-    "OneLineParser", "UsageError", "add_rules_arguments", "rules_from_args", "run_cli", "print_json",
+    "OneLineParser", "UsageError", "TIEBREAK_HELP", "add_rules_arguments", "rules_from_args", "run_cli", "print_json",
     "number", "positive_float", "nonnegative_float", "integer", "int_at_least", "int_between", "positive_int",
 ]
 
@@ -98,6 +98,11 @@ def int_between(low: int, high: int) -> Callable[[str], int]:
     return parse
 
 
+TIEBREAK_HELP = ("equal hands of a category: kickers (default: the other cards decide), group-only "
+                 "(equal fours, threes and full-house triples tie) or no-kickers (also equal pairs, "
+                 "two pairs and highest cards of high card tie)")
+
+
 def add_rules_arguments(parser: argparse.ArgumentParser) -> None:
     group = parser.add_argument_group("rule options (RULES.md §1)")
     group.add_argument("--rules", default="classic", choices=sorted(RULE_SETS), help="rule set (default classic)")
@@ -107,8 +112,7 @@ def add_rules_arguments(parser: argparse.ArgumentParser) -> None:
                        help="A-7-8-9-10 counts as the lowest straight")
     group.add_argument("--flush-over-full-house", action="store_true", default=None,
                        help="flush ranks above full house")
-    group.add_argument("--tiebreak", choices=TIEBREAKS, default=None,
-                       help="equal fours/threes/full-house triples: kickers decide (default) or group-only tie")
+    group.add_argument("--tiebreak", choices=TIEBREAKS, default=None, help=TIEBREAK_HELP)
 
 
 def rules_from_args(args: argparse.Namespace) -> Rules:

@@ -32,7 +32,7 @@ from .cards import (
     parse_cards,
     popcount,
 )
-from .hands import category_of_key, describe_key, straight_top_table
+from .hands import category_of_key, describe_key, straight_top_table, tiebreak_code
 from .rules import CLASSIC, Category, Rules
 
 __all__ = [
@@ -79,19 +79,19 @@ class _ClassicTables:
 
     strengths: np.ndarray  # int64[12]: strength of each category id (-1: not in the table)
     straight_top: np.ndarray  # int64[256]: 1 + top rank of a straight, else 0 (by rank set)
-    group_only: int
+    tiebreak: int  # quintet.hands.tiebreak_code
     multiset_class: np.ndarray  # uint16[5**8]: class of a non-flush hand by multiset index
     flush_class: np.ndarray  # uint16[256]: class of a one-suit hand by its rank set
     class_keys: np.ndarray  # uint32[G]: key of each class among all hands of the deck
     class_categories: np.ndarray  # uint8[G]: category id of each class
 
     def key(self, mask: int) -> int:
-        key, _ = kernels.hand_key32(np.int64(mask), self.strengths, self.straight_top, self.group_only)
+        key, _ = kernels.hand_key32(np.int64(mask), self.strengths, self.straight_top, self.tiebreak)
         return int(key)
 
     def keys(self, masks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         arr = np.ascontiguousarray(masks, dtype=np.uint32)
-        return kernels.hand_keys32(arr, self.strengths, self.straight_top, self.group_only)
+        return kernels.hand_keys32(arr, self.strengths, self.straight_top, self.tiebreak)
 
     def packets(self, live: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, int]:
         masks, global_classes = kernels.packets32(np.int64(live), self.multiset_class, self.flush_class)
@@ -106,8 +106,8 @@ def _classic_tables(rules: Rules) -> _ClassicTables:
         raise ValueError(f"the 32-bit evaluator needs 5-card hands of at most 8 ranks, not {rules.deck.name}")
     strengths = np.array(rules.category_strengths(), dtype=np.int64)
     straight_top = straight_top_table(rules)
-    group_only = 1 if rules.tiebreak == "group-only" else 0
-    multiset_keys, flush_keys = kernels.hand_table32(strengths, straight_top, group_only)
+    tiebreak = tiebreak_code(rules)
+    multiset_keys, flush_keys = kernels.hand_table32(strengths, straight_top, tiebreak)
     class_keys = np.unique(np.concatenate([multiset_keys[multiset_keys >= 0], flush_keys[flush_keys >= 0]]))
     assert class_keys.size < 1 << 16
 
@@ -116,7 +116,7 @@ def _classic_tables(rules: Rules) -> _ClassicTables:
 
     class_categories = np.array([category_of_key(k, rules) for k in class_keys], dtype=np.uint8)
     return _ClassicTables(
-        strengths, straight_top, group_only,
+        strengths, straight_top, tiebreak,
         to_class(multiset_keys), to_class(flush_keys), class_keys.astype(np.uint32), class_categories,
     )
 
@@ -168,8 +168,7 @@ def hand_keys(masks: np.ndarray, rules: Rules = CLASSIC) -> tuple[np.ndarray, np
 def describe(hand: int | str | Iterable[int], rules: Rules = CLASSIC) -> str:
     """Human description: 'full house, aces over eights', 'straight flush, king high'.
 
-    Groups are named in full even under ``tiebreak="group-only"`` (the key is taken with
-    kickers).
+    Groups are named in full whatever ``tiebreak`` says (the key is taken with kickers).
     """
     kick_rules = rules if rules.tiebreak == "kickers" else rules.with_options(tiebreak="kickers")
     return describe_key(hand_key(hand, kick_rules), kick_rules)

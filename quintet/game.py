@@ -253,7 +253,7 @@ class Showdown:
 
     def to_dict(self, rules: Rules = CLASSIC) -> dict[str, object]:
         def hand(h: HandValue) -> dict[str, object]:
-            return {"cards": format_cards(h.mask, rules.deck).split(), "category": h.category.label,
+            return {"cards": format_cards(h.mask, rules.deck).split(), "category": rules.category_label(h.category),
                     "name": h.description, "key": h.key}
 
         return {

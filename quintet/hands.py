@@ -13,6 +13,13 @@ the fifth card; full house — the three, the pair; flush, colour and high card 
 cards, highest first; straights — the top card; three — the three, then the other two; two
 pair — high pair, low pair, fifth card; pair — the pair, then the other three.
 
+``Rules.tiebreak`` drops trailing places (they become 0): ``group-only`` keeps only the
+group of fours, threes and full houses (the rank of the four or the three);
+``no-kickers`` does so too, and keeps only the pair of a pair, the two pairs of two pair and
+the highest card of high card.  Flushes, colours and straights keep their places: every one
+of their cards belongs to the category.  Both evaluators take the option as a
+``tiebreak_code`` (``TIEBREAK_*``).
+
 This module reads keys back (``category_of_key``, ``describe_key``), builds the one rank
 table both evaluators need (``straight_top_table``) and gives their kernels the category ids
 as plain ints (``PAIR``, ``FLUSH``, …).
@@ -23,9 +30,9 @@ from __future__ import annotations
 import numpy as np
 
 from .cards import RANK_NAMES
-from .rules import CLASSIC, Category, Rules
+from .rules import CLASSIC, TIEBREAKS, Category, Rules
 
-__all__ = ["STRENGTH_SHIFT", "category_of_key", "describe_key", "straight_top_table"]
+__all__ = ["STRENGTH_SHIFT", "category_of_key", "describe_key", "straight_top_table", "tiebreak_code"]
 
 STRENGTH_SHIFT = 20  # a key's category strength sits above five 4-bit tie-break places
 
@@ -45,9 +52,19 @@ FIVE_OF_A_KIND = int(Category.FIVE_OF_A_KIND)
 COLOUR = int(Category.COLOUR)
 STRAIGHT_COLOUR = int(Category.STRAIGHT_COLOUR)
 
+# ``Rules.tiebreak`` as the kernels' int: each code ties more hands than the one before.
+TIEBREAK_KICKERS = 0
+TIEBREAK_GROUP_ONLY = 1  # equal fours, threes, full-house triples tie
+TIEBREAK_NO_KICKERS = 2  # … and equal pairs, two pairs, highest cards of high card
+
 _TOP_CARD_CATEGORIES = frozenset(
     {Category.STRAIGHT, Category.STRAIGHT_FLUSH, Category.STRAIGHT_COLOUR, Category.FLUSH, Category.COLOUR}
 )
+
+
+def tiebreak_code(rules: Rules) -> int:
+    """``rules.tiebreak`` for the kernels: ``TIEBREAK_KICKERS``, ``_GROUP_ONLY`` or ``_NO_KICKERS``."""
+    return TIEBREAKS.index(rules.tiebreak)
 
 
 def category_of_key(key: int, rules: Rules = CLASSIC) -> Category:
@@ -70,7 +87,7 @@ def describe_key(key: int, rules: Rules = CLASSIC) -> str:
     if category == Category.FIVE_OF_A_KIND:
         return f"five of a kind, {place(0)[1]}"
     if category in _TOP_CARD_CATEGORIES:
-        return f"{category.label}, {place(0)[0]} high"
+        return f"{rules.category_label(category)}, {place(0)[0]} high"
     if category == Category.FOUR_OF_A_KIND:
         return f"four {place(0)[1]}"
     if category == Category.FULL_HOUSE:

@@ -13,7 +13,9 @@ Tables passed in (built by ``quintet.evaluator`` from the rule set):
 * ``straight_top[ranks]`` — for an 8-bit set of five distinct ranks, 1 + the straight's top
   rank index, or 0 when the ranks are not a straight (``quintet.hands.straight_top_table``:
   this is where ``ace_low_straight`` lives);
-* ``group_only`` — 1 when equal fours/threes/full-house triples tie (``tiebreak=group-only``).
+* ``tiebreak`` — ``quintet.hands.tiebreak_code``: 0 every card decides (``kickers``); 1 equal
+  fours/threes/full-house triples tie (``group-only``); 2 as 1, and a pair is decided by its
+  pair, two pair by its two pairs, high card by its highest card (``no-kickers``).
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ from .hands import (
     STRAIGHT,
     STRAIGHT_FLUSH,
     THREE_OF_A_KIND,
+    TIEBREAK_NO_KICKERS,
     TWO_PAIR,
 )
 
@@ -53,7 +56,7 @@ _DESC8 = _desc_table()
 
 
 @njit(cache=True, nogil=True)
-def hand_key32(mask, strengths, straight_top, group_only):
+def hand_key32(mask, strengths, straight_top, tiebreak):
     """Strength key (see module doc) and category id of a 5-card classic mask."""
     m = np.int64(mask)
     s0 = m & 0xFF
@@ -62,43 +65,48 @@ def hand_key32(mask, strengths, straight_top, group_only):
     s3 = (m >> 24) & 0xFF
     ranks = s0 | s1 | s2 | s3
     n = _POP8[ranks]
+    no_kickers = tiebreak >= TIEBREAK_NO_KICKERS
     if n == 5:
         flush = s0 == ranks or s1 == ranks or s2 == ranks or s3 == ranks
         top = straight_top[ranks]
         if top > 0:
             cat = STRAIGHT_FLUSH if flush else STRAIGHT
             return (strengths[cat] << 20) | ((top - 1) << 16), cat
-        cat = FLUSH if flush else HIGH_CARD
-        return (strengths[cat] << 20) | _DESC8[ranks], cat
+        if flush:
+            return (strengths[FLUSH] << 20) | _DESC8[ranks], FLUSH
+        high = (_HIGH8[ranks] << 16) if no_kickers else _DESC8[ranks]
+        return (strengths[HIGH_CARD] << 20) | high, HIGH_CARD
     # Multiplicity sets: ones ⊇ twos ⊇ threes ⊇ fours (ranks held at least k times).
     twos = (s0 & s1) | (s0 & s2) | (s0 & s3) | (s1 & s2) | (s1 & s3) | (s2 & s3)
     threes = (s0 & s1 & s2) | (s0 & s1 & s3) | (s0 & s2 & s3) | (s1 & s2 & s3)
     fours = s0 & s1 & s2 & s3
     singles = ranks & ~twos
     if n == 4:  # one pair
-        return (strengths[PAIR] << 20) | (_HIGH8[twos] << 16) | (_DESC8[singles] >> 4), PAIR
+        kick = 0 if no_kickers else _DESC8[singles] >> 4
+        return (strengths[PAIR] << 20) | (_HIGH8[twos] << 16) | kick, PAIR
     if n == 3:
         if threes:
-            kick = 0 if group_only else _DESC8[singles] >> 4
+            kick = 0 if tiebreak else _DESC8[singles] >> 4
             return (strengths[THREE_OF_A_KIND] << 20) | (_HIGH8[threes] << 16) | kick, THREE_OF_A_KIND
-        return (strengths[TWO_PAIR] << 20) | _DESC8[twos] | (_DESC8[singles] >> 8), TWO_PAIR
+        kick = 0 if no_kickers else _DESC8[singles] >> 8
+        return (strengths[TWO_PAIR] << 20) | _DESC8[twos] | kick, TWO_PAIR
     # n == 2: four of a kind or full house
     if fours:
-        kick = 0 if group_only else _HIGH8[singles] << 12
+        kick = 0 if tiebreak else _HIGH8[singles] << 12
         return (strengths[FOUR_OF_A_KIND] << 20) | (_HIGH8[fours] << 16) | kick, FOUR_OF_A_KIND
     pair = twos & ~threes
-    kick = 0 if group_only else _HIGH8[pair] << 12
+    kick = 0 if tiebreak else _HIGH8[pair] << 12
     return (strengths[FULL_HOUSE] << 20) | (_HIGH8[threes] << 16) | kick, FULL_HOUSE
 
 
 @njit(cache=True, nogil=True)
-def hand_keys32(masks, strengths, straight_top, group_only):
+def hand_keys32(masks, strengths, straight_top, tiebreak):
     """Keys (uint32) and category ids (uint8) of an array of 5-card masks."""
     n = masks.shape[0]
     keys = np.empty(n, dtype=np.uint32)
     cats = np.empty(n, dtype=np.uint8)
     for i in range(n):
-        k, c = hand_key32(masks[i], strengths, straight_top, group_only)
+        k, c = hand_key32(masks[i], strengths, straight_top, tiebreak)
         keys[i] = k
         cats[i] = c
     return keys, cats
@@ -121,7 +129,7 @@ def _card_bits(live):
 
 
 @njit(cache=True, nogil=True)
-def hand_table32(strengths, straight_top, group_only):
+def hand_table32(strengths, straight_top, tiebreak):
     """Key of every rank multiset and every flush rank set, by table index.
 
     A hand's *multiset index* is sum(5**rank) over its cards (injective: a rank occurs at
@@ -138,7 +146,7 @@ def hand_table32(strengths, straight_top, group_only):
                 for d in range(c + 1, n - 1):
                     for e in range(d + 1, n):
                         m = bits[a] | bits[b] | bits[c] | bits[d] | bits[e]
-                        k, _ = hand_key32(m, strengths, straight_top, group_only)
+                        k, _ = hand_key32(m, strengths, straight_top, tiebreak)
                         if suits[a] == suits[e]:
                             flush_keys[(m >> (8 * suits[a])) & 0xFF] = k
                         else:

@@ -136,10 +136,12 @@ CATEGORY_TABLES: dict[str, tuple[Category, ...]] = {
     "7": _ORDER_7,
 }
 
-TIEBREAKS = ("kickers", "group-only")
+TIEBREAKS = ("kickers", "group-only", "no-kickers")
+"""``Rules.tiebreak`` values, each ignoring more of a hand's other cards (``Rules`` doc)."""
 RULE_OPTIONS = ("weights", "tie_points", "ace_low_straight", "flush_over_full_house", "tiebreak",
-                "swap_four_straight_flush")
-"""The ``Rules`` fields ``get_rules`` may change on a named rule set."""
+                "swap_four_straight_flush", "joker_card")
+"""What ``get_rules`` may change on a named rule set: ``Rules`` fields, and ``joker_card`` (the
+deck's ``joker_alias``)."""
 
 
 @dataclass(frozen=True)
@@ -151,11 +153,19 @@ class Rules:
       are equal, 0 ≤ share ≤ 0.5 (default 0: nobody scores);
     * ``ace_low_straight`` — A-7-8-9-10 counts as the lowest straight (default off);
     * ``flush_over_full_house`` — swap flush and full house (default off: full house higher);
-    * ``tiebreak`` — ``"kickers"`` (equal fours/threes/full-house triples are decided by
-      the remaining cards) or ``"group-only"`` (they tie);
+    * ``tiebreak`` — how far equal hands of one category are compared: ``"kickers"`` (default:
+      the group, then every other card), ``"group-only"`` (equal fours, threes and
+      full-house triples tie, as the Quintet texts compare them; pairs, two pair, high card
+      and flushes keep every card) or ``"no-kickers"`` (as ``group-only``, and also a pair is
+      compared by its pair, two pair by the two pairs, high card by its highest card: the
+      draw-poker text's «каждый имеет по одной равной двойке … то банк делится»);
     * ``deck`` and ``category_order`` — data: the cards and the categories, lowest first;
     * ``swap_four_straight_flush`` — four of a kind and straight flush trade places in the
-      table (the variant of the 11-category table, RULES.md §2; default off).
+      table (the variant of the 11-category table, RULES.md §2; default off);
+    * ``joker_card`` (a property; an option of ``get_rules`` and ``with_options``) — the
+      ordinary card that plays as the joker, one of the deck's lowest cards («какая-либо
+      младшая карта, чаще всего шестерка пик»: ``draw36-joker`` default ``"6s"``); ``""``
+      for the other decks.
 
     Rule sets whose deck has jokers, more than 8 ranks, or categories beyond the classic
     nine (``is_variant``) are ranked by ``quintet.draw`` (64-bit masks); ``classic`` keeps
@@ -175,13 +185,18 @@ class Rules:
 
     def __post_init__(self) -> None:
         if self.tiebreak not in TIEBREAKS:
-            raise UnknownRulesError(f"unknown tiebreak {self.tiebreak!r} (use {' or '.join(TIEBREAKS)})")
+            raise UnknownRulesError(f"unknown tiebreak {self.tiebreak!r} (use {', '.join(TIEBREAKS)})")
         if not 0.0 <= self.tie_points <= 0.5:
             raise UnknownRulesError(f"tie_points must be between 0 and 0.5, got {self.tie_points}")
         if len(self.weights) < 1 or any(w <= 0 for w in self.weights):
             raise UnknownRulesError(f"slot weights must be positive, got {self.weights}")
         if sorted(self.category_order) != sorted(set(self.category_order)):
             raise UnknownRulesError("category_order lists a category twice")
+
+    @property
+    def joker_card(self) -> str:
+        """The ordinary card that plays as the joker (``"6s"`` in ``draw36-joker``), or ``""``."""
+        return self.deck.joker_alias
 
     @property
     def n_slots(self) -> int:
@@ -211,6 +226,23 @@ class Rules:
         return (self.deck.field != 8 or self.deck.jokers > 0
                 or any(c not in _CLASSIC_ORDER for c in self.category_order))
 
+    def category_label(self, category: Category) -> str:
+        """The category's name in this table: its ``label``, except that a straight flush in a
+        table without the plain straight (the 7-category table) is called simply «стрит»,
+        "straight", as the text says."""
+        if (category == Category.STRAIGHT_FLUSH and Category.STRAIGHT not in self.category_order
+                and Category.STRAIGHT_FLUSH in self.category_order):
+            return Category.STRAIGHT.label
+        return category.label
+
+    def category_named(self, text: str) -> Category:
+        """The category of this table called ``text`` (``category_label`` first, then ``Category.from_name``)."""
+        key = text.strip().lower().replace("-", " ").replace("_", " ")
+        for category in self.categories:
+            if self.category_label(category) == key:
+                return category
+        return Category.from_name(text)
+
     def category_strengths(self) -> list[int]:
         """Strength (0 = lowest) of each category id; -1 for ids this table lacks."""
         strengths = [-1] * N_CATEGORY_IDS
@@ -225,15 +257,22 @@ class Rules:
         if base is not None:
             changed = {f.name: getattr(self, f.name) for f in fields(self)
                        if getattr(self, f.name) != getattr(base, f.name)}
+            if "deck" in changed and base.joker_card and replace(base.deck, joker_alias=self.joker_card) == self.deck:
+                del changed["deck"]
+                changed["joker_card"] = self.joker_card
             if set(changed) <= set(RULE_OPTIONS):
                 return "get_rules(" + ", ".join([repr(self.name)] + [f"{k}={v!r}" for k, v in changed.items()]) + ")"
         return "Rules(" + ", ".join(f"{f.name}={getattr(self, f.name)!r}" for f in fields(self)) + ")"
 
     def with_options(self, **changes: object) -> Rules:
+        """A copy with ``changes``: ``Rules`` fields, or ``joker_card`` (see the class doc)."""
+        if "joker_card" in changes:
+            changes["deck"] = self.deck.with_joker_alias(str(changes.pop("joker_card")))
         return replace(self, **changes)  # type: ignore[arg-type]
 
     def describe(self) -> str:
-        parts = [self.name, f"{self.deck.size} cards", "weights " + "/".join(map(str, self.weights))]
+        size = f"{self.deck.size} cards" + (f" (the {self.joker_card} plays as the joker)" if self.joker_card else "")
+        parts = [self.name, size, "weights " + "/".join(map(str, self.weights))]
         if self.tie_points:
             parts.append(f"ties {self.tie_points:g} each")
         if self.ace_low_straight:
@@ -253,7 +292,7 @@ RULE_SETS: dict[str, Rules] = {
 }
 
 # Five-card draw poker variants (RULES.md §2): ``draw<deck>[-<table>]``.
-#   decks:  32 (7–A), 36 (6–A), 36-joker (6–A, the 6♠ plays as the joker), 52, 53 (52 + one
+#   decks:  32 (7–A), 36 (6–A), 36-joker (6–A, a six plays as the joker: joker_card, 6♠ by default), 52, 53 (52 + one
 #           joker), 54 (52 + two jokers);
 #   tables: (none) the standard poker order plus five of a kind on top; -11 the 11-category
 #           table; -11-swap the same with four of a kind and straight flush swapped; -9 the
@@ -286,6 +325,8 @@ def get_rules(name: str = "classic", **options: object) -> Rules:
     >>> draw36 = get_rules("draw36")
     >>> draw36.deck.size, draw36.n_exposed
     (36, 11)
+    >>> get_rules("draw36-joker-11", joker_card="6h").joker_card
+    '6h'
     """
     try:
         base = RULE_SETS[name]

@@ -19,7 +19,9 @@ RULES.md §1, highest first:
 
 Options: ``flush_over_full_house`` swaps 3 and 4; ``ace_low_straight`` makes A-7-8-9-10 a
 straight (the lowest: its top card is the 10, the ace playing low); ``tiebreak="group-only"``
-drops the remaining cards for fours, threes and full-house triples (equal groups tie).
+drops the remaining cards for fours, threes and full-house triples (equal groups tie);
+``tiebreak="no-kickers"`` drops them too, and compares a pair by the pair alone, two pair by
+the two pairs alone and high card by its highest card alone (flushes keep all five cards).
 """
 
 from __future__ import annotations
@@ -68,7 +70,7 @@ def classify(
 ) -> tuple[str, tuple[int, ...]]:
     """Category name and tie ranks (most significant first) of five (rank, suit) cards."""
     assert len(cards) == 5 and len(set(cards)) == 5, cards
-    assert tiebreak in ("kickers", "group-only")
+    assert tiebreak in ("kickers", "group-only", "no-kickers")
     ranks = sorted((r for r, _ in cards), reverse=True)
     suits = {s for _, s in cards}
     counts = Counter(ranks)
@@ -85,7 +87,8 @@ def classify(
     groups = sorted(((n, r) for r, n in counts.items()), reverse=True)
     shape = tuple(n for n, _ in groups)
     group_ranks = [r for _, r in groups]
-    kickers_only = tiebreak == "kickers"
+    kickers_only = tiebreak == "kickers"  # the cards after a four, a three, a full house's three count
+    all_kickers = tiebreak != "no-kickers"  # the cards after a pair, two pairs, a high card count
 
     if straight_top is not None and is_flush:
         return "straight flush", (straight_top,)
@@ -105,12 +108,12 @@ def classify(
         return "three of a kind", (trip, *others) if kickers_only else (trip,)
     if shape == (2, 2, 1):
         high_pair, low_pair, fifth = group_ranks  # groups sorted: pairs by rank, then the single
-        return "two pair", (high_pair, low_pair, fifth)
+        return "two pair", (high_pair, low_pair, fifth) if all_kickers else (high_pair, low_pair)
     if shape == (2, 1, 1, 1):
         pair = group_ranks[0]
-        return "pair", (pair, *sorted(group_ranks[1:], reverse=True))
+        return "pair", (pair, *sorted(group_ranks[1:], reverse=True)) if all_kickers else (pair,)
     assert shape == (1, 1, 1, 1, 1)
-    return "high card", tuple(ranks)
+    return "high card", tuple(ranks) if all_kickers else (ranks[0],)
 
 
 def order_tuple(

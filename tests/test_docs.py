@@ -1,15 +1,24 @@
-"""The README's Python examples and every docstring example, run as doctests.
+"""The Python examples of the README and of docs/draw-poker.md and every docstring example, run
+as doctests; the manual's shell commands, run.
 
-Each ```python block of the README is a doctest session (``>>>`` lines and their output);
-every module of ``quintet`` and ``solver`` is searched for docstring examples.
+Each ```python block of those pages is a doctest session (``>>>`` lines and their output);
+every module of ``quintet`` and ``solver`` is searched for docstring examples.  In
+docs/draw-poker.md every ``quintet …`` line of a ```bash block runs (stdin empty: the
+interactive game ends at once) and must exit 0, and every ``$ quintet …`` line of a ```console
+block must print exactly the lines under it (``quintet-solve`` lines are not run: a solve
+takes about a minute).
 """
 
 from __future__ import annotations
 
 import doctest
 import importlib
+import os
 import pkgutil
 import re
+import shlex
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -17,9 +26,14 @@ import pytest
 import quintet
 import solver
 
-README = Path(__file__).resolve().parents[1] / "README.md"
+ROOT = Path(__file__).resolve().parents[1]
+README = ROOT / "README.md"
+DRAW_POKER = ROOT / "docs" / "draw-poker.md"
+PAGES = (README, DRAW_POKER)
 FLAGS = doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE
 _PYTHON_BLOCK = re.compile(r"^```python\n(.*?)^```", re.DOTALL | re.MULTILINE)
+_BASH_BLOCK = re.compile(r"^```bash\n(.*?)^```", re.DOTALL | re.MULTILINE)
+_CONSOLE_BLOCK = re.compile(r"^```console\n(.*?)^```", re.DOTALL | re.MULTILINE)
 
 
 def _modules() -> list[str]:
@@ -42,25 +56,74 @@ def _run(test: doctest.DocTest) -> tuple[int, str]:
     return result.attempted, "".join(out)
 
 
-def _readme_blocks() -> list[tuple[int, str]]:
-    text = README.read_text(encoding="utf-8")
-    return [(text.count("\n", 0, m.start()) + 2, m.group(1)) for m in _PYTHON_BLOCK.finditer(text)]
+def _blocks(page: Path, pattern: re.Pattern[str] = _PYTHON_BLOCK) -> list[tuple[int, str]]:
+    """(line of the block's first line, text) of each block of ``page`` matching ``pattern``."""
+    text = page.read_text(encoding="utf-8")
+    return [(text.count("\n", 0, m.start()) + 2, m.group(1)) for m in pattern.finditer(text)]
 
 
-def test_readme_has_python_examples_and_each_is_a_doctest():
-    blocks = _readme_blocks()
+PYTHON_EXAMPLES = [(page, i) for page in PAGES for i in range(len(_blocks(page)))]
+
+
+@pytest.mark.parametrize("page", PAGES, ids=lambda p: p.name)
+def test_pages_have_python_examples_and_each_is_a_doctest(page):
+    blocks = _blocks(page)
     assert len(blocks) >= 2
     for line, block in blocks:
-        assert block.lstrip().startswith(">>>"), f"README.md line {line}: a ```python block that is not run"
+        assert block.lstrip().startswith(">>>"), f"{page.name} line {line}: a ```python block that is not run"
 
 
-@pytest.mark.parametrize("index", range(len(_readme_blocks())))
-def test_readme_python_examples(index):
-    line, block = _readme_blocks()[index]
-    test = doctest.DocTestParser().get_doctest(block, {}, f"README.md block {index + 1}", str(README), line)
+@pytest.mark.parametrize("page, index", PYTHON_EXAMPLES, ids=[f"{p.name}-{i + 1}" for p, i in PYTHON_EXAMPLES])
+def test_python_examples(page, index):
+    line, block = _blocks(page)[index]
+    test = doctest.DocTestParser().get_doctest(block, {}, f"{page.name} block {index + 1}", str(page), line)
     attempted, report = _run(test)
     assert attempted > 0
     assert not report, report
+
+
+def test_the_draw_poker_manual_is_self_contained():
+    text = DRAW_POKER.read_text(encoding="utf-8")
+    assert "../shared" not in text and "RULES.md" not in text and "seeds/" not in text
+    assert re.search(r"\bissue\b", text, re.IGNORECASE) is None
+
+
+def _commands() -> list[str]:
+    """The ``quintet …`` lines of the manual's ```bash blocks, comments dropped."""
+    blocks = _blocks(DRAW_POKER, _BASH_BLOCK)
+    lines = [line.split("  #")[0].strip() for _, block in blocks for line in block.splitlines()]
+    return [line for line in lines if line.startswith("quintet ")]
+
+
+def _quintet(command: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    argv = shlex.split(command)
+    return subprocess.run([sys.executable, "-m", "quintet.cli", *argv[1:]], input="", capture_output=True, text=True,
+                          encoding="utf-8", env=dict(os.environ, PYTHONIOENCODING="utf-8"), cwd=cwd, timeout=300)
+
+
+@pytest.mark.parametrize("command", _commands())
+def test_draw_poker_manual_commands_run(command, tmp_path):
+    proc = _quintet(command, tmp_path)
+    assert proc.returncode == 0 and proc.stderr == "", proc.stderr
+    assert proc.stdout
+
+
+def _console_examples() -> list[tuple[str, str]]:
+    """(command, the output shown under it) of each ``$ quintet …`` line of the manual's ```console blocks."""
+    examples: list[tuple[str, list[str]]] = []
+    for _, block in _blocks(DRAW_POKER, _CONSOLE_BLOCK):
+        for line in block.splitlines():
+            if line.startswith("$ "):
+                examples.append((line[2:], []))
+            else:
+                examples[-1][1].append(line)
+    return [(command, "\n".join(output) + "\n") for command, output in examples]
+
+
+@pytest.mark.parametrize("command, shown", _console_examples())
+def test_draw_poker_manual_shows_real_output(command, shown, tmp_path):
+    proc = _quintet(command, tmp_path)
+    assert proc.returncode == 0 and proc.stdout == shown
 
 
 @pytest.mark.parametrize("name", MODULES)

@@ -56,6 +56,7 @@ REF_NAME = {
 OPTION_SETS = {
     "default": {},
     "group-only": {"tiebreak": "group-only"},
+    "no-kickers": {"tiebreak": "no-kickers"},
     "flush-over-full-house": {"flush_over_full_house": True},
     "ace-low-straight": {"ace_low_straight": True},
 }
@@ -122,7 +123,7 @@ def test_raw_scalar_kernel_hand_key32_agrees_with_batch_on_every_hand(full_table
     keys = np.empty(len(all_masks), dtype=np.int64)
     cats = np.empty(len(all_masks), dtype=np.int64)
     for i, m in enumerate(all_masks.tolist()):
-        keys[i], cats[i] = kernels.hand_key32(m, t.strengths, t.straight_top, t.group_only)
+        keys[i], cats[i] = kernels.hand_key32(m, t.strengths, t.straight_top, t.tiebreak)
     np.testing.assert_array_equal(keys, full_table.keys.astype(np.int64))
     np.testing.assert_array_equal(cats, full_table.categories.astype(np.int64))
 
@@ -456,6 +457,39 @@ def test_group_only_still_orders_groups_and_other_categories():
     # categories keep their order
     assert hand_key("7c 7d 7h 8c 8d", g) > hand_key("Ac Kc Qc Jc 9c", g)
     assert hand_key("7c 7d 7h 7s 8c", g) > hand_key("Ac Ad Ah Kc Kd", g)
+
+
+KICKER_PAIRS = [  # (stronger by kickers, weaker by kickers): the same pair, two pairs, highest card
+    ("Ac Ad Kc Kd Qh", "As Ah Ks Kh Jh"),  # aces and kings: Q vs J
+    ("7c 7d Ah Kc 9d", "7h 7s Ad Kd 8c"),  # pair of sevens, third kicker 9 vs 8
+    ("Kh Kd Tc 8s 7h", "Ks Kc 9d 8h 7c"),  # pair of kings, first kicker T vs 9
+    ("Ac Kd Qh Js 9c", "As Qd Jh Tc 8s"),  # high card ace: K vs Q
+]
+
+
+@pytest.mark.parametrize("strong,weak", KICKER_PAIRS)
+def test_no_kickers_ties_equal_pairs_two_pairs_and_highest_cards(strong, weak):
+    no_kickers = get_rules(tiebreak="no-kickers")
+    assert hand_key(strong) > hand_key(weak)
+    group_only = get_rules(tiebreak="group-only")  # the kickers of these categories still decide
+    assert hand_key(strong, group_only) == hand_key(strong) and hand_key(weak, group_only) == hand_key(weak)
+    assert hand_key(strong, no_kickers) == hand_key(weak, no_kickers)
+
+
+def test_no_kickers_keeps_what_makes_the_category():
+    n = get_rules(tiebreak="no-kickers")
+    for strong, weak in [
+        ("Ac Ad 7c 8d 9h", "Kc Kd Ah Qd Jh"),  # the pair's rank
+        ("Ac Ad Kc Kd 7h", "Ac Ad Qc Qd Kh"),  # the lower pair of two pair
+        ("Ac 9d 8h 7s Jc", "Kc Qd Jh 9s 8c"),  # the highest card
+        ("Ac Kc Qc Jc 9c", "Ac Kc Qc Jc 8c"),  # a flush: all five cards belong to it
+        ("Ac Kd Qh Js Tc", "Kc Qd Jh Ts 9c"),  # straights: the top card
+        ("8c 8d 8h 7c 7d", "7c 7d 7h Ac Ad"),  # full house: the three
+    ]:
+        assert hand_key(strong, n) > hand_key(weak, n), (strong, weak)
+    for a, b in GROUP_PAIRS:  # every tie of group-only is a tie here
+        assert hand_key(a, n) == hand_key(b, n)
+    assert describe("Ac Ad Kc Kd 7h", n) == "two pair, aces and kings"
 
 
 # ------------------------------------------------------------- straight edges ---------

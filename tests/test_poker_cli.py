@@ -17,8 +17,9 @@ import pytest
 from quintet.cards import parse_cards
 from quintet.cli import main
 from quintet.draw.game import Action, ActionKind, IllegalActionError, Phase, State, Terms, replay
-from quintet.draw.play import EndOfMatch, Screen, TerminalPlayer
+from quintet.draw.play import HELP, EndOfMatch, Screen, TerminalPlayer
 from quintet.draw.policy import exchange_policy
+from quintet.evaluator import describe
 from quintet.rules import get_rules
 
 ENV = dict(os.environ, PYTHONIOENCODING="utf-8")
@@ -58,10 +59,29 @@ def test_bots_only_history_is_complete_replayable_and_reproducible(tmp_path: Pat
         assert line["winners"] and all(not s["folded"] for s in line["seats"] if s["seat"] in line["winners"])
         again = replay(line)
         assert [again.stacks[s["seat"]] for s in line["seats"]] == [s["stack_after"] for s in line["seats"]]
+        assert isinstance(line["sitting_out"], list)
     assert any(line["showdown"] for line in lines) and any(not line["showdown"] for line in lines)
+    assert lines[0]["sitting_out"] == []  # always written, empty while everybody can pay the ante
     # a broke player leaves: hands after that have fewer seats
     if len(lines) < 200:
         assert sum(1 for s in stacks.values() if s > 0) == 1
+
+
+def test_replay_takes_a_history_line_as_written(tmp_path: Path):
+    # the documented use: quintet.draw.game.replay(line), line a JSON line of the --history file
+    path = tmp_path / "h.jsonl"
+    assert main(["poker", "--bots-only", "--players", "3", "--hands", "5", "--seed", "4", "--history", str(path),
+                 "--rules", "draw36-joker-11", "--joker-card", "6h", "--tiebreak", "no-kickers"]) == 0
+    for line in path.read_text(encoding="utf-8").splitlines():
+        record = json.loads(line)
+        assert record["rule_options"] == {"joker_card": "6h", "tiebreak": "no-kickers"}
+        for given in (line, line.encode(), record):
+            state = replay(given)
+            assert state.rules == get_rules("draw36-joker-11", joker_card="6h", tiebreak="no-kickers")
+            assert state.history()["actions"] == record["actions"]
+    for bad, message in [("not json", "not a JSON line"), ("[1, 2]", "JSON object"), ("{}", "no 'rules'")]:
+        with pytest.raises(ValueError, match=message):
+            replay(bad)
 
 
 def test_bots_only_match_ends_when_one_player_has_every_chip(tmp_path: Path):
@@ -118,7 +138,6 @@ def person_state(**terms) -> tuple[State, TerminalPlayer, io.StringIO]:
 
 
 @pytest.mark.parametrize("line, message", [
-    ("", "empty line"),
     ("foo", "unknown command 'foo'"),
     ("raise", "raise needs one amount"),
     ("raise x", "not a whole number of chips: 'x'"),
@@ -132,6 +151,16 @@ def test_bad_lines_are_explained(line, message):
         player.parse(line, state)
 
 
+def test_an_empty_line_just_prompts_again():
+    state, player, out = person_state()
+    assert player.parse("", state) is None and player.parse("   ", state) is None
+    lines = iter(["", "  ", "call"])
+    prompts = []
+    player.read = lambda prompt: prompts.append(prompt) or next(lines)
+    assert player.act(state) == Action(ActionKind.CALL)
+    assert prompts == ["> "] * 3 and "error" not in out.getvalue()
+
+
 def test_illegal_moves_are_refused_by_the_rules_and_the_prompt_comes_back():
     state, player, out = person_state()
     lines = iter(["raise 99", "demand 2", "exchange 1", "fold please", "raise 3"])
@@ -141,10 +170,26 @@ def test_illegal_moves_are_refused_by_the_rules_and_the_prompt_comes_back():
     errors = [line for line in out.getvalue().splitlines() if line.startswith("error:")]
     assert errors == [
         "error: the limit is 5 a turn: 99 is above it",
-        "error: no show-down demand now (only after the exchange): it is the betting before the exchange",
+        "error: no show-down demand before the exchange: the show-down is demanded in the betting after the exchange",
         "error: no exchange now: it is the betting before the exchange",
         "error: fold takes no argument, got 'please'",
     ]
+
+
+def test_a_demand_refused_by_the_circle_rule_says_why():
+    state, player, out = person_state(betting_before_exchange=False)
+    state.exchange()
+    state.exchange()
+    state.raise_to(2)  # you raise in the first circle after the exchange
+    state.call()
+    assert state.circle == 2 and state.actor == 0
+    lines = iter(["demand 5", "call"])
+    player.read = lambda prompt: next(lines)
+    assert player.act(state) == Action(ActionKind.CALL)
+    text = out.getvalue()
+    assert "Your move: fold | call 2 | raise 3-5 | (a raise in circle 1: demand in circle 3) | hint" in text
+    assert ("error: no show-down demand in circle 2 of 3: the stakes were raised in the first circle after the "
+            "exchange, so the cards are shown only after all 3 circles (demand in circle 3)") in text
 
 
 def test_exchange_by_name_or_position():
@@ -155,13 +200,40 @@ def test_exchange_by_name_or_position():
     assert player.parse("exchange 5", state) == Action(ActionKind.EXCHANGE, cards=(shown[4],))
     assert player.parse("x 2c", state) == Action(ActionKind.EXCHANGE, cards=tuple(parse_cards("2c", state.rules.deck)))
     assert player.parse("stand", state) == Action(ActionKind.EXCHANGE)
-    for bad, message in [("exchange 6", "not 1-5"), ("exchange 1 1", "twice"), ("exchange 1 2c", "either all"),
+    for bad, message in [("exchange", "^exchange needs the cards to discard .*; to keep all five, type stand$"),
+                         ("x", "exchange needs the cards"),
+                         ("exchange 6", "not 1-5"), ("exchange 1 1", "twice"), ("exchange 1 2c", "either all"),
                          ("exchange Zz", "unknown"), ("exchange 7c", "do not hold 7c"),
                          ("exchange 2c 2c", "duplicate")]:
         with pytest.raises(ValueError, match=message):
             player.parse(bad, state)
     with pytest.raises(EndOfMatch):
         player.parse("quit", state)
+
+
+def test_messages_are_english_and_agree_with_the_subject():
+    state, player, out = person_state(betting_before_exchange=False)
+    screen = player.screen
+    state.exchange(parse_cards("9h 5h 2c", state.rules.deck))
+    screen.record(state, state.records[-1], reveal=0)
+    state.exchange()
+    screen.record(state, state.records[-1], reveal=0)
+    screen.record(state, state.demand_show_down(3), reveal=0)
+    screen.record(state, state.fold(), reveal=0)
+    lines = out.getvalue().splitlines()
+    hand = screen.cards(state.hands[0])
+    assert lines[0].startswith("you exchange 3 cards: 9h 5h 2c -> ")
+    assert lines[1] == f"Your cards now: {hand} ({describe(state.hands[0], state.rules)})"
+    assert lines[2] == "bot1 stands pat"
+    assert lines[3] == "you stake 3 and demand the show-down · pot 5"
+    assert lines[4] == "bot1 folds"  # the hand is over: no pot
+    state, player, out = person_state(betting_before_exchange=False)
+    state.exchange()
+    state.exchange()
+    state.call()
+    player.screen.record(state, state.demand_show_down(2), reveal=0)
+    assert out.getvalue() == "bot1 stakes 2 and demands the show-down · pot 5\n"
+    assert all(ord(c) < 0x400 or ord(c) > 0x4FF for c in HELP)  # no Cyrillic in the help either
 
 
 def test_hint_gives_the_exact_exchange_and_the_equity():
@@ -196,18 +268,60 @@ def test_terminal_game_through_stdin(tmp_path: Path):
     path = tmp_path / "h.jsonl"
     bad = "foo\nraise 99\nraise x\n\nhint\n"
     proc = quintet("poker", "--players", "3", "--seed", "3", "--hands", "3", "--history", str(path),
-                   stdin=bad + ROBUST)
+                   stdin=bad + "call\nexchange 5\n" * 60)
     assert proc.returncode == 0, proc.stderr
     assert proc.stderr == "" and "Traceback" not in proc.stdout
     out = proc.stdout
     assert out.count("error: unknown command 'foo'") == 1
     assert "error: the limit is 5 a turn: 99 is above it" in out
     assert "error: not a whole number of chips: 'x'" in out
-    assert "error: empty line" in out
+    assert "> > Your hand: " in out and "empty" not in out  # the empty line: just the prompt again, then hint
+    assert "(пас)" not in out and "Your cards now: " in out  # the new hand after your exchange, named
     assert "Equity against the" in out
     assert "Your move: fold | call 1 | raise 2-5 | hint" in out and "Your move: exchange CARDS" in out
     assert "Match over: 3 hands played." in out and len(path.read_text().splitlines()) == 3
     assert "Show-down:" in out or "the pot of" in out
+
+
+def demands_follow_the_circle_rule(line: dict) -> bool:
+    """Every demand of the hand came in circle 1 before any raise in it, or in the last circle."""
+    circles, raised = line["terms"]["circles"], False
+    for action in line["actions"]:
+        if action["action"] == "raise" and action["phase"] == "betting after the exchange" and action["circle"] == 1:
+            raised = True
+        if action["action"] == "demand" and not (action["circle"] == circles or action["circle"] == 1 and not raised):
+            return False
+    return True
+
+
+def test_the_reported_hand_no_longer_demands_in_the_second_circle(tmp_path: Path):
+    # bot1 raised in the first circle after the exchange, then demanded the show-down in the second
+    path = tmp_path / "h.jsonl"
+    proc = quintet("poker", "--players", "2", "--bots", "random", "--seed", "1", "--hands", "1",
+                   "--no-betting-before-exchange", "--history", str(path),
+                   stdin="call\ncall\ncall\nstand\nraise 2\ncall\ncall\ncall\nquit\n")
+    assert proc.returncode == 0 and proc.stderr == ""
+    assert "(a raise in circle 1: demand in circle 3)" in proc.stdout
+    assert "show-down demands in circle 1 after the exchange until somebody raises, and in circle 3;" in proc.stdout
+    line = json.loads(path.read_text())
+    assert line["terms"]["demand_any_turn"] is False and demands_follow_the_circle_rule(line)
+
+
+def test_bots_only_demands_follow_the_circle_rule_unless_any_turn(tmp_path: Path):
+    lines = {}
+    for flag in ((), ("--demand-any-turn",)):
+        path = tmp_path / f"h{len(flag)}.jsonl"
+        proc = quintet("poker", "--bots-only", "--bots", "random", "--players", "3", "--hands", "300", "--seed", "2",
+                       "--no-betting-before-exchange", "--history", str(path), *flag)
+        assert proc.returncode == 0, proc.stderr
+        lines[flag] = [json.loads(line) for line in path.read_text().splitlines()]
+    assert all(demands_follow_the_circle_rule(line) for line in lines[()])
+    assert not all(demands_follow_the_circle_rule(line) for line in lines[("--demand-any-turn",)])
+    assert all(line["terms"]["demand_any_turn"] for line in lines[("--demand-any-turn",)])
+    assert "show-down demands on any turn after the exchange;" in proc.stdout  # the last run: --demand-any-turn
+    for line in lines[("--demand-any-turn",)][:50]:
+        again = replay(line)
+        assert [again.stacks[s["seat"]] for s in line["seats"]] == [s["stack_after"] for s in line["seats"]]
 
 
 def test_end_of_input_ends_the_match_cleanly():

@@ -5,6 +5,7 @@ pays the best hand(s) per the evaluator, a replayed history reaches the same sta
 from __future__ import annotations
 
 import json
+import re
 from itertools import combinations
 
 import pytest
@@ -32,7 +33,7 @@ from quintet.draw.game import (
 )
 from quintet.draw.table import Table
 from quintet.evaluator import evaluate
-from quintet.rules import get_rules
+from quintet.rules import TIEBREAKS, get_rules
 
 DRAW52 = get_rules("draw52")
 
@@ -86,6 +87,8 @@ def test_antes_then_five_cards_each_from_the_dealers_left():
     assert state.hands[2] == 0 and all(m.bit_count() == 5 for m in masks)
     assert masks[0] & masks[1] == masks[0] & masks[2] == masks[1] & masks[2] == 0
     assert not state.can_post_ante()
+    assert state.history()["sitting_out"] == [{"seat": 2, "stack": 1}]
+    assert new_state({0: "As Ks Qs Js Ts", 1: "2c 3d 4h 5s 7c"}).history()["sitting_out"] == []  # always written
 
 
 def test_the_deal_follows_a_stacked_deck():
@@ -206,12 +209,82 @@ def test_demand_show_down_others_pay_to_see_or_fold():
     assert [s for s, _, _ in record.hands] == [1, 2] and record.winners == (2,)
 
 
-def test_demand_is_not_allowed_before_the_exchange():
+def test_demand_is_not_allowed_before_the_exchange_nor_during_it():
     state = new_state({0: "As Ks Qs Js Ts", 1: "2c 3d 4h 5s 7c"})
-    assert not state.can_demand_show_down()
-    with pytest.raises(IllegalActionError, match=r"no show-down demand now \(only after the exchange\): it is the "
-                                                 "betting before the exchange"):
+    assert not state.can_demand_show_down() and not state.demand_range()
+    with pytest.raises(IllegalActionError, match="^no show-down demand before the exchange: the show-down is "
+                                                 "demanded in the betting after the exchange$"):
         state.demand_show_down(2)
+    for _ in range(3):
+        call_circle(state)
+    with pytest.raises(IllegalActionError, match="^no show-down demand during the exchange"):
+        state.demand_show_down(2)
+
+
+def after_the_exchange(**terms) -> State:
+    """Three players, the exchange done (all stand pat): circle 1 of the betting after it, seat 0 to act."""
+    state = new_state({0: "As Ks Qs Js Ts", 1: "2c 3d 4h 5s 7c", 2: "9c 9d 8h 8s 2d"},
+                      betting_before_exchange=False, **terms)
+    for _ in range(3):
+        state.exchange()
+    assert state.phase is Phase.BETTING_AFTER and state.circle == 1 and state.actor == 0
+    return state
+
+
+FORCED = ("no show-down demand in circle {c} of 3: the stakes were raised in the first circle after the "
+          "exchange, so the cards are shown only after all 3 circles (demand in circle 3)")
+
+
+def test_after_a_raise_in_the_first_circle_the_demand_waits_for_the_last_circle():
+    # «Но если ставки за это время повысились, то карты можно открывать лишь по проведении трех кругов игры»
+    state = after_the_exchange()
+    assert list(state.demand_range()) == [1, 2, 3, 4, 5]  # circle 1, nobody has raised yet
+    state.raise_to(2)
+    assert state.demand_range() == range(0) and not state.can_demand_show_down(3)
+    with pytest.raises(IllegalActionError, match=re.escape(FORCED.format(c=1))):
+        state.demand_show_down(3)
+    state.call()
+    state.call()
+    assert state.circle == 2  # circle 2: no demand either
+    assert not any(a.kind is ActionKind.DEMAND for a in state.legal_actions())
+    with pytest.raises(IllegalActionError, match=re.escape(FORCED.format(c=2))):
+        state.demand_show_down()
+    call_circle(state)
+    assert state.circle == 3 and list(state.demand_range()) == [2, 3, 4, 5]  # the last circle: it may
+    assert state.demand_show_down(4) == Demand(0, 4, 3)
+    assert state.phase is Phase.SEEING and state.call_amount == 4
+    with pytest.raises(IllegalActionError, match="^the show-down is already demanded; pay 4 to see"):
+        state.demand_show_down(5)
+    with pytest.raises(IllegalActionError, match="^no raise now: the show-down is demanded; pay 4 to see"):
+        state.raise_to(5)
+
+
+def test_a_demand_in_the_first_circle_before_any_raise_ends_the_betting():
+    # «Торги заканчиваются тогда, когда кто-нибудь в свой очередной ход ставит на кон требуемую
+    # (или большую) сумму и требует раскрыть карты»
+    state = after_the_exchange()
+    state.call()
+    state.call()
+    assert state.demand_show_down(5) == Demand(2, 5, 1)  # more than the stake: allowed, it ends the betting
+    state.call()
+    state.call()
+    assert state.phase is Phase.SHOWDOWN and state.history()["pot"] == 3 + 1 + 1 + 5 + 5 + 5
+
+
+def test_demand_any_turn_allows_the_demand_after_a_raise():
+    state = after_the_exchange(demand_any_turn=True)
+    state.raise_to(2)
+    assert list(state.demand_range()) == [2, 3, 4, 5]
+    state.call()
+    state.call()
+    assert state.circle == 2 and state.demand_show_down(3) == Demand(0, 3, 2)
+    assert state.history()["terms"]["demand_any_turn"] is True
+
+
+def test_one_circle_is_also_the_last_circle():
+    state = after_the_exchange(circles=1)
+    state.raise_to(2)
+    assert state.demand_show_down(2) == Demand(1, 2, 1)
 
 
 def test_demand_that_nobody_pays_for_wins_unseen():
@@ -324,6 +397,18 @@ def test_table_sizes_the_deck_cannot_serve():
     State(get_rules("draw36-joker"), Terms(), [10] * 6)  # 36 = 6 * 5 + 6
 
 
+def test_two_to_six_seats():
+    # «Количество участников: от двух до шести человек»
+    for n in (7, 9):
+        with pytest.raises(TermsError, match=f"draw poker is for 2 to 6 players, got {n} seats"):
+            State(get_rules("draw54"), Terms(), [10] * n)
+    with pytest.raises(TermsError, match="2 to 6 players, got 1"):
+        State(DRAW52, Terms(), [10])
+    with pytest.raises(ValueError, match="2 to 6 players, got 7"):
+        Table(get_rules("draw54"), Terms(), [str(i) for i in range(7)], 10)
+    State(get_rules("draw54"), Terms(), [10] * 6)
+
+
 def test_terms_are_validated():
     for bad, message in [({"limit": 0}, "limit"), ({"stake": 3, "limit": 2}, "below the stake"),
                          ({"ante": 0}, "ante"), ({"exchange_fee": -1}, "fee"), ({"circles": 0}, "circle"),
@@ -382,6 +467,31 @@ def test_split_pot_with_the_six_of_spades_joker():
     assert evaluate(state.hands[0], rules).description.startswith("three aces")
 
 
+@pytest.mark.parametrize("tiebreak, winners", [("kickers", (0,)), ("group-only", (0,)), ("no-kickers", (0, 1))])
+def test_equal_pairs_split_the_pot_only_under_no_kickers(tiebreak, winners):
+    # «Если категории сходятся по всем, например, каждый имеет по одной равной двойке … то банк делится»
+    rules = get_rules("draw36-joker-11", tiebreak=tiebreak)
+    hands = {0: "Kh Kd 9c 8s 7h", 1: "Ks Kc 9d 8h 6c", 2: "Qs Qc Ad Jh 9h"}
+    state = new_state(hands, rules=rules, betting_before_exchange=False)
+    record = play_to_show_down(state)
+    assert record.winners == winners and sum(record.amounts) == 6
+    assert state.history()["rule_options"] == ({} if tiebreak == "kickers" else {"tiebreak": tiebreak})
+
+
+def test_a_game_with_the_six_of_hearts_as_the_joker():
+    # «роль джокера выполняет какая-либо младшая карта, чаще всего шестерка пик»
+    rules = get_rules("draw36-joker-11", joker_card="6h")
+    hands = {0: "6h Ah Ad Kc Qc", 1: "As Ac 7h Ks Qs", 2: "9c 9d 8h 8s 6s"}  # the 6s is an ordinary card
+    state = new_state(hands, rules=rules, betting_before_exchange=False)
+    record = play_to_show_down(state)
+    assert record.winners == (0,) and evaluate(state.hands[0], rules).description == "three aces"
+    history = json.loads(json.dumps(state.history()))
+    assert history["rule_options"] == {"joker_card": "6h"} and "Jk" in history["deck"]
+    assert replay(history).records == state.records
+    with pytest.raises(TermsError, match="every card of the 36-card deck"):  # the 6h is the joker here, not a card
+        State(rules, Terms(), [10, 10], deck=[c for c in get_rules("draw36-joker-11").deck.cards()])
+
+
 def test_show_down_only_for_hands_still_in():
     hands = {0: "As Ks Qs Js Ts", 1: "2c 3d 4h 5s 7c", 2: "9c 9d 8h 8s 2d"}
     state = new_state(hands)
@@ -427,14 +537,16 @@ RULE_NAMES = ["draw52", "draw54-11", "draw36-joker", "draw32", "draw53-9"]
 
 @st.composite
 def hands_to_play(draw):
-    rules = get_rules(draw(st.sampled_from(RULE_NAMES)))
+    name = draw(st.sampled_from(RULE_NAMES))
+    joker = {"joker_card": draw(st.sampled_from(["6c", "6d", "6h", "6s"]))} if name == "draw36-joker" else {}
+    rules = get_rules(name, tiebreak=draw(st.sampled_from(TIEBREAKS)), **joker)
     most = min(6, (rules.deck.size - 5) // 5)
     n = draw(st.integers(2, most))
     ante = draw(st.integers(1, 3))
     stake = draw(st.integers(1, 2))
     terms = Terms(ante=ante, stake=stake, limit=draw(st.integers(stake, stake + 4)),
                   exchange_fee=draw(st.integers(0, 2)), circles=draw(st.integers(1, 3)),
-                  betting_before_exchange=draw(st.booleans()))
+                  betting_before_exchange=draw(st.booleans()), demand_any_turn=draw(st.booleans()))
     stacks = draw(st.lists(st.integers(0, 40), min_size=n, max_size=n).filter(
         lambda s: sum(x >= ante for x in s) >= 2))
     dealer = draw(st.integers(0, n - 1))
@@ -476,6 +588,10 @@ def test_random_legal_play_keeps_every_invariant(state, data):
         assert all(a & b == 0 for a, b in combinations(held, 2))
         if isinstance(record, ShowDown):
             check_show_down(state, record, pot_before)
+        if isinstance(record, Demand) and not state.terms.demand_any_turn:  # the circle rule
+            raised = any(isinstance(r, Raise) and r.phase is Phase.BETTING_AFTER and r.circle == 1
+                         for r in state.records)
+            assert record.circle == state.terms.circles or (record.circle == 1 and not raised)
     if isinstance(state.records[-1], FoldOut):
         assert len(state.in_hand) == 1 and state.records[-1].seat == state.in_hand[0]
     history = json.loads(json.dumps(state.history()))

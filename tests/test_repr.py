@@ -25,7 +25,7 @@ options = st.fixed_dictionaries({}, optional={
     "tie_points": st.sampled_from([0.0, 0.25, 0.5]),
     "ace_low_straight": st.booleans(),
     "flush_over_full_house": st.booleans(),
-    "tiebreak": st.sampled_from(["kickers", "group-only"]),
+    "tiebreak": st.sampled_from(["kickers", "group-only", "no-kickers"]),
     "weights": st.sampled_from([(3, 4, 5, 6, 7), (1, 1, 1, 1, 1), (7, 6, 5, 4, 3)]),
 })
 
@@ -35,6 +35,12 @@ def test_rules(name, opts):
     rules = get_rules(name, **opts)
     assert round_trip(rules) == rules
     assert repr(rules).startswith(f"get_rules({name!r}")
+
+
+def test_rules_with_another_joker_card():
+    for card in ("6c", "6d", "6h"):
+        rules = get_rules("draw36-joker-11", joker_card=card, tiebreak="no-kickers")
+        assert round_trip(rules) == rules and f"joker_card={card!r}" in repr(rules)
 
 
 def test_rules_outside_the_named_sets_use_the_constructor():

@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 
 from quintet.cards import Deck
 from quintet.fingerprint import rules_fingerprint
-from quintet.rules import CLASSIC, Category, Rules
+from quintet.rules import CLASSIC, Category, Rules, get_rules
 from solver.storage.store import (
     APPLICATION_ID,
     SCHEMA_VERSION,
@@ -82,6 +82,7 @@ def test_rules_fingerprint_names_every_option():
         CLASSIC.with_options(ace_low_straight=True),
         CLASSIC.with_options(flush_over_full_house=True),
         CLASSIC.with_options(tiebreak="group-only"),
+        CLASSIC.with_options(tiebreak="no-kickers"),
         CLASSIC.with_options(deck=Deck(name="36", ranks="6789TJQKA", field=16)),
         CLASSIC.with_options(category_order=tuple(Category)[:-1]),
         CLASSIC.with_options(hand_size=4),
@@ -97,6 +98,8 @@ def test_rules_fingerprint_names_every_option():
     assert len(set(prints)) == len(set(variants))  # distinct rule sets, distinct prints
     assert "\n" not in FP
     assert rules_fingerprint(CLASSIC.with_options(weights=(3, 4, 5, 6, 7))) == FP
+    jokers = [get_rules("draw36-joker", joker_card=card) for card in ("6c", "6d", "6h", "6s")]
+    assert len({rules_fingerprint(r) for r in jokers}) == 4  # the joker card is part of the game
 
 
 # ------------------------------------------------------------------ round trips

@@ -171,6 +171,19 @@ def labels(rules):
     return [c.label for c in rules.categories]
 
 
+def test_the_7_category_table_calls_its_straight_flush_a_straight():
+    seven = get_rules("draw36-7")
+    assert [seven.category_label(c) for c in seven.categories] == [
+        "high card", "pair", "two pair", "three of a kind", "full house", "straight", "four of a kind",
+        "five of a kind"]
+    assert seven.category_named("straight") is Category.STRAIGHT_FLUSH
+    assert seven.category_named("straight-flush") is Category.STRAIGHT_FLUSH  # the id's name still works
+    eleven = get_rules("draw36-11")
+    assert eleven.category_named("straight") is Category.STRAIGHT
+    assert eleven.category_label(Category.STRAIGHT_FLUSH) == "straight flush"
+    assert str(draw.parse_objective("at-least:straight", seven)) == "at-least:straight"
+
+
 def test_category_tables_follow_rules_md():
     assert labels(get_rules("draw54-11")) == [
         "high card",
@@ -225,6 +238,27 @@ def test_category_tables_follow_rules_md():
     ]
 
 
+def test_the_joker_card_is_any_of_the_lowest_cards():
+    # «роль джокера выполняет какая-либо младшая карта, чаще всего шестерка пик»
+    default = get_rules("draw36-joker-11")
+    hearts = get_rules("draw36-joker-11", joker_card="6♥")
+    assert default.joker_card == "6s" and hearts.joker_card == "6h" and hearts.name == default.name
+    assert hearts.deck.size == 36 and hearts.deck == DECK_36_JOKER.with_joker_alias("6h")
+    assert parse_card("6h", hearts.deck) == 62 and parse_card("6s", hearts.deck) == 48
+    assert ev.evaluate("6h Ah Ad Kc Qc", hearts).description == "three aces"
+    assert ev.evaluate("6s 6c Ad Kc Qc", hearts).description == "pair of sixes"
+    assert repr(hearts) == "get_rules('draw36-joker-11', joker_card='6h')"
+    assert "the 6h plays as the joker" in hearts.describe()
+    assert get_rules("draw36-joker", joker_card="6s") == get_rules("draw36-joker")
+    assert get_rules("classic").joker_card == get_rules("draw54").joker_card == ""
+    for name, card, message in [("draw36-joker", "7s", "one of the lowest cards"),
+                                ("draw36-joker", "Ah", "one of the lowest cards"),
+                                ("draw36-joker", "6x", "unknown suit"),
+                                ("draw54", "2s", "36-card joker deck"), ("draw36", "6s", "36-card joker deck")]:
+        with pytest.raises(ValueError, match=message):
+            get_rules(name, joker_card=card)
+
+
 def test_rule_set_names():
     for deck in ("32", "36", "36-joker", "52", "53", "54"):
         for suffix in TABLE_SUFFIXES:
@@ -250,6 +284,10 @@ OPTION_CASES = [
     ("draw36-joker-11", {"tiebreak": "group-only"}),
     ("draw36-joker", {"flush_over_full_house": True}),
     ("draw52-9", {"ace_low_straight": True, "tiebreak": "group-only"}),
+    ("draw36-joker-11", {"tiebreak": "no-kickers"}),
+    ("draw36", {"tiebreak": "no-kickers", "flush_over_full_house": True}),
+    ("draw53", {"tiebreak": "no-kickers", "ace_low_straight": True}),
+    ("draw36-joker-11", {"joker_card": "6h"}),
 ]
 
 
@@ -375,7 +413,8 @@ def test_classic_counts_through_the_variant_engine():
 
 @pytest.mark.parametrize(
     "options",
-    [{}, {"tiebreak": "group-only"}, {"ace_low_straight": True}, {"flush_over_full_house": True}],
+    [{}, {"tiebreak": "group-only"}, {"tiebreak": "no-kickers"}, {"ace_low_straight": True},
+     {"flush_over_full_house": True}],
 )
 def test_variant_engine_reproduces_the_classic_32_bit_keys(all_masks, options):
     # the generic 64-bit engine, pointed at the classic rules, gives the very keys of kernels32
@@ -388,7 +427,7 @@ def test_variant_engine_reproduces_the_classic_32_bit_keys(all_masks, options):
 def test_classic_path_is_still_the_32_bit_kernels():
     t = ev._classic_tables(CLASSIC)
     mask = parse_mask("As Ah Ad 8c 8d")
-    key, _ = kernels.hand_key32(np.int64(mask), t.strengths, t.straight_top, t.group_only)
+    key, _ = kernels.hand_key32(np.int64(mask), t.strengths, t.straight_top, t.tiebreak)
     assert ev.hand_key(mask) == int(key)
     assert ev.evaluate("As Ah Ad 8c 8d").description == "full house, aces over eights"
     assert (
@@ -427,6 +466,8 @@ def ev_(text, name, **options):
         ("draw36-9", "Ah Kh 9h 7h 6h", "high card, ace"),
         ("draw36-9", "Ah Kh Qh Jh Th", "straight flush, ace high"),
         ("draw36-7", "Ts 9h 8d 7c 6s", "high card, ten"),
+        ("draw36-7", "Ts 9s 8s 7s 6s", "straight, ten high"),  # «выступает под названием просто стрит»
+        ("draw54-7", "Jk Ks Qs Js Ts", "straight, ace high"),
         ("draw52", "Ah 2c 3d 4h 5s", "high card, ace"),
         ("draw52", "6h 2c 3d 4h 5s", "straight, six high"),
     ],
@@ -477,6 +518,17 @@ def test_group_only_ties_groups_but_describes_the_pair():
     rules = get_rules("draw54", tiebreak="group-only")
     assert ev.hand_key("Jk Ah Ad Kc Ks", rules) == ev.hand_key("As Ah Ac 2c 2s", rules)
     assert ev.describe("Jk Ah Ad Kc Ks", rules) == "full house, aces over kings"
+
+
+def test_no_kickers_splits_equal_pairs_whatever_the_side_cards():
+    # the text: «каждый имеет по одной равной двойке … то банк делится»
+    rules = get_rules("draw36-joker-11", tiebreak="no-kickers")
+    assert ev.hand_key("Kh Kd 9c 8s 7h", rules) == ev.hand_key("Ks Kc 9d 8h 6c", rules)
+    assert ev.hand_key("Kh Kd 9c 8s 7h", rules) > ev.hand_key("Qs Qc Ad Kh 9c", rules)
+    assert ev.hand_key("Jk Kh 9c 8s 6c", rules) == ev.hand_key("Ks Kc 9d 8h 7c", rules)  # the joker: a king
+    group_only = get_rules("draw36-joker-11", tiebreak="group-only")  # kickers still decide pairs
+    assert ev.hand_key("Kh Kd 9c 8s 7h", group_only) > ev.hand_key("Ks Kc 9d 8h 6c", group_only)
+    assert ev.describe("Kh Kd 9c 8s 7h", rules) == "pair of kings"
 
 
 def test_stand_ins():
@@ -556,6 +608,28 @@ def test_cli_hand_json(capsys):
     assert 0.999 < data["percentile"] < 1
 
 
+def test_cli_names_the_7_category_straight(capsys):
+    rc, out, _ = run_main(capsys, "hand", "Ts 9s 8s 7s 6s", "--rules", "draw36-7")
+    assert rc == 0 and "straight, ten high" in out and "category 6 of 8 in draw36-7 (straight)" in out
+    rc, out, _ = run_main(capsys, "draw", "Ts 9s 8s 7s 2c", "--rules", "draw52-7", "--objective", "at-least:straight")
+    assert rc == 0 and "P(>=straight)" in out and "flush" not in out
+
+
+def test_cli_joker_card_in_hand_compare_and_draw(capsys):
+    rc, out, _ = run_main(capsys, "hand", "6h Ah Ad Kc Qc", "--rules", "draw36-joker", "--joker-card", "6h")
+    assert rc == 0 and "three aces" in out and "joker: Jk = A" in out
+    rc, out, _ = run_main(capsys, "compare", "6h Ah Ad Kc Qc", "6s As Kd Kh Qh", "--rules", "draw36-joker",
+                          "--joker-card", "6h")
+    assert rc == 0 and "three aces" in out and "Kh Kd As Qh 6s  pair of kings" in out  # the 6s is ordinary
+    rc, out, _ = run_main(capsys, "draw", "6h Ah Ad Kc Qc", "--rules", "draw36-joker", "--joker-card", "6h",
+                          "--top", "1")
+    assert rc == 0 and "the 6h plays as the joker" in out and "unseen: 31 cards" in out
+    for args, needle in [(["--rules", "draw54", "--joker-card", "6h"], "36-card joker deck"),
+                         (["--rules", "draw36-joker", "--joker-card", "7h"], "lowest cards (6c, 6d, 6h, 6s)")]:
+        rc, out, err = run_main(capsys, "hand", "Ah Ad Ac Kc Ks", *args)
+        assert rc == 2 and out == "" and len(err.strip().splitlines()) == 1 and needle in err
+
+
 def test_cli_hand_text_five_arguments(capsys):
     rc, out, _ = run_main(capsys, "hand", "Kh", "Qd", "9h", "8d", "6h", "--rules", "draw36-11")
     assert rc == 0 and "colour, king high" in out
@@ -585,6 +659,15 @@ def test_cli_compare_ranks_and_ties(capsys):
     data = json.loads(out)
     assert [h["index"] for h in data["hands"]] == [2, 1]
     assert [h["place"] for h in data["hands"]] == [1, 2] and not data["hands"][0]["tied"]
+
+
+@pytest.mark.parametrize("tiebreak, places", [("kickers", ["1", "2"]), ("group-only", ["1", "2"]),
+                                             ("no-kickers", ["1=", "1="])])
+def test_cli_compare_equal_pairs_by_tiebreak(capsys, tiebreak, places):
+    rc, out, _ = run_main(capsys, "compare", "Kh Kd 9c 8s 7h", "Ks Kc 9d 8h 6c", "--rules", "draw36-joker-11",
+                          "--tiebreak", tiebreak)
+    assert rc == 0
+    assert [line.split()[0] for line in out.strip().splitlines()[1:]] == places
 
 
 @pytest.mark.parametrize(

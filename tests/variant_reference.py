@@ -8,6 +8,10 @@ read the textbook way — the rank *pattern* (5 / 4+1 / 3+2 / 3+1+1 / 2+2+1 / 2+
 1+1+1+1+1) gives one category, and flush / colour / straight add the suit-based ones —
 and the hand takes the highest of them that the rule set's table holds.
 
+``Rules.tiebreak``: ``group-only`` keeps only the group of a four, a three or a full house
+(the rank of the four or the three); ``no-kickers`` as well, and keeps only the pair of a
+pair, the two pairs of two pair and the highest card of high card.
+
 The reference key is ``strength << 24 | tie-break ranks, 4 bits each, most significant
 first``; it is comparable only with itself (tests compare *orders*, not numbers).
 
@@ -21,6 +25,8 @@ from numba import njit
 
 from quintet.rules import Category, Rules
 
+# ``Rules.tiebreak`` as an int for the kernels below (each ties more hands than the one before)
+TIEBREAK_CODES = {"kickers": 0, "group-only": 1, "no-kickers": 2}
 # category ids (quintet.rules.Category values, asserted below)
 HIGH, PAIR, TWO, THREE, STRAIGHT, FLUSH, FULL, FOUR, SF, FIVE, COLOUR, SC = range(12)
 assert [int(c) for c in Category.all()] == list(range(12))
@@ -36,7 +42,7 @@ def _pack(cat_strength, tb, n):
 
 
 @njit
-def concrete_key(r, s, n_ranks, strengths, ace_low, group_only):
+def concrete_key(r, s, n_ranks, strengths, ace_low, tiebreak):
     """Reference key of five concrete cards (rank r[i], suit s[i]); duplicates allowed."""
     counts = np.zeros(n_ranks, dtype=np.int64)
     for i in range(5):
@@ -84,8 +90,12 @@ def concrete_key(r, s, n_ranks, strengths, ace_low, group_only):
         pattern, n_tb = PAIR, 4
     else:
         pattern, n_tb = HIGH, 5
-    if group_only and (pattern == FOUR or pattern == FULL or pattern == THREE):
-        n_tb = 1
+    if tiebreak >= 1 and (pattern == FOUR or pattern == FULL or pattern == THREE):
+        n_tb = 1  # group-only and no-kickers: the group alone
+    if tiebreak == 2 and (pattern == PAIR or pattern == HIGH):
+        n_tb = 1  # no-kickers: the pair alone, the highest card alone
+    if tiebreak == 2 and pattern == TWO:
+        n_tb = 2  # no-kickers: the two pairs alone
     best = np.int64(-1)
     if strengths[pattern] >= 0:
         best = max(best, _pack(strengths[pattern], groups, n_tb))
@@ -112,7 +122,7 @@ def concrete_key(r, s, n_ranks, strengths, ace_low, group_only):
 
 
 @njit
-def hand_key_with_jokers(ranks, suits, jokers, n_ranks, strengths, ace_low, group_only):
+def hand_key_with_jokers(ranks, suits, jokers, n_ranks, strengths, ace_low, tiebreak):
     """Best reference key over every stand-in card (n_ranks × 4 suits) for each joker."""
     r = ranks.copy()
     s = suits.copy()
@@ -123,25 +133,25 @@ def hand_key_with_jokers(ranks, suits, jokers, n_ranks, strengths, ace_low, grou
             pos[nj] = i
             nj += 1
     if nj == 0:
-        return concrete_key(r, s, n_ranks, strengths, ace_low, group_only)
+        return concrete_key(r, s, n_ranks, strengths, ace_low, tiebreak)
     best = np.int64(-1)
     n_cards = 4 * n_ranks
     for a in range(n_cards):
         r[pos[0]] = a % n_ranks
         s[pos[0]] = a // n_ranks
         if nj == 1:
-            best = max(best, concrete_key(r, s, n_ranks, strengths, ace_low, group_only))
+            best = max(best, concrete_key(r, s, n_ranks, strengths, ace_low, tiebreak))
             continue
         for b in range(n_cards):
             r[pos[1]] = b % n_ranks
             s[pos[1]] = b // n_ranks
-            best = max(best, concrete_key(r, s, n_ranks, strengths, ace_low, group_only))
+            best = max(best, concrete_key(r, s, n_ranks, strengths, ace_low, tiebreak))
     return best
 
 
 @njit
 def all_hands(
-    card_ids, card_ranks, card_suits, card_jokers, n_ranks, strengths, ace_low, group_only
+    card_ids, card_ranks, card_suits, card_jokers, n_ranks, strengths, ace_low, tiebreak
 ):
     """Every 5-subset of the deck (lexicographic in the given card order): masks and reference keys."""
     n = card_ids.shape[0]
@@ -167,7 +177,7 @@ def all_hands(
                             j[i] = card_jokers[idx[i]]
                         masks[out] = m
                         keys[out] = hand_key_with_jokers(
-                            r, s, j, n_ranks, strengths, ace_low, group_only
+                            r, s, j, n_ranks, strengths, ace_low, tiebreak
                         )
                         out += 1
     return masks, keys
@@ -222,7 +232,7 @@ def reference_hands(rules: Rules) -> tuple[np.ndarray, np.ndarray]:
         rules.deck.n_ranks,
         strengths_of(rules),
         rules.ace_low_straight,
-        rules.tiebreak == "group-only",
+        TIEBREAK_CODES[rules.tiebreak],
     )
 
 
@@ -243,6 +253,6 @@ def reference_key_of_cards(cards: list[tuple[int, int] | None], rules: Rules) ->
             rules.deck.n_ranks,
             strengths_of(rules),
             rules.ace_low_straight,
-            rules.tiebreak == "group-only",
+            TIEBREAK_CODES[rules.tiebreak],
         )
     )

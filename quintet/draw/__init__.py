@@ -1,9 +1,9 @@
-"""Five-card draw poker (RULES.md §2): jokers, 36/52/53/54-card decks, colours, the draw advisor.
+"""Five-card draw poker (docs/draw-poker.md): jokers, 36/52/53/54-card decks, colours, the draw advisor.
 
 Rule sets ``draw<deck>[-<table>]`` (``quintet.rules.RULE_SETS``):
 
 ==================  =====================================================================
-deck                ``32`` (7–A), ``36`` (6–A), ``36-joker`` (6–A; the 6♠ is the joker),
+deck                ``32`` (7–A), ``36`` (6–A), ``36-joker`` (6–A; a six is the joker, the 6♠ by default),
                     ``52``, ``53`` (52 + one joker), ``54`` (52 + two jokers)
 table (suffix)      *(none)* standard poker order, five of a kind on top;
                     ``-11`` the 11-category table (pair … colour, flush, straight, straight
@@ -15,7 +15,8 @@ table (suffix)      *(none)* standard poker order, five of a kind on top;
 
 High card ("no category") is the bottom of every table.  Options of ``Rules`` apply as in
 Quintet: ``ace_low_straight`` (A with the deck's four lowest ranks: A-2-3-4-5, A-6-7-8-9),
-``flush_over_full_house``, ``tiebreak``, and ``swap_four_straight_flush``.
+``flush_over_full_house``, ``tiebreak`` (``kickers``, ``group-only`` or ``no-kickers``),
+``swap_four_straight_flush``, and ``joker_card`` (which six is the joker of ``36-joker``).
 
 Hands of these rule sets are evaluated through ``quintet.evaluator`` like Quintet's (it
 loads this package on first use of such a rule set).  Modules:

@@ -1,4 +1,4 @@
-"""Draw advisor for five-card draw poker (RULES.md §2): which cards to exchange.
+"""Draw advisor for five-card draw poker (docs/draw-poker.md): which cards to exchange.
 
 Given a five-card hand, a rule set and optionally other cards known to be out of the stock
 (``known``: seen, folded, burnt), the **unseen** cards are the deck minus the hand minus the
@@ -59,15 +59,21 @@ __all__ = ["DrawOption", "DrawAdvice", "Objective", "parse_objective", "advise"]
 
 @dataclass(frozen=True)
 class Objective:
-    """``expected``, ``beat-random`` or ``at-least`` with a ``target`` category."""
+    """``expected``, ``beat-random`` or ``at-least`` with a ``target`` category; ``label`` is the
+    target's name in the rule set's table (``Rules.category_label``; default its ``label``)."""
 
     kind: str
     target: Category | None = None
+    label: str = field(default="", compare=False)
+
+    @property
+    def target_label(self) -> str:
+        assert self.target is not None
+        return self.label or self.target.label
 
     def __str__(self) -> str:
         if self.kind == "at-least":
-            assert self.target is not None
-            return f"at-least:{self.target.label.replace(' ', '-')}"
+            return f"at-least:{self.target_label.replace(' ', '-')}"
         return self.kind
 
     def title(self) -> str:
@@ -77,8 +83,7 @@ class Objective:
             )
         if self.kind == "beat-random":
             return "equity against one random hand from the unseen cards (P(win) + P(tie)/2)"
-        assert self.target is not None
-        return f"probability of at least {self.target.label}"
+        return f"probability of at least {self.target_label}"
 
 
 def parse_objective(text: str, rules: Rules) -> Objective:
@@ -87,13 +92,13 @@ def parse_objective(text: str, rules: Rules) -> Objective:
     if value in ("expected", "beat-random"):
         return Objective(value)
     if value.startswith("at-least:"):
-        category = Category.from_name(value.split(":", 1)[1])
+        category = rules.category_named(value.split(":", 1)[1])
         if category not in rules.categories:
-            names = ", ".join(c.label.replace(" ", "-") for c in rules.categories)
+            names = ", ".join(rules.category_label(c).replace(" ", "-") for c in rules.categories)
             raise UnknownRulesError(
                 f"category {category.label!r} is not in the {rules.name} table ({names})"
             )
-        return Objective("at-least", category)
+        return Objective("at-least", category, rules.category_label(category))
     raise UnknownRulesError(
         f"unknown objective {text!r} (use expected, at-least:CATEGORY or beat-random)"
     )
@@ -144,14 +149,14 @@ class DrawOption:
             "p_win": float(self.p_win),
             "p_tie": float(self.p_tie),
             "equity": float(self.equity),
-            "categories": {c.label: self.category_counts[c] for c in reversed(rules.categories)},
+            "categories": {rules.category_label(c): self.category_counts[c] for c in reversed(rules.categories)},
         }
         if cumulative:
             running = 0
             at_least: dict[str, float] = {}
             for c in reversed(rules.categories):
                 running += self.category_counts[c]
-                at_least[c.label] = running / self.n_outcomes
+                at_least[rules.category_label(c)] = running / self.n_outcomes
             out["at_least"] = at_least
         if self.at_least_count is not None:
             out["p_at_least"] = float(self.at_least_count / self.n_outcomes)
@@ -186,10 +191,8 @@ class DrawAdvice:
             "expected": self.best(Objective("expected")),
             "beat-random": self.best(Objective("beat-random")),
         }
-        if self.target is not None:
-            out[str(Objective("at-least", self.target))] = self.best(
-                Objective("at-least", self.target)
-            )
+        if self.objective.kind == "at-least":
+            out[str(self.objective)] = self.best(self.objective)
         return out
 
     def option(self, keep: str | Iterable[int]) -> DrawOption:

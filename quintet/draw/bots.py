@@ -12,9 +12,9 @@
   opponents, the current stake ``s`` and ``r`` turns it expects still to stake (the circles
   left), it
 
-  - raises (before the exchange) or demands the show-down (after it) when the equity is at
-    least 1.5 times its fair share 1 / (k + 1), or the fair share + 0.15 if less — the more
-    above, the higher the stake, up to the limit; after the exchange with equity ≥ 0.5 it
+  - demands the show-down (after the exchange, on a turn that allows it) or else raises when
+    the equity is at least 1.5 times its fair share 1 / (k + 1), or the fair share + 0.15 if
+    less — the more above, the higher the stake, up to the limit; with equity ≥ 0.5 it
     demands at the highest stake it may;
   - calls when equity · (pot + (k + 1) · r · s) > r · s, i.e. when staking to the end has
     a positive expectation if everybody keeps calling;
@@ -156,10 +156,8 @@ class AdvisorBot:
         target = stake + round(strength * (top - stake))
         after = state.phase is Phase.BETTING_AFTER
         if equity >= min(1.5 * fair, fair + 0.15):
-            if after and equity >= 0.5:
-                return Action(ActionKind.DEMAND, top)
-            if after:
-                return Action(ActionKind.DEMAND, max(stake, target))
+            if after and state.demand_range():
+                return Action(ActionKind.DEMAND, top if equity >= 0.5 else max(stake, target))
             if target > stake:
                 return Action(ActionKind.RAISE, target)
         turns = state.terms.circles - state.circle + 1 + (0 if after else 1)

@@ -29,8 +29,8 @@ COMMANDS = ("hand", "compare", "draw", "poker")
 
 RULES_HELP = (
     "rule sets: classic (Quintet, 32 cards) and drawDECK[-TABLE] for five-card draw: "
-    "DECK 32, 36, 36-joker (6♠ = joker), 52, 53 (one joker), 54 (two jokers); "
-    "TABLE none (standard order, five of a kind on top), 11, 11-swap, 9, 7 (RULES.md §2)"
+    "DECK 32, 36, 36-joker (6♠ = joker; --joker-card chooses another six), 52, 53 (one joker), 54 (two jokers); "
+    "TABLE none (standard order, five of a kind on top), 11, 11-swap, 9, 7 (docs/draw-poker.md)"
 )
 
 
@@ -88,12 +88,18 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
             default=None,
             help="four of a kind and straight flush trade places in the table",
         )
+        p.add_argument("--joker-card", default=None, metavar="CARD", help=JOKER_CARD_HELP)
     play.add_command(sub)
+
+
+JOKER_CARD_HELP = "in a 36-card joker deck: the lowest card that plays as the joker, 6c 6d 6h or 6s (default 6s)"
 
 
 def _rules(args: argparse.Namespace, rules: Rules) -> Rules:
     if getattr(args, "swap_four_straight_flush", None):
-        return rules.with_options(swap_four_straight_flush=True)
+        rules = rules.with_options(swap_four_straight_flush=True)
+    if getattr(args, "joker_card", None) is not None:
+        rules = rules.with_options(joker_card=args.joker_card)
     return rules
 
 
@@ -106,7 +112,7 @@ def _hand_dict(value: HandValue, rules: Rules) -> dict[str, object]:
     stand = stand_ins(value.mask, rules) if deck.jokers else {}
     return {
         "hand": format_cards(value.mask, deck, order="group").split(),
-        "category": value.category.label,
+        "category": rules.category_label(value.category),
         "category_strength": rules.categories.index(value.category),
         "description": value.description,
         "key": value.key,
@@ -142,7 +148,7 @@ def run_hand(args: argparse.Namespace, rules: Rules) -> int:
     if stand:
         print(f"joker: {stand}")
     print(
-        f"category {strength + 1} of {len(rules.categories)} in {rules.name} ({value.category.label}); "
+        f"category {strength + 1} of {len(rules.categories)} in {rules.name} ({rules.category_label(value.category)}); "
         f"key {value.key}; percentile {100 * pct:.4f} among all {n_hands:,} hands of the deck"
     )
     return 0
@@ -210,12 +216,13 @@ def format_advice(a: DrawAdvice, *, top: int = 32, unicode: bool = False) -> str
     deck = rules.deck
     lines = [
         f"Hand: {format_cards(list(a.hand), deck, unicode=unicode, order='given')}   rules: {rules.name} "
-        f"({deck.size} cards)   unseen: {len(a.unseen)} cards"
+        f"({deck.size} cards{f', the {rules.joker_card} plays as the joker' if rules.joker_card else ''})   "
+        f"unseen: {len(a.unseen)} cards"
         + (f"   known: {format_cards(a.known, deck, unicode=unicode)}" if a.known else ""),
         f"Objective: {a.objective} — {a.objective.title()}",
     ]
     target = a.target
-    tcol = f"P(>={target.label})" if target else ""
+    tcol = f"P(>={a.objective.target_label})" if target else ""
     kw = max(len(_keep_text(o, rules, unicode)) for o in a.options)
     head = f"{'#':>2}  {'keep':<{kw}}  draw {'outcomes':>9}  {'E[pct]':>8}  {'P(win)':>8}  {'P(tie)':>8}  {'equity':>8}"
     if target:
@@ -231,7 +238,7 @@ def format_advice(a: DrawAdvice, *, top: int = 32, unicode: bool = False) -> str
         lines.append(row)
     lines.append("Recommended:")
     for name, o in a.recommendations().items():
-        obj = Objective("at-least", target) if name.startswith("at-least") else Objective(name)
+        obj = a.objective if name.startswith("at-least") else Objective(name)
         value = o.value(obj)
         exact = f" = {value.numerator}/{value.denominator}" if obj.kind == "at-least" else ""
         lines.append(
@@ -248,7 +255,8 @@ def format_advice(a: DrawAdvice, *, top: int = 32, unicode: bool = False) -> str
         n = best.category_counts[c]
         running += n
         lines.append(
-            f"  {c.label:<16} {n:>10,}  {_pct(n / best.n_outcomes)}   at least {_pct(running / best.n_outcomes)}"
+            f"  {rules.category_label(c):<16} {n:>10,}  {_pct(n / best.n_outcomes)}   "
+            f"at least {_pct(running / best.n_outcomes)}"
         )
     lines.append(
         f"({a.seconds:.3f} s; percentile among all {comb(deck.size, 5):,} hands of the deck; "

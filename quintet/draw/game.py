@@ -1,4 +1,4 @@
-"""One hand of five-card draw poker as the rule text plays it (``seeds/003_…``; README, "Draw poker: the game").
+"""One hand of five-card draw poker as the rule text plays it (docs/draw-poker.md, "The rules implemented").
 
 A ``State`` is a state machine in pokerkit's shape: for every action ``x`` there is
 ``verify_x(...)`` (raises ``IllegalActionError``, a ``ValueError`` with a sentence),
@@ -24,10 +24,13 @@ The hand, in order (``Phase``):
    out, the muck (earlier players' discards and the folded hands; never the discards of the
    player being served) is shuffled into a new stock.
 4. **betting after the exchange** — as before, but the show-down comes at once after the
-   first circle if nobody raised in it, otherwise after ``circles`` circles; and on a turn a
-   player may **demand the show-down** (``demand_show_down(n)``, staking n ≥ the current
-   stake): the betting ends and each other player still in, in turn after the demander,
-   pays n to see (``call``) or folds.
+   first circle if nobody raised in it, otherwise after ``circles`` circles; and a player
+   may **demand the show-down** (``demand_show_down(n)``, staking n ≥ the current stake):
+   the betting ends and each other player still in, in turn after the demander, pays n to
+   see (``call``) or folds.  A demand is allowed in the first circle until somebody raises
+   in it, and in the last circle; after a raise in the first circle the circles between
+   are played out («карты можно открывать лишь по проведении трех кругов игры»).
+   ``Terms.demand_any_turn`` allows it on any turn of this betting instead.
 5. **show-down** (``show_down``) — the best hand per the rule set takes the whole pot; equal
    best hands split it, the odd chips one each to the winners from the dealer's left.
 
@@ -38,8 +41,9 @@ unseen (an automatic ``FoldOut`` record).  Chips are integers; stacks never go n
 
 from __future__ import annotations
 
+import json
 import random
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
@@ -51,10 +55,13 @@ from ..evaluator import hand_keys
 from ..rules import Rules, get_rules
 
 __all__ = [
-    "IllegalActionError", "TermsError", "Terms", "Phase", "ActionKind", "Action",
+    "MIN_PLAYERS", "MAX_PLAYERS", "IllegalActionError", "TermsError", "Terms", "Phase", "ActionKind", "Action",
     "AntePosting", "Fold", "Call", "Raise", "Demand", "Exchange", "ShowDown", "FoldOut", "Record",
     "State", "replay",
 ]
+
+
+MIN_PLAYERS, MAX_PLAYERS = 2, 6  # «Количество участников: от двух до шести человек»
 
 
 class IllegalActionError(ValueError):
@@ -75,7 +82,10 @@ class Terms:
     * ``exchange_fee`` — chips paid into the pot per card drawn in the exchange (≥ 0);
     * ``circles`` — circles of betting before and after the exchange (≥ 1; the text: three);
     * ``betting_before_exchange`` — bet before the exchange too (the text's first description),
-      or only after it (the second).
+      or only after it (the second);
+    * ``demand_any_turn`` — a show-down demand on any turn of the betting after the exchange
+      (the second description read alone), instead of only in the first circle before anybody
+      raises in it and in the last circle (default).
     """
 
     ante: int = 1
@@ -84,6 +94,7 @@ class Terms:
     exchange_fee: int = 0
     circles: int = 3
     betting_before_exchange: bool = True
+    demand_any_turn: bool = False
 
     def __post_init__(self) -> None:
         for name in ("ante", "stake", "limit", "exchange_fee", "circles"):
@@ -105,6 +116,7 @@ class Terms:
         return {
             "ante": self.ante, "stake": self.stake, "limit": self.limit, "exchange_fee": self.exchange_fee,
             "circles": self.circles, "betting_before_exchange": self.betting_before_exchange,
+            "demand_any_turn": self.demand_any_turn,
         }
 
 
@@ -266,7 +278,7 @@ def _amount_action(cache: dict[int, Action], kind: ActionKind, amount: int) -> A
 
 
 class State:
-    """One hand of draw poker (module doc).  Seats 0..n-1; players with a stack below the ante sit out.
+    """One hand of draw poker (module doc).  Seats 0..n-1, 2 ≤ n ≤ 6; players with a stack below the ante sit out.
 
     ``stacks`` are the chips in front of each seat (not in the pot); ``deck`` (top first, every
     card of the rule set's deck once) replaces the seeded shuffle.  Public attributes are read-only
@@ -278,6 +290,8 @@ class State:
         n = len(stacks)
         if rules.hand_size != 5:
             raise TermsError("draw poker deals five-card hands")
+        if not MIN_PLAYERS <= n <= MAX_PLAYERS:
+            raise TermsError(f"draw poker is for {MIN_PLAYERS} to {MAX_PLAYERS} players, got {n} seats")
         if not 0 <= dealer < max(n, 1):
             raise TermsError(f"the dealer must be one of the {n} seats, got {dealer}")
         if any(not isinstance(s, int) or isinstance(s, bool) or s < 0 for s in stacks):
@@ -400,8 +414,10 @@ class State:
         if self.phase not in phases:
             if self.phase is Phase.OVER:
                 raise IllegalActionError("the hand is over")
-            later = " (only after the exchange)" if phases == (Phase.BETTING_AFTER,) else ""
-            raise IllegalActionError(f"no {what} now{later}: it is the {self.phase}")
+            if self.phase is Phase.SEEING:
+                raise IllegalActionError(f"no {what} now: the show-down is demanded; pay {self.call_amount} to see "
+                                         "(call) or fold")
+            raise IllegalActionError(f"no {what} now: it is the {self.phase}")
         return self._queue[0]
 
     def verify_fold(self) -> None:
@@ -493,13 +509,34 @@ class State:
 
     def demand_range(self) -> range:
         """Legal stakes for a show-down demand by the seat to act (empty when none)."""
-        if self.phase is not Phase.BETTING_AFTER or not self._queue:
+        if self.demand_refusal() is not None:
             return range(0)
         return range(self.current_stake, min(self.terms.limit, self.stacks[self._queue[0]]) + 1)
 
+    def demand_refusal(self) -> str | None:
+        """Why the seat to act may not demand the show-down now, whatever the stake (None: it may)."""
+        phase = self.phase
+        if phase is Phase.BETTING_AFTER:
+            circle, circles = self.circle, self.terms.circles
+            if self.terms.demand_any_turn or circle == circles or (circle == 1 and not self.raised_in_circle):
+                return None
+            return (f"no show-down demand in circle {circle} of {circles}: the stakes were raised in the first "
+                    f"circle after the exchange, so the cards are shown only after all {circles} circles "
+                    f"(demand in circle {circles})")
+        if phase is Phase.OVER:
+            return "the hand is over"
+        if phase is Phase.SEEING:
+            return f"the show-down is already demanded; pay {self.call_amount} to see (call) or fold"
+        if phase is Phase.SHOWDOWN:
+            return "no show-down demand now: it is the show-down"
+        when = "during the exchange" if phase is Phase.EXCHANGE else "before the exchange"
+        return f"no show-down demand {when}: the show-down is demanded in the betting after the exchange"
+
     def verify_demand_show_down(self, amount: int | None = None) -> None:
-        seat = self._verify_turn("show-down demand", Phase.BETTING_AFTER)
-        self._verify_stake(seat, self.current_stake if amount is None else amount, raising=False)
+        refusal = self.demand_refusal()
+        if refusal is not None:
+            raise IllegalActionError(refusal)
+        self._verify_stake(self._queue[0], self.current_stake if amount is None else amount, raising=False)
 
     def can_demand_show_down(self, amount: int | None = None) -> bool:
         return self._can(lambda: self.verify_demand_show_down(amount))
@@ -739,8 +776,7 @@ class State:
                  "folded": self.folded[s], "stack_before": self.stacks_before[s], "stack_after": self.stacks[s]}
                 for s in dealt
             ],
-            **({"sitting_out": [{"seat": s, "stack": self.stacks[s]} for s in range(self.n_seats)
-                                if not self.dealt_in[s]]} if not all(self.dealt_in) else {}),
+            "sitting_out": [{"seat": s, "stack": self.stacks[s]} for s in range(self.n_seats) if not self.dealt_in[s]],
             "pot": sum(self.contributions),
             "showdown": showdown is not None,
             "winners": winners,
@@ -748,7 +784,8 @@ class State:
         }
 
 
-_RULE_OPTION_NAMES = ("ace_low_straight", "flush_over_full_house", "tiebreak", "swap_four_straight_flush")
+_RULE_OPTION_NAMES = ("ace_low_straight", "flush_over_full_house", "tiebreak", "swap_four_straight_flush",
+                      "joker_card")
 
 
 def _rule_options(rules: Rules) -> dict[str, Any]:
@@ -756,11 +793,23 @@ def _rule_options(rules: Rules) -> dict[str, Any]:
     return {k: getattr(rules, k) for k in _RULE_OPTION_NAMES if getattr(rules, k) != getattr(base, k)}
 
 
-def replay(history: dict[str, Any]) -> State:
-    """Rebuild a hand from its ``history()`` object: the same deal (seed, or stacked deck) and every action again.
+def replay(history: str | bytes | Mapping[str, Any]) -> State:
+    """Rebuild a hand from its history — a ``--history`` JSON line, or the object (``history()``,
+    or a line parsed) — by the same deal (seed, or stacked deck) and every action again.
 
-    Raises ``IllegalActionError`` (or ``TermsError``) if the history is not a legal hand.
+    Raises ``IllegalActionError`` (or ``TermsError``) if the history is not a legal hand, and
+    ``ValueError`` if it is not a hand's history at all.
     """
+    if isinstance(history, str | bytes):
+        try:
+            history = json.loads(history)
+        except json.JSONDecodeError as exc:
+            raise ValueError(f"not a JSON line of a hand's history: {exc}") from None
+    if not isinstance(history, Mapping):
+        raise ValueError(f"a hand's history is a JSON object, got {type(history).__name__}")
+    missing = [k for k in ("rules", "terms", "table_size", "dealer", "seed", "seats", "actions") if k not in history]
+    if missing:
+        raise ValueError(f"not a hand's history: no {missing[0]!r}")
     rules = get_rules(history["rules"], **history.get("rule_options", {}))
     terms = Terms(**history["terms"])
     stacks = [0] * int(history["table_size"])

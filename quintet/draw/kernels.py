@@ -1,4 +1,4 @@
-"""Numba kernels of the draw-poker evaluator (five-card draw poker, RULES.md §2): 64-bit masks.
+"""Numba kernels of the draw-poker evaluator (five-card draw poker, docs/draw-poker.md): 64-bit masks.
 
 Quintet's classic rule set keeps its 32-bit kernels (``quintet.kernels``); these serve every
 rule set with jokers, a 36/52/53/54-card deck or the colour categories.
@@ -39,10 +39,12 @@ combinatorial index of the sorted multiset ``r0 <= … <= r(k-1)``:
 
 Keys (int64; higher is stronger, equal is a tie) have the layout of ``quintet.hands``,
 as in the classic evaluator (a joker's duplicate counts: a joker with A♥ K♥ 9♥ 5♥ is the
-flush A A K 9 5).  ``group_only`` zeroes what follows the group of fours, threes and full
-houses.  A hand's key is the **maximum over every category whose pattern it shows** that
-the rule set's table holds (``strengths[category] >= 0``); categories absent from a table
-(flush in the 9-category table) simply never apply.
+flush A A K 9 5).  ``tiebreak`` (``quintet.hands.tiebreak_code``) zeroes what follows the
+group of fours, threes and full houses (1, ``group-only``), and also what follows the pair of
+a pair, the two pairs of two pair and the top card of high card (2, ``no-kickers``).  A
+hand's key is the **maximum over every category whose pattern it shows** that the rule set's
+table holds (``strengths[category] >= 0``); categories absent from a table (flush in the
+9-category table) simply never apply.
 """
 
 from __future__ import annotations
@@ -62,6 +64,7 @@ from ..hands import (
     STRAIGHT_COLOUR,
     STRAIGHT_FLUSH,
     THREE_OF_A_KIND,
+    TIEBREAK_NO_KICKERS,
     TWO_PAIR,
 )
 
@@ -83,7 +86,7 @@ def _pack(values, count):
 
 
 @njit(cache=True, nogil=True)
-def eval_multiset(ranks, flush, colour, strengths, straight_top, group_only):
+def eval_multiset(ranks, flush, colour, strengths, straight_top, tiebreak):
     """Key of five ranks (any order, duplicates allowed) with the given suit facts.
 
     ``flush``: the five cards share one suit; ``colour``: they share one colour.
@@ -117,10 +120,11 @@ def eval_multiset(ranks, flush, colour, strengths, straight_top, group_only):
     tb = np.zeros(5, dtype=np.int64)
     rest = np.zeros(5, dtype=np.int64)
     desc5 = _pack(r, 5)
+    no_kickers = tiebreak >= TIEBREAK_NO_KICKERS
 
-    # high card, flush, colour: all five cards, highest first
+    # high card (all five cards, or its highest card), flush, colour: all five, highest first
     if strengths[HIGH_CARD] >= 0:
-        best = max(best, (np.int64(strengths[HIGH_CARD]) << 20) | desc5)
+        best = max(best, (np.int64(strengths[HIGH_CARD]) << 20) | (_pack(r, 1) if no_kickers else desc5))
     if flush and strengths[FLUSH] >= 0:
         best = max(best, (np.int64(strengths[FLUSH]) << 20) | desc5)
     if (colour or flush) and strengths[COLOUR] >= 0:
@@ -158,12 +162,13 @@ def eval_multiset(ranks, flush, colour, strengths, straight_top, group_only):
             for a in range(n_rest):
                 tb[1 + a] = rest[a]
             if m == 2 and strengths[PAIR] >= 0:
-                best = max(best, (np.int64(strengths[PAIR]) << 20) | _pack(tb, 1 + n_rest))
+                k = _pack(tb, 1) if no_kickers else _pack(tb, 1 + n_rest)
+                best = max(best, (np.int64(strengths[PAIR]) << 20) | k)
             if m == 3 and strengths[THREE_OF_A_KIND] >= 0:
-                k = _pack(tb, 1) if group_only else _pack(tb, 1 + n_rest)
+                k = _pack(tb, 1) if tiebreak else _pack(tb, 1 + n_rest)
                 best = max(best, (np.int64(strengths[THREE_OF_A_KIND]) << 20) | k)
             if m == 4 and strengths[FOUR_OF_A_KIND] >= 0:
-                k = _pack(tb, 1) if group_only else _pack(tb, 1 + n_rest)
+                k = _pack(tb, 1) if tiebreak else _pack(tb, 1 + n_rest)
                 best = max(best, (np.int64(strengths[FOUR_OF_A_KIND]) << 20) | k)
             if m == 5 and strengths[FIVE_OF_A_KIND] >= 0:
                 best = max(best, (np.int64(strengths[FIVE_OF_A_KIND]) << 20) | _pack(tb, 1))
@@ -185,17 +190,17 @@ def eval_multiset(ranks, flush, colour, strengths, straight_top, group_only):
         tb[1] = lo
         tb[2] = kick
         if strengths[TWO_PAIR] >= 0:
-            best = max(best, (np.int64(strengths[TWO_PAIR]) << 20) | _pack(tb, 3))
+            best = max(best, (np.int64(strengths[TWO_PAIR]) << 20) | _pack(tb, 2 if no_kickers else 3))
         if gc[0] == 3 and gc[1] == 2 and strengths[FULL_HOUSE] >= 0:
             tb[0] = gr[0]
             tb[1] = gr[1]
-            k = _pack(tb, 1) if group_only else _pack(tb, 2)
+            k = _pack(tb, 1) if tiebreak else _pack(tb, 2)
             best = max(best, (np.int64(strengths[FULL_HOUSE]) << 20) | k)
     return best
 
 
 @njit(cache=True, nogil=True)
-def build_cell_keys(n_ranks, max_jokers, strengths, straight_top, group_only, binom):
+def build_cell_keys(n_ranks, max_jokers, strengths, straight_top, tiebreak, binom):
     """Key of every cell (module doc): the best over the jokers' stand-in ranks.
 
     Returns (keys int64[n_cells], offsets int64[max_jokers + 2]); ``offsets[j]`` is the
@@ -224,7 +229,7 @@ def build_cell_keys(n_ranks, max_jokers, strengths, straight_top, group_only, bi
                         hand[i] = a[i]
                     for i in range(j):
                         hand[k + i] = s[i]
-                    key = eval_multiset(hand, flush, colour, strengths, straight_top, group_only)
+                    key = eval_multiset(hand, flush, colour, strengths, straight_top, tiebreak)
                     if key > best:
                         best = key
                     if j == 0:

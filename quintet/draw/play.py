@@ -5,7 +5,8 @@ shows the cards, the pot, the stake and the legal moves and reads one command li
 ``fold`` (``pass``, ``пас``), ``call``, ``raise N``, ``demand [N]``, ``exchange CARDS``
 (cards by name, ``7c Kd``, or by position 1–5), ``stand``, ``hint`` (the advisor's exchange and
 the current equity), ``stacks``, ``help``, ``quit``.  A bad line gets one line of explanation
-and the prompt again; end of input (Ctrl-D) ends the match cleanly.
+and the prompt again (an empty line: just the prompt again); end of input (Ctrl-D) ends the
+match cleanly.  Messages are English; ``пас`` is accepted as a command too.
 
 ``--bots-only`` plays ``--hands`` hands unattended and prints a summary; ``--history FILE``
 appends one JSON line per hand (``State.history`` plus the hand number and names).
@@ -23,11 +24,13 @@ from math import comb
 from typing import Any, TextIO
 
 from ..cards import format_card, format_cards, parse_cards
-from ..cliutil import UsageError, int_at_least, number
+from ..cliutil import TIEBREAK_HELP, UsageError, int_at_least, number
 from ..evaluator import describe
 from ..rules import RULE_SETS, TIEBREAKS, Rules
 from .bots import BOT_KINDS, AdvisorBot, make_bot
 from .game import (
+    MAX_PLAYERS,
+    MIN_PLAYERS,
     Action,
     ActionKind,
     AntePosting,
@@ -51,12 +54,14 @@ __all__ = ["add_command", "run"]
 DEFAULT_RULES = "draw36-joker-11"
 POKER_RULE_SETS = sorted(name for name, rules in RULE_SETS.items() if rules.is_variant)
 HELP = """Commands (one per line):
-  fold | pass           leave the hand («пас»)
+  fold | pass           leave the hand
   call                  stake the current stake (when paying to see: the demanded stake)
   raise N               stake N chips, more than the current stake, at most the limit
   demand [N]            after the exchange: stake N (default the current stake) and demand the show-down
+                        (in the first circle until somebody raises, and in the last circle,
+                        unless the table plays --demand-any-turn)
   exchange CARDS        discard these cards (names like 7c Kd, or positions 1-5) and draw as many
-  stand                 exchange nothing
+  stand                 exchange nothing (keep all five cards)
   hint                  the advisor's exchange and your current equity
   stacks                everybody's chips
   help                  this text
@@ -72,7 +77,7 @@ def add_command(sub: Any) -> None:
     p = sub.add_parser(
         "poker",
         help="play five-card draw poker against bots (or watch bots play)",
-        description="Five-card draw poker as the rule text plays it (README: Draw poker: the game). "
+        description="Five-card draw poker as the rule text plays it (docs/draw-poker.md). "
         "You sit in seat 0 against bots; --bots-only plays unattended.",
     )
     table = p.add_argument_group("the table")
@@ -100,6 +105,9 @@ def add_command(sub: Any) -> None:
     terms.add_argument("--betting-before-exchange", action=argparse.BooleanOptionalAction,
                        default=Terms.betting_before_exchange,
                        help="bet before the exchange as well as after it (default: yes)")
+    terms.add_argument("--demand-any-turn", action="store_true", default=Terms.demand_any_turn,
+                       help="allow a show-down demand on any turn after the exchange (default: in the first "
+                       "circle until somebody raises, and in the last circle)")
     rules = p.add_argument_group("hand values")
     rules.add_argument("--rules", default=DEFAULT_RULES, choices=POKER_RULE_SETS,
                        help=f"a draw rule set (default {DEFAULT_RULES}: 36 cards, the 6s is the joker, 11 categories)")
@@ -107,10 +115,11 @@ def add_command(sub: Any) -> None:
                        help="the ace also plays below the lowest rank in a straight")
     rules.add_argument("--flush-over-full-house", action="store_true", default=None,
                        help="flush ranks above full house")
-    rules.add_argument("--tiebreak", choices=TIEBREAKS, default=None,
-                       help="equal groups: kickers decide (default) or group-only tie")
+    rules.add_argument("--tiebreak", choices=TIEBREAKS, default=None, help=TIEBREAK_HELP)
     rules.add_argument("--swap-four-straight-flush", action="store_true", default=None,
                        help="four of a kind and straight flush trade places in the table")
+    rules.add_argument("--joker-card", default=None, metavar="CARD",
+                       help="with draw36-joker…: the lowest card that plays as the joker, 6c 6d 6h or 6s (default 6s)")
     p.set_defaults(tie_points=None)
 
 
@@ -143,16 +152,19 @@ class Screen:
         """The cards of a hand in the order it is shown (largest rank group first): positions 1-5."""
         return parse_cards(self.cards(mask), self.rules.deck)
 
+    def verb(self, seat: int, verb: str) -> str:
+        """The verb (given as for 'bot2': 'calls') agreeing with the seat's name: 'call' for 'you'."""
+        return verb[:-1] if self.names[seat] == "you" else verb
+
     def who(self, seat: int, verb: str) -> str:
         """'bot2 calls', 'you call'."""
-        name = self.names[seat]
-        return f"{name} {verb[:-1] if name == 'you' else verb}"
+        return f"{self.names[seat]} {self.verb(seat, verb)}"
 
     def record(self, state: State, record: Record, *, reveal: int | None) -> None:
         """One line (a few for a show-down) for what just happened; ``reveal``: the person's seat."""
         pot = "" if state.over else f" · pot {state.pot}"
         if isinstance(record, Fold):
-            self.say(f"{self.who(record.seat, 'folds')} (пас){pot}")
+            self.say(f"{self.who(record.seat, 'folds')}{pot}")
         elif isinstance(record, Call):
             if record.phase is Phase.SEEING:
                 self.say(f"{self.who(record.seat, 'pays')} {record.amount} to see{pot}")
@@ -161,7 +173,8 @@ class Screen:
         elif isinstance(record, Raise):
             self.say(f"{self.who(record.seat, 'raises')} to {record.amount}{pot}")
         elif isinstance(record, Demand):
-            self.say(f"{self.who(record.seat, 'stakes')} {record.amount} and demands the show-down{pot}")
+            self.say(f"{self.who(record.seat, 'stakes')} {record.amount} and {self.verb(record.seat, 'demands')} "
+                     f"the show-down{pot}")
         elif isinstance(record, Exchange):
             n = len(record.discarded)
             if n == 0:
@@ -175,12 +188,15 @@ class Screen:
             if record.reshuffled:
                 what += " (the stock ran out: the muck was shuffled into a new stock)"
             self.say(what)
+            if record.seat == reveal and n:
+                mask = state.hands[reveal]
+                self.say(f"Your cards now: {self.cards(mask)} ({describe(mask, self.rules)})")
         elif isinstance(record, ShowDown):
             self.say("Show-down:")
             width = max(len(self.names[s]) for s, _, _ in record.hands)
             won = dict(zip(record.winners, record.amounts, strict=True))
             for seat, mask, _ in record.hands:
-                tail = f"   {self.who(seat, 'wins').split()[-1]} {won[seat]}" if seat in won else ""
+                tail = f"   {self.verb(seat, 'wins')} {won[seat]}" if seat in won else ""
                 self.say(f"  {self.names[seat]:<{width}}  {self.cards(mask)}   {describe(mask, self.rules)}{tail}")
         elif isinstance(record, FoldOut):
             self.say(f"{self.who(record.seat, 'takes')} the pot of {record.amount} (everyone else folded)")
@@ -247,13 +263,16 @@ class TerminalPlayer:
             moves.append(f"raise {_span(raises)}")
         if demands:
             moves.append(f"demand {_span(demands)}")
+        elif state.phase is Phase.BETTING_AFTER and state.demand_refusal() is not None:
+            moves.append(f"(a raise in circle 1: demand in circle {state.terms.circles})")
         say("Your move: " + " | ".join(moves) + " | hint")
 
     def parse(self, line: str, state: State) -> Action | None:
-        """An action from one command line, or None after an informational command (hint, help, stacks)."""
+        """An action from one command line, or None after an empty line or an informational command
+        (hint, help, stacks)."""
         words = line.strip().split()
         if not words:
-            raise ValueError("empty line: type a move, or help")
+            return None
         verb, rest = words[0].lower(), words[1:]
         if verb in ("quit", "exit", "q"):
             raise EndOfMatch
@@ -290,6 +309,9 @@ class TerminalPlayer:
     def _discards(self, words: list[str], state: State) -> tuple[int, ...]:
         if state.phase is not Phase.EXCHANGE or state.actor is None:
             raise IllegalActionError(f"no exchange now: it is the {state.phase}")
+        if not words:
+            raise ValueError("exchange needs the cards to discard (e.g. exchange 7c Kd, or exchange 4 5); "
+                             "to keep all five, type stand")
         hand = self.screen.hand(state.hands[state.actor])
         positions = [w for w in words if w.isdigit()]
         if positions and len(positions) != len(words):
@@ -356,7 +378,8 @@ def _no_arguments(verb: str, rest: list[str]) -> None:
 
 def _terms(args: argparse.Namespace) -> Terms:
     return Terms(ante=args.ante, stake=args.stake, limit=args.limit, exchange_fee=args.exchange_fee,
-                 circles=args.circles, betting_before_exchange=args.betting_before_exchange)
+                 circles=args.circles, betting_before_exchange=args.betting_before_exchange,
+                 demand_any_turn=args.demand_any_turn)
 
 
 def _bot_kinds(text: str, count: int) -> list[str]:
@@ -374,8 +397,8 @@ def _bot_kinds(text: str, count: int) -> list[str]:
 def run(args: argparse.Namespace, rules: Rules, *, out: TextIO | None = None, read: Any = input) -> int:
     """``quintet poker``: validate the options, seat the players, play."""
     out = out or sys.stdout
-    if not 2 <= args.players <= 6:
-        raise UsageError(f"draw poker is for 2 to 6 players, got {args.players}")
+    if not MIN_PLAYERS <= args.players <= MAX_PLAYERS:
+        raise UsageError(f"draw poker is for {MIN_PLAYERS} to {MAX_PLAYERS} players, got {args.players}")
     if not 0.0 <= args.bluff <= 1.0:
         raise UsageError(f"--bluff is a probability between 0 and 1, got {args.bluff}")
     terms = _terms(args)
@@ -401,8 +424,10 @@ def _describe_table(table: Table, kinds: list[str], screen: Screen, chips: int) 
     screen.say(f"Five-card draw poker: {rules.name} ({deck.size} cards{joker}); {bots}; {chips} chips each.")
     fee = f"{terms.exchange_fee} a card" if terms.exchange_fee else "free"
     when = "before and after the exchange" if terms.betting_before_exchange else "after the exchange"
+    demand = ("on any turn after the exchange" if terms.demand_any_turn or terms.circles == 1
+              else f"in circle 1 after the exchange until somebody raises, and in circle {terms.circles}")
     screen.say(f"Terms: ante {terms.ante}; stakes {terms.stake}-{terms.limit} a turn, never below the previous stake; "
-               f"{terms.circles} circles {when}; exchange {fee}; no credit.")
+               f"{terms.circles} circles {when}; exchange {fee}; show-down demands {demand}; no credit.")
 
 
 def _write(history: TextIO | None, table: Table, state: State, kinds: Sequence[str]) -> None:

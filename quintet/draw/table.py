@@ -14,7 +14,7 @@ from collections.abc import Callable, Sequence
 from typing import Any, Protocol
 
 from ..rules import Rules
-from .game import Action, Phase, Record, State, Terms, TermsError
+from .game import MAX_PLAYERS, MIN_PLAYERS, Action, Phase, Record, State, Terms, TermsError
 
 __all__ = ["Agent", "Table"]
 
@@ -30,8 +30,8 @@ class Table:
 
     def __init__(self, rules: Rules, terms: Terms, names: Sequence[str], chips: int | Sequence[int], *,
                  seed: int = 0) -> None:
-        if not 2 <= len(names) <= 6:
-            raise TermsError(f"draw poker is for 2 to 6 players, got {len(names)}")
+        if not MIN_PLAYERS <= len(names) <= MAX_PLAYERS:
+            raise TermsError(f"draw poker is for {MIN_PLAYERS} to {MAX_PLAYERS} players, got {len(names)}")
         stacks = [chips] * len(names) if isinstance(chips, int) else list(chips)
         if len(stacks) != len(names):
             raise TermsError(f"{len(names)} players but {len(stacks)} stacks")

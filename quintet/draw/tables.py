@@ -23,7 +23,7 @@ from itertools import product
 import numpy as np
 
 from ..cards import binomial_table, cards_of
-from ..hands import category_of_key, straight_top_table
+from ..hands import category_of_key, straight_top_table, tiebreak_code
 from ..rules import Category, Rules
 from . import kernels
 
@@ -44,7 +44,7 @@ class VariantTables:
     The ranker of a variant rule set (``quintet.evaluator.HandRanker``: ``key``, ``keys``,
     ``packets`` take masks validated by the evaluator).
 
-    * ``strengths``, ``straight_top``, ``group_only`` — the rule set for the kernels (as in
+    * ``strengths``, ``straight_top``, ``tiebreak`` — the rule set for the kernels (as in
       ``quintet.kernels``, ``straight_top`` over every set of the deck's ranks);
     * ``card_rank``/``card_suitbit`` — per card int (64 entries), see ``quintet.draw.kernels``;
     * ``cell_keys`` — key of each cell; ``cell_class`` — its class (-1: no hand of the deck);
@@ -56,7 +56,7 @@ class VariantTables:
     rules: Rules
     strengths: np.ndarray
     straight_top: np.ndarray
-    group_only: int
+    tiebreak: int
     card_rank: np.ndarray
     card_suitbit: np.ndarray
     binom: np.ndarray
@@ -131,11 +131,11 @@ def tables(rules: Rules) -> VariantTables:
         raise ValueError("the variant evaluator ranks five-card hands only")
     deck = rules.deck
     strengths = np.array(rules.category_strengths(), dtype=np.int64)
-    group_only = 1 if rules.tiebreak == "group-only" else 0
+    tiebreak = tiebreak_code(rules)
     straight_top = straight_top_table(rules)
     binom = binomial_table(BINOMIAL_ROWS, 6)
     cell_keys, offsets = kernels.build_cell_keys(
-        deck.n_ranks, deck.jokers, strengths, straight_top, group_only, binom
+        deck.n_ranks, deck.jokers, strengths, straight_top, tiebreak, binom
     )
     card_rank, card_suitbit = card_arrays(rules)
     identity = np.arange(cell_keys.shape[0], dtype=np.int64)
@@ -163,7 +163,7 @@ def tables(rules: Rules) -> VariantTables:
         rules,
         strengths,
         straight_top,
-        group_only,
+        tiebreak,
         card_rank,
         card_suitbit,
         binom,
@@ -196,7 +196,7 @@ def _eval_cards(cards: list[tuple[int, int]], t: VariantTables) -> int:
     suits = {s for _, s in cards}
     flush = len(suits) == 1
     colour = suits <= {1, 2} or suits <= {0, 3}
-    return int(kernels.eval_multiset(ranks, flush, colour, t.strengths, t.straight_top, t.group_only))
+    return int(kernels.eval_multiset(ranks, flush, colour, t.strengths, t.straight_top, t.tiebreak))
 
 
 def stand_ins(mask: int, rules: Rules) -> dict[int, int]:

@@ -363,7 +363,7 @@ def create_app(config: ServeConfig | None = None) -> FastAPI:
         """The rule sets: deck and hand categories (lowest first)."""
         return JSONResponse([
             {"name": name, "description": r.describe(), "deck": format_cards(r.deck.full_mask, r.deck).split(),
-             "categories": [c.label for c in r.categories]}
+             "categories": [r.category_label(c) for c in r.categories]}
             for name, r in sorted(RULE_SETS.items(), key=lambda kv: (kv[0] != "classic", kv[0]))
         ])
 
