@@ -53,6 +53,8 @@ from math import comb
 
 import numpy as np
 
+from .text import quote
+
 __all__ = [
     "CardError",
     "MalformedCardError",
@@ -209,7 +211,8 @@ class Deck:
         index = _parse_token(card, replace(self, joker_alias=""))
         lowest = [self.ranks[0] + suit for suit in SUITS]
         if self.rank_of(index) != 0:
-            raise CardNotInDeckError(f"the joker must be one of the lowest cards ({', '.join(lowest)}), not {card!r}")
+            raise CardNotInDeckError(f"the joker must be one of the lowest cards ({', '.join(lowest)}), "
+                                     f"not {quote(card)}")
         return replace(self, joker_alias=lowest[self.suit_of(index)])
 
     def is_joker(self, card: int) -> bool:
@@ -272,13 +275,13 @@ def _parse_joker(text: str, token: str, deck: Deck) -> tuple[int, bool] | None:
     if match is None:
         return None
     if not deck.jokers:
-        raise CardNotInDeckError(f"joker {token!r} is not in the {_deck_label(deck)} (it has no jokers)")
+        raise CardNotInDeckError(f"joker {quote(token)} is not in the {_deck_label(deck)} (it has no jokers)")
     number = match.group(1)
     if not number:
         return deck.joker_cards[0], True
     if not 1 <= int(number) <= deck.jokers:
         raise CardNotInDeckError(
-            f"joker {token!r} is not in the {_deck_label(deck)} (it has {deck.jokers} joker)"
+            f"joker {quote(token)} is not in the {_deck_label(deck)} (it has {deck.jokers} joker)"
         )
     return deck.joker_cards[int(number) - 1], False
 
@@ -297,21 +300,21 @@ def _parse_token_ex(token: str, deck: Deck) -> tuple[int, bool]:
 def _parse_token(token: str, deck: Deck) -> int:
     text = token.strip().replace("\ufe0f", "").replace("\ufe0e", "")  # emoji variation selectors
     if len(text) < 2:
-        raise MalformedCardError(f"malformed card {token!r}: expected a rank then a suit, like 'Ah'")
+        raise MalformedCardError(f"malformed card {quote(token)}: expected a rank then a suit, like 'Ah'")
     suit_ch = text[-1]
     rank_text = text[:-1].upper()
     suit = _SUIT_ALIASES.get(suit_ch.lower())
     if suit is None:
         if suit_ch.upper() in _ALL_RANKS or suit_ch.isdigit():
-            raise MalformedCardError(f"malformed card {token!r}: missing suit (c, d, h, s)")
-        raise UnknownSuitError(f"unknown suit {suit_ch!r} in card {token!r} (use c d h s or ♣ ♦ ♥ ♠)")
+            raise MalformedCardError(f"malformed card {quote(token)}: missing suit (c, d, h, s)")
+        raise UnknownSuitError(f"unknown suit {quote(suit_ch)} in card {quote(token)} (use c d h s or ♣ ♦ ♥ ♠)")
     rank_letter = _RANK_ALIASES.get(rank_text)
     if rank_letter is None:
-        raise UnknownRankError(f"unknown rank {text[:-1]!r} in card {token!r} (use 2-9, T or 10, J, Q, K, A)")
+        raise UnknownRankError(f"unknown rank {quote(text[:-1])} in card {quote(token)} (use 2-9, T or 10, J, Q, K, A)")
     index = deck.ranks.find(rank_letter)
     if index < 0:
         raise CardNotInDeckError(
-            f"card {token!r} is not in the {deck.size}-card deck (ranks {' '.join(deck.ranks)})"
+            f"card {quote(token)} is not in the {deck.size}-card deck (ranks {' '.join(deck.ranks)})"
         )
     return deck.card(index, suit)
 
@@ -319,7 +322,7 @@ def _parse_token(token: str, deck: Deck) -> int:
 def parse_card(token: str, deck: Deck = CLASSIC_DECK) -> int:
     """Parse one card (``Ah``, ``td``, ``10♦``) into its card int."""
     if not isinstance(token, str):
-        raise MalformedCardError(f"malformed card {token!r}: expected text")
+        raise MalformedCardError(f"malformed card {quote(token)}: expected text")
     return _parse_token_ex(token, deck)[0]
 
 
@@ -367,10 +370,10 @@ def parse_cards(
                 card = next(j for j in deck.joker_cards if j not in seen)
             else:
                 raise DuplicateCardError(
-                    f"one joker too many: {token!r} in {what} (the {_deck_label(deck)} has {deck.jokers})"
+                    f"one joker too many: {quote(token)} in {what} (the {_deck_label(deck)} has {deck.jokers})"
                 )
         if card in seen:
-            raise DuplicateCardError(f"duplicate card {token!r} in {what} (already given as {seen[card]!r})")
+            raise DuplicateCardError(f"duplicate card {quote(token)} in {what} (already given as {quote(seen[card])})")
         seen[card] = token
         cards.append(card)
     if count is not None and len(cards) != count:
@@ -443,5 +446,5 @@ def order_cards(cards: int | Iterable[int], deck: Deck = CLASSIC_DECK, order: st
             count[deck.rank_of(c)] = count.get(deck.rank_of(c), 0) + 1
         items.sort(key=lambda c: (count[deck.rank_of(c)], deck.rank_of(c), deck.suit_of(c)), reverse=True)
     elif order != "given":
-        raise ValueError(f"unknown card order {order!r}")
+        raise ValueError(f"unknown card order {quote(order)}")
     return sorted(jokers) + items

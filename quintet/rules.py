@@ -12,6 +12,7 @@ from dataclasses import dataclass, field, fields, replace
 from enum import IntEnum
 
 from .cards import CLASSIC_DECK, DECK_36, DECK_36_JOKER, DECK_52, DECK_53, DECK_54, Deck
+from .text import quote
 
 __all__ = [
     "Category", "Rules", "CLASSIC", "RULE_SETS", "get_rules", "UnknownRulesError",
@@ -65,7 +66,7 @@ class Category(IntEnum):
             return cls[key.upper()]
         except KeyError:
             names = ", ".join(c.label.replace(" ", "-") for c in cls.all())
-            raise UnknownRulesError(f"unknown category {text!r} (known: {names})") from None
+            raise UnknownRulesError(f"unknown category {quote(text)} (known: {names})") from None
 
 
 
@@ -185,7 +186,7 @@ class Rules:
 
     def __post_init__(self) -> None:
         if self.tiebreak not in TIEBREAKS:
-            raise UnknownRulesError(f"unknown tiebreak {self.tiebreak!r} (use {', '.join(TIEBREAKS)})")
+            raise UnknownRulesError(f"unknown tiebreak {quote(self.tiebreak)} (use {', '.join(TIEBREAKS)})")
         if not 0.0 <= self.tie_points <= 0.5:
             raise UnknownRulesError(f"tie_points must be between 0 and 0.5, got {self.tie_points}")
         if len(self.weights) < 1 or any(w <= 0 for w in self.weights):
@@ -332,9 +333,9 @@ def get_rules(name: str = "classic", **options: object) -> Rules:
         base = RULE_SETS[name]
     except KeyError:
         raise UnknownRulesError(
-            f"unknown rule set {name!r} (known: {', '.join(sorted(RULE_SETS))})"
+            f"unknown rule set {quote(name)} (known: {', '.join(sorted(RULE_SETS))})"
         ) from None
     unknown = set(options) - set(RULE_OPTIONS)
     if unknown:
-        raise UnknownRulesError(f"unknown rule option {sorted(unknown)[0]!r}")
+        raise UnknownRulesError(f"unknown rule option {quote(sorted(unknown)[0])}")
     return base.with_options(**options) if options else base

@@ -51,6 +51,7 @@ from ..cards import (
     parse_cards,
 )
 from ..rules import Category, Rules, UnknownRulesError
+from ..text import quote
 from . import kernels
 from .tables import tables
 
@@ -100,7 +101,7 @@ def parse_objective(text: str, rules: Rules) -> Objective:
             )
         return Objective("at-least", category, rules.category_label(category))
     raise UnknownRulesError(
-        f"unknown objective {text!r} (use expected, at-least:CATEGORY or beat-random)"
+        f"unknown objective {quote(text)} (use expected, at-least:CATEGORY or beat-random)"
     )
 
 

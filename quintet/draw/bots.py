@@ -33,6 +33,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..rules import Rules
+from ..text import quote
 from .game import Action, ActionKind, Phase, State
 from .policy import exchange_policy, strength_model
 
@@ -176,5 +177,5 @@ def make_bot(kind: str, rules: Rules, seed: int, *, bluff: float = 0.1) -> Rando
         return RandomBot(seed)
     if kind == "advisor":
         return AdvisorBot(rules, seed, bluff=bluff)
-    raise ValueError(f"unknown bot {kind!r} (use {' or '.join(BOT_KINDS)})")
+    raise ValueError(f"unknown bot {quote(kind)} (use {' or '.join(BOT_KINDS)})")
 

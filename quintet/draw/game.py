@@ -53,6 +53,7 @@ import numpy as np
 from ..cards import cards_of, format_card, format_cards, mask_of, parse_card
 from ..evaluator import hand_keys
 from ..rules import Rules, get_rules
+from ..text import quote
 
 __all__ = [
     "MIN_PLAYERS", "MAX_PLAYERS", "IllegalActionError", "TermsError", "Terms", "Phase", "ActionKind", "Action",
@@ -100,7 +101,7 @@ class Terms:
         for name in ("ante", "stake", "limit", "exchange_fee", "circles"):
             value = getattr(self, name)
             if not isinstance(value, int) or isinstance(value, bool):
-                raise TermsError(f"{name} must be a whole number of chips, got {value!r}")
+                raise TermsError(f"{name} must be a whole number of chips, got {quote(value)}")
         if self.ante < 1:
             raise TermsError(f"the ante must be at least 1 chip, got {self.ante}")
         if self.stake < 1:
@@ -479,7 +480,7 @@ class State:
 
     def _verify_stake(self, seat: int, amount: int, *, raising: bool) -> None:
         if not isinstance(amount, int) or isinstance(amount, bool):
-            raise IllegalActionError(f"a stake is a whole number of chips, got {amount!r}")
+            raise IllegalActionError(f"a stake is a whole number of chips, got {quote(amount)}")
         low = self.current_stake + 1 if raising else self.current_stake
         if amount < low:
             what = "a raise must stake more than" if raising else "a stake cannot be below"
@@ -809,7 +810,7 @@ def replay(history: str | bytes | Mapping[str, Any]) -> State:
         raise ValueError(f"a hand's history is a JSON object, got {type(history).__name__}")
     missing = [k for k in ("rules", "terms", "table_size", "dealer", "seed", "seats", "actions") if k not in history]
     if missing:
-        raise ValueError(f"not a hand's history: no {missing[0]!r}")
+        raise ValueError(f"not a hand's history: no {quote(missing[0])}")
     rules = get_rules(history["rules"], **history.get("rule_options", {}))
     terms = Terms(**history["terms"])
     stacks = [0] * int(history["table_size"])
@@ -824,7 +825,7 @@ def replay(history: str | bytes | Mapping[str, Any]) -> State:
         if kind == "fold-out":
             continue  # automatic, after the last fold
         if kind not in ActionKind.__members__.values():
-            raise IllegalActionError(f"unknown action {kind!r} in the history")
+            raise IllegalActionError(f"unknown action {quote(kind)} in the history")
         if "seat" in entry and state.actor != entry["seat"]:
             raise IllegalActionError(f"the history has seat {entry['seat']} acting when seat {state.actor} is to act")
         cards = tuple(parse_card(c, rules.deck) for c in entry.get("discard", ()))

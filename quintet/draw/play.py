@@ -27,6 +27,7 @@ from ..cards import format_card, format_cards, parse_cards
 from ..cliutil import TIEBREAK_HELP, UsageError, int_at_least, number
 from ..evaluator import describe
 from ..rules import RULE_SETS, TIEBREAKS, Rules
+from ..text import quote
 from .bots import BOT_KINDS, AdvisorBot, make_bot
 from .game import (
     MAX_PLAYERS,
@@ -304,7 +305,7 @@ class TerminalPlayer:
             return Action(ActionKind.EXCHANGE)
         if verb in ("exchange", "x", "discard", "draw"):
             return Action(ActionKind.EXCHANGE, cards=self._discards(rest, state))
-        raise ValueError(f"unknown command {words[0]!r} (type help)")
+        raise ValueError(f"unknown command {quote(words[0])} (type help)")
 
     def _discards(self, words: list[str], state: State) -> tuple[int, ...]:
         if state.phase is not Phase.EXCHANGE or state.actor is None:
@@ -365,12 +366,12 @@ def _chips(text: str) -> int:
     try:
         return int(text)
     except ValueError:
-        raise ValueError(f"not a whole number of chips: {text!r}") from None
+        raise ValueError(f"not a whole number of chips: {quote(text)}") from None
 
 
 def _no_arguments(verb: str, rest: list[str]) -> None:
     if rest:
-        raise ValueError(f"{verb} takes no argument, got {' '.join(rest)!r}")
+        raise ValueError(f"{verb} takes no argument, got {quote(' '.join(rest))}")
 
 
 # ---------------------------------------------------------------------------- the session ---
@@ -386,7 +387,7 @@ def _bot_kinds(text: str, count: int) -> list[str]:
     kinds = [k.strip().lower() for k in text.split(",") if k.strip()]
     bad = [k for k in kinds if k not in BOT_KINDS]
     if bad or not kinds:
-        raise UsageError(f"unknown bot {bad[0] if bad else text!r} (use {' or '.join(BOT_KINDS)})")
+        raise UsageError(f"unknown bot {quote(bad[0] if bad else text)} (use {' or '.join(BOT_KINDS)})")
     if len(kinds) == 1:
         return kinds * count
     if len(kinds) != count:

@@ -24,6 +24,7 @@ import numpy as np
 from quintet.cards import cards_of, format_card, format_cards, mask_of, parse_cards
 from quintet.evaluator import describe
 from quintet.game import Arrangement, Deal, IllegalArrangementError
+from quintet.text import quote
 from solver.engines.base import DEFAULT_ENGINE, EngineOptions, solve
 from solver.problem.best_response import (
     FLOAT_NOISE,
@@ -184,7 +185,7 @@ def _solution(tables: DealTables, marginals: np.ndarray, opponent: OpponentModel
 def _problem(tables: DealTables, marginals: np.ndarray, objective: str,
              fixed: tuple[int, ...] = ()) -> BestResponseProblem:
     if objective not in OBJECTIVES:
-        raise ValueError(f"unknown objective {objective!r} (use {' or '.join(OBJECTIVES)})")
+        raise ValueError(f"unknown objective {quote(objective)} (use {' or '.join(OBJECTIVES)})")
     rules = tables.rules
     values = slot_values(marginals, rules.weights, objective, rules.tie_points)
     return BestResponseProblem(tables, values, fixed)

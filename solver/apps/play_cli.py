@@ -45,6 +45,7 @@ from quintet.evaluator import describe
 from quintet.game import Deal
 from quintet.rules import Rules
 from quintet.seeds import SEED_MAX, fresh_seed, seed_series
+from quintet.text import quote
 from solver.advisor.advice import Grade, Solution
 from solver.advisor.equilibrium import EquilibriumResult, solve_equilibrium
 from solver.apps.interrupt import run_interruptible
@@ -369,7 +370,7 @@ def _execute(term: Terminal, game: GameSession, command: Command) -> None:
     elif name == "quit":
         raise _Quit
     else:  # pragma: no cover - parse_command knows every command
-        raise PlayError(f"unknown command {name!r}")
+        raise PlayError(f"unknown command {quote(name)}")
 
 
 def _place_and_confirm(term: Terminal, game: GameSession) -> None:

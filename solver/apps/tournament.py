@@ -57,6 +57,7 @@ from quintet.cliutil import (
 )
 from quintet.game import Arrangement, Deal
 from quintet.seeds import SEED_MAX, check_seed
+from quintet.text import quote
 from solver.advisor.advice import best_response
 from solver.advisor.equilibrium import EquilibriumResult, solve_equilibrium
 from solver.advisor.stats import mean_ci95
@@ -157,7 +158,7 @@ def evaluate_deal(deal: Deal, strategies: Sequence[str] = STRATEGIES, *,
     """
     unknown = [s for s in strategies if s not in STRATEGIES]
     if unknown:
-        raise ValueError(f"unknown strategy {unknown[0]!r} (use {', '.join(STRATEGIES)})")
+        raise ValueError(f"unknown strategy {quote(unknown[0])} (use {', '.join(STRATEGIES)})")
     tables = DealTables.build(deal)
     marginals: dict[str, np.ndarray] = {}
     arrangements: dict[str, Arrangement] = {}
@@ -391,7 +392,7 @@ def _main(argv: Sequence[str] | None) -> int:
     strategies = [s.strip() for s in args.strategies.split(",") if s.strip()]
     bad = [s for s in strategies if s not in STRATEGIES]
     if bad:
-        raise UsageError(f"unknown strategy {bad[0]!r} (use {', '.join(STRATEGIES)})")
+        raise UsageError(f"unknown strategy {quote(bad[0])} (use {', '.join(STRATEGIES)})")
     if len(set(strategies)) != len(strategies) or not strategies:
         raise UsageError("--strategies must name each strategy at most once, and at least one")
     deals = ([Deal.from_exposed(text, rules) for text in args.exposed]

@@ -22,6 +22,8 @@ import threading
 from dataclasses import dataclass, replace
 from typing import Protocol
 
+from quintet.text import quote
+
 from ..problem.best_response import BestResponseProblem, EngineResult
 
 __all__ = ["ENGINE_NAMES", "MAX_THREADS", "EngineOptions", "DEFAULT_ENGINE", "Engine", "SearchEngine", "CpsatEngine",
@@ -52,12 +54,12 @@ class EngineOptions:
         from quintet.seeds import check_seed
 
         if self.engine not in ENGINE_NAMES:
-            raise EngineOptionError(f"unknown engine {self.engine!r} (use {', '.join(ENGINE_NAMES)})")
+            raise EngineOptionError(f"unknown engine {quote(self.engine)} (use {', '.join(ENGINE_NAMES)})")
         if isinstance(self.threads, bool) or not isinstance(self.threads, int) or \
                 not 1 <= self.threads <= MAX_THREADS:
-            raise EngineOptionError(f"threads must be an integer from 1 to {MAX_THREADS}, got {self.threads!r}")
+            raise EngineOptionError(f"threads must be an integer from 1 to {MAX_THREADS}, got {quote(self.threads)}")
         if self.time_limit is not None and not (self.time_limit > 0 and self.time_limit < float("inf")):
-            raise EngineOptionError(f"time limit must be a positive number of seconds, got {self.time_limit!r}")
+            raise EngineOptionError(f"time limit must be a positive number of seconds, got {quote(self.time_limit)}")
         check_seed(self.seed)
 
     @property
@@ -123,4 +125,4 @@ def get_engine(name: str | EngineOptions = "auto") -> Engine:
     try:
         return _REGISTRY[key]
     except KeyError:
-        raise EngineOptionError(f"unknown engine {key!r} (use {', '.join(ENGINE_NAMES)})") from None
+        raise EngineOptionError(f"unknown engine {quote(key)} (use {', '.join(ENGINE_NAMES)})") from None

@@ -37,6 +37,7 @@ from quintet.cards import CardError, cards_of, format_cards, mask_of, parse_card
 from quintet.evaluator import describe
 from quintet.game import Arrangement, ArrangementError, Deal, Showdown, SlotResult, showdown
 from quintet.rules import Rules
+from quintet.text import quote
 from solver.advisor.advice import Grade, Solution, complete, grade
 from solver.problem.deal_tables import DealTables
 from solver.problem.opponents import (
@@ -108,10 +109,10 @@ def parse_command(line: str, n_slots: int = 5) -> Command | None:
     name = words[0].lower()
     rest = words[1].strip() if len(words) > 1 else ""
     if name not in COMMANDS:
-        raise PlayError(f"unknown command {words[0]!r} (type 'help' for the commands)")
+        raise PlayError(f"unknown command {quote(words[0])} (type 'help' for the commands)")
     if name in _NO_ARGUMENTS:
         if rest:
-            raise PlayError(f"'{name}' takes no arguments, got {rest!r}")
+            raise PlayError(f"'{name}' takes no arguments, got {quote(rest)}")
         return Command(name)
     if name == "play":
         if not rest:

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from quintet.text import quote
 from solver.problem.deal_tables import DealTables
 
 __all__ = [
@@ -52,7 +53,7 @@ def slot_values(marginals: np.ndarray, weights: tuple[int, ...], objective: str 
                 tie_points: float = 0.0) -> np.ndarray:
     """Value table ``V`` (float64, ``(R, n_slots)``) of a class in a slot; see module doc."""
     if objective not in OBJECTIVES:
-        raise ValueError(f"unknown objective {objective!r} (use {' or '.join(OBJECTIVES)})")
+        raise ValueError(f"unknown objective {quote(objective)} (use {' or '.join(OBJECTIVES)})")
     win, tie, loss = outcome_probabilities(marginals)
     w = np.asarray(weights, dtype=np.float64)[None, :]
     if objective == "margin":

@@ -48,6 +48,7 @@ OPPONENT_HELP = (
     "uniform | greedy | equilibrium | population:FILE (JSON/CSV of arrangements, optional weights) | "
     "style:FILE (a style learned from game records, JSON lines) | a mixture such as uniform:0.3,greedy:0.7"
 )
+_NAMES_HELP = "use uniform, greedy, equilibrium, population, style, or a mixture such as uniform:0.3,greedy:0.7"
 _DATA_FIELD = {"population": "the arrangements in the field 'population'", "style": "the records in the field 'style'"}
 """Where a term without a file takes its data from, over the HTTP API (and the Python API's arguments)."""
 
@@ -77,7 +78,7 @@ class OpponentTerm:
 
     def __post_init__(self) -> None:
         if self.name not in MODEL_NAMES:
-            raise OpponentError(f"unknown opponent {quote(self.name)} (use {OPPONENT_HELP})")
+            raise OpponentError(f"unknown opponent {quote(self.name, 40)} ({_NAMES_HELP})")
         if self.source is not None and (self.name not in _SOURCED or not self.source or "," in self.source):
             raise OpponentError(f"opponent {quote(self.name)} takes no file {quote(self.source)}"
                                 if self.name not in _SOURCED else f"bad file name {quote(self.source)}")
@@ -89,7 +90,7 @@ class OpponentTerm:
         name, sep, rest = text.strip().partition(":")
         name = name.strip()
         if name not in MODEL_NAMES:
-            raise OpponentError(f"unknown opponent {quote(name)} (use {OPPONENT_HELP})")
+            raise OpponentError(f"unknown opponent {quote(name, 40)} ({_NAMES_HELP})")
         if not sep:
             return cls(name)
         rest = rest.strip()

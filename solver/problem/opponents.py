@@ -34,6 +34,7 @@ import numpy as np
 
 from quintet.cards import CardError
 from quintet.game import Arrangement, ArrangementError, Deal
+from quintet.text import quote
 from solver.problem.deal_tables import DealTables
 
 __all__ = [
@@ -180,7 +181,7 @@ def _read_population_rows(path: Path) -> list[tuple[object, float]]:
             try:
                 rows.append((arr, float(weight)))
             except ValueError:
-                raise OpponentError(f"{path}: row {i}: weight {weight!r} is not a number") from None
+                raise OpponentError(f"{path}: row {i}: weight {quote(weight)} is not a number") from None
         return rows
     try:
         data = json.loads(text)

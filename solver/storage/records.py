@@ -30,6 +30,7 @@ from quintet.cards import CardError, format_cards
 from quintet.fingerprint import rules_fingerprint
 from quintet.game import Arrangement, ArrangementError, Deal, Showdown
 from quintet.rules import Rules
+from quintet.text import quote
 
 __all__ = ["RecordError", "GameRecord", "append_record", "read_player_games", "player_games_from_json"]
 
@@ -100,7 +101,7 @@ def _player_game(entry: object, rules: Rules, fingerprint: str) -> tuple[Deal, A
         if key not in entry:
             raise RecordError(f"no '{key}' field")
     if "rules" in entry and entry["rules"] != fingerprint:
-        raise RecordError(f"played under other rules ({entry['rules']!r}), not {fingerprint!r}")
+        raise RecordError(f"played under other rules ({quote(entry['rules'])}), not {fingerprint!r}")
     exposed = _cards(entry["exposed"], "exposed")
     try:
         deal = Deal.from_exposed(exposed, rules)

@@ -18,6 +18,7 @@ from typing import Any
 
 from quintet.cliutil import UsageError
 from quintet.rules import Rules
+from quintet.text import quote
 from solver.apps.batch.tasks import JobResult, warm_up_quietly
 
 __all__ = ["EXECUTORS", "Executor", "SerialExecutor", "PoolExecutor", "DaskExecutor", "make_executor",
@@ -161,7 +162,7 @@ def make_executor(executor: str, workers: int, scheduler: str | None = None) -> 
     if executor == "dask":
         return DaskExecutor(workers, scheduler)
     if executor != "local":
-        raise UsageError(f"unknown executor {executor!r} (use {' or '.join(EXECUTORS)})")
+        raise UsageError(f"unknown executor {quote(executor)} (use {' or '.join(EXECUTORS)})")
     if scheduler:
         raise UsageError("--scheduler needs --executor dask")
     return SerialExecutor() if workers == 1 else PoolExecutor(workers)

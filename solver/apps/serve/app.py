@@ -48,6 +48,7 @@ from quintet.draw.cli import hand_report
 from quintet.game import Deal
 from quintet.rules import RULE_SETS
 from quintet.seeds import SEED_MAX, fresh_seed
+from quintet.text import quote
 from solver.advisor.equilibrium import certified_within, stored_exploitability
 from solver.advisor.request import RequestError, SolveRequest
 from solver.apps.serve.jobs import Job, QueueFull, WorkerPool
@@ -265,7 +266,7 @@ def create_app(config: ServeConfig | None = None) -> FastAPI:
     def job_or_404(job_id: str) -> Job:
         job = pool.get(job_id)
         if job is None:
-            raise HTTPException(404, f"no job {job_id!r} (unknown, or finished long ago)")
+            raise HTTPException(404, f"no job {quote(job_id)} (unknown, or finished long ago)")
         return job
 
     errors: dict[int | str, dict[str, Any]] = {

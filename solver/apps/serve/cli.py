@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from quintet.cliutil import OneLineParser, UsageError, int_between, positive_int, run_cli
+from quintet.text import quote
 from solver.storage.store import SolutionStore, default_store_path
 
 __all__ = ["build_parser", "main"]
@@ -42,7 +43,7 @@ def _bind(host: str, port: int) -> socket.socket:
     try:
         infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
     except socket.gaierror as exc:
-        raise UsageError(f"cannot resolve --host {host!r}: {exc.strerror}") from None
+        raise UsageError(f"cannot resolve --host {quote(host)}: {exc.strerror}") from None
     family, kind, proto, _, address = infos[0]
     # proto must say TCP: asyncio sets TCP_NODELAY on accepted connections only then (without
     # it, every response after the first on a kept-alive connection waits ~40 ms for an ACK)
