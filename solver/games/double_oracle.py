@@ -189,6 +189,33 @@ def _restricted_equilibrium(game: SymmetricGame[S], pool: _Pool[S], working: lis
         working = working + order.tolist()
 
 
+@dataclass
+class _Best(Generic[S]):
+    """The mix with the smallest certified exploitability so far, and the exact oracle's budget."""
+
+    support: list[S]
+    probabilities: np.ndarray
+    exploitability: float
+    proven: bool
+    response_limit: float  # seconds for the next exact best response
+
+    def exact_response(self, game: SymmetricGame[S], support: list[S], probs: np.ndarray, hint: S,
+                       time_left: float | None, gain_tol: float,
+                       stop_event: threading.Event | None) -> tuple[Response[S], float]:
+        """The exact best response to the mix, and its certified value (value if proven, else the
+        bound); keeps the mix if it is the best certified so far; doubles the budget after an
+        unproven response that found nothing."""
+        limit = self.response_limit if time_left is None else min(self.response_limit, time_left)
+        response = game.best_response(support, probs, time_limit=limit, hint=hint, stop_event=stop_event)
+        certified = response.value if response.proven else response.bound
+        if certified < self.exploitability:
+            self.support, self.probabilities = support, probs
+            self.exploitability, self.proven = certified, response.proven
+        if response.value <= gain_tol and not response.proven:
+            self.response_limit *= 2  # nothing found in time: give the next attempt longer
+        return response, certified
+
+
 def double_oracle(
     game: SymmetricGame[S],
     initial: Sequence[S],
@@ -207,19 +234,17 @@ def double_oracle(
     ``trivial_bound`` (an upper bound on any payoff) certifies the first mix before any best
     response has finished.  A game with a cheap oracle (``CheapOracle``) is asked first; the
     exact best response runs when it finds nothing, and at least every ``options.exact_every``
-    iterations.  ``progress`` gets each iteration's ``IterationRecord`` (kept in ``history``).
+    iterations — a count, not a clock, so the same game gives the same mix every run.
+    ``progress`` gets each iteration's ``IterationRecord`` (kept in ``history``).
     """
     start = time.perf_counter()
     pool: _Pool[S] = _Pool()
     working = pool.add([s for s0 in initial for s in game.orbit(s0)])
     if not working:
         raise ValueError("double oracle needs at least one initial strategy")
-    best_support: list[S] = [pool.strategies[working[0]]]
-    best_probs = np.ones(1)
-    best_exploitability = trivial_bound
-    best_proven = False
+    best: _Best[S] = _Best([pool.strategies[working[0]]], np.ones(1), trivial_bound, False,
+                           options.first_response_limit)
     history: list[IterationRecord] = []
-    response_limit = options.first_response_limit
     iterations = 0
     interrupted = converged = False
     cheap = game if isinstance(game, CheapOracle) else None
@@ -233,47 +258,30 @@ def double_oracle(
         iterations += 1
         working, support, probs, pool_gains = _restricted_equilibrium(game, pool, working, options)
         ranked = np.argsort(-pool_gains, kind="stable")
-        # the cheap oracle: several gaining strategies, no proof
-        found: Sequence[tuple[float, S]] = []
+        found: Sequence[tuple[float, S]] = []  # the cheap oracle: several gaining strategies, no proof
         if cheap is not None:
             starts = [pool.strategies[i] for i in ranked[:options.cheap_starts]]
             found = cheap.improving_responses(support, probs, starts, min_gain=cheap_gain, limit=options.cheap_limit)
-        # the exact best response: when the cheap oracle finds nothing, and regularly anyway
-        # (every `exact_every` iterations), so that what lies far from the pool is found early.
-        # A count, not a clock: the same deal gives the same mix every run.
         exact = not found or since_exact + 1 >= options.exact_every
-        new_strategies = [s for _, s in found]
         since_exact = 0 if exact else since_exact + 1
+        new_strategies = [s for _, s in found]
         certified: float | None = None
         proven = False
+        gain = float(found[0][0]) if found else 0.0
         if exact:
-            left = remaining()
-            limit = response_limit if left is None else min(response_limit, left)
-            response = game.best_response(support, probs, time_limit=limit, hint=pool.strategies[int(ranked[0])],
-                                          stop_event=stop_event)
-            certified = response.value if response.proven else response.bound
-            proven = response.proven
-            if certified < best_exploitability:
-                best_support, best_probs, best_exploitability, best_proven = support, probs, certified, response.proven
+            response, certified = best.exact_response(game, support, probs, pool.strategies[int(ranked[0])],
+                                                      remaining(), options.gain_tol, stop_event)
+            proven, gain = response.proven, response.value
             if response.value > options.gain_tol:
                 new_strategies.insert(0, response.strategy)
-            elif not response.proven:
-                response_limit *= 2  # nothing found in time: give the next attempt longer
-            gain = response.value
-        else:
-            gain = float(found[0][0])
         record = IterationRecord(iterations, len(pool.strategies), len(working), len(support), exact, gain,
-                                 certified, best_exploitability, proven, time.perf_counter() - start)
+                                 certified, best.exploitability, proven, time.perf_counter() - start)
         history.append(record)
         if progress is not None:
             progress(record)
-        if best_exploitability <= epsilon + options.gain_tol:
-            converged = True
-            break
-        if stop_event is not None and stop_event.is_set():
-            interrupted = True
-            break
-        if remaining() == 0.0:
+        converged = best.exploitability <= epsilon + options.gain_tol
+        interrupted = not converged and stop_event is not None and stop_event.is_set()
+        if converged or interrupted or remaining() == 0.0:
             break
         new = [i for s in new_strategies for i in pool.add(game.orbit(s))]
         if not new:
@@ -286,7 +294,7 @@ def double_oracle(
         working = [pool.index[s] for s in support] + [new[k] for k in best_new.tolist()
                                                       if new_gains[k] > options.gain_tol]
     return DoubleOracleResult(
-        support=best_support, probabilities=best_probs, exploitability=max(best_exploitability, 0.0),
-        proven=best_proven, converged=converged, interrupted=interrupted, iterations=iterations,
+        support=best.support, probabilities=best.probabilities, exploitability=max(best.exploitability, 0.0),
+        proven=best.proven, converged=converged, interrupted=interrupted, iterations=iterations,
         seconds=time.perf_counter() - start, pool_size=len(pool.strategies), history=history,
     )

@@ -109,6 +109,70 @@ class SafeResult(Generic[S]):
     history: list[RnrIterationRecord] = field(default_factory=list)
 
 
+def _ranked(values: np.ndarray, strategies: list[S], count: int = 16) -> list[S]:
+    return [strategies[i] for i in np.argsort(-values, kind="stable")[:count]]
+
+
+@dataclass
+class _Generation(Generic[S]):
+    """The program's rows and columns so far, and how new ones are found (module doc)."""
+
+    game: ModelGame[S]
+    bound: float  # D
+    tolerance: float
+    cheap: ModelCheapOracle[S] | None
+    stop_event: threading.Event | None
+    rows: list[S] = field(default_factory=list)
+    columns: list[S] = field(default_factory=list)
+
+    def attack(self, support: list[S], probs: np.ndarray, seen: list[S],
+               time_left: float | None) -> tuple[list[S], float | None, Response[S] | None]:
+        """Rows: strategies gaining more than D against the mix — the cheap oracle's first, else
+        the exact best response's.  Returns (new rows, the certified exploitability when the exact
+        attack ran, the attack)."""
+        if self.cheap is not None:
+            starts = _ranked(self.game.payoffs(seen, support) @ probs, seen)
+            found = self.cheap.improving_responses(support, probs, starts, min_gain=self.bound + self.tolerance,
+                                                   limit=3, model_weight=0.0)
+            new_rows = [s for _, s in found if s not in self.rows]
+            if new_rows:
+                return new_rows, None, None
+        attack = self.game.best_response(support, probs, model_weight=0.0, time_limit=time_left,
+                                         stop_event=self.stop_event)
+        exploit = attack.value if attack.proven else attack.bound
+        gains = attack.value > self.bound + self.tolerance and attack.strategy not in self.rows
+        return ([attack.strategy] if gains else []), exploit, attack
+
+    def price(self, y: np.ndarray, mu: float, seen: list[S], exact: bool,
+              time_left: float | None) -> tuple[list[S], float | None, bool]:
+        """Columns whose reduced cost u(s, M) + Σ y_t u(s, t) − μ is positive: the best responses to
+        the opponent "M with weight 1, each row t with weight y_t" (normalized by ``weight``); the
+        exact pricing runs only when ``exact`` and the cheap oracle finds none.  Returns (new
+        columns, the exact pricing's certified reduced cost or None, whether it was proven)."""
+        weight = 1.0 / (1.0 + float(y.sum()))
+        priced = [t for t, yt in zip(self.rows, y, strict=True) if yt > 0]
+        pweights = np.array([yt for yt in y if yt > 0])
+        pweights = pweights / pweights.sum() if priced else np.zeros(0)
+        model_weight = weight if priced else 1.0
+        if self.cheap is not None:
+            values = weight * self.game.model_payoffs(seen)
+            if priced:
+                values = values + (1.0 - weight) * (self.game.payoffs(seen, priced) @ pweights)
+            found = self.cheap.improving_responses(priced, pweights, _ranked(values, seen),
+                                                   min_gain=(mu + self.tolerance) * weight, limit=3,
+                                                   model_weight=model_weight)
+            new_columns = [s for _, s in found if s not in self.columns]
+            if new_columns or not exact:
+                return new_columns, None, False
+        elif not exact:
+            return [], None, False
+        pricing = self.game.best_response(priced, pweights, model_weight=model_weight, time_limit=time_left,
+                                          stop_event=self.stop_event)
+        reduced = (pricing.value if pricing.proven else pricing.bound) / weight - mu
+        improves = pricing.value / weight - mu > self.tolerance and pricing.strategy not in self.columns
+        return ([pricing.strategy] if improves else []), reduced, pricing.proven
+
+
 def restricted_nash_response(
     game: ModelGame[S],
     initial: Sequence[S],
@@ -131,8 +195,8 @@ def restricted_nash_response(
     D = float(max_exploitability)
     if initial_exploitability > D + tolerance:
         raise ValueError(f"the initial mix is exploitable by {initial_exploitability}, more than {D}")
-    columns: list[S] = list(dict.fromkeys(initial))
-    rows: list[S] = []
+    cheap = game if isinstance(game, ModelCheapOracle) else None
+    gen: _Generation[S] = _Generation(game, D, tolerance, cheap, stop_event, columns=list(dict.fromkeys(initial)))
     probs0 = np.asarray(initial_probabilities, dtype=np.float64)
     best = SafeResult(list(initial), probs0 / probs0.sum(), max(initial_exploitability, 0.0),
                       float(game.model_payoffs(list(initial)) @ (probs0 / probs0.sum())), float("inf"), False, False,
@@ -144,76 +208,33 @@ def restricted_nash_response(
     def remaining() -> float | None:
         return None if time_limit is None else max(0.0, time_limit - (time.perf_counter() - start))
 
-    def stopped() -> bool:
-        return (stop_event is not None and stop_event.is_set()) or remaining() == 0.0
-
-    cheap = game if isinstance(game, ModelCheapOracle) else None
-
-    def ranked(values: np.ndarray, strategies: list[S], count: int = 16) -> list[S]:
-        return [strategies[i] for i in np.argsort(-values, kind="stable")[:count]]
-
     while True:
         iterations += 1
-        gains = game.model_payoffs(columns)
-        A = game.payoffs(rows, columns) if rows else np.zeros((0, len(columns)))
-        x, value, y, mu = solve_rnr_program(gains, A, D)
+        A = game.payoffs(gen.rows, gen.columns) if gen.rows else np.zeros((0, len(gen.columns)))
+        x, value, y, mu = solve_rnr_program(game.model_payoffs(gen.columns), A, D)
         keep = x > 1e-12
-        support = [s for s, k in zip(columns, keep, strict=True) if k]
+        support = [s for s, k in zip(gen.columns, keep, strict=True) if k]
         probs = x[keep] / x[keep].sum()
         margin = float(game.model_payoffs(support) @ probs)
-        seen = list(dict.fromkeys(columns + rows))
-        exploit: float | None = None
-        reduced: float | None = None
-        # rows: strategies gaining more than D against x — the cheap oracle first, else the exact
-        # best response, whose value certifies x's exploitability
-        new_rows: list[S] = []
-        if cheap is not None:
-            starts = ranked(game.payoffs(seen, support) @ probs, seen)
-            new_rows = [s for _, s in cheap.improving_responses(support, probs, starts, min_gain=D + tolerance,
-                                                                 limit=3, model_weight=0.0) if s not in rows]
-        if not new_rows:
-            attack = game.best_response(support, probs, model_weight=0.0, time_limit=remaining(),
-                                        stop_event=stop_event)
-            exploit = attack.value if attack.proven else attack.bound
-            if exploit <= D + tolerance and margin > best.model_margin:
-                best = SafeResult(support, probs, max(exploit, 0.0), margin, best.margin_bound, False, False,
-                                  iterations, 0.0)
-            if attack.value > D + tolerance and attack.strategy not in rows:
-                new_rows = [attack.strategy]
-        # columns: strategies whose reduced cost u(s, M) + Σ y_t u(s, t) − μ is positive, against
-        # the opponent "M with weight 1, each row t with weight y_t" (normalized by `weight`)
-        weight = 1.0 / (1.0 + float(y.sum()))
-        priced = [t for t, yt in zip(rows, y, strict=True) if yt > 0]
-        pweights = np.array([yt for yt in y if yt > 0])
-        pweights = pweights / pweights.sum() if priced else np.zeros(0)
-        new_columns: list[S] = []
-        if cheap is not None:
-            values = weight * game.model_payoffs(seen)
-            if priced:
-                values = values + (1.0 - weight) * (game.payoffs(seen, priced) @ pweights)
-            found = cheap.improving_responses(priced, pweights, ranked(values, seen),
-                                              min_gain=(mu + tolerance) * weight, limit=3,
-                                              model_weight=weight if priced else 1.0)
-            new_columns = [s for _, s in found if s not in columns]
-        if not new_columns and not new_rows:
-            pricing = game.best_response(priced, pweights, model_weight=weight if priced else 1.0,
-                                         time_limit=remaining(), stop_event=stop_event)
-            reduced = (pricing.value if pricing.proven else pricing.bound) / weight - mu
-            if pricing.proven:
-                best.margin_bound = min(best.margin_bound, value + max(0.0, reduced))
-            if pricing.value / weight - mu > tolerance and pricing.strategy not in columns:
-                new_columns = [pricing.strategy]
-        record = RnrIterationRecord(iterations, len(columns), len(rows), len(support), margin, value, exploit,
+        seen = list(dict.fromkeys(gen.columns + gen.rows))
+        new_rows, exploit, _ = gen.attack(support, probs, seen, remaining())
+        if exploit is not None and exploit <= D + tolerance and margin > best.model_margin:
+            best = SafeResult(support, probs, max(exploit, 0.0), margin, best.margin_bound, False, False,
+                              iterations, 0.0)
+        new_columns, reduced, proven = gen.price(y, mu, seen, not new_rows, remaining())
+        if reduced is not None and proven:
+            best.margin_bound = min(best.margin_bound, value + max(0.0, reduced))
+        record = RnrIterationRecord(iterations, len(gen.columns), len(gen.rows), len(support), margin, value, exploit,
                                     reduced, time.perf_counter() - start)
         history.append(record)
         if progress is not None:
             progress(record)
-        rows.extend(new_rows)
-        columns.extend(new_columns)
+        gen.rows.extend(new_rows)
+        gen.columns.extend(new_columns)
         if not (new_rows or new_columns):
             best.optimal = best.margin_bound - best.model_margin <= LP_TOLERANCE
             break
-        if stopped():
+        if (stop_event is not None and stop_event.is_set()) or remaining() == 0.0:
             interrupted = stop_event is not None and stop_event.is_set()
             break
     best.interrupted = interrupted
@@ -221,5 +242,3 @@ def restricted_nash_response(
     best.seconds = time.perf_counter() - start
     best.history = history
     return best
-
-
