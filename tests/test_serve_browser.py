@@ -693,6 +693,16 @@ def test_draw_advisor_tab(page, server):
     answer = pg.inner_text("#draw-answer")
     assert "expected:" not in answer and "at-least:" not in answer
     assert pg.evaluate("document.activeElement.closest('#draw-answer') !== null")
+    # the answer says its hand, and goes stale when the question changes
+    shown = pg.eval_on_selector_all("#draw-answer-for .card-text", "e => e.map(x => x.dataset.card)")
+    assert shown == want["hand"] and "52 cards" in pg.inner_text("#draw-answer-for")
+    assert pg.get_attribute("#draw-answer", "data-stale") == "false"
+    pg.click('#draw-grid [data-card="2c"]')
+    assert pg.get_attribute("#draw-answer", "data-stale") == "true" and pg.is_visible("#draw-stale-note")
+    pg.click('#draw-grid [data-card="2c"]')
+    assert pg.get_attribute("#draw-answer", "data-stale") == "false"
+    pg.select_option("#draw-target", "straight")
+    assert pg.get_attribute("#draw-answer", "data-stale") == "true"
 
 
 def test_draw_joker_is_an_svg_card_typed_or_clicked(any_page):

@@ -2,7 +2,7 @@
 // Rule sets are named in words from what GET /api/rules says of them (deck, category table).
 
 import { call } from "./api.js";
-import { CardGrid, cardEl, cardName, parseCard, rankText, readCards, sortCards } from "./cards.js";
+import { CardGrid, cardEl, cardName, cardsTextEl, parseCard, rankText, readCards, sortCards } from "./cards.js";
 import { el, pct } from "./format.js";
 
 const $ = (id) => document.getElementById(id);
@@ -19,7 +19,7 @@ const NO_ARTICLE = ["two pair", "three of a kind", "four of a kind", "five of a 
 
 let ruleSets = [];
 let grid = null;
-const state = { hand: [], handError: "", knownError: "" };
+const state = { hand: [], handError: "", knownError: "", asked: null }; // asked: the question answered
 
 const isJoker = (code) => parseCard(code).joker;
 
@@ -161,6 +161,21 @@ function fieldMessage(id, message) {
   $(id).setAttribute("aria-invalid", message ? "true" : "false");
 }
 
+/** What the form asks now, as text (for "is the answer shown still this question?"). */
+function question() {
+  const known = readKnown(false);
+  return JSON.stringify([sortCards(state.hand).join(" "), currentRules().name, objective(),
+    known.error ? null : sortCards(known.cards).join(" ")]);
+}
+
+function refreshStale() {
+  const note = $("draw-stale-note");
+  if (!state.asked || !note) return;
+  const stale = question() !== state.asked;
+  $("draw-answer").dataset.stale = stale ? "true" : "false";
+  note.hidden = !stale;
+}
+
 function changed({ text = true } = {}) {
   const full = state.hand.length === HAND_SIZE;
   grid.update((code) => ({ pressed: state.hand.includes(code), disabled: full && !state.hand.includes(code) }));
@@ -169,6 +184,7 @@ function changed({ text = true } = {}) {
   $("draw-count").textContent = `${state.hand.length} of ${HAND_SIZE}`;
   $("draw-count").classList.toggle("done", full && !state.handError);
   for (const e of document.querySelectorAll(".target-only")) e.hidden = $("draw-objective").value !== "at-least";
+  refreshStale();
 }
 
 function readHand(partial) {
@@ -185,6 +201,7 @@ function readKnown(partial) {
 function checkKnown(partial = true) {
   state.knownError = readKnown(partial).error;
   fieldMessage("draw-known", state.knownError);
+  refreshStale();
 }
 
 function objective() {
@@ -204,10 +221,20 @@ function keepEl(option) {
   return box;
 }
 
-function render(advice) {
+function render(advice, asked) {
   const out = [];
-  const heading = el("h3", "", "Recommended");
+  const heading = el("h3", "answer-heading", "Recommended");
   heading.tabIndex = -1;
+  const label = el("p", "answer-for");
+  label.id = "draw-answer-for";
+  label.append("For the hand ", cardsTextEl(advice.hand));
+  if (advice.known && advice.known.length) label.append(" (out: ", cardsTextEl(advice.known), ")");
+  label.append(` · ${deckLabel(currentRules().deck)} · hands: ${tableLabel(currentRules().categories)}`);
+  const note = el("p", "stale-note", "Out of date: the hand, the rules, the objective or the cards known to be "
+    + "out changed since this answer. Ask again for an answer to what the form shows now.");
+  note.id = "draw-stale-note";
+  note.hidden = true;
+  out.push(label, note);
   const rec = el("ul", "recommended");
   for (const [name, o] of Object.entries(advice.recommended)) {
     const li = el("li");
@@ -216,7 +243,7 @@ function render(advice) {
       el("span", "", ` and draw ${o.draw}`));
     rec.append(li);
   }
-  out.push(heading, rec);
+  out.push(rec);
   // The objective's own measure comes first, then the others.
   const target = advice.objective.startsWith("at-least:") ? advice.objective.slice(9) : null;
   const columns = [
@@ -246,7 +273,9 @@ function render(advice) {
   out.push(el("h3", "", `All 32 exchanges, best first by ${objectiveWords(advice.objective)}`), wrap);
   out.push(el("p", "proof", `${advice.unseen} unseen cards; opponent: ${advice.opponent_model}; `
     + `percentiles among ${advice.percentile_of}; ${advice.seconds} s`));
-  $("draw-answer").replaceChildren(...out);
+  $("draw-answer").replaceChildren(heading, ...out);
+  state.asked = asked;
+  refreshStale();
   return heading;
 }
 
@@ -273,8 +302,9 @@ async function advise() {
   try {
     const body = { hand: hand.cards.join(" "), rules: { name: currentRules().name }, objective: objective() };
     if (known.cards.length) body.known = known.cards.join(" ");
+    const asked = question();
     const { data } = await call("POST", "/api/draw", body);
-    focus = render(data);
+    focus = render(data, asked);
   } catch (e) {
     showError(e.message);
     focus = $("draw-error");
@@ -297,6 +327,7 @@ export async function setupDraw() {
   });
   $("draw-rules").addEventListener("change", buildGrid);
   $("draw-objective").addEventListener("change", () => changed());
+  $("draw-target").addEventListener("change", refreshStale);
   const typed = (partial) => {
     const { cards, error } = readHand(partial);
     state.handError = error;
