@@ -68,10 +68,6 @@ export function randomSeed() {
 
 // ---------------------------------------------------------------- the deal
 
-function liveCards() {
-  return DECK.filter((c) => !state.exposed.includes(c));
-}
-
 function placed() {
   return new Set(state.mine.flat());
 }
