@@ -1,12 +1,16 @@
-"""The README's pictures of the page: quintet-serve with the example deal solved.
+"""The pictures of the page (README, docs/page.md): quintet-serve with the example deal solved.
 
-    python docs/screenshot.py                      # uniform advice + a graded arrangement
+    python docs/screenshot.py                      # uniform advice, a graded arrangement, the draw tab
     python docs/screenshot.py --store PATH         # a store holding the example's equilibrium:
                                                    # the equilibrium view as well
 
 Starts ``quintet-serve`` on a free loopback port, drives Debian's chromium with Playwright
 and writes ``docs/quintet-serve.png`` (desktop, 1280 px wide), ``docs/quintet-serve-phone.png``
-(390 px) and, with ``--store``, ``docs/quintet-serve-equilibrium.png``.
+(390 px), ``docs/quintet-serve-draw.png`` (the draw tab, 1280 px) and, with ``--store``,
+``docs/quintet-serve-equilibrium.png``.
+
+The page draws the equilibrium's "play this" seed at random (``crypto.getRandomValues``);
+here that generator is pinned to ``--seed`` so the pictures are the same at every run.
 """
 
 from __future__ import annotations
@@ -26,12 +30,18 @@ from playwright.sync_api import sync_playwright
 HERE = Path(__file__).resolve().parent
 EXAMPLE = "8h 7h 9d Ts 7s Qc Jc"
 MINE = "9s 9c 8s 8c 7c | Ks Kd Kc Js Tc | Qd Jd Td 8d 7d | As Ah Ad Ac Qs | Kh Qh Jh Th 9h"
+DRAW_HAND = "Ah Kh 9h 5h Jk"
 ARGS = ["--no-sandbox", "--headless", "--disable-gpu", "--disable-background-networking",
         "--disable-component-update", "--disable-sync", "--no-first-run"]
 
 
-def solve_example(page, opponent: str) -> None:
-    page.goto(page.url)
+def pin_random(page, seed: int) -> None:
+    """Every crypto.getRandomValues of the page fills in ``seed`` (the seeds it draws)."""
+    page.add_init_script(f"crypto.getRandomValues = (a) => {{ a.fill({seed}); return a; }};")
+
+
+def solve_example(page, url: str, opponent: str) -> None:
+    page.goto(url)
     page.wait_for_selector("body[data-ready=true]")
     for card in EXAMPLE.split():
         page.click(f'#exposed-grid [data-card="{card}"]')
@@ -44,30 +54,43 @@ def solve_example(page, opponent: str) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--store", default=None, help="a store with the example deal's equilibrium")
+    parser.add_argument("--seed", type=int, default=20240607, help="the seed the page draws (default 20240607)")
     args = parser.parse_args()
     store = args.store or str(Path(tempfile.mkdtemp()) / "solutions.sqlite")
     proc = subprocess.Popen([sys.executable, "-m", "solver.apps.serve.cli", "--port", "0", "--workers", "1",
                              "--store", store], stderr=subprocess.PIPE, text=True, cwd=HERE.parent)
     try:
         assert proc.stderr is not None
-        url = re.search(r"(http://\S+)/ ", proc.stderr.readline()).group(1)  # type: ignore[union-attr]
-        while httpx.get(f"{url}/api/health").json()["workers_ready"] < 1:
+        url = re.search(r"(http://\S+)/ ", proc.stderr.readline()).group(1) + "/"  # type: ignore[union-attr]
+        while httpx.get(f"{url}api/health").json()["workers_ready"] < 1:
             time.sleep(0.2)
         with sync_playwright() as p:
             browser = p.chromium.launch(executable_path="/usr/bin/chromium", args=ARGS)
             page = browser.new_page(viewport={"width": 1280, "height": 980})
-            page.goto(url + "/")
-            solve_example(page, "uniform")
+            pin_random(page, args.seed)
+            solve_example(page, url, "uniform")
             page.wait_for_timeout(300)
             page.screenshot(path=str(HERE / "quintet-serve.png"))
             if args.store:
-                solve_example(page, "equilibrium")
+                solve_example(page, url, "equilibrium")
+                page.wait_for_timeout(300)
                 page.screenshot(path=str(HERE / "quintet-serve-equilibrium.png"), full_page=True)
+            # the draw tab: a hand with a joker of the 54-card deck
+            page.goto(url)
+            page.wait_for_selector("body[data-ready=true]")
+            page.click("#tab-draw")
+            page.select_option("#draw-deck", label="54 cards: 52 and two jokers")
+            page.select_option("#draw-rules", "draw54")
+            page.fill("#draw-hand", DRAW_HAND)
+            page.click("#draw-advise")
+            page.wait_for_selector("#draw-answer table")
+            page.wait_for_timeout(300)
+            page.screenshot(path=str(HERE / "quintet-serve-draw.png"))
+            # a phone: the arrangement typed in, graded
             phone = browser.new_page(viewport={"width": 390, "height": 844}, is_mobile=True)
-            phone.goto(url + "/")
-            solve_example(phone, "uniform")
-            for card in " ".join(MINE.split("|")).split():
-                phone.click(f'#pool [data-card="{card}"]')
+            pin_random(phone, args.seed)
+            solve_example(phone, url, "uniform")
+            phone.fill("#mine-text", MINE)
             phone.click("#grade")
             phone.wait_for_selector("#grade-regret")
             phone.wait_for_timeout(800)  # the smooth scroll to the answer

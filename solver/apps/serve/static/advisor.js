@@ -1,102 +1,204 @@
-// The arrangement advisor tab: pick the exposed cards, ask for the best arrangement (or the
-// equilibrium, with live progress), build "my arrangement" and grade or complete it.
+// The arrangement advisor tab: pick (or type) the exposed cards, ask for the best arrangement
+// (or the equilibrium, with live progress), build "my arrangement" (click or type it, or take
+// an answer's) and grade or complete it.
+//
+// Every button asks through one function, ``buildRequest``: it reads the form as it is shown
+// and sends exactly the fields that apply, or refuses with a message naming what to fix.
+// Every answer says which deal and opponent it belongs to, and is marked out of date as soon
+// as the form no longer asks that question.
 
 import { call, followJob } from "./api.js";
-import { CardGrid, cardEl, readCards, sortCards } from "./cards.js";
+import { CardGrid, cardEl, cardsTextEl, cardTextEl, readCards, sortCards } from "./cards.js";
+import { CATEGORIES, categoryColour, categoryOf } from "./categories.js";
 import { el, pct, seconds, signed } from "./format.js";
 
 const RANKS = "AKQJT987";
 const SUITS = "shdc";
+const DECK = [...RANKS].flatMap((r) => [...SUITS].map((s) => r + s)); // the classic 32-card deck
 const N_EXPOSED = 7;
 const N_SLOTS = 5;
 const HAND_SIZE = 5;
 const WEIGHTS = [3, 4, 5, 6, 7];
 const MIX_SHOWN = 10;
-const CATEGORY_COLOURS = {
-  "high card": "#bbb", "one pair": "#9ecae1", "two pair": "#6baed6", "three of a kind": "#4292c6",
-  "straight": "#74c476", "flush": "#fd8d3c", "full house": "#e6550d", "four of a kind": "#a63603",
-  "straight flush": "#756bb1",
-};
+const MAX_SEED = 2147483647;
+const TICK_MS = 200;
 
 const OPPONENT_HELP = {
   equilibrium: "The right advice against an unknown opponent: a mix of arrangements that no arrangement "
-    + "beats by more than ε points. New deals take seconds to minutes; solved deals come from the store.",
+    + "beats by more than ε points (ε = 0: an exact equilibrium). New deals take seconds to minutes; "
+    + "solved deals come from the store. The objective applies when you grade or complete against it.",
   uniform: "An opponent who arranges the 25 cards at random.",
   greedy: "An opponent who takes the strongest hand first, then the next, and lays them weakest first.",
   mixture: "Weights are relative, e.g. uniform:0.3,greedy:0.7 or equilibrium:0.5,greedy:0.5.",
 };
+const OBJECTIVE_WORDS = { margin: "expected margin", points: "expected points" };
 
 const $ = (id) => document.getElementById(id);
 
 const state = {
-  exposed: new Set(),
+  exposed: [], // the valid cards of the deal box, as shown
+  exposedError: "",
+  dealSeed: null, // the seed of the deal shown, when it came from one
   mine: Array.from({ length: N_SLOTS }, () => []),
+  mineError: "",
   history: [],
+  typing: false, // editing the arrangement's text: one undo step for the whole edit
   activeSlot: 0,
   swap: null, // the best swap of the last grade, shown on "my arrangement"
   job: null, // the equilibrium job being followed
   busy: false,
+  answer: null, // what the answer shown was asked for: {deal, opponent, objective, epsilon, mine}
 };
 
 let deckGrid;
 let poolGrid;
 
-// ---------------------------------------------------------------- the deal
-
-function liveCards() {
-  const live = [];
-  for (const s of SUITS) for (const r of RANKS) if (!state.exposed.has(r + s)) live.push(r + s);
-  return live;
+/** A problem with the form: ``message`` (one line) and the element to fix. */
+class FormError extends Error {
+  constructor(message, field) {
+    super(message);
+    this.field = field;
+  }
 }
+
+/** A fresh random seed in 0..2^31-1 (the browser's cryptographic generator). */
+export function randomSeed() {
+  return crypto.getRandomValues(new Uint32Array(1))[0] & MAX_SEED;
+}
+
+// ---------------------------------------------------------------- the deal
 
 function placed() {
   return new Set(state.mine.flat());
 }
 
-function setExposed(cards) {
-  state.exposed = new Set(cards);
-  state.mine = Array.from({ length: N_SLOTS }, () => []);
-  state.history = [];
-  state.activeSlot = 0;
-  state.swap = null;
-  dealChanged();
+function sameCards(a, b) {
+  return a.length === b.length && sortCards(a).join(" ") === sortCards(b).join(" ");
+}
+
+/** Read the deal box: {cards, error}. */
+function readDealText(partial) {
+  const { cards, error } = readCards($("exposed-text").value, DECK, { partial });
+  if (error) return { cards, error };
+  if (cards.length > N_EXPOSED) return { cards, error: `${cards.length} cards: the exposed cards are ${N_EXPOSED}` };
+  return { cards, error: "" };
+}
+
+/** Show the deal ``cards``; ``text``: also write them into the box (not while it is typed in). */
+function setExposed(cards, { text = true, seed = null } = {}) {
+  const changed = !sameCards(cards, state.exposed);
+  state.exposed = [...cards];
+  if (seed !== null || changed) state.dealSeed = seed;
+  if (seed === null && changed) $("seed").value = "";
+  if (changed) {
+    state.mine = Array.from({ length: N_SLOTS }, () => []);
+    state.history = [];
+    state.activeSlot = 0;
+    state.swap = null;
+    state.mineError = "";
+  }
+  if (text) {
+    state.exposedError = "";
+    $("exposed-text").value = sortCards(state.exposed).join(" ");
+  }
+  dealChanged(changed);
 }
 
 function toggleExposed(code) {
-  if (state.exposed.has(code)) state.exposed.delete(code);
-  else if (state.exposed.size < N_EXPOSED) state.exposed.add(code);
-  setExposed([...state.exposed]);
+  const cards = state.exposed.includes(code) ? state.exposed.filter((c) => c !== code)
+    : state.exposed.length < N_EXPOSED ? [...state.exposed, code] : state.exposed;
+  setExposed(cards);
 }
 
-function dealChanged() {
-  const full = state.exposed.size === N_EXPOSED;
+function fieldMessage(id, message) {
+  const msg = $(`${id}-msg`);
+  msg.textContent = message;
+  msg.hidden = !message;
+  $(id).setAttribute("aria-invalid", message ? "true" : "false");
+}
+
+function dealChanged(rebuild = true) {
+  const full = state.exposed.length === N_EXPOSED;
   deckGrid.update((code) => ({
-    pressed: state.exposed.has(code),
-    disabled: full && !state.exposed.has(code),
+    pressed: state.exposed.includes(code),
+    disabled: full && !state.exposed.includes(code),
   }));
-  $("exposed-text").value = sortCards([...state.exposed]).join(" ");
-  $("exposed-count").textContent = `${state.exposed.size} of ${N_EXPOSED}`;
-  $("exposed-count").classList.toggle("done", full);
-  buildPool();
+  fieldMessage("exposed-text", state.exposedError);
+  $("exposed-count").textContent = `${state.exposed.length} of ${N_EXPOSED}`;
+  $("exposed-count").classList.toggle("done", full && !state.exposedError);
+  if (rebuild) buildPool();
   mineChanged();
-  buttonsChanged();
 }
 
 function buildPool() {
   const container = $("pool");
-  if (state.exposed.size !== N_EXPOSED) {
+  if (state.exposed.length !== N_EXPOSED) {
     container.replaceChildren(el("p", "hint", "Your cards appear here once the seven exposed cards are picked."));
     poolGrid = null;
     return;
   }
-  const rows = [...SUITS].map((s) => [...RANKS].map((r) => r + s).filter((c) => !state.exposed.has(c)));
+  const rows = [...SUITS].map((s) => [...RANKS].map((r) => r + s).filter((c) => !state.exposed.includes(c)));
   poolGrid = new CardGrid(container, rows.filter((r) => r.length), placeCard);
+}
+
+async function dealFromSeed(seed) {
+  try {
+    const { data } = await call("GET", `/api/deal?seed=${seed}`);
+    showError("");
+    setExposed(data.exposed, { seed: data.seed });
+    $("seed").value = String(data.seed); // this deal's own seed
+    fieldMessage("seed", "");
+  } catch (e) {
+    showError(e.message);
+  }
+}
+
+function readSeed() {
+  const text = $("seed").value.trim();
+  if (!/^\d+$/.test(text) || Number(text) > MAX_SEED) {
+    throw new FormError(text ? `seed: ${text} is not a whole number from 0 to ${MAX_SEED}`
+      : "seed: type a whole number (or ask for a random deal)", "seed");
+  }
+  return Number(text);
 }
 
 // ---------------------------------------------------------------- my arrangement
 
 function snapshot() {
   state.history.push(state.mine.map((p) => [...p]));
+}
+
+/** The arrangement as text: packets separated by "|" (empty trailing slots left out). */
+export function arrangementText(packets) {
+  const parts = packets.map((p) => p.join(" "));
+  while (parts.length && !parts[parts.length - 1]) parts.pop();
+  return parts.join(" | ");
+}
+
+/** Read a typed arrangement: {packets (five, some maybe short), error}. */
+function readArrangement(text, partial) {
+  const packets = Array.from({ length: N_SLOTS }, () => []);
+  if (!text.trim()) return { packets, error: "" };
+  const parts = text.split(/[|/]/);
+  if (parts.length > N_SLOTS) return { packets, error: `${parts.length} packets: an arrangement has ${N_SLOTS}` };
+  const taken = [];
+  for (let i = 0; i < parts.length; i++) {
+    const last = i === parts.length - 1;
+    const { cards, error } = readCards(parts[i], DECK, { taken, partial: partial && last });
+    if (error) return { packets, error: `slot ${i + 1}: ${error}` };
+    const exposed = cards.find((c) => state.exposed.includes(c));
+    if (exposed) return { packets, error: `slot ${i + 1}: ${exposed} is exposed, not one of your cards` };
+    if (cards.length > HAND_SIZE) return { packets, error: `slot ${i + 1}: ${cards.length} cards (a packet is ${HAND_SIZE})` };
+    packets[i] = cards;
+    taken.push(...cards);
+  }
+  return { packets, error: "" };
+}
+
+function nextActive(from = 0) {
+  const next = state.mine.findIndex((p, i) => i >= from && p.length < HAND_SIZE);
+  const any = state.mine.findIndex((p) => p.length < HAND_SIZE);
+  return next >= 0 ? next : any >= 0 ? any : Math.min(from, N_SLOTS - 1);
 }
 
 function placeCard(code) {
@@ -108,13 +210,7 @@ function placeCard(code) {
   }
   snapshot();
   state.mine[slot].push(code);
-  if (state.mine[slot].length === HAND_SIZE) {
-    const next = state.mine.findIndex((p, i) => i > slot && p.length < HAND_SIZE);
-    const any = state.mine.findIndex((p) => p.length < HAND_SIZE);
-    state.activeSlot = next >= 0 ? next : any >= 0 ? any : slot;
-  } else {
-    state.activeSlot = slot;
-  }
+  state.activeSlot = state.mine[slot].length === HAND_SIZE ? nextActive(slot + 1) : slot;
   state.swap = null;
   mineChanged();
 }
@@ -125,6 +221,8 @@ function removeCard(slot, code) {
   state.activeSlot = slot;
   state.swap = null;
   mineChanged();
+  // the card is back in the pool: focus stays on the card grid, on that card
+  if (poolGrid && poolGrid.button(code)) poolGrid.focus(poolGrid.button(code));
 }
 
 function undo() {
@@ -143,17 +241,41 @@ function clearMine() {
   mineChanged();
 }
 
-function mineChanged() {
+/** Put an answer's arrangement into "my arrangement" (one undo step), ready to change. */
+function takeArrangement(arrangement) {
+  snapshot();
+  state.mine = arrangement.map((p) => [...p]);
+  state.activeSlot = nextActive(0);
+  state.swap = null;
+  mineChanged();
+  $("mine-title").scrollIntoView({ block: "start" });
+  $("mine-text").focus({ preventScroll: true });
+}
+
+function mineTyped() {
+  const { packets, error } = readArrangement($("mine-text").value, true);
+  state.mineError = error;
+  if (!error && packets.some((p, i) => p.join(" ") !== state.mine[i].join(" "))) {
+    if (!state.typing) snapshot();
+    state.typing = true;
+    state.mine = packets;
+    state.activeSlot = nextActive(0);
+    state.swap = null;
+  }
+  mineChanged({ text: false });
+}
+
+function mineChanged({ text = true } = {}) {
   const container = $("mine-slots");
   container.replaceChildren();
-  const ready = state.exposed.size === N_EXPOSED;
+  const ready = state.exposed.length === N_EXPOSED;
   state.mine.forEach((packet, i) => {
     const row = el("div", "mine-slot");
     row.dataset.slot = i + 1;
     row.classList.toggle("active", ready && i === state.activeSlot);
     const head = el("button", "slot-head");
     head.type = "button";
-    head.innerHTML = `Slot ${i + 1}<small>${WEIGHTS[i]} pts</small>`;
+    head.append(`Slot ${i + 1}`, el("small", "", `${WEIGHTS[i]} pts`));
     head.setAttribute("aria-pressed", ready && i === state.activeSlot ? "true" : "false");
     head.setAttribute("aria-label", `slot ${i + 1}, ${WEIGHTS[i]} points: ${packet.length} of 5 cards`
       + (i === state.activeSlot ? " (cards go here)" : ""));
@@ -189,41 +311,153 @@ function mineChanged() {
     poolGrid.update((code) => ({ pressed: false, disabled: used.has(code) }));
     for (const b of poolGrid.buttons) b.classList.toggle("used", used.has(b.dataset.card));
   }
+  if (text) {
+    state.mineError = "";
+    $("mine-text").value = arrangementText(state.mine);
+  }
+  $("mine-text").disabled = !ready;
+  fieldMessage("mine-text", state.mineError);
   buttonsChanged();
+  refreshStale();
 }
 
 function buttonsChanged() {
-  const ready = state.exposed.size === N_EXPOSED;
-  const full = state.mine.filter((p) => p.length === HAND_SIZE).length;
-  const any = state.mine.some((p) => p.length);
-  $("solve").disabled = !ready || state.busy;
+  for (const id of ["solve", "grade", "complete"]) $(id).setAttribute("aria-disabled", state.busy ? "true" : "false");
+  for (const b of document.querySelectorAll("#answer .answer-action")) {
+    b.setAttribute("aria-disabled", state.busy || b.dataset.needsDeal === "stale" ? "true" : "false");
+  }
   $("undo").disabled = !state.history.length;
-  $("clear-mine").disabled = !any;
-  $("grade").disabled = !ready || state.busy || full < N_SLOTS;
-  $("complete").disabled = !ready || state.busy || full === 0 || full === N_SLOTS;
+  $("clear-mine").disabled = !state.mine.some((p) => p.length);
 }
 
-// ---------------------------------------------------------------- asking
+// ---------------------------------------------------------------- the question
 
-function opponent() {
+function opponentText() {
   const choice = $("opponent").value;
   return choice === "mixture" ? $("mixture").value.trim() : choice;
 }
 
-function baseRequest() {
-  const body = {
-    exposed: sortCards([...state.exposed]).join(" "),
-    opponent: opponent(),
-    objective: $("objective").value,
-  };
-  if (body.opponent.includes("equilibrium")) {
-    const epsilon = parseFloat($("epsilon").value);
-    const limit = parseFloat($("time-limit").value);
-    if (epsilon > 0) body.epsilon = epsilon;
-    if (limit > 0) body.time_limit = limit;
+/** The model names of an opponent ("uniform:0.3,equilibrium:0.7" → uniform, equilibrium). */
+function opponentNames(text) {
+  return text.split(",").map((part) => part.split(":")[0].trim()).filter(Boolean);
+}
+
+function opponentWords(text) {
+  return { equilibrium: "the equilibrium", uniform: "uniform random", greedy: "greedy" }[text] || `the mixture ${text}`;
+}
+
+/** A number field: its value, or a FormError naming the problem (never a silent default). */
+function readNumber(id, what, { above = null, atLeast = null } = {}) {
+  const text = $(id).value.trim();
+  if (!text) throw new FormError(`${what}: type a number`, id);
+  const x = Number(text);
+  if (!/^[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/i.test(text) || !Number.isFinite(x)) {
+    throw new FormError(`${what}: ${text} is not a number`, id);
   }
+  if (above !== null && !(x > above)) throw new FormError(`${what} must be more than ${above}, got ${text}`, id);
+  if (atLeast !== null && !(x >= atLeast)) throw new FormError(`${what} must be at least ${atLeast}, got ${text}`, id);
+  return x;
+}
+
+function readDeal() {
+  const { cards, error } = readDealText(false);
+  if (error) throw new FormError(error, "exposed-text");
+  if (cards.length !== N_EXPOSED) {
+    throw new FormError(`${cards.length} of ${N_EXPOSED} exposed cards: pick ${N_EXPOSED - cards.length} more`,
+      "exposed-text");
+  }
+  return sortCards(cards);
+}
+
+function readOpponent() {
+  const text = opponentText();
+  if (!text) throw new FormError("mixture: type the models and weights, e.g. uniform:0.5,greedy:0.5", "mixture");
+  return text;
+}
+
+function readMine(kind) {
+  if (state.mineError) throw new FormError(`my arrangement: ${state.mineError}`, "mine-text");
+  const sizes = state.mine.map((p) => p.length);
+  if (kind === "grade") {
+    const short = sizes.findIndex((n) => n < HAND_SIZE);
+    if (short >= 0) {
+      throw new FormError(`slot ${short + 1} holds ${sizes[short]} of ${HAND_SIZE} cards: Grade needs all five `
+        + "packets full", "mine-text");
+    }
+    return arrangementText(state.mine);
+  }
+  const partial = sizes.findIndex((n) => n > 0 && n < HAND_SIZE);
+  if (partial >= 0) {
+    throw new FormError(`slot ${partial + 1} holds ${sizes[partial]} of ${HAND_SIZE} cards: Complete keeps full `
+      + `packets where you put them; fill slot ${partial + 1} or take its cards back`, "mine-text");
+  }
+  const full = sizes.filter((n) => n === HAND_SIZE).length;
+  if (full === 0) throw new FormError("Complete needs at least one full packet (or ask for the best arrangement)", "mine-text");
+  if (full === N_SLOTS) throw new FormError("all five packets are full: Grade the arrangement instead", "mine-text");
+  const fix = {};
+  state.mine.forEach((p, i) => {
+    if (p.length === HAND_SIZE) fix[String(i + 1)] = p.join(" ");
+  });
+  return fix;
+}
+
+/**
+ * The request body of a button, from the form as it is shown: ``kind`` is "solve" (Best
+ * arrangement / Solve the equilibrium / Draw another), "grade" or "complete".  Sends exactly
+ * the fields that apply: ``objective`` for best responses, completions and grades (not the
+ * equilibrium itself); ``epsilon`` and ``time_limit`` when the opponent involves the
+ * equilibrium; ``seed`` (fresh, random) only for the equilibrium's arrangement to play;
+ * never CP-SAT's threads.  Throws FormError naming the field to fix.
+ */
+export function buildRequest(kind) {
+  const exposed = readDeal();
+  const opponent = readOpponent();
+  const body = { exposed: exposed.join(" "), opponent };
+  const equilibriumItself = opponent === "equilibrium" && kind === "solve";
+  if (!equilibriumItself) body.objective = $("objective").value;
+  if (opponentNames(opponent).includes("equilibrium")) {
+    body.epsilon = readNumber("epsilon", "target ε", { atLeast: 0 });
+    body.time_limit = readNumber("time-limit", "time limit", { above: 0 });
+  }
+  if (equilibriumItself) body.seed = randomSeed();
+  if (kind === "grade") body.grade = readMine("grade");
+  if (kind === "complete") body.fix = readMine("complete");
   return body;
 }
+
+/** What the form asks now (for "is the answer shown still this question?"). */
+function question() {
+  const deal = readDealText(false);
+  let epsilon = null;
+  try {
+    epsilon = readNumber("epsilon", "ε", { atLeast: 0 });
+  } catch {
+    epsilon = NaN;
+  }
+  return {
+    deal: deal.error ? null : sortCards(deal.cards).join(" "),
+    opponent: opponentText(),
+    objective: $("objective").value,
+    epsilon,
+    mine: arrangementText(state.mine),
+  };
+}
+
+/** Field messages for the option fields, as they are typed. */
+function checkOptions() {
+  for (const [id, what, limits] of [["epsilon", "target ε", { atLeast: 0 }], ["time-limit", "time limit", { above: 0 }]]) {
+    let message = "";
+    try {
+      readNumber(id, what, limits);
+    } catch (e) {
+      message = e.message;
+    }
+    fieldMessage(id, $(id).hidden ? "" : message);
+  }
+  fieldMessage("mixture", $("opponent").value === "mixture" && !opponentText() ? "type the models and weights" : "");
+}
+
+// ---------------------------------------------------------------- asking
 
 function showError(message) {
   const box = $("error");
@@ -236,33 +470,77 @@ function setBusy(busy) {
   buttonsChanged();
 }
 
-async function ask(body, render) {
+function formProblem(e) {
+  fieldMessage(e.field, e.message);
+  showError(e.message);
+  const field = $(e.field);
+  field.focus();
+}
+
+/** Ask what a button asks (``kind``): the request from the form, then the answer shown. */
+async function run(kind) {
+  if (state.busy) return;
+  let body;
+  try {
+    body = buildRequest(kind);
+  } catch (e) {
+    if (e instanceof FormError) {
+      formProblem(e);
+      return;
+    }
+    throw e;
+  }
+  const asked = { ...question(), kind, body, dealSeed: state.dealSeed };
   showError("");
   setBusy(true);
-  $("answer").classList.add("stale");
+  state.answer = null;
+  $("answer").replaceChildren();
+  let failed = false;
   try {
     const { status, data } = await call("POST", "/api/solve", body);
+    let result = data;
+    let cancelled = false;
     if (status === 202) {
       const job = await follow(data);
       if (job.status === "failed") throw new Error(job.error);
-      if (!job.result) {
-        $("answer").replaceChildren(el("p", "hint", "Cancelled before any answer."));
-        return;
-      }
-      render(job.result, job.status === "cancelled");
-    } else {
-      render(data, false);
+      cancelled = job.status === "cancelled";
+      result = job.result;
     }
-    reveal();
+    if (result) render(result, cancelled, asked);
+    else $("answer").replaceChildren(focusable(el("h3", "", "Cancelled")), el("p", "hint", "Cancelled before any answer."));
   } catch (e) {
+    failed = true;
     showError(e.message);
   } finally {
-    $("progress").hidden = true;
-    $("progress-text").textContent = "Solving…";
-    $("answer").classList.remove("stale");
+    stopProgress();
     state.job = null;
     setBusy(false);
+    focusAnswer(failed ? $("error") : document.querySelector("#answer h3"));
   }
+}
+
+function focusable(e) {
+  e.tabIndex = -1;
+  return e;
+}
+
+/** After an answer (or an error): focus it, unless the user has moved on to another control. */
+function focusAnswer(target) {
+  const active = document.activeElement;
+  const idle = !active || active === document.body || active.closest("#answer, #progress")
+    || ["solve", "grade", "complete"].includes(active.id);
+  reveal();
+  if (idle && target) target.focus({ preventScroll: true });
+}
+
+let ticker = null;
+
+function stopProgress() {
+  if (ticker) clearInterval(ticker);
+  ticker = null;
+  $("progress").hidden = true;
+  $("progress-text").textContent = "Solving…";
+  $("progress-chart").replaceChildren();
 }
 
 async function follow(job) {
@@ -272,20 +550,33 @@ async function follow(job) {
   $("cancel").disabled = false;
   reveal();
   const target = job.request.epsilon ?? 0.01;
-  const update = (j) => {
+  let last = job;
+  let lastAt = performance.now();
+  let shown = 0;
+  const draw = () => {
+    const j = last;
     const p = j.progress;
     let text = j.status === "queued" ? "Waiting for a free worker…" : "Solving the equilibrium…";
     if (j.status === "cancelling") text = "Cancelling…";
     if (p) {
-      if (!history.length || history[history.length - 1].iteration !== p.iteration) history.push(p);
       text += ` iteration ${p.iteration} · certified ε ≤ ${p.exploitability.toFixed(4)} (target ${target})`
         + ` · ${p.support} arrangements in the mix`;
     }
-    text += ` · ${seconds(j.elapsed)}`;
+    // the clock runs between the server's events (every ~0.2 s)
+    shown = Math.max(shown, j.elapsed + (performance.now() - lastAt) / 1000);
+    text += ` · ${shown.toFixed(1)} s`;
     $("progress-text").textContent = text;
+  };
+  const update = (j) => {
+    last = j;
+    lastAt = performance.now();
+    const p = j.progress;
+    if (p && (!history.length || history[history.length - 1].iteration !== p.iteration)) history.push(p);
+    draw();
     drawSparkline(history, target);
   };
   update(job);
+  ticker = setInterval(draw, TICK_MS);
   return followJob(job, update);
 }
 
@@ -293,8 +584,9 @@ function drawSparkline(history, target) {
   const svg = $("progress-chart");
   svg.replaceChildren();
   if (history.length < 2) return;
-  const ys = history.map((p) => Math.log10(Math.max(p.exploitability, target / 10)));
-  const lo = Math.min(Math.log10(target), ...ys);
+  const floor = Math.max(target, 1e-6) / 10;
+  const ys = history.map((p) => Math.log10(Math.max(p.exploitability, floor)));
+  const lo = Math.min(Math.log10(Math.max(target, floor)), ...ys);
   const hi = Math.max(...ys) + 1e-9;
   const pts = ys.map((y, i) => `${(200 * i) / (ys.length - 1)},${36 - (32 * (y - lo)) / (hi - lo)}`);
   const line = document.createElementNS("http://www.w3.org/2000/svg", "polyline");
@@ -324,8 +616,8 @@ function wtlBar(s) {
     bar.append(seg);
   }
   const text = el("span", "wtl-text");
-  text.innerHTML = `<b class="p-win">W ${pct(s.p_win)}</b> <span class="p-tie">T ${pct(s.p_tie)}</span> `
-    + `<span class="p-loss">L ${pct(s.p_loss)}</span>`;
+  text.append(el("b", "p-win", `W ${pct(s.p_win)}`), " ", el("span", "p-tie", `T ${pct(s.p_tie)}`), " ",
+    el("span", "p-loss", `L ${pct(s.p_loss)}`));
   wrap.append(bar, text);
   return wrap;
 }
@@ -346,12 +638,31 @@ function packetsEl(sol, { swap = null, fixed = new Set() } = {}) {
       cards.append(c);
     }
     const hand = el("div", "hand", s.hand);
+    hand.dataset.category = categoryOf(s.hand);
     const margin = el("div", "slot-margin", signed(s.expected_margin));
     margin.title = `expected margin in this slot (expected points ${s.expected_points.toFixed(3)})`;
     li.append(label, cards, hand, wtlBar(s), margin);
     list.append(li);
   });
   return list;
+}
+
+function rowOf(...nodes) {
+  const row = el("div", "row");
+  row.append(...nodes);
+  return row;
+}
+
+/** A button under an answer: put ``arrangement`` into "my arrangement". */
+function takeButton(arrangement, label = "Use as my arrangement") {
+  const b = el("button", "answer-action take quiet", label);
+  b.type = "button";
+  b.dataset.needsDeal = "fresh";
+  b.addEventListener("click", () => {
+    if (b.getAttribute("aria-disabled") === "true") return;
+    takeArrangement(arrangement);
+  });
+  return b;
 }
 
 function proofText(sol) {
@@ -363,19 +674,76 @@ function proofText(sol) {
 
 function totalsEl(sol) {
   const p = el("p", "totals");
-  p.innerHTML = `Expected margin <b class="total-margin">${signed(sol.expected_margin, 4)}</b>`
-    + ` · expected points ${sol.expected_points.toFixed(4)}`;
+  p.append("Expected margin ", el("b", "total-margin", signed(sol.expected_margin, 4)),
+    ` · expected points ${sol.expected_points.toFixed(4)}`);
   return p;
 }
 
-function renderSolution(sol, cancelled, { fixed = new Set() } = {}) {
-  const out = [];
+/** "For the deal 8♥ 7♥ … (seed 5) · against uniform random · expected margin". */
+function answerFor(deal, asked) {
+  const p = el("p", "answer-for");
+  p.id = "answer-for";
+  p.append("For the deal ", cardsTextEl(deal));
+  if (asked.dealSeed !== null) p.append(` (seed ${asked.dealSeed})`);
+  let against = ` · against ${opponentWords(asked.body.opponent)}`;
+  if (asked.body.objective) against += ` · ${OBJECTIVE_WORDS[asked.body.objective]}`;
+  if (asked.body.epsilon !== undefined) against += ` · target ε ${asked.body.epsilon}`;
+  p.append(against);
+  return p;
+}
+
+/** Show an answer: heading, what it is for, its out-of-date note, then ``content``. */
+function showAnswer(title, deal, asked, content) {
+  const heading = el("h3", "answer-heading", title);
+  heading.id = "answer-heading";
+  heading.tabIndex = -1;
+  const note = el("p", "stale-note");
+  note.id = "stale-note";
+  note.hidden = true;
+  $("answer").replaceChildren(heading, answerFor(deal, asked), note, ...content);
+  state.answer = { ...asked, deal: sortCards(deal).join(" ") };
+  buttonsChanged();
+  refreshStale();
+}
+
+/** Mark the answer out of date when the form asks something else than it answers. */
+function refreshStale() {
+  const box = $("answer");
+  const note = $("stale-note");
+  if (!state.answer || !note) {
+    box.dataset.stale = "false";
+    return;
+  }
+  const now = question();
+  const a = state.answer;
+  const changed = [];
+  if (now.deal !== a.deal) changed.push("the deal");
+  if (now.opponent !== a.body.opponent) changed.push("the opponent");
+  else {
+    if (a.body.objective && now.objective !== a.body.objective) changed.push("the objective");
+    if (a.body.epsilon !== undefined && now.epsilon !== a.body.epsilon) changed.push("the target ε");
+  }
+  if (a.kind !== "solve" && now.mine !== a.mine) changed.push("your arrangement");
+  const stale = changed.length > 0;
+  box.dataset.stale = stale ? "true" : "false";
+  note.hidden = !stale;
+  note.textContent = stale ? `Out of date: ${changed.join(", ")} changed since this answer. Ask again for `
+    + "an answer to what the form shows now." : "";
+  for (const b of box.querySelectorAll(".answer-action")) {
+    b.dataset.needsDeal = now.deal === a.deal && (b.classList.contains("take") || !stale) ? "fresh" : "stale";
+    b.setAttribute("aria-disabled", state.busy || b.dataset.needsDeal === "stale" ? "true" : "false");
+  }
+}
+
+function renderSolution(sol, cancelled, asked) {
+  const fixed = new Set(Object.keys(asked.body.fix || {}).map(Number));
   const title = fixed.size ? "Best completion" : "Best arrangement";
-  out.push(el("h3", "", `${title} against ${sol.opponent} (${sol.objective})`));
-  out.push(packetsEl(sol, { fixed }));
-  out.push(totalsEl(sol));
-  out.push(el("p", "proof", proofText(sol) + (cancelled ? " · cancelled" : "")));
-  $("answer").replaceChildren(...out);
+  showAnswer(title, sol.exposed, asked, [
+    packetsEl(sol, { fixed }),
+    totalsEl(sol),
+    el("p", "proof", proofText(sol) + (cancelled ? " · cancelled" : "")),
+    rowOf(takeButton(sol.arrangement)),
+  ]);
 }
 
 function swapOf(grade) {
@@ -387,15 +755,13 @@ function swapOf(grade) {
   return { ...sw, slots };
 }
 
-function renderGrade(grade) {
+function renderGrade(grade, asked) {
   const swap = swapOf(grade);
-  state.swap = swap;
-  mineChanged();
-  const out = [el("h3", "", `Your arrangement against ${grade.given.opponent} (${grade.given.objective})`)];
   const summary = el("dl", "grade-summary");
   const add = (term, value, id) => {
     summary.append(el("dt", "", term));
-    const dd = el("dd", "", value);
+    const dd = el("dd");
+    dd.append(...(Array.isArray(value) ? value : [value]));
     dd.id = id;
     summary.append(dd);
   };
@@ -404,17 +770,32 @@ function renderGrade(grade) {
     "grade-optimum");
   add("Regret", grade.regret.toFixed(4), "grade-regret");
   add("Best swap", swap
-    ? `${swap.card_a} (slot ${swap.slot_a}) ↔ ${swap.card_b} (slot ${swap.slot_b}): ${signed(swap.value, 4)}`
-      + ` (${signed(swap.value - grade.value, 4)})`
+    ? [cardTextEl(swap.card_a), ` (slot ${swap.slot_a}) ↔ `, cardTextEl(swap.card_b), ` (slot ${swap.slot_b}): `
+      + `${signed(swap.value, 4)} (${signed(swap.value - grade.value, 4)})`]
     : "none: no swap of two cards improves it", "grade-swap");
-  out.push(summary, packetsEl(grade.given, { swap }), totalsEl(grade.given));
-  out.push(el("h3", "", "Optimal arrangement"), packetsEl(grade.best), totalsEl(grade.best));
-  out.push(el("p", "proof", proofText(grade.best)));
-  $("answer").replaceChildren(...out);
+  const actions = rowOf(...(swap ? [takeButton(swap.arrangement, "Make this swap in my arrangement")] : []));
+  const best = rowOf(takeButton(grade.best.arrangement));
+  showAnswer("Your arrangement", grade.given.exposed, asked, [
+    summary, packetsEl(grade.given, { swap }), totalsEl(grade.given), actions,
+    el("h3", "", "Optimal arrangement"), packetsEl(grade.best), totalsEl(grade.best),
+    el("p", "proof", proofText(grade.best)), best,
+  ]);
+  state.swap = swap;
+  mineChanged();
 }
 
+function legendItem(category, text) {
+  const item = el("span", "legend-item");
+  const dot = el("span", "legend-dot");
+  dot.style.background = categoryColour(category);
+  item.append(dot, text);
+  return item;
+}
+
+/** Per-slot hands as bars coloured by hand category, with the categories' legend. */
 function marginalsEl(slotMarginals) {
   const box = el("div", "marginals");
+  const present = new Set();
   slotMarginals.forEach((slot, i) => {
     const row = el("div", "marginal-row");
     row.append(el("div", "slot-label", `Slot ${i + 1}`));
@@ -423,25 +804,32 @@ function marginalsEl(slotMarginals) {
     bar.setAttribute("aria-label", `slot ${i + 1}: `
       + slot.slice(0, 4).map((m) => `${m.hand} ${pct(m.probability)}`).join(", "));
     for (const m of slot) {
+      const category = categoryOf(m.hand);
+      present.add(category);
       const seg = el("span");
+      seg.dataset.category = category;
+      seg.dataset.hand = m.hand;
       seg.style.width = `${100 * m.probability}%`;
-      seg.style.background = CATEGORY_COLOURS[m.hand.split(",")[0]] || "#999";
-      seg.title = `${m.hand}: ${pct(m.probability)}`;
+      seg.style.background = categoryColour(category);
+      seg.title = `${m.hand} (${category}): ${pct(m.probability)}`;
       bar.append(seg);
     }
     const legend = el("div", "marginal-legend");
-    for (const m of slot.slice(0, 3)) {
-      const item = el("span", "legend-item");
-      const dot = el("span", "legend-dot");
-      dot.style.background = CATEGORY_COLOURS[m.hand.split(",")[0]] || "#999";
-      item.append(dot, `${m.hand} ${pct(m.probability)}`);
-      legend.append(item);
-    }
+    for (const m of slot.slice(0, 3)) legend.append(legendItem(categoryOf(m.hand), `${m.hand} ${pct(m.probability)}`));
     if (slot.length > 3) legend.append(el("span", "legend-item", `${slot.length - 3} more`));
     row.append(bar, legend);
     box.append(row);
   });
-  return box;
+  const key = el("div", "category-legend");
+  key.setAttribute("aria-label", "colours: hand categories");
+  key.append(el("span", "legend-title", "Colours:"));
+  for (const category of [...CATEGORIES, "other"]) {
+    if (!present.has(category)) continue;
+    const item = legendItem(category, category);
+    item.dataset.category = category;
+    key.append(item);
+  }
+  return [key, box];
 }
 
 function mixEl(mix) {
@@ -458,7 +846,8 @@ function mixEl(mix) {
     const cells = el("td", "mix-arrangement");
     m.arrangement.forEach((packet, i) => {
       const group = el("span", "mini-packet");
-      group.title = m.hands[i];
+      group.title = `slot ${i + 1}: ${m.hands[i]}`;
+      group.append(el("span", "mini-slot", String(i + 1)));
       for (const code of packet) group.append(cardEl(code, "small"));
       cells.append(group);
     });
@@ -468,23 +857,41 @@ function mixEl(mix) {
   return table;
 }
 
-function renderEquilibrium(eq, cancelled) {
-  const out = [el("h3", "", "Equilibrium: a certified mixed strategy")];
+function renderEquilibrium(eq, cancelled, asked) {
   const status = eq.converged ? "converged" : `target ε ${eq.epsilon} not reached`;
   const source = eq.from_store ? "answered from the store" : `${eq.iterations} iterations, ${seconds(eq.seconds)}`;
   const cert = el("p", "certificate");
-  cert.innerHTML = `Exploitability <b>${eq.exploitability.toFixed(4)}</b>: no arrangement gains more than that`
-    + ` against this mix (certified: ${eq.exploitability_proven ? "exact best response" : "proven bound"}; ${status})`
-    + `${eq.interrupted || cancelled ? " — interrupted" : ""}; ${source}.`;
-  out.push(cert);
-  out.push(el("h4", "", "Play this (drawn from the mix, seed 0)"));
-  out.push(packetsEl(eq), totalsEl(eq));
-  out.push(el("h4", "", `The mix: ${eq.mix.length} arrangement${eq.mix.length > 1 ? "s" : ""}`
-    + (eq.mix.length > MIX_SHOWN ? ` (the ${MIX_SHOWN} most likely)` : "")));
-  out.push(mixEl(eq.mix));
-  out.push(el("h4", "", "Per-slot hands (marginals)"));
-  out.push(marginalsEl(eq.slot_marginals));
-  $("answer").replaceChildren(...out);
+  cert.append("Exploitability ", el("b", "", eq.exploitability.toFixed(4)), ": no arrangement gains more than"
+    + ` that against this mix (certified: ${eq.exploitability_proven ? "exact best response" : "proven bound"};`
+    + ` ${status})${eq.interrupted || cancelled ? " — interrupted" : ""}; ${source}.`);
+  const play = el("h4", "play-title", "Play this: drawn from the mix with seed ");
+  const seed = el("span", "", String(asked.body.seed));
+  seed.id = "play-seed";
+  play.append(seed);
+  const again = el("button", "answer-action quiet", "Draw another");
+  again.type = "button";
+  again.id = "draw-another";
+  again.dataset.needsDeal = "fresh";
+  again.addEventListener("click", () => {
+    if (again.getAttribute("aria-disabled") !== "true") run("solve");
+  });
+  const actions = rowOf(again, takeButton(eq.arrangement));
+  const replay = el("p", "hint", "The seed is drawn at random for every answer, so an opponent cannot predict "
+    + "it. The same arrangement again: ");
+  replay.append(el("code", "", `quintet-solve ${sortCards(eq.exposed).join(" ")} --epsilon ${asked.body.epsilon}`
+    + ` --seed ${asked.body.seed}`));
+  const mixTitle = el("h4", "", `The mix: ${eq.mix.length} arrangement${eq.mix.length > 1 ? "s" : ""}`
+    + (eq.mix.length > MIX_SHOWN ? ` (the ${MIX_SHOWN} most likely)` : ""));
+  showAnswer("Equilibrium: a certified mixed strategy", eq.exposed, asked, [
+    cert, play, packetsEl(eq), totalsEl(eq), actions, replay, mixTitle, mixEl(eq.mix),
+    el("h4", "", "Per-slot hands (marginals)"), ...marginalsEl(eq.slot_marginals),
+  ]);
+}
+
+function render(data, cancelled, asked) {
+  if (data.given) renderGrade(data, asked);
+  else if (data.mix) renderEquilibrium(data, cancelled, asked);
+  else renderSolution(data, cancelled, asked);
 }
 
 /** On a narrow screen the answer sits below the controls: bring it into view when its top
@@ -495,60 +902,65 @@ function reveal() {
   if (rect.top > window.innerHeight / 2 || rect.bottom < 0) box.scrollIntoView({ behavior: "smooth", block: "start" });
 }
 
-function renderAnswer(data, cancelled) {
-  if (data.mix) renderEquilibrium(data, cancelled);
-  else renderSolution(data, cancelled);
-}
-
 // ---------------------------------------------------------------- setup
 
 export function setupAdvisor() {
   deckGrid = new CardGrid($("exposed-grid"), [...SUITS].map((s) => [...RANKS].map((r) => r + s)), toggleExposed);
+  const typed = (partial) => {
+    const { cards, error } = readDealText(partial);
+    state.exposedError = error;
+    setExposed(cards.slice(0, N_EXPOSED), { text: false });
+  };
+  $("exposed-text").addEventListener("input", () => typed(true));
   $("exposed-text").addEventListener("change", () => {
-    const { cards, bad } = readCards($("exposed-text").value);
-    if (bad.length) showError(`not a card: ${bad[0]}`);
-    else if (cards.length > N_EXPOSED) showError(`${cards.length} cards: the exposed cards are ${N_EXPOSED}`);
-    else {
-      showError("");
-      setExposed(cards);
-    }
+    typed(false);
+    if (!state.exposedError) $("exposed-text").value = sortCards(state.exposed).join(" ");
   });
-  $("random-deal").addEventListener("click", async () => {
-    const seed = parseInt($("seed").value, 10) || 0;
+  $("random-deal").addEventListener("click", () => dealFromSeed(randomSeed()));
+  const dealSeed = () => {
     try {
-      const { data } = await call("GET", `/api/deal?seed=${seed}`);
-      showError("");
-      setExposed(data.exposed);
-      $("seed").value = seed + 1;
+      dealFromSeed(readSeed());
     } catch (e) {
-      showError(e.message);
+      if (e instanceof FormError) formProblem(e);
+      else throw e;
     }
+  };
+  $("deal-seed").addEventListener("click", dealSeed);
+  $("seed").addEventListener("keydown", (e) => {
+    if (e.key === "Enter") dealSeed();
   });
+  $("seed").addEventListener("input", () => fieldMessage("seed", ""));
   $("clear-deal").addEventListener("click", () => setExposed([]));
   const optionsChanged = () => {
     const choice = $("opponent").value;
-    const eq = opponent().includes("equilibrium");
+    const eq = opponentNames(opponentText()).includes("equilibrium");
     for (const e of document.querySelectorAll(".mixture-only")) e.hidden = choice !== "mixture";
     for (const e of document.querySelectorAll(".eq-only")) e.hidden = !eq;
-    $("objective").disabled = choice === "equilibrium";
     $("solve").textContent = choice === "equilibrium" ? "Solve the equilibrium" : "Best arrangement";
     $("opponent-help").textContent = OPPONENT_HELP[choice];
+    checkOptions();
+    refreshStale();
   };
-  $("opponent").addEventListener("change", optionsChanged);
-  $("mixture").addEventListener("input", optionsChanged);
+  for (const id of ["opponent", "objective"]) $(id).addEventListener("change", optionsChanged);
+  for (const id of ["mixture", "epsilon", "time-limit"]) $(id).addEventListener("input", optionsChanged);
   optionsChanged();
-  $("solve").addEventListener("click", () => ask(baseRequest(), renderAnswer));
-  $("grade").addEventListener("click", () => {
-    const body = { ...baseRequest(), grade: state.mine.map((p) => [...p]) };
-    ask(body, (data) => renderGrade(data));
+  $("solve").addEventListener("click", () => run("solve"));
+  $("grade").addEventListener("click", () => run("grade"));
+  $("complete").addEventListener("click", () => run("complete"));
+  $("mine-text").addEventListener("input", mineTyped);
+  $("mine-text").addEventListener("focus", () => {
+    state.typing = false;
   });
-  $("complete").addEventListener("click", () => {
-    const fix = {};
-    state.mine.forEach((p, i) => {
-      if (p.length === HAND_SIZE) fix[String(i + 1)] = [...p];
-    });
-    const fixed = new Set(Object.keys(fix).map(Number));
-    ask({ ...baseRequest(), fix }, (data, cancelled) => renderSolution(data, cancelled, { fixed }));
+  $("mine-text").addEventListener("change", () => {
+    const { packets, error } = readArrangement($("mine-text").value, false);
+    state.typing = false;
+    if (error) {
+      state.mineError = error;
+      mineChanged({ text: false });
+    } else {
+      state.mine = packets;
+      mineChanged();
+    }
   });
   $("undo").addEventListener("click", undo);
   $("clear-mine").addEventListener("click", clearMine);

@@ -1,57 +1,207 @@
 // The draw-poker tab: a hand and a rule set → the 32 exchanges ranked (quintet draw).
+// Rule sets are named in words from what GET /api/rules says of them (deck, category table).
 
 import { call } from "./api.js";
-import { CardGrid, cardEl, parseCard, readCards, sortCards } from "./cards.js";
+import { CardGrid, cardEl, cardName, cardsTextEl, parseCard, rankText, readCards, sortCards } from "./cards.js";
 import { el, pct } from "./format.js";
 
 const $ = (id) => document.getElementById(id);
 const HAND_SIZE = 5;
+const RANK_ORDER = "AKQJT98765432";
+const RANK_PLURALS = {
+  A: "aces", K: "kings", Q: "queens", J: "jacks", T: "tens", 9: "nines", 8: "eights", 7: "sevens",
+  6: "sixes", 5: "fives", 4: "fours", 3: "threes", 2: "twos",
+};
+const CLASSIC_TABLE = ["high card", "pair", "two pair", "three of a kind", "straight", "flush", "full house",
+  "four of a kind", "straight flush"];
+const STANDARD_TABLE = [...CLASSIC_TABLE, "five of a kind"];
+const NO_ARTICLE = ["two pair", "three of a kind", "four of a kind", "five of a kind"];
 
 let ruleSets = [];
 let grid = null;
-const state = { hand: [] };
+const state = { hand: [], handError: "", knownError: "", asked: null }; // asked: the question answered
+
+const isJoker = (code) => parseCard(code).joker;
+
+function deckParts(deck) {
+  const plain = deck.filter((c) => !isJoker(c));
+  const ranks = [...new Set(plain.map((c) => c[0]))].sort((a, b) => RANK_ORDER.indexOf(a) - RANK_ORDER.indexOf(b));
+  const missing = ranks.flatMap((r) => [..."shdc"].map((s) => r + s)).filter((c) => !plain.includes(c));
+  return { plain, ranks, missing, jokers: deck.length - plain.length };
+}
+
+const COUNT_WORDS = ["no", "one", "two", "three"];
+
+/** "32 cards, sevens to aces", "54 cards, twos to aces, two jokers", "36 cards, sixes to aces,
+ * one joker (in place of the six of spades)". */
+export function deckLabel(deck) {
+  const { ranks, missing, jokers } = deckParts(deck);
+  let label = `${deck.length} cards, ${RANK_PLURALS[ranks[ranks.length - 1]]} to aces`;
+  if (jokers) label += `, ${COUNT_WORDS[jokers] || jokers} joker${jokers > 1 ? "s" : ""}`;
+  if (missing.length) label += ` (in place of the ${missing.map(cardName).join(", ")})`;
+  return label;
+}
+
+/** The deck in a few words, for its menu: "52 cards", "54 cards: 52 and two jokers". */
+export function deckShort(deck) {
+  const { plain, missing, jokers } = deckParts(deck);
+  if (!jokers) return `${deck.length} cards (${rankText(deckParts(deck).ranks.slice(-1)[0])} to ace)`;
+  const some = jokers === 1 ? "a joker" : `${COUNT_WORDS[jokers] || jokers} jokers`;
+  return `${deck.length} cards: ${plain.length} and ${some}${missing.length ? ` for the ${missing.map(cardName).join(", ")}` : ""}`;
+}
+
+const same = (a, b) => a.length === b.length && a.every((x, i) => x === b[i]);
+
+/** A category table in a few words, from its order (lowest first): what sets it apart. */
+export function tableLabel(categories) {
+  if (same(categories, CLASSIC_TABLE)) return "Quintet's (no five of a kind)";
+  if (same(categories, STANDARD_TABLE)) return "standard, five of a kind on top";
+  const notes = [];
+  const at = (c) => categories.indexOf(c);
+  const colour = categories.includes("colour");
+  if (colour) notes.push("with colour");
+  const without = ["straight", "flush"].filter((c) => !categories.includes(c));
+  if (without.length) notes.push(`without ${without.join(" or ")}`);
+  if (at("four of a kind") > at("straight flush")) notes.push("four of a kind above straight flush");
+  else if (colour) notes.push("straight flush above four of a kind");
+  return notes.join("; ") || categories.join(" < ");
+}
+
+/** "highest mean percentile", "at least a flush", "best chance to beat one random hand". */
+export function objectiveWords(objective) {
+  if (objective === "expected") return "highest mean percentile";
+  if (objective === "beat-random") return "best chance to beat one random hand";
+  if (objective.startsWith("at-least:")) {
+    const category = objective.slice("at-least:".length);
+    return `at least ${NO_ARTICLE.includes(category) ? "" : "a "}${category}`;
+  }
+  return objective;
+}
 
 function currentRules() {
   return ruleSets.find((r) => r.name === $("draw-rules").value);
+}
+
+/** The rule sets of GET /api/rules by deck: a deck menu, and a menu of the deck's hand tables. */
+const decks = [];
+
+function fillDecks() {
+  for (const r of ruleSets) {
+    const key = r.deck.join(" ");
+    let deck = decks.find((d) => d.key === key);
+    if (!deck) decks.push(deck = { key, deck: r.deck, sets: [] });
+    deck.sets.push(r);
+  }
+  $("draw-deck").replaceChildren(...decks.map((d, i) => {
+    const o = el("option", "", deckShort(d.deck));
+    o.value = String(i);
+    o.title = deckLabel(d.deck);
+    o.dataset.rules = d.sets.map((r) => r.name).join(" ");
+    return o;
+  }));
+}
+
+/** The hand tables of the deck chosen; ``keep``: the table to keep if the deck has it. */
+function fillTables(keep) {
+  const deck = decks[Number($("draw-deck").value)];
+  $("draw-rules").replaceChildren(...deck.sets.map((r) => {
+    const o = el("option", "", tableLabel(r.categories));
+    o.value = r.name;
+    o.title = `${r.name}: ${[...r.categories].reverse().join(" > ")}`;
+    return o;
+  }));
+  const match = keep && deck.sets.find((r) => same(r.categories, keep.categories));
+  $("draw-rules").value = (match || deck.sets.find((r) => r.name !== "classic") || deck.sets[0]).name;
+}
+
+function chooseRules(name) {
+  const i = decks.findIndex((d) => d.sets.some((r) => r.name === name));
+  $("draw-deck").value = String(i);
+  fillTables(null);
+  $("draw-rules").value = name;
 }
 
 function buildGrid() {
   const rules = currentRules();
   const rows = [];
   for (const suit of "shdc") {
-    const row = sortCards(rules.deck.filter((c) => !parseCard(c).joker && parseCard(c).suit === suit));
+    const row = sortCards(rules.deck.filter((c) => !isJoker(c) && parseCard(c).suit === suit));
     if (row.length) rows.push(row);
   }
-  const jokers = rules.deck.filter((c) => parseCard(c).joker);
+  const jokers = rules.deck.filter(isJoker);
   if (jokers.length) rows.push(jokers);
   grid = new CardGrid($("draw-grid"), rows, toggle);
   $("draw-grid").classList.toggle("wide", rows[0].length > 8);
   const target = $("draw-target");
   const keep = target.value;
-  target.replaceChildren(...[...rules.categories].reverse().map((c) => {
+  target.replaceChildren(...[...rules.categories].reverse().filter((c) => c !== "high card").map((c) => {
     const o = el("option", "", c);
     o.value = c;
     return o;
   }));
   if (rules.categories.includes(keep)) target.value = keep;
+  $("draw-rules-help").textContent = `${deckLabel(rules.deck)}. Hands, highest first: `
+    + `${[...rules.categories].reverse().join(" > ")}. (quintet draw --rules ${rules.name})`;
   state.hand = state.hand.filter((c) => rules.deck.includes(c));
+  state.handError = "";
   changed();
+  checkKnown();
 }
 
 function toggle(code) {
   if (state.hand.includes(code)) state.hand = state.hand.filter((c) => c !== code);
   else if (state.hand.length < HAND_SIZE) state.hand = [...state.hand, code];
+  state.handError = "";
   changed();
 }
 
-function changed() {
+function fieldMessage(id, message) {
+  $(`${id}-msg`).textContent = message;
+  $(`${id}-msg`).hidden = !message;
+  $(id).setAttribute("aria-invalid", message ? "true" : "false");
+}
+
+/** What the form asks now, as text (for "is the answer shown still this question?"). */
+function question() {
+  const known = readKnown(false);
+  return JSON.stringify([sortCards(state.hand).join(" "), currentRules().name, objective(),
+    known.error ? null : sortCards(known.cards).join(" ")]);
+}
+
+function refreshStale() {
+  const note = $("draw-stale-note");
+  if (!state.asked || !note) return;
+  const stale = question() !== state.asked;
+  $("draw-answer").dataset.stale = stale ? "true" : "false";
+  note.hidden = !stale;
+}
+
+function changed({ text = true } = {}) {
   const full = state.hand.length === HAND_SIZE;
   grid.update((code) => ({ pressed: state.hand.includes(code), disabled: full && !state.hand.includes(code) }));
-  $("draw-hand").value = state.hand.join(" ");
+  if (text) $("draw-hand").value = state.hand.join(" ");
+  fieldMessage("draw-hand", state.handError);
   $("draw-count").textContent = `${state.hand.length} of ${HAND_SIZE}`;
-  $("draw-count").classList.toggle("done", full);
-  $("draw-advise").disabled = !full;
+  $("draw-count").classList.toggle("done", full && !state.handError);
   for (const e of document.querySelectorAll(".target-only")) e.hidden = $("draw-objective").value !== "at-least";
+  refreshStale();
+}
+
+function readHand(partial) {
+  const { cards, error } = readCards($("draw-hand").value, currentRules().deck, { partial });
+  if (error) return { cards, error };
+  if (cards.length > HAND_SIZE) return { cards, error: `${cards.length} cards: a hand is ${HAND_SIZE}` };
+  return { cards, error: "" };
+}
+
+function readKnown(partial) {
+  return readCards($("draw-known").value, currentRules().deck, { taken: state.hand, partial });
+}
+
+function checkKnown(partial = true) {
+  state.knownError = readKnown(partial).error;
+  fieldMessage("draw-known", state.knownError);
+  refreshStale();
 }
 
 function objective() {
@@ -71,24 +221,38 @@ function keepEl(option) {
   return box;
 }
 
-function render(advice) {
+function render(advice, asked) {
   const out = [];
+  const heading = el("h3", "answer-heading", "Recommended");
+  heading.tabIndex = -1;
+  const label = el("p", "answer-for");
+  label.id = "draw-answer-for";
+  label.append("For the hand ", cardsTextEl(advice.hand));
+  if (advice.known && advice.known.length) label.append(" (out: ", cardsTextEl(advice.known), ")");
+  label.append(` · ${deckLabel(currentRules().deck)} · hands: ${tableLabel(currentRules().categories)}`);
+  const note = el("p", "stale-note", "Out of date: the hand, the rules, the objective or the cards known to be "
+    + "out changed since this answer. Ask again for an answer to what the form shows now.");
+  note.id = "draw-stale-note";
+  note.hidden = true;
+  out.push(label, note);
   const rec = el("ul", "recommended");
   for (const [name, o] of Object.entries(advice.recommended)) {
     const li = el("li");
-    li.append(el("b", "", `${name}: `), el("span", "", "keep "), keepEl(o), el("span", "", ` draw ${o.draw}`));
+    li.dataset.objective = name;
+    li.append(el("b", "", `${objectiveWords(name)}: `), el("span", "", "keep "), keepEl(o),
+      el("span", "", ` and draw ${o.draw}`));
     rec.append(li);
   }
-  out.push(el("h3", "", "Recommended"), rec);
+  out.push(rec);
   // The objective's own measure comes first, then the others.
   const target = advice.objective.startsWith("at-least:") ? advice.objective.slice(9) : null;
   const columns = [
-    ["E[pct]", (o) => o.expected_percentile, "expected"],
+    ["mean percentile", (o) => o.expected_percentile, "expected"],
     ["equity", (o) => o.equity, "beat-random"],
     ["P(win)", (o) => o.p_win, ""],
     ["P(tie)", (o) => o.p_tie, ""],
   ];
-  if (target) columns.unshift([`P(≥ ${target})`, (o) => o.p_at_least, advice.objective]);
+  if (target) columns.unshift([`P(${objectiveWords(advice.objective)})`, (o) => o.p_at_least, advice.objective]);
   columns.sort((a, b) => (b[2] === advice.objective) - (a[2] === advice.objective));
   const wrap = el("div", "table-wrap");
   const table = el("table", "draw-table");
@@ -106,50 +270,81 @@ function render(advice) {
     table.append(tr);
   });
   wrap.append(table);
-  out.push(el("h3", "", `All 32 exchanges, best first (${advice.objective})`), wrap);
+  out.push(el("h3", "", `All 32 exchanges, best first by ${objectiveWords(advice.objective)}`), wrap);
   out.push(el("p", "proof", `${advice.unseen} unseen cards; opponent: ${advice.opponent_model}; `
     + `percentiles among ${advice.percentile_of}; ${advice.seconds} s`));
-  $("draw-answer").replaceChildren(...out);
+  $("draw-answer").replaceChildren(heading, ...out);
+  state.asked = asked;
+  refreshStale();
+  return heading;
 }
 
+let busy = false;
+
 async function advise() {
+  if (busy) return;
+  const hand = readHand(false);
+  const known = readKnown(false);
+  const problem = hand.error ? ["draw-hand", hand.error]
+    : hand.cards.length !== HAND_SIZE ? ["draw-hand", `${hand.cards.length} of ${HAND_SIZE} cards: pick `
+      + `${HAND_SIZE - hand.cards.length} more`]
+      : known.error ? ["draw-known", known.error] : null;
+  if (problem) {
+    fieldMessage(problem[0], problem[1]);
+    showError(problem[1]);
+    $(problem[0]).focus();
+    return;
+  }
   showError("");
-  $("draw-advise").disabled = true;
+  busy = true;
+  $("draw-advise").setAttribute("aria-disabled", "true");
+  let focus = null;
   try {
-    const body = { hand: state.hand.join(" "), rules: { name: $("draw-rules").value }, objective: objective() };
-    const known = $("draw-known").value.trim();
-    if (known) body.known = known;
+    const body = { hand: hand.cards.join(" "), rules: { name: currentRules().name }, objective: objective() };
+    if (known.cards.length) body.known = known.cards.join(" ");
+    const asked = question();
     const { data } = await call("POST", "/api/draw", body);
-    render(data);
+    focus = render(data, asked);
   } catch (e) {
     showError(e.message);
+    focus = $("draw-error");
   } finally {
-    changed();
+    busy = false;
+    $("draw-advise").setAttribute("aria-disabled", "false");
+    const active = document.activeElement;
+    if (focus && (!active || active === document.body || active.id === "draw-advise")) focus.focus();
   }
 }
 
 export async function setupDraw() {
   const { data } = await call("GET", "/api/rules");
   ruleSets = data;
-  $("draw-rules").replaceChildren(...ruleSets.map((r) => {
-    const o = el("option", "", `${r.name} — ${r.deck.length} cards`);
-    o.value = r.name;
-    return o;
-  }));
-  $("draw-rules").value = ruleSets.some((r) => r.name === "draw52") ? "draw52" : ruleSets[0].name;
-  $("draw-rules").addEventListener("change", buildGrid);
-  $("draw-objective").addEventListener("change", changed);
-  $("draw-hand").addEventListener("change", () => {
-    const { cards, bad } = readCards($("draw-hand").value);
-    if (bad.length) showError(`not a card: ${bad[0]}`);
-    else {
-      showError("");
-      state.hand = cards.slice(0, HAND_SIZE);
-      changed();
-    }
+  fillDecks();
+  chooseRules(ruleSets.some((r) => r.name === "draw52") ? "draw52" : ruleSets[0].name);
+  $("draw-deck").addEventListener("change", () => {
+    fillTables(currentRules());
+    buildGrid();
   });
+  $("draw-rules").addEventListener("change", buildGrid);
+  $("draw-objective").addEventListener("change", () => changed());
+  $("draw-target").addEventListener("change", refreshStale);
+  const typed = (partial) => {
+    const { cards, error } = readHand(partial);
+    state.handError = error;
+    state.hand = cards.slice(0, HAND_SIZE);
+    changed({ text: false });
+    checkKnown(true);
+  };
+  $("draw-hand").addEventListener("input", () => typed(true));
+  $("draw-hand").addEventListener("change", () => {
+    typed(false);
+    if (!state.handError) $("draw-hand").value = state.hand.join(" ");
+  });
+  $("draw-known").addEventListener("input", () => checkKnown(true));
+  $("draw-known").addEventListener("change", () => checkKnown(false));
   $("draw-clear").addEventListener("click", () => {
     state.hand = [];
+    state.handError = "";
     changed();
   });
   $("draw-advise").addEventListener("click", advise);
