@@ -9,6 +9,9 @@ import json
 import subprocess
 import sys
 import textwrap
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
 
 CLASSIC_GAME = """
     import quintet.evaluator as ev
@@ -85,3 +88,73 @@ def test_quintet_never_imports_solver():
     modules = modules_after("import quintet.cli, quintet.draw.cli\n", CLASSIC_GAME, DRAW_HAND)
     assert "quintet.draw.cli" in modules
     assert [m for m in modules if m.split(".")[0] == "solver"] == []
+
+
+# ---------------------------------------------------------------------------- the house's layers
+
+LAYERS = ("storage", "problem", "engines", "games", "advisor", "play", "apps")
+"""solver/'s folders, lowest first: a module imports only from its own folder or lower ones
+(and from quintet/, below them all)."""
+
+
+def _imports(path: Path, package: str | None = None) -> set[str]:
+    """Every module a file imports (top level and inside functions), as absolute names;
+    relative imports resolved in ``package`` (default: the file's own)."""
+    import ast
+
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    if package is None:
+        package = ".".join(path.relative_to(ROOT).with_suffix("").parts[:-1])
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")[: len(package.split(".")) - node.level + 1]
+                found.add(".".join(base + ([node.module] if node.module else [])))
+            elif node.module:
+                found.add(node.module)
+    return found
+
+
+def _layer(module: str) -> int | None:
+    parts = module.split(".")
+    if parts[0] == "quintet":
+        return -1
+    if parts[0] == "solver" and len(parts) > 1 and parts[1] in LAYERS:
+        return LAYERS.index(parts[1])
+    return None
+
+
+def test_solver_imports_point_down_the_layers():
+    files = sorted((ROOT / "solver").rglob("*.py"))
+    assert len(files) > 40
+    upward = []
+    for path in files:
+        parts = path.relative_to(ROOT).parts
+        if len(parts) < 3:
+            continue  # solver/__init__.py
+        own = LAYERS.index(parts[1])
+        for module in _imports(path):
+            layer = _layer(module)
+            if layer is not None and layer > own:
+                upward.append(f"{path.relative_to(ROOT)} imports {module}")
+    assert upward == []
+
+
+def test_every_solver_module_is_in_a_layer():
+    loose = [p.name for p in (ROOT / "solver").glob("*.py") if p.name != "__init__.py"]
+    assert loose == [] and sorted(p.name for p in (ROOT / "solver").iterdir() if p.is_dir()
+                                  and p.name != "__pycache__") == sorted(LAYERS)
+
+
+def test_the_layer_check_sees_an_upward_import(tmp_path):
+    # the control: an engine importing the advisor, relatively or not, is an upward import
+    probe = tmp_path / "probe.py"
+    probe.write_text("from solver.advisor.advice import best_response\n\ndef f():\n    from ..advisor import verify\n",
+                     encoding="utf-8")
+    assert _imports(probe, "solver.engines") == {"solver.advisor.advice", "solver.advisor"}
+    assert {_layer(m) for m in _imports(probe, "solver.engines")} == {LAYERS.index("advisor")}
+    assert LAYERS.index("advisor") > LAYERS.index("engines")
+    assert _layer("solver.games.lp") == LAYERS.index("games") and _layer("quintet.cards") == -1
