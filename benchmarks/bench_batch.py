@@ -204,7 +204,7 @@ def main() -> None:
         f"on this 2-core machine, {est.cpu_hours / 64:,.1f} hours on 64 cores."
         + (" A lower bound: some sampled deals hit the time limit." if est.converged < len(cpu) else "")
         + " The interval covers the sampling error of the mean; solve times are heavy-tailed (hard deals such as "
-        "the RULES.md example take far longer than the median), so rare very hard classes may weigh more than a "
+        "the rule book's example take far longer than the median), so rare very hard classes may weigh more than a "
         "sample of this size shows.",
         "- Slowest sampled deals: " + ", ".join(
             f"{format_cards(k)} ({c:.1f} s)" for c, k in sorted(

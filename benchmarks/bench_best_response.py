@@ -10,7 +10,7 @@ built from the strongest packets — a random pick among the 30 strongest packet
 free, four times, plus the leftover — laid in a random slot order, with random weights:
 the kind of opponent the equilibrium solver asks about).  One worker.  For each engine:
 median, p90 and max seconds, and how many were proven optimal.  CP-SAT does not prove
-these in minutes (see DESIGN.md), so it runs on a few deals with a time limit, and its
+these in minutes (benchmarks/RESULTS.md, Best response), so it runs on a few deals with a time limit, and its
 value is checked against the search's optimum.  Finally the whole CLI
 (``quintet-solve … --json``), process start to exit, warm cache, median of several runs.
 Figures go to benchmarks/RESULTS.md between markers.

@@ -6,7 +6,7 @@ Measures, on one thread, after JIT warm-up:
 
 * quintet's full API ``quintet.evaluator.rank_packets`` (masks, keys, categories, dense
   rank classes) and its raw kernel ``quintet.kernels.packets32`` alone, over the example
-  deal of RULES.md and N seeded random deals (7 random exposed cards each);
+  deal of the rule book (docs/rules.md) and N seeded random deals (7 random exposed cards each);
 * the same job with the peer libraries eval7, phevaluator and treys through their public
   APIs (card objects / ids for the 25 live cards built once, then every 5-card combination
   evaluated), plus, for information only, phevaluator's private native entry point.
@@ -351,7 +351,7 @@ def report(
     lines.append("")
     lines.append(
         f"Job: all {PACKETS_PER_DEAL:,} packets (5-card subsets of the 25 live cards) of "
-        f"{n_deals} deals — the RULES.md example deal and {n_deals - 1} random deals "
+        f"{n_deals} deals — the rule book's example deal and {n_deals - 1} random deals "
         f"(seed {args.seed}) — on one thread, after JIT warm-up; best of {args.repeat} passes. "
         "The peers rank under 52-card standard poker rules (fine for a speed comparison)."
     )

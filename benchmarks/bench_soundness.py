@@ -1,4 +1,4 @@
-"""Soundness sweep: the exact engines against each other at full size (issue 9).
+"""Soundness sweep: the exact engines against each other at full size (docs/proofs.md).
 
     python benchmarks/bench_soundness.py                         # 1,000 instances (hours)
     python benchmarks/bench_soundness.py --instances 40 --seed 5 # a quick look

@@ -13,7 +13,7 @@ A card is a small int ``card = suit * deck.field + rank``:
 A set of cards is an ``int`` bit mask (``1 << card`` per card).  Masks of the classic
 deck fit in ``numpy.uint32``; that is the evaluator's fast path.
 
-Variant decks (RULES.md §2: 36, 52 and 54 cards) have up to 13 ranks, so they use
+Variant decks (docs/draw-poker.md: 36, 52, 53 and 54 cards) have up to 13 ranks, so they use
 ``field = 16``: bit ``16*suit + rank``, and a mask fits in ``numpy.uint64``.
 
 Jokers
@@ -241,7 +241,7 @@ class Deck:
 
 
 CLASSIC_DECK = Deck(name="32", ranks="789TJQKA", field=8)
-# Variant decks of five-card draw poker (RULES.md §2); 16 bits per suit, 64-bit masks.
+# Variant decks of five-card draw poker (docs/draw-poker.md); 16 bits per suit, 64-bit masks.
 DECK_36 = Deck(name="36", ranks="6789TJQKA", field=16)
 DECK_36_JOKER = Deck(name="36-joker", ranks="6789TJQKA", field=16, jokers=1, joker_alias="6s")
 DECK_52 = Deck(name="52", ranks="23456789TJQKA", field=16)

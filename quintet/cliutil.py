@@ -104,7 +104,7 @@ TIEBREAK_HELP = ("equal hands of a category: kickers (default: the other cards d
 
 
 def add_rules_arguments(parser: argparse.ArgumentParser) -> None:
-    group = parser.add_argument_group("rule options (RULES.md §1)")
+    group = parser.add_argument_group("rule options")
     group.add_argument("--rules", default="classic", choices=sorted(RULE_SETS), help="rule set (default classic)")
     group.add_argument("--tie-points", type=number, default=None, metavar="SHARE",
                        help="share of a tied slot's points each player scores, 0..0.5 (default 0)")

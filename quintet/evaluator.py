@@ -8,7 +8,7 @@ Keys are comparable within one rule set: higher is stronger, equal is a tie (lay
 ``quintet.hands``).
 
 Rule sets of five-card draw poker (``Rules.is_variant``: jokers, 36/52/54-card decks,
-colour categories; RULES.md §2) are ranked by ``quintet.draw`` over 64-bit masks
+colour categories; docs/draw-poker.md) are ranked by ``quintet.draw`` over 64-bit masks
 (``masks`` uint64 there).  ``_ranker`` is the one place that tells the two apart and the
 only import of ``quintet.draw`` from here, done on first use of such a rule set: the
 classic 32-bit path never loads the draw-poker code.

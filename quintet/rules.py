@@ -1,4 +1,4 @@
-"""Rule sets: a frozen ``Rules`` value carrying every option of RULES.md §1.
+"""Rule sets: a frozen ``Rules`` value carrying every option of the rule book (docs/rules.md).
 
 The deck and the category table are data (``Rules.deck``, ``Rules.categories``): the
 evaluator receives the table as an array mapping each category id to its strength, so a
@@ -36,7 +36,7 @@ class Category(IntEnum):
     FULL_HOUSE = 6
     FOUR_OF_A_KIND = 7
     STRAIGHT_FLUSH = 8
-    # Variant categories of five-card draw poker (RULES.md §2), ids after the classic nine.
+    # Variant categories of five-card draw poker (docs/draw-poker.md), ids after the classic nine.
     FIVE_OF_A_KIND = 9  # «покер»: four of a kind plus a joker
     COLOUR = 10  # «цвет»: five cards of one colour (red ♦♥ or black ♣♠)
     STRAIGHT_COLOUR = 11  # «стрит-цвет»: a straight in one colour
@@ -79,7 +79,7 @@ _CATEGORY_ALIASES = {
 
 N_CATEGORY_IDS = len(Category.all())
 
-# Classic Quintet order, lowest first (RULES.md §1: full house above flush).
+# Classic Quintet order, lowest first (docs/rules.md: full house above flush).
 _CLASSIC_ORDER = (
     Category.HIGH_CARD,
     Category.PAIR,
@@ -92,7 +92,7 @@ _CLASSIC_ORDER = (
     Category.STRAIGHT_FLUSH,
 )
 
-# Category tables of five-card draw poker (RULES.md §2), lowest first.  High card ("no
+# Category tables of five-card draw poker (docs/draw-poker.md), lowest first.  High card ("no
 # category") is at the bottom of every table; five of a kind on top (it needs a joker).
 _STANDARD_ORDER = _CLASSIC_ORDER + (Category.FIVE_OF_A_KIND,)
 # The 11-category table: pair; two pair; three; full house; colour; flush; straight;
@@ -162,7 +162,7 @@ class Rules:
       draw-poker text's «каждый имеет по одной равной двойке … то банк делится»);
     * ``deck`` and ``category_order`` — data: the cards and the categories, lowest first;
     * ``swap_four_straight_flush`` — four of a kind and straight flush trade places in the
-      table (the variant of the 11-category table, RULES.md §2; default off);
+      table (the variant of the 11-category table, docs/draw-poker.md; default off);
     * ``joker_card`` (a property; an option of ``get_rules`` and ``with_options``) — the
       ordinary card that plays as the joker, one of the deck's lowest cards («какая-либо
       младшая карта, чаще всего шестерка пик»: ``draw36-joker`` default ``"6s"``); ``""``
@@ -292,7 +292,7 @@ RULE_SETS: dict[str, Rules] = {
     "classic": CLASSIC,
 }
 
-# Five-card draw poker variants (RULES.md §2): ``draw<deck>[-<table>]``.
+# Five-card draw poker variants (docs/draw-poker.md): ``draw<deck>[-<table>]``.
 #   decks:  32 (7–A), 36 (6–A), 36-joker (6–A, a six plays as the joker: joker_card, 6♠ by default), 52, 53 (52 + one
 #           joker), 54 (52 + two jokers);
 #   tables: (none) the standard poker order plus five of a kind on top; -11 the 11-category

@@ -1,6 +1,6 @@
 """Suit canonicalization: one representative per class of suit-equivalent deals.
 
-All four suits are equal in play (RULES.md §1), so relabelling the suits maps a deal to an
+All four suits are equal in play (docs/rules.md), so relabelling the suits maps a deal to an
 equivalent deal and every arrangement to an equivalent arrangement: hand categories, keys
 and therefore every show-down margin are unchanged.  The C(32,7) = 3,365,856 exposed sets
 of the classic deck fall into ``count_canonical_deals()`` = 156,248 classes; a solver need
@@ -121,7 +121,7 @@ def symmetry_group(rules_or_deck: Rules | Deck) -> tuple[tuple[int, ...], ...]:
 
     For a deck: those mapping the deck onto itself (``suit_permutations(deck)``).  For rules:
     the deck's, and when the category table has a colour category (five cards of one colour,
-    RULES.md §2) only those that keep the two colours (♣♠ / ♦♥) together — 8 of the 24.
+    docs/draw-poker.md) only those that keep the two colours (♣♠ / ♦♥) together — 8 of the 24.
     """
     if isinstance(rules_or_deck, Deck):
         return _group(rules_or_deck)

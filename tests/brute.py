@@ -2,7 +2,7 @@
 
 Nothing here uses the solver's rank classes, marginals or value tables.  Hands are compared
 only through ``quintet.evaluator.hand_key`` (one hand at a time), straight from the
-definitions in RULES.md / DESIGN.md:
+definitions (docs/rules.md, docs/architecture.md):
 
 * margin of my packet against theirs in slot s: ``+w_s`` if mine is stronger, ``−w_s`` if
   weaker, 0 if equal (both score the same tie share);

@@ -1,4 +1,4 @@
-"""Differential testing of the exact best-response engines at full size (issue 9).
+"""Differential testing of the exact best-response engines at full size (docs/proofs.md).
 
 A "proven optimal" answer is checked by asking the same question in ways that share as
 little reasoning as possible:

@@ -1,11 +1,11 @@
-"""A slow, obviously-correct pure-Python hand ranker, written from RULES.md §1 alone.
+"""A slow, obviously-correct pure-Python hand ranker, written from the rule book (docs/rules.md) alone.
 
 It shares no code with ``quintet``: it reads cards as text (``"Ah"``, ``"Td"``, ``"10d"``)
 or as ``(rank, suit)`` pairs with the natural rank values 7..14 (ace = 14), and returns an
 *ordering tuple* ``(category strength, tie ranks...)``: comparing two tuples compares the
 two hands (higher is stronger, equal is a tie).
 
-RULES.md §1, highest first:
+docs/rules.md, highest first:
 
 1. straight flush — the top card; suits never matter
 2. four of a kind — the rank of the four, then the fifth card
@@ -32,7 +32,7 @@ from collections.abc import Iterable, Sequence
 RANK_VALUES = {"7": 7, "8": 8, "9": 9, "T": 10, "10": 10, "J": 11, "Q": 12, "K": 13, "A": 14}
 SUIT_LETTERS = "cdhs"  # the documented suit order of quintet.cards: clubs, diamonds, hearts, spades
 
-# Category names lowest first, as RULES.md lists them (read bottom-up).
+# Category names lowest first, as docs/rules.md lists them (read bottom-up).
 CATEGORIES = (
     "high card",
     "pair",

@@ -18,7 +18,7 @@ A_TEXT = "9s 9c 8s 8c 7c | Ks Kd Kc Js Tc | Qd Jd Td 8d 7d | As Ah Ad Ac Qs | Kh
 B_PRINTED = "As Ac Ah 8d 8c | Ks Qs Js 9s 8s | Kh Qh Jh Th 9h | Ad Kd Qd Jd Td | 7d 7c Kc Tc 8c"
 B_FIXED = "As Ac Ah 8d 8c | Ks Qs Js 9s 8s | Kh Qh Jh Th 9h | Ad Kd Qd Jd Td | 7d 7c Kc Tc 9c"
 
-EXPECTED_SLOTS = [  # RULES.md's table: (points, A's hand name, B's hand name, winner)
+EXPECTED_SLOTS = [  # docs/rules.md's worked example: (points, A's hand name, B's hand name, winner)
     (3, "two pair, nines and eights", "full house, aces over eights", "B"),
     (4, "three kings", "flush, king high", "B"),
     (5, "flush, queen high", "straight flush, king high", "B"),

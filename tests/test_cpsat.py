@@ -327,7 +327,7 @@ def test_example_deal_uniform_is_proven(example_uniform):
     problem, result = example_uniform
     assert result.optimal
     assert_sound(problem, result)
-    assert result.value == pytest.approx(24.8669, abs=1e-4)  # DESIGN.md's measured best 24.8669
+    assert result.value == pytest.approx(24.8669, abs=1e-4)  # the example deal's optimum against uniform
     assert result.bound <= problem.trivial_bound()
 
 

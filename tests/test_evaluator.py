@@ -28,7 +28,7 @@ from quintet.rules import CLASSIC, Category, get_rules
 FULL = CLASSIC_DECK.full_mask
 N_HANDS = comb(32, 5)
 
-# RULES.md §1: category counts over all C(32,5) hands.
+# docs/rules.md: category counts over all C(32,5) hands.
 RULES_COUNTS = {
     "straight flush": 16,
     "four of a kind": 224,
@@ -96,7 +96,7 @@ def test_category_counts_scalar_kernel(all_masks):
 
 
 def test_reference_ranker_reproduces_rules_counts(ref_cards):
-    # The reference is itself checked against the RULES.md table, so it can be trusted below.
+    # The reference is itself checked against the docs/rules.md table, so it can be trusted below.
     assert Counter(ref.category(h) for h in ref_cards) == Counter(RULES_COUNTS)
 
 
@@ -397,7 +397,7 @@ def test_ordering_across_categories():
     # The best hand of each category is below the worst hand of the next one up.
     for lower, upper in zip(CLASSIC_CATEGORY_ORDER[:-1], CLASSIC_CATEGORY_ORDER[1:], strict=True):
         assert hand_key(ASCENDING[lower][-1]) < hand_key(ASCENDING[upper][0]), (lower, upper)
-    # category strengths follow RULES.md
+    # category strengths follow docs/rules.md
     keys = [hand_key(ASCENDING[c][0]) for c in CLASSIC_CATEGORY_ORDER]
     assert keys == sorted(keys)
 

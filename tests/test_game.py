@@ -1,4 +1,4 @@
-"""Deals, arrangements and the show-down: the worked example of RULES.md and properties."""
+"""Deals, arrangements and the show-down: the worked example of docs/rules.md and properties."""
 
 from __future__ import annotations
 
@@ -26,13 +26,13 @@ from quintet.game import (
 )
 from quintet.rules import CLASSIC, Category, get_rules
 
-# RULES.md §1, "The worked example in the texts".
+# docs/rules.md, "The worked example".
 EXPOSED = "8h 7h 9d Ts 7s Qc Jc"
 A_TEXT = "9s 9c 8s 8c 7c | Ks Kd Kc Js Tc | Qd Jd Td 8d 7d | As Ah Ad Ac Qs | Kh Qh Jh Th 9h"
 B_PRINTED = "As Ac Ah 8d 8c | Ks Qs Js 9s 8s | Kh Qh Jh Th 9h | Ad Kd Qd Jd Td | 7d 7c Kc Tc 8c"
 B_FIXED = "As Ac Ah 8d 8c | Ks Qs Js 9s 8s | Kh Qh Jh Th 9h | Ad Kd Qd Jd Td | 7d 7c Kc Tc 9c"
 
-# The RULES.md table, slot by slot: (points, A's category, B's category, winner)
+# The docs/rules.md table, slot by slot: (points, A's category, B's category, winner)
 EXAMPLE_TABLE = [
     (3, Category.TWO_PAIR, Category.FULL_HOUSE, "B"),
     (4, Category.THREE_OF_A_KIND, Category.FLUSH, "B"),

@@ -32,7 +32,7 @@ EXAMPLE = "8h 7h 9d Ts 7s Qc Jc"
 CLASSIC = get_rules("classic")
 HALF_TIES = get_rules("classic", tie_points=0.5)
 
-# RULES.md: A's arrangement in the worked example (legal), and B's with the misprint corrected
+# docs/rules.md: A's arrangement in the worked example (legal), and B's with the misprint corrected
 ARR_A = "9s 9c 8s 8c 7c | Ks Kd Kc Js Tc | Qd Jd Td 8d 7d | As Ah Ad Ac Qs | Kh Qh Jh Th 9h"
 ARR_B = "As Ac Ah 8d 8c | Ks Qs Js 9s 8s | Kh Qh Jh Th 9h | Ad Kd Qd Jd Td | 7d 7c Kc Tc 9c"
 

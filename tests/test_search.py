@@ -254,8 +254,8 @@ def test_full_problem_locally_optimal_and_value_direct(deal_id, kind, objective)
 
 
 def test_example_deal_uniform_optimum():
-    """DESIGN.md reports the best arrangement CP-SAT found on the example deal against the
-    uniform opponent: 24.8669 (trivial bound 25 unreachable).  The search proves an optimum
+    """The best arrangement CP-SAT found on the example deal against the uniform opponent in
+    the project's first measurements: 24.8669 (trivial bound 25 unreachable).  The search proves an optimum
     at least that good, and full houses/fours laid weakest to strongest reach it."""
     deal = Deal.from_exposed(EXAMPLE)
     tables = tables_for(deal.exposed, CLASSIC)

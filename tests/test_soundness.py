@@ -1,4 +1,4 @@
-"""Soundness of the exact best response at full size (issue 9).
+"""Soundness of the exact best response at full size (docs/proofs.md).
 
 The search once returned 0.0445 as "proven optimal" against the 97-arrangement mix in
 ``tests/data/example-deal-eps005-mix.json`` (an equilibrium at ε = 0.05 of the rules'

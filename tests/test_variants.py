@@ -1,4 +1,4 @@
-"""Five-card draw variants (RULES.md §2): decks, jokers, category tables, the 64-bit evaluator
+"""Five-card draw variants (docs/draw-poker.md): decks, jokers, category tables, the 64-bit evaluator
 (``quintet.draw``).
 
 The exhaustive tests rank every hand of each deck under each table with the slow reference

@@ -1,4 +1,4 @@
-"""A slow, obviously-correct reference for the draw-poker variants (RULES.md §2).
+"""A slow, obviously-correct reference for the draw-poker variants (docs/draw-poker.md).
 
 Independent of ``quintet.draw`` (its tables and kernels): no cells, no tables, no suit
 states.  A hand is five (rank, suit) cards; a joker is tried as **every** card of the deck's

@@ -44,11 +44,11 @@ CERTIFICATE_VERSION = 2
 exploitabilities certified by an earlier version can no longer be trusted.
 
 Version 1 (before December 2026): the search's rule 6 pruned optimal arrangements, so stored
-exploitabilities could be under-reported (issue 9)."""
+exploitabilities could be under-reported (docs/CHANGELOG.md)."""
 STORE_KIND = f"equilibrium-v{CERTIFICATE_VERSION}"
 STALE_STORE_KINDS = ("equilibrium",)  # kinds written by earlier certificate versions
 STALE_NOTE = ("the stored equilibrium of this deal came from an earlier solver whose exploitability could be "
-              "under-reported (issue 9): not served, solved again")
+              "under-reported: not served, solved again")
 
 def sample_mix(mix: Sequence[tuple[float, Arrangement]], seed: int = 0) -> Arrangement:
     """An arrangement drawn from a mix of (probability, arrangement); the same seed draws the same."""

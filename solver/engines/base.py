@@ -13,7 +13,7 @@ order, to start from) and an optional ``stop`` event (set: return the best found
 its proven bound) and returns an ``EngineResult``: packets, exact value, proven bound ≥ value,
 ``optimal``.  The double oracle, safe exploitation, the advisor and ``--verify`` take an
 engine through ``get_engine``; a new engine is a class with ``name`` and ``solve``, added to
-``ENGINES``.
+the registry (``_REGISTRY``) with its name in ``ENGINE_NAMES`` (docs/contributing.md).
 """
 
 from __future__ import annotations

@@ -65,7 +65,7 @@ compare every combination against the plain search, CP-SAT and brute force.
    in the slot's price order (``V − λ`` falling), so the candidate bound falls along the scan
    and ends it.  (Until December 2026 the levels already open when the prices arrived read
    zeros as their bound — a "bound" of ``V[c(q), s] − λ(q)`` without ``cur``, ``λ(U)`` or
-   the other slots — and pruned optimal arrangements (issue 9); pricing them in place was
+   the other slots — and pruned optimal arrangements (docs/CHANGELOG.md); pricing them in place was
    sound but kept their scans in class order, up to 50× slower than the restart on smooth
    opponent models.)
 7. *Card exchanges (symmetry).*  Let cards ``a`` and ``b`` have the same rank, ``a`` of the

@@ -104,7 +104,7 @@ class BatchSummary:
         ]
         if self.stale:
             lines.append(f"{self.stale} deal(s) were stored by an earlier solver whose exploitability could be "
-                         "under-reported (issue 9): not trusted, solved again (warm-started from the stored mix).")
+                         "under-reported: not trusted, solved again (warm-started from the stored mix).")
         if self.unconverged:
             lines.append(f"{self.unconverged} deal(s) reached the time limit before ε ≤ {self.epsilon:g}: "
                          "their best certified mix is stored; run again (or with a longer --time-limit) to improve it.")
