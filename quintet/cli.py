@@ -28,7 +28,7 @@ def build_parser() -> argparse.ArgumentParser:
     sd = sub.add_parser(
         "showdown",
         help="compare two arrangements slot by slot",
-        description="Show down two arrangements of the same deal. " + ARRANGEMENT_HELP + ".",
+        description="Show down two arrangements of the same deal: " + ARRANGEMENT_HELP + ".",
     )
     sd.add_argument("--exposed", required=True, help="the exposed cards (7 in Quintet), e.g. \"8h 7h 9d Ts 7s Qc Jc\"")
     sd.add_argument("--a", required=True, metavar="ARRANGEMENT", help="player A's arrangement")

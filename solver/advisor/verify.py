@@ -27,7 +27,7 @@ import numpy as np
 from quintet.game import Arrangement, Deal
 from solver.advisor.advice import Solution, best_response_problem, solve_problem
 from solver.advisor.equilibrium import EquilibriumResult
-from solver.engines.base import EngineOptions
+from solver.engines.base import EngineOptions, other_engine
 from solver.games.quintet_game import QuintetGame
 from solver.problem.best_response import VALUE_TOLERANCE, BestResponseProblem
 from solver.problem.deal_tables import DealTables
@@ -105,11 +105,6 @@ def verify_solution(solution: Solution, opponent: OpponentModel | str, *,
     claimed = solution.value if solution.optimal else solution.bound
     return recheck(problem, claim="optimum", claimed=claimed, engine=engine, hint=hint, time_limit=time_limit,
                    stop_event=stop_event)
-
-
-def other_engine(engine: str) -> str:
-    """The exact engine that rechecks an answer of ``engine`` (CP-SAT for the search, and back)."""
-    return "search" if engine == "cpsat" else "cpsat"
 
 
 def verify_mix(deal: Deal, mix: Sequence[tuple[float, Arrangement]], exploitability: float, *,

@@ -55,7 +55,7 @@ def build_parser() -> argparse.ArgumentParser:
                         "with --rules drawN… the deck less the 25 live cards (11 of draw36)")
     p.add_argument("--opponent", default="equilibrium", metavar="MODEL",
                    help=f"opponent model: equilibrium (default: print a certified equilibrium mix) | "
-                        f"{OPPONENT_HELP}; 'equilibrium' may also appear in a mixture")
+                        f"{OPPONENT_HELP}")
     p.add_argument("--objective", default=None, choices=OBJECTIVES,
                    help="a best response, completion or grade: margin: my points − theirs (default); "
                         "points: my points")
@@ -210,8 +210,10 @@ def format_equilibrium(eq: EquilibriumResult, *, seed: int = 0, unicode: bool = 
                   if eq.epsilon == 0 else "converged")
     else:
         status = f"target ε {eq.epsilon:g} not reached"
-    shown = f"{eq.exploitability:.4f}" if eq.exploitability >= 1e-4 or eq.exploitability == 0 else \
-        f"{eq.exploitability:.1e}"
+    if eq.exploitability <= VALUE_TOLERANCE:
+        shown = "0 (to float tolerance)"  # float sums of an exact equilibrium leave ~1e-14
+    else:
+        shown = f"{eq.exploitability:.4f}" if eq.exploitability >= 1e-4 else f"{eq.exploitability:.1e}"
     extra = " — interrupted" if eq.interrupted else ""
     source = "answered from the store" if eq.from_store else f"{eq.iterations} iterations, {eq.seconds:.1f} s"
     lines.append(f"Exploitability: {shown} — no arrangement gains more than that against this mix "

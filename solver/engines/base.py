@@ -13,7 +13,7 @@ order, to start from) and an optional ``stop`` event (set: return the best found
 its proven bound) and returns an ``EngineResult``: packets, exact value, proven bound ≥ value,
 ``optimal``.  The double oracle, safe exploitation, the advisor and ``--verify`` take an
 engine through ``get_engine``; a new engine is a class with ``name`` and ``solve``, added to
-the registry (``_REGISTRY``) with its name in ``ENGINE_NAMES`` (docs/contributing.md).
+the registry (``_REGISTRY``); ``ENGINE_NAMES`` and ``other_engine`` follow from it (docs/contributing.md).
 """
 
 from __future__ import annotations
@@ -27,10 +27,8 @@ from quintet.text import quote
 from ..problem.best_response import BestResponseProblem, EngineResult
 
 __all__ = ["ENGINE_NAMES", "MAX_THREADS", "EngineOptions", "DEFAULT_ENGINE", "Engine", "SearchEngine", "CpsatEngine",
-           "get_engine", "EngineOptionError", "solve"]
+           "get_engine", "EngineOptionError", "solve", "other_engine"]
 
-ENGINE_NAMES = ("auto", "search", "cpsat")
-"""``auto`` is ``search``, the faster proven engine (``benchmarks/RESULTS.md``)."""
 
 MAX_THREADS = 8  # CP-SAT threads a request may ask for
 
@@ -72,10 +70,6 @@ class EngineOptions:
         return replace(self, time_limit=None if time_limit is None else max(float(time_limit), 1e-3))
 
 
-DEFAULT_ENGINE = EngineOptions()
-"""The search, one thread, no time limit, seed 0."""
-
-
 class Engine(Protocol):
     name: str
 
@@ -110,7 +104,21 @@ class CpsatEngine:
                            seed=options.seed, stop_event=stop)
 
 
-_REGISTRY: dict[str, Engine] = {"search": SearchEngine(), "cpsat": CpsatEngine()}
+_REGISTRY: dict[str, Engine] = {engine.name: engine for engine in (SearchEngine(), CpsatEngine())}
+"""Every exact engine by name: a new engine is a class with ``name`` and ``solve`` added here; the
+command lines, the HTTP schema and ``--verify`` take their choices from it."""
+
+ENGINE_NAMES = ("auto", *_REGISTRY)
+"""``auto`` is ``search``, the faster proven engine (``benchmarks/RESULTS.md``)."""
+
+DEFAULT_ENGINE = EngineOptions()
+"""The search, one thread, no time limit, seed 0."""
+
+
+def other_engine(name: str) -> str:
+    """The exact engine that rechecks an answer of engine ``name``: another registered one."""
+    resolved = "search" if name == "auto" else name
+    return next(other for other in _REGISTRY if other != resolved)
 
 
 def solve(problem: BestResponseProblem, options: EngineOptions = DEFAULT_ENGINE, hint: tuple[int, ...] | None = None,

@@ -45,8 +45,9 @@ MAX_SPEC_LENGTH = 1000  # characters
 MAX_TERMS = 16
 
 OPPONENT_HELP = (
-    "uniform | greedy | equilibrium | population:FILE (JSON/CSV of arrangements, optional weights) | "
-    "style:FILE (a style learned from game records, JSON lines) | a mixture such as uniform:0.3,greedy:0.7"
+    "uniform | greedy | population:FILE (JSON/CSV of arrangements, optional weights) | "
+    "style:FILE (a style learned from game records, JSON lines) | a mixture such as uniform:0.3,greedy:0.7 "
+    "(equilibrium may be one of its terms)"
 )
 _NAMES_HELP = "use uniform, greedy, equilibrium, population, style, or a mixture such as uniform:0.3,greedy:0.7"
 _DATA_FIELD = {"population": "the arrangements in the field 'population'", "style": "the records in the field 'style'"}
