@@ -187,10 +187,10 @@ def equilibrium(
     uniform = BestResponseProblem(
         tables, slot_values(Uniform().marginals(tables), deal.rules.weights, "margin"))
     first = solve(uniform, engine.with_time_limit(time_limit), None, stop_event)
-    starts = [first.packets] + [tuple(tables.index_of(m) for m in a.packets) for a in initial]
+    warm = [tuple(tables.index_of(m) for m in a.packets) for a in initial]
     result: DoubleOracleResult[Strategy] = double_oracle(
-        game, starts, epsilon=epsilon, time_limit=time_limit, stop_event=stop_event,
-        trivial_bound=float(sum(deal.rules.weights)), progress=progress,
+        game, [first.packets], epsilon=epsilon, time_limit=time_limit, stop_event=stop_event,
+        trivial_bound=float(sum(deal.rules.weights)), progress=progress, warm_start=warm,
     )
     order = np.argsort(-result.probabilities, kind="stable")
     mix = tuple((float(result.probabilities[i]), tables.arrangement_of(result.support[i])) for i in order)

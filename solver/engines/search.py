@@ -900,6 +900,13 @@ def solve_search(
         if options.card_prices and not pr.on[0]:
             call_budget = max(0, min(budget, options.card_prices_after - int(stats[STAT_NODES])))
         status = _run(V, pk, fixed, st, pr, sw, inc, call_budget, stats)
+        # the limits are checked before the card prices too (they take a moment on a big deal)
+        if status == 1 and inc.value[0] > NO_VALUE and (
+            (time_limit is not None and time.perf_counter() - start >= time_limit)
+            or (stop_event is not None and stop_event.is_set())
+        ):
+            stopped = True
+            break
         if (status == 1 and options.card_prices and not pr.on[0]
                 and stats[STAT_NODES] >= options.card_prices_after):
             # rule 6: price the cards over the root's candidates (the root is set up by now)
@@ -907,13 +914,6 @@ def solve_search(
                          options.card_price_iters, pr)
             _price_order(pk, V, pr, st.k[0])
             st.depth[0] = -2  # start again from the root, every level in price order (incumbent kept)
-            continue
-        if status == 1 and inc.value[0] > NO_VALUE and (
-            (time_limit is not None and time.perf_counter() - start >= time_limit)
-            or (stop_event is not None and stop_event.is_set())
-        ):
-            stopped = True
-            break
     packets = tuple(int(p) for p in inc.packets)
     if any(p < 0 for p in packets):
         raise RuntimeError("search stopped before finding any arrangement")  # pragma: no cover
