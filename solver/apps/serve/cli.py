@@ -4,8 +4,9 @@
     quintet-serve --port 8080 --workers 4 --store solutions.sqlite
     quintet-serve --host 0.0.0.0                 # reachable from other machines: only when asked
 
-Ctrl-C stops it cleanly (running solves are cancelled, the workers stopped).  A bad option
-or an unusable store is one line on stderr and exit status 2.
+Ctrl-C stops it cleanly and at once: open event streams get their job's last state (cancelled,
+with its best so far) and end, running solves are cancelled, the workers stopped, exit status 0.
+A bad option or an unusable store is one line on stderr and exit status 2.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import socket
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from types import FrameType
 
 from quintet.cliutil import OneLineParser, UsageError, int_between, positive_int, run_cli
 from solver.storage.store import SolutionStore, default_store_path
@@ -69,6 +71,17 @@ def _main(argv: Sequence[str] | None) -> int:
     from solver.apps.serve.app import ServeConfig, create_app
 
     app = create_app(ServeConfig(workers=args.workers, queue_size=args.queue_size, store=store))
+    state = app.state.quintet
+
+    class Server(uvicorn.Server):
+        """uvicorn's server, telling the application first when it is asked to stop (Ctrl-C):
+        its event streams end and its waiting requests give up, so no connection is left for
+        uvicorn's graceful-shutdown timeout to cut."""
+
+        def handle_exit(self, sig: int, frame: FrameType | None) -> None:
+            state.stop_requested()
+            super().handle_exit(sig, frame)
+
     host, port = sock.getsockname()[:2]
     shown = f"[{host}]" if ":" in host else host
     print(f"quintet-serve: http://{shown}:{port}/ (API under /api, OpenAPI at /openapi.json); "
@@ -76,7 +89,7 @@ def _main(argv: Sequence[str] | None) -> int:
           file=sys.stderr, flush=True)
     config = uvicorn.Config(app, log_level="warning", timeout_graceful_shutdown=3, access_log=False)
     try:
-        uvicorn.Server(config).run(sockets=[sock])
+        Server(config).run(sockets=[sock])
     except KeyboardInterrupt:  # uvicorn re-raises the Ctrl-C it handled, after a clean shutdown
         pass
     print("quintet-serve: stopped", file=sys.stderr, flush=True)
