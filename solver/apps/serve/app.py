@@ -46,8 +46,7 @@ def create_app(config: ServeConfig | None = None) -> FastAPI:
 
     @asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
-        state.started()
-        state.pool.start()
+        state.start()
         try:
             yield
         finally:
@@ -60,7 +59,6 @@ def create_app(config: ServeConfig | None = None) -> FastAPI:
         description=DESCRIPTION,
     )
     app.state.quintet = state
-    app.state.pool = state.pool
     app.state.config = state.config
     app.add_middleware(BodyLimit, limit=state.config.max_body_bytes)
     routers = (solve.router, game.router, server.router)

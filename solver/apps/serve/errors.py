@@ -54,9 +54,13 @@ DESCRIPTIONS = {
 }
 
 
-def error_responses(*codes: int) -> dict[int | str, dict[str, Any]]:
-    """OpenAPI ``responses`` entries: ``ErrorOut`` for each status code."""
-    return {code: {"model": ErrorOut, "description": DESCRIPTIONS[code]} for code in codes}
+def error_responses(*codes: int, beside: str | None = None) -> dict[int | str, dict[str, Any]]:
+    """OpenAPI ``responses`` entries: ``ErrorOut`` (JSON) for each status code.  ``beside``:
+    the route's own media type when it is not JSON (the errors are JSON all the same)."""
+    if beside is None:
+        return {code: {"model": ErrorOut, "description": DESCRIPTIONS[code]} for code in codes}
+    content = {"application/json": {"schema": {"$ref": "#/components/schemas/ErrorOut"}}}
+    return {code: {"content": content, "description": DESCRIPTIONS[code]} for code in codes}
 
 
 def error_response(status: int, message: object, headers: dict[str, str] | None = None) -> JSONResponse:

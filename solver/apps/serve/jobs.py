@@ -158,6 +158,11 @@ class WorkerPool:
 
     # ------------------------------------------------------------------ lifecycle
 
+    @property
+    def started(self) -> bool:
+        """Whether ``start`` was called (a pool runs once: start, then close)."""
+        return self._listener is not None
+
     def start(self) -> None:
         with self._lock:
             self._workers = [self._spawn(i) for i in range(self.n_workers)]

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, PlainValidator, WithJsonSchema
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, PlainValidator, WithJsonSchema
 from pydantic_core import PydanticCustomError
 
 from quintet.rules import TIEBREAKS, Rules, get_rules
@@ -134,6 +134,19 @@ _ARRANGEMENT_SCHEMA = {
 }
 
 Cards = Annotated[str, PlainValidator(_cards_text), WithJsonSchema(_CARDS_SCHEMA)]
+
+
+def _integral(value: object) -> object:
+    """JSON's ``6.0`` is the integer 6, as JSON Schema says; ``6.5`` stays a float (refused)."""
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    return value
+
+
+# integer fields: a JSON integer, or a number with no fraction (as JSON Schema counts it); the
+# range comes before the validator, so that the schema says it as minimum and maximum
+ThreadCount = Annotated[int, Field(ge=1, le=MAX_THREADS), BeforeValidator(_integral)]
+Seed = Annotated[int, Field(ge=0, le=SEED_MAX), BeforeValidator(_integral)]
 ArrangementText = Annotated[str, PlainValidator(_arrangement_text), WithJsonSchema(_ARRANGEMENT_SCHEMA)]
 
 
@@ -163,10 +176,25 @@ class PopulationEntry(_Strict):
     weight: float = Field(default=1.0, gt=0, allow_inf_nan=False)
 
 
+_EXAMPLE = "8h 7h 9d Ts 7s Qc Jc"
+_ARRANGEMENT = "9s 9c 8s 8c 7c | Ks Kd Kc Js Tc | Qd Jd Td 8d 7d | As Ah Ad Ac Qs | Kh Qh Jh Th 9h"
+
+
+def _examples(*examples: dict[str, Any]) -> ConfigDict:
+    return ConfigDict(extra="forbid", strict=True, json_schema_extra={"examples": list(examples)})
+
+
 class SolveIn(_Strict):
     """``quintet-solve``'s arguments.  A field left out takes its default; a field the answer
     would not use (``seed`` of the search's best response, ``epsilon`` without the
     equilibrium, ``objective`` of an equilibrium…) is refused with 400, never ignored."""
+
+    model_config = _examples(
+        {"exposed": _EXAMPLE, "opponent": "uniform"},
+        {"exposed": _EXAMPLE, "opponent": "greedy", "objective": "points", "fix": {"5": "Ah Kh Qh Jh Th"}},
+        {"exposed": _EXAMPLE, "opponent": "uniform:0.5,greedy:0.5", "grade": _ARRANGEMENT},
+        {"exposed": "Ac Kh Kd Kc Qd Ts 7s", "epsilon": 0.05},
+    )
 
     exposed: Cards = Field(description="the 7 exposed cards")
     opponent: str = Field(default="equilibrium", max_length=MAX_SPEC_LENGTH, description=(
@@ -182,10 +210,10 @@ class SolveIn(_Strict):
     time_limit: float | None = Field(default=None, gt=0, le=TIME_LIMIT_MAX, allow_inf_nan=False,
                                      description="seconds (default: none for a best response, 600 for an "
                                                  "equilibrium or a safe mix)")
-    threads: int | None = Field(default=None, ge=1, le=MAX_THREADS, description="CP-SAT's threads (engine cpsat)")
-    workers: int | None = Field(default=None, ge=1, le=MAX_THREADS, deprecated=True,
+    threads: ThreadCount | None = Field(default=None, description="CP-SAT's threads (engine cpsat)")
+    workers: ThreadCount | None = Field(default=None, deprecated=True,
                                 description="the old name of 'threads', accepted until the next release")
-    seed: int | None = Field(default=None, ge=0, le=SEED_MAX, description=(
+    seed: Seed | None = Field(default=None, description=(
         "random seed: the arrangement drawn from an equilibrium or safe mix, and CP-SAT's seed (default 0)"))
     fix: dict[str, Cards] = Field(default_factory=dict, max_length=5,
                                   description="slot (\"1\"..\"5\") → packet: complete the rest")
@@ -210,6 +238,9 @@ class SolveIn(_Strict):
 class ShowdownIn(_Strict):
     """``quintet showdown``'s arguments."""
 
+    model_config = _examples({"exposed": _EXAMPLE, "a": _ARRANGEMENT, "b": (
+        "Th Td Tc 7d 7c | Js Jh Jd 8s 8d | Qs Qh Qd 9s 9h | Ks Kh Kd Kc 8c | As Ah Ad Ac 9c")})
+
     exposed: Cards
     a: ArrangementText = Field(description="player A's arrangement")
     b: ArrangementText = Field(description="player B's arrangement")
@@ -219,12 +250,16 @@ class ShowdownIn(_Strict):
 class HandIn(_Strict):
     """``quintet hand``'s arguments."""
 
+    model_config = _examples({"hand": "As Ah Ad Ac Jk", "rules": {"name": "draw54"}})
+
     hand: Cards
     rules: RulesIn = Field(default=RulesIn(), description="the rule set (default classic)")
 
 
 class DrawIn(_Strict):
     """``quintet draw``'s arguments."""
+
+    model_config = _examples({"hand": "Ah Kh 9h 5h 2c", "rules": {"name": "draw52"}, "objective": "at-least:flush"})
 
     hand: Cards = Field(description="your five cards")
     known: Cards | None = Field(default=None, description="other cards known to be out of the stock")

@@ -46,12 +46,15 @@ class AppState:
 
     def __init__(self, config: ServeConfig) -> None:
         self.config = config
-        self.pool = WorkerPool(config.workers, queue_size=config.queue_size, store_path=config.store,
-                               warm_up=config.warm_up)
+        self.pool = self._new_pool()
         self._stores = threading.local()  # one store connection per server thread (SQLite)
         self._loop: asyncio.AbstractEventLoop | None = None
         self._stopping: asyncio.Event | None = None
         self.stopping = False
+
+    def _new_pool(self) -> WorkerPool:
+        c = self.config
+        return WorkerPool(c.workers, queue_size=c.queue_size, store_path=c.store, warm_up=c.warm_up)
 
     def store(self) -> SolutionStore:
         if getattr(self._stores, "store", None) is None:
@@ -60,11 +63,15 @@ class AppState:
 
     # ------------------------------------------------------------------ stopping
 
-    def started(self) -> None:
-        """Called in the event loop when the application starts."""
+    def start(self) -> None:
+        """The application starts (in its event loop): a new worker pool (an application may be
+        started again after it stopped, as test clients do), not stopping."""
         self._loop = asyncio.get_running_loop()
         self._stopping = asyncio.Event()
         self.stopping = False
+        if self.pool.started:
+            self.pool = self._new_pool()
+        self.pool.start()
 
     def stop_requested(self) -> None:
         """The server is stopping: callable from any thread and from a signal handler (it takes

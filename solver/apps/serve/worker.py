@@ -107,6 +107,14 @@ def _watch(cancel: Synchronized, current: list[tuple[int, threading.Event] | Non
             task[1].set()
 
 
+def _send(results: Connection, message: tuple[object, ...]) -> None:
+    """Send to the server; a server that has gone (its end of the pipe closed) ends the worker."""
+    try:
+        results.send(message)
+    except OSError:
+        os._exit(0)
+
+
 def worker_main(tasks: Connection, results: Connection, cancel: Synchronized, store_path: Path | None,
                 warm_up: bool = True) -> None:
     """The worker's main loop (the target of the spawned process)."""
@@ -115,7 +123,7 @@ def worker_main(tasks: Connection, results: Connection, cancel: Synchronized, st
     threading.Thread(target=_watch, args=(cancel, current, os.getppid()), daemon=True).start()
     if warm_up:
         _warm_up()
-    results.send(("ready",))
+    _send(results, ("ready",))
     store = _LazyStore(store_path)
     while True:
         try:
@@ -129,7 +137,7 @@ def worker_main(tasks: Connection, results: Connection, cancel: Synchronized, st
         current[0] = (number, stop)
 
         def progress(record: IterationRecord, number: int = number) -> None:
-            results.send(("progress", number, record.to_progress()))
+            _send(results, ("progress", number, record.to_progress()))
 
         try:
             message: tuple[object, ...] = ("done", number, run_task(task.payload, store, stop, progress))
@@ -144,4 +152,4 @@ def worker_main(tasks: Connection, results: Connection, cancel: Synchronized, st
             traceback.print_exc(file=sys.stderr)
             message = ("error", number, "internal", one_line(f"{type(exc).__name__}: {exc}"))
         current[0] = None
-        results.send(message)
+        _send(results, message)

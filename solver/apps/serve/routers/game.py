@@ -37,7 +37,7 @@ router = APIRouter(route_class=JsonBodyRoute)
 State = Annotated[AppState, Depends(app_state)]
 
 
-@router.post("/api/showdown", tags=["game"], response_model=ShowdownOut,
+@router.post("/api/showdown", tags=["game"], operation_id="showdown", response_model=ShowdownOut,
              response_description="exactly what quintet showdown --json prints",
              responses=error_responses(400, 413, 422))
 def showdown(body: ShowdownIn) -> ShowdownOut:
@@ -45,7 +45,7 @@ def showdown(body: ShowdownIn) -> ShowdownOut:
     return ShowdownOut.model_validate(showdown_report(body.exposed, body.a, body.b, body.rules.to_rules())[1])
 
 
-@router.post("/api/hand", tags=["game"], response_model=HandOut,
+@router.post("/api/hand", tags=["game"], operation_id="hand", response_model=HandOut,
              response_description="exactly what quintet hand --json prints",
              responses=error_responses(400, 413, 422))
 def hand(body: HandIn) -> HandOut:
@@ -53,7 +53,7 @@ def hand(body: HandIn) -> HandOut:
     return HandOut.model_validate(hand_report(body.hand, body.rules.to_rules())[1])
 
 
-@router.post("/api/draw", tags=["draw"], response_model=DrawOut,
+@router.post("/api/draw", tags=["draw"], operation_id="draw", response_model=DrawOut,
              response_description="exactly what quintet draw --json prints",
              responses=error_responses(400, 413, 422, 500, 503))
 async def draw(body: DrawIn, state: State) -> Any:
@@ -62,7 +62,8 @@ async def draw(body: DrawIn, state: State) -> Any:
     return await answer(state, state.pool.submit(task, lane="quick", request=echo(body)))
 
 
-@router.get("/api/deal", tags=["game"], response_model=DealOut, responses=error_responses(400, 422))
+@router.get("/api/deal", tags=["game"], operation_id="deal", response_model=DealOut,
+            responses=error_responses(400, 422))
 def deal(seed: int | None = Query(None, ge=0, le=SEED_MAX,
                                   description=f"random seed, 0 to {SEED_MAX} (default: a fresh one, returned)"),
          rules: str = Query("classic", max_length=MAX_NAME_LENGTH, description="rule set")) -> DealOut:
@@ -74,7 +75,7 @@ def deal(seed: int | None = Query(None, ge=0, le=SEED_MAX,
     return DealOut(seed=seed, rules=r.name, exposed=d.format().split(), live=format_cards(d.live, r.deck).split())
 
 
-@router.get("/api/rules", tags=["game"], response_model=list[RuleSetOut])
+@router.get("/api/rules", tags=["game"], operation_id="rules", response_model=list[RuleSetOut])
 def rules() -> list[RuleSetOut]:
     """The rule sets: deck and hand categories (lowest first)."""
     return [

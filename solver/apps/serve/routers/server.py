@@ -21,7 +21,7 @@ router = APIRouter(route_class=JsonBodyRoute)
 State = Annotated[AppState, Depends(app_state)]
 
 
-@router.get("/api/health", tags=["server"], response_model=HealthOut, responses={
+@router.get("/api/health", tags=["server"], operation_id="health", response_model=HealthOut, responses={
     503: {"model": HealthOut, "description": "broken: the worker processes cannot start"}})
 def health(state: State, response: Response) -> HealthOut:
     """The server's state: workers (ready, busy), waiting and running tasks, the store."""

@@ -91,11 +91,22 @@ def _is_stored(state: AppState, request: SolveRequest) -> bool:
     return quality is not None and certified_within(quality, request.epsilon)
 
 
-@router.post("/api/solve", tags=["solve"], response_model=SolveAnswerOut,
+_JOB_LINKS = {
+    "GetJob": {"operationId": "get_job", "parameters": {"job_id": "$response.body#/job"},
+               "description": "the job's state"},
+    "CancelJob": {"operationId": "cancel_job", "parameters": {"job_id": "$response.body#/job"},
+                  "description": "cancel it"},
+    "JobEvents": {"operationId": "job_events", "parameters": {"job_id": "$response.body#/job"},
+                  "description": "follow it"},
+}
+
+
+@router.post("/api/solve", tags=["solve"], operation_id="solve", response_model=SolveAnswerOut,
              response_description="the answer: exactly what quintet-solve --json prints",
              responses={202: {"model": JobOut, "description": "an equilibrium solve or a safe exploitation started: "
                               "follow the job at its Location",
-                              "headers": {"Location": {"description": "/api/jobs/ID", "schema": {"type": "string"}}}},
+                              "headers": {"Location": {"description": "/api/jobs/ID", "schema": {"type": "string"}}},
+                              "links": _JOB_LINKS},
                         **error_responses(400, 413, 422, 500, 503)})
 async def solve(body: SolveIn, state: State) -> Any:
     """``quintet-solve``: the best response to an opponent model, a completion (``fix``),
@@ -112,14 +123,16 @@ async def solve(body: SolveIn, state: State) -> Any:
     return await answer(state, job)
 
 
-@router.get("/api/jobs/{job_id}", tags=["jobs"], response_model=JobOut, responses=error_responses(404, 422))
+@router.get("/api/jobs/{job_id}", tags=["jobs"], operation_id="get_job", response_model=JobOut,
+            responses=error_responses(404, 422))
 async def get_job(job_id: str, state: State) -> JobOut:
     """A job: status (queued, running, cancelling, done, cancelled, failed), progress
     (iteration, certified exploitability so far, seconds), the answer when done."""
     return _job(state, job_id).to_model()
 
 
-@router.delete("/api/jobs/{job_id}", tags=["jobs"], response_model=JobOut, responses=error_responses(404, 422))
+@router.delete("/api/jobs/{job_id}", tags=["jobs"], operation_id="cancel_job", response_model=JobOut,
+               responses=error_responses(404, 422))
 async def cancel_job(job_id: str, state: State) -> JobOut:
     """Cancel a job: a waiting one at once; a running one stops within a second and keeps its
     best certified mix so far as the result (``interrupted``)."""
@@ -128,6 +141,17 @@ async def cancel_job(job_id: str, state: State) -> JobOut:
     if job is None:  # finished and forgotten in between
         raise HTTPException(404, f"no job {quote(job_id)} (unknown, or finished long ago)")
     return job.to_model()
+
+
+_EVENT_SCHEMA = {
+    "type": "object", "required": ["event", "data"], "additionalProperties": False,
+    "description": "one server-sent event",
+    "properties": {
+        "event": {"const": "job"},
+        "data": {"type": "string", "contentMediaType": "application/json",
+                 "contentSchema": {"$ref": "#/components/schemas/JobOut"}},
+    },
+}
 
 
 def _event(job: Job) -> str:
@@ -153,11 +177,12 @@ async def _events(state: AppState, job: Job) -> AsyncIterator[str]:
         await state.wait_stopping(EVENT_INTERVAL)
 
 
-@router.get("/api/jobs/{job_id}/events", tags=["jobs"], response_class=EventStream, responses={
-    200: {"content": {"text/event-stream": {"schema": {"type": "string"}}},
+@router.get("/api/jobs/{job_id}/events", tags=["jobs"], operation_id="job_events", response_class=EventStream,
+            responses={
+    200: {"content": {"text/event-stream": {"schema": _EVENT_SCHEMA}},
           "description": "server-sent events named 'job', each one's data the job's JSON (as GET /api/jobs/ID), "
                          "at every change until the job is finished; the last event is the finished job"},
-    **error_responses(404, 422)})
+    **error_responses(404, 422, beside="text/event-stream")})
 async def job_events(job_id: str, state: State) -> EventStream:
     """Server-sent events: the job's JSON (as ``GET /api/jobs/ID``) at every change, until it
     is finished.  When the server stops, the job is cancelled and the stream ends with it."""
