@@ -84,8 +84,8 @@ def _kind(value: object) -> str:
 def _cards_text(value: object) -> str:
     if isinstance(value, str):
         if len(value) > MAX_CARDS_TEXT:
-            raise PydanticCustomError("cards_length", "at most {limit} characters of cards, got {n:,}",
-                                      {"limit": MAX_CARDS_TEXT, "n": len(value)})
+            raise PydanticCustomError("cards_length", "at most {limit} characters of cards, got {n}",
+                                      {"limit": MAX_CARDS_TEXT, "n": f"{len(value):,}"})
         return value
     if isinstance(value, list) and all(isinstance(c, str) for c in value):
         if len(value) > MAX_CARD_ITEMS or any(len(c) > MAX_CARD_LENGTH for c in value):
@@ -103,8 +103,8 @@ def _arrangement_text(value: object) -> str:
     if isinstance(value, str):
         return _cards_text(value)
     if isinstance(value, list) and len(value) > MAX_PACKETS:
-        raise PydanticCustomError("cards_length", "an arrangement of at most {limit} packets, got {n:,}",
-                                  {"limit": MAX_PACKETS, "n": len(value)})
+        raise PydanticCustomError("cards_length", "an arrangement of at most {limit} packets, got {n}",
+                                  {"limit": MAX_PACKETS, "n": f"{len(value):,}"})
     if isinstance(value, list):
         try:
             return " | ".join(_cards_text(packet) for packet in value)
