@@ -12,6 +12,7 @@ A bad option or an unusable store is one line on stderr and exit status 2.
 from __future__ import annotations
 
 import argparse
+import os
 import socket
 import sys
 from collections.abc import Sequence
@@ -22,6 +23,8 @@ from quintet.cliutil import OneLineParser, UsageError, int_between, positive_int
 from solver.storage.store import SolutionStore, default_store_path
 
 __all__ = ["build_parser", "main"]
+
+_served = False  # set once the server ran and stopped cleanly
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -93,11 +96,20 @@ def _main(argv: Sequence[str] | None) -> int:
     except KeyboardInterrupt:  # uvicorn re-raises the Ctrl-C it handled, after a clean shutdown
         pass
     print("quintet-serve: stopped", file=sys.stderr, flush=True)
+    global _served
+    _served = True
     return 0
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    return run_cli("quintet-serve", _main, argv)
+    status = run_cli("quintet-serve", _main, argv)
+    if _served:
+        # stopped cleanly: the workers are joined, every store write committed, the streams ended;
+        # the interpreter's own teardown of the solver's modules would take another second or two
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(status)
+    return status
 
 
 if __name__ == "__main__":

@@ -75,6 +75,11 @@ class _LazyStore:
             self._store = SolutionStore(self.path)
         return self._store
 
+    def close(self) -> None:
+        if self._store is not None:
+            self._store.close()
+            self._store = None
+
 
 def run_task(payload: SolveRequest | DrawTask, store: Callable[[], SolutionStore], stop: threading.Event,
              progress: Callable[[IterationRecord], None]) -> BaseModel:
@@ -129,9 +134,12 @@ def worker_main(tasks: Connection, results: Connection, cancel: Synchronized, st
         try:
             task = tasks.recv()
         except EOFError:
-            return
-        if task is None:
-            return
+            task = None
+        if task is None:  # stop at once: every store write is committed, nothing else to keep
+            store.close()
+            sys.stdout.flush()
+            sys.stderr.flush()
+            os._exit(0)  # (a normal interpreter exit frees the solver's tables for a second or two)
         number = task.number
         stop = threading.Event()
         current[0] = (number, stop)
