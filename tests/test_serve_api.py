@@ -561,6 +561,30 @@ def test_style_and_population_travel_in_the_body(client, tmp_path, capsys):
         assert got == want, body["opponent"]
 
 
+def _cancel_within_a_second(client, job_id: str) -> dict:
+    asked = time.monotonic()
+    job = client.delete(f"/api/jobs/{job_id}").json()
+    while job["status"] not in ("cancelled", "done", "failed"):
+        assert time.monotonic() - asked < 1.0, job
+        time.sleep(0.02)
+        job = client.get(f"/api/jobs/{job_id}").json()
+    assert time.monotonic() - asked < 1.0 and job["status"] == "cancelled", job
+    return job
+
+
+@pytest.mark.parametrize("body, wait", [
+    ({"exposed": "Kd Qs Jh Ts 9c 8d 7h", "epsilon": 1e-9}, 0.0),  # at once: the store, the tables
+    ({"exposed": "Kd Qs Jh Ts 9c 8d 7h", "epsilon": 1e-9}, 1.5),  # in the double oracle
+    ({"exposed": "Qd Js Th 9s 8c 8d 7s", "opponent": "greedy", "max_exploitability": 0.3}, 1.5),  # a safe solve
+    ({"exposed": "Kc Qh Qd Js 9d 8s 7d", "verify": 600}, 2.5),  # solved in ~1 s, then rechecked by CP-SAT
+])
+def test_a_running_job_cancels_within_a_second_in_every_phase(client, body, wait):
+    response = post(client, "/api/solve", body)
+    assert response.status_code == 202, response.text
+    time.sleep(wait)
+    _cancel_within_a_second(client, response.json()["job"])
+
+
 def test_a_resubmitted_cancelled_solve_cancels_within_a_second(client):
     """The reported case: a deal's solve cancelled after 8 s, asked again, cancelled after 0.2 s —
     the second job stopped within a second (it warm-starts from the stored interrupted mix)."""

@@ -243,12 +243,15 @@ def double_oracle(
         return None if time_limit is None else max(0.0, time_limit - (time.perf_counter() - start))
 
     while True:
+        if stop_event is not None and stop_event.is_set():  # before the LP: a stop costs no more work
+            interrupted = True
+            break
         iterations += 1
         working, support, probs, pool_gains = _restricted_equilibrium(game, pool, working, options, stop_event)
         ranked = np.argsort(-pool_gains, kind="stable")
         # the cheap oracle: several gaining strategies, no proof
         found: Sequence[tuple[float, S]] = []
-        if cheap is not None:
+        if cheap is not None and not (stop_event is not None and stop_event.is_set()):
             starts = [pool.strategies[i] for i in ranked[:options.cheap_starts]]
             found = cheap.improving_responses(support, probs, starts, min_gain=cheap_gain, limit=options.cheap_limit)
         # the exact best response: when the cheap oracle finds nothing, and regularly anyway
