@@ -64,7 +64,8 @@ def showdown_report(exposed: str, a: str, b: str, rules: Rules) -> tuple[Showdow
     and its JSON form (what ``quintet showdown --json`` prints).  Errors name the player."""
     deal = Deal.from_exposed(exposed, rules)
     result = showdown(_parse_player("A", a, rules), _parse_player("B", b, rules), deal)
-    return result, {"exposed": deal.format().split(), "rules": rules.describe()} | result.to_dict(rules)
+    return result, ({"exposed": deal.format().split(), "rules": rules.name, "rules_description": rules.describe()}
+                    | result.to_dict(rules))
 
 
 def _main(argv: Sequence[str] | None) -> int:

@@ -3,6 +3,7 @@ where Ctrl-C reaches the whole process group), and refuses bad options in one li
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -10,6 +11,7 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 import uuid
 
@@ -42,14 +44,61 @@ def test_serves_then_ctrl_c_stops_everything_even_during_a_solve(tmp_path):
         assert httpx.get(f"{url}/").status_code == 200
         job = httpx.post(f"{url}/api/solve", json={"exposed": EXAMPLE, "epsilon": 1e-9}).json()
         assert job["status"] in ("queued", "running")
+        # a quick answer waits behind it (one worker): when the server stops, the wait ends with 503
+        waiting: list[httpx.Response] = []
+        asker = threading.Thread(target=lambda: waiting.append(httpx.post(
+            f"{url}/api/solve", json={"exposed": EXAMPLE, "opponent": "uniform"}, timeout=30)))
+        asker.start()
         time.sleep(1.0)
         started = time.monotonic()
         proc.send_signal(signal.SIGINT)
         _, err = proc.communicate(timeout=30)
-        assert time.monotonic() - started < 15
+        assert time.monotonic() - started < 2.0
+        asker.join(10)
     assert proc.returncode == 0, err
-    assert "Traceback" not in err
+    assert "Traceback" not in err and "ERROR" not in err, err
+    assert waiting[0].status_code == 503 and waiting[0].json() == {"error": "the server is stopping"}
     assert err.strip().splitlines()[-1] == "quintet-serve: stopped"
+    assert wait_gone(health["worker_pids"])
+
+
+def _follow(url: str, job_id: str, events: list[dict]) -> None:
+    """Read a job's event stream to its end (in a thread)."""
+    with httpx.stream("GET", f"{url}/api/jobs/{job_id}/events", timeout=30) as stream:
+        for line in stream.iter_lines():
+            if line.startswith("data: "):
+                events.append(json.loads(line[6:]))
+
+
+def test_ctrl_c_with_event_streams_open(tmp_path):
+    """Each open stream gets a final event (its job, cancelled), the server stops within 2 s,
+    exit status 0, no traceback and no error from uvicorn."""
+    with live_server("--workers", "2", "--store", str(tmp_path / "s.sqlite")) as (url, proc):
+        health = wait_for_workers(lambda: httpx.get(f"{url}/api/health").json(), 2)
+        hard = [{"exposed": EXAMPLE, "epsilon": 1e-9}, {"exposed": "Ac Kd Kc Qc Jh 8h 8d", "epsilon": 1e-9}]
+        jobs = [httpx.post(f"{url}/api/solve", json=body).json()["job"] for body in hard]  # one runs, one waits
+        streams = {job: [] for job in jobs}
+        threads = [threading.Thread(target=_follow, args=(url, job, events)) for job, events in streams.items()]
+        for thread in threads:
+            thread.start()
+        deadline = time.monotonic() + 60
+        while not (streams[jobs[0]] and streams[jobs[0]][-1]["progress"]):  # the first is past an iteration
+            assert time.monotonic() < deadline, streams
+            time.sleep(0.1)
+        assert streams[jobs[1]] and streams[jobs[1]][-1]["status"] == "queued"
+        started = time.monotonic()
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=30)
+        stopped = time.monotonic() - started
+        for thread in threads:
+            thread.join(10)
+    assert proc.returncode == 0, err
+    assert stopped < 2.0, (stopped, err)
+    assert "Traceback" not in err and "ERROR" not in err and "timeout graceful shutdown" not in err, err
+    assert err.strip().splitlines()[-1] == "quintet-serve: stopped"
+    running, waiting = (streams[job][-1] for job in jobs)
+    assert running["status"] == "cancelled" and running["result"]["interrupted"] is True, running
+    assert waiting["status"] == "cancelled" and waiting["result"] is None, waiting
     assert wait_gone(health["worker_pids"])
 
 

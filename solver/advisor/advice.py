@@ -6,7 +6,8 @@
     >>> sol.optimal, round(sol.expected_margin, 4)
     (True, 24.8669)
 
-Every function returns dataclasses with plain fields (``to_dict`` gives the JSON form).
+Every function returns dataclasses with plain fields; ``to_model`` gives the response model
+(``solver.advisor.schema``) and ``to_dict`` its JSON.
 Values are exact expectations recomputed in float64 from the opponent's marginals — never
 an engine's scaled objective.  ``bound`` is a proven upper bound on the objective.
 """
@@ -38,6 +39,8 @@ from solver.problem.deal_tables import DealTables
 from solver.problem.opponent_spec import parse_opponent
 from solver.problem.opponents import OpponentModel
 
+from .schema import GradeOut, SlotAdviceOut, SolutionOut, SwapOut, dump
+
 __all__ = [
     "engine_options",
     "SlotAdvice",
@@ -68,12 +71,15 @@ class SlotAdvice:
     expected_points: float  # points I expect to score in this slot
     expected_margin: float  # my points − theirs, expected
 
+    def to_model(self) -> SlotAdviceOut:
+        return SlotAdviceOut(
+            slot=self.slot, points=self.points, cards=list(self.cards), hand=self.hand,
+            p_win=self.p_win, p_tie=self.p_tie, p_loss=self.p_loss,
+            expected_points=self.expected_points, expected_margin=self.expected_margin,
+        )
+
     def to_dict(self) -> dict[str, object]:
-        return {
-            "slot": self.slot, "points": self.points, "cards": list(self.cards), "hand": self.hand,
-            "p_win": self.p_win, "p_tie": self.p_tie, "p_loss": self.p_loss,
-            "expected_points": self.expected_points, "expected_margin": self.expected_margin,
-        }
+        return dump(self.to_model())
 
 
 @dataclass(frozen=True)
@@ -103,26 +109,29 @@ class Solution:
     def gap(self) -> float:
         return max(0.0, self.bound - self.value)
 
-    def to_dict(self) -> dict[str, object]:
+    def to_model(self) -> SolutionOut:
         rules = self.deal.rules
-        return {
-            "exposed": format_cards(self.deal.exposed, rules.deck).split(),
-            "live": format_cards(self.deal.live, rules.deck).split(),
-            "rules": rules.describe(),
-            "opponent": self.opponent,
-            "objective": self.objective,
-            "arrangement": self.arrangement.card_lists(rules),
-            "hands": [s.hand for s in self.per_slot],
-            "expected_margin": self.expected_margin,
-            "expected_points": self.expected_points,
-            "per_slot": [s.to_dict() for s in self.per_slot],
-            "optimal": self.optimal,
-            "bound": self.bound,
-            "gap": self.gap,
-            "engine": self.engine,
-            "interrupted": self.interrupted,
-            "seconds": self.seconds,
-        }
+        return SolutionOut(
+            exposed=format_cards(self.deal.exposed, rules.deck).split(),
+            live=format_cards(self.deal.live, rules.deck).split(),
+            rules=rules.describe(),
+            opponent=self.opponent,
+            objective=self.objective,  # type: ignore[arg-type]  # one of OBJECTIVES
+            arrangement=self.arrangement.card_lists(rules),
+            hands=[s.hand for s in self.per_slot],
+            expected_margin=self.expected_margin,
+            expected_points=self.expected_points,
+            per_slot=[s.to_model() for s in self.per_slot],
+            optimal=self.optimal,
+            bound=self.bound,
+            gap=self.gap,
+            engine=self.engine,
+            interrupted=self.interrupted,
+            seconds=self.seconds,
+        )
+
+    def to_dict(self) -> dict[str, object]:
+        return dump(self.to_model())
 
 
 def _resolve_opponent(opponent: OpponentModel | str, deal: Deal) -> OpponentModel:
@@ -277,9 +286,12 @@ class Swap:
     value: float  # the objective after the swap
     arrangement: Arrangement
 
+    def to_model(self, deal: Deal) -> SwapOut:
+        return SwapOut(card_a=self.card_a, slot_a=self.slot_a, card_b=self.card_b, slot_b=self.slot_b,
+                       value=self.value, arrangement=self.arrangement.card_lists(deal.rules))
+
     def to_dict(self, deal: Deal) -> dict[str, object]:
-        return {"card_a": self.card_a, "slot_a": self.slot_a, "card_b": self.card_b, "slot_b": self.slot_b,
-                "value": self.value, "arrangement": self.arrangement.card_lists(deal.rules)}
+        return dump(self.to_model(deal))
 
 
 @dataclass(frozen=True)
@@ -296,17 +308,20 @@ class Grade:
         top = self.best.value if self.best.optimal else self.best.bound
         return max(0.0, top - self.given.value)
 
+    def to_model(self) -> GradeOut:
+        return GradeOut(
+            given=self.given.to_model(),
+            value=self.given.value,
+            optimum=self.best.value,
+            optimum_proven=self.best.optimal,
+            bound=self.best.bound,
+            regret=self.regret,
+            best_swap=None if self.best_swap is None else self.best_swap.to_model(self.given.deal),
+            best=self.best.to_model(),
+        )
+
     def to_dict(self) -> dict[str, object]:
-        return {
-            "given": self.given.to_dict(),
-            "value": self.given.value,
-            "optimum": self.best.value,
-            "optimum_proven": self.best.optimal,
-            "bound": self.best.bound,
-            "regret": self.regret,
-            "best_swap": None if self.best_swap is None else self.best_swap.to_dict(self.given.deal),
-            "best": self.best.to_dict(),
-        }
+        return dump(self.to_model())
 
 
 def grade(deal: Deal, arrangement: Arrangement | str, opponent: OpponentModel | str = "uniform", *,

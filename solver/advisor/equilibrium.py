@@ -34,6 +34,10 @@ from solver.problem.deal_tables import DealTables
 from solver.problem.opponents import ArrangementMix, Uniform
 from solver.storage.store import SolutionStore, StoreError
 
+from .advice import evaluate_arrangement
+from .mix import Mix
+from .schema import EquilibriumOut, dump
+
 __all__ = [
     "EquilibriumResult", "equilibrium", "solve_equilibrium", "EquilibriumStore", "StoreLookup",
     "STORE_KIND", "STALE_STORE_KINDS", "CERTIFICATE_VERSION", "stored_exploitability", "certified_within", "sample_mix",
@@ -51,10 +55,9 @@ STALE_NOTE = ("the stored equilibrium of this deal came from an earlier solver w
               "under-reported: not served, solved again")
 
 def sample_mix(mix: Sequence[tuple[float, Arrangement]], seed: int = 0) -> Arrangement:
-    """An arrangement drawn from a mix of (probability, arrangement); the same seed draws the same."""
-    rng = np.random.default_rng(seed)
-    probs = np.array([p for p, _ in mix])
-    return mix[int(rng.choice(len(mix), p=probs / probs.sum()))][1]
+    """An arrangement drawn from a mix of (probability, arrangement); the same seed draws the same
+    (``Mix.sample``)."""
+    return Mix(tuple(mix)).sample(seed)
 
 
 def certified_within(exploitability: float, epsilon: float) -> bool:
@@ -99,31 +102,45 @@ class EquilibriumResult:
             out.append(sorted(acc.items(), key=lambda kv: -kv[1]))
         return out
 
-    def to_dict(self, seed: int = 0) -> dict[str, object]:
+    def to_model(self, seed: int = 0) -> EquilibriumOut:
+        """The equilibrium's JSON with the fields of every ``quintet-solve`` answer: the
+        arrangement drawn from the mix (``seed``) to play, its hands and expected result against
+        the mix; ``optimal`` is whether the mix is certified within ε, ``bound`` its certified
+        exploitability."""
         rules = self.deal.rules
-        return {
-            "exposed": format_cards(self.deal.exposed, rules.deck).split(),
-            "live": format_cards(self.deal.live, rules.deck).split(),
-            "rules": rules.describe(),
-            "opponent": "equilibrium",
-            "mix": [
-                {"probability": p, "arrangement": a.card_lists(rules),
-                 "hands": [describe(m, rules) for m in a.packets]}
-                for p, a in self.mix
-            ],
-            "arrangement": self.sample(seed).card_lists(rules),
-            "slot_marginals": [[{"hand": h, "probability": p} for h, p in slot] for slot in self.slot_marginals()],
-            "exploitability": self.exploitability,
-            "exploitability_proven": self.proven,
-            "epsilon": self.epsilon,
-            "converged": self.converged,
-            "iterations": self.iterations,
-            "pool_size": self.pool_size,
-            "interrupted": self.interrupted,
-            "from_store": self.from_store,
-            "seconds": self.seconds,
-            "notes": list(self.notes),
-        }
+        mix = Mix(self.mix, rules)
+        play = mix.sample(seed)
+        tables = DealTables.build(self.deal)
+        per_slot, margin, points = evaluate_arrangement(tables, mix.as_opponent().marginals(tables), play)
+        return EquilibriumOut(
+            exposed=format_cards(self.deal.exposed, rules.deck).split(),
+            live=format_cards(self.deal.live, rules.deck).split(),
+            rules=rules.describe(),
+            opponent="equilibrium",
+            objective="margin",
+            arrangement=play.card_lists(rules),
+            hands=[s.hand for s in per_slot],
+            expected_margin=margin,
+            expected_points=points,
+            per_slot=[s.to_model() for s in per_slot],
+            optimal=self.converged,
+            bound=self.exploitability,
+            interrupted=self.interrupted,
+            seconds=self.seconds,
+            mix=mix.to_model(),
+            slot_marginals=mix.slot_marginals_model(),
+            exploitability=self.exploitability,
+            exploitability_proven=self.proven,
+            epsilon=self.epsilon,
+            converged=self.converged,
+            iterations=self.iterations,
+            pool_size=self.pool_size,
+            from_store=self.from_store,
+            notes=list(self.notes),
+        )
+
+    def to_dict(self, seed: int = 0) -> dict[str, object]:
+        return dump(self.to_model(seed))
 
     def to_record(self) -> dict[str, object]:
         """The store's JSON document (cards in this result's own suits)."""
@@ -187,10 +204,10 @@ def equilibrium(
     uniform = BestResponseProblem(
         tables, slot_values(Uniform().marginals(tables), deal.rules.weights, "margin"))
     first = solve(uniform, engine.with_time_limit(time_limit), None, stop_event)
-    starts = [first.packets] + [tuple(tables.index_of(m) for m in a.packets) for a in initial]
+    warm = [tuple(tables.index_of(m) for m in a.packets) for a in initial]
     result: DoubleOracleResult[Strategy] = double_oracle(
-        game, starts, epsilon=epsilon, time_limit=time_limit, stop_event=stop_event,
-        trivial_bound=float(sum(deal.rules.weights)), progress=progress,
+        game, [first.packets], epsilon=epsilon, time_limit=time_limit, stop_event=stop_event,
+        trivial_bound=float(sum(deal.rules.weights)), progress=progress, warm_start=warm,
     )
     order = np.argsort(-result.probabilities, kind="stable")
     mix = tuple((float(result.probabilities[i]), tables.arrangement_of(result.support[i])) for i in order)

@@ -20,7 +20,8 @@ not use is refused in one line, never dropped.
 The answer is a best response (``Solution``), a grade (``Grade``, with ``grade``), a
 completion (``Solution``, with ``fix``), the certified equilibrium (``EquilibriumResult``,
 for the opponent ``equilibrium``) or a safe exploitation (``SafeResponse``, with
-``max_exploitability``); ``to_dict`` is what ``quintet-solve --json`` prints.
+``max_exploitability``); ``to_model`` is its response model (``solver.advisor.schema``) and
+``to_dict`` that model's JSON, what ``quintet-solve --json`` prints.
 """
 
 from __future__ import annotations
@@ -38,12 +39,11 @@ from quintet.text import quote
 from ..engines.base import ENGINE_NAMES, EngineOptions
 from ..games.double_oracle import IterationRecord
 from ..problem.best_response import OBJECTIVES
-from ..problem.deal_tables import DealTables
 from ..problem.opponent_spec import OpponentSpec
 from ..problem.opponents import ArrangementMix, OpponentModel, Uniform, population_from_json
 from ..problem.style import StyleModel, style_from_records
 from ..storage.store import SolutionStore
-from .advice import Grade, Solution, complete, evaluate_arrangement, fixed_packets, grade
+from .advice import Grade, Solution, complete, fixed_packets, grade
 from .equilibrium import EquilibriumResult, solve_equilibrium
 from .limits import (
     DEFAULT_EPSILON,
@@ -57,6 +57,7 @@ from .limits import (
     parse_slot,
 )
 from .safe import SafeResponse, safe_response
+from .schema import SolveAnswerOut, dump
 from .verify import Verification, verify_equilibrium, verify_mix, verify_solution
 
 __all__ = ["EQUILIBRIUM_TIME_LIMIT", "RequestError", "SolveRequest", "SolveAnswer", "solve_request",
@@ -257,36 +258,21 @@ class SolveAnswer:
     result: Solution | Grade | EquilibriumResult | SafeResponse
     verification: Verification | None = None
 
-    def to_dict(self) -> dict[str, object]:
-        """The JSON object ``quintet-solve --json`` prints."""
-        if isinstance(self.result, EquilibriumResult):
-            out = _equilibrium_json(self.result, self.request.engine.seed)
-        elif isinstance(self.result, SafeResponse):
-            out = self.result.to_dict(seed=self.request.engine.seed)
+    def to_model(self) -> SolveAnswerOut:
+        """The answer's response model (``solver.advisor.schema``): the equilibrium and a safe
+        mix with the arrangement drawn by the request's seed, the recheck when one was asked."""
+        model: SolveAnswerOut
+        if isinstance(self.result, (EquilibriumResult, SafeResponse)):
+            model = self.result.to_model(seed=self.request.engine.seed)
         else:
-            out = self.result.to_dict()
+            model = self.result.to_model()
         if self.verification is not None:
-            out["verification"] = self.verification.to_dict()
-        return out
+            model = model.model_copy(update={"verification": self.verification.to_model()})
+        return model
 
-
-def _equilibrium_json(eq: EquilibriumResult, seed: int) -> dict[str, object]:
-    """The equilibrium's JSON plus the fields every quintet-solve answer has: the sampled
-    arrangement to play, its hands and its expected result against the mix; ``optimal`` is
-    whether the mix is certified within ε, ``bound`` its certified exploitability."""
-    tables = DealTables.build(eq.deal)
-    play = eq.sample(seed)
-    per_slot, margin, points = evaluate_arrangement(tables, eq.opponent().marginals(tables), play)
-    return eq.to_dict(seed=seed) | {
-        "objective": "margin",
-        "arrangement": play.card_lists(eq.deal.rules),
-        "hands": [s.hand for s in per_slot],
-        "expected_margin": margin,
-        "expected_points": points,
-        "per_slot": [s.to_dict() for s in per_slot],
-        "optimal": eq.converged,
-        "bound": eq.exploitability,
-    }
+    def to_dict(self) -> dict[str, object]:
+        """The JSON object ``quintet-solve --json`` prints (and ``POST /api/solve`` sends)."""
+        return dump(self.to_model())
 
 
 def solve_request(

@@ -31,6 +31,9 @@ from solver.problem.opponent_spec import parse_opponent
 from solver.problem.opponents import ArrangementMix, OpponentModel
 from solver.storage.store import SolutionStore
 
+from .mix import Mix
+from .schema import SafeOut, dump
+
 __all__ = ["SafeResponse", "safe_response"]
 
 S = TypeVar("S", bound=Hashable)
@@ -64,30 +67,34 @@ class SafeResponse:
         """An arrangement to play, drawn from the mix (same seed, same arrangement)."""
         return sample_mix(self.mix, seed)
 
-    def to_dict(self, seed: int = 0) -> dict[str, object]:
+    def to_model(self, seed: int = 0) -> SafeOut:
+        """The JSON, with the arrangement drawn from the mix (``seed``) to play."""
         rules = self.deal.rules
-        play = self.sample(seed)
-        return {
-            "exposed": format_cards(self.deal.exposed, rules.deck).split(),
-            "live": format_cards(self.deal.live, rules.deck).split(),
-            "rules": rules.describe(),
-            "opponent": self.opponent,
-            "objective": "margin",
-            "max_exploitability": self.max_exploitability,
-            "mix": [{"probability": p, "arrangement": a.card_lists(rules),
-                     "hands": [describe(m, rules) for m in a.packets]} for p, a in self.mix],
-            "arrangement": play.card_lists(rules),
-            "hands": [describe(m, rules) for m in play.packets],
-            "exploitability": self.exploitability,
-            "expected_margin": self.expected_margin,
-            "margin_bound": self.margin_bound,
-            "equilibrium_margin": self.equilibrium_margin,
-            "best_response_margin": self.best_response_margin,
-            "optimal": self.optimal,
-            "interrupted": self.interrupted,
-            "iterations": self.iterations,
-            "seconds": self.seconds,
-        }
+        mix = Mix(self.mix, rules)
+        play = mix.sample(seed)
+        return SafeOut(
+            exposed=format_cards(self.deal.exposed, rules.deck).split(),
+            live=format_cards(self.deal.live, rules.deck).split(),
+            rules=rules.describe(),
+            opponent=self.opponent,
+            objective="margin",
+            max_exploitability=self.max_exploitability,
+            mix=mix.to_model(),
+            arrangement=play.card_lists(rules),
+            hands=[describe(m, rules) for m in play.packets],
+            exploitability=self.exploitability,
+            expected_margin=self.expected_margin,
+            margin_bound=self.margin_bound,
+            equilibrium_margin=self.equilibrium_margin,
+            best_response_margin=self.best_response_margin,
+            optimal=self.optimal,
+            interrupted=self.interrupted,
+            iterations=self.iterations,
+            seconds=self.seconds,
+        )
+
+    def to_dict(self, seed: int = 0) -> dict[str, object]:
+        return dump(self.to_model(seed))
 
 
 def safe_response(

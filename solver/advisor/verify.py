@@ -33,6 +33,8 @@ from solver.problem.best_response import VALUE_TOLERANCE, BestResponseProblem
 from solver.problem.deal_tables import DealTables
 from solver.problem.opponents import OpponentModel
 
+from .schema import VerificationOut, dump
+
 __all__ = ["VERIFY_TOLERANCE", "Verification", "recheck", "verify_solution", "verify_mix", "verify_equilibrium",
            "other_engine"]
 
@@ -74,9 +76,13 @@ class Verification:
         return (f"Verification by {self.engine} inconclusive after {self.seconds:.1f} s: it proves at most "
                 f"{self.bound:.6f} (claimed {self.claimed:.6f}); nothing better than the claim found")
 
+    def to_model(self) -> VerificationOut:
+        return VerificationOut(status=self.status, claim=self.claim, claimed=self.claimed,  # type: ignore[arg-type]
+                               engine=self.engine, found=self.found, bound=self.bound, proven=self.proven,
+                               seconds=self.seconds)
+
     def to_dict(self) -> dict[str, object]:
-        return {"status": self.status, "claim": self.claim, "claimed": self.claimed, "engine": self.engine,
-                "found": self.found, "bound": self.bound, "proven": self.proven, "seconds": self.seconds}
+        return dump(self.to_model())
 
 
 def recheck(problem: BestResponseProblem, *, claim: str, claimed: float, engine: str,

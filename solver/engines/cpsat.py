@@ -183,7 +183,9 @@ PRUNE_TOL = 2e-11  # float guard: pairs serving arrangements worth ≥ T + ε �
 FLOAT_SLACK = 1e-11  # covers float error of the few sums that convert bounds to real units
 MAX_ROUNDS = 30  # pruning rounds per phase (each only shrinks the pair set)
 PLAIN_FIRST_ROUND = 20000  # first pruning round without the key filter above this many pairs
-PAIR_CHUNK = 4096  # candidates per pair_prune call (the deadline is checked between calls)
+PAIR_CHUNK = 128  # candidates per pair_prune call (the deadline and the stop are checked between calls;
+# rows are independent, so the chunk size changes nothing but how soon a check comes: ~0.1 s)
+BUILD_CHUNK = 20_000  # variables (and hints) added between two checks of the stop event
 RESTART_SLICE = 1.0  # seconds of CP-SAT before an improved solution restarts the build
 MAX_REBUILDS = 20  # restarts with a better hint (each re-prunes with a higher T)
 # Extra CP-SAT parameters.  Presolve off: on the pruned models its probing and clique
@@ -575,11 +577,12 @@ def _colex_for(tables: DealTables) -> _Colex:
 
 
 def improve_hint(problem: BestResponseProblem, packets: tuple[int, ...], *, triples: bool = True,
-                 max_passes: int = 100) -> tuple[int, ...]:
+                 max_passes: int = 100, stop_event: threading.Event | None = None) -> tuple[int, ...]:
     """Local search from a legal arrangement, fixed slots kept: best order of the free
     packets (exhaustive), best re-split of every two free slots' ten cards (252 ordered
     splits) and, when those are stuck and ``triples``, of every three free slots' fifteen
-    cards (756,756 ordered splits, numba); repeated until no move gains more than ``FLOAT_NOISE``."""
+    cards (756,756 ordered splits, numba); repeated until no move gains more than ``FLOAT_NOISE``
+    or ``stop_event`` is set (the arrangement so far, legal, is returned)."""
     tables, V = problem.tables, problem.values
     free = _free_slots(problem)
     cur = [int(p) for p in packets]
@@ -606,7 +609,12 @@ def improve_hint(problem: BestResponseProblem, packets: tuple[int, ...], *, trip
             return True
         return False
 
+    def stopped() -> bool:
+        return stop_event is not None and stop_event.is_set()
+
     for _ in range(max_passes):
+        if stopped():
+            break
         improved = False
         ps = [cur[s] for s in free]
         cl = [int(classes[p]) for p in ps]
@@ -624,6 +632,8 @@ def improve_hint(problem: BestResponseProblem, packets: tuple[int, ...], *, trip
             improved |= resplit(pair)
         if not improved and triples and len(free) >= 3:
             for triple in itertools.combinations(free, 3):
+                if stopped():
+                    break
                 improved |= resplit(triple)
         if not improved:
             break
@@ -648,8 +658,8 @@ def _greedy_in_orders(masks, orders, perms):
     return out
 
 
-def greedy_hint(problem: BestResponseProblem, *, improve: bool = True, n_improve: int = 2
-                ) -> tuple[int, ...]:
+def greedy_hint(problem: BestResponseProblem, *, improve: bool = True, n_improve: int = 2,
+                stop_event: threading.Event | None = None) -> tuple[int, ...]:
     """A legal arrangement respecting the fixed slots, the best of:
 
     * *strongest first*: repeatedly take the strongest packet (highest class; ties by table
@@ -660,7 +670,7 @@ def greedy_hint(problem: BestResponseProblem, *, improve: bool = True, n_improve
       taken, the last slot the leftover cards;
 
     then (unless ``improve=False``) ``improve_hint`` on the strongest-first arrangement and on
-    the ``n_improve`` best slot-by-slot ones."""
+    the ``n_improve`` best slot-by-slot ones (cut short once ``stop_event`` is set)."""
     tables, V = problem.tables, problem.values
     free = _free_slots(problem)
     packets = [int(p) for p in problem.fixed]
@@ -713,7 +723,7 @@ def greedy_hint(problem: BestResponseProblem, *, improve: bool = True, n_improve
     if not improve:
         return max([strongest, by_slot[0]], key=problem.value_of)
     starts = [strongest] + by_slot[:n_improve]
-    return max((improve_hint(problem, a) for a in starts), key=problem.value_of)
+    return max((improve_hint(problem, a, stop_event=stop_event) for a in starts), key=problem.value_of)
 
 
 # --------------------------------------------------------------------------------------
@@ -867,9 +877,18 @@ def _key_blocks(keys: np.ndarray, flat_cls: np.ndarray, off: np.ndarray
 
 def _prune(cmasks: np.ndarray, ccls: np.ndarray, Vc: np.ndarray, alive: np.ndarray,
            hint_pos: np.ndarray, T: float, fixed_value: float, rel: np.ndarray, keys: np.ndarray,
-           pair_level: bool, deadline: float) -> tuple[np.ndarray, float, int]:
-    """P1–P4 to a fixed point from ``alive`` (or until ``deadline``; at least one
-    round).  Returns (alive, bound, rounds), ``bound`` the best P6 bound of the rounds."""
+           pair_level: bool, deadline: float, stop_event: threading.Event | None = None
+           ) -> tuple[np.ndarray, float, int]:
+    """P1–P4 to a fixed point from ``alive`` (or until ``deadline`` or ``stop_event``; at least
+    one round unless stopped).  Returns (alive, bound, rounds), ``bound`` the best P6 bound of
+    the rounds (inf after none: the trivial bound stands)."""
+
+    def stopped() -> bool:
+        return stop_event is not None and stop_event.is_set()
+
+    def expired() -> bool:
+        return time.perf_counter() >= deadline or stopped()
+
     n_cand, nf = Vc.shape
     desc = np.argsort(-ccls, kind="stable")
     cols = np.arange(nf)
@@ -879,7 +898,7 @@ def _prune(cmasks: np.ndarray, ccls: np.ndarray, Vc: np.ndarray, alive: np.ndarr
     zero_keys = np.zeros_like(keys)
     bound = np.inf
     rounds = 0
-    while rounds < MAX_ROUNDS and (rounds == 0 or time.perf_counter() < deadline):  # ≥ 1 round
+    while rounds < MAX_ROUNDS and not stopped() and (rounds == 0 or not expired()):  # ≥ 1 round unless stopped
         rounds += 1
         lists = [desc[alive[desc, j]] for j in range(nf)]
         flat = np.concatenate(lists).astype(np.int64)
@@ -917,7 +936,7 @@ def _prune(cmasks: np.ndarray, ccls: np.ndarray, Vc: np.ndarray, alive: np.ndarr
             rows = np.flatnonzero(alive.any(axis=1))
             new_alive = alive
             for lo in range(0, rows.size, PAIR_CHUNK):
-                if time.perf_counter() >= deadline:
+                if expired():
                     break
                 hi = min(lo + PAIR_CHUNK, rows.size)
                 new_alive = pair_prune(pl, new_alive, thresh - fixed_value, rows[lo], rows[hi - 1] + 1)
@@ -952,12 +971,40 @@ class CpsatModel:
     stats: dict[str, object] = field(default_factory=dict)
 
 
+def _maximize(model: cp_model.CpModel, x: list[cp_model.IntVar], coef: np.ndarray) -> None:
+    """``model.maximize(Σ coef·x)``, written into the proto at once: the same objective
+    (CP-SAT minimizes ``scaling_factor · Σ c'·x`` with ``c' = −coef``, ``scaling_factor = −1``,
+    as ``CpModel.maximize`` writes it) without its loop of one call per variable, which takes
+    over a second on a big deal."""
+    model.clear_objective()
+    objective = model.proto.objective
+    objective.vars.extend([v.index for v in x])
+    objective.coeffs.extend((-np.asarray(coef, dtype=np.int64)).tolist())
+    objective.scaling_factor = -1.0
+    objective.offset = 0
+
+
+class BuildStopped(Exception):
+    """``build_model`` was stopped after pruning: the (canonical, improved) ``hint`` — a legal
+    arrangement —, the pruning bound ``bound0`` (P6: sound on its own) and the model's
+    ``stats`` so far (no variables)."""
+
+    def __init__(self, hint: tuple[int, ...], bound0: float, stats: dict[str, object]) -> None:
+        super().__init__("stopped before the model was built")
+        self.hint = hint
+        self.bound0 = bound0
+        self.stats = stats
+
+
 def build_model(problem: BestResponseProblem, hint: tuple[int, ...] | None = None, *,
-                options: CpsatOptions = CpsatOptions(), deadline: float = np.inf) -> CpsatModel:
+                options: CpsatOptions = CpsatOptions(), deadline: float = np.inf,
+                stop_event: threading.Event | None = None) -> CpsatModel:
     """Build the CP-SAT model (step 1 of ``solve_cpsat``; the module doc has every rule, P1–P6).
 
     Needs at least two free slots.  ``options`` switches the strengthenings;
-    ``deadline`` (``time.perf_counter()`` value) stops pruning early.
+    ``deadline`` (``time.perf_counter()`` value) or a set ``stop_event`` stops pruning early;
+    a ``stop_event`` set by the end of pruning raises ``BuildStopped`` (the model's variables
+    and constraints take seconds to add on a big deal: a stopped solve does not wait for them).
     """
     prune, pair_level, exchange = options.prune, options.pair_level, options.exchange
     symmetry, card_symmetry, objective_cut = options.symmetry, options.card_symmetry, options.objective_cut
@@ -971,13 +1018,16 @@ def build_model(problem: BestResponseProblem, hint: tuple[int, ...] | None = Non
         raise ValueError("build_model needs at least two free slots")
     lookup = _Lookup(masks)
 
+    def stopped() -> bool:
+        return stop_event is not None and stop_event.is_set()
+
     if hint is None:
-        hint = greedy_hint(problem, improve=improve)
+        hint = greedy_hint(problem, improve=improve and not stopped(), stop_event=stop_event)
     else:
         hint = tuple(int(p) for p in hint)
         _check_arrangement(problem, hint, "hint")
-        if improve:
-            hint = improve_hint(problem, hint)
+        if improve and not stopped():
+            hint = improve_hint(problem, hint, stop_event=stop_event)
     hint_in = problem.value_of(hint)
 
     rank = keys = None
@@ -1012,7 +1062,7 @@ def build_model(problem: BestResponseProblem, hint: tuple[int, ...] | None = Non
     no_rel = np.zeros((nf, nf), dtype=np.int64)
     if prune:
         alive, b, rounds = _prune(cmasks, ccls, Vc, alive, hint_pos, T, fixed_value, no_rel, keys_k,
-                                  pair_level and not symmetry, deadline)
+                                  pair_level and not symmetry, deadline, stop_event)
         bound0 = min(bound0, b)
 
     # ---- slot chains on the phase-A alive pairs (and the hint's classes); canonical hint
@@ -1042,9 +1092,18 @@ def build_model(problem: BestResponseProblem, hint: tuple[int, ...] | None = Non
         rel = _relations(nf, chains)
         prune_T = max(prune_T, T)
         alive, b, r2 = _prune(cmasks, ccls, Vc, alive, hint_pos, T, fixed_value, rel, keys_k,
-                              pair_level, deadline)
+                              pair_level, deadline, stop_event)
         bound0 = min(bound0, b)
         rounds += r2
+
+    def checkpoint() -> None:  # a stop between the steps below ends the build (the hint stays legal)
+        if stopped():
+            assert hint is not None  # (set above; the closure does not see it narrowed)
+            raise BuildStopped(hint, float(bound0), {
+                "variables": 0, "candidate_pairs": int(n_cand * nf), "pruned_pairs": int(n_cand * nf - alive.sum()),
+                "pruning_rounds": rounds, "hint_value": float(T)})
+
+    checkpoint()
 
     # ---- card exchanges: canonical hint first (the exchanges do not depend on the pairs)
     swaps: list[tuple[int, int]] = []
@@ -1082,7 +1141,11 @@ def build_model(problem: BestResponseProblem, hint: tuple[int, ...] | None = Non
     err_max = float(sum(err[pj == j].max() for j in range(nf)))
 
     model = cp_model.CpModel()
-    x = [model.new_bool_var(f"x_{p}_{s}") for p, s in zip(pair_packet.tolist(), pair_slot.tolist(), strict=True)]
+    pairs = list(zip(pair_packet.tolist(), pair_slot.tolist(), strict=True))
+    x: list[cp_model.IntVar] = []
+    for lo in range(0, len(pairs), BUILD_CHUNK):
+        checkpoint()
+        x.extend(model.new_bool_var(f"x_{p}_{s}") for p, s in pairs[lo:lo + BUILD_CHUNK])
     slot_terms = [np.flatnonzero(pj == j) for j in range(nf)]
     for j in range(nf):  # one packet per free slot
         model.add_exactly_one([x[k] for k in slot_terms[j].tolist()])
@@ -1090,6 +1153,7 @@ def build_model(problem: BestResponseProblem, hint: tuple[int, ...] | None = Non
     for bit in range(64):  # every free card exactly once
         if free_mask >> bit & 1:
             model.add_exactly_one([x[k] for k in np.flatnonzero(pmask >> bit & 1).tolist()])
+    checkpoint()
 
     def slot_expr(j: int, weights: np.ndarray) -> cp_model.LinearExpr:
         ks = slot_terms[j]
@@ -1115,12 +1179,17 @@ def build_model(problem: BestResponseProblem, hint: tuple[int, ...] | None = Non
             if len(terms) >= 2:
                 model.add_at_most_one(terms)
                 n_card += 1
+        checkpoint()
     objective = cp_model.LinearExpr.weighted_sum(x, coef.tolist())
+    checkpoint()
     if objective_cut:
         model.add(objective >= int(np.floor(SCALE * (T - fixed_value - err_max - FLOAT_SLACK))) - 1)
-    model.maximize(objective)
+    checkpoint()
+    _maximize(model, x, coef)
     hint_set = {(int(hint[s]), s) for s in free}
-    for k, (p, s) in enumerate(zip(pair_packet.tolist(), pair_slot.tolist(), strict=True)):
+    for k, (p, s) in enumerate(pairs):
+        if k % BUILD_CHUNK == 0:
+            checkpoint()
         model.add_hint(x[k], 1 if (p, s) in hint_set else 0)
 
     stats: dict[str, object] = {
@@ -1197,7 +1266,13 @@ def solve_cpsat(problem: BestResponseProblem, *, time_limit: float | None = 10.0
         if built is None or not final:
             # 1. build (pruning may use half of the time left)
             deadline = time.perf_counter() + 0.5 * remaining()
-            built = build_model(problem, cur_hint, options=options, deadline=deadline)
+            try:
+                built = build_model(problem, cur_hint, options=options, deadline=deadline, stop_event=stop_event)
+            except BuildStopped as stopped:  # as if CP-SAT did not run: the hint and the pruning bound
+                best.append(stopped.hint)
+                bound = min(bound, stopped.bound0 + FLOAT_SLACK)
+                stats = dict(stopped.stats)
+                break
             best.append(built.hint)
             bound = min(bound, built.bound0 + FLOAT_SLACK)
             stats = dict(built.stats)
@@ -1234,7 +1309,7 @@ def solve_cpsat(problem: BestResponseProblem, *, time_limit: float | None = 10.0
     bound = max(value, bound)
     optimal = optimal_status and bound - value <= VALUE_TOLERANCE
     stats["status"] = status_name
-    stats["chains"] = len(built.chains)
+    stats["chains"] = 0 if built is None else len(built.chains)
     stats["rebuilds"] = rebuilds
     return EngineResult(packets, value, bound, optimal, time.perf_counter() - t0, "cpsat", stats)
 

@@ -864,14 +864,15 @@ def solve_search(
     hint: tuple[int, ...] | None = None,
     stop_event: threading.Event | None = None,
     options: SearchOptions = SearchOptions(),
-    budget: int = 50_000,
+    budget: int = 10_000,
 ) -> EngineResult:
     """Exact best response by branch and bound; see the module doc for the proof.
 
     ``hint`` (packet indices in slot order) seeds the incumbent; a hint that is not a legal
     arrangement respecting the fixed slots is ignored.  ``options`` switches pruning rules.
     Stops at ``time_limit`` seconds or when ``stop_event`` is set — checked every ``budget``
-    nodes — returning the incumbent and a sound upper bound (``optimal`` False).
+    nodes (about 0.1 s; the search resumes where it paused, so the budget changes nothing
+    else) — returning the incumbent and a sound upper bound (``optimal`` False).
     """
     start = time.perf_counter()
     tables = problem.tables
@@ -900,6 +901,13 @@ def solve_search(
         if options.card_prices and not pr.on[0]:
             call_budget = max(0, min(budget, options.card_prices_after - int(stats[STAT_NODES])))
         status = _run(V, pk, fixed, st, pr, sw, inc, call_budget, stats)
+        # the limits are checked before the card prices too (they take a moment on a big deal)
+        if status == 1 and inc.value[0] > NO_VALUE and (
+            (time_limit is not None and time.perf_counter() - start >= time_limit)
+            or (stop_event is not None and stop_event.is_set())
+        ):
+            stopped = True
+            break
         if (status == 1 and options.card_prices and not pr.on[0]
                 and stats[STAT_NODES] >= options.card_prices_after):
             # rule 6: price the cards over the root's candidates (the root is set up by now)
@@ -907,13 +915,6 @@ def solve_search(
                          options.card_price_iters, pr)
             _price_order(pk, V, pr, st.k[0])
             st.depth[0] = -2  # start again from the root, every level in price order (incumbent kept)
-            continue
-        if status == 1 and inc.value[0] > NO_VALUE and (
-            (time_limit is not None and time.perf_counter() - start >= time_limit)
-            or (stop_event is not None and stop_event.is_set())
-        ):
-            stopped = True
-            break
     packets = tuple(int(p) for p in inc.packets)
     if any(p < 0 for p in packets):
         raise RuntimeError("search stopped before finding any arrangement")  # pragma: no cover

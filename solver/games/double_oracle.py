@@ -167,9 +167,11 @@ class _Pool(Generic[S]):
 
 
 def _restricted_equilibrium(game: SymmetricGame[S], pool: _Pool[S], working: list[int],
-                            options: DoubleOracleOptions) -> tuple[list[int], list[S], np.ndarray, np.ndarray]:
+                            options: DoubleOracleOptions, stop_event: threading.Event | None = None
+                            ) -> tuple[list[int], list[S], np.ndarray, np.ndarray]:
     """The equilibrium of the whole pool's game, through the working set: after each LP the
-    pool strategies gaining against its mix join (most gaining first) until none gains.
+    pool strategies gaining against its mix join (most gaining first) until none gains, or
+    ``stop_event`` is set (then the last LP's mix, an equilibrium of the working set).
     Returns (working set, support, probabilities, every pool strategy's payoff against the mix)."""
     while True:
         ws = [pool.strategies[i] for i in working]
@@ -183,7 +185,7 @@ def _restricted_equilibrium(game: SymmetricGame[S], pool: _Pool[S], working: lis
         in_working[working] = True
         gains[in_working] = -np.inf
         candidates = np.flatnonzero(gains > options.gain_tol)
-        if candidates.size == 0:
+        if candidates.size == 0 or (stop_event is not None and stop_event.is_set()):
             return working, support, probs, pool_gains
         order = candidates[np.argsort(-gains[candidates])][:options.max_added]
         working = working + order.tolist()
@@ -226,10 +228,17 @@ def double_oracle(
     trivial_bound: float = float("inf"),
     progress: Callable[[IterationRecord], None] | None = None,
     options: DoubleOracleOptions = DoubleOracleOptions(),
+    warm_start: Sequence[S] = (),
 ) -> DoubleOracleResult[S]:
     """Double oracle from ``initial`` until the certified exploitability is ≤ ``epsilon`` or
     ``time_limit`` seconds are spent (or ``stop_event`` is set); ``options`` tune it
     (``DoubleOracleOptions``).
+
+    The working set starts with the orbits of ``initial``; ``warm_start`` strategies (e.g. a
+    stored mix's support) start in it as they are, their orbits only in the pool — the LP
+    then takes from the pool what gains, ``options.max_added`` at a time, so a large warm
+    start never makes one large LP.  ``stop_event`` is checked between the LPs and before
+    every exact best response, so a stop takes effect within one LP or one engine poll.
 
     ``trivial_bound`` (an upper bound on any payoff) certifies the first mix before any best
     response has finished.  A game with a cheap oracle (``CheapOracle``) is asked first; the
@@ -242,6 +251,10 @@ def double_oracle(
     working = pool.add([s for s0 in initial for s in game.orbit(s0)])
     if not working:
         raise ValueError("double oracle needs at least one initial strategy")
+    for s0 in warm_start:
+        pool.add(game.orbit(s0))
+        if pool.index[s0] not in working:
+            working.append(pool.index[s0])
     best: _Best[S] = _Best([pool.strategies[working[0]]], np.ones(1), trivial_bound, False,
                            options.first_response_limit)
     history: list[IterationRecord] = []
@@ -255,11 +268,14 @@ def double_oracle(
         return None if time_limit is None else max(0.0, time_limit - (time.perf_counter() - start))
 
     while True:
+        if stop_event is not None and stop_event.is_set():  # before the LP: a stop costs no more work
+            interrupted = True
+            break
         iterations += 1
-        working, support, probs, pool_gains = _restricted_equilibrium(game, pool, working, options)
+        working, support, probs, pool_gains = _restricted_equilibrium(game, pool, working, options, stop_event)
         ranked = np.argsort(-pool_gains, kind="stable")
         found: Sequence[tuple[float, S]] = []  # the cheap oracle: several gaining strategies, no proof
-        if cheap is not None:
+        if cheap is not None and not (stop_event is not None and stop_event.is_set()):
             starts = [pool.strategies[i] for i in ranked[:options.cheap_starts]]
             found = cheap.improving_responses(support, probs, starts, min_gain=cheap_gain, limit=options.cheap_limit)
         exact = not found or since_exact + 1 >= options.exact_every

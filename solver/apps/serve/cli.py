@@ -4,23 +4,28 @@
     quintet-serve --port 8080 --workers 4 --store solutions.sqlite
     quintet-serve --host 0.0.0.0                 # reachable from other machines: only when asked
 
-Ctrl-C stops it cleanly (running solves are cancelled, the workers stopped).  A bad option
-or an unusable store is one line on stderr and exit status 2.
+Ctrl-C stops it cleanly and at once: open event streams get their job's last state (cancelled,
+with its best so far) and end, running solves are cancelled, the workers stopped, exit status 0.
+A bad option or an unusable store is one line on stderr and exit status 2.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import socket
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from types import FrameType
 
 from quintet.cliutil import OneLineParser, UsageError, int_between, positive_int, run_cli
 from quintet.text import quote
 from solver.storage.store import SolutionStore, default_store_path
 
 __all__ = ["build_parser", "main"]
+
+_served = False  # set once the server ran and stopped cleanly
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -70,6 +75,17 @@ def _main(argv: Sequence[str] | None) -> int:
     from solver.apps.serve.app import ServeConfig, create_app
 
     app = create_app(ServeConfig(workers=args.workers, queue_size=args.queue_size, store=store))
+    state = app.state.quintet
+
+    class Server(uvicorn.Server):
+        """uvicorn's server, telling the application first when it is asked to stop (Ctrl-C):
+        its event streams end and its waiting requests give up, so no connection is left for
+        uvicorn's graceful-shutdown timeout to cut."""
+
+        def handle_exit(self, sig: int, frame: FrameType | None) -> None:
+            state.stop_requested()
+            super().handle_exit(sig, frame)
+
     host, port = sock.getsockname()[:2]
     shown = f"[{host}]" if ":" in host else host
     print(f"quintet-serve: http://{shown}:{port}/ (API under /api, OpenAPI at /openapi.json); "
@@ -77,15 +93,24 @@ def _main(argv: Sequence[str] | None) -> int:
           file=sys.stderr, flush=True)
     config = uvicorn.Config(app, log_level="warning", timeout_graceful_shutdown=3, access_log=False)
     try:
-        uvicorn.Server(config).run(sockets=[sock])
+        Server(config).run(sockets=[sock])
     except KeyboardInterrupt:  # uvicorn re-raises the Ctrl-C it handled, after a clean shutdown
         pass
     print("quintet-serve: stopped", file=sys.stderr, flush=True)
+    global _served
+    _served = True
     return 0
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    return run_cli("quintet-serve", _main, argv)
+    status = run_cli("quintet-serve", _main, argv)
+    if _served:
+        # stopped cleanly: the workers are joined, every store write committed, the streams ended;
+        # the interpreter's own teardown of the solver's modules would take another second or two
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(status)
+    return status
 
 
 if __name__ == "__main__":

@@ -31,9 +31,10 @@ from multiprocessing.connection import Connection, wait
 from pathlib import Path
 from typing import Any, Literal
 
+from solver.apps.serve.models import JobOut, ProgressOut
 from solver.apps.serve.worker import Task, worker_main
 
-__all__ = ["Job", "JobStatus", "Lane", "QueueFull", "WorkerPool", "KEEP_FINISHED"]
+__all__ = ["Job", "JobStatus", "Lane", "Unavailable", "QueueFull", "WorkerPool", "KEEP_FINISHED"]
 
 KEEP_FINISHED = 1000
 MAX_START_FAILURES = 3
@@ -43,7 +44,13 @@ FINISHED: tuple[JobStatus, ...] = ("done", "cancelled", "failed")
 RETRY_AFTER = {"quick": 1, "long": 10}  # seconds, the Retry-After of a full lane
 
 
-class QueueFull(Exception):
+class Unavailable(Exception):
+    """The pool takes no task now (HTTP 503): it is stopping, or its workers cannot start."""
+
+    retry_after: int | None = None
+
+
+class QueueFull(Unavailable):
     """A lane holds its maximum of waiting tasks."""
 
     def __init__(self, lane: Lane, size: int) -> None:
@@ -63,8 +70,8 @@ class Job:
     request: dict[str, Any]  # the request as received (JSON), shown in the job's JSON
     created: float = field(default_factory=time.monotonic)
     status: JobStatus = "queued"
-    progress: dict[str, Any] | None = None
-    result: dict[str, Any] | None = None
+    progress: dict[str, Any] | None = None  # the last IterationRecord.to_progress()
+    result: Any = None  # the answer's response model (SolveAnswerOut, DrawOut)
     error: str | None = None
     error_kind: Literal["input", "internal"] | None = None
     worker: int | None = None
@@ -82,11 +89,14 @@ class Job:
         """Seconds since the job was submitted (until it finished)."""
         return (self.finished_at or time.monotonic()) - self.created
 
+    def to_model(self) -> JobOut:
+        """The job's JSON (``GET /api/jobs/ID``), for a solve job."""
+        return JobOut(job=self.id, status=self.status, request=self.request, elapsed=round(self.elapsed, 3),
+                      progress=None if self.progress is None else ProgressOut.model_validate(self.progress),
+                      result=self.result, error=self.error)
+
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "job": self.id, "status": self.status, "request": self.request, "elapsed": round(self.elapsed, 3),
-            "progress": self.progress, "result": self.result, "error": self.error,
-        }
+        return self.to_model().model_dump(mode="json")
 
     def add_done_callback(self, callback: Callable[[Job], None]) -> None:
         """Call ``callback(job)`` once the job is finished (at once if it is); callbacks run
@@ -144,8 +154,14 @@ class WorkerPool:
         self._listener: threading.Thread | None = None
         self._start_failures = 0
         self.broken: str | None = None  # why the pool gave up (workers die before they are ready)
+        self._wake_recv, self._wake_send = self._ctx.Pipe(duplex=False)  # close() wakes the listener
 
     # ------------------------------------------------------------------ lifecycle
+
+    @property
+    def started(self) -> bool:
+        """Whether ``start`` was called (a pool runs once: start, then close)."""
+        return self._listener is not None
 
     def start(self) -> None:
         with self._lock:
@@ -183,6 +199,7 @@ class WorkerPool:
                     w.tasks.send(None)
                 except OSError:
                     pass
+            self._wake_send.send(None)
         deadline = time.monotonic() + timeout
         for w in self._workers:
             w.process.join(max(0.0, deadline - time.monotonic()))
@@ -198,17 +215,20 @@ class WorkerPool:
                     w.job = None
                 w.tasks.close()
                 w.results.close()
+            self._wake_send.close()
+            self._wake_recv.close()
         self._notify(done)
 
     # ------------------------------------------------------------------ jobs
 
     def submit(self, payload: Any, *, lane: Lane, request: dict[str, Any]) -> Job:
-        """Queue a task (a ``SolveRequest`` or ``DrawTask``); raises ``QueueFull``."""
+        """Queue a task (a ``SolveRequest`` or ``DrawTask``); raises ``QueueFull``, or
+        ``Unavailable`` when the pool is stopping or broken."""
         with self._lock:
             if self.broken:
-                raise RuntimeError(self.broken)
+                raise Unavailable(self.broken)
             if self._closing:
-                raise QueueFull(lane, self.queue_size)
+                raise Unavailable("the server is stopping")
             if len(self._lanes[lane]) >= self.queue_size:
                 raise QueueFull(lane, self.queue_size)
             self._numbers += 1
@@ -320,12 +340,14 @@ class WorkerPool:
                 return False
             by_conn = {w.results: w for w in self._workers}
             by_sentinel = {w.process.sentinel: w for w in self._workers}
-        ready = wait([*by_conn, *by_sentinel], timeout=0.5)
+        ready = wait([*by_conn, *by_sentinel, self._wake_recv], timeout=0.5)
         done: list[Job] = []
         with self._lock:
             if self._closing:
                 return False
             for obj in ready:
+                if obj is self._wake_recv:
+                    continue
                 if obj in by_conn:
                     w = by_conn[obj]
                     try:

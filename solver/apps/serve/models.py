@@ -5,16 +5,18 @@ their ``--json`` output's.  Cards are a string (``"8h 7h 9d Ts 7s Qc Jc"``, any 
 the command lines read) or a list of card strings; an arrangement is a string (packets
 separated by ``|`` or ``/``) or a list of five packets.  Unknown fields are refused.
 
-The response models describe what the endpoints return; the answers themselves are the
-solver's ``to_dict`` objects, passed through unchanged (so ``POST /api/solve`` is exactly
-``quintet-solve --json``).
+Responses: the solver's answers are the response models of ``solver.advisor.schema``
+(``SolutionOut``, ``GradeOut``, ``EquilibriumOut``, ``SafeOut``: exactly what
+``quintet-solve --json`` prints); the server's own (jobs, health, deals, rule sets, errors) and
+those of ``quintet showdown|hand|draw --json`` are defined here.  Every body the server sends
+is one of these models, so ``/openapi.json`` describes exactly what is sent.
 """
 
 from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, PlainValidator, WithJsonSchema
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, PlainValidator, WithJsonSchema
 from pydantic_core import PydanticCustomError
 
 from quintet.rules import TIEBREAKS, Rules, get_rules
@@ -26,15 +28,42 @@ from solver.advisor.limits import (
     MAX_STYLE_RECORDS,
     TIME_LIMIT_MAX,
 )
+from solver.advisor.schema import (
+    AnswerOut,
+    EquilibriumOut,
+    GradeOut,
+    MixEntryOut,
+    ProgressOut,
+    SafeOut,
+    SlotAdviceOut,
+    SlotMarginalOut,
+    SolutionOut,
+    SolveAnswerOut,
+    SwapOut,
+    VerificationOut,
+)
 from solver.engines.base import ENGINE_NAMES, MAX_THREADS
 from solver.problem.best_response import OBJECTIVES
 from solver.problem.opponent_spec import MAX_SPEC_LENGTH
 
 __all__ = [
     "Cards", "ArrangementText", "RulesIn", "SolveIn", "PopulationEntry", "ShowdownIn", "HandIn", "DrawIn",
-    "ErrorOut", "SlotAdviceOut", "AnswerOut", "SolutionOut", "SwapOut", "GradeOut", "MixEntryOut", "SlotMarginalOut",
-    "EquilibriumOut", "SafeOut", "ProgressOut", "JobOut", "HealthOut", "DealOut", "RuleSetOut",
+    "ErrorOut", "JobOut", "HealthOut", "DealOut", "RuleSetOut", "ShowdownOut", "ShowdownSlotOut", "ShowdownHandOut",
+    "HandOut", "DrawOut", "DrawOptionOut", "MAX_CARDS_TEXT", "MAX_NAME_LENGTH",
+    # the solver's answers (defined in solver.advisor.schema)
+    "SlotAdviceOut", "AnswerOut", "SolutionOut", "SwapOut", "GradeOut", "MixEntryOut", "SlotMarginalOut",
+    "EquilibriumOut", "SafeOut", "ProgressOut", "VerificationOut", "SolveAnswerOut",
 ]
+
+MAX_CARDS_TEXT = 400
+"""Characters of a cards or arrangement text (54 cards with separators fit in 200)."""
+MAX_CARD_ITEMS = 64
+"""Strings in a list of cards; each at most ``MAX_CARD_LENGTH`` characters."""
+MAX_CARD_LENGTH = 8
+MAX_PACKETS = 16
+"""Packets in an arrangement given as a list (five are legal; more are refused by the rules' check)."""
+MAX_NAME_LENGTH = 64
+"""Characters of a rule set's name or a draw objective."""
 
 
 def _kind(value: object) -> str:
@@ -54,8 +83,15 @@ def _kind(value: object) -> str:
 
 def _cards_text(value: object) -> str:
     if isinstance(value, str):
+        if len(value) > MAX_CARDS_TEXT:
+            raise PydanticCustomError("cards_length", "at most {limit} characters of cards, got {n}",
+                                      {"limit": MAX_CARDS_TEXT, "n": f"{len(value):,}"})
         return value
     if isinstance(value, list) and all(isinstance(c, str) for c in value):
+        if len(value) > MAX_CARD_ITEMS or any(len(c) > MAX_CARD_LENGTH for c in value):
+            raise PydanticCustomError(
+                "cards_length", "a list of at most {items} cards of at most {length} characters each",
+                {"items": MAX_CARD_ITEMS, "length": MAX_CARD_LENGTH})
         return " ".join(value)
     raise PydanticCustomError(
         "cards_type", "expected cards as a string (\"8h 7h 9d\") or a list of card strings, got {kind}",
@@ -65,12 +101,16 @@ def _cards_text(value: object) -> str:
 
 def _arrangement_text(value: object) -> str:
     if isinstance(value, str):
-        return value
+        return _cards_text(value)
+    if isinstance(value, list) and len(value) > MAX_PACKETS:
+        raise PydanticCustomError("cards_length", "an arrangement of at most {limit} packets, got {n}",
+                                  {"limit": MAX_PACKETS, "n": f"{len(value):,}"})
     if isinstance(value, list):
         try:
             return " | ".join(_cards_text(packet) for packet in value)
-        except PydanticCustomError:
-            pass
+        except PydanticCustomError as exc:
+            if exc.type == "cards_length":
+                raise
     raise PydanticCustomError(
         "arrangement_type",
         "expected an arrangement as a string (packets separated by '|') or a list of five packets, got {kind}",
@@ -78,17 +118,35 @@ def _arrangement_text(value: object) -> str:
     )
 
 
+_CARDS_FORMS: list[dict[str, Any]] = [
+    {"type": "string", "maxLength": MAX_CARDS_TEXT},
+    {"type": "array", "maxItems": MAX_CARD_ITEMS, "items": {"type": "string", "maxLength": MAX_CARD_LENGTH}},
+]
 _CARDS_SCHEMA = {
-    "anyOf": [{"type": "string"}, {"type": "array", "items": {"type": "string"}}],
+    "anyOf": _CARDS_FORMS,
     "description": "cards: \"8h 7h 9d\" or [\"8h\", \"7h\", \"9d\"]",
     "examples": ["8h 7h 9d Ts 7s Qc Jc"],
 }
 _ARRANGEMENT_SCHEMA = {
-    "anyOf": [{"type": "string"}, {"type": "array", "items": _CARDS_SCHEMA}],
+    "anyOf": [{"type": "string", "maxLength": MAX_CARDS_TEXT},
+              {"type": "array", "maxItems": MAX_PACKETS, "items": {"anyOf": _CARDS_FORMS}}],
     "description": "five packets in slot order: \"9s 9c 8s 8c 7c | Ks Kd Kc Js Tc | …\" or a list of five packets",
 }
 
 Cards = Annotated[str, PlainValidator(_cards_text), WithJsonSchema(_CARDS_SCHEMA)]
+
+
+def _integral(value: object) -> object:
+    """JSON's ``6.0`` is the integer 6, as JSON Schema says; ``6.5`` stays a float (refused)."""
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    return value
+
+
+# integer fields: a JSON integer, or a number with no fraction (as JSON Schema counts it); the
+# range comes before the validator, so that the schema says it as minimum and maximum
+ThreadCount = Annotated[int, Field(ge=1, le=MAX_THREADS), BeforeValidator(_integral)]
+Seed = Annotated[int, Field(ge=0, le=SEED_MAX), BeforeValidator(_integral)]
 ArrangementText = Annotated[str, PlainValidator(_arrangement_text), WithJsonSchema(_ARRANGEMENT_SCHEMA)]
 
 
@@ -99,7 +157,8 @@ class _Strict(BaseModel):
 class RulesIn(_Strict):
     """A rule set (``--rules`` and the rule options of the command lines)."""
 
-    name: str = Field(default="classic", description="classic, or a draw rule set such as draw54 (GET /api/rules)")
+    name: str = Field(default="classic", max_length=MAX_NAME_LENGTH,
+                      description="classic, or a draw rule set such as draw54 (GET /api/rules)")
     tie_points: float | None = Field(default=None, ge=0, le=0.5,
                                      description="share of a tied slot's points each player scores")
     ace_low_straight: bool | None = None
@@ -117,10 +176,25 @@ class PopulationEntry(_Strict):
     weight: float = Field(default=1.0, gt=0, allow_inf_nan=False)
 
 
+_EXAMPLE = "8h 7h 9d Ts 7s Qc Jc"
+_ARRANGEMENT = "9s 9c 8s 8c 7c | Ks Kd Kc Js Tc | Qd Jd Td 8d 7d | As Ah Ad Ac Qs | Kh Qh Jh Th 9h"
+
+
+def _examples(*examples: dict[str, Any]) -> ConfigDict:
+    return ConfigDict(extra="forbid", strict=True, json_schema_extra={"examples": list(examples)})
+
+
 class SolveIn(_Strict):
     """``quintet-solve``'s arguments.  A field left out takes its default; a field the answer
     would not use (``seed`` of the search's best response, ``epsilon`` without the
     equilibrium, ``objective`` of an equilibrium…) is refused with 400, never ignored."""
+
+    model_config = _examples(
+        {"exposed": _EXAMPLE, "opponent": "uniform"},
+        {"exposed": _EXAMPLE, "opponent": "greedy", "objective": "points", "fix": {"5": "Ah Kh Qh Jh Th"}},
+        {"exposed": _EXAMPLE, "opponent": "uniform:0.5,greedy:0.5", "grade": _ARRANGEMENT},
+        {"exposed": "Ac Kh Kd Kc Qd Ts 7s", "epsilon": 0.05},
+    )
 
     exposed: Cards = Field(description="the 7 exposed cards")
     opponent: str = Field(default="equilibrium", max_length=MAX_SPEC_LENGTH, description=(
@@ -136,10 +210,10 @@ class SolveIn(_Strict):
     time_limit: float | None = Field(default=None, gt=0, le=TIME_LIMIT_MAX, allow_inf_nan=False,
                                      description="seconds (default: none for a best response, 600 for an "
                                                  "equilibrium or a safe mix)")
-    threads: int | None = Field(default=None, ge=1, le=MAX_THREADS, description="CP-SAT's threads (engine cpsat)")
-    workers: int | None = Field(default=None, ge=1, le=MAX_THREADS, deprecated=True,
+    threads: ThreadCount | None = Field(default=None, description="CP-SAT's threads (engine cpsat)")
+    workers: ThreadCount | None = Field(default=None, deprecated=True,
                                 description="the old name of 'threads', accepted until the next release")
-    seed: int | None = Field(default=None, ge=0, le=SEED_MAX, description=(
+    seed: Seed | None = Field(default=None, description=(
         "random seed: the arrangement drawn from an equilibrium or safe mix, and CP-SAT's seed (default 0)"))
     fix: dict[str, Cards] = Field(default_factory=dict, max_length=5,
                                   description="slot (\"1\"..\"5\") → packet: complete the rest")
@@ -164,6 +238,9 @@ class SolveIn(_Strict):
 class ShowdownIn(_Strict):
     """``quintet showdown``'s arguments."""
 
+    model_config = _examples({"exposed": _EXAMPLE, "a": _ARRANGEMENT, "b": (
+        "Th Td Tc 7d 7c | Js Jh Jd 8s 8d | Qs Qh Qd 9s 9h | Ks Kh Kd Kc 8c | As Ah Ad Ac 9c")})
+
     exposed: Cards
     a: ArrangementText = Field(description="player A's arrangement")
     b: ArrangementText = Field(description="player B's arrangement")
@@ -173,6 +250,8 @@ class ShowdownIn(_Strict):
 class HandIn(_Strict):
     """``quintet hand``'s arguments."""
 
+    model_config = _examples({"hand": "As Ah Ad Ac Jk", "rules": {"name": "draw54"}})
+
     hand: Cards
     rules: RulesIn = Field(default=RulesIn(), description="the rule set (default classic)")
 
@@ -180,13 +259,16 @@ class HandIn(_Strict):
 class DrawIn(_Strict):
     """``quintet draw``'s arguments."""
 
+    model_config = _examples({"hand": "Ah Kh 9h 5h 2c", "rules": {"name": "draw52"}, "objective": "at-least:flush"})
+
     hand: Cards = Field(description="your five cards")
     known: Cards | None = Field(default=None, description="other cards known to be out of the stock")
-    objective: str = Field(default="expected", description="expected | at-least:CATEGORY | beat-random")
+    objective: str = Field(default="expected", max_length=MAX_NAME_LENGTH,
+                           description="expected | at-least:CATEGORY | beat-random")
     rules: RulesIn = Field(default=RulesIn(), description="the rule set (default classic)")
 
 
-# ---------------------------------------------------------------------- responses
+# ---------------------------------------------------------------------- the server's responses
 
 
 class _Out(BaseModel):
@@ -194,153 +276,21 @@ class _Out(BaseModel):
 
 
 class ErrorOut(_Out):
+    """Every error: one line naming the problem (never a traceback, never the whole input)."""
+
     error: str = Field(description="one line naming the problem")
 
 
-class SlotAdviceOut(_Out):
-    slot: int
-    points: int
-    cards: list[str]
-    hand: str
-    p_win: float
-    p_tie: float
-    p_loss: float
-    expected_points: float
-    expected_margin: float
-
-
-class VerificationOut(_Out):
-    """An independent recheck (``solver.advisor.verify.Verification``)."""
-
-    status: Literal["confirmed", "refuted", "inconclusive"]
-    claim: Literal["optimum", "exploitability"]
-    claimed: float
-    engine: str
-    found: float
-    bound: float
-    proven: bool
-    seconds: float
-
-
-class AnswerOut(_Out):
-    """The fields every ``quintet-solve --json`` answer has."""
-
-    exposed: list[str]
-    live: list[str]
-    rules: str
-    opponent: str
-    objective: str
-    arrangement: list[list[str]] = Field(description="five packets in slot order (for the equilibrium: the "
-                                         "arrangement drawn from the mix to play)")
-    hands: list[str]
-    expected_margin: float
-    expected_points: float
-    per_slot: list[SlotAdviceOut]
-    optimal: bool = Field(description="proven optimal (for the equilibrium: certified within epsilon)")
-    bound: float = Field(description="proven bound on the objective (for the equilibrium: the certified "
-                                     "exploitability)")
-    interrupted: bool
-    seconds: float
-    verification: VerificationOut | None = None
-
-
-class SolutionOut(AnswerOut):
-    """A best response or completion (``Solution.to_dict``)."""
-
-    gap: float
-    engine: str
-
-
-class SwapOut(_Out):
-    card_a: str
-    slot_a: int
-    card_b: str
-    slot_b: int
-    value: float
-    arrangement: list[list[str]]
-
-
-class GradeOut(_Out):
-    """A grade (``Grade.to_dict``)."""
-
-    given: SolutionOut
-    value: float
-    optimum: float
-    optimum_proven: bool
-    bound: float
-    regret: float
-    best_swap: SwapOut | None
-    best: SolutionOut
-    verification: VerificationOut | None = None
-
-
-class MixEntryOut(_Out):
-    probability: float
-    arrangement: list[list[str]]
-    hands: list[str]
-
-
-class SlotMarginalOut(_Out):
-    hand: str
-    probability: float
-
-
-class EquilibriumOut(AnswerOut):
-    """The certified equilibrium (``quintet-solve --json`` with the equilibrium)."""
-
-    opponent: Literal["equilibrium"]
-    mix: list[MixEntryOut] = Field(description="the mix, most likely first")
-    slot_marginals: list[list[SlotMarginalOut]]
-    exploitability: float = Field(description="certified: no arrangement gains more than this (points)")
-    exploitability_proven: bool
-    epsilon: float
-    converged: bool
-    iterations: int
-    pool_size: int
-    from_store: bool
-    notes: list[str] = Field(description="one-line remarks, e.g. a stale stored answer solved again")
-
-
-class SafeOut(_Out):
-    """A safe exploitation (``quintet-solve --max-exploitability``)."""
-
-    exposed: list[str]
-    live: list[str]
-    rules: str
-    opponent: str
-    objective: Literal["margin"]
-    max_exploitability: float
-    mix: list[MixEntryOut] = Field(description="the mix, most likely first")
-    arrangement: list[list[str]] = Field(description="an arrangement drawn from the mix to play")
-    hands: list[str]
-    exploitability: float = Field(description="certified: no arrangement gains more than this (points), "
-                                              "at most max_exploitability")
-    expected_margin: float = Field(description="the mix's expected margin against the opponent model")
-    margin_bound: float = Field(description="no mix within the limit does better against the model")
-    equilibrium_margin: float
-    best_response_margin: float
-    optimal: bool
-    interrupted: bool
-    iterations: int
-    seconds: float
-    verification: VerificationOut | None = None
-
-
-class ProgressOut(_Out):
-    iteration: int
-    exploitability: float = Field(description="the best certified exploitability so far (points)")
-    support: int
-    pool_size: int
-    seconds: float
-
-
 class JobOut(_Out):
+    """A job: an equilibrium solve or a safe exploitation, followed by the client."""
+
     job: str
     status: Literal["queued", "running", "cancelling", "done", "cancelled", "failed"]
-    request: dict[str, Any]
+    request: dict[str, Any] = Field(description="the request's fields as the client gave them")
     elapsed: float = Field(description="seconds since the job was submitted")
-    progress: ProgressOut | None
-    result: EquilibriumOut | SafeOut | GradeOut | SolutionOut | None = Field(
+    progress: ProgressOut | None = Field(description="the equilibrium solve's last iteration (null before the "
+                                                     "first, and for a safe exploitation)")
+    result: SolveAnswerOut | None = Field(
         description="the answer (when cancelled: the best found before, marked interrupted)")
     error: str | None
 
@@ -371,3 +321,81 @@ class RuleSetOut(_Out):
     description: str
     deck: list[str]
     categories: list[str] = Field(description="hand categories, lowest first")
+
+
+class ShowdownHandOut(_Out):
+    cards: list[str]
+    category: str
+    name: str = Field(description="the hand's description, e.g. 'two pair, nines and eights'")
+    key: int = Field(description="the hand's strength key: higher wins")
+
+
+class ShowdownSlotOut(_Out):
+    slot: int
+    points: int = Field(description="the slot's points at stake")
+    a: ShowdownHandOut
+    b: ShowdownHandOut
+    winner: Literal["A", "B"] | None = Field(description="null for a tie")
+    points_a: float
+    points_b: float
+
+
+class ShowdownOut(_Out):
+    """``quintet showdown --json``."""
+
+    exposed: list[str]
+    rules: str = Field(description="the rule set's name")
+    rules_description: str
+    slots: list[ShowdownSlotOut]
+    points_a: float
+    points_b: float
+    margin: float = Field(description="A's points minus B's")
+    winner: Literal["A", "B"] | None = Field(description="null for a tie")
+
+
+class HandOut(_Out):
+    """``quintet hand --json``."""
+
+    rules: str = Field(description="the rule set's name")
+    rules_description: str
+    hand: list[str] = Field(description="the cards, grouped (jokers first)")
+    category: str
+    category_strength: int = Field(description="the category's index in the rule set's table, lowest 0")
+    description: str
+    key: int
+    percentile: float = Field(description="share of the deck's hands this hand beats or ties")
+    stand_ins: dict[str, str] = Field(description="joker → the card it plays")
+
+
+class DrawOptionOut(_Out):
+    """One exchange: keep ``keep``, draw ``draw`` cards (exact over every draw)."""
+
+    keep: list[str]
+    discard: list[str]
+    draw: int
+    outcomes: int
+    expected_percentile: float
+    p_win: float
+    p_tie: float
+    equity: float
+    categories: dict[str, int] = Field(description="final hands per category (count of draws)")
+    at_least: dict[str, float] | None = Field(default=None, exclude_if=lambda v: v is None,
+                                              description="P(at least each category), in the ranked options")
+    p_at_least: float | None = Field(default=None, exclude_if=lambda v: v is None,
+                                     description="with the objective at-least:CATEGORY")
+    at_least_count: int | None = Field(default=None, exclude_if=lambda v: v is None)
+
+
+class DrawOut(_Out):
+    """``quintet draw --json``: the 32 exchanges of a five-card hand, ranked."""
+
+    rules: str
+    hand: list[str]
+    known: list[str]
+    unseen: int
+    objective: str
+    opponent_model: str
+    percentile_of: str
+    recommended: dict[str, DrawOptionOut] = Field(description="the best exchange for each objective")
+    options: list[DrawOptionOut] = Field(description="all 32 exchanges, best first for the objective")
+    seconds: float

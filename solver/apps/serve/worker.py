@@ -5,14 +5,15 @@ two one-way pipes:
 
 * server → worker: ``Task`` or ``None`` (exit);
 * worker → server: ``("ready",)`` once warmed up, then per task ``("progress", number,
-  record)`` any number of times and one ``("done", number, answer)`` or ``("error",
-  number, kind, message)`` with ``kind`` ``"input"`` (bad input: the one-line message of a
-  ``ValueError``) or ``"internal"``.
+  record)`` any number of times and one ``("done", number, answer)`` (the answer's response
+  model) or ``("error", number, kind, message)`` with ``kind`` ``"input"`` (bad input: the
+  one-line message of a ``ValueError``) or ``"internal"``.
 
 Cancel: the server writes the task's number into the shared ``cancel`` value; a watcher
-thread sees it within ``POLL_SECONDS`` and sets the solve's ``stop_event``, so the solver
-returns its best so far (``interrupted``).  The same thread exits the process when the
-server is gone.  The worker ignores SIGINT: Ctrl-C in the terminal reaches the whole process
+thread sees it within ``POLL_SECONDS`` and sets that task's own stop event (a new one per
+task, so a late cancel of a finished task cannot stop the next), and the solver — which
+checks it in every phase — returns its best so far (``interrupted``).  The same thread exits
+the process when the server is gone.  The worker ignores SIGINT: Ctrl-C in the terminal reaches the whole process
 group, and the server stops its workers itself.
 """
 
@@ -30,9 +31,13 @@ from multiprocessing.connection import Connection
 from multiprocessing.sharedctypes import Synchronized
 from pathlib import Path
 
+from pydantic import BaseModel, ValidationError
+
 from quintet.draw import advise
 from quintet.rules import Rules
+from quintet.text import one_line
 from solver.advisor.request import SolveRequest, solve_request
+from solver.apps.serve.models import DrawOut
 from solver.games.double_oracle import IterationRecord
 from solver.storage.store import SolutionStore, StoreError
 
@@ -70,65 +75,91 @@ class _LazyStore:
             self._store = SolutionStore(self.path)
         return self._store
 
+    def close(self) -> None:
+        if self._store is not None:
+            self._store.close()
+            self._store = None
+
 
 def run_task(payload: SolveRequest | DrawTask, store: Callable[[], SolutionStore], stop: threading.Event,
-             progress: Callable[[IterationRecord], None]) -> dict[str, object]:
-    """The JSON answer to one task (what the matching CLI prints with ``--json``); ``store``
-    opens the store, called only when an equilibrium is needed."""
+             progress: Callable[[IterationRecord], None]) -> BaseModel:
+    """The answer to one task as its response model (its JSON is what the matching CLI prints
+    with ``--json``); ``store`` opens the store, called only when an equilibrium is needed.  A
+    request that may not read files (``files=False``: every request a server takes) is checked
+    again here, before anything runs: no term names a file."""
     if isinstance(payload, DrawTask):
-        return advise(payload.hand, payload.rules, known=payload.known, objective=payload.objective).to_dict()
+        return DrawOut.model_validate(
+            advise(payload.hand, payload.rules, known=payload.known, objective=payload.objective).to_dict())
+    if not payload.files:
+        payload.opponent.refuse_files()
     return solve_request(payload, store=store() if payload.wants_equilibrium else None, stop_event=stop,
-                         progress=progress).to_dict()
+                         progress=progress).to_model()
 
 
 def _warm_up() -> None:
-    """Load the compiled kernels before the first task (best response and draw advisor)."""
+    """Load the compiled kernels before the first task: the search's and CP-SAT's best
+    responses (OR-Tools' first import alone takes a second), the draw advisor."""
     solve_request(SolveRequest.build(WARM_UP_DEAL, opponent="uniform"))
+    solve_request(SolveRequest.build(WARM_UP_DEAL, opponent="greedy", engine="cpsat"))
     advise("Ah Kh Qh Jh 7c", Rules())
 
 
-def _watch(cancel: Synchronized, current: list[int], stop: threading.Event, parent: int) -> None:
+def _watch(cancel: Synchronized, current: list[tuple[int, threading.Event] | None], parent: int) -> None:
     while True:
         time.sleep(POLL_SECONDS)
         if os.getppid() != parent:  # the server is gone
             os._exit(1)
-        if current[0] > 0 and cancel.value == current[0]:
-            stop.set()
+        task = current[0]  # read once: (number, that task's stop event), None when idle
+        if task is not None and cancel.value == task[0]:
+            task[1].set()
+
+
+def _send(results: Connection, message: tuple[object, ...]) -> None:
+    """Send to the server; a server that has gone (its end of the pipe closed) ends the worker."""
+    try:
+        results.send(message)
+    except OSError:
+        os._exit(0)
 
 
 def worker_main(tasks: Connection, results: Connection, cancel: Synchronized, store_path: Path | None,
                 warm_up: bool = True) -> None:
     """The worker's main loop (the target of the spawned process)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    current = [0]  # the running task's number, 0 when idle
-    stop = threading.Event()
-    threading.Thread(target=_watch, args=(cancel, current, stop, os.getppid()), daemon=True).start()
+    current: list[tuple[int, threading.Event] | None] = [None]  # the running task, None when idle
+    threading.Thread(target=_watch, args=(cancel, current, os.getppid()), daemon=True).start()
     if warm_up:
         _warm_up()
-    results.send(("ready",))
+    _send(results, ("ready",))
     store = _LazyStore(store_path)
     while True:
         try:
             task = tasks.recv()
         except EOFError:
-            return
-        if task is None:
-            return
+            task = None
+        if task is None:  # stop at once: every store write is committed, nothing else to keep
+            store.close()
+            sys.stdout.flush()
+            sys.stderr.flush()
+            os._exit(0)  # (a normal interpreter exit frees the solver's tables for a second or two)
         number = task.number
-        stop.clear()
-        current[0] = number
+        stop = threading.Event()
+        current[0] = (number, stop)
 
         def progress(record: IterationRecord, number: int = number) -> None:
-            results.send(("progress", number, record.to_progress()))
+            _send(results, ("progress", number, record.to_progress()))
 
         try:
             message: tuple[object, ...] = ("done", number, run_task(task.payload, store, stop, progress))
         except StoreError as exc:  # the server's store, not the client's input
-            message = ("error", number, "internal", str(exc).splitlines()[0])
+            message = ("error", number, "internal", one_line(exc))
+        except ValidationError as exc:  # an answer that does not fit its model: a fault, not the input
+            traceback.print_exc(file=sys.stderr)
+            message = ("error", number, "internal", one_line(f"{type(exc).__name__}: {exc}"))
         except ValueError as exc:
-            message = ("error", number, "input", str(exc).splitlines()[0] if str(exc) else type(exc).__name__)
+            message = ("error", number, "input", one_line(exc) or type(exc).__name__)
         except Exception as exc:  # noqa: BLE001 — reported to the server, which answers 500
             traceback.print_exc(file=sys.stderr)
-            message = ("error", number, "internal", f"{type(exc).__name__}: {exc}".splitlines()[0])
-        current[0] = 0
-        results.send(message)
+            message = ("error", number, "internal", one_line(f"{type(exc).__name__}: {exc}"))
+        current[0] = None
+        _send(results, message)

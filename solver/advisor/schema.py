@@ -1,0 +1,200 @@
+"""The JSON of every advisor result, defined once: pydantic response models.
+
+Each result produces its model (``Solution.to_model()``, ``Grade.to_model()``,
+``EquilibriumResult.to_model(seed)``, ``SafeResponse.to_model(seed)``,
+``Verification.to_model()``, ``SolveAnswer.to_model()``) and its ``to_dict()`` is that model's
+JSON (``dump``): what ``quintet-solve --json`` prints is what ``POST /api/solve`` sends, and the
+OpenAPI description of the HTTP API is generated from these same classes.
+
+    >>> from quintet.game import Deal
+    >>> from solver.advisor.advice import best_response
+    >>> answer = best_response(Deal.from_exposed("8h 7h 9d Ts 7s Qc Jc"), "uniform").to_model()
+    >>> type(answer).__name__, answer.optimal, round(answer.expected_margin, 4)
+    ('SolutionOut', True, 24.8669)
+
+A field that only some answers carry (``verification``: the independent recheck, when asked
+for) is left out of the JSON when it is absent, never sent as ``null``.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+__all__ = [
+    "ResultModel", "SlotAdviceOut", "VerificationOut", "AnswerOut", "SolutionOut", "SwapOut", "GradeOut",
+    "MixEntryOut", "SlotMarginalOut", "EquilibriumOut", "SafeOut", "ProgressOut", "SolveAnswerOut", "dump",
+]
+
+
+def _absent(value: object) -> bool:
+    return value is None
+
+
+class ResultModel(BaseModel):
+    """A result's JSON: no field beyond those declared."""
+
+    model_config = ConfigDict(extra="forbid")
+
+
+def dump(model: BaseModel) -> dict[str, Any]:
+    """A model's JSON object (what the command lines print with ``--json``)."""
+    return model.model_dump(mode="json")
+
+
+class SlotAdviceOut(ResultModel):
+    """One slot of an arrangement against the opponent model."""
+
+    slot: int = Field(description="1-based")
+    points: int = Field(description="the slot's points at stake")
+    cards: list[str]
+    hand: str = Field(description="the hand's description, e.g. 'full house, tens over sevens'")
+    p_win: float
+    p_tie: float
+    p_loss: float
+    expected_points: float = Field(description="points expected in this slot")
+    expected_margin: float = Field(description="my points minus the opponent's, expected")
+
+
+class VerificationOut(ResultModel):
+    """An independent recheck by the other exact engine (``quintet-solve --verify``)."""
+
+    status: Literal["confirmed", "refuted", "inconclusive"]
+    claim: Literal["optimum", "exploitability"]
+    claimed: float
+    engine: str
+    found: float = Field(description="the best value the checking engine found (points)")
+    bound: float = Field(description="its proven upper bound on the true value (points)")
+    proven: bool
+    seconds: float
+
+
+_VERIFICATION = Field(default=None, exclude_if=_absent,
+                      description="the independent recheck (present only when asked for with 'verify')")
+
+
+class AnswerOut(ResultModel):
+    """The fields every ``quintet-solve --json`` answer with per-slot advice has."""
+
+    exposed: list[str]
+    live: list[str]
+    rules: str = Field(description="the rule set, described (name, deck, weights, options)")
+    opponent: str
+    objective: str
+    arrangement: list[list[str]] = Field(description="five packets in slot order (for the equilibrium: the "
+                                                     "arrangement drawn from the mix to play)")
+    hands: list[str]
+    expected_margin: float
+    expected_points: float
+    per_slot: list[SlotAdviceOut]
+    optimal: bool = Field(description="proven optimal (for the equilibrium: certified within epsilon)")
+    bound: float = Field(description="proven bound on the objective (for the equilibrium: the certified "
+                                     "exploitability)")
+    interrupted: bool
+    seconds: float
+
+
+class SolutionOut(AnswerOut):
+    """A best response or a completion (``Solution``)."""
+
+    objective: Literal["margin", "points"]
+    gap: float = Field(description="bound minus value: 0 when proven optimal")
+    engine: str = Field(description="the exact engine that answered (search, cpsat; 'given' for a graded "
+                                    "arrangement)")
+    verification: VerificationOut | None = _VERIFICATION
+
+
+class SwapOut(ResultModel):
+    """A two-card swap between two slots."""
+
+    card_a: str
+    slot_a: int
+    card_b: str
+    slot_b: int
+    value: float = Field(description="the objective after the swap")
+    arrangement: list[list[str]]
+
+
+class GradeOut(ResultModel):
+    """A graded arrangement (``Grade``)."""
+
+    given: SolutionOut
+    value: float
+    optimum: float
+    optimum_proven: bool
+    bound: float
+    regret: float = Field(description="optimum minus the given arrangement's value (an upper bound if unproven)")
+    best_swap: SwapOut | None = Field(description="the two-card swap that improves most; null when none does")
+    best: SolutionOut
+    verification: VerificationOut | None = _VERIFICATION
+
+
+class MixEntryOut(ResultModel):
+    """One arrangement of a mix."""
+
+    probability: float
+    arrangement: list[list[str]]
+    hands: list[str]
+
+
+class SlotMarginalOut(ResultModel):
+    hand: str
+    probability: float
+
+
+class EquilibriumOut(AnswerOut):
+    """The certified equilibrium (``EquilibriumResult``) with the arrangement drawn from it to play."""
+
+    opponent: Literal["equilibrium"]
+    objective: Literal["margin"]
+    mix: list[MixEntryOut] = Field(description="the mix, most likely first")
+    slot_marginals: list[list[SlotMarginalOut]]
+    exploitability: float = Field(description="certified: no arrangement gains more than this (points)")
+    exploitability_proven: bool
+    epsilon: float
+    converged: bool
+    iterations: int
+    pool_size: int
+    from_store: bool
+    notes: list[str] = Field(description="one-line remarks, e.g. a stale stored answer solved again")
+    verification: VerificationOut | None = _VERIFICATION
+
+
+class SafeOut(ResultModel):
+    """A safe exploitation (``SafeResponse``, ``quintet-solve --max-exploitability``)."""
+
+    exposed: list[str]
+    live: list[str]
+    rules: str
+    opponent: str
+    objective: Literal["margin"]
+    max_exploitability: float
+    mix: list[MixEntryOut] = Field(description="the mix, most likely first")
+    arrangement: list[list[str]] = Field(description="an arrangement drawn from the mix to play")
+    hands: list[str]
+    exploitability: float = Field(description="certified: no arrangement gains more than this (points), "
+                                              "at most max_exploitability")
+    expected_margin: float = Field(description="the mix's expected margin against the opponent model")
+    margin_bound: float = Field(description="no mix within the limit does better against the model")
+    equilibrium_margin: float
+    best_response_margin: float
+    optimal: bool
+    interrupted: bool
+    iterations: int
+    seconds: float
+    verification: VerificationOut | None = _VERIFICATION
+
+
+class ProgressOut(ResultModel):
+    """An equilibrium solve's progress (``IterationRecord.to_progress``)."""
+
+    iteration: int
+    exploitability: float = Field(description="the best certified exploitability so far (points)")
+    support: int
+    pool_size: int
+    seconds: float
+
+
+SolveAnswerOut = EquilibriumOut | SafeOut | GradeOut | SolutionOut
+"""Any answer of a solve request (``SolveAnswer.to_model``)."""

@@ -1,0 +1,290 @@
+"""The HTTP API's errors: every one a one-line ``{"error": …}`` (``ErrorOut``) with its status.
+
+* ``400`` — bad input that is well-formed JSON of the right types: cards, arrangements,
+  opponents, rule sets, options that do not go together (the command lines' words);
+* ``404`` — no such endpoint, no such job; ``405`` — a method the path does not allow (with
+  ``Allow`` listing those it does);
+* ``413`` — a body over the server's limit (by its Content-Length, or while it is read);
+* ``422`` — a malformed request: a body that is not JSON (wrong Content-Type, not UTF-8, not
+  valid JSON, nested too deeply), a wrong JSON type, a number out of its range, an unknown or
+  missing field — naming the field;
+* ``503`` — the queue is full (with ``Retry-After``) or the server is stopping;
+* ``500`` — only for a fault of the server itself (a worker process that died).
+
+A message is one line of at most ``quintet.text.MESSAGE_LIMIT`` characters and quotes at most
+about ``quintet.text.QUOTE_LIMIT`` characters of what the client sent.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import traceback
+from collections.abc import Callable, Coroutine, Iterable, Sequence
+from typing import Any
+
+from fastapi import FastAPI, Request, Response
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from fastapi.routing import APIRoute
+from pydantic import ValidationError
+from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.requests import ClientDisconnect
+from starlette.routing import BaseRoute, Match, Mount
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from quintet.text import QUOTE_LIMIT, one_line
+from solver.apps.serve.jobs import Unavailable
+from solver.apps.serve.models import ErrorOut
+
+__all__ = ["MAX_BODY_BYTES", "MAX_JSON_DEPTH", "BodyError", "BodyLimit", "JsonBodyRoute", "check_json_body",
+           "error_response", "error_responses", "install_error_handlers", "validation_message"]
+
+MAX_BODY_BYTES = 1 << 20
+MAX_JSON_DEPTH = 32
+"""Nesting levels of a request body (a full game record inside ``style`` needs 8)."""
+
+DESCRIPTIONS = {
+    400: "bad input: cards, arrangement, opponent, rule set, options that do not go together",
+    404: "no such job (unknown, or finished long ago)",
+    413: "the request body is larger than the server's limit",
+    422: "malformed request: not JSON, a wrong JSON type, a number out of range, an unknown or missing field",
+    500: "a fault of the server itself (e.g. a worker process died)",
+    503: "the queue is full (retry after the Retry-After header's seconds) or the server is stopping",
+}
+
+
+def error_responses(*codes: int, beside: str | None = None) -> dict[int | str, dict[str, Any]]:
+    """OpenAPI ``responses`` entries: ``ErrorOut`` (JSON) for each status code.  ``beside``:
+    the route's own media type when it is not JSON (the errors are JSON all the same)."""
+    if beside is None:
+        return {code: {"model": ErrorOut, "description": DESCRIPTIONS[code]} for code in codes}
+    content = {"application/json": {"schema": {"$ref": "#/components/schemas/ErrorOut"}}}
+    return {code: {"content": content, "description": DESCRIPTIONS[code]} for code in codes}
+
+
+def error_response(status: int, message: object, headers: dict[str, str] | None = None) -> JSONResponse:
+    """The one error body: ``{"error": one line}``."""
+    return JSONResponse(ErrorOut(error=one_line(message) or "error").model_dump(), status_code=status,
+                        headers=headers)
+
+
+def _cut(text: str, limit: int = QUOTE_LIMIT) -> str:
+    """``text`` as it is, or cut to about ``limit`` characters with its length."""
+    return text if len(text) <= limit else f"{text[:limit - 4]}… ({len(text):,} characters)"
+
+
+# ---------------------------------------------------------------------- request bodies
+
+
+class BodyError(Exception):
+    """A request body that is not a JSON document the API reads (422)."""
+
+
+class _BodyTooLarge(StarletteHTTPException):
+    def __init__(self, limit: int) -> None:
+        super().__init__(413, f"request body is larger than {limit:,} bytes")
+
+
+class BodyLimit:
+    """ASGI middleware: a request body over ``limit`` bytes gets 413 (by its Content-Length
+    at once, or while it is read)."""
+
+    def __init__(self, app: ASGIApp, limit: int) -> None:
+        self.app = app
+        self.limit = limit
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        length = dict(scope["headers"]).get(b"content-length")
+        if length is not None and length.isdigit() and int(length) > self.limit:
+            await error_response(413, _BodyTooLarge(self.limit).detail)(scope, receive, send)
+            return
+        seen = 0
+
+        async def limited() -> Message:
+            nonlocal seen
+            message = await receive()
+            if message["type"] == "http.request":
+                seen += len(message.get("body", b""))
+                if seen > self.limit:
+                    raise _BodyTooLarge(self.limit)
+            return message
+
+        await self.app(scope, limited, send)
+
+
+def _depth(value: Any) -> int:
+    """The nesting depth of decoded JSON (a scalar: 0), without recursion."""
+    deepest = 0
+    stack = [(value, 1)]
+    while stack:
+        item, level = stack.pop()
+        children: Iterable[Any]
+        if isinstance(item, dict):
+            children = item.values()
+        elif isinstance(item, list):
+            children = item
+        else:
+            continue
+        deepest = max(deepest, level)
+        stack.extend((child, level + 1) for child in children if isinstance(child, (dict, list)))
+    return deepest
+
+
+def check_json_body(body: bytes, content_type: str | None) -> None:
+    """Refuse, with ``BodyError`` naming the problem, a non-empty body that is not a JSON
+    document: another Content-Type, bytes that are not UTF-8, text that is not JSON (``NaN``
+    and ``Infinity`` are read, so that the field that holds one is named), a number of too
+    many digits, nesting deeper than ``MAX_JSON_DEPTH``.  An empty body passes (the endpoint's
+    model says what is missing)."""
+    if not body:
+        return
+    media = (content_type or "").split(";", 1)[0].strip().lower()
+    if media != "application/json" and not (media.startswith("application/") and media.endswith("+json")):
+        shown = f"Content-Type {_cut(media, 40)!r}" if media else "no Content-Type"
+        raise BodyError(f"request body must be JSON (Content-Type: application/json), got {shown}")
+    try:
+        text = body.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise BodyError(f"request body is not UTF-8 (byte 0x{body[exc.start]:02x} at offset {exc.start:,})") from None
+    try:
+        document = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise BodyError(f"request body is not valid JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})") from None
+    except RecursionError:
+        raise BodyError(f"request body is nested too deeply (at most {MAX_JSON_DEPTH} levels)") from None
+    except ValueError:  # an integer literal of more digits than Python converts
+        raise BodyError("request body holds a number with too many digits") from None
+    if _depth(document) > MAX_JSON_DEPTH:
+        raise BodyError(f"request body is nested too deeply (at most {MAX_JSON_DEPTH} levels)")
+
+
+class JsonBodyRoute(APIRoute):
+    """A route whose body, if it takes one, must be a JSON document (``check_json_body``) before
+    FastAPI reads it: every malformed body is a 422 naming the problem."""
+
+    def get_route_handler(self) -> Callable[[Request], Coroutine[Any, Any, Response]]:
+        handler = super().get_route_handler()
+        if self.body_field is None:
+            return handler
+
+        async def checked(request: Request) -> Response:
+            try:
+                body = await request.body()
+            except ClientDisconnect:
+                raise BodyError("the request body was cut short (the client disconnected)") from None
+            check_json_body(body, request.headers.get("content-type"))
+            return await handler(request)
+
+        return checked
+
+
+# ---------------------------------------------------------------------- validation errors
+
+_LOCATIONS = ("body", "query", "path", "header", "cookie")
+
+
+def _path(loc: tuple[Any, ...]) -> str:
+    """A field path from pydantic's location, without the location and union member tags."""
+    parts = []
+    for i, p in enumerate(loc):
+        if i == 0 and p in _LOCATIONS:
+            continue
+        if isinstance(p, int) or (isinstance(p, str) and (p.isidentifier() and p[:1].islower() or p.isdigit())):
+            parts.append(str(p))
+    return ".".join(parts)
+
+
+def _shown(value: object) -> str:
+    return _cut(json.dumps(value, ensure_ascii=False))
+
+
+def validation_message(errors: list[Any]) -> str:
+    """One line for FastAPI's list of validation errors, naming the field: the deepest error
+    (of the members of a union, the one that got furthest into the value)."""
+    e = max(errors, key=lambda err: len(err.get("loc", ())))
+    kind, loc, msg = e.get("type", ""), tuple(e.get("loc", ())), str(e.get("msg", "invalid"))
+    where = _path(loc)
+    if kind == "json_invalid":
+        return f"request body is not valid JSON ({e.get('ctx', {}).get('error', msg)})"
+    if not where and kind in ("model_type", "model_attributes_type", "dict_type"):
+        if isinstance(e.get("input"), bytes):
+            return "request body must be JSON (Content-Type: application/json) holding an object"
+        return "request body must be a JSON object"
+    if kind == "missing":
+        return f"{where}: required" if where else "request body is missing"
+    if kind == "extra_forbidden":
+        return f"unknown field {_cut(where)!r}"
+    text = msg[:1].lower() + msg[1:]
+    value = e.get("input")
+    if loc[:1] in (("query",), ("path",)) and isinstance(value, str):
+        text += f", got {_cut(value)}"  # a query's values are all text: shown as typed
+    elif kind not in ("cards_type", "arrangement_type", "cards_length") and isinstance(value, (str, int, float, bool)):
+        text += f", got {_shown(value)}"
+    return f"{where}: {text}" if where else text
+
+
+# ---------------------------------------------------------------------- the handlers
+
+
+def allowed_methods(routes: Iterable[BaseRoute], scope: Scope) -> list[str]:
+    """The methods of every route whose path matches the request's (the ``Allow`` of a 405)."""
+    methods: set[str] = set()
+    for route in routes:
+        match, _ = route.matches(scope)
+        if match == Match.NONE:
+            continue
+        if isinstance(route, Mount):
+            methods |= {"GET", "HEAD"}
+        else:
+            methods |= set(getattr(route, "methods", None) or ())
+    order = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE"]
+    return sorted(methods, key=lambda m: (order.index(m) if m in order else len(order), m))
+
+
+def install_error_handlers(app: FastAPI, routes: Sequence[BaseRoute]) -> None:
+    """Every error the application sends goes through these: ``ErrorOut``, one line.  ``routes``
+    are every route of the application (a 405's ``Allow`` lists the methods of those whose path
+    matches)."""
+
+    @app.exception_handler(RequestValidationError)
+    async def _invalid(_: Request, exc: RequestValidationError) -> JSONResponse:
+        return error_response(422, validation_message(list(exc.errors())))
+
+    @app.exception_handler(BodyError)
+    async def _body(_: Request, exc: BodyError) -> JSONResponse:
+        return error_response(422, str(exc))
+
+    @app.exception_handler(ValidationError)
+    async def _model_fault(request: Request, exc: ValidationError) -> JSONResponse:
+        return await _fault(request, exc)  # the server's own data did not fit its models: a fault
+
+    @app.exception_handler(ValueError)
+    async def _bad_input(_: Request, exc: ValueError) -> JSONResponse:
+        return error_response(400, str(exc) or type(exc).__name__)
+
+    @app.exception_handler(Unavailable)
+    async def _unavailable(_: Request, exc: Unavailable) -> JSONResponse:
+        retry = None if exc.retry_after is None else {"Retry-After": str(exc.retry_after)}
+        return error_response(503, str(exc), headers=retry)
+
+    @app.exception_handler(StarletteHTTPException)
+    async def _http(request: Request, exc: StarletteHTTPException) -> JSONResponse:
+        headers = dict(getattr(exc, "headers", None) or {})
+        where = f"{_cut(request.method, 20)} {_cut(request.url.path)}"
+        if exc.status_code == 404 and exc.detail == "Not Found":
+            message = f"no such page or endpoint: {where}"
+        elif exc.status_code == 405:
+            message = f"method {_cut(request.method, 20)} is not allowed on {_cut(request.url.path)}"
+            headers["Allow"] = ", ".join(allowed_methods(routes, request.scope))
+        else:
+            message = str(exc.detail)
+        return error_response(exc.status_code, message, headers=headers or None)
+
+    @app.exception_handler(Exception)
+    async def _fault(_: Request, exc: Exception) -> JSONResponse:
+        traceback.print_exception(exc, file=sys.stderr)
+        return error_response(500, f"internal error: {type(exc).__name__}: {one_line(exc)}")

@@ -1,0 +1,2 @@
+"""The endpoints of ``quintet-serve``, by concern: ``solve`` (solves and jobs), ``game`` (show-downs,
+hands, draw advice, deals, rule sets), ``server`` (health, the page)."""

@@ -1,0 +1,85 @@
+"""The game and draw poker: ``POST /api/showdown``, ``/api/hand``, ``/api/draw`` (``quintet
+showdown``, ``hand``, ``draw`` with ``--json``), ``GET /api/deal`` (a seeded deal) and ``GET
+/api/rules`` (the rule sets)."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Depends, Query
+
+from quintet.cards import format_cards
+from quintet.cli import showdown_report
+from quintet.draw.cli import hand_report
+from quintet.game import Deal
+from quintet.rules import RULE_SETS
+from quintet.seeds import SEED_MAX, fresh_seed
+from solver.apps.serve.errors import JsonBodyRoute, error_responses
+from solver.apps.serve.models import (
+    MAX_NAME_LENGTH,
+    DealOut,
+    DrawIn,
+    DrawOut,
+    HandIn,
+    HandOut,
+    RuleSetOut,
+    RulesIn,
+    ShowdownIn,
+    ShowdownOut,
+)
+from solver.apps.serve.routers.solve import answer, echo
+from solver.apps.serve.state import AppState, app_state
+from solver.apps.serve.worker import DrawTask
+
+__all__ = ["router"]
+
+router = APIRouter(route_class=JsonBodyRoute)
+State = Annotated[AppState, Depends(app_state)]
+
+
+@router.post("/api/showdown", tags=["game"], operation_id="showdown", response_model=ShowdownOut,
+             response_description="exactly what quintet showdown --json prints",
+             responses=error_responses(400, 413, 422))
+def showdown(body: ShowdownIn) -> ShowdownOut:
+    """``quintet showdown``: two arrangements slot by slot."""
+    return ShowdownOut.model_validate(showdown_report(body.exposed, body.a, body.b, body.rules.to_rules())[1])
+
+
+@router.post("/api/hand", tags=["game"], operation_id="hand", response_model=HandOut,
+             response_description="exactly what quintet hand --json prints",
+             responses=error_responses(400, 413, 422))
+def hand(body: HandIn) -> HandOut:
+    """``quintet hand``: one hand's category, description, key and percentile."""
+    return HandOut.model_validate(hand_report(body.hand, body.rules.to_rules())[1])
+
+
+@router.post("/api/draw", tags=["draw"], operation_id="draw", response_model=DrawOut,
+             response_description="exactly what quintet draw --json prints",
+             responses=error_responses(400, 413, 422, 500, 503))
+async def draw(body: DrawIn, state: State) -> Any:
+    """``quintet draw``: the draw advisor — all 32 exchanges of a five-card hand, exact."""
+    task = DrawTask(body.hand, body.rules.to_rules(), body.known, body.objective)
+    return await answer(state, state.pool.submit(task, lane="quick", request=echo(body)))
+
+
+@router.get("/api/deal", tags=["game"], operation_id="deal", response_model=DealOut,
+            responses=error_responses(400, 422))
+def deal(seed: int | None = Query(None, ge=0, le=SEED_MAX,
+                                  description=f"random seed, 0 to {SEED_MAX} (default: a fresh one, returned)"),
+         rules: str = Query("classic", max_length=MAX_NAME_LENGTH, description="rule set")) -> DealOut:
+    """A random deal (its exposed cards), reproducible from ``seed``: the deal ``quintet-play
+    --seed`` and ``quintet-tournament --seed`` deal for it."""
+    seed = fresh_seed() if seed is None else seed
+    r = RulesIn(name=rules).to_rules()
+    d = Deal.random(seed, r)
+    return DealOut(seed=seed, rules=r.name, exposed=d.format().split(), live=format_cards(d.live, r.deck).split())
+
+
+@router.get("/api/rules", tags=["game"], operation_id="rules", response_model=list[RuleSetOut])
+def rules() -> list[RuleSetOut]:
+    """The rule sets: deck and hand categories (lowest first)."""
+    return [
+        RuleSetOut(name=name, description=r.describe(), deck=format_cards(r.deck.full_mask, r.deck).split(),
+                   categories=[r.category_label(c) for c in r.categories])
+        for name, r in sorted(RULE_SETS.items(), key=lambda kv: (kv[0] != "classic", kv[0]))
+    ]

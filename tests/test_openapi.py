@@ -1,0 +1,106 @@
+"""quintet-serve's OpenAPI description is the API: schemathesis generates requests from
+``/openapi.json`` (valid ones and invalid ones) against the in-process application and runs all
+of its checks on every response — no server error, the status code, content type, headers and
+body each as documented, invalid data refused, valid data not refused with 422, 405 with
+``Allow`` for a method the path does not have.
+
+The endpoints are the real ones, with two workers of the real pool; the server caps every solve
+at ``MAX_SECONDS`` (``ServeConfig.max_time_limit``) and its workers skip their warm-up, so the
+run stays within a few minutes.  Valid data may still be refused with 400: the schema says a
+card is a string, not which strings are cards (the 400's message is checked elsewhere).
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import tempfile
+import time
+from pathlib import Path
+
+import pytest
+import schemathesis
+from hypothesis import HealthCheck, settings
+
+from solver.apps.serve.app import ServeConfig, create_app
+
+MAX_SECONDS = 2.0
+EXAMPLES = 25  # per operation and phase
+
+STORE_DIR = Path(tempfile.mkdtemp(prefix="quintet-openapi-"))
+APP = create_app(ServeConfig(workers=2, queue_size=64, store=STORE_DIR / "solutions.sqlite", warm_up=False,
+                             max_time_limit=MAX_SECONDS))
+CONFIG = schemathesis.Config.from_dict({
+    "generation": {"mode": "all", "max-examples": EXAMPLES, "deterministic": True},
+    "checks": {
+        "positive_data_acceptance": {"expected-statuses": ["2xx", "400", "404"]},
+        # a body over the server's limit is refused before it is read: 413 is a refusal too
+        "negative_data_rejection": {"expected-statuses": ["400", "404", "405", "413", "422"]},
+    },
+})
+schema = schemathesis.openapi.from_dict(APP.openapi(), config=CONFIG)
+schema.app = APP
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _stop_the_app():
+    """The application's lifespan (its workers) ends with this module; its store is removed."""
+    yield
+    from schemathesis.python import asgi
+
+    asgi.shutdown_lifespans()
+    shutil.rmtree(STORE_DIR, ignore_errors=True)
+
+
+@schema.parametrize()
+@settings(max_examples=EXAMPLES, deadline=None, derandomize=True, database=None,
+          suppress_health_check=list(HealthCheck))
+def test_every_response_is_as_documented(case):
+    case.call_and_validate(timeout=60)
+
+
+def test_a_job_through_its_links_is_as_documented():
+    """A 202's links lead to its job: GET, the event stream, DELETE — while it runs and once it
+    is finished — each response checked against the schema like the generated ones."""
+    solve = schema["/api/solve"]["POST"]
+    body = {"exposed": "Ac Kd Kc Qc Jh 8h 8d", "epsilon": 1e-9}  # runs until the cap (or a cancel)
+    first = solve.Case(body=body, media_type="application/json").call_and_validate(timeout=60)
+    assert first.status_code == 202, first.text
+    links = APP.openapi()["paths"]["/api/solve"]["post"]["responses"]["202"]["links"]
+    assert {link["operationId"] for link in links.values()} == {"get_job", "cancel_job", "job_events"}
+    job = {"job_id": first.json()["job"]}
+    deadline = time.monotonic() + 60  # the workers start with the application
+    while (state := schema["/api/jobs/{job_id}"]["GET"].Case(path_parameters=job).call_and_validate(
+            timeout=60).json())["status"] == "queued":
+        assert time.monotonic() < deadline, state
+        time.sleep(0.1)
+    assert state["status"] == "running", state
+    cancelled = schema["/api/jobs/{job_id}"]["DELETE"].Case(path_parameters=job).call_and_validate(timeout=60)
+    assert cancelled.json()["status"] in ("cancelling", "cancelled")
+    events = schema["/api/jobs/{job_id}/events"]["GET"].Case(path_parameters=job).call_and_validate(timeout=60)
+    assert events.headers["content-type"][0].startswith("text/event-stream")
+    last = [line for line in events.text.splitlines() if line.startswith("data: ")][-1]
+    assert json.loads(last[6:])["status"] == "cancelled"
+    done = schema["/api/jobs/{job_id}"]["GET"].Case(path_parameters=job).call_and_validate(timeout=60)
+    assert done.json()["status"] == "cancelled" and done.json()["result"]["interrupted"] is True
+    schema["/api/jobs/{job_id}"]["DELETE"].Case(path_parameters=job).call_and_validate(timeout=60)
+
+
+def test_the_schema_documents_errors_as_sent():
+    """Every operation documents ``{"error"}`` for its 4xx (never FastAPI's own validation-error
+    shape); the bodies' endpoints their 413; the solver's their 503."""
+    spec = APP.openapi()
+    assert "HTTPValidationError" not in spec["components"]["schemas"]
+    error = {"$ref": "#/components/schemas/ErrorOut"}
+    for path, operations in spec["paths"].items():
+        for method, operation in operations.items():
+            responses = operation["responses"]
+            assert "200" in responses and responses["200"]["content"], (method, path)
+            for code, response in responses.items():
+                if code.startswith("4") or code in ("500",) or (code == "503" and path != "/api/health"):
+                    assert response["content"]["application/json"]["schema"] == error, (method, path, code)
+            if method == "post":
+                assert {"413", "422"} <= set(responses), path
+    assert {"503", "202"} <= set(spec["paths"]["/api/solve"]["post"]["responses"])
+    assert "503" in spec["paths"]["/api/draw"]["post"]["responses"]
+    assert "404" in spec["paths"]["/api/jobs/{job_id}"]["delete"]["responses"]

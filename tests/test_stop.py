@@ -1,0 +1,111 @@
+"""A stop is honoured in every phase of a solve — within a second, whatever the phase: the
+double oracle (its warm start from a stored mix included), the search, CP-SAT's model building
+and its recheck of a mix — and what a stopped solve returns is still sound (a legal arrangement,
+a bound no arrangement beats)."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import numpy as np
+import pytest
+from ortools.sat.python import cp_model
+
+from quintet.game import Deal
+from solver.advisor.advice import best_response_problem
+from solver.advisor.equilibrium import equilibrium, solve_equilibrium
+from solver.advisor.verify import verify_equilibrium
+from solver.engines import cpsat
+from solver.engines.search import solve_search
+from solver.storage.store import SolutionStore
+
+REPORTED = "7h 7s 8s Tc Ts Ks Ad"  # its re-asked solve once ran ~30 s past its cancel
+QUICK = "Kc Qh Qd Js 9d 8s 7d"  # its equilibrium takes about a second; CP-SAT's recheck of it far longer
+
+
+def stopped_after(seconds: float) -> threading.Event:
+    stop = threading.Event()
+    timer = threading.Timer(seconds, stop.set)
+    timer.daemon = True
+    timer.start()
+    return stop
+
+
+def test_a_warm_started_solve_stops_within_a_second(tmp_path):
+    deal = Deal.from_exposed(REPORTED)
+    with SolutionStore(tmp_path / "s.sqlite") as store:
+        first = solve_equilibrium(deal, epsilon=0.001, store=store, stop_event=stopped_after(6.0))
+        assert first.interrupted and first.exploitability > 0.001  # stored: the next solve warm-starts
+        for after in (0.0, 0.2, 1.0, 2.5):
+            started = time.perf_counter()
+            again = solve_equilibrium(deal, epsilon=0.001, store=store, stop_event=stopped_after(after))
+            assert time.perf_counter() - started - after < 1.0, after
+            assert again.exploitability <= first.exploitability + 1e-12  # never worse than the stored mix
+            for _, arrangement in again.mix:
+                arrangement.validate(deal)
+
+
+def test_a_stop_before_the_double_oracle_costs_nothing():
+    stop = threading.Event()
+    stop.set()
+    started = time.perf_counter()
+    result = equilibrium(Deal.from_exposed(REPORTED), epsilon=0.001, stop_event=stop)
+    assert time.perf_counter() - started < 1.0
+    assert result.interrupted and result.iterations == 0
+    assert result.exploitability == 25.0  # the trivial bound: nothing was certified
+    result.mix[0][1].validate(Deal.from_exposed(REPORTED))
+
+
+@pytest.fixture(scope="module")
+def quick_equilibrium():
+    return equilibrium(Deal.from_exposed(QUICK), epsilon=0.01)
+
+
+@pytest.mark.parametrize("after", [0.0, 0.1, 0.4, 1.0, 2.0])
+def test_cpsat_rechecking_a_mix_stops_within_a_second(quick_equilibrium, after):
+    verify_equilibrium(quick_equilibrium, time_limit=600, stop_event=stopped_after(0.0))  # load OR-Tools first
+    started = time.perf_counter()
+    check = verify_equilibrium(quick_equilibrium, time_limit=600, stop_event=stopped_after(after))
+    assert time.perf_counter() - started - after < 1.0
+    assert check.status == "inconclusive" and not check.proven
+    assert check.bound >= quick_equilibrium.exploitability - 1e-9  # its bound is still a bound
+
+
+def test_a_stopped_cpsat_answer_is_sound():
+    problem = best_response_problem(Deal.from_exposed(QUICK), "uniform")
+    optimum = solve_search(problem)
+    stop = threading.Event()
+    stop.set()
+    result = cpsat.solve_cpsat(problem, time_limit=600, stop_event=stop)
+    assert result.stats["status"] == "NOT_RUN" and not result.optimal
+    assert result.bound >= optimum.value - 1e-9 >= result.value - 1e-9
+    problem.tables.arrangement_of(result.packets).validate(problem.tables.deal)
+    with pytest.raises(cpsat.BuildStopped) as built:
+        cpsat.build_model(problem, stop_event=stop)
+    assert built.value.bound0 >= optimum.value - 1e-9
+
+
+def test_the_objective_written_at_once_is_cpsats_own():
+    rng = np.random.default_rng(1)
+    coef = rng.integers(-1000, 1000, size=40)
+
+    def model(fast: bool) -> cp_model.CpModel:
+        m = cp_model.CpModel()
+        x = [m.new_bool_var(f"x{i}") for i in range(40)]
+        m.add_exactly_one(x[:8])
+        m.add_at_most_one(x[8:20])
+        if fast:
+            cpsat._maximize(m, x, coef)
+        else:
+            m.maximize(cp_model.LinearExpr.weighted_sum(x, coef.tolist()))
+        return m
+
+    assert str(model(True).proto) == str(model(False).proto)
+
+
+def test_the_search_budget_changes_nothing_but_when_a_stop_is_seen():
+    problem = best_response_problem(Deal.from_exposed("8h 7h 9d Ts 7s Qc Jc"), "greedy")
+    answers = {budget: solve_search(problem, budget=budget) for budget in (1_000, 10_000, 50_000)}
+    assert len({(r.packets, r.value, r.optimal) for r in answers.values()}) == 1
+    assert len({r.stats["nodes"] for r in answers.values()}) == 1
