@@ -177,10 +177,10 @@ def main() -> None:
                 seq.append(time.perf_counter() - t)
                 assert r.status_code == 200
         inproc = []
-        solve_request(SolveRequest.build(EXAMPLE, opponent="uniform"))
+        solve_request(SolveRequest.parse(EXAMPLE, opponent="uniform"))
         for deal in seq_deals:
             t = time.perf_counter()
-            solve_request(SolveRequest.build(deal, opponent="uniform"))
+            solve_request(SolveRequest.parse(deal, opponent="uniform"))
             inproc.append(time.perf_counter() - t)
         cli_times = [cli_json(deal, "--opponent", "uniform", "--no-store")[1] for deal in seq_deals[:5]]
         print(f"sequential HTTP p50 {statistics.median(seq) * 1000:.0f} ms; in-process "
@@ -213,7 +213,7 @@ def main() -> None:
         proc.wait(timeout=30)
 
     def in_process(deal: str) -> object:
-        return without_seconds(solve_request(SolveRequest.build(deal, opponent="uniform")).to_dict())
+        return without_seconds(solve_request(SolveRequest.parse(deal, opponent="uniform")).to_dict())
 
     wrong = sum(without_seconds(a) != in_process(d) for d, a in zip(deals, answers, strict=True))
     job_rows = []

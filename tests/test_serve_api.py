@@ -228,7 +228,7 @@ def test_concurrent_burst_answers_every_request_correctly(client):
     """40 simultaneous requests over 20 distinct deals: none lost, each equal to the solver's."""
     deals = [Deal.random(1000 + i) for i in range(20)]
     bodies = [{"exposed": d.format(), "opponent": opponent} for d in deals for opponent in ("uniform", "greedy")]
-    expected = [solve_request(SolveRequest.build(b["exposed"], opponent=b["opponent"])).to_dict() for b in bodies]
+    expected = [solve_request(SolveRequest.parse(b["exposed"], opponent=b["opponent"])).to_dict() for b in bodies]
 
     async def burst() -> list[httpx.Response]:
         transport = httpx.ASGITransport(app=client.app)

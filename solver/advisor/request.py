@@ -169,11 +169,6 @@ class SolveRequest:
         request._check_combination(objective=objective, epsilon=epsilon, seed=seed)
         return request
 
-    @classmethod
-    def build(cls, exposed: str | Iterable[str], rules: Rules = CLASSIC, **options: object) -> SolveRequest:
-        """``parse`` under its old name."""
-        return cls.parse(exposed, rules, **options)  # type: ignore[arg-type]
-
     # ------------------------------------------------------------------ what the answer is
 
     @property

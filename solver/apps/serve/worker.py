@@ -99,8 +99,8 @@ def run_task(payload: SolveRequest | DrawTask, store: Callable[[], SolutionStore
 def _warm_up() -> None:
     """Load the compiled kernels before the first task: the search's and CP-SAT's best
     responses (OR-Tools' first import alone takes a second), the draw advisor."""
-    solve_request(SolveRequest.build(WARM_UP_DEAL, opponent="uniform"))
-    solve_request(SolveRequest.build(WARM_UP_DEAL, opponent="greedy", engine="cpsat"))
+    solve_request(SolveRequest.parse(WARM_UP_DEAL, opponent="uniform"))
+    solve_request(SolveRequest.parse(WARM_UP_DEAL, opponent="greedy", engine="cpsat"))
     advise("Ah Kh Qh Jh 7c", Rules())
 
 
