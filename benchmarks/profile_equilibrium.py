@@ -30,6 +30,7 @@ from __future__ import annotations
 import argparse
 import json
 import statistics
+import subprocess
 import sys
 import time
 from collections.abc import Callable
@@ -173,6 +174,19 @@ def summary(rows: list[dict[str, Any]], top: int) -> list[str]:
     return lines
 
 
+def commit() -> str:
+    """The checkout's commit (short hash, ``+`` when the tree has changes), or ``?``."""
+    here = Path(__file__).resolve().parent
+    try:
+        head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=here, capture_output=True, text=True,
+                              check=True).stdout.strip()
+        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=here,
+                               capture_output=True, text=True, check=True).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return "?"
+    return head + ("+" if dirty else "")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--deals", type=int, default=300, help="the sample: book_sample(DEALS, SEED) (default 300)")
@@ -188,10 +202,14 @@ def main() -> None:
     args = ap.parse_args()
 
     command = "python benchmarks/profile_equilibrium.py " + " ".join(sys.argv[1:])
-    start = time.perf_counter()
     if args.report:
         rows = [json.loads(line) for f in args.report for line in Path(f).read_text().splitlines() if line.strip()]
+        runs = sorted({f"`{r.get('command', '?')}` (commit {r.get('commit', '?')}, {r.get('date', '?')})"
+                       for r in rows})
+        origin = f"`{command}`: the records of {', '.join(runs)}"
     else:
+        origin = f"`{command}` (commit {commit()}, {datetime.now(UTC):%Y-%m-%d})"
+        stamp = {"command": command, "commit": commit(), "date": f"{datetime.now(UTC):%Y-%m-%d}"}
         rules = get_rules("classic")
         keys = book_sample(args.deals, args.seed, rules)
         stop = None if args.count is None else args.first + args.count
@@ -203,6 +221,7 @@ def main() -> None:
         for i, key in enumerate(keys):
             row = profile_one(Deal(int(key), rules), meter, args.epsilon, args.time_limit)
             row["position"] = args.first + i
+            row.update(stamp)
             rows.append(row)
             print(f"{args.first + i}: {row['exposed']} {row['cpu']:.2f} s cpu, {row['iterations']} iterations "
                   f"({row['exact_calls']} exact, {row['exact_cpu']:.2f} s), cheap {row['cheap_cpu']:.2f} s, "
@@ -213,8 +232,7 @@ def main() -> None:
     positions = sorted(r.get("position", -1) for r in rows)
     span = (f"positions {positions[0]}–{positions[-1]} ({len(rows)} classes)" if positions else "no classes")
     lines = [
-        f"`{command}` on {datetime.now(UTC):%Y-%m-%d}, {cpu_name()} (2 logical CPUs shared with other work; "
-        f"one process, one core), {time.perf_counter() - start:.0f} s wall.  Sample: "
+        f"{origin}, on {cpu_name()} (2 logical CPUs shared with other work; one process, one core).  Sample: "
         f"`book_sample({args.deals}, seed {args.seed})` — the classes of bench_equilibrium.py — {span}; "
         f"each solved from scratch to certified ε ≤ {args.epsilon:g} (time limit {args.time_limit:g} s), kernels "
         "compiled beforehand.  **CPU seconds** (`time.process_time`) per part, measured by wrappers around the "
