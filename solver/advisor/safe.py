@@ -39,7 +39,6 @@ from dataclasses import dataclass, field
 from typing import Generic, Protocol, TypeVar
 
 import numpy as np
-from ortools.linear_solver import linear_solver_pb2, pywraplp
 
 from quintet.cards import format_cards
 from quintet.evaluator import describe
@@ -98,6 +97,8 @@ def _solve_program(gains: np.ndarray, rows: np.ndarray, bound: float) -> tuple[n
     Returns (x, value, duals y ≥ 0 of the rows, dual μ of Σx = 1), with the reduced cost of a
     column (g, a) equal to g − y·a − μ.
     """
+    from ortools.linear_solver import linear_solver_pb2, pywraplp  # here: start-up needs no LP
+
     n = gains.shape[0]
     request = linear_solver_pb2.MPModelRequest()
     request.solver_type = linear_solver_pb2.MPModelRequest.GLOP_LINEAR_PROGRAMMING

@@ -33,7 +33,6 @@ from dataclasses import dataclass, field
 from typing import Generic, Protocol, TypeVar, runtime_checkable
 
 import numpy as np
-from ortools.linear_solver import linear_solver_pb2, pywraplp
 
 __all__ = [
     "Response", "SymmetricGame", "CheapOracle", "DoubleOracleResult", "double_oracle", "solve_symmetric_lp",
@@ -91,6 +90,8 @@ def solve_symmetric_lp(A: np.ndarray) -> tuple[np.ndarray, float]:
     Solves ``min t  s.t.  A x ≤ t, Σx = 1, x ≥ 0``; returns (x, t).  For an antisymmetric
     ``A`` the optimum t is 0 up to solver tolerance.
     """
+    from ortools.linear_solver import linear_solver_pb2, pywraplp  # here: start-up needs no LP
+
     n = A.shape[0]
     request = linear_solver_pb2.MPModelRequest()
     request.solver_type = linear_solver_pb2.MPModelRequest.GLOP_LINEAR_PROGRAMMING
