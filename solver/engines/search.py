@@ -86,6 +86,13 @@ between calls, so a stopped search still returns its incumbent and a sound bound
 Kernel state is passed as named tuples of arrays: ``_Packets`` (the deal's packets sorted
 strongest first, read-only), ``_Stack`` (one row per search level), ``_Prices`` (rule 6),
 ``_Incumbent`` and ``_Switches`` (which rules are on).
+
+Compilation is the first run's cost (numba caches it on disk after), so the kernels are laid
+out to compile fast: helpers are functions of their own, not inlined into ``_run`` (the two
+level set-ups would be compiled twice); kernels called only from kernels get no Python entry
+point (``_inner``); integer constants passed to kernels are int64 values (``ZERO``, ``ONE``), not
+literals, which numba would compile a second specialisation for; and arrays are copied by loops,
+not slice assignment, whose shape-mismatch message alone compiles numba's string formatting.
 """
 
 from __future__ import annotations
@@ -99,6 +106,7 @@ from itertools import combinations
 import numpy as np
 from numba import njit
 
+from quintet.kernels import NO_WRAPPERS
 from solver.problem.best_response import VALUE_TOLERANCE, BestResponseProblem, EngineResult
 from solver.problem.deal_tables import DealTables
 from solver.problem.packet_index import build_packet_index, packet_index
@@ -110,6 +118,10 @@ NO_VALUE = -1e300  # below every arrangement's value
 EXCHANGE_TOL = 1e-12  # rule 4 skips an exchange only if it improves by more than this (float noise)
 PREFIX = 256  # members per level kept in class order for rule 5
 PRICE_PROBES = 128  # positions of a slot's price order tried before scanning the members
+# Integer constants passed to other kernels (a literal argument, ``f(0)``, is typed Literal[int](0)
+# and compiles the callee once more for it).
+ZERO = np.int64(0)
+ONE = np.int64(1)
 
 
 @dataclass(frozen=True)
@@ -137,13 +149,13 @@ PLAIN = SearchOptions(slot_thresholds=False, exchange=False, packing_bounds=Fals
                       card_exchanges=False)
 """Only the plain branch-and-bound rules (1 and 3): the reference the others are checked against."""
 
-_Packets = namedtuple("_Packets", "masks cls orig cards table_cls live_pos binom colex_to_lex card_rank card_suit "
-                                   "contains class_end")
+_Packets = namedtuple("_Packets", "masks cls orig cards ix card_rank card_suit contains class_end")
 _Packets.__doc__ = """The deal's packets sorted strongest first, and lookups (read-only in the kernels).
 
 masks, cls, orig, cards: per sorted packet its card mask, rank class, index in the packet table
-and five card bits; table_cls: class by table index; live_pos, binom, colex_to_lex: map a mask
-of live cards to its table index (``packet_index.packet_index`` reads these fields);
+and five card bits; ix: the deal's ``packet_index.PacketIndex`` (a mask of live cards → its table
+index, and the class by table index: ``ix.table_cls``), the one the local search uses too, so that
+``packet_index`` is compiled once;
 card_rank, card_suit: per card bit (rule 7; jokers get ranks of their own); contains[b]: bit set
 over sorted positions (64 per int64 word) of the packets holding card b; class_end[c]: how many
 sorted packets have class ≥ c."""
@@ -177,8 +189,12 @@ _Switches.__doc__ = "SearchOptions as integers for the kernels (1 = rule on)."
 
 STAT_NODES, STAT_LEAVES, STAT_IMPROVEMENTS = 0, 1, 2
 
+# Kernels called only from other kernels: no Python entry point (see quintet.kernels.NO_WRAPPERS).
+_inner = njit(cache=True, nogil=True, **NO_WRAPPERS)
+_inner_inline = njit(cache=True, nogil=True, inline="always", **NO_WRAPPERS)
 
-@njit(cache=True, nogil=True)
+
+@_inner
 def _popcount(x):
     n = 0
     while x:
@@ -193,13 +209,13 @@ for _i in range(64):
     _DEBRUIJN_TABLE[((1 << _i) * 0x03F79D71B4CB0A89 % (1 << 64)) >> 58] = _i
 
 
-@njit(cache=True, nogil=True)
+@_inner
 def _lowest_bit(x):
     """Index of the lowest set bit of a nonzero int64 (de Bruijn multiplication)."""
     return _DEBRUIJN_TABLE[((x & -x) * _DEBRUIJN >> 58) & 63]
 
 
-@njit(cache=True, nogil=True)
+@_inner
 def _two_slots(F, n_slots):
     """The two slots of a two-slot set ``F`` (lower first)."""
     s1 = -1
@@ -213,7 +229,7 @@ def _two_slots(F, n_slots):
     return s1, s2
 
 
-@njit(cache=True, nogil=True)
+@_inner
 def _first_class_above(v_col, need):
     """Least class r with v_col[r] > need (len(v_col) when none); v_col nondecreasing."""
     lo = 0
@@ -240,7 +256,7 @@ def _split_patterns() -> np.ndarray:
 _SPLITS = _split_patterns()
 
 
-@njit(cache=True, nogil=True)
+@_inner
 def _leaf2(U, s1, s2, cur, V, pk):
     """Best split of the 10 cards ``U`` into slots s1, s2.  Returns (value, mask for s1)."""
     pos = np.empty(10, dtype=np.int64)
@@ -248,7 +264,7 @@ def _leaf2(U, s1, s2, cur, V, pk):
     n = 0
     for b in range(64):
         if U >> b & 1:
-            pos[n] = pk.live_pos[b]
+            pos[n] = pk.ix.live_pos[b]
             bit[n] = np.int64(1) << b
             n += 1
     best_val = NO_VALUE
@@ -258,11 +274,11 @@ def _leaf2(U, s1, s2, cur, V, pk):
         rb = 0
         ma = np.int64(0)
         for i in range(5):
-            ra += pk.binom[pos[_SPLITS[j, i]], i + 1]
-            rb += pk.binom[pos[_SPLITS[j, 5 + i]], i + 1]
+            ra += pk.ix.binom[pos[_SPLITS[j, i]], i + 1]
+            rb += pk.ix.binom[pos[_SPLITS[j, 5 + i]], i + 1]
             ma |= bit[_SPLITS[j, i]]
-        ca = pk.table_cls[pk.colex_to_lex[ra]]
-        cb = pk.table_cls[pk.colex_to_lex[rb]]
+        ca = pk.ix.table_cls[pk.ix.colex_to_lex[ra]]
+        cb = pk.ix.table_cls[pk.ix.colex_to_lex[rb]]
         v1 = V[ca, s1] + V[cb, s2]
         v2 = V[cb, s1] + V[ca, s2]
         if v1 >= v2:
@@ -275,7 +291,7 @@ def _leaf2(U, s1, s2, cur, V, pk):
     return cur + best_val, best_a
 
 
-@njit(cache=True, nogil=True)
+@_inner
 def _packing_exists(lst, n, count, base, masks, cap, steps):
     """Are there ``count`` pairwise disjoint packets among ``lst[:n]``, all disjoint from
     the mask ``base``?  Returns 1 (yes), 0 (no) or −1 (undecided after ``cap`` steps)."""
@@ -307,7 +323,7 @@ def _packing_exists(lst, n, count, base, masks, cap, steps):
     return 0
 
 
-@njit(cache=True, nogil=True)
+@_inner
 def _class_bounds(lst, n, complete, masks, cls, m, floor, H, cap):
     """Upper bounds ``H[0] ≥ … ≥ H[m−1]`` on the classes, strongest first, of any m
     disjoint packets of the node (rule 5).
@@ -325,7 +341,7 @@ def _class_bounds(lst, n, complete, masks, cls, m, floor, H, cap):
     steps = np.zeros(1, dtype=np.int64)
     low = max(floor - 1, 0) if complete else cls[lst[n - 1]]
     H[0] = cls[lst[0]]
-    j = 1
+    j = ONE
     for i in range(1, m):
         while j < n:
             res = _packing_exists(lst, j, i, masks[lst[j]], masks, cap, steps)
@@ -335,7 +351,7 @@ def _class_bounds(lst, n, complete, masks, cls, m, floor, H, cap):
         H[i] = cls[lst[j]] if j < n else low
 
 
-@njit(cache=True, nogil=True)
+@_inner
 def _assign_best(V, H, count, slots_mask, n_slots):
     """max over injective maps j → slot ∈ slots_mask of Σ_{j<count} V[H[j], slot]."""
     size = 1 << n_slots
@@ -358,7 +374,7 @@ def _assign_best(V, H, count, slots_mask, n_slots):
     return best
 
 
-@njit(cache=True, nogil=True, inline="always")
+@_inner_inline
 def _remove_packet(member, out, pk, q, words):
     """out[:words] = the members of ``member`` disjoint from packet q."""
     c0 = pk.contains[pk.cards[q, 0]]
@@ -370,7 +386,7 @@ def _remove_packet(member, out, pk, q, words):
         out[w] = member[w] & ~(c0[w] | c1[w] | c2[w] | c3[w] | c4[w])
 
 
-@njit(cache=True, nogil=True)
+@_inner
 def _next_member(member, pos, end):
     """The first position ≥ pos and < end whose bit is set in ``member`` (end when none)."""
     w = pos >> 6
@@ -387,7 +403,7 @@ def _next_member(member, pos, end):
         x = member[w]
 
 
-@njit(cache=True, nogil=True, inline="always")
+@_inner
 def _price_level(d, U, F, cur, V, pk, st, pr):
     """Rule 6 at level d: fills pr.level_max[d] and returns cur + λ(U) + Σ_t m_t, each m_t over
     the members that can serve slot t (class ≥ st.k[d, t])."""
@@ -408,7 +424,7 @@ def _price_level(d, U, F, cur, V, pk, st, pr):
                     break
             if not found:  # every member that can serve t, in class order
                 kend = pk.class_end[kt]
-                q = _next_member(st.member[d], 0, kend)
+                q = _next_member(st.member[d], ZERO, kend)
                 while q < kend:
                     v = V[pk.cls[q], t] - pr.packet[q]
                     if v > top:
@@ -419,7 +435,7 @@ def _price_level(d, U, F, cur, V, pk, st, pr):
     return total
 
 
-@njit(cache=True, nogil=True, inline="always")
+@_inner
 def _setup_level(d, U, F, cur, floor, V, pk, st, pr, sw, best, H):
     """Prepare level d for node (U, F, cur): bounds, thresholds, branching slot, candidates.
 
@@ -435,7 +451,7 @@ def _setup_level(d, U, F, cur, floor, V, pk, st, pr, sw, best, H):
     limit = out.shape[0]
     end = pk.class_end[floor]
     n = 0
-    pos = _next_member(st.member[d], 0, end)
+    pos = _next_member(st.member[d], ZERO, end)
     while pos < end and n < limit:
         out[n] = pos
         n += 1
@@ -493,7 +509,7 @@ def _setup_level(d, U, F, cur, floor, V, pk, st, pr, sw, best, H):
     return True
 
 
-@njit(cache=True, nogil=True, inline="always")
+@_inner
 def _card_order_broken(q, s, d, st, pk):
     """Rule 7: does candidate q in slot s form an exchangeable same-rank pair, lower suit in
     the higher slot, with a packet placed at levels 0..d−1?"""
@@ -511,13 +527,13 @@ def _card_order_broken(q, s, d, st, pk):
                 if (pk.card_suit[x] < pk.card_suit[y]) != (s > t):
                     continue  # the lower suit already sits in the lower slot
                 swap = (np.int64(1) << x) | (np.int64(1) << y)
-                if (pk.table_cls[packet_index(mq ^ swap, pk)] == cq
-                        and pk.table_cls[packet_index(pk.masks[r] ^ swap, pk)] == pk.cls[r]):
+                if (pk.ix.table_cls[packet_index(mq ^ swap, pk.ix)] == cq
+                        and pk.ix.table_cls[packet_index(pk.masks[r] ^ swap, pk.ix)] == pk.cls[r]):
                     return True
     return False
 
 
-@njit(cache=True, nogil=True, inline="always")
+@_inner
 def _improve(inc, value, d, st, pk, fixed):
     """Record a new incumbent: the path's picks at levels 0..d plus the fixed slots."""
     inc.value[0] = value
@@ -527,7 +543,7 @@ def _improve(inc, value, d, st, pk, fixed):
         inc.packets[st.slot[e]] = pk.orig[st.pick[e]]
 
 
-@njit(cache=True, nogil=True, inline="always")
+@_inner
 def _solve_small_root(V, pk, st, inc, fixed):
     """The root with at most two free slots: solved directly."""
     n_slots = V.shape[1]
@@ -538,19 +554,20 @@ def _solve_small_root(V, pk, st, inc, fixed):
     if _popcount(F) == 2:
         s1, s2 = _two_slots(F, n_slots)
         value, a = _leaf2(U, s1, s2, value, V, pk)
-        chosen[s1] = packet_index(a, pk)
-        chosen[s2] = packet_index(U ^ a, pk)
+        chosen[s1] = packet_index(a, pk.ix)
+        chosen[s2] = packet_index(U ^ a, pk.ix)
     elif _popcount(F) == 1:
         for t in range(n_slots):
             if F >> t & 1:
-                chosen[t] = packet_index(U, pk)
-                value += V[pk.table_cls[chosen[t]], t]
+                chosen[t] = packet_index(U, pk.ix)
+                value += V[pk.ix.table_cls[chosen[t]], t]
     if value > inc.value[0] + TOL:
         inc.value[0] = value
-        inc.packets[:] = chosen
+        for t in range(n_slots):
+            inc.packets[t] = chosen[t]
 
 
-@njit(cache=True, nogil=True, inline="always")
+@_inner_inline
 def _next_candidate(d, s, V, pk, st, pr, target):
     """The next candidate of level d for slot s, or −1 when its scan is over (rules 3, 6)."""
     if pr.level_on[d]:  # price order: the rule-6 bound is nonincreasing, so it ends the scan
@@ -590,7 +607,7 @@ def _run(V, pk, fixed, st, pr, sw, inc, budget, stats):
             _solve_small_root(V, pk, st, inc, fixed)
             st.depth[0] = -1
             return 0
-        ok = _setup_level(0, st.U[0], st.F[0], st.cur[0], 0, V, pk, st, pr, sw, inc.value[0], H)
+        ok = _setup_level(ZERO, st.U[0], st.F[0], st.cur[0], ZERO, V, pk, st, pr, sw, inc.value[0], H)
         d = 0 if ok else -1
     while d >= 0:
         if nodes >= budget:
@@ -650,8 +667,8 @@ def _run(V, pk, fixed, st, pr, sw, inc, budget, stats):
             stats[STAT_LEAVES] += 1
             if value > target:
                 _improve(inc, value, d, st, pk, fixed)
-                inc.packets[s1] = packet_index(a, pk)
-                inc.packets[s2] = packet_index(U2 ^ a, pk)
+                inc.packets[s1] = packet_index(a, pk.ix)
+                inc.packets[s2] = packet_index(U2 ^ a, pk.ix)
                 stats[STAT_IMPROVEMENTS] += 1
             continue
         floor = st.floor[d]
@@ -743,7 +760,8 @@ def _card_prices(pk, lst, V, live, iters, pr):
                 g[cards[arg, j]] -= 1.0
         if bound < best_bound:
             best_bound = bound
-            pr.card[:] = lam
+            for b in range(64):
+                pr.card[b] = lam[b]
         step = step0 / np.sqrt(it + 1.0)
         for b in range(64):
             lam[b] -= step * g[b]
@@ -785,8 +803,7 @@ def _packets(tables: DealTables) -> _Packets:
     contains = np.zeros((64, (n + 63) // 64), dtype=np.int64)
     _fill_contains(cards, contains)
     class_end = np.searchsorted(-sorted_cls, -np.arange(tables.n_classes + 2), side="right").astype(np.int64)
-    return _Packets(sorted_masks, sorted_cls, order, cards, tables.classes, index.live_pos, index.binom,
-                    index.colex_to_lex, card_rank, card_suit, contains, class_end)
+    return _Packets(sorted_masks, sorted_cls, order, cards, index, card_rank, card_suit, contains, class_end)
 
 
 @njit(cache=True, nogil=True)
