@@ -257,14 +257,15 @@ _SPLITS = _split_patterns()
 
 
 @_inner
-def _leaf2(U, s1, s2, cur, V, pk):
-    """Best split of the 10 cards ``U`` into slots s1, s2.  Returns (value, mask for s1)."""
+def _leaf2(U, s1, s2, cur, V, ix):
+    """Best split of the 10 cards ``U`` into slots s1, s2 (``ix``: the ``PacketIndex``).
+    Returns (value, mask for s1)."""
     pos = np.empty(10, dtype=np.int64)
     bit = np.empty(10, dtype=np.int64)
     n = 0
     for b in range(64):
         if U >> b & 1:
-            pos[n] = pk.ix.live_pos[b]
+            pos[n] = ix.live_pos[b]
             bit[n] = np.int64(1) << b
             n += 1
     best_val = NO_VALUE
@@ -274,11 +275,11 @@ def _leaf2(U, s1, s2, cur, V, pk):
         rb = 0
         ma = np.int64(0)
         for i in range(5):
-            ra += pk.ix.binom[pos[_SPLITS[j, i]], i + 1]
-            rb += pk.ix.binom[pos[_SPLITS[j, 5 + i]], i + 1]
+            ra += ix.binom[pos[_SPLITS[j, i]], i + 1]
+            rb += ix.binom[pos[_SPLITS[j, 5 + i]], i + 1]
             ma |= bit[_SPLITS[j, i]]
-        ca = pk.ix.table_cls[pk.ix.colex_to_lex[ra]]
-        cb = pk.ix.table_cls[pk.ix.colex_to_lex[rb]]
+        ca = ix.table_cls[ix.colex_to_lex[ra]]
+        cb = ix.table_cls[ix.colex_to_lex[rb]]
         v1 = V[ca, s1] + V[cb, s2]
         v2 = V[cb, s1] + V[ca, s2]
         if v1 >= v2:
@@ -553,7 +554,7 @@ def _solve_small_root(V, pk, st, inc, fixed):
     chosen = fixed.copy()
     if _popcount(F) == 2:
         s1, s2 = _two_slots(F, n_slots)
-        value, a = _leaf2(U, s1, s2, value, V, pk)
+        value, a = _leaf2(U, s1, s2, value, V, pk.ix)
         chosen[s1] = packet_index(a, pk.ix)
         chosen[s2] = packet_index(U ^ a, pk.ix)
     elif _popcount(F) == 1:
@@ -663,7 +664,7 @@ def _run(V, pk, fixed, st, pr, sw, inc, budget, stats):
                         break
                 if h < 0 or (sw.best_packet and cur2 + V[h, s1] + V[h, s2] <= target):
                     continue
-            value, a = _leaf2(U2, s1, s2, cur2, V, pk)
+            value, a = _leaf2(U2, s1, s2, cur2, V, pk.ix)
             stats[STAT_LEAVES] += 1
             if value > target:
                 _improve(inc, value, d, st, pk, fixed)
@@ -730,7 +731,16 @@ def _card_prices(pk, lst, V, live, iters, pr):
     lam = np.zeros(64)
     g = np.zeros(64)
     n = lst.shape[0]
-    price = np.zeros(n)
+    # the packets' cards and classes gathered once, so that each step is one pass over them
+    cards_l = np.empty((n, 5), dtype=np.int64)
+    cls_l = np.empty(n, dtype=np.int64)
+    for i in range(n):
+        q = lst[i]
+        cls_l[i] = pk.cls[q]
+        for j in range(5):
+            cards_l[i, j] = pk.cards[q, j]
+    top = np.empty(n_slots)
+    arg = np.empty(n_slots, dtype=np.int64)
     best_bound = 1e300
     scale = 0.0
     for t in range(n_slots):
@@ -744,20 +754,22 @@ def _card_prices(pk, lst, V, live, iters, pr):
             if live >> b & 1:
                 g[b] = 1.0
                 bound += lam[b]
-        for i in range(n):
-            q = lst[i]
-            price[i] = lam[cards[q, 0]] + lam[cards[q, 1]] + lam[cards[q, 2]] + lam[cards[q, 3]] + lam[cards[q, 4]]
         for t in range(n_slots):
-            top = NO_VALUE
-            arg = -1
-            for i in range(n):
-                v = V[pk.cls[lst[i]], t] - price[i]
-                if v > top:
-                    top = v
-                    arg = lst[i]
-            bound += top
+            top[t] = NO_VALUE
+            arg[t] = -1
+        for i in range(n):
+            price = (lam[cards_l[i, 0]] + lam[cards_l[i, 1]] + lam[cards_l[i, 2]] + lam[cards_l[i, 3]]
+                     + lam[cards_l[i, 4]])
+            c = cls_l[i]
+            for t in range(n_slots):
+                v = V[c, t] - price
+                if v > top[t]:
+                    top[t] = v
+                    arg[t] = i
+        for t in range(n_slots):
+            bound += top[t]
             for j in range(5):
-                g[cards[arg, j]] -= 1.0
+                g[cards_l[arg[t], j]] -= 1.0
         if bound < best_bound:
             best_bound = bound
             for b in range(64):
