@@ -122,6 +122,7 @@ PRICE_PROBES = 128  # positions of a slot's price order tried before scanning th
 # and compiles the callee once more for it).
 ZERO = np.int64(0)
 ONE = np.int64(1)
+_PACKING_WORK = 13  # int64 scratch of rule 5's packing tests: a step count, 6 positions, 6 masks
 
 
 @dataclass(frozen=True)
@@ -257,11 +258,9 @@ _SPLITS = _split_patterns()
 
 
 @_inner
-def _leaf2(U, s1, s2, cur, V, ix):
-    """Best split of the 10 cards ``U`` into slots s1, s2 (``ix``: the ``PacketIndex``).
-    Returns (value, mask for s1)."""
-    pos = np.empty(10, dtype=np.int64)
-    bit = np.empty(10, dtype=np.int64)
+def _leaf2(U, s1, s2, cur, V, ix, pos, bit):
+    """Best split of the 10 cards ``U`` into slots s1, s2 (``ix``: the ``PacketIndex``; ``pos``,
+    ``bit``: int64[10] scratch).  Returns (value, mask for s1)."""
     n = 0
     for b in range(64):
         if U >> b & 1:
@@ -293,13 +292,13 @@ def _leaf2(U, s1, s2, cur, V, ix):
 
 
 @_inner
-def _packing_exists(lst, n, count, base, masks, cap, steps):
+def _packing_exists(lst, n, count, base, masks, cap, steps, idx, used):
     """Are there ``count`` pairwise disjoint packets among ``lst[:n]``, all disjoint from
-    the mask ``base``?  Returns 1 (yes), 0 (no) or −1 (undecided after ``cap`` steps)."""
+    the mask ``base``?  Returns 1 (yes), 0 (no) or −1 (undecided after ``cap`` steps, counted in
+    ``steps[0]``).  ``idx``, ``used``: int64 scratch of at least ``count`` entries."""
     if count == 0:
         return 1
-    idx = np.zeros(6, dtype=np.int64)
-    used = np.zeros(6, dtype=np.int64)
+    idx[0] = 0
     depth = 0
     used[0] = base
     while depth >= 0:
@@ -325,7 +324,7 @@ def _packing_exists(lst, n, count, base, masks, cap, steps):
 
 
 @_inner
-def _class_bounds(lst, n, complete, masks, cls, m, floor, H, cap):
+def _class_bounds(lst, n, complete, masks, cls, m, floor, H, cap, work):
     """Upper bounds ``H[0] ≥ … ≥ H[m−1]`` on the classes, strongest first, of any m
     disjoint packets of the node (rule 5).
 
@@ -337,15 +336,19 @@ def _class_bounds(lst, n, complete, masks, cls, m, floor, H, cap):
     H[i]``.  When the step budget ``cap`` runs out at j the same holds.  When no j < n
     exists, j' ≥ n: the (i+1)-th packet is below ``floor`` if the list is complete, else at
     most ``class(lst[n − 1])``.  The scan for i+1 resumes where the scan for i stopped: a
-    position without i disjoint partners before it has no i+1 either.
+    position without i disjoint partners before it has no i+1 either.  ``work``: int64 scratch
+    (``_PACKING_WORK`` entries).
     """
-    steps = np.zeros(1, dtype=np.int64)
+    steps = work[0:1]
+    idx = work[1:7]
+    used = work[7:13]
+    steps[0] = 0
     low = max(floor - 1, 0) if complete else cls[lst[n - 1]]
     H[0] = cls[lst[0]]
     j = ONE
     for i in range(1, m):
         while j < n:
-            res = _packing_exists(lst, j, i, masks[lst[j]], masks, cap, steps)
+            res = _packing_exists(lst, j, i, masks[lst[j]], masks, cap, steps, idx, used)
             if res != 0:
                 break
             j += 1
@@ -353,10 +356,12 @@ def _class_bounds(lst, n, complete, masks, cls, m, floor, H, cap):
 
 
 @_inner
-def _assign_best(V, H, count, slots_mask, n_slots):
-    """max over injective maps j → slot ∈ slots_mask of Σ_{j<count} V[H[j], slot]."""
+def _assign_best(V, H, count, slots_mask, n_slots, dp):
+    """max over injective maps j → slot ∈ slots_mask of Σ_{j<count} V[H[j], slot]
+    (``dp``: float64 scratch of 2^n_slots entries)."""
     size = 1 << n_slots
-    dp = np.full(size, NO_VALUE)
+    for mask in range(size):
+        dp[mask] = NO_VALUE
     dp[0] = 0.0
     best = NO_VALUE
     for mask in range(size):
@@ -437,7 +442,7 @@ def _price_level(d, U, F, cur, V, pk, st, pr):
 
 
 @_inner
-def _setup_level(d, U, F, cur, floor, V, pk, st, pr, sw, best, H):
+def _setup_level(d, U, F, cur, floor, V, pk, st, pr, sw, best, H, dp, work, k_of):
     """Prepare level d for node (U, F, cur): bounds, thresholds, branching slot, candidates.
 
     ``st.member[d]`` holds the packets inside U (exact for classes ≥ ``floor``), and no class
@@ -447,7 +452,8 @@ def _setup_level(d, U, F, cur, floor, V, pk, st, pr, sw, best, H):
     pruned (rules 1, 2, 5, 6).
     """
     n_slots = V.shape[1]
-    k_of = np.zeros(n_slots, dtype=np.int64)
+    for t in range(n_slots):
+        k_of[t] = 0
     out = st.prefix[d]
     limit = out.shape[0]
     end = pk.class_end[floor]
@@ -464,11 +470,11 @@ def _setup_level(d, U, F, cur, floor, V, pk, st, pr, sw, best, H):
     target = best + TOL
     m = _popcount(F)
     if sw.packing:
-        _class_bounds(out, n, complete, pk.masks, pk.cls, m, floor, H, sw.packing_cap)
+        _class_bounds(out, n, complete, pk.masks, pk.cls, m, floor, H, sw.packing_cap, work)
     else:
         for i in range(m):
             H[i] = pk.cls[out[0]]
-    if sw.best_packet and cur + _assign_best(V, H, m, F, n_slots) <= target:
+    if sw.best_packet and cur + _assign_best(V, H, m, F, n_slots, dp) <= target:
         return False
     h = H[0]
     cutoff = h + 1
@@ -477,7 +483,7 @@ def _setup_level(d, U, F, cur, floor, V, pk, st, pr, sw, best, H):
     slot_others = 0.0
     for t in range(n_slots):
         if F >> t & 1:
-            others = _assign_best(V, H, m - 1, F & ~(1 << t), n_slots)
+            others = _assign_best(V, H, m - 1, F & ~(1 << t), n_slots, dp)
             k = _first_class_above(V[:, t], target - cur - others)
             if sw.thresholds:
                 if k > h:
@@ -554,7 +560,7 @@ def _solve_small_root(V, pk, st, inc, fixed):
     chosen = fixed.copy()
     if _popcount(F) == 2:
         s1, s2 = _two_slots(F, n_slots)
-        value, a = _leaf2(U, s1, s2, value, V, pk.ix)
+        value, a = _leaf2(U, s1, s2, value, V, pk.ix, np.empty(10, dtype=np.int64), np.empty(10, dtype=np.int64))
         chosen[s1] = packet_index(a, pk.ix)
         chosen[s2] = packet_index(U ^ a, pk.ix)
     elif _popcount(F) == 1:
@@ -601,6 +607,12 @@ def _run(V, pk, fixed, st, pr, sw, inc, budget, stats):
     """
     n_slots = V.shape[1]
     H = np.zeros(n_slots, dtype=np.int64)
+    # scratch for the helpers, allocated once per call rather than at every node
+    dp = np.empty(1 << n_slots)
+    work = np.empty(_PACKING_WORK, dtype=np.int64)
+    k_of = np.empty(n_slots, dtype=np.int64)
+    pos = np.empty(10, dtype=np.int64)
+    bit = np.empty(10, dtype=np.int64)
     nodes = 0
     d = st.depth[0]
     if d == -2:  # fresh start: set up the root
@@ -608,7 +620,7 @@ def _run(V, pk, fixed, st, pr, sw, inc, budget, stats):
             _solve_small_root(V, pk, st, inc, fixed)
             st.depth[0] = -1
             return 0
-        ok = _setup_level(ZERO, st.U[0], st.F[0], st.cur[0], ZERO, V, pk, st, pr, sw, inc.value[0], H)
+        ok = _setup_level(ZERO, st.U[0], st.F[0], st.cur[0], ZERO, V, pk, st, pr, sw, inc.value[0], H, dp, work, k_of)
         d = 0 if ok else -1
     while d >= 0:
         if nodes >= budget:
@@ -664,7 +676,7 @@ def _run(V, pk, fixed, st, pr, sw, inc, budget, stats):
                         break
                 if h < 0 or (sw.best_packet and cur2 + V[h, s1] + V[h, s2] <= target):
                     continue
-            value, a = _leaf2(U2, s1, s2, cur2, V, pk.ix)
+            value, a = _leaf2(U2, s1, s2, cur2, V, pk.ix, pos, bit)
             stats[STAT_LEAVES] += 1
             if value > target:
                 _improve(inc, value, d, st, pk, fixed)
@@ -680,7 +692,7 @@ def _run(V, pk, fixed, st, pr, sw, inc, budget, stats):
             low = st.H[d, 0] + 1
             for t in range(n_slots):
                 if F2 >> t & 1:
-                    others = _assign_best(V, st.H[d], m2 - 1, F2 & ~(1 << t), n_slots)
+                    others = _assign_best(V, st.H[d], m2 - 1, F2 & ~(1 << t), n_slots, dp)
                     k = _first_class_above(V[:, t], target - cur2 - others)
                     if k < low:
                         low = k
@@ -691,7 +703,7 @@ def _run(V, pk, fixed, st, pr, sw, inc, budget, stats):
         st.U[d + 1] = U2
         st.F[d + 1] = F2
         st.cur[d + 1] = cur2
-        if _setup_level(d + 1, U2, F2, cur2, floor, V, pk, st, pr, sw, inc.value[0], H):
+        if _setup_level(d + 1, U2, F2, cur2, floor, V, pk, st, pr, sw, inc.value[0], H, dp, work, k_of):
             d += 1
     st.depth[0] = -1
     stats[STAT_NODES] += nodes
