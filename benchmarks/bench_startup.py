@@ -17,6 +17,10 @@ specialisations were compiled).  The children may write Python's bytecode cache 
 does, so a warm process reads it); ``--no-bytecode-cache`` keeps ``PYTHONDONTWRITEBYTECODE`` as the
 environment has it.
 
+The equilibrium is also run with ``NUMBA_CPU_NAME=generic`` (its own empty cache, then warm):
+numba then keys its cache on a generic x86-64 target, not on this CPU, so a cache built once can
+serve other machines; the warm run says what that costs in speed (``--no-generic`` skips it).
+
 ``--baseline DIR``: the same measurements with ``PYTHONPATH=DIR`` (another checkout of the
 project, e.g. ``git worktree add`` or ``git archive`` of an earlier commit), run in turn with this
 tree's (each with its own empty cache), and the ratios new / old.  Figures go to the
@@ -110,11 +114,13 @@ class Figures:
     cold_uni: Run = (0.0, 0.0)
     warm_eq: list[Run] = field(default_factory=list)
     warm_uni: list[Run] = field(default_factory=list)
+    cold_eq_generic: Run | None = None  # the same with NUMBA_CPU_NAME=generic (a cache not tied to this CPU)
+    warm_eq_generic: list[Run] = field(default_factory=list)
     phases: list[tuple[str, float]] = field(default_factory=list)
     kernels: list[tuple[str, float, int]] = field(default_factory=list)  # (name, own CPU s, specialisations)
 
 
-def measure(tree: str | None, repeat: int, bytecode: bool) -> Figures:
+def measure(tree: str | None, repeat: int, bytecode: bool, generic: bool) -> Figures:
     """Every figure of one source tree (None: the installed project)."""
     script = Path(sys.executable).with_name("quintet-solve")  # this interpreter's install
     solve = [str(script)] if script.exists() else [sys.executable, "-m", "solver.apps.solve_cli"]
@@ -128,6 +134,11 @@ def measure(tree: str | None, repeat: int, bytecode: bool) -> Figures:
         out.warm_uni = [run(uniform_cmd, env) for _ in range(repeat)]
     with tempfile.TemporaryDirectory() as cold:
         out.cold_uni = run(uniform_cmd, child_env(cold, tree, bytecode))
+    if generic:
+        with tempfile.TemporaryDirectory() as cold:
+            env = dict(child_env(cold, tree, bytecode), NUMBA_CPU_NAME="generic")
+            out.cold_eq_generic = run(equilibrium_cmd, env)
+            out.warm_eq_generic = [run(equilibrium_cmd, env) for _ in range(repeat)]
     with tempfile.TemporaryDirectory() as cold:
         text = subprocess.run([sys.executable, "-c", PHASES], env=child_env(cold, tree, bytecode), cwd=cold,
                               check=True, capture_output=True, text=True).stdout
@@ -151,11 +162,12 @@ def main() -> None:
     ap.add_argument("--baseline", metavar="DIR", help="another checkout to compare with (PYTHONPATH=DIR)")
     ap.add_argument("--top", type=int, default=12, help="kernels listed (default 12)")
     ap.add_argument("--no-bytecode-cache", action="store_true", help="keep PYTHONDONTWRITEBYTECODE as it is")
+    ap.add_argument("--no-generic", action="store_true", help="skip the NUMBA_CPU_NAME=generic runs")
     ap.add_argument("--no-write", action="store_true")
     args = ap.parse_args()
     bytecode = not args.no_bytecode_cache
-    new = measure(None, args.repeat, bytecode)
-    old = measure(args.baseline, args.repeat, bytecode) if args.baseline else None
+    new = measure(None, args.repeat, bytecode, not args.no_generic)
+    old = measure(args.baseline, args.repeat, bytecode, False) if args.baseline else None
 
     def commands(f: Figures) -> list[tuple[str, Run, list[Run]]]:
         return [("`quintet-solve 8h 7h 9d Ts 7s Qc Jc --no-store` (the equilibrium)", f.cold_eq, f.warm_eq),
@@ -171,8 +183,15 @@ def main() -> None:
         "| command | cold: wall s | cold: CPU s | warm: wall s (median) | warm: CPU s (median) |",
         "|---|---|---|---|---|",
     ]
-    for name, (cw, cc), warm in commands(new):
+    rows = commands(new)
+    if new.cold_eq_generic is not None:
+        rows.append(("the same equilibrium, the cache built with `NUMBA_CPU_NAME=generic`", new.cold_eq_generic,
+                     new.warm_eq_generic))
+    for name, (cw, cc), warm in rows:
         lines.append(f"| {name} | {cw:.1f} | {cc:.1f} | {median(warm, 0):.2f} | {median(warm, 1):.2f} |")
+    if new.cold_eq_generic is not None:
+        ratio = median(new.warm_eq_generic, 1) / median(new.warm_eq, 1)
+        lines += ["", f"Generic-CPU kernels against this CPU's (warm equilibrium, CPU s): ×{ratio:.2f}."]
     if old is not None:
         lines += ["", f"Against `--baseline` ({args.baseline}), measured right after in the same run (ratio "
                   "new / old):", "",
