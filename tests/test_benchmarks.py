@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 BENCHMARKS = Path(__file__).resolve().parent.parent / "benchmarks"
-SCRIPTS = sorted(BENCHMARKS.glob("bench_*.py"))
+SCRIPTS = sorted(BENCHMARKS.glob("bench_*.py")) + sorted(BENCHMARKS.glob("profile_*.py"))
 
 
 def test_there_are_benchmarks():

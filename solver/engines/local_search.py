@@ -20,6 +20,7 @@ from itertools import combinations, permutations
 import numpy as np
 from numba import njit
 
+from quintet.kernels import NO_WRAPPERS
 from solver.problem.best_response import BestResponseProblem
 from solver.problem.packet_index import build_packet_index, packet_index
 
@@ -42,7 +43,7 @@ def _split_patterns() -> np.ndarray:
 _SPLITS = _split_patterns()
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, **NO_WRAPPERS)
 def _resplit(ma, mb, a, b, V, ix):
     """Best split of the ten cards of masks ``ma | mb`` into slots a and b.
 

@@ -86,6 +86,13 @@ between calls, so a stopped search still returns its incumbent and a sound bound
 Kernel state is passed as named tuples of arrays: ``_Packets`` (the deal's packets sorted
 strongest first, read-only), ``_Stack`` (one row per search level), ``_Prices`` (rule 6),
 ``_Incumbent`` and ``_Switches`` (which rules are on).
+
+Compilation is the first run's cost (numba caches it on disk after), so the kernels are laid
+out to compile fast: helpers are functions of their own, not inlined into ``_run`` (the two
+level set-ups would be compiled twice); kernels called only from kernels get no Python entry
+point (``_inner``); integer constants passed to kernels are int64 values (``ZERO``, ``ONE``), not
+literals, which numba would compile a second specialisation for; and arrays are copied by loops,
+not slice assignment, whose shape-mismatch message alone compiles numba's string formatting.
 """
 
 from __future__ import annotations
@@ -99,6 +106,7 @@ from itertools import combinations
 import numpy as np
 from numba import njit
 
+from quintet.kernels import NO_WRAPPERS
 from solver.problem.best_response import VALUE_TOLERANCE, BestResponseProblem, EngineResult
 from solver.problem.deal_tables import DealTables
 from solver.problem.packet_index import build_packet_index, packet_index
@@ -110,6 +118,11 @@ NO_VALUE = -1e300  # below every arrangement's value
 EXCHANGE_TOL = 1e-12  # rule 4 skips an exchange only if it improves by more than this (float noise)
 PREFIX = 256  # members per level kept in class order for rule 5
 PRICE_PROBES = 128  # positions of a slot's price order tried before scanning the members
+# Integer constants passed to other kernels (a literal argument, ``f(0)``, is typed Literal[int](0)
+# and compiles the callee once more for it).
+ZERO = np.int64(0)
+ONE = np.int64(1)
+_PACKING_WORK = 13  # int64 scratch of rule 5's packing tests: a step count, 6 positions, 6 masks
 
 
 @dataclass(frozen=True)
@@ -137,13 +150,13 @@ PLAIN = SearchOptions(slot_thresholds=False, exchange=False, packing_bounds=Fals
                       card_exchanges=False)
 """Only the plain branch-and-bound rules (1 and 3): the reference the others are checked against."""
 
-_Packets = namedtuple("_Packets", "masks cls orig cards table_cls live_pos binom colex_to_lex card_rank card_suit "
-                                   "contains class_end")
+_Packets = namedtuple("_Packets", "masks cls orig cards ix card_rank card_suit contains class_end")
 _Packets.__doc__ = """The deal's packets sorted strongest first, and lookups (read-only in the kernels).
 
 masks, cls, orig, cards: per sorted packet its card mask, rank class, index in the packet table
-and five card bits; table_cls: class by table index; live_pos, binom, colex_to_lex: map a mask
-of live cards to its table index (``packet_index.packet_index`` reads these fields);
+and five card bits; ix: the deal's ``packet_index.PacketIndex`` (a mask of live cards → its table
+index, and the class by table index: ``ix.table_cls``), the one the local search uses too, so that
+``packet_index`` is compiled once;
 card_rank, card_suit: per card bit (rule 7; jokers get ranks of their own); contains[b]: bit set
 over sorted positions (64 per int64 word) of the packets holding card b; class_end[c]: how many
 sorted packets have class ≥ c."""
@@ -177,8 +190,12 @@ _Switches.__doc__ = "SearchOptions as integers for the kernels (1 = rule on)."
 
 STAT_NODES, STAT_LEAVES, STAT_IMPROVEMENTS = 0, 1, 2
 
+# Kernels called only from other kernels: no Python entry point (see quintet.kernels.NO_WRAPPERS).
+_inner = njit(cache=True, nogil=True, **NO_WRAPPERS)
+_inner_inline = njit(cache=True, nogil=True, inline="always", **NO_WRAPPERS)
 
-@njit(cache=True, nogil=True)
+
+@_inner
 def _popcount(x):
     n = 0
     while x:
@@ -193,13 +210,13 @@ for _i in range(64):
     _DEBRUIJN_TABLE[((1 << _i) * 0x03F79D71B4CB0A89 % (1 << 64)) >> 58] = _i
 
 
-@njit(cache=True, nogil=True)
+@_inner
 def _lowest_bit(x):
     """Index of the lowest set bit of a nonzero int64 (de Bruijn multiplication)."""
     return _DEBRUIJN_TABLE[((x & -x) * _DEBRUIJN >> 58) & 63]
 
 
-@njit(cache=True, nogil=True)
+@_inner
 def _two_slots(F, n_slots):
     """The two slots of a two-slot set ``F`` (lower first)."""
     s1 = -1
@@ -213,7 +230,7 @@ def _two_slots(F, n_slots):
     return s1, s2
 
 
-@njit(cache=True, nogil=True)
+@_inner
 def _first_class_above(v_col, need):
     """Least class r with v_col[r] > need (len(v_col) when none); v_col nondecreasing."""
     lo = 0
@@ -240,15 +257,14 @@ def _split_patterns() -> np.ndarray:
 _SPLITS = _split_patterns()
 
 
-@njit(cache=True, nogil=True)
-def _leaf2(U, s1, s2, cur, V, pk):
-    """Best split of the 10 cards ``U`` into slots s1, s2.  Returns (value, mask for s1)."""
-    pos = np.empty(10, dtype=np.int64)
-    bit = np.empty(10, dtype=np.int64)
+@_inner
+def _leaf2(U, s1, s2, cur, V, ix, pos, bit):
+    """Best split of the 10 cards ``U`` into slots s1, s2 (``ix``: the ``PacketIndex``; ``pos``,
+    ``bit``: int64[10] scratch).  Returns (value, mask for s1)."""
     n = 0
     for b in range(64):
         if U >> b & 1:
-            pos[n] = pk.live_pos[b]
+            pos[n] = ix.live_pos[b]
             bit[n] = np.int64(1) << b
             n += 1
     best_val = NO_VALUE
@@ -258,11 +274,11 @@ def _leaf2(U, s1, s2, cur, V, pk):
         rb = 0
         ma = np.int64(0)
         for i in range(5):
-            ra += pk.binom[pos[_SPLITS[j, i]], i + 1]
-            rb += pk.binom[pos[_SPLITS[j, 5 + i]], i + 1]
+            ra += ix.binom[pos[_SPLITS[j, i]], i + 1]
+            rb += ix.binom[pos[_SPLITS[j, 5 + i]], i + 1]
             ma |= bit[_SPLITS[j, i]]
-        ca = pk.table_cls[pk.colex_to_lex[ra]]
-        cb = pk.table_cls[pk.colex_to_lex[rb]]
+        ca = ix.table_cls[ix.colex_to_lex[ra]]
+        cb = ix.table_cls[ix.colex_to_lex[rb]]
         v1 = V[ca, s1] + V[cb, s2]
         v2 = V[cb, s1] + V[ca, s2]
         if v1 >= v2:
@@ -275,14 +291,14 @@ def _leaf2(U, s1, s2, cur, V, pk):
     return cur + best_val, best_a
 
 
-@njit(cache=True, nogil=True)
-def _packing_exists(lst, n, count, base, masks, cap, steps):
+@_inner
+def _packing_exists(lst, n, count, base, masks, cap, steps, idx, used):
     """Are there ``count`` pairwise disjoint packets among ``lst[:n]``, all disjoint from
-    the mask ``base``?  Returns 1 (yes), 0 (no) or −1 (undecided after ``cap`` steps)."""
+    the mask ``base``?  Returns 1 (yes), 0 (no) or −1 (undecided after ``cap`` steps, counted in
+    ``steps[0]``).  ``idx``, ``used``: int64 scratch of at least ``count`` entries."""
     if count == 0:
         return 1
-    idx = np.zeros(6, dtype=np.int64)
-    used = np.zeros(6, dtype=np.int64)
+    idx[0] = 0
     depth = 0
     used[0] = base
     while depth >= 0:
@@ -307,8 +323,8 @@ def _packing_exists(lst, n, count, base, masks, cap, steps):
     return 0
 
 
-@njit(cache=True, nogil=True)
-def _class_bounds(lst, n, complete, masks, cls, m, floor, H, cap):
+@_inner
+def _class_bounds(lst, n, complete, masks, cls, m, floor, H, cap, work):
     """Upper bounds ``H[0] ≥ … ≥ H[m−1]`` on the classes, strongest first, of any m
     disjoint packets of the node (rule 5).
 
@@ -320,26 +336,32 @@ def _class_bounds(lst, n, complete, masks, cls, m, floor, H, cap):
     H[i]``.  When the step budget ``cap`` runs out at j the same holds.  When no j < n
     exists, j' ≥ n: the (i+1)-th packet is below ``floor`` if the list is complete, else at
     most ``class(lst[n − 1])``.  The scan for i+1 resumes where the scan for i stopped: a
-    position without i disjoint partners before it has no i+1 either.
+    position without i disjoint partners before it has no i+1 either.  ``work``: int64 scratch
+    (``_PACKING_WORK`` entries).
     """
-    steps = np.zeros(1, dtype=np.int64)
+    steps = work[0:1]
+    idx = work[1:7]
+    used = work[7:13]
+    steps[0] = 0
     low = max(floor - 1, 0) if complete else cls[lst[n - 1]]
     H[0] = cls[lst[0]]
-    j = 1
+    j = ONE
     for i in range(1, m):
         while j < n:
-            res = _packing_exists(lst, j, i, masks[lst[j]], masks, cap, steps)
+            res = _packing_exists(lst, j, i, masks[lst[j]], masks, cap, steps, idx, used)
             if res != 0:
                 break
             j += 1
         H[i] = cls[lst[j]] if j < n else low
 
 
-@njit(cache=True, nogil=True)
-def _assign_best(V, H, count, slots_mask, n_slots):
-    """max over injective maps j → slot ∈ slots_mask of Σ_{j<count} V[H[j], slot]."""
+@_inner
+def _assign_best(V, H, count, slots_mask, n_slots, dp):
+    """max over injective maps j → slot ∈ slots_mask of Σ_{j<count} V[H[j], slot]
+    (``dp``: float64 scratch of 2^n_slots entries)."""
     size = 1 << n_slots
-    dp = np.full(size, NO_VALUE)
+    for mask in range(size):
+        dp[mask] = NO_VALUE
     dp[0] = 0.0
     best = NO_VALUE
     for mask in range(size):
@@ -358,7 +380,7 @@ def _assign_best(V, H, count, slots_mask, n_slots):
     return best
 
 
-@njit(cache=True, nogil=True, inline="always")
+@_inner_inline
 def _remove_packet(member, out, pk, q, words):
     """out[:words] = the members of ``member`` disjoint from packet q."""
     c0 = pk.contains[pk.cards[q, 0]]
@@ -370,7 +392,7 @@ def _remove_packet(member, out, pk, q, words):
         out[w] = member[w] & ~(c0[w] | c1[w] | c2[w] | c3[w] | c4[w])
 
 
-@njit(cache=True, nogil=True)
+@_inner
 def _next_member(member, pos, end):
     """The first position ≥ pos and < end whose bit is set in ``member`` (end when none)."""
     w = pos >> 6
@@ -387,7 +409,7 @@ def _next_member(member, pos, end):
         x = member[w]
 
 
-@njit(cache=True, nogil=True, inline="always")
+@_inner
 def _price_level(d, U, F, cur, V, pk, st, pr):
     """Rule 6 at level d: fills pr.level_max[d] and returns cur + λ(U) + Σ_t m_t, each m_t over
     the members that can serve slot t (class ≥ st.k[d, t])."""
@@ -408,7 +430,7 @@ def _price_level(d, U, F, cur, V, pk, st, pr):
                     break
             if not found:  # every member that can serve t, in class order
                 kend = pk.class_end[kt]
-                q = _next_member(st.member[d], 0, kend)
+                q = _next_member(st.member[d], ZERO, kend)
                 while q < kend:
                     v = V[pk.cls[q], t] - pr.packet[q]
                     if v > top:
@@ -419,8 +441,8 @@ def _price_level(d, U, F, cur, V, pk, st, pr):
     return total
 
 
-@njit(cache=True, nogil=True, inline="always")
-def _setup_level(d, U, F, cur, floor, V, pk, st, pr, sw, best, H):
+@_inner
+def _setup_level(d, U, F, cur, floor, V, pk, st, pr, sw, best, H, dp, work, k_of):
     """Prepare level d for node (U, F, cur): bounds, thresholds, branching slot, candidates.
 
     ``st.member[d]`` holds the packets inside U (exact for classes ≥ ``floor``), and no class
@@ -430,12 +452,13 @@ def _setup_level(d, U, F, cur, floor, V, pk, st, pr, sw, best, H):
     pruned (rules 1, 2, 5, 6).
     """
     n_slots = V.shape[1]
-    k_of = np.zeros(n_slots, dtype=np.int64)
+    for t in range(n_slots):
+        k_of[t] = 0
     out = st.prefix[d]
     limit = out.shape[0]
     end = pk.class_end[floor]
     n = 0
-    pos = _next_member(st.member[d], 0, end)
+    pos = _next_member(st.member[d], ZERO, end)
     while pos < end and n < limit:
         out[n] = pos
         n += 1
@@ -447,11 +470,11 @@ def _setup_level(d, U, F, cur, floor, V, pk, st, pr, sw, best, H):
     target = best + TOL
     m = _popcount(F)
     if sw.packing:
-        _class_bounds(out, n, complete, pk.masks, pk.cls, m, floor, H, sw.packing_cap)
+        _class_bounds(out, n, complete, pk.masks, pk.cls, m, floor, H, sw.packing_cap, work)
     else:
         for i in range(m):
             H[i] = pk.cls[out[0]]
-    if sw.best_packet and cur + _assign_best(V, H, m, F, n_slots) <= target:
+    if sw.best_packet and cur + _assign_best(V, H, m, F, n_slots, dp) <= target:
         return False
     h = H[0]
     cutoff = h + 1
@@ -460,7 +483,7 @@ def _setup_level(d, U, F, cur, floor, V, pk, st, pr, sw, best, H):
     slot_others = 0.0
     for t in range(n_slots):
         if F >> t & 1:
-            others = _assign_best(V, H, m - 1, F & ~(1 << t), n_slots)
+            others = _assign_best(V, H, m - 1, F & ~(1 << t), n_slots, dp)
             k = _first_class_above(V[:, t], target - cur - others)
             if sw.thresholds:
                 if k > h:
@@ -493,7 +516,7 @@ def _setup_level(d, U, F, cur, floor, V, pk, st, pr, sw, best, H):
     return True
 
 
-@njit(cache=True, nogil=True, inline="always")
+@_inner
 def _card_order_broken(q, s, d, st, pk):
     """Rule 7: does candidate q in slot s form an exchangeable same-rank pair, lower suit in
     the higher slot, with a packet placed at levels 0..d−1?"""
@@ -511,13 +534,13 @@ def _card_order_broken(q, s, d, st, pk):
                 if (pk.card_suit[x] < pk.card_suit[y]) != (s > t):
                     continue  # the lower suit already sits in the lower slot
                 swap = (np.int64(1) << x) | (np.int64(1) << y)
-                if (pk.table_cls[packet_index(mq ^ swap, pk)] == cq
-                        and pk.table_cls[packet_index(pk.masks[r] ^ swap, pk)] == pk.cls[r]):
+                if (pk.ix.table_cls[packet_index(mq ^ swap, pk.ix)] == cq
+                        and pk.ix.table_cls[packet_index(pk.masks[r] ^ swap, pk.ix)] == pk.cls[r]):
                     return True
     return False
 
 
-@njit(cache=True, nogil=True, inline="always")
+@_inner
 def _improve(inc, value, d, st, pk, fixed):
     """Record a new incumbent: the path's picks at levels 0..d plus the fixed slots."""
     inc.value[0] = value
@@ -527,7 +550,7 @@ def _improve(inc, value, d, st, pk, fixed):
         inc.packets[st.slot[e]] = pk.orig[st.pick[e]]
 
 
-@njit(cache=True, nogil=True, inline="always")
+@_inner
 def _solve_small_root(V, pk, st, inc, fixed):
     """The root with at most two free slots: solved directly."""
     n_slots = V.shape[1]
@@ -537,20 +560,21 @@ def _solve_small_root(V, pk, st, inc, fixed):
     chosen = fixed.copy()
     if _popcount(F) == 2:
         s1, s2 = _two_slots(F, n_slots)
-        value, a = _leaf2(U, s1, s2, value, V, pk)
-        chosen[s1] = packet_index(a, pk)
-        chosen[s2] = packet_index(U ^ a, pk)
+        value, a = _leaf2(U, s1, s2, value, V, pk.ix, np.empty(10, dtype=np.int64), np.empty(10, dtype=np.int64))
+        chosen[s1] = packet_index(a, pk.ix)
+        chosen[s2] = packet_index(U ^ a, pk.ix)
     elif _popcount(F) == 1:
         for t in range(n_slots):
             if F >> t & 1:
-                chosen[t] = packet_index(U, pk)
-                value += V[pk.table_cls[chosen[t]], t]
+                chosen[t] = packet_index(U, pk.ix)
+                value += V[pk.ix.table_cls[chosen[t]], t]
     if value > inc.value[0] + TOL:
         inc.value[0] = value
-        inc.packets[:] = chosen
+        for t in range(n_slots):
+            inc.packets[t] = chosen[t]
 
 
-@njit(cache=True, nogil=True, inline="always")
+@_inner_inline
 def _next_candidate(d, s, V, pk, st, pr, target):
     """The next candidate of level d for slot s, or −1 when its scan is over (rules 3, 6)."""
     if pr.level_on[d]:  # price order: the rule-6 bound is nonincreasing, so it ends the scan
@@ -583,6 +607,12 @@ def _run(V, pk, fixed, st, pr, sw, inc, budget, stats):
     """
     n_slots = V.shape[1]
     H = np.zeros(n_slots, dtype=np.int64)
+    # scratch for the helpers, allocated once per call rather than at every node
+    dp = np.empty(1 << n_slots)
+    work = np.empty(_PACKING_WORK, dtype=np.int64)
+    k_of = np.empty(n_slots, dtype=np.int64)
+    pos = np.empty(10, dtype=np.int64)
+    bit = np.empty(10, dtype=np.int64)
     nodes = 0
     d = st.depth[0]
     if d == -2:  # fresh start: set up the root
@@ -590,7 +620,7 @@ def _run(V, pk, fixed, st, pr, sw, inc, budget, stats):
             _solve_small_root(V, pk, st, inc, fixed)
             st.depth[0] = -1
             return 0
-        ok = _setup_level(0, st.U[0], st.F[0], st.cur[0], 0, V, pk, st, pr, sw, inc.value[0], H)
+        ok = _setup_level(ZERO, st.U[0], st.F[0], st.cur[0], ZERO, V, pk, st, pr, sw, inc.value[0], H, dp, work, k_of)
         d = 0 if ok else -1
     while d >= 0:
         if nodes >= budget:
@@ -646,12 +676,12 @@ def _run(V, pk, fixed, st, pr, sw, inc, budget, stats):
                         break
                 if h < 0 or (sw.best_packet and cur2 + V[h, s1] + V[h, s2] <= target):
                     continue
-            value, a = _leaf2(U2, s1, s2, cur2, V, pk)
+            value, a = _leaf2(U2, s1, s2, cur2, V, pk.ix, pos, bit)
             stats[STAT_LEAVES] += 1
             if value > target:
                 _improve(inc, value, d, st, pk, fixed)
-                inc.packets[s1] = packet_index(a, pk)
-                inc.packets[s2] = packet_index(U2 ^ a, pk)
+                inc.packets[s1] = packet_index(a, pk.ix)
+                inc.packets[s2] = packet_index(U2 ^ a, pk.ix)
                 stats[STAT_IMPROVEMENTS] += 1
             continue
         floor = st.floor[d]
@@ -662,7 +692,7 @@ def _run(V, pk, fixed, st, pr, sw, inc, budget, stats):
             low = st.H[d, 0] + 1
             for t in range(n_slots):
                 if F2 >> t & 1:
-                    others = _assign_best(V, st.H[d], m2 - 1, F2 & ~(1 << t), n_slots)
+                    others = _assign_best(V, st.H[d], m2 - 1, F2 & ~(1 << t), n_slots, dp)
                     k = _first_class_above(V[:, t], target - cur2 - others)
                     if k < low:
                         low = k
@@ -673,7 +703,7 @@ def _run(V, pk, fixed, st, pr, sw, inc, budget, stats):
         st.U[d + 1] = U2
         st.F[d + 1] = F2
         st.cur[d + 1] = cur2
-        if _setup_level(d + 1, U2, F2, cur2, floor, V, pk, st, pr, sw, inc.value[0], H):
+        if _setup_level(d + 1, U2, F2, cur2, floor, V, pk, st, pr, sw, inc.value[0], H, dp, work, k_of):
             d += 1
     st.depth[0] = -1
     stats[STAT_NODES] += nodes
@@ -713,7 +743,16 @@ def _card_prices(pk, lst, V, live, iters, pr):
     lam = np.zeros(64)
     g = np.zeros(64)
     n = lst.shape[0]
-    price = np.zeros(n)
+    # the packets' cards and classes gathered once, so that each step is one pass over them
+    cards_l = np.empty((n, 5), dtype=np.int64)
+    cls_l = np.empty(n, dtype=np.int64)
+    for i in range(n):
+        q = lst[i]
+        cls_l[i] = pk.cls[q]
+        for j in range(5):
+            cards_l[i, j] = pk.cards[q, j]
+    top = np.empty(n_slots)
+    arg = np.empty(n_slots, dtype=np.int64)
     best_bound = 1e300
     scale = 0.0
     for t in range(n_slots):
@@ -727,23 +766,26 @@ def _card_prices(pk, lst, V, live, iters, pr):
             if live >> b & 1:
                 g[b] = 1.0
                 bound += lam[b]
-        for i in range(n):
-            q = lst[i]
-            price[i] = lam[cards[q, 0]] + lam[cards[q, 1]] + lam[cards[q, 2]] + lam[cards[q, 3]] + lam[cards[q, 4]]
         for t in range(n_slots):
-            top = NO_VALUE
-            arg = -1
-            for i in range(n):
-                v = V[pk.cls[lst[i]], t] - price[i]
-                if v > top:
-                    top = v
-                    arg = lst[i]
-            bound += top
+            top[t] = NO_VALUE
+            arg[t] = -1
+        for i in range(n):
+            price = (lam[cards_l[i, 0]] + lam[cards_l[i, 1]] + lam[cards_l[i, 2]] + lam[cards_l[i, 3]]
+                     + lam[cards_l[i, 4]])
+            c = cls_l[i]
+            for t in range(n_slots):
+                v = V[c, t] - price
+                if v > top[t]:
+                    top[t] = v
+                    arg[t] = i
+        for t in range(n_slots):
+            bound += top[t]
             for j in range(5):
-                g[cards[arg, j]] -= 1.0
+                g[cards_l[arg[t], j]] -= 1.0
         if bound < best_bound:
             best_bound = bound
-            pr.card[:] = lam
+            for b in range(64):
+                pr.card[b] = lam[b]
         step = step0 / np.sqrt(it + 1.0)
         for b in range(64):
             lam[b] -= step * g[b]
@@ -785,8 +827,7 @@ def _packets(tables: DealTables) -> _Packets:
     contains = np.zeros((64, (n + 63) // 64), dtype=np.int64)
     _fill_contains(cards, contains)
     class_end = np.searchsorted(-sorted_cls, -np.arange(tables.n_classes + 2), side="right").astype(np.int64)
-    return _Packets(sorted_masks, sorted_cls, order, cards, tables.classes, index.live_pos, index.binom,
-                    index.colex_to_lex, card_rank, card_suit, contains, class_end)
+    return _Packets(sorted_masks, sorted_cls, order, cards, index, card_rank, card_suit, contains, class_end)
 
 
 @njit(cache=True, nogil=True)

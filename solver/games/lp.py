@@ -9,7 +9,6 @@ are both written in that form.
 from __future__ import annotations
 
 import numpy as np
-from ortools.linear_solver import linear_solver_pb2, pywraplp
 
 __all__ = ["solve_lp", "solve_symmetric_lp", "solve_rnr_program"]
 
@@ -20,6 +19,8 @@ def solve_lp(c: np.ndarray, A: np.ndarray, lower: np.ndarray, upper: np.ndarray,
              var_upper: np.ndarray, maximize: bool, what: str) -> tuple[np.ndarray, float, np.ndarray]:
     """Optimize ``c·x`` s.t. ``lower ≤ A x ≤ upper``, ``var_lower ≤ x ≤ var_upper`` (GLOP);
     returns (x, the optimal value, the row duals).  ``RuntimeError`` naming ``what`` if it fails."""
+    from ortools.linear_solver import linear_solver_pb2, pywraplp  # here: a best response needs no LP (start-up)
+
     request = linear_solver_pb2.MPModelRequest()
     request.solver_type = linear_solver_pb2.MPModelRequest.GLOP_LINEAR_PROGRAMMING
     model = request.model
