@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from tmux_pane import Pane
 
 from quintet.cards import format_cards, parse_cards
 from quintet.fingerprint import rules_fingerprint
@@ -474,68 +475,43 @@ def test_ctrl_c_stops_the_computer_s_solve_not_the_game(tmp_path):
 # ----------------------------------------------------------------------------- in a real terminal
 
 
-def test_a_game_inside_tmux(tmp_path):
-    """The board renders with coloured Unicode suits, line editing recalls history, a game completes."""
-    import shlex
-    import shutil
-    import time
-
-    tmux = shutil.which("tmux")
-    if tmux is None:
-        pytest.skip("tmux not found on PATH (apt-get install -y tmux); the terminal run cannot happen")
-    deal = Deal.random(SEED)
-    mine = best_response(deal, "greedy").arrangement
-    record = tmp_path / "games.jsonl"
+def play_pane(tmp_path: Path, *args: str, width: int = 80) -> Pane:
+    """quintet-play in a tmux pane ``width`` columns wide (a cache and store of the test's own)."""
     env = env_for(tmp_path)
-    command = " ".join([
-        "cd", shlex.quote(str(ROOT)), "&&", "env", "-u", "NO_COLOR", "TERM=xterm-256color",
-        f"XDG_CACHE_HOME={shlex.quote(env['XDG_CACHE_HOME'])}", f"QUINTET_STORE={shlex.quote(env['QUINTET_STORE'])}",
-        shlex.quote(sys.executable), "-m", "solver.apps.play_cli", "--seed", str(SEED), "--opponent", "greedy",
-        "--record", shlex.quote(str(record)), "; echo EXIT=$?; sleep 600",
-    ])
-    socket = str(tmp_path / "tmux.sock")  # a server of its own, gone with tmp_path
+    return Pane(tmp_path, [sys.executable, "-m", "solver.apps.play_cli", *args], width=width, cwd=ROOT,
+                env={k: env[k] for k in ("XDG_CACHE_HOME", "QUINTET_STORE")})
 
-    def tm(*args: str) -> str:
-        return subprocess.run([tmux, "-S", socket, *args], capture_output=True, text=True, timeout=30).stdout
 
-    def screen(colours: bool = False) -> str:
-        return tm("capture-pane", "-p", *(["-e"] if colours else []), "-S", "-200", "-t", "play")
-
-    def wait_for(text: str, timeout: float = 60) -> str:
-        end = time.monotonic() + timeout
-        while time.monotonic() < end:
-            shown = screen()
-            if text in shown:
-                return shown
-            time.sleep(0.2)
-        raise AssertionError(f"{text!r} never appeared; the screen:\n{screen()}")
-
-    try:
-        subprocess.run([tmux, "-S", socket, "-f", "/dev/null", "new-session", "-d", "-s", "play", "-x", "150",
-                        "-y", "60", command], check=True, timeout=30, env=env)
-        shown = wait_for("game 1 (0/5 placed)>")
+def test_a_game_inside_tmux(tmp_path):
+    """Coloured Unicode suits, Ctrl-C clears the line, the history recalls, a game completes, and
+    after the match the program offers another one: y plays it, quit ends it."""
+    mine = best_response(Deal.random(SEED), "greedy").arrangement
+    record = tmp_path / "games.jsonl"
+    with play_pane(tmp_path, "--seed", str(SEED), "--opponent", "greedy", "--record", str(record),
+                   width=150) as pane:
+        shown = pane.wait_for("game 1 (0/5 placed)>")
         assert "Your slots:" in shown and "slot 5 (7 pts)" in shown
         for suit in ("♠ spades", "♥ hearts", "♦ diamonds", "♣ clubs"):
             assert suit in shown
-        assert "\x1b[" in screen(colours=True) and "31m" in screen(colours=True)  # hearts in red
-        tm("send-keys", "-t", "play", "-l", "slo")
-        tm("send-keys", "-t", "play", "C-c")  # at the prompt: clears the line, the game goes on
-        wait_for("(Ctrl-C: type 'quit' or press Ctrl-D to leave)")
-        first = format_cards(mine.packets[0])
-        tm("send-keys", "-t", "play", "-l", f"slot 1 {first}")
-        tm("send-keys", "-t", "play", "Enter")
-        wait_for("game 1 (1/5 placed)>")
-        tm("send-keys", "-t", "play", "-l", "undo")
-        tm("send-keys", "-t", "play", "Enter")
-        wait_for("Undone: slot 1 is empty again.")
-        tm("send-keys", "-t", "play", "Up", "Up", "Enter")  # the history brings back 'slot 1 …'
-        wait_for("game 1 (1/5 placed)>")
-        tm("send-keys", "-t", "play", "-l", f"play {arrangement_text(mine)}")
-        tm("send-keys", "-t", "play", "Enter")
-        shown = wait_for("EXIT=")
-        assert "Show-down:" in shown and "Match over after 1 game" in shown and "EXIT=0" in shown
-        assert "Traceback" not in shown
+        assert "\x1b[" in pane.screen(colours=True) and "31m" in pane.screen(colours=True)  # hearts in red
+        pane.type("slo")
+        pane.keys("C-c")  # at the prompt: clears the line, the game goes on
+        pane.wait_for("(Ctrl-C: type 'quit' or press Ctrl-D to leave)")
+        pane.enter(f"slot 1 {format_cards(mine.packets[0])}")
+        pane.wait_for("game 1 (1/5 placed)>")
+        pane.enter("undo")
+        pane.wait_for("Undone: slot 1 is empty again.")
+        pane.keys("Up", "Up", "Enter")  # the history brings back 'slot 1 …'
+        pane.wait_for("game 1 (1/5 placed)>")
+        pane.enter(f"play {arrangement_text(mine)}")
+        shown = pane.wait_for("Play another match? [y/n]")
+        assert "Show-down:" in shown and "Match over after 1 game" in shown and "EXIT" not in shown
+        pane.enter("y")
+        shown = pane.wait_for(f"Quintet against the computer: 1 game, seed {SEED + 1}.")
+        pane.wait_for("game 1 (0/5 placed)>", after=1)
+        pane.enter("quit")
+        shown = pane.wait_for("EXIT=")
+        assert "Game 1 was not finished; it is not recorded." in shown and "EXIT=0" in shown
+        assert "Traceback" not in shown and shown.count("Play another match?") == 1
         (d,) = read_records(record)
         assert Arrangement.parse(d["player"]) == mine
-    finally:
-        subprocess.run([tmux, "-S", socket, "kill-server"], capture_output=True, timeout=30)

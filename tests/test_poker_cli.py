@@ -17,10 +17,11 @@ import pytest
 from quintet.cards import parse_cards
 from quintet.cli import main
 from quintet.draw.game import Action, ActionKind, IllegalActionError, Phase, State, Terms, replay
-from quintet.draw.play import HELP, EndOfMatch, Screen, TerminalPlayer
+from quintet.draw.play import EndOfMatch, Screen, TerminalPlayer, help_text
 from quintet.draw.policy import exchange_policy
 from quintet.evaluator import describe
 from quintet.rules import get_rules
+from quintet.terminal import Terminal
 
 ENV = dict(os.environ, PYTHONIOENCODING="utf-8")
 
@@ -134,7 +135,8 @@ def person_state(**terms) -> tuple[State, TerminalPlayer, io.StringIO]:
     state.post_ante()
     state.post_ante()
     out = io.StringIO()
-    return state, TerminalPlayer(Screen(rules, ["you", "bot1"], out, False), rules, 0), out
+    term = Terminal(colour=False, unicode=False, line_editing=False, out=out)
+    return state, TerminalPlayer(Screen(rules, ["you", "bot1"], term), rules, 0, state.terms), out
 
 
 @pytest.mark.parametrize("line, message", [
@@ -196,7 +198,7 @@ def test_exchange_by_name_or_position():
     state, player, _ = person_state(betting_before_exchange=False)
     assert state.phase is Phase.EXCHANGE and state.actor == 0
     shown = player.screen.hand(state.hands[0])  # positions 1-5 follow the shown order
-    assert player.screen.cards(state.hands[0]) == "Ah Kh 9h 5h 2c"
+    assert player.screen.cards(state.hands[0]).plain == "Ah Kh 9h 5h 2c"
     assert player.parse("exchange 5", state) == Action(ActionKind.EXCHANGE, cards=(shown[4],))
     assert player.parse("x 2c", state) == Action(ActionKind.EXCHANGE, cards=tuple(parse_cards("2c", state.rules.deck)))
     assert player.parse("stand", state) == Action(ActionKind.EXCHANGE)
@@ -233,7 +235,9 @@ def test_messages_are_english_and_agree_with_the_subject():
     state.call()
     player.screen.record(state, state.demand_show_down(2), reveal=0)
     assert out.getvalue() == "bot1 stakes 2 and demands the show-down · pot 5\n"
-    assert all(ord(c) < 0x400 or ord(c) > 0x4FF for c in HELP)  # no Cyrillic in the help either
+    help_out = io.StringIO()
+    Terminal(colour=False, unicode=False, line_editing=False, out=help_out).show(help_text())
+    assert all(ord(c) < 0x400 or ord(c) > 0x4FF for c in help_out.getvalue())  # no Cyrillic in the help either
 
 
 def test_hint_gives_the_exact_exchange_and_the_equity():
@@ -275,7 +279,9 @@ def test_terminal_game_through_stdin(tmp_path: Path):
     assert out.count("error: unknown command 'foo'") == 1
     assert "error: the limit is 5 a turn: 99 is above it" in out
     assert "error: not a whole number of chips: 'x'" in out
-    assert "> > Your hand: " in out and "empty" not in out  # the empty line: just the prompt again, then hint
+    # each command echoed after its prompt, as quintet-play does; the empty line: just the prompt again
+    assert "\n> foo\nerror: unknown command 'foo'" in out and "\n> raise 99\nerror: the limit" in out
+    assert "\n>\n> hint\nYour hand: " in out and "empty" not in out
     assert "(пас)" not in out and "Your cards now: " in out  # the new hand after your exchange, named
     assert "Equity against the" in out
     assert "Your move: fold | call 1 | raise 2-5 | hint" in out and "Your move: exchange CARDS" in out
