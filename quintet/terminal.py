@@ -9,7 +9,7 @@
 In a terminal (stdin and stdout, unless ``plain``): colour (unless ``NO_COLOR``), suits as
 ♣ ♦ ♥ ♠, output wrapped at words to the terminal's width, and prompt_toolkit input — line
 editing, a history of the *accepted* commands (``remember``) with grey suggestions from it,
-completion of the command ``words``; a bracketed paste of several lines is one command per
+completion of the command ``words`` on Tab; a bracketed paste of several lines is one command per
 line.  Piped: plain text that is never wrapped, lines read one by one and echoed after the
 prompt, so a transcript reads as a dialogue.
 
@@ -217,7 +217,8 @@ class Terminal:
         if line_editing:
             self._history = _history(history)
             self._session = PromptSession(history=self._history, auto_suggest=AutoSuggestFromHistory(),
-                                          completer=WordCompleter(list(words)), key_bindings=self._paste_bindings())
+                                          completer=WordCompleter(list(words)), complete_while_typing=False,
+                                          key_bindings=self._paste_bindings())
 
     @classmethod
     def for_streams(cls, *, plain: bool, unicode: bool, history: Path | None = None,

@@ -8,7 +8,8 @@
         raw = pane.screen(colours=True)   # with the escape codes of the colours
 
 Each pane runs on a tmux server of its own (its socket in the test's directory), killed on exit.
-The program runs under ``sh -c``; ``EXIT=<status>`` is printed when it ends.
+The program runs under ``sh -c`` without ``NO_COLOR``, ``COLUMNS`` and ``LINES`` (pytest sets the last two,
+and rich would believe them); ``EXIT=<status>`` is printed when it ends.
 """
 
 from __future__ import annotations
@@ -32,9 +33,9 @@ class Pane:
         self.socket = str(tmp_path / f"tmux-{width}.sock")
         settings = " ".join(f"{k}={shlex.quote(v)}" for k, v in (env or {}).items())
         cd = f"cd {shlex.quote(str(cwd))} && " if cwd else ""
-        command = f"{cd}env -u NO_COLOR TERM=xterm-256color {settings} {shlex.join(argv)}; echo EXIT=$?; sleep 600"
+        command = (f"{cd}env -u NO_COLOR -u COLUMNS -u LINES TERM=xterm-256color {settings} {shlex.join(argv)}; "
+                   "echo EXIT=$?; sleep 600")
         self._tmux("-f", "/dev/null", "new-session", "-d", "-s", "t", "-x", str(width), "-y", str(height), command)
-        self._tmux("set-option", "-t", "t", "history-limit", "5000")
 
     def _tmux(self, *args: str, stdin: str | None = None) -> str:
         assert TMUX is not None
