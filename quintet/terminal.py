@@ -14,8 +14,8 @@ line.  Piped: plain text that is never wrapped, lines read one by one and echoed
 prompt, so a transcript reads as a dialogue.
 
 The same everywhere: a line longer than ``MAX_LINE`` characters is refused with one line
-(and never recorded); Ctrl-C at a terminal prompt clears the line (on a pipe it ends the
-input); Ctrl-D, the end of the input or ``quit`` ends the match; ``help``/``?``/``h``,
+(and never recorded); Ctrl-C at a line-editing prompt clears the line (on plain line input
+it ends the input); Ctrl-D, the end of the input or ``quit`` ends the match; ``help``/``?``/``h``,
 ``rules`` and ``quit``/``q`` are the shared command words (``command_word``).  A progress
 line on stderr (``status``) is ended before anything else is shown.
 """
@@ -194,7 +194,8 @@ class Terminal:
 
     ``colour``: rich styles; ``unicode``: suits as ♣ ♦ ♥ ♠; ``line_editing``: prompt_toolkit
     input with ``history`` (a file, or None: this session only) and completion of ``words``;
-    otherwise lines come from ``stdin`` and are echoed after the prompt.  ``width``: None wraps
+    otherwise lines come from ``stdin``, echoed after the prompt unless ``stdin`` is a terminal
+    (``--plain`` at a terminal: the prompt, then what the terminal echoes).  ``width``: None wraps
     to the terminal's width, a number to that many columns; output goes to ``out``.
     """
 
@@ -266,8 +267,8 @@ class Terminal:
 
     def read(self, prompt: str) -> str | None:
         """The next command line, or None at the end of input.  A line over ``MAX_LINE`` is
-        refused with one line and the prompt comes again; Ctrl-C at a terminal prompt clears the
-        line, while reading a pipe it ends the input."""
+        refused with one line and the prompt comes again; Ctrl-C at a line-editing prompt clears
+        the line, on plain line input it ends the input."""
         while True:
             try:
                 line = self._next_line(prompt)
@@ -310,11 +311,18 @@ class Terminal:
                 return str(self._session.prompt(prompt, default=draft))
             except EOFError:
                 return None
+        typed = self.stdin.isatty()  # a terminal echoes what is typed: show the prompt first
+        if typed:
+            self.out.write(prompt)
+            self.out.flush()
         line = self.stdin.readline()
         if not line:
+            if typed:
+                self.out.write("\n")
             return None
         line = line.rstrip("\r\n")
-        self._echo(prompt, line)
+        if not typed:
+            self._echo(prompt, line)
         return line
 
     def _echo(self, prompt: str, line: str) -> None:
