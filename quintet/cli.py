@@ -9,6 +9,8 @@ from __future__ import annotations
 import argparse
 from collections.abc import Sequence
 
+from rich.cells import cell_len
+
 from .cards import format_cards
 from .cliutil import OneLineParser, add_rules_arguments, print_json, rules_from_args, run_cli
 from .draw import cli as draw_cli
@@ -41,12 +43,18 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def format_showdown(result: Showdown, *, unicode: bool = False) -> str:
+    """The show-down as a table: the columns as wide as their longest cell (in terminal cells)."""
     def cell(h: HandValue) -> str:
         return f"{format_cards(h.mask, unicode=unicode, order='group')} ({h.description})"
 
-    lines = [f"{'slot':>4} {'pts':>3}  {'A':<44} {'B':<44} winner"]
-    for s in result.slots:
-        lines.append(f"{s.slot:>4} {s.weight:>3}  {cell(s.hand_a):<44} {cell(s.hand_b):<44} {s.winner or 'tie'}")
+    def pad(text: str, width: int) -> str:
+        return text + " " * (width - cell_len(text))
+
+    rows = [(cell(s.hand_a), cell(s.hand_b)) for s in result.slots]
+    wa, wb = (max(cell_len(text) for text in column) for column in zip(*rows, strict=True))
+    lines = [f"{'slot':>4} {'pts':>3}  {pad('A', wa)}  {pad('B', wb)}  winner"]
+    for s, (a, b) in zip(result.slots, rows, strict=True):
+        lines.append(f"{s.slot:>4} {s.weight:>3}  {pad(a, wa)}  {pad(b, wb)}  {s.winner or 'tie'}")
     verdict = "tie" if result.winner is None else f"{result.winner} wins by {abs(result.margin):g}"
     lines.append(f"A {result.points_a:g} : B {result.points_b:g} — {verdict}")
     return "\n".join(lines)

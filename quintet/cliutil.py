@@ -5,9 +5,11 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import os
 import re
 import sys
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import NoReturn
 
 from .rules import RULE_SETS, TIEBREAKS, Rules, get_rules
@@ -16,6 +18,7 @@ from .text import one_line, quote
 __all__ = [
     "OneLineParser", "UsageError", "TIEBREAK_HELP", "add_rules_arguments", "rules_from_args", "run_cli", "print_json",
     "number", "positive_float", "nonnegative_float", "integer", "int_at_least", "int_between", "positive_int",
+    "user_cache_dir",
 ]
 
 EXIT_USAGE = 2
@@ -122,6 +125,14 @@ def rules_from_args(args: argparse.Namespace) -> Rules:
         if getattr(args, name) is not None
     }
     return get_rules(args.rules, **options)
+
+
+def user_cache_dir() -> Path:
+    """``$XDG_CACHE_HOME/quintet`` (an absolute ``XDG_CACHE_HOME``), else ``~/.cache/quintet``."""
+    cache = os.environ.get("XDG_CACHE_HOME")
+    # The XDG spec says a relative value is invalid and must be ignored.
+    base = Path(cache) if cache and Path(cache).is_absolute() else Path.home() / ".cache"
+    return base / "quintet"
 
 
 def print_json(obj: object) -> None:

@@ -74,6 +74,19 @@ def test_table_output_unicode():
     assert "B wins by 11" in proc.stdout
 
 
+def test_table_columns_align_with_long_hand_names():
+    # B's full houses with 10s are wider than any column width guessed in advance
+    b = "Th Td Tc 7d 7c | Js Jh Jd 8s 8d | Qs Qh Qd 9s 9h | Ks Kh Kd Kc 8c | As Ah Ad Ac 9c"
+    proc = run(*showdown_args(b=b), "--unicode")
+    assert proc.returncode == 0, proc.stderr
+    header, *rows, _ = proc.stdout.strip().splitlines()
+    column_b, winner = header.index("B "), header.index("winner")
+    assert len(rows) == 5 and "10♥ 10♦ 10♣ 7♦ 7♣ (full house, tens over sevens)" in rows[0]
+    for row in rows:
+        assert row[column_b - 2:column_b] == "  " and row[column_b] != " ", row
+        assert row[winner - 2:winner] == "  " and row[winner:] in ("A", "B", "tie"), row
+
+
 def test_json_output():
     proc = run(*showdown_args(), "--json")
     assert proc.returncode == 0, proc.stderr

@@ -7,12 +7,14 @@ import os
 import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from tmux_pane import Pane
 
 from quintet.cards import format_cards, parse_cards
 from quintet.fingerprint import rules_fingerprint
@@ -471,71 +473,204 @@ def test_ctrl_c_stops_the_computer_s_solve_not_the_game(tmp_path):
     assert Arrangement.parse(d["player"]) == mine
 
 
+def test_rules_help_and_quit_words_and_a_clear_end_when_piped(tmp_path):
+    mine = best_response(Deal.random(SEED), "greedy").arrangement
+    proc = play(tmp_path, f"rules\n?\nh\nHELP\nplay {arrangement_text(mine)}\n", "--seed", str(SEED),
+                "--opponent", "greedy")
+    assert proc.returncode == 0 and not error_lines(proc.stdout), proc.stdout
+    out = proc.stdout
+    assert "\ngame 1 (0/5 placed)> rules\nQuintet (classic, 32 cards" in out
+    for part in ("The deal   7 of the 32 cards are dealt face up", "Arranging  each player splits them into 5 packets",
+                 "Show-down  slot by slot", "Hands      strongest first: straight flush, four of a kind"):
+        assert part in out
+    assert out.count("Commands (one per line):") == 3 and "  help, ?, h        this list" in out
+    assert "Play another match?" not in out  # piped input: no question, the summary is the end
+    assert out.rstrip().splitlines()[-1].startswith("Regret: ") and "Match over after 1 game:" in out
+    quit_early = play(tmp_path, "Q\n", "--seed", str(SEED), "--opponent", "greedy")
+    assert quit_early.returncode == 0 and "Game 1 was not finished" in quit_early.stdout
+
+
+def test_an_over_long_line_is_refused_in_one_line_when_piped(tmp_path):
+    proc = play(tmp_path, "slot 1 " + "Ah " * 3000 + "\nshow\nquit\n", "--seed", str(SEED), "--opponent", "greedy")
+    assert proc.returncode == 0
+    assert error_lines(proc.stdout) == ["error: a command has at most 1,000 characters; this line has 9,007 (ignored)"]
+    assert max(map(len, proc.stdout.splitlines())) < 200  # the echo is cut too
+    assert "game 1 (0/5 placed)> show\nThe board" in proc.stdout
+
+
+def test_the_store_is_checked_before_the_banner_and_made_only_when_needed(tmp_path):
+    unused = tmp_path / "nonexistent" / "dir" / "s.sqlite"
+    for opponent in ("greedy", "uniform", "br:uniform"):
+        proc = play(tmp_path, "quit\n", "--seed", "1", "--opponent", opponent, "--store", str(unused))
+        assert proc.returncode == 0, proc.stderr
+    assert not (tmp_path / "nonexistent").exists()
+    not_a_store = tmp_path / "notes.sqlite"
+    not_a_store.write_text("my notes\n")
+    proc = play(tmp_path, "quit\n", "--seed", "1", "--store", str(not_a_store))
+    assert proc.returncode == 2 and proc.stdout == "", proc.stdout[:300]
+    assert "is not a SQLite database" in proc.stderr and len(proc.stderr.strip().splitlines()) == 1
+    assert not_a_store.read_text() == "my notes\n"
+
+
 # ----------------------------------------------------------------------------- in a real terminal
 
 
-def test_a_game_inside_tmux(tmp_path):
-    """The board renders with coloured Unicode suits, line editing recalls history, a game completes."""
-    import shlex
-    import shutil
-    import time
-
-    tmux = shutil.which("tmux")
-    if tmux is None:
-        pytest.skip("tmux not found on PATH (apt-get install -y tmux); the terminal run cannot happen")
-    deal = Deal.random(SEED)
-    mine = best_response(deal, "greedy").arrangement
-    record = tmp_path / "games.jsonl"
+def play_pane(tmp_path: Path, *args: str, width: int = 80) -> Pane:
+    """quintet-play in a tmux pane ``width`` columns wide (a cache and store of the test's own)."""
     env = env_for(tmp_path)
-    command = " ".join([
-        "cd", shlex.quote(str(ROOT)), "&&", "env", "-u", "NO_COLOR", "TERM=xterm-256color",
-        f"XDG_CACHE_HOME={shlex.quote(env['XDG_CACHE_HOME'])}", f"QUINTET_STORE={shlex.quote(env['QUINTET_STORE'])}",
-        shlex.quote(sys.executable), "-m", "solver.apps.play_cli", "--seed", str(SEED), "--opponent", "greedy",
-        "--record", shlex.quote(str(record)), "; echo EXIT=$?; sleep 600",
-    ])
-    socket = str(tmp_path / "tmux.sock")  # a server of its own, gone with tmp_path
+    return Pane(tmp_path, [sys.executable, "-m", "solver.apps.play_cli", *args], width=width, cwd=ROOT,
+                env={k: env[k] for k in ("XDG_CACHE_HOME", "QUINTET_STORE")})
 
-    def tm(*args: str) -> str:
-        return subprocess.run([tmux, "-S", socket, *args], capture_output=True, text=True, timeout=30).stdout
 
-    def screen(colours: bool = False) -> str:
-        return tm("capture-pane", "-p", *(["-e"] if colours else []), "-S", "-200", "-t", "play")
-
-    def wait_for(text: str, timeout: float = 60) -> str:
-        end = time.monotonic() + timeout
-        while time.monotonic() < end:
-            shown = screen()
-            if text in shown:
-                return shown
-            time.sleep(0.2)
-        raise AssertionError(f"{text!r} never appeared; the screen:\n{screen()}")
-
-    try:
-        subprocess.run([tmux, "-S", socket, "-f", "/dev/null", "new-session", "-d", "-s", "play", "-x", "150",
-                        "-y", "60", command], check=True, timeout=30, env=env)
-        shown = wait_for("game 1 (0/5 placed)>")
+def test_a_game_inside_tmux(tmp_path):
+    """Coloured Unicode suits, Ctrl-C clears the line, the history recalls, a game completes, and
+    after the match the program offers another one: y plays it, quit ends it."""
+    mine = best_response(Deal.random(SEED), "greedy").arrangement
+    record = tmp_path / "games.jsonl"
+    with play_pane(tmp_path, "--seed", str(SEED), "--opponent", "greedy", "--record", str(record),
+                   width=150) as pane:
+        shown = pane.wait_for("game 1 (0/5 placed)>")
         assert "Your slots:" in shown and "slot 5 (7 pts)" in shown
         for suit in ("♠ spades", "♥ hearts", "♦ diamonds", "♣ clubs"):
             assert suit in shown
-        assert "\x1b[" in screen(colours=True) and "31m" in screen(colours=True)  # hearts in red
-        tm("send-keys", "-t", "play", "-l", "slo")
-        tm("send-keys", "-t", "play", "C-c")  # at the prompt: clears the line, the game goes on
-        wait_for("(Ctrl-C: type 'quit' or press Ctrl-D to leave)")
-        first = format_cards(mine.packets[0])
-        tm("send-keys", "-t", "play", "-l", f"slot 1 {first}")
-        tm("send-keys", "-t", "play", "Enter")
-        wait_for("game 1 (1/5 placed)>")
-        tm("send-keys", "-t", "play", "-l", "undo")
-        tm("send-keys", "-t", "play", "Enter")
-        wait_for("Undone: slot 1 is empty again.")
-        tm("send-keys", "-t", "play", "Up", "Up", "Enter")  # the history brings back 'slot 1 …'
-        wait_for("game 1 (1/5 placed)>")
-        tm("send-keys", "-t", "play", "-l", f"play {arrangement_text(mine)}")
-        tm("send-keys", "-t", "play", "Enter")
-        shown = wait_for("EXIT=")
-        assert "Show-down:" in shown and "Match over after 1 game" in shown and "EXIT=0" in shown
-        assert "Traceback" not in shown
+        assert "\x1b[" in pane.screen(colours=True) and "31m" in pane.screen(colours=True)  # hearts in red
+        pane.type("slo")
+        pane.keys("C-c")  # at the prompt: clears the line, the game goes on
+        pane.wait_for("(Ctrl-C: type 'quit' or press Ctrl-D to leave)")
+        pane.enter(f"slot 1 {format_cards(mine.packets[0])}")
+        pane.wait_for("game 1 (1/5 placed)>")
+        pane.enter("undo")
+        pane.wait_for("Undone: slot 1 is empty again.")
+        pane.keys("Up", "Up", "Enter")  # the history brings back 'slot 1 …'
+        pane.wait_for("game 1 (1/5 placed)>")
+        pane.enter(f"play {arrangement_text(mine)}")
+        shown = pane.wait_for("Play another match? [y/n]")
+        assert "Show-down:" in shown and "Match over after 1 game" in shown and "EXIT" not in shown
+        pane.enter("y")
+        shown = pane.wait_for(f"Quintet against the computer: 1 game, seed {SEED + 1}.")
+        pane.wait_for("game 1 (0/5 placed)>", after=1)
+        pane.enter("quit")
+        shown = pane.wait_for("EXIT=")
+        assert "Game 1 was not finished; it is not recorded." in shown and "EXIT=0" in shown
+        assert "Traceback" not in shown and shown.count("Play another match?") == 1
         (d,) = read_records(record)
         assert Arrangement.parse(d["player"]) == mine
-    finally:
-        subprocess.run([tmux, "-S", socket, "kill-server"], capture_output=True, timeout=30)
+
+
+def _block(lines: list[str], first: str, end: str) -> list[str]:
+    """The lines after the last line starting with ``first`` up to the next one starting with ``end``."""
+    start = max(i for i, line in enumerate(lines) if line.startswith(first))
+    stop = next(i for i in range(start + 1, len(lines)) if lines[i].startswith(end))
+    return lines[start + 1:stop]
+
+
+@pytest.mark.parametrize("width", [80, 130])
+def test_columns_align_and_lines_fit_the_terminal_in_tmux(tmp_path, width):
+    """A packet with 10s keeps the columns after it in place; nothing is wrapped mid-word by the
+    terminal (only the 'play …' line to copy is left whole); the odds are wrapped between hands
+    at 80 columns and use the width at 130."""
+    with play_pane(tmp_path, "--seed", str(SEED), "--opponent", "uniform", width=width) as pane:
+        pane.wait_for("game 1 (0/5 placed)>")
+        pane.enter("slot 1 Ts Td Tc 8s 8d")  # 10♠ 10♦ 10♣ 8♠ 8♦: 17 columns
+        pane.enter("slot 2 Ah Kh Qh Jh 9h")  # A♥ K♥ Q♥ J♥ 9♥: 14 columns
+        pane.wait_for("game 1 (2/5 placed)>")
+        pane.enter("hint")
+        pane.wait_for("To play it:")
+        pane.enter("odds")
+        pane.wait_for("game 1 (2/5 placed)>", after=2)
+        lines = pane.lines()
+        ten, flush = _block(lines, "Your slots:", "game 1")[:2]
+        column = ten.index("full house, tens over eights")
+        assert flush.index("flush, ace high") == column and ten[column - 2:column] == "  ", (ten, flush)
+        hint = _block(lines, "  slot  cards", "Expected margin")
+        header = next(line for line in lines if line.startswith("  slot  cards"))
+        hand, win = header.index("hand"), header.index("win") + len("win")
+        rows = [row for row in hint if row[2].isdigit()]
+        assert len(rows) == 5
+        for row in rows:  # every row's hand name and odds under their headers
+            assert row[hand - 2:hand] == "  " and row[hand] != " " and row[win - 1] == "%", (header, row)
+        assert len(hint) == 5  # one line a slot, even at 80 columns
+        odds = _block(lines, "The computer's odds per slot", "game 1")
+        assert all(line.endswith("%") for line in odds)  # no hand cut from its odds
+        assert len(odds) == (5 if width == 130 else 10) and odds[0].count(" · ") == (3 if width == 130 else 1)
+        for line in pane.screen(joined=True).split("\n"):  # what the program wrote, before the terminal wrapped it
+            assert len(line.rstrip()) <= width or line.startswith("To play it: play "), line
+
+
+def test_show_down_colours_each_slot_s_winner_in_tmux(tmp_path):
+    """Green for you, red for the computer, dim for a tie, and the same in words; after the match,
+    n ends the program."""
+    mine = best_response(Deal.random(SEED), "greedy").arrangement  # wins slots 1-3, loses 4, ties 5
+    with play_pane(tmp_path, "--seed", str(SEED), "--opponent", "greedy") as pane:
+        pane.wait_for("game 1 (0/5 placed)>")
+        pane.enter(f"play {arrangement_text(mine)}")
+        pane.wait_for("Play another match? [y/n]")
+        coloured = pane.screen(colours=True)
+        for verdict, colour in [("slot 1 (3 pts): \x1b[1m\x1b[32myou win 3", "green"),
+                                ("slot 4 (6 pts): \x1b[1m\x1b[31mthe computer wins 6", "red"),
+                                ("slot 5 (7 pts): \x1b[2mtie, nobody scores", "dim")]:
+            assert verdict in coloured, (colour, coloured[coloured.find("Show-down"):][:2000])
+        lines = pane.lines()
+        you = next(i for i, line in enumerate(lines) if line.startswith("  slot 1 (3 pts): you win 3 — you 3 : 0"))
+        assert lines[you + 1].startswith("    you       ") and lines[you + 2].startswith("    computer  ")
+        pane.enter("n")
+        shown = pane.wait_for("EXIT=")
+        assert "EXIT=0" in shown and "Traceback" not in shown
+
+
+def test_a_paste_of_two_lines_is_two_commands_in_tmux(tmp_path):
+    packets = [format_cards(p) for p in best_response(Deal.random(SEED), "greedy").arrangement.packets]
+    with play_pane(tmp_path, "--seed", str(SEED), "--opponent", "greedy") as pane:
+        pane.wait_for("game 1 (0/5 placed)>")
+        pane.paste(f"slot 1 {packets[0]}\nslot 2 {packets[1]}\n")  # bracketed: the program asked for it
+        pane.wait_for("game 1 (2/5 placed)>")
+        pane.paste(f"slot 3 {packets[2]}\nslot 4 {packets[3]}")  # the last line unfinished: it waits for Enter
+        pane.wait_for("game 1 (3/5 placed)>")
+        time.sleep(0.5)
+        assert pane.prompt_line() == f"game 1 (3/5 placed)> slot 4 {packets[3]}"
+        pane.keys("Enter")
+        shown = pane.wait_for("game 1 (4/5 placed)>")
+        assert "error" not in shown and f"game 1 (1/5 placed)> slot 2 {packets[1]}" in shown  # shown as run
+
+
+def test_the_history_holds_only_accepted_lines_in_tmux(tmp_path):
+    """A 9,000-character line is refused in one line and never suggested; rejected commands are
+    not recalled by Up, accepted ones are."""
+    with play_pane(tmp_path, "--seed", str(SEED), "--opponent", "greedy") as pane:
+        prompt = "game 1 (0/5 placed)> "
+        pane.wait_for(prompt.rstrip())
+        pane.enter("x" * 9000)
+        pane.wait_for("9,000")
+        for line in ("frobnicate", "show", "undo"):  # rejected, accepted, rejected (nothing to undo)
+            pane.enter(line)
+        pane.wait_for("error: nothing to undo")
+        pane.keys("Up")
+        time.sleep(0.5)
+        assert pane.prompt_line() == prompt + "show"
+        pane.keys("Up")  # nothing older
+        time.sleep(0.5)
+        assert pane.prompt_line() == prompt + "show"
+        pane.keys("C-u")
+        for typed in ("x", "fro", "sh"):  # no grey suggestion from a refused or rejected line; 'show' is suggested
+            pane.type(typed)
+            time.sleep(0.5)
+            assert pane.prompt_line() == prompt + ("show" if typed == "sh" else typed), typed
+            pane.keys("C-u")
+        refusal = "error: a command has at most 1,000 characters; this line has 9,000 (ignored)"
+        assert pane.screen(joined=True).count(refusal) == 1  # one line
+        history = Path(env_for(tmp_path)["XDG_CACHE_HOME"]) / "quintet" / "play-history"
+        assert [line for line in history.read_text().splitlines() if line.startswith("+")] == ["+show"]
+
+
+def test_ctrl_c_during_a_solve_ends_the_progress_line_first_in_tmux(tmp_path):
+    with play_pane(tmp_path, "--exposed", EXAMPLE, "--no-store", "--epsilon", "1e-9", "--seed", "1") as pane:
+        pane.wait_for("iteration ")
+        pane.keys("C-c")
+        pane.wait_for("game 1 (0/5 placed)>")
+        lines = pane.lines()
+        assert any(line.startswith("Ctrl-C: stopping the computer's solve; using the best found so far")
+                   for line in lines), "\n".join(lines)
+        assert not any("iteration" in line and "Ctrl-C" in line for line in lines)
+        assert not any(line.strip() in ("C", "^C") for line in lines)  # the echoed ^C is wiped with the line
+        pane.enter("quit")
+        assert "EXIT=0" in pane.wait_for("EXIT=")

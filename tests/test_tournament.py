@@ -174,3 +174,49 @@ def test_cli_errors(argv, capsys):
         status = exc.code
     assert status == 2
     assert capsys.readouterr().err.startswith("quintet-tournament: error:")
+
+
+@pytest.mark.parametrize("plot, problem", [("/nonexistent/dir/x.png", "no directory '/nonexistent/dir'"),
+                                           ("heat.txt", "cannot write .txt files"),
+                                           (".", "is a directory")])
+def test_cli_checks_the_plot_path_before_the_work(plot, problem, capsys, monkeypatch):
+    import solver.apps.tournament as tournament_module
+
+    def no_work(*args, **kwargs):
+        raise AssertionError("the tournament ran before --plot was checked")
+
+    monkeypatch.setattr(tournament_module, "run_tournament", no_work)
+    status = tournament_main(["--deals", "1", "--strategies", "uniform,greedy", "--no-store", "--plot", plot])
+    err = capsys.readouterr().err
+    assert status == 2 and err.startswith("quintet-tournament: error: --plot") and problem in err
+    assert len(err.strip().splitlines()) == 1
+
+
+def test_the_row_mean_leaves_self_play_out(tournament, capsys):
+    k = len(STRATEGIES)
+    mean = tournament.mean
+    for a in range(k):
+        others = [mean[a, b] for b in range(k) if b != a]
+        assert tournament.row_mean[a] == pytest.approx(sum(others) / (k - 1))
+    assert abs(tournament.row_mean).max() > abs(mean.mean(axis=1)).max()  # not the mean over all k columns
+    d = tournament.to_dict()
+    assert d["row_mean"] == pytest.approx(tournament.row_mean.tolist()) and "self-play left out" in d["row_mean_note"]
+    table = tournament.format_table()
+    assert "mean: the row strategy's mean margin against the other strategies (self-play left out)." in table
+    row = next(line for line in table.splitlines() if line.startswith("greedy "))
+    assert row.split()[-1] == f"{tournament.row_mean[idx('greedy')]:+.2f}"
+    assert tournament_main(["--deals", "1", "--seed", "3", "--strategies", "greedy", "--no-store", "--quiet",
+                            "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["row_mean"] == [None]  # one strategy: nobody else to meet
+
+
+def test_one_deal_is_one_deal_in_the_heat_map(tmp_path):
+    pytest.importorskip("matplotlib")
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from solver.apps.tournament import plot_heatmap
+
+    one = run_tournament([Deal.from_exposed(FAST_DEALS[0])], ("uniform", "greedy"), store=None)
+    figure = plot_heatmap(one, tmp_path / "one.png")
+    assert "1 deal, mean" in figure.axes[0].get_title() and (tmp_path / "one.png").exists()

@@ -635,6 +635,11 @@ def test_cli_hand_text_five_arguments(capsys):
     assert rc == 0 and "colour, king high" in out
 
 
+def test_cli_compare_counts_typed_jokers_against_the_deck(capsys):
+    rc, out, err = run_main(capsys, "compare", "Jk As Ad Ac Ah", "Jk Kd Kc Kh Ks", "--rules", "draw54")
+    assert rc == 0 and err == "" and "five of a kind, aces" in out and "five of a kind, kings" in out
+
+
 def test_cli_compare_ranks_and_ties(capsys):
     import json
 
@@ -642,7 +647,7 @@ def test_cli_compare_ranks_and_ties(capsys):
         capsys,
         "compare",
         "Ah Kh Qh Jh Th",
-        "Jk Jk As Ad Ac",
+        "Jk Jk 9s 9d 9c",
         "As Ks Qs Js Ts",
         "7c 5s 4h 3d 2c",
         "--rules",
@@ -650,7 +655,7 @@ def test_cli_compare_ranks_and_ties(capsys):
     )
     assert rc == 0
     lines = out.strip().splitlines()
-    assert lines[1].split()[:2] == ["1", "2"] and "five of a kind, aces" in lines[1]
+    assert lines[1].split()[:2] == ["1", "2"] and "five of a kind, nines" in lines[1]
     assert lines[2].startswith("2=") and lines[3].startswith("2=")
     assert lines[4].split()[:2] == ["4", "4"]
     rc, out, _ = run_main(
@@ -683,6 +688,11 @@ def test_cli_compare_equal_pairs_by_tiebreak(capsys, tiebreak, places):
         (["hand", "Jk Jk Jk Ac Kc", "--rules", "draw54"], "joker"),
         (["compare", "Ah Ad Ac Kc Ks", "--rules", "draw52"], "two hands"),
         (["compare", "Ah Ad Ac Kc Ks", "Jk Ad Ac Kc Ks", "--rules", "draw52"], "hand 2"),
+        (["compare", "Ah Ad Ac Kc Ks", "Qh Qd Qc Jc Ks"], "Ks is in hand 1 and in hand 2"),
+        (["compare", "Ah Kh Qh Jh Th", "Ah Ad Ac Kc Ks", "9c 9d 8c 8d 7c"], "Ah is in hand 1 and in hand 2"),
+        (["compare", "Ac Ad 9c 8s 7h | Kc Kd 9d 8h 7c | Qc Qd 9h 8d 7d", "Jc Jd 9s 8c 7s | Tc Td Ts 8s 7s"],
+         "7s is in hand 4 and in hand 5"),
+        (["compare", "Jk Jk Ah Ad Ac", "Jk Kd Kc Kh Ks", "--rules", "draw54"], "hold 3 jokers; the 54-card deck has 2"),
     ],
 )
 def test_cli_errors_are_one_line_exit_2(capsys, args, needle):

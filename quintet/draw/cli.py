@@ -17,7 +17,7 @@ from __future__ import annotations
 import argparse
 from math import comb
 
-from ..cards import format_card, format_cards, parse_cards
+from ..cards import cards_of, format_card, format_cards, parse_cards
 from ..cliutil import UsageError, add_rules_arguments, print_json
 from ..evaluator import HandValue, evaluate
 from ..rules import Rules
@@ -161,6 +161,26 @@ def _split_hands(items: list[str]) -> list[str]:
     return out
 
 
+def _check_one_deck(values: list[HandValue], rules: Rules) -> None:
+    """Hands dealt from one deck: no card in two hands, no more jokers than the deck has (a
+    typed ``Jk`` is any joker, so jokers are counted, not matched)."""
+    deck = rules.deck
+    held: dict[int, int] = {}  # card → the hand holding it
+    jokers = 0
+    for i, value in enumerate(values, 1):
+        for card in cards_of(value.mask):
+            if deck.is_joker(card):
+                jokers += 1
+                if jokers > deck.jokers:
+                    raise UsageError(f"hand {i}: the hands hold {jokers} jokers; the {deck.size}-card deck has "
+                                     f"{deck.jokers}")
+            elif card in held:
+                raise UsageError(f"{format_card(card, deck)} is in hand {held[card]} and in hand {i}: "
+                                 "one deck has one of each card")
+            else:
+                held[card] = i
+
+
 def run_compare(args: argparse.Namespace, rules: Rules) -> int:
     texts = _split_hands(args.hands)
     if len(texts) < 2:
@@ -171,6 +191,7 @@ def run_compare(args: argparse.Namespace, rules: Rules) -> int:
             values.append(evaluate(text, rules))
         except ValueError as exc:
             raise type(exc)(f"hand {i}: {exc}") from None
+    _check_one_deck(values, rules)
     order = sorted(range(len(values)), key=lambda i: (-values[i].key, i))
     place: dict[int, int] = {}
     for pos, i in enumerate(order):

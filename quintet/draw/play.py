@@ -4,9 +4,13 @@ A person sits in seat 0 ("you") against ``--players - 1`` bots; on each turn the
 shows the cards, the pot, the stake and the legal moves and reads one command line:
 ``fold`` (``pass``, ``пас``), ``call``, ``raise N``, ``demand [N]``, ``exchange CARDS``
 (cards by name, ``7c Kd``, or by position 1–5), ``stand``, ``hint`` (the advisor's exchange and
-the current equity), ``stacks``, ``help``, ``quit``.  A bad line gets one line of explanation
-and the prompt again (an empty line: just the prompt again); end of input (Ctrl-D) ends the
-match cleanly.  Messages are English; ``пас`` is accepted as a command too.
+the current equity), ``stacks``, ``help`` (``?``, ``h``), ``rules``, ``quit`` (``q``).  The
+terminal layer is ``quintet-play``'s (``quintet.terminal``): colour and ♣ ♦ ♥ ♠ in a terminal
+(``--plain`` or ``NO_COLOR`` turn them off), line editing and a history of accepted commands,
+plain text with each command echoed after its prompt when piped.  A bad line gets one line of
+explanation and the prompt again (an empty line: just the prompt again); Ctrl-C at the prompt
+clears the line; ``quit``, Ctrl-D or the end of input ends the match with the standings.
+Messages are English; ``пас`` is accepted as a command too.
 
 ``--bots-only`` plays ``--hands`` hands unattended and prints a summary; ``--history FILE``
 appends one JSON line per hand (``State.history`` plus the hand number and names).
@@ -16,17 +20,20 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from contextlib import nullcontext
 from math import comb
 from typing import Any, TextIO
 
-from ..cards import format_card, format_cards, parse_cards
-from ..cliutil import TIEBREAK_HELP, UsageError, int_at_least, number
+from rich.console import Group, RenderableType
+from rich.text import Text
+
+from ..cards import order_cards, parse_cards
+from ..cliutil import TIEBREAK_HELP, UsageError, int_at_least, number, user_cache_dir
 from ..evaluator import describe
 from ..rules import RULE_SETS, TIEBREAKS, Rules
+from ..terminal import SHARED_HELP, Terminal, command_word, grid
 from ..text import quote
 from .bots import BOT_KINDS, AdvisorBot, make_bot
 from .game import (
@@ -54,19 +61,62 @@ __all__ = ["add_command", "run"]
 
 DEFAULT_RULES = "draw36-joker-11"
 POKER_RULE_SETS = sorted(name for name, rules in RULE_SETS.items() if rules.is_variant)
-HELP = """Commands (one per line):
-  fold | pass           leave the hand
-  call                  stake the current stake (when paying to see: the demanded stake)
-  raise N               stake N chips, more than the current stake, at most the limit
-  demand [N]            after the exchange: stake N (default the current stake) and demand the show-down
-                        (in the first circle until somebody raises, and in the last circle,
-                        unless the table plays --demand-any-turn)
-  exchange CARDS        discard these cards (names like 7c Kd, or positions 1-5) and draw as many
-  stand                 exchange nothing (keep all five cards)
-  hint                  the advisor's exchange and your current equity
-  stacks                everybody's chips
-  help                  this text
-  quit                  end the match (so does end of input, Ctrl-D)"""
+COMMAND_HELP = (
+    ("fold, pass", "leave the hand"),
+    ("call", "stake the current stake (when paying to see: the demanded stake)"),
+    ("raise N", "stake N chips, more than the current stake, at most the limit"),
+    ("demand [N]", "after the exchange: stake N (default the current stake) and demand the show-down (in the "
+                   "first circle until somebody raises, and in the last circle, unless the table plays "
+                   "--demand-any-turn)"),
+    ("exchange CARDS", "discard these cards (names like 7c Kd, or positions 1-5) and draw as many"),
+    ("stand", "exchange nothing (keep all five cards)"),
+    ("hint", "the advisor's exchange and your current equity"),
+    ("stacks", "everybody's chips"),
+    *SHARED_HELP,
+)
+"""The person's commands as (how it is typed, what it does): the rows of ``help``."""
+WORDS = ("fold", "pass", "call", "raise", "demand", "exchange", "stand", "hint", "stacks", "help", "rules", "quit")
+
+
+def help_text() -> RenderableType:
+    table, shown = grid("!", "")
+    for usage, what in COMMAND_HELP:
+        table.add_row(usage, what)
+    return Group(Text("Commands (one per line):", style="bold"), shown)
+
+
+def rules_text(rules: Rules, terms: Terms) -> RenderableType:
+    """The rules of five-card draw as this table plays them, in a few lines."""
+    fee = f"{terms.exchange_fee} a card" if terms.exchange_fee else "free"
+    circles = f"{_plural(terms.circles, 'circle')} of betting"
+    betting = f"{circles} before the exchange and after it" if terms.betting_before_exchange \
+        else f"the exchange at once, then {circles}"
+    demand = ("on any turn after the exchange" if terms.demand_any_turn or terms.circles == 1
+              else f"in circle 1 after the exchange until somebody raises, and in circle {terms.circles}")
+    table, shown = grid("!", "")
+    table.add_row("Ante", f"everybody puts {terms.ante} in the pot and gets five cards.")
+    table.add_row("Betting", f"{betting}. On a turn: fold, or stake from the current stake (at first "
+                             f"{terms.stake}) up to {terms.limit}; call stakes the current stake again, raise N "
+                             "makes N the stake. No credit: who cannot pay can only fold.")
+    table.add_row("Exchange", f"once, each player still in discards any cards and draws as many ({fee}).")
+    table.add_row("Show-down", "if nobody raises in the first circle after the exchange, the cards are shown; "
+                               f"a demand of N ({demand}) ends the betting: each other player pays N to see or "
+                               "folds. The best hand takes the pot; equal best hands split it.")
+    table.add_row("Hands", "strongest first: " + ", ".join(rules.category_label(c) for c in reversed(rules.categories))
+                  + ".")
+    return Group(Text(f"Five-card draw poker: {_deck_text(rules)}:", style="bold"), shown)
+
+
+def _deck_text(rules: Rules) -> str:
+    """'draw36-joker-11 (36 cards, the 6s plays as the joker)'."""
+    deck = rules.deck
+    joker = f", the {deck.joker_alias} plays as the joker" if deck.joker_alias else (
+        f", {_plural(deck.jokers, 'joker')}" if deck.jokers else "")
+    return f"{rules.name} ({deck.size} cards{joker})"
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}{'' if n == 1 else 's'}"
 
 
 class EndOfMatch(Exception):
@@ -92,7 +142,9 @@ def add_command(sub: Any) -> None:
     table.add_argument("--seed", type=int, default=0, help="seed of the deals and the bots (default 0)")
     table.add_argument("--bluff", type=number, default=0.1, help="advisor bots' bluff rate per hand (default 0.1)")
     table.add_argument("--history", metavar="FILE", help="append one JSON line per hand to FILE")
-    table.add_argument("--unicode", action="store_true", help="print suits as ♣ ♦ ♥ ♠")
+    table.add_argument("--plain", action="store_true",
+                       help="plain text and plain line input even in a terminal (NO_COLOR: no colours)")
+    table.add_argument("--unicode", action="store_true", help="suits as ♣ ♦ ♥ ♠ in plain text too")
     terms = p.add_argument_group("terms (agreed before play)")
     terms.add_argument("--ante", type=int_at_least(1), default=Terms.ante, help="ante per hand (default 1)")
     terms.add_argument("--stake", type=int_at_least(1), default=Terms.stake,
@@ -128,30 +180,28 @@ def add_command(sub: Any) -> None:
 
 
 class Screen:
-    """How the session prints: card notation and names."""
+    """How the session prints, through the shared terminal (``quintet.terminal``): cards and names."""
 
-    def __init__(self, rules: Rules, names: Sequence[str], out: TextIO, unicode: bool) -> None:
+    def __init__(self, rules: Rules, names: Sequence[str], term: Terminal) -> None:
         self.rules = rules
         self.names = list(names)
-        self.out = out
-        self.unicode = unicode
+        self.term = term
 
-    def say(self, text: str = "") -> None:
-        print(text, file=self.out, flush=True)
+    def say(self, text: RenderableType = "") -> None:
+        self.term.show(text)
 
-    def cards(self, cards: int | Sequence[int], order: str = "group") -> str:
-        return format_cards(cards if isinstance(cards, int) else list(cards), self.rules.deck,
-                            unicode=self.unicode, order=order)
+    def cards(self, cards: int | Sequence[int], order: str = "group") -> Text:
+        return self.term.cards(cards if isinstance(cards, int) else list(cards), self.rules.deck, order)
 
-    def card(self, card: int) -> str:
-        return format_card(card, self.rules.deck, unicode=self.unicode)
+    def card(self, card: int) -> Text:
+        return self.term.card(card, self.rules.deck)
 
     def stacks(self, stacks: Sequence[int]) -> str:
         return " · ".join(f"{name} {chips}" for name, chips in zip(self.names, stacks, strict=True))
 
     def hand(self, mask: int) -> list[int]:
         """The cards of a hand in the order it is shown (largest rank group first): positions 1-5."""
-        return parse_cards(self.cards(mask), self.rules.deck)
+        return order_cards(mask, self.rules.deck, "group")
 
     def verb(self, seat: int, verb: str) -> str:
         """The verb (given as for 'bot2': 'calls') agreeing with the seat's name: 'call' for 'you'."""
@@ -177,62 +227,72 @@ class Screen:
             self.say(f"{self.who(record.seat, 'stakes')} {record.amount} and {self.verb(record.seat, 'demands')} "
                      f"the show-down{pot}")
         elif isinstance(record, Exchange):
-            n = len(record.discarded)
-            if n == 0:
-                what = self.who(record.seat, "stands") + " pat"
-            else:
-                what = f"{self.who(record.seat, 'exchanges')} {n} card{'s' if n > 1 else ''}"
-                if record.fee:
-                    what += f", paying {record.fee}"
-            if record.seat == reveal and n:
-                what += f": {self.cards(record.discarded, 'given')} -> {self.cards(record.drawn, 'given')}"
-            if record.reshuffled:
-                what += " (the stock ran out: the muck was shuffled into a new stock)"
-            self.say(what)
-            if record.seat == reveal and n:
-                mask = state.hands[reveal]
-                self.say(f"Your cards now: {self.cards(mask)} ({describe(mask, self.rules)})")
+            self._exchange(state, record, reveal)
         elif isinstance(record, ShowDown):
-            self.say("Show-down:")
-            width = max(len(self.names[s]) for s, _, _ in record.hands)
             won = dict(zip(record.winners, record.amounts, strict=True))
+            table, shown = grid("!", "!", "", "!")
             for seat, mask, _ in record.hands:
-                tail = f"   {self.verb(seat, 'wins')} {won[seat]}" if seat in won else ""
-                self.say(f"  {self.names[seat]:<{width}}  {self.cards(mask)}   {describe(mask, self.rules)}{tail}")
+                tail = f"{self.verb(seat, 'wins')} {won[seat]}" if seat in won else ""
+                table.add_row(self.names[seat], self.cards(mask), describe(mask, self.rules),
+                              Text(tail, style="bold green" if seat == reveal else "bold"))
+            self.say(Group("Show-down:", shown))
         elif isinstance(record, FoldOut):
             self.say(f"{self.who(record.seat, 'takes')} the pot of {record.amount} (everyone else folded)")
+
+    def _exchange(self, state: State, record: Exchange, reveal: int | None) -> None:
+        n = len(record.discarded)
+        if n == 0:
+            what = Text(self.who(record.seat, "stands") + " pat")
+        else:
+            what = Text(f"{self.who(record.seat, 'exchanges')} {_plural(n, 'card')}")
+            if record.fee:
+                what.append(f", paying {record.fee}")
+        if record.seat == reveal and n:
+            what.append(": ").append_text(self.cards(record.discarded, "given")).append(" -> ")
+            what.append_text(self.cards(record.drawn, "given"))
+        if record.reshuffled:
+            what.append(" (the stock ran out: the muck was shuffled into a new stock)")
+        self.say(what)
+        if record.seat == reveal and n:
+            mask = state.hands[reveal]
+            self.say(Text.assemble("Your cards now: ", self.cards(mask), f" ({describe(mask, self.rules)})"))
 
 
 # ---------------------------------------------------------------------------- the person ----
 
 
 class TerminalPlayer:
-    """The person in a seat: reads one command per line until it is a legal action."""
+    """The person in a seat: reads one command per line until it is a legal action.
 
-    def __init__(self, screen: Screen, rules: Rules, seed: int, read: Any = input) -> None:
+    ``read(prompt)`` gives the next line (None at the end of input; default: the terminal's),
+    and each accepted command is remembered in the terminal's history."""
+
+    def __init__(self, screen: Screen, rules: Rules, seed: int, terms: Terms,
+                 read: Callable[[str], str | None] | None = None) -> None:
         self.screen = screen
         self.rules = rules
-        self.read = read
+        self.terms = terms
+        self.read = read or screen.term.read
         self.seed = seed
         self._advisor: AdvisorBot | None = None
 
     def act(self, state: State) -> Action:
         self.show_turn(state)
         while True:
-            try:
-                line = self.read("> ")
-            except EOFError:
-                raise EndOfMatch from None
+            line = self.read("> ")
+            if line is None:
+                raise EndOfMatch
             try:
                 action = self.parse(line, state)
-                if action is None:
-                    continue
-                state.verify(action)
-                return action
+                if action is not None:
+                    state.verify(action)
+                self.screen.term.remember(line)
+                if action is not None:
+                    return action
             except EndOfMatch:
                 raise
             except ValueError as exc:
-                self.screen.say(f"error: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}")
+                self.screen.term.error(str(exc).splitlines()[0] if str(exc) else type(exc).__name__)
 
     def show_turn(self, state: State) -> None:
         seat = state.actor
@@ -241,10 +301,10 @@ class TerminalPlayer:
         stack = state.stacks[seat]
         if state.phase is Phase.EXCHANGE:
             hand = self.screen.hand(state.hands[seat])
-            numbered = "  ".join(f"{i}:{self.screen.card(c)}" for i, c in enumerate(hand, 1))
+            numbered = Text("  ").join(Text(f"{i}:").append_text(self.screen.card(c)) for i, c in enumerate(hand, 1))
             fee = state.terms.exchange_fee
             cost = f"{fee} a card" if fee else "free"
-            say(f"Exchange · pot {state.pot} · your stack {stack} · your cards {numbered}")
+            say(Text(f"Exchange · pot {state.pot} · your stack {stack} · your cards ").append_text(numbered))
             say(f"Your move: exchange CARDS (up to {state.max_exchange()}, {cost}) | stand | fold | hint")
             return
         if state.phase is Phase.SEEING:
@@ -252,8 +312,9 @@ class TerminalPlayer:
             say(f"Pay {state.call_amount} to see · pot {state.pot} · your stack {stack}")
         else:
             when = "before" if state.phase is Phase.BETTING_BEFORE else "after"
-            say(f"Circle {state.circle} of {state.terms.circles}, {when} the exchange · pot {state.pot} · "
-                f"stake {state.current_stake} · your stack {stack} · your cards {self.screen.cards(state.hands[seat])}")
+            say(Text(f"Circle {state.circle} of {state.terms.circles}, {when} the exchange · pot {state.pot} · "
+                     f"stake {state.current_stake} · your stack {stack} · your cards ")
+                .append_text(self.screen.cards(state.hands[seat])))
         moves = ["fold"]
         if stack >= state.call_amount:
             moves.append(f"call {state.call_amount}")
@@ -274,11 +335,16 @@ class TerminalPlayer:
         words = line.strip().split()
         if not words:
             return None
-        verb, rest = words[0].lower(), words[1:]
-        if verb in ("quit", "exit", "q"):
+        verb, rest = command_word(words[0]), words[1:]
+        if verb in ("quit", "help", "rules", "stacks", "hint"):
+            _no_arguments(verb, rest)
+        if verb == "quit":
             raise EndOfMatch
-        if verb in ("help", "?", "h"):
-            self.screen.say(HELP)
+        if verb == "help":
+            self.screen.say(help_text())
+            return None
+        if verb == "rules":
+            self.screen.say(rules_text(self.rules, self.terms))
             return None
         if verb == "hint":
             self.hint(state)
@@ -327,7 +393,7 @@ class TerminalPlayer:
         cards = parse_cards(" ".join(words), self.rules.deck, what="cards to exchange")
         missing = [c for c in cards if c not in hand]
         if missing:
-            raise IllegalActionError(f"you do not hold {self.screen.card(missing[0])}")
+            raise IllegalActionError(f"you do not hold {self.screen.card(missing[0]).plain}")
         return tuple(cards)
 
     def hint(self, state: State) -> None:
@@ -339,22 +405,25 @@ class TerminalPlayer:
         advisor = self._advisor
         say = self.screen.say
         mask = state.hands[seat]
-        say(f"Your hand: {self.screen.cards(mask)} — {describe(mask, self.rules)}, percentile "
-            f"{100 * advisor.policy.percentile(mask):.1f}% among all {comb(self.rules.deck.size, 5):,} hands")
+        say(Text.assemble("Your hand: ", self.screen.cards(mask), f" — {describe(mask, self.rules)}, percentile "
+                          f"{100 * advisor.policy.percentile(mask):.1f}% among all {comb(self.rules.deck.size, 5):,} "
+                          "hands"))
         if state.drawn[seat] is None:
             hand = self.screen.hand(mask)
             expected = advisor.policy.expected(hand)
             most = 5 if not state.terms.exchange_fee else min(5, state.stacks[seat] // state.terms.exchange_fee)
-            ranked = advisor.policy.ranked(hand, max_draw=most)
-            say("Advisor's exchange (exact expected percentile of the final hand):")
-            for keep in ranked[:3]:
+            table, shown = grid("", ">")
+            for keep in advisor.policy.ranked(hand, max_draw=most)[:3]:
                 discards = [c for i, c in enumerate(hand) if not keep >> i & 1]
-                what = f"exchange {self.screen.cards(discards, 'given')}" if discards else "stand pat"
-                keep_text = self.screen.cards([c for c in hand if c not in discards], "given")
-                what += f" (keep {keep_text})" if discards and len(discards) < 5 else ""
-                say(f"  {what:<42} {100 * float(expected[keep]):6.2f}%")
+                kept = [c for c in hand if c not in discards]
+                what = Text("stand pat") if not discards else Text("exchange ").append_text(
+                    self.screen.cards(discards, "given"))
+                if discards and kept:
+                    what.append(" (keep ").append_text(self.screen.cards(kept, "given")).append(")")
+                table.add_row(what, f"{100 * float(expected[keep]):.2f}%")
+            say(Group("Advisor's exchange (exact expected percentile of the final hand):", shown))
         opponents = len(state.in_hand) - 1
-        say(f"Equity against the {opponents} opponent{'s' if opponents > 1 else ''} still in: "
+        say(f"Equity against the {_plural(opponents, 'opponent')} still in: "
             f"{100 * advisor.equity(state, seat):.1f}% (the advisor bot's estimate)")
 
 
@@ -395,9 +464,9 @@ def _bot_kinds(text: str, count: int) -> list[str]:
     return kinds
 
 
-def run(args: argparse.Namespace, rules: Rules, *, out: TextIO | None = None, read: Any = input) -> int:
-    """``quintet poker``: validate the options, seat the players, play."""
-    out = out or sys.stdout
+def run(args: argparse.Namespace, rules: Rules, *, term: Terminal | None = None) -> int:
+    """``quintet poker``: validate the options, seat the players, play (on ``term``, by default
+    the terminal of the standard streams)."""
     if not MIN_PLAYERS <= args.players <= MAX_PLAYERS:
         raise UsageError(f"draw poker is for {MIN_PLAYERS} to {MAX_PLAYERS} players, got {args.players}")
     if not 0.0 <= args.bluff <= 1.0:
@@ -407,10 +476,13 @@ def run(args: argparse.Namespace, rules: Rules, *, out: TextIO | None = None, re
     kinds = _bot_kinds(args.bots, args.players - person)
     names = (["you"] if person else []) + [f"bot{i}" for i in range(1, len(kinds) + 1)]
     table = Table(rules, terms, names, args.chips, seed=args.seed)
-    screen = Screen(rules, [f"{n}" for n in names], out, args.unicode)
-    agents: list[Agent] = [TerminalPlayer(screen, rules, args.seed, read)] if person else []
-    agents += [make_bot(kind, rules, seed=args.seed * 1000 + i + 1, bluff=args.bluff) for i, kind in enumerate(kinds)]
     with open(args.history, "a", encoding="utf-8") if args.history else nullcontext() as history:
+        term = term or Terminal.for_streams(plain=args.plain, unicode=args.unicode,
+                                            history=user_cache_dir() / "poker-history", words=WORDS)
+        screen = Screen(rules, names, term)
+        agents: list[Agent] = [TerminalPlayer(screen, rules, args.seed, terms)] if person else []
+        agents += [make_bot(kind, rules, seed=args.seed * 1000 + i + 1, bluff=args.bluff)
+                   for i, kind in enumerate(kinds)]
         if person:
             return _interactive(table, agents, screen, kinds, args, history)
         return _unattended(table, agents, screen, kinds, args, history)
@@ -418,17 +490,14 @@ def run(args: argparse.Namespace, rules: Rules, *, out: TextIO | None = None, re
 
 def _describe_table(table: Table, kinds: list[str], screen: Screen, chips: int) -> None:
     rules, terms = table.rules, table.terms
-    deck = rules.deck
-    joker = f", the {deck.joker_alias} plays as the joker" if deck.joker_alias else (
-        f", {deck.jokers} joker{'s' if deck.jokers > 1 else ''}" if deck.jokers else "")
     bots = ", ".join(f"{n} ({k})" for n, k in zip(table.names[-len(kinds):], kinds, strict=True))
-    screen.say(f"Five-card draw poker: {rules.name} ({deck.size} cards{joker}); {bots}; {chips} chips each.")
+    screen.say(f"Five-card draw poker: {_deck_text(rules)}; {bots}; {chips} chips each.")
     fee = f"{terms.exchange_fee} a card" if terms.exchange_fee else "free"
     when = "before and after the exchange" if terms.betting_before_exchange else "after the exchange"
     demand = ("on any turn after the exchange" if terms.demand_any_turn or terms.circles == 1
               else f"in circle 1 after the exchange until somebody raises, and in circle {terms.circles}")
     screen.say(f"Terms: ante {terms.ante}; stakes {terms.stake}-{terms.limit} a turn, never below the previous stake; "
-               f"{terms.circles} circles {when}; exchange {fee}; show-down demands {demand}; no credit.")
+               f"{_plural(terms.circles, 'circle')} {when}; exchange {fee}; show-down demands {demand}; no credit.")
 
 
 def _write(history: TextIO | None, table: Table, state: State, kinds: Sequence[str]) -> None:
@@ -445,7 +514,7 @@ def _write(history: TextIO | None, table: Table, state: State, kinds: Sequence[s
 def _interactive(table: Table, agents: list[Agent], screen: Screen, kinds: list[str], args: argparse.Namespace,
                  history: TextIO | None) -> int:
     _describe_table(table, kinds, screen, args.chips)
-    screen.say("You are seat 0. Type help for the commands.")
+    screen.say("You are seat 0. Type help for the commands, rules for the rules.")
     started = list(table.stacks)
     try:
         while not table.over and (args.hands is None or table.hands_played < args.hands):
@@ -455,15 +524,16 @@ def _interactive(table: Table, agents: list[Agent], screen: Screen, kinds: list[
             hand_no = table.hands_played + 1
             dealer = table.names[table.next_dealer]
             screen.say()
-            screen.say(f"== Hand {hand_no} · dealer {dealer} · stacks: {screen.stacks(table.stacks)} ==")
+            screen.say(Text(f"== Hand {hand_no} · dealer {dealer} · stacks: {screen.stacks(table.stacks)} ==",
+                            style="bold"))
 
             def observe(state: State, record: Record) -> None:
                 if not isinstance(record, AntePosting):
                     screen.record(state, record, reveal=0)
                 elif state.phase is not Phase.ANTES:  # the last ante: the cards are dealt
                     mask = state.hands[0]
-                    screen.say(f"Antes in · pot {state.pot} · your cards {screen.cards(mask)} "
-                               f"({describe(mask, table.rules)})")
+                    screen.say(Text.assemble(f"Antes in · pot {state.pot} · your cards ", screen.cards(mask),
+                                             f" ({describe(mask, table.rules)})"))
 
             state = table.play_hand(agents, observe)
             _write(history, table, state, kinds)
@@ -471,7 +541,7 @@ def _interactive(table: Table, agents: list[Agent], screen: Screen, kinds: list[
                 if state.dealt_in[seat] and chips < table.terms.ante:
                     who = "You have" if seat == 0 else f"{table.names[seat]} has"
                     screen.say(f"{who} too few chips for the ante and leave{'' if seat == 0 else 's'} the table.")
-    except EndOfMatch:
+    except (EndOfMatch, KeyboardInterrupt):  # quit, the end of input, or Ctrl-C away from the prompt
         screen.say()
         screen.say("Match ended by you (an unfinished hand does not count).")
     _summary(table, screen, started)
@@ -494,17 +564,17 @@ def _unattended(table: Table, agents: list[Agent], screen: Screen, kinds: list[s
                            "and leaves the table")
     seconds = time.perf_counter() - clock
     rate = table.hands_played / seconds if seconds > 0 else float("inf")
-    screen.say(f"{table.hands_played} hands in {seconds:.2f} s ({rate:,.0f} hands/s).")
+    screen.say(f"{_plural(table.hands_played, 'hand')} in {seconds:.2f} s ({rate:,.0f} hands/s).")
     _summary(table, screen, started)
     return 0
 
 
 def _summary(table: Table, screen: Screen, started: list[int]) -> None:
     hands = table.hands_played
-    why = "fewer than two players can pay the ante" if table.over else f"{hands} hand{'s' if hands != 1 else ''} played"
-    screen.say(f"Match over: {why}.")
-    width = max(len(n) for n in table.names)
+    why = "fewer than two players can pay the ante" if table.over else f"{_plural(hands, 'hand')} played"
+    standings, shown = grid("!", ">", ">", ">")
     for seat, name in enumerate(table.names):
         net = table.stacks[seat] - started[seat]
         per_hand = f"{net / hands:+.2f} a hand" if hands else ""
-        screen.say(f"  {name:<{width}}  {table.stacks[seat]:>6} chips  {net:+6d}  {per_hand}")
+        standings.add_row(name, f"{table.stacks[seat]} chips", f"{net:+d}", per_hand)
+    screen.say(Group(Text(f"Match over: {why}.", style="bold"), shown))

@@ -6,31 +6,25 @@
     printf 'hint\\nplay …\\n' | quintet-play --seed 7 --opponent uniform    # scripted
 
 The game's rules live in ``solver.play.session`` (``GameSession``); this module reads commands and
-draws the board: colours, Unicode suits, line editing and history (prompt_toolkit) when
-stdin and stdout are a terminal, plain text otherwise (each command echoed after its
-prompt, so a transcript reads as a dialogue).  Bad input gets one line and the prompt again;
-Ctrl-C stops a running solve (the best found so far is used), at the prompt it clears the
-line; end of input ends the match — finished games are recorded as they finish.
+draws the board through the terminal layer both games share (``quintet.terminal``: colours,
+Unicode suits, line editing and history in a terminal, plain text and echoed commands when
+piped; docs/playing.md).  Bad input gets one line and the prompt again; Ctrl-C stops a running
+solve (the best found so far is used), at the prompt it clears the line; end of input ends the
+match — finished games are recorded as they finish.  After a match in a terminal the program
+offers another one.
 """
 
 from __future__ import annotations
 
 import argparse
-import os
-import sys
 import threading
 from collections.abc import Callable, Sequence
-from pathlib import Path
 from typing import TypeVar
 
-from prompt_toolkit import PromptSession
-from prompt_toolkit.auto_suggest import AutoSuggestFromHistory
-from prompt_toolkit.completion import WordCompleter
-from prompt_toolkit.history import FileHistory, InMemoryHistory
-from rich.console import Console
+from rich.console import Group, RenderableType
 from rich.text import Text
 
-from quintet.cards import SUIT_SYMBOLS, cards_of, format_card, format_cards, order_cards
+from quintet.cards import SUIT_SYMBOLS, cards_of, format_cards
 from quintet.cliutil import (
     OneLineParser,
     UsageError,
@@ -40,11 +34,13 @@ from quintet.cliutil import (
     positive_int,
     rules_from_args,
     run_cli,
+    user_cache_dir,
 )
 from quintet.evaluator import describe
 from quintet.game import Deal
 from quintet.rules import Rules
 from quintet.seeds import SEED_MAX, fresh_seed, seed_series
+from quintet.terminal import SUIT_STYLES, Terminal, flow, grid
 from quintet.text import quote
 from solver.advisor.advice import Grade, Solution
 from solver.advisor.equilibrium import EquilibriumResult, solve_equilibrium
@@ -64,9 +60,9 @@ from solver.play.session import (
 from solver.problem.opponent_spec import OPPONENT_HELP
 from solver.problem.opponents import Uniform
 from solver.storage.records import GameRecord, append_record
-from solver.storage.store import SolutionStore, user_cache_dir
+from solver.storage.store import SolutionStore
 
-__all__ = ["Terminal", "build_parser", "main"]
+__all__ = ["build_parser", "main"]
 
 T = TypeVar("T")
 
@@ -74,96 +70,13 @@ PROG = "quintet-play"
 DEFAULT_EPSILON = 0.05
 DEFAULT_TIME_LIMIT = 120.0
 SUIT_NAMES = ("clubs", "diamonds", "hearts", "spades")
-SUIT_STYLES = ("bold green", "bold blue", "bold red", "bold")  # a four-colour deck: ♣ ♦ ♥ ♠
-
-
-# ----------------------------------------------------------------------------- the terminal
-
-
-class Terminal:
-    """Where the game is shown and commands are read.
-
-    ``colour``: rich styles on stdout; ``unicode``: suits as ♣ ♦ ♥ ♠; ``line_editing``:
-    prompt_toolkit (history, completion); otherwise lines are read from stdin and echoed
-    after the prompt.
-    """
-
-    def __init__(self, *, colour: bool, unicode: bool, line_editing: bool,
-                 history: Path | None = None) -> None:
-        self.colour = colour
-        self.unicode = unicode
-        self.line_editing = line_editing
-        self.console = Console(highlight=False, soft_wrap=True, force_terminal=colour,
-                               no_color=not colour, emoji=False, markup=False)
-        self._prompt_session: PromptSession[str] | None = None
-        if line_editing:
-            store: FileHistory | InMemoryHistory = InMemoryHistory()
-            if history is not None:
-                try:
-                    history.parent.mkdir(parents=True, exist_ok=True)
-                    history.touch()
-                    store = FileHistory(str(history))
-                except OSError:
-                    pass  # a read-only home: history for this session only
-            self._prompt_session = PromptSession(history=store, auto_suggest=AutoSuggestFromHistory(),
-                                                 completer=WordCompleter(list(COMMANDS)))
-
-    @classmethod
-    def for_streams(cls, *, plain: bool, unicode: bool) -> Terminal:
-        """Colour and line editing when stdin/stdout are a terminal (unless ``plain``)."""
-        out_tty = sys.stdout.isatty() and not plain
-        in_tty = sys.stdin.isatty() and out_tty
-        return cls(colour=out_tty and "NO_COLOR" not in os.environ, unicode=unicode or out_tty,
-                   line_editing=in_tty, history=user_cache_dir() / "play-history")
-
-    def show(self, text: Text | str) -> None:
-        if isinstance(text, str):
-            text = Text(text)
-        if self.colour:
-            self.console.print(text)
-        else:
-            print(text.plain, flush=True)
-
-    def error(self, message: str) -> None:
-        self.show(Text("error: " + message, style="bold red"))
-
-    def read(self, prompt: str) -> str | None:
-        """One line of input (None at the end of input); Ctrl-C raises KeyboardInterrupt."""
-        if self._prompt_session is not None:
-            try:
-                return str(self._prompt_session.prompt(prompt))
-            except EOFError:
-                return None
-        line = sys.stdin.readline()
-        if not line:
-            return None
-        line = line.rstrip("\r\n")
-        self.show(prompt + line)
-        return line
-
-    # -------------------------------------------------------------- drawing cards
-
-    def card(self, card: int, rules: Rules) -> Text:
-        deck = rules.deck
-        style = "bold magenta" if deck.is_joker(card) else SUIT_STYLES[deck.suit_of(card)]
-        return Text(format_card(card, deck, unicode=self.unicode), style=style)
-
-    def packet(self, mask: int, rules: Rules, width: int = 0) -> Text:
-        """A packet as a hand reads (largest rank group first), padded to ``width`` columns."""
-        out = Text(" ").join(self.card(c, rules) for c in order_cards(mask, rules.deck, "group"))
-        if width:
-            out.pad_right(max(0, width - out.cell_len))
-        return out
 
 
 # ----------------------------------------------------------------------------- what is shown
 
 
 def _heading(text: str) -> Text:
-    """A bold first line; what is appended after it keeps its own style."""
-    out = Text()
-    out.append(text, style="bold")
-    return out
+    return Text(text, style="bold")
 
 
 def _points(x: float) -> str:
@@ -174,65 +87,86 @@ def _signed(x: float) -> str:
     return f"{0.0 if abs(x) < 0.005 else x:+.2f}"
 
 
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}{'' if n == 1 else 's'}"
+
+
 def _slot_label(rules: Rules, s: int) -> str:
     return f"slot {s + 1} ({rules.weights[s]} pts)"
 
 
-def board(term: Terminal, game: GameSession, header: str | None) -> Text:
+def board(term: Terminal, game: GameSession, header: str | None) -> RenderableType:
     """The exposed cards, the cards left to place by suit, and the slots."""
     rules = game.rules
     deck = rules.deck
-    out = Text()
+    parts: list[RenderableType] = []
     if header:
-        out.append(header + "\n", style="bold")
-        out.append("Exposed (out of play): ")
-        out.append(Text(" ").join(term.card(c, rules) for c in order_cards(game.deal.exposed, deck)))
-        out.append("\n")
+        parts.append(_heading(header))
+        parts.append(Text("Exposed (out of play): ").append_text(term.cards(game.deal.exposed, deck, "rank")))
     left = game.unplaced
-    out.append(f"Cards to place ({left.bit_count()} of {game.deal.live.bit_count()}):\n")
+    parts.append(Text(f"Cards to place ({left.bit_count()} of {game.deal.live.bit_count()}):"))
+    suits, shown = grid("!", "!")
     for suit in reversed(range(4)):
         cards = [c for c in cards_of(left) if not deck.is_joker(c) and deck.suit_of(c) == suit]
         if cards:
             name = f"{SUIT_SYMBOLS[suit]} {SUIT_NAMES[suit]}" if term.unicode else SUIT_NAMES[suit]
-            out.append(f"  {name:<10} ", style=SUIT_STYLES[suit])
-            out.append(Text(" ").join(term.card(c, rules) for c in order_cards(cards, deck)))
-            out.append("\n")
+            suits.add_row(Text(name, style=SUIT_STYLES[suit]), term.cards(cards, deck, "rank"))
     jokers = [c for c in cards_of(left) if deck.is_joker(c)]
     if jokers:
-        out.append(f"  {'jokers':<10} ")
-        out.append(Text(" ").join(term.card(c, rules) for c in jokers))
-        out.append("\n")
-    out.append("Your slots:")
+        suits.add_row("jokers", term.cards(jokers, deck, "given"))
+    if suits.row_count:
+        parts.append(shown)
+    parts.append(Text("Your slots:"))
+    slots, shown = grid("!", "!", "")
     for s, packet in enumerate(game.slots):
-        out.append(f"\n  {_slot_label(rules, s):<17}")
         if packet:
-            out.append(term.packet(packet, rules, 17))
-            out.append(describe(packet, rules))
+            slots.add_row(_slot_label(rules, s), term.cards(packet, deck), describe(packet, rules))
         else:
-            out.append("-", style="dim")
-    return out
+            slots.add_row(_slot_label(rules, s), Text("-", style="dim"), "")
+    parts.append(shown)
+    return Group(*parts)
 
 
-def help_text() -> Text:
-    out = _heading("Commands (one per line):\n")
-    out.append("\n".join("  " + line for line in COMMANDS.values()))
-    out.append("\nCards: Ah, Td or 10d, 7s (upper or lower case, ♣ ♦ ♥ ♠ too), separated by spaces or commas; "
-               "packets in 'play' separated by '|' or '/'.")
-    return out
+def help_text() -> RenderableType:
+    table, shown = grid("!", "")
+    for usage, what in COMMANDS.values():
+        table.add_row(usage, what)
+    return Group(_heading("Commands (one per line):"), shown,
+                 Text("Cards: Ah, Td or 10d, 7s (upper or lower case, ♣ ♦ ♥ ♠ too), separated by spaces or commas; "
+                      "packets in 'play' separated by '|' or '/'."))
 
 
-def _advice_lines(term: Terminal, sol: Solution, yours: set[int]) -> Text:
+def rules_text(rules: Rules) -> RenderableType:
+    """The rules of Quintet in a few lines, for the rule set being played."""
+    n = rules.n_slots
+    weights = ", ".join(map(str, rules.weights[:-1])) + f" and {rules.weights[-1]}"
+    tie = (f"each player scores {_points(rules.tie_points)} of its points" if rules.tie_points
+           else "nobody scores it")
+    live = rules.deck.size - rules.n_exposed
+    table, shown = grid("!", "")
+    table.add_row("The deal", f"{rules.n_exposed} of the {rules.deck.size} cards are dealt face up and are out of "
+                              f"play; both players hold the same other {live} cards.")
+    table.add_row("Arranging", f"each player splits them into {n} packets of {rules.hand_size}, laid face down in "
+                               f"slots 1-{n} worth {weights} points; the computer has laid its packets before you "
+                               "start.")
+    table.add_row("Show-down", f"slot by slot the two packets meet as poker hands: the better hand scores the slot's "
+                               f"points (equal hands: {tie}); the higher total wins the game, and a match adds up "
+                               "its games.")
+    table.add_row("Hands", "strongest first: " + ", ".join(rules.category_label(c) for c in reversed(rules.categories))
+                  + ".")
+    return Group(_heading(f"Quintet ({rules.describe()}):"), shown)
+
+
+def _advice_table(term: Terminal, sol: Solution, yours: set[int]) -> RenderableType:
+    """One row a slot (yours marked ``*``): its packet, hand, odds against the model and expected margin."""
     rules = sol.deal.rules
-    out = Text()
+    table, shown = grid("slot!", "cards!", "hand", "win>", "tie>", "margin>")
     for s, (advice, packet) in enumerate(zip(sol.per_slot, sol.arrangement.packets, strict=True)):
-        out.append(f"\n  {_slot_label(rules, s):<17}")
-        out.append(term.packet(packet, rules, 17))
-        out.append(f"{advice.hand:<32}", style="bold" if s + 1 in yours else "")
-        out.append(f" win {100 * advice.p_win:5.1f}%  tie {100 * advice.p_tie:5.1f}%  "
-                   f"E[margin] {_signed(advice.expected_margin)}")
-        if s + 1 in yours:
-            out.append("  (yours)", style="dim")
-    return out
+        mine = s + 1 in yours
+        table.add_row(f"{s + 1}{'*' if mine else ''}", term.cards(packet, rules.deck), advice.hand,
+                      f"{100 * advice.p_win:.1f}%", f"{100 * advice.p_tie:.1f}%", _signed(advice.expected_margin),
+                      style="bold" if mine else "")
+    return shown
 
 
 def _proof(sol: Solution) -> str:
@@ -242,55 +176,63 @@ def _proof(sol: Solution) -> str:
     return f"{reason}: best found, at most {sol.gap:.2f} below the optimum"
 
 
-def hint_text(term: Terminal, sol: Solution, yours: set[int]) -> Text:
-    kept = f"your slot{'s' if len(yours) > 1 else ''} {', '.join(map(str, sorted(yours)))} kept" if yours \
+def hint_text(term: Terminal, sol: Solution, yours: set[int]) -> RenderableType:
+    kept = f"your slot{'s' if len(yours) > 1 else ''} {', '.join(map(str, sorted(yours)))} kept (*)" if yours \
         else "the best arrangement"
-    out = _heading(f"Hint against the computer's model ({sol.opponent}) — {kept}; {_proof(sol)}:")
-    out.append_text(_advice_lines(term, sol, yours))
-    out.append(f"\nExpected margin {_signed(sol.expected_margin)} against the model.\n")
-    out.append("To play it: play " + sol.arrangement.format(sol.deal.rules), style="dim")
-    return out
+    return Group(_heading(f"Hint against the computer's model ({sol.opponent}) — {kept}; {_proof(sol)}:"),
+                 _advice_table(term, sol, yours),
+                 Text(f"Expected margin {_signed(sol.expected_margin)} against the model."),
+                 Text("To play it: play " + sol.arrangement.format(sol.deal.rules), style="dim", no_wrap=True,
+                      overflow="ignore"))
 
 
-def grade_text(term: Terminal, g: Grade) -> Text:
+def grade_text(term: Terminal, g: Grade) -> RenderableType:
     best = f"{_signed(g.best.value)} ({_proof(g.best)})"
-    out = _heading(f"Your arrangement against the computer's model ({g.given.opponent}): expected margin "
-                   f"{_signed(g.given.value)}; the best {best}; regret {g.regret:.2f}.")
-    out.append_text(_advice_lines(term, g.given, set()))
     if g.best_swap is None:
-        out.append("\nNo swap of two cards improves it.")
+        swap = "No swap of two cards improves it."
     else:
         sw = g.best_swap
-        out.append(f"\nBest two-card swap: {sw.card_a} (slot {sw.slot_a}) <-> {sw.card_b} (slot {sw.slot_b}) → "
-                   f"{_signed(sw.value)} ({_signed(sw.value - g.given.value)}).")
-    return out
+        swap = (f"Best two-card swap: {sw.card_a} (slot {sw.slot_a}) <-> {sw.card_b} (slot {sw.slot_b}) → "
+                f"{_signed(sw.value)} ({_signed(sw.value - g.given.value)}).")
+    return Group(_heading(f"Your arrangement against the computer's model ({g.given.opponent}): expected margin "
+                          f"{_signed(g.given.value)}; the best {best}; regret {g.regret:.2f}."),
+                 _advice_table(term, g.given, set()), Text(swap))
 
 
-def odds_text(odds: Odds, rules: Rules) -> Text:
-    out = _heading(f"The computer's odds per slot (its model: {odds.model}):")
-    for s, hands in enumerate(odds.slots):
-        shown = " · ".join(f"{h} {100 * p:.1f}%" for h, p in hands)
-        out.append(f"\n  {_slot_label(rules, s):<17}{shown}")
-    return out
+def odds_text(term: Terminal, odds: Odds, rules: Rules) -> RenderableType:
+    labels = [_slot_label(rules, s) for s in range(len(odds.slots))]
+    room = term.width - 2 - max(map(len, labels)) - 2  # the indent, the label column, the gap
+    table, shown = grid("!", "")
+    for label, hands in zip(labels, odds.slots, strict=True):
+        table.add_row(label, flow((Text(f"{h} {100 * p:.1f}%") for h, p in hands), room))
+    return Group(_heading(f"The computer's odds per slot (its model: {odds.model}):"), shown)
 
 
-def reveal_text(term: Terminal, rules: Rules, reveal: Reveal) -> Text:
-    r = reveal.result
-    s = r.slot - 1
-    out = Text(f"  {_slot_label(rules, s):<17}you       ")
-    out.append(term.packet(r.hand_a.mask, rules, 17))
-    out.append(r.hand_a.description + "\n")
-    out.append(" " * 19 + "computer  ")
-    out.append(term.packet(r.hand_b.mask, rules, 17))
-    out.append(f"{r.hand_b.description:<32}")
-    if r.winner == "A":
-        out.append(f" you +{_points(r.points_a)}", style="bold green")
-    elif r.winner == "B":
-        out.append(f" computer +{_points(r.points_b)}", style="bold red")
-    else:
-        out.append(" tie" + (f" (+{_points(r.points_a)} each)" if r.points_a else ""), style="bold")
-    out.append(f"   you {_points(reveal.player_points)} : {_points(reveal.computer_points)} computer")
-    return out
+def showdown_text(term: Terminal, rules: Rules, reveals: Sequence[Reveal]) -> RenderableType:
+    """The show-down, slot by slot: who won it in words and in colour (green you, red the
+    computer, dim a tie), both hands, the running score."""
+    deck = rules.deck
+    width = max(term.cards(m, deck).cell_len for r in reveals for m in (r.result.hand_a.mask, r.result.hand_b.mask))
+    parts: list[RenderableType] = [_heading("Show-down:")]
+    for reveal in reveals:
+        r = reveal.result
+        if r.winner == "A":
+            verdict, style = f"you win {_points(r.points_a)}", "bold green"
+        elif r.winner == "B":
+            verdict, style = f"the computer wins {_points(r.points_b)}", "bold red"
+        else:
+            verdict, style = "tie" + (f", {_points(r.points_a)} each" if r.points_a else ", nobody scores"), "dim"
+        parts.append(Text.assemble(f"  {_slot_label(rules, r.slot - 1)}: ", (verdict, style),
+                                   f" — you {_points(reveal.player_points)} : "
+                                   f"{_points(reveal.computer_points)} computer"))
+        table, shown = grid("!", "!", "", indent=4)
+        table.columns[1].min_width = width
+        for side, hand in (("A", r.hand_a), ("B", r.hand_b)):
+            marked = style if r.winner in (side, None) else ""  # the winner's (both, in a tie) in its colour
+            table.add_row(Text("you" if side == "A" else "computer", style=marked), term.cards(hand.mask, deck),
+                          Text(hand.description, style=marked))
+        parts.append(shown)
+    return Group(*parts)
 
 
 def _verdict(player: float, computer: float, what: str = "") -> str:
@@ -301,24 +243,23 @@ def _verdict(player: float, computer: float, what: str = "") -> str:
     return f"{winner}{' ' + what if what else ''} by {_points(abs(player - computer))}"
 
 
-def summary_text(records: Sequence[GameRecord], rules: Rules) -> Text:
+def summary_text(term: Terminal, records: Sequence[GameRecord], rules: Rules) -> RenderableType:
     you = sum(r.showdown.points_a for r in records)
     them = sum(r.showdown.points_b for r in records)
     won = sum(r.showdown.points_a > r.showdown.points_b for r in records)
     lost = sum(r.showdown.points_a < r.showdown.points_b for r in records)
     n = len(records)
-    out = _heading(f"Match over after {n} game{'s' if n != 1 else ''}: you {_points(you)}, computer {_points(them)} — "
-                   f"{_verdict(you, them, 'the match')} (games won {won}, lost {lost}, drawn {n - won - lost}).\n")
-    out.append(f"{'game':>4} {'seed':>11}  {'exposed':<21} {'you':>4} {'computer':>8} {'margin':>6} "
-               f"{'regret':>7} {'hints':>5}")
+    table, shown = grid("game>", "seed>", "exposed!", "you>", "computer>", "margin>", "regret>", "hints>", indent=0)
     for r in records:
-        regret = "-" if r.regret is None else f"{r.regret:.2f}"
-        out.append(f"\n{r.game:>4} {r.seed:>11}  {format_cards(r.deal.exposed, rules.deck):<21} "
-                   f"{_points(r.showdown.points_a):>4} {_points(r.showdown.points_b):>8} "
-                   f"{r.showdown.margin:>+6g} {regret:>7} {len(r.hints):>5}")
-    out.append("\nRegret: how much more (expected points of margin) the best response to the computer's model "
-               "would have won than your arrangement; 0 = you played a best response.")
-    return out
+        table.add_row(str(r.game), str(r.seed), term.cards(r.deal.exposed, rules.deck, "rank"),
+                      _points(r.showdown.points_a), _points(r.showdown.points_b), f"{r.showdown.margin:+g}",
+                      "-" if r.regret is None else f"{r.regret:.2f}", str(len(r.hints)))
+    drawn = n - won - lost
+    return Group(_heading(f"Match over after {_plural(n, 'game')}: you {_points(you)}, computer {_points(them)} — "
+                          f"{_verdict(you, them, 'the match')} (games won {won}, lost {lost}, drawn {drawn})."),
+                 shown,
+                 Text("Regret: how much more (expected points of margin) the best response to the computer's model "
+                      "would have won than your arrangement; 0 = you played a best response."))
 
 
 # ----------------------------------------------------------------------------- the game loop
@@ -354,6 +295,8 @@ def _execute(term: Terminal, game: GameSession, command: Command) -> None:
         term.show(board(term, game, "The board"))
     elif name == "help":
         term.show(help_text())
+    elif name == "rules":
+        term.show(rules_text(rules))
     elif name == "hint":
         game.verify_hint()
         yours = set(game.placed)
@@ -362,7 +305,7 @@ def _execute(term: Terminal, game: GameSession, command: Command) -> None:
         game.verify_grade()
         term.show(grade_text(term, _interruptible(term, game.grade, "search")))
     elif name == "odds":
-        term.show(odds_text(game.odds(), rules))
+        term.show(odds_text(term, game.odds(), rules))
     elif name == "play":
         game.confirm(command.text)
     elif name == "done":
@@ -376,20 +319,14 @@ def _execute(term: Terminal, game: GameSession, command: Command) -> None:
 def _place_and_confirm(term: Terminal, game: GameSession) -> None:
     """Read commands until the player confirms an arrangement (raises ``_Quit`` to stop)."""
     while game.phase is Phase.PLACING:
-        prompt = f"game {game.game} ({len(game.placed)}/{game.rules.n_slots} placed)> "
-        try:
-            line = term.read(prompt)
-        except KeyboardInterrupt:
-            if not term.line_editing:
-                raise _Quit from None
-            term.show(Text("(Ctrl-C: type 'quit' or press Ctrl-D to leave)", style="dim"))
-            continue
+        line = term.read(f"game {game.game} ({len(game.placed)}/{game.rules.n_slots} placed)> ")
         if line is None:
             raise _Quit
         try:
             command = parse_command(line, game.rules.n_slots)
             if command is not None:
                 _execute(term, game, command)
+                term.remember(line)
         except PlayError as exc:
             term.error(str(exc))
         except _Quit:
@@ -399,44 +336,34 @@ def _place_and_confirm(term: Terminal, game: GameSession) -> None:
 
 
 def _show_down(term: Terminal, game: GameSession) -> None:
-    term.show(Text("Show-down:", style="bold"))
+    reveals = []
     while game.phase is Phase.SHOWDOWN:
-        term.show(reveal_text(term, game.rules, game.reveal()))
+        reveals.append(game.reveal())
+    term.show(showdown_text(term, game.rules, reveals))
 
 
-def _progress_printer(quiet: bool) -> Callable[[IterationRecord], None] | None:
-    if quiet:
-        return None
-    tty = sys.stderr.isatty()
-
-    def show(record: IterationRecord) -> None:
-        line = (f"{PROG}: solving the equilibrium: iteration {record.iteration}, "
-                f"exploitability {record.exploitability:.4f}, {record.seconds:.1f} s")
-        print(("\r\x1b[K" + line) if tty else line, end="" if tty else "\n", file=sys.stderr, flush=True)
-
-    return show
-
-
-def _equilibrium_provider(args: argparse.Namespace) -> EquilibriumProvider:
-    progress = _progress_printer(args.quiet)
+def _equilibrium_provider(term: Terminal, args: argparse.Namespace) -> EquilibriumProvider:
+    def progress(record: IterationRecord) -> None:
+        term.status.update(f"{PROG}: equilibrium solve: iteration {record.iteration}, "
+                           f"exploitability {record.exploitability:.4f}, {record.seconds:.1f} s")
 
     def provide(deal: Deal, stop: threading.Event | None) -> EquilibriumResult:
-        common = dict(epsilon=args.epsilon, time_limit=args.time_limit, stop_event=stop, progress=progress)
+        common = dict(epsilon=args.epsilon, time_limit=args.time_limit, stop_event=stop,
+                      progress=None if args.quiet else progress)
         try:
             if args.no_store:
                 return solve_equilibrium(deal, **common)
             with SolutionStore(args.store) as store:  # opened in the solving thread (SQLite)
                 return solve_equilibrium(deal, store=store, **common)
         finally:
-            if progress is not None and sys.stderr.isatty():
-                print(file=sys.stderr)
+            term.status.end()
 
     return provide
 
 
 def build_parser() -> argparse.ArgumentParser:
     p = OneLineParser(prog=PROG, description="Play Quintet against the computer, with hints.",
-                      epilog="Commands during a game: " + ", ".join(COMMANDS) + " (type 'help').")
+                      epilog="Commands during a game: " + ", ".join(COMMANDS) + " (type 'help'; docs/playing.md).")
     p.add_argument("--games", type=positive_int, default=1, metavar="N", help="games in the match (default 1)")
     p.add_argument("--seed", type=integer, default=None,
                    help=f"seed of game 1, 0..{SEED_MAX} (game k uses SEED+k-1; default: a random seed, printed)")
@@ -456,7 +383,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="store of solved equilibria (default: $QUINTET_STORE or the user cache directory)")
     p.add_argument("--no-store", action="store_true", help="neither read nor write the store")
     p.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
-    p.add_argument("--plain", action="store_true", help="plain text and plain line input even in a terminal")
+    p.add_argument("--plain", action="store_true",
+                   help="plain text and plain line input even in a terminal (NO_COLOR: no colours)")
     p.add_argument("--unicode", action="store_true", help="suits as ♣ ♦ ♥ ♠ in plain text too")
     add_rules_arguments(p)
     return p
@@ -475,23 +403,35 @@ def _main(argv: Sequence[str] | None) -> int:
     if args.record is not None:
         with open(args.record, "a", encoding="utf-8"):
             pass  # fail now, in one line, if the file cannot be written
+    if args.opponent.needs_equilibrium and not args.no_store:
+        SolutionStore(args.store).close()  # the store game 1 needs: a bad one fails now (none is made otherwise)
+    term = Terminal.for_streams(plain=args.plain, unicode=args.unicode, history=user_cache_dir() / "play-history",
+                                words=list(COMMANDS))
+    provider = _equilibrium_provider(term, args)
     seed = seeds[0]
-    term = Terminal.for_streams(plain=args.plain, unicode=args.unicode)
-    provider = _equilibrium_provider(args)
+    while _play_match(term, args, rules, fixed, seed, provider) and term.ask("Play another match?"):
+        last = seed + args.games - 1
+        seed = last + 1 if last + args.games <= SEED_MAX else fresh_seed(args.games)
+    return 0
+
+
+def _play_match(term: Terminal, args: argparse.Namespace, rules: Rules, fixed: Deal | None, seed: int,
+                provider: EquilibriumProvider) -> bool:
+    """One match of ``args.games`` games from ``seed``; True if it was played to the end in a
+    terminal (then another match is offered)."""
+    term.show(_heading(f"Quintet against the computer: {_plural(args.games, 'game')}, seed {seed}. "
+                       "Type 'help' for the commands, 'rules' for the rules."))
     records: list[GameRecord] = []
-    term.show(Text(f"Quintet against the computer: {args.games} game{'s' if args.games != 1 else ''}, seed {seed}"
-                   ". Type 'help' for the commands.", style="bold"))
     try:
         for k in range(1, args.games + 1):
             game_seed = seed + k - 1
             deal = fixed or Deal.random(game_seed, rules)
             records.append(_play_game(term, args, deal, k, game_seed, provider, records))
     except _Quit:
-        if len(records) < args.games:
-            term.show(f"Game {len(records) + 1} was not finished; it is not recorded.")
+        term.show(f"Game {len(records) + 1} was not finished; it is not recorded.")
     if records:
-        term.show(summary_text(records, rules))
-    return 0
+        term.show(summary_text(term, records, rules))
+    return len(records) == args.games and term.line_editing
 
 
 def _play_game(term: Terminal, args: argparse.Namespace, deal: Deal, k: int, seed: int,

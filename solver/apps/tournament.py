@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import os
 import sys
 import time
 from collections.abc import Callable, Sequence
@@ -91,6 +92,13 @@ SAMPLING_NOTE = (
     "(uniform random via its exact marginals, the equilibrium as its whole mix); only the deals are "
     "a seeded random sample, and the confidence interval is across deals."
 )
+
+ROW_MEAN_NOTE = "mean: the row strategy's mean margin against the other strategies (self-play left out)"
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}{'' if n == 1 else 's'}"
+
 
 def _signed(x: float) -> str:
     """``+1.23`` / ``-1.23``, and ``+0.00`` for values that round to zero (no ``-0.00``)."""
@@ -208,6 +216,16 @@ class TournamentResult:
         return self.per_deal.mean(axis=0)
 
     @property
+    def row_mean(self) -> np.ndarray:
+        """Each row strategy's mean margin against the *other* strategies: its self-play entry
+        (always 0) is left out, so the figure does not shrink with the number of strategies
+        (NaN with a single strategy)."""
+        k = len(self.strategies)
+        if k < 2:
+            return np.full(k, np.nan)
+        return (self.mean.sum(axis=1) - np.diag(self.mean)) / (k - 1)
+
+    @property
     def ci95(self) -> np.ndarray:
         """Half-width of the 95% confidence interval of the mean (Student t, n − 1 d.f.)."""
         return mean_ci95(self.per_deal)[1]
@@ -237,7 +255,8 @@ class TournamentResult:
             "payoff": "row strategy's expected margin (its points minus the column's) per game",
             "mean": mean.tolist(),
             "ci95": [[None if math.isnan(x) else x for x in row] for row in ci.tolist()],
-            "row_mean": mean.mean(axis=1).tolist(),
+            "row_mean": [None if math.isnan(x) else x for x in self.row_mean.tolist()],
+            "row_mean_note": ROW_MEAN_NOTE,
             "equilibrium": self.equilibrium_summary(),
             "deals": [e.to_dict() for e in self.entries],
             "seconds": self.seconds,
@@ -265,7 +284,10 @@ class TournamentResult:
                 half = ci[a, b]
                 text = _signed(mean[a, b]) + ("" if math.isnan(half) else f" ±{half:.2f}")
                 cells.append(text.rjust(cell))
-            lines.append(row_name.ljust(width) + "".join(cells) + _signed(mean[a].mean()).rjust(10))
+            row_mean = self.row_mean[a]
+            lines.append(row_name.ljust(width) + "".join(cells) + ("-" if math.isnan(row_mean) else
+                                                                   _signed(row_mean)).rjust(10))
+        lines.append(ROW_MEAN_NOTE + ".")
         lines.append("")
         for s in names:
             lines.append(f"  {s}: {STRATEGY_LABELS[s]}")
@@ -281,7 +303,8 @@ class TournamentResult:
         unproven = [(s, e.deal) for e in self.entries for s in ("br-uniform", "br-greedy")
                     if e.info.get(f"{s}_optimal") is False]
         if unproven:
-            lines.append(f"Warning: {len(unproven)} best responses were not proven optimal within the time limit.")
+            lines.append(f"Warning: {_plural(len(unproven), 'best response')} "
+                         f"{'was' if len(unproven) == 1 else 'were'} not proven optimal within the time limit.")
         lines.append(f"{self.seconds:.1f} s.")
         return "\n".join(lines)
 
@@ -344,8 +367,8 @@ def plot_heatmap(result: TournamentResult, path: str | Path | None = None, *, ax
             colour = "white" if abs(mean[a, b]) > 0.6 * vmax else "black"
             ax.text(b, a, text, ha="center", va="center", fontsize=8, color=colour)
     n = len(result.entries)
-    ax.set_title(f"Expected margin per game, row vs column\n{n} deals, mean ± 95% CI (exact, nothing sampled)",
-                 fontsize=10)
+    ax.set_title(f"Expected margin per game, row vs column\n{_plural(n, 'deal')}, mean ± 95% CI "
+                 "(exact, nothing sampled)", fontsize=10)
     fig.colorbar(image, ax=ax, label="points")
     fig.tight_layout()
     if path is not None:
@@ -384,6 +407,30 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
+def _check_plot(path: str) -> None:
+    """``--plot PATH`` in one line now (matplotlib missing, a format it cannot write, a
+    directory that does not exist or cannot be written); nothing is created."""
+    try:
+        import matplotlib
+    except ImportError:
+        raise UsageError("--plot needs matplotlib: pip install 'quintet-solver[bench]'") from None
+    matplotlib.use("Agg")
+    from matplotlib.figure import Figure
+
+    target = Path(path)
+    suffix = target.suffix[1:].lower()
+    formats = Figure().canvas.get_supported_filetypes()
+    if suffix and suffix not in formats:
+        raise UsageError(f"--plot {quote(path)}: matplotlib cannot write .{suffix} files (use .png)")
+    if target.is_dir():
+        raise UsageError(f"--plot {quote(path)} is a directory")
+    folder = target.parent
+    if not folder.is_dir():
+        raise UsageError(f"--plot {quote(path)}: no directory {quote(str(folder))}")
+    if not os.access(target if target.exists() else folder, os.W_OK):
+        raise UsageError(f"--plot {quote(path)} cannot be written")
+
+
 def _main(argv: Sequence[str] | None) -> int:
     args = build_parser().parse_args(argv)
     if args.no_store and args.store:
@@ -400,11 +447,7 @@ def _main(argv: Sequence[str] | None) -> int:
     if not deals:
         raise UsageError("no deals: give --deals N ≥ 1 or --exposed")
     if args.plot:
-        try:
-            import matplotlib
-        except ImportError:
-            raise UsageError("--plot needs matplotlib: pip install 'quintet-solver[bench]'") from None
-        matplotlib.use("Agg")
+        _check_plot(args.plot)  # before the work: a table is never lost to a bad --plot
 
     def progress(i: int, n: int, entry: DealEntry) -> None:
         if args.quiet:

@@ -37,6 +37,7 @@ from quintet.cards import CardError, cards_of, format_cards, mask_of, parse_card
 from quintet.evaluator import describe
 from quintet.game import Arrangement, ArrangementError, Deal, Showdown, SlotResult, showdown
 from quintet.rules import Rules
+from quintet.terminal import SHARED_HELP, command_word
 from quintet.text import quote
 from solver.advisor.advice import Grade, Solution, complete, grade
 from solver.problem.deal_tables import DealTables
@@ -73,20 +74,21 @@ class Phase(Enum):
 
 # ----------------------------------------------------------------------------- commands
 
-COMMANDS: dict[str, str] = {
-    "slot": "slot N CARDS      put five cards in slot N (1 = 3 points … 5 = 7 points)",
-    "clear": "clear N           empty slot N",
-    "undo": "undo              take back the last slot or clear",
-    "show": "show              the board: exposed cards, cards left to place, your slots",
-    "hint": "hint              the best completion of your slots against the computer's model",
-    "grade": "grade             value, regret and best two-card swap of your five slots",
-    "odds": "odds              the computer's per-slot odds: which hands it plays where",
-    "play": "play ARRANGEMENT  lay all five packets at once, '|'-separated, and confirm them",
-    "done": "done              confirm the five packets placed",
-    "help": "help              this list",
-    "quit": "quit              end the match (finished games are kept)",
+COMMANDS: dict[str, tuple[str, str]] = {
+    "slot": ("slot N CARDS", "put five cards in slot N (1 = 3 points … 5 = 7 points)"),
+    "clear": ("clear N", "empty slot N"),
+    "undo": ("undo", "take back the last slot or clear"),
+    "show": ("show", "the board: exposed cards, cards left to place, your slots"),
+    "hint": ("hint", "the best completion of your slots against the computer's model"),
+    "grade": ("grade", "value, regret and best two-card swap of your five slots"),
+    "odds": ("odds", "the computer's per-slot odds: which hands it plays where"),
+    "play": ("play ARRANGEMENT", "lay all five packets at once, '|'-separated, and confirm them"),
+    "done": ("done", "confirm the five packets placed"),
+    **{usage.split(",")[0]: (usage, what) for usage, what in SHARED_HELP},
 }
-_NO_ARGUMENTS = ("undo", "show", "hint", "grade", "odds", "done", "help", "quit")
+"""Command name → (how it is typed, what it does); ``help``, ``rules`` and ``quit`` are the
+terminal layer's shared words (``quintet.terminal``), with their aliases ``?``, ``h`` and ``q``."""
+_NO_ARGUMENTS = ("undo", "show", "hint", "grade", "odds", "done", "help", "rules", "quit")
 
 
 @dataclass(frozen=True)
@@ -106,7 +108,7 @@ def parse_command(line: str, n_slots: int = 5) -> Command | None:
     words = line.split(None, 1)
     if not words:
         return None
-    name = words[0].lower()
+    name = command_word(words[0])
     rest = words[1].strip() if len(words) > 1 else ""
     if name not in COMMANDS:
         raise PlayError(f"unknown command {quote(words[0])} (type 'help' for the commands)")

@@ -38,6 +38,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from quintet.cliutil import user_cache_dir
+
 __all__ = [
     "APPLICATION_ID",
     "SCHEMA_VERSION",
@@ -85,14 +87,6 @@ _SCHEMA = (
 
 class StoreError(ValueError):
     """A store that cannot be used (not SQLite, damaged, foreign, busy) or a bad argument."""
-
-
-def user_cache_dir() -> Path:
-    """``$XDG_CACHE_HOME/quintet`` (an absolute ``XDG_CACHE_HOME``), else ``~/.cache/quintet``."""
-    cache = os.environ.get("XDG_CACHE_HOME")
-    # The XDG spec says a relative value is invalid and must be ignored.
-    base = Path(cache) if cache and Path(cache).is_absolute() else Path.home() / ".cache"
-    return base / "quintet"
 
 
 def default_store_path() -> Path:
