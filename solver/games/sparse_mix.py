@@ -16,26 +16,37 @@ Weights of a fixed support
 For a support S the best weights solve ``min t`` s.t. ``Σ_j x_j u(P, s_j) ≤ t`` for every pure
 strategy P, ``Σx = 1``, ``x ≥ 0`` — one row per strategy of the game, so the rows are generated:
 the LP sees a *pool* of rows (every strategy met: the candidates, the best responses found, and
-their orbits), and the exact best response to its weights is the next row, until it gains no
-more than the LP's t.  Every weight vector that gets an exact best response is certified by it;
-the LP's t over a pool is a lower bound on the support's best exploitability (a relaxation).
+their orbits), the game's cheap oracle (``CheapOracle``, when it has one) adds rows that beat
+the weights (no proof needed: any strategy is a valid row), and the exact best response to the
+weights is the next row, until it gains no more than the LP's t.  Every weight vector that gets
+an exact best response is certified by it; the LP's t over a pool is a lower bound on the
+support's best exploitability (a relaxation).
 
 Choosing the support
 --------------------
-The support is searched on the pool LP (the *surrogate*, cheap and a lower bound), then
-certified, and the certificate's rows sharpen the surrogate for the next round:
+The support is searched on the pool LP (the *surrogate*: cheap, and a lower bound), and only
+the most promising supports are certified:
 
 * starts: the previous answer (``initial``, e.g. the (K−1)-mix, so exploitability never rises
-  with K), the K most likely candidates (``prior``, e.g. the equilibrium's probabilities:
-  *rounding* of the equilibrium), a *greedy* forward selection from the best pure candidate,
-  and ``restarts`` random supports drawn by the prior;
-* moves: *add* the candidate that the LP's dual (a mix y of attacking rows) rates best — the
-  one y beats least, ``u(y, c)`` smallest — and *swap*: add one of the best-rated candidates,
-  drop one of the lowest-weight members, keep the best such exchange if it lowers the surrogate;
+  with K), the K most likely candidates by ``prior`` (e.g. the equilibrium's probabilities:
+  *rounding* the equilibrium), *backward elimination* from every candidate the prior plays (drop
+  the lowest weights, re-solve, until K remain), a *greedy* build from the best pure candidate,
+  ``restarts`` random supports drawn by the prior, and ``kicks`` (a third of the best local
+  optimum's members replaced at random, then searched again: iterated local search);
+* moves: *add* the candidate that the LP's dual (a mix y of attacking rows) beats least —
+  ``u(c, y)`` largest — and *swap*: add one of the best-rated candidates, drop one of the
+  lowest-weight members, keep the best exchange if it lowers the surrogate;
 * pricing: at a local optimum, the exact best response to y (the strategy y beats least among
-  *all* strategies, not only the candidates) joins the candidates with its orbit;
-* the MILP over the candidates (``solve_sparse_milp``, at most K nonzero weights) when they
-  are few enough (``milp_columns``), with its rows generated like the LP's.
+  *all* strategies, not only the candidates) joins the candidates with its orbit (column
+  generation); the exact best responses met while certifying join them too;
+* lazy certification: the local optima are certified lowest surrogate first (the surrogate
+  recomputed on the grown pool); one whose surrogate is no lower than the best certified
+  exploitability cannot beat it, so the best of them costs few exact best responses.  A
+  certified support whose certificate's rows changed the surrogate is searched again;
+* when the candidates are few, every support of K of them joins the queue, and the MILP over the
+  candidates (``solve_sparse_milp``: at most K nonzero weights) runs with its rows generated the
+  same way (``milp_columns``).  Its relaxation is the unrestricted LP (value 0), so on big
+  candidate sets its bound stays near 0: it is for small games.
 
 K = 1 is exact over the candidates: each candidate's surrogate (its worst pool row) is a lower
 bound on its exploitability, so certifying the lowest until a certificate meets the next lower
@@ -44,13 +55,16 @@ bound finds the best pure candidate.
 Lower bounds
 ------------
 ``lower_bound`` is 0 (the game's value: no mix is exploitable by less) unless more is proven:
-the caller's bound (``lower_bound=`` — e.g. Quintet's bound on pure strategies), or, when the
-candidates are *every* strategy of the game (``complete=True``, small games), the MILP's proven
-bound, which is then a bound on every K-mix: the search is exact there.
+the caller's bound (``lower_bound=``), or, when the candidates are *every* strategy of the game
+(``complete=True``, small games), the least surrogate over every support of K (or the MILP's
+proven bound when the supports are too many to list): a bound on every K-mix, so the search is
+exact there.
 """
 
 from __future__ import annotations
 
+import itertools
+import math
 import threading
 import time
 from collections.abc import Callable, Hashable, Sequence
@@ -87,7 +101,9 @@ class SparseMixOptions:
     * ``cheap_steps`` — rounds of the game's cheap oracle (``CheapOracle``) before each exact
       best response of a certification: rows found without proof, to sharpen the surrogate;
     * ``certify_steps`` — exact best responses per certification of one support;
-    * ``milp_columns`` — the MILP runs when the candidates are at most this many (always with
+    * ``enumerate_supports`` — every support of K candidates joins the lazy certification when
+      there are at most this many (with ``complete``: the search is then exact, nothing else runs);
+    * ``milp_columns`` — otherwise the MILP runs when the candidates are at most this many (always with
       ``complete``); ``milp_time_limit`` seconds per MILP;
     * ``pricing`` — add the exact best response to the dual mix as a candidate at local optima;
     * ``gain_tol`` — points: a move must lower the surrogate by more than this;
@@ -105,6 +121,7 @@ class SparseMixOptions:
     rounds: int = 4
     cheap_steps: int = 3
     certify_steps: int = 12
+    enumerate_supports: int = 2000
     milp_columns: int = 60
     milp_time_limit: float = 20.0
     pricing: bool = True
@@ -416,34 +433,42 @@ class SparseMixSearch(Generic[S]):
             current[i] = self.candidates[int(self.rng.choice(len(self.candidates), p=weights / weights.sum()))]
         return list(dict.fromkeys(current))[:max_support]
 
-    def _queue_certify(self, optima: list[tuple[str, list[S]]], max_support: int) -> None:
-        """Certify the local optima lazily, lowest surrogate first: a support whose surrogate
+    def _queue_certify(self, optima: list[tuple[str, list[S]]], max_support: int, *, search_again: bool) -> float:
+        """Certify the supports lazily, lowest surrogate first: a support whose surrogate
         (recomputed on the grown pool) is no lower than the best certified exploitability cannot
-        beat it, so the best of the optima is found with few exact best responses.  A certified
-        support is searched again on the grown pool, and its new local optimum queued."""
+        beat it, so the best of them is found with few exact best responses.  With
+        ``search_again`` a certified support that its certificate's rows changed is searched
+        again and its new local optimum queued.  Returns the least lower bound met over the
+        supports queued (the best exploitability of every one of them is at least that)."""
         queue = [(self.surrogate(support).value, i, method, support) for i, (method, support) in enumerate(optima)]
+        lower = {frozenset(support): value for value, _, _, support in queue}
         counter = len(queue)
         seen: set[frozenset[S]] = set()
         while queue and not self._out_of_time():
             queue.sort(key=lambda item: (item[0], item[1]))
             _, i, method, support = queue.pop(0)
+            key = frozenset(support)
             value = self.surrogate(support).value
+            lower[key] = max(lower[key], value)
             if queue and value > queue[0][0] + self.options.gain_tol:
                 queue.append((value, i, method, support))  # the pool grew: no longer the lowest
                 continue
             best = self._best.exploitability if self._best is not None else float("inf")
             if value >= best - self.options.gain_tol:
                 break  # every support left is at least as exploitable as the best certified
-            key = frozenset(support)
             if key in seen:
                 continue
             seen.add(key)
             mix, surrogate = self.certify(support, method)
-            if mix.exploitability > surrogate + self.options.gain_tol and len(seen) < self.options.rounds * len(optima):
+            lower[key] = max(lower[key], surrogate)
+            if (search_again and mix.exploitability > surrogate + self.options.gain_tol
+                    and len(seen) < self.options.rounds * len(optima)):
                 again, sur = self.local_search(support, max_support)
-                if frozenset(again) not in seen:
+                if frozenset(again) not in lower:
+                    lower[frozenset(again)] = sur.value
                     queue.append((sur.value, counter, method, again))
                     counter += 1
+        return min(lower.values())
 
     def _best_pure(self) -> tuple[S, float]:
         """The candidate with the least certified exploitability, exactly (module doc), and a
@@ -516,6 +541,15 @@ class SparseMixSearch(Generic[S]):
         pure, pure_bound = self._best_pure()
         if K == 1 and self.complete:
             bound = max(bound, pure_bound)
+        if K >= 2 and self.complete and math.comb(len(self.candidates), K) <= self.options.enumerate_supports:
+            # every strategy a candidate, and few: every support of K of them, certified lazily — exact
+            every = [("every", list(c)) for c in itertools.combinations(self.candidates, K)]
+            if initial is not None:
+                every.insert(0, ("initial", list(initial.support)))
+            over_candidates = self._queue_certify(every, K, search_again=False)
+            if self.complete:
+                bound = max(bound, over_candidates)
+            return self._result(K, bound, responses_before)
         starts: list[tuple[str, list[S]]] = []
         if initial is not None:
             starts.append(("initial", list(initial.support)[:K]))
@@ -542,19 +576,24 @@ class SparseMixSearch(Generic[S]):
                 break
             method, support = min(optima, key=lambda o: self.surrogate(o[1]).value)
             optima.append(("kick", self.local_search(self._perturbed(support, K), K)[0]))
-        self._queue_certify(optima, K)
+        if K >= 2 and math.comb(len(self.candidates), K) <= self.options.enumerate_supports:
+            optima += [("every", list(c)) for c in itertools.combinations(self.candidates, K)]  # few: all of them
+        self._queue_certify(optima, K, search_again=True)
         if K == 1 and not self._out_of_time():
             self._best_pure()  # again: the search added candidates
         elif self.complete or len(self.candidates) <= self.options.milp_columns:
             milp_bound = self._milp(K)
             if self.complete:
                 bound = max(bound, milp_bound)
+        return self._result(K, bound, responses_before)
+
+    def _result(self, K: int, bound: float, responses_before: int) -> SparseMixResult[S]:
         assert self._best is not None
         best = self._best
         return SparseMixResult(
             support=list(best.support), probabilities=best.probabilities, exploitability=best.exploitability,
             proven=best.proven, max_support=K, lower_bound=min(bound, best.exploitability),
-            optimal=best.exploitability - bound <= OPTIMAL_TOLERANCE, method=self._best_method,
+            optimal=best.proven and best.exploitability - bound <= OPTIMAL_TOLERANCE, method=self._best_method,
             best_responses=self.best_responses - responses_before,
             interrupted=self.stop_event is not None and self.stop_event.is_set(),
             seconds=time.perf_counter() - self._start, history=list(self._history))
