@@ -19,8 +19,9 @@ not use is refused in one line, never dropped.
 
 The answer is a best response (``Solution``), a grade (``Grade``, with ``grade``), a
 completion (``Solution``, with ``fix``), the certified equilibrium (``EquilibriumResult``,
-for the opponent ``equilibrium``) or a safe exploitation (``SafeResponse``, with
-``max_exploitability``); ``to_dict`` is what ``quintet-solve --json`` prints.
+for the opponent ``equilibrium``), a safe exploitation (``SafeResponse``, with
+``max_exploitability``) or the least exploitable mix of at most K arrangements found
+(``SparseEquilibrium``, with ``max_support``); ``to_dict`` is what ``quintet-solve --json`` prints.
 """
 
 from __future__ import annotations
@@ -52,11 +53,14 @@ from .limits import (
     MAX_STYLE_RECORDS,
     check_epsilon,
     check_max_exploitability,
+    check_max_support,
     check_threads,
     check_time_limit,
     parse_slot,
 )
+from .plans import plans
 from .safe import SafeResponse, safe_response
+from .sparse import SparseEquilibrium, sparse_equilibrium
 from .verify import Verification, verify_equilibrium, verify_mix, verify_solution
 
 __all__ = ["EQUILIBRIUM_TIME_LIMIT", "RequestError", "SolveRequest", "SolveAnswer", "solve_request",
@@ -97,7 +101,9 @@ class SolveRequest:
     * ``population``, ``style`` — the models of the terms ``population`` and ``style`` that
       name no file; ``files`` — may terms name files (the command line) or not (a server);
     * ``verify`` — seconds for an independent recheck by the other exact engine, None for none;
-    * ``max_exploitability`` — safe exploitation (``solver.advisor.safe``), points.
+    * ``max_exploitability`` — safe exploitation (``solver.advisor.safe``), points;
+    * ``max_support`` — K: the least exploitable mix of at most K arrangements found
+      (``solver.advisor.sparse``), for the opponent ``equilibrium`` alone.
     """
 
     deal: Deal
@@ -112,6 +118,7 @@ class SolveRequest:
     files: bool = True
     verify: float | None = None
     max_exploitability: float | None = None
+    max_support: int | None = None
 
     @classmethod
     def parse(
@@ -132,6 +139,7 @@ class SolveRequest:
         style: object = None,
         verify: float | None = None,
         max_exploitability: float | None = None,
+        max_support: int | None = None,
         files: bool = True,
     ) -> SolveRequest:
         """A checked request from raw values; None means "not given" (the default applies).
@@ -164,6 +172,7 @@ class SolveRequest:
             files=files,
             verify=None if verify is None else check_time_limit(verify, "verify"),
             max_exploitability=None if max_exploitability is None else check_max_exploitability(max_exploitability),
+            max_support=None if max_support is None else check_max_support(max_support),
         )
         request._check_combination(objective=objective, epsilon=epsilon, seed=seed)
         return request
@@ -184,12 +193,12 @@ class SolveRequest:
     def is_equilibrium(self) -> bool:
         """Whether the answer is the equilibrium itself (its mix and certificate)."""
         return (self.opponent.is_equilibrium and self.grade is None and not self.fixed
-                and self.max_exploitability is None)
+                and self.max_exploitability is None and self.max_support is None)
 
     @property
     def samples_a_mix(self) -> bool:
-        """Whether the answer draws an arrangement from a mix (the equilibrium, a safe mix)."""
-        return self.is_equilibrium or self.max_exploitability is not None
+        """Whether the answer draws an arrangement from a mix (the equilibrium, a safe mix, a K-mix)."""
+        return self.is_equilibrium or self.max_exploitability is not None or self.max_support is not None
 
     @property
     def time_limit(self) -> float | None:
@@ -197,7 +206,7 @@ class SolveRequest:
 
     @property
     def long_time_limit(self) -> float:
-        """The time limit of an equilibrium or a safe solve (``EQUILIBRIUM_TIME_LIMIT`` when none)."""
+        """The time limit of an equilibrium, a safe solve or a K-mix (``EQUILIBRIUM_TIME_LIMIT`` when none)."""
         return EQUILIBRIUM_TIME_LIMIT if self.engine.time_limit is None else self.engine.time_limit
 
     def opponent_model(self, equilibrium: OpponentModel | None) -> OpponentModel:
@@ -214,6 +223,15 @@ class SolveRequest:
                 raise RequestError("max exploitability cannot be combined with grade or fix")
             if self.opponent.is_equilibrium:
                 raise RequestError("max exploitability needs an opponent model to exploit, not the equilibrium")
+        if self.max_support is not None:
+            if self.grade is not None or self.fixed:
+                raise RequestError("max support cannot be combined with grade or fix")
+            if self.max_exploitability is not None:
+                raise RequestError("max support and max exploitability cannot be combined: a K-mix is the least "
+                                   "exploitable mix of K arrangements, a safe mix the best against a model")
+            if not self.opponent.is_equilibrium:
+                raise RequestError(f"max support applies to the equilibrium; the opponent "
+                                   f"{quote(self.opponent.format())} is a model (use --opponent equilibrium)")
         if self.samples_a_mix and objective not in (None, "margin"):
             raise RequestError(f"objective {quote(objective)} applies to a best response, a completion or a "
                                "grade; an equilibrium or a safe mix is solved for the margin")
@@ -254,14 +272,14 @@ class SolveAnswer:
     a ``SafeResponse``; ``verification`` the independent recheck when the request asked for one."""
 
     request: SolveRequest
-    result: Solution | Grade | EquilibriumResult | SafeResponse
+    result: Solution | Grade | EquilibriumResult | SafeResponse | SparseEquilibrium
     verification: Verification | None = None
 
     def to_dict(self) -> dict[str, object]:
         """The JSON object ``quintet-solve --json`` prints."""
         if isinstance(self.result, EquilibriumResult):
             out = _equilibrium_json(self.result, self.request.engine.seed)
-        elif isinstance(self.result, SafeResponse):
+        elif isinstance(self.result, (SafeResponse, SparseEquilibrium)):
             out = self.result.to_dict(seed=self.request.engine.seed)
         else:
             out = self.result.to_dict()
@@ -273,7 +291,8 @@ class SolveAnswer:
 def _equilibrium_json(eq: EquilibriumResult, seed: int) -> dict[str, object]:
     """The equilibrium's JSON plus the fields every quintet-solve answer has: the sampled
     arrangement to play, its hands and its expected result against the mix; ``optimal`` is
-    whether the mix is certified within ε, ``bound`` its certified exploitability."""
+    whether the mix is certified within ε, ``bound`` its certified exploitability; ``plans`` its
+    arrangements grouped by hand category per slot (``solver.advisor.plans``)."""
     tables = DealTables.build(eq.deal)
     play = eq.sample(seed)
     per_slot, margin, points = evaluate_arrangement(tables, eq.opponent().marginals(tables), play)
@@ -286,6 +305,7 @@ def _equilibrium_json(eq: EquilibriumResult, seed: int) -> dict[str, object]:
         "per_slot": [s.to_dict() for s in per_slot],
         "optimal": eq.converged,
         "bound": eq.exploitability,
+        "plans": [plan.to_dict() for plan in plans(eq.mix, eq.deal.rules)],
     }
 
 
@@ -302,6 +322,17 @@ def solve_request(
     returns the best found so far (``interrupted`` in the answer)."""
     deal = request.deal
     equilibrium = None
+    if request.max_support is not None:
+        engine = request.engine.with_time_limit(None)
+        sparse = sparse_equilibrium(deal, request.max_support, epsilon=request.epsilon,
+                                    time_limit=request.long_time_limit, store=store, stop_event=stop_event,
+                                    engine=engine, equilibrium=solve_equilibrium(
+                                        deal, epsilon=request.epsilon, time_limit=request.long_time_limit,
+                                        store=store, stop_event=stop_event, progress=progress, engine=engine))
+        check = (None if request.verify is None else verify_mix(
+            deal, sparse.mix, sparse.exploitability, time_limit=request.verify, stop_event=stop_event,
+            certified_by=request.engine.resolved))
+        return SolveAnswer(request, sparse, check)
     if request.wants_equilibrium:
         eq = solve_equilibrium(deal, epsilon=request.epsilon, time_limit=request.long_time_limit, store=store,
                                stop_event=stop_event, progress=progress,
