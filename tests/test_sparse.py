@@ -257,3 +257,19 @@ def test_cli_json_and_bad_input():
                          (["--max-support", "2", "--grade", "x"], "grade")]:
         bad = subprocess.run(base + extra, capture_output=True, text=True, timeout=120)
         assert bad.returncode == 2 and words in bad.stderr and len(bad.stderr.strip().splitlines()) == 1, bad.stderr
+
+
+def test_reorderings_alone_gain_11_against_distinct_hands_and_6_against_one_tie():
+    """docs/kmix.md: an arrangement is beaten by its own packets in another order — by at least 11
+    points when its five hands differ in strength, 6 with exactly one pair of equal hands, and
+    only 2 or 0 with more ties (so no bound on every single arrangement comes from this)."""
+    weights = np.array(CLASSIC.weights)
+    orders = np.array(list(itertools.permutations(range(5))))
+    least: dict[tuple[int, ...], float] = {}
+    for ranks in itertools.product(range(5), repeat=5):
+        r = np.array(ranks)
+        gain = (weights * np.sign(r[orders] - r[None, :])).sum(axis=1).max()  # the best reordering
+        groups = tuple(sorted((ranks.count(v) for v in set(ranks)), reverse=True))
+        least[groups] = min(least.get(groups, np.inf), gain)
+    assert least[(1, 1, 1, 1, 1)] == 11 and least[(2, 1, 1, 1)] == 6
+    assert least[(3, 1, 1)] == least[(2, 2, 1)] == 2 and least[(3, 2)] == least[(4, 1)] == least[(5,)] == 0

@@ -38,6 +38,7 @@ from quintet.text import quote
 
 from ..engines.base import ENGINE_NAMES, EngineOptions
 from ..games.double_oracle import IterationRecord
+from ..games.sparse_mix import SparseRecord
 from ..problem.best_response import OBJECTIVES
 from ..problem.deal_tables import DealTables
 from ..problem.opponent_spec import OpponentSpec
@@ -268,8 +269,9 @@ def _arrangement(text: str | list[str], deal: Deal) -> Arrangement:
 
 @dataclass(frozen=True)
 class SolveAnswer:
-    """A solved request: ``result`` is a ``Solution``, a ``Grade``, an ``EquilibriumResult`` or
-    a ``SafeResponse``; ``verification`` the independent recheck when the request asked for one."""
+    """A solved request: ``result`` is a ``Solution``, a ``Grade``, an ``EquilibriumResult``, a
+    ``SafeResponse`` or a ``SparseEquilibrium``; ``verification`` the independent recheck when the
+    request asked for one."""
 
     request: SolveRequest
     result: Solution | Grade | EquilibriumResult | SafeResponse | SparseEquilibrium
@@ -315,20 +317,21 @@ def solve_request(
     store: SolutionStore | None = None,
     stop_event: threading.Event | None = None,
     progress: Callable[[IterationRecord], None] | None = None,
+    sparse_progress: Callable[[SparseRecord], None] | None = None,
 ) -> SolveAnswer:
     """Solve ``request``: the equilibrium first when the opponent involves it (through
     ``store`` when given; ``progress`` receives the double oracle's per-iteration records),
-    then the best response, completion or grade.  Setting ``stop_event`` stops the work and
+    then the best response, completion, grade, safe mix or K-mix (``sparse_progress`` receives
+    the K-mix search's certifications).  Setting ``stop_event`` stops the work and
     returns the best found so far (``interrupted`` in the answer)."""
     deal = request.deal
     equilibrium = None
     if request.max_support is not None:
         engine = request.engine.with_time_limit(None)
-        sparse = sparse_equilibrium(deal, request.max_support, epsilon=request.epsilon,
-                                    time_limit=request.long_time_limit, store=store, stop_event=stop_event,
-                                    engine=engine, equilibrium=solve_equilibrium(
-                                        deal, epsilon=request.epsilon, time_limit=request.long_time_limit,
-                                        store=store, stop_event=stop_event, progress=progress, engine=engine))
+        eq = solve_equilibrium(deal, epsilon=request.epsilon, time_limit=request.long_time_limit, store=store,
+                               stop_event=stop_event, progress=progress, engine=engine)
+        sparse = sparse_equilibrium(deal, request.max_support, equilibrium=eq, time_limit=request.long_time_limit,
+                                    stop_event=stop_event, engine=engine, progress=sparse_progress)
         check = (None if request.verify is None else verify_mix(
             deal, sparse.mix, sparse.exploitability, time_limit=request.verify, stop_event=stop_event,
             certified_by=request.engine.resolved))

@@ -41,6 +41,7 @@ from solver.advisor.verify import VERIFY_TIME_LIMIT
 from solver.apps.interrupt import run_interruptible
 from solver.engines.base import ENGINE_NAMES, MAX_THREADS
 from solver.games.double_oracle import IterationRecord
+from solver.games.sparse_mix import SparseRecord
 from solver.problem.best_response import OBJECTIVES, VALUE_TOLERANCE
 from solver.problem.opponent_spec import OPPONENT_HELP
 from solver.storage.store import SolutionStore
@@ -155,14 +156,22 @@ def _progress(record: IterationRecord) -> None:
           f"exploitability {record.exploitability:.4f}, {record.seconds:.1f} s", file=sys.stderr, flush=True)
 
 
+def _sparse_progress(record: SparseRecord) -> None:
+    print(f"quintet-solve: K-mix: {record.support} arrangements certified {record.exploitability:.4f} "
+          f"(best so far {record.best:.4f}), {record.rows} arrangements known, {record.seconds:.1f} s",
+          file=sys.stderr, flush=True)
+
+
 def _solve(args: argparse.Namespace, request: SolveRequest) -> SolveAnswer:
     progress = None if args.quiet else _progress
+    sparse_progress = None if args.quiet else _sparse_progress
 
     def job(stop: threading.Event) -> SolveAnswer:
         if args.no_store or not request.wants_equilibrium:
-            return solve_request(request, stop_event=stop, progress=progress)
+            return solve_request(request, stop_event=stop, progress=progress, sparse_progress=sparse_progress)
         with SolutionStore(args.store) as store:
-            return solve_request(request, store=store, stop_event=stop, progress=progress)
+            return solve_request(request, store=store, stop_event=stop, progress=progress,
+                                 sparse_progress=sparse_progress)
 
     return run_interruptible(job, on_interrupt=lambda: print(
         "quintet-solve: interrupted, returning the best found so far", file=sys.stderr))
