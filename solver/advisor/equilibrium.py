@@ -36,6 +36,7 @@ from solver.storage.store import SolutionStore, StoreError
 
 from .advice import evaluate_arrangement
 from .mix import Mix
+from .plans import plans
 from .schema import EquilibriumOut, dump
 
 __all__ = [
@@ -129,6 +130,7 @@ class EquilibriumResult:
             seconds=self.seconds,
             mix=mix.to_model(),
             slot_marginals=mix.slot_marginals_model(),
+            plans=[plan.to_model() for plan in plans(self.mix, rules)],
             exploitability=self.exploitability,
             exploitability_proven=self.proven,
             epsilon=self.epsilon,

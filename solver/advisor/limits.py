@@ -20,8 +20,9 @@ from ..engines.base import MAX_THREADS
 
 __all__ = [
     "SEED_MAX", "MAX_THREADS", "DEFAULT_EPSILON", "EPSILON_MAX", "TIME_LIMIT_MAX", "EQUILIBRIUM_TIME_LIMIT",
-    "MAX_EXPLOITABILITY_MAX", "MAX_POPULATION", "MAX_STYLE_RECORDS", "LimitError", "check_epsilon",
-    "check_time_limit", "check_threads", "check_max_exploitability", "parse_slot",
+    "MAX_EXPLOITABILITY_MAX", "MAX_POPULATION", "MAX_STYLE_RECORDS", "MAX_SUPPORT_MAX", "LimitError",
+    "check_epsilon", "check_time_limit", "check_threads", "check_max_exploitability", "check_max_support",
+    "parse_slot",
 ]
 
 DEFAULT_EPSILON = 0.01  # points: the equilibrium's default target exploitability
@@ -29,6 +30,7 @@ EPSILON_MAX = 25.0  # points: more than any arrangement can gain (the weights su
 TIME_LIMIT_MAX = 7 * 24 * 3600.0  # seconds: a week
 EQUILIBRIUM_TIME_LIMIT = 600.0  # seconds: an equilibrium's or safe solve's time limit when none is given
 MAX_EXPLOITABILITY_MAX = 50.0  # points: a safe solve's limit (any mix is within 50 of every arrangement)
+MAX_SUPPORT_MAX = 1_000  # arrangements in a K-mix (equilibria mix tens to a few hundred: a larger K is the equilibrium)
 MAX_POPULATION = 10_000  # arrangements in a request's population
 MAX_STYLE_RECORDS = 10_000  # game records in a request's style
 
@@ -75,6 +77,13 @@ def check_max_exploitability(value: object) -> float:
     if not 0 <= number <= MAX_EXPLOITABILITY_MAX:
         raise LimitError(f"max exploitability must be from 0 to {MAX_EXPLOITABILITY_MAX:g} points, got {number:g}")
     return number
+
+
+def check_max_support(value: object) -> int:
+    """A K-mix's size: an integer from 1 to ``MAX_SUPPORT_MAX`` arrangements."""
+    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= MAX_SUPPORT_MAX:
+        raise LimitError(f"max support must be an integer from 1 to {MAX_SUPPORT_MAX}, got {quote(value)}")
+    return value
 
 
 def parse_slot(text: object, n_slots: int, what: str) -> int:

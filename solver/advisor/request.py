@@ -19,9 +19,10 @@ not use is refused in one line, never dropped.
 
 The answer is a best response (``Solution``), a grade (``Grade``, with ``grade``), a
 completion (``Solution``, with ``fix``), the certified equilibrium (``EquilibriumResult``,
-for the opponent ``equilibrium``) or a safe exploitation (``SafeResponse``, with
-``max_exploitability``); ``to_model`` is its response model (``solver.advisor.schema``) and
-``to_dict`` that model's JSON, what ``quintet-solve --json`` prints.
+for the opponent ``equilibrium``), a safe exploitation (``SafeResponse``, with
+``max_exploitability``) or the least exploitable mix of at most K arrangements found
+(``SparseEquilibrium``, with ``max_support``); ``to_model`` is its response model
+(``solver.advisor.schema``) and ``to_dict`` that model's JSON, what ``quintet-solve --json`` prints.
 """
 
 from __future__ import annotations
@@ -38,6 +39,7 @@ from quintet.text import quote
 
 from ..engines.base import ENGINE_NAMES, EngineOptions
 from ..games.double_oracle import IterationRecord
+from ..games.sparse_mix import SparseRecord
 from ..problem.best_response import OBJECTIVES
 from ..problem.opponent_spec import OpponentSpec
 from ..problem.opponents import ArrangementMix, OpponentModel, Uniform, population_from_json
@@ -52,12 +54,14 @@ from .limits import (
     MAX_STYLE_RECORDS,
     check_epsilon,
     check_max_exploitability,
+    check_max_support,
     check_threads,
     check_time_limit,
     parse_slot,
 )
 from .safe import SafeResponse, safe_response
 from .schema import SolveAnswerOut, dump
+from .sparse import SparseEquilibrium, sparse_equilibrium
 from .verify import Verification, verify_equilibrium, verify_mix, verify_solution
 
 __all__ = ["EQUILIBRIUM_TIME_LIMIT", "RequestError", "SolveRequest", "SolveAnswer", "solve_request",
@@ -98,7 +102,9 @@ class SolveRequest:
     * ``population``, ``style`` — the models of the terms ``population`` and ``style`` that
       name no file; ``files`` — may terms name files (the command line) or not (a server);
     * ``verify`` — seconds for an independent recheck by the other exact engine, None for none;
-    * ``max_exploitability`` — safe exploitation (``solver.advisor.safe``), points.
+    * ``max_exploitability`` — safe exploitation (``solver.advisor.safe``), points;
+    * ``max_support`` — K: the least exploitable mix of at most K arrangements found
+      (``solver.advisor.sparse``), for the opponent ``equilibrium`` alone.
     """
 
     deal: Deal
@@ -113,6 +119,7 @@ class SolveRequest:
     files: bool = True
     verify: float | None = None
     max_exploitability: float | None = None
+    max_support: int | None = None
 
     @classmethod
     def parse(
@@ -133,6 +140,7 @@ class SolveRequest:
         style: object = None,
         verify: float | None = None,
         max_exploitability: float | None = None,
+        max_support: int | None = None,
         files: bool = True,
     ) -> SolveRequest:
         """A checked request from raw values; None means "not given" (the default applies).
@@ -165,6 +173,7 @@ class SolveRequest:
             files=files,
             verify=None if verify is None else check_time_limit(verify, "verify"),
             max_exploitability=None if max_exploitability is None else check_max_exploitability(max_exploitability),
+            max_support=None if max_support is None else check_max_support(max_support),
         )
         request._check_combination(objective=objective, epsilon=epsilon, seed=seed)
         return request
@@ -180,12 +189,12 @@ class SolveRequest:
     def is_equilibrium(self) -> bool:
         """Whether the answer is the equilibrium itself (its mix and certificate)."""
         return (self.opponent.is_equilibrium and self.grade is None and not self.fixed
-                and self.max_exploitability is None)
+                and self.max_exploitability is None and self.max_support is None)
 
     @property
     def samples_a_mix(self) -> bool:
-        """Whether the answer draws an arrangement from a mix (the equilibrium, a safe mix)."""
-        return self.is_equilibrium or self.max_exploitability is not None
+        """Whether the answer draws an arrangement from a mix (the equilibrium, a safe mix, a K-mix)."""
+        return self.is_equilibrium or self.max_exploitability is not None or self.max_support is not None
 
     @property
     def time_limit(self) -> float | None:
@@ -193,7 +202,7 @@ class SolveRequest:
 
     @property
     def long_time_limit(self) -> float:
-        """The time limit of an equilibrium or a safe solve (``EQUILIBRIUM_TIME_LIMIT`` when none)."""
+        """The time limit of an equilibrium, a safe solve or a K-mix (``EQUILIBRIUM_TIME_LIMIT`` when none)."""
         return EQUILIBRIUM_TIME_LIMIT if self.engine.time_limit is None else self.engine.time_limit
 
     def opponent_model(self, equilibrium: OpponentModel | None) -> OpponentModel:
@@ -210,6 +219,15 @@ class SolveRequest:
                 raise RequestError("max exploitability cannot be combined with grade or fix")
             if self.opponent.is_equilibrium:
                 raise RequestError("max exploitability needs an opponent model to exploit, not the equilibrium")
+        if self.max_support is not None:
+            if self.grade is not None or self.fixed:
+                raise RequestError("max support cannot be combined with grade or fix")
+            if self.max_exploitability is not None:
+                raise RequestError("max support and max exploitability cannot be combined: a K-mix is the least "
+                                   "exploitable mix of K arrangements, a safe mix the best against a model")
+            if not self.opponent.is_equilibrium:
+                raise RequestError(f"max support applies to the equilibrium; the opponent "
+                                   f"{quote(self.opponent.format())} is a model (use --opponent equilibrium)")
         if self.samples_a_mix and objective not in (None, "margin"):
             raise RequestError(f"objective {quote(objective)} applies to a best response, a completion or a "
                                "grade; an equilibrium or a safe mix is solved for the margin")
@@ -246,18 +264,19 @@ def _arrangement(text: str | list[str], deal: Deal) -> Arrangement:
 
 @dataclass(frozen=True)
 class SolveAnswer:
-    """A solved request: ``result`` is a ``Solution``, a ``Grade``, an ``EquilibriumResult`` or
-    a ``SafeResponse``; ``verification`` the independent recheck when the request asked for one."""
+    """A solved request: ``result`` is a ``Solution``, a ``Grade``, an ``EquilibriumResult``, a
+    ``SafeResponse`` or a ``SparseEquilibrium``; ``verification`` the independent recheck when the
+    request asked for one."""
 
     request: SolveRequest
-    result: Solution | Grade | EquilibriumResult | SafeResponse
+    result: Solution | Grade | EquilibriumResult | SafeResponse | SparseEquilibrium
     verification: Verification | None = None
 
     def to_model(self) -> SolveAnswerOut:
         """The answer's response model (``solver.advisor.schema``): the equilibrium and a safe
         mix with the arrangement drawn by the request's seed, the recheck when one was asked."""
         model: SolveAnswerOut
-        if isinstance(self.result, (EquilibriumResult, SafeResponse)):
+        if isinstance(self.result, (EquilibriumResult, SafeResponse, SparseEquilibrium)):
             model = self.result.to_model(seed=self.request.engine.seed)
         else:
             model = self.result.to_model()
@@ -276,13 +295,25 @@ def solve_request(
     store: SolutionStore | None = None,
     stop_event: threading.Event | None = None,
     progress: Callable[[IterationRecord], None] | None = None,
+    sparse_progress: Callable[[SparseRecord], None] | None = None,
 ) -> SolveAnswer:
     """Solve ``request``: the equilibrium first when the opponent involves it (through
     ``store`` when given; ``progress`` receives the double oracle's per-iteration records),
-    then the best response, completion or grade.  Setting ``stop_event`` stops the work and
+    then the best response, completion, grade, safe mix or K-mix (``sparse_progress`` receives
+    the K-mix search's certifications).  Setting ``stop_event`` stops the work and
     returns the best found so far (``interrupted`` in the answer)."""
     deal = request.deal
     equilibrium = None
+    if request.max_support is not None:
+        engine = request.engine.with_time_limit(None)
+        eq = solve_equilibrium(deal, epsilon=request.epsilon, time_limit=request.long_time_limit, store=store,
+                               stop_event=stop_event, progress=progress, engine=engine)
+        sparse = sparse_equilibrium(deal, request.max_support, equilibrium=eq, time_limit=request.long_time_limit,
+                                    stop_event=stop_event, engine=engine, progress=sparse_progress)
+        check = (None if request.verify is None else verify_mix(
+            deal, sparse.mix, sparse.exploitability, time_limit=request.verify, stop_event=stop_event,
+            certified_by=request.engine.resolved))
+        return SolveAnswer(request, sparse, check)
     if request.wants_equilibrium:
         eq = solve_equilibrium(deal, epsilon=request.epsilon, time_limit=request.long_time_limit, store=store,
                                stop_event=stop_event, progress=progress,

@@ -143,6 +143,14 @@ class SlotMarginalOut(ResultModel):
     probability: float
 
 
+class PlanOut(ResultModel):
+    """A plan: the same hand category in each slot, with the mix's total probability of it."""
+
+    hands: list[str] = Field(description="the hand category of each slot, in slot order")
+    probability: float
+    arrangements: int = Field(description="how many of the mix's arrangements follow this plan")
+
+
 class EquilibriumOut(AnswerOut):
     """The certified equilibrium (``EquilibriumResult``) with the arrangement drawn from it to play."""
 
@@ -150,6 +158,8 @@ class EquilibriumOut(AnswerOut):
     objective: Literal["margin"]
     mix: list[MixEntryOut] = Field(description="the mix, most likely first")
     slot_marginals: list[list[SlotMarginalOut]]
+    plans: list[PlanOut] = Field(description="the mix's arrangements grouped by hand category per slot, "
+                                             "most likely first")
     exploitability: float = Field(description="certified: no arrangement gains more than this (points)")
     exploitability_proven: bool
     epsilon: float
@@ -186,6 +196,48 @@ class SafeOut(ResultModel):
     verification: VerificationOut | None = _VERIFICATION
 
 
+class RollOut(ResultModel):
+    """A seeded die roll over a mix: ``value`` uniform in [0, 1) picks the arrangement whose
+    share [low, high) holds it."""
+
+    seed: int
+    value: float
+    pick: int = Field(description="the arrangement picked, 1-based in the mix's order")
+    low: float
+    high: float
+
+
+class SparseOut(ResultModel):
+    """The least exploitable mix of at most ``max_support`` arrangements found, certified
+    (``SparseEquilibrium``, ``quintet-solve --max-support``)."""
+
+    exposed: list[str]
+    live: list[str]
+    rules: str
+    opponent: Literal["equilibrium"]
+    objective: Literal["margin"]
+    max_support: int = Field(description="K: at most this many arrangements in the mix")
+    mix: list[MixEntryOut] = Field(description="the mix, most likely first")
+    plans: list[PlanOut]
+    roll: RollOut = Field(description="the die roll (the request's seed) that picks the arrangement to play")
+    arrangement: list[list[str]] = Field(description="the arrangement the roll picks")
+    hands: list[str]
+    exploitability: float = Field(description="certified: no arrangement gains more than this (points)")
+    exploitability_proven: bool
+    lower_bound: float = Field(description="proven: no mix of at most max_support arrangements is exploitable "
+                                           "by less")
+    optimal: bool = Field(description="proven the least exploitable K-mix (exploitability meets lower_bound)")
+    best_found: bool = Field(description="the best mix found, not proven the best (not optimal)")
+    method: str = Field(description="which start of the search found it")
+    equilibrium_exploitability: float = Field(description="the full equilibrium's certified exploitability")
+    equilibrium_support: int = Field(description="arrangements in the full equilibrium")
+    epsilon: float
+    best_responses: int = Field(description="exact best responses computed")
+    interrupted: bool
+    seconds: float
+    verification: VerificationOut | None = _VERIFICATION
+
+
 class ProgressOut(ResultModel):
     """An equilibrium solve's progress (``IterationRecord.to_progress``)."""
 
@@ -196,5 +248,5 @@ class ProgressOut(ResultModel):
     seconds: float
 
 
-SolveAnswerOut = EquilibriumOut | SafeOut | GradeOut | SolutionOut
+SolveAnswerOut = EquilibriumOut | SafeOut | SparseOut | GradeOut | SolutionOut
 """Any answer of a solve request (``SolveAnswer.to_model``)."""

@@ -4,6 +4,7 @@
     quintet-solve "8h 7h 9d Ts 7s Qc Jc" --opponent uniform:0.3,greedy:0.7 --json
     quintet-solve 8h 7h 9d Ts 7s Qc Jc --fix "5=Ah Kh Qh Jh Th"      # complete a partial arrangement
     quintet-solve 8h 7h 9d Ts 7s Qc Jc --grade "9s 9c 8s 8c 7c | …"  # grade an arrangement
+    quintet-solve 8h 7h 9d Ts 7s Qc Jc --max-support 3                 # the best 3-arrangement mix found
 
 Input errors print one line on stderr and exit 2.  Ctrl-C stops the search and prints the
 best arrangement found so far with its proven bound.
@@ -32,12 +33,15 @@ from quintet.rules import Rules
 from solver.advisor.advice import Grade, Solution
 from solver.advisor.equilibrium import EquilibriumResult, sample_mix
 from solver.advisor.limits import DEFAULT_EPSILON, EQUILIBRIUM_TIME_LIMIT, SEED_MAX
+from solver.advisor.plans import plans
 from solver.advisor.request import SolveAnswer, SolveRequest, parse_fix_options, solve_request
 from solver.advisor.safe import SafeResponse
+from solver.advisor.sparse import SparseEquilibrium
 from solver.advisor.verify import VERIFY_TIME_LIMIT
 from solver.apps.interrupt import run_interruptible
 from solver.engines.base import ENGINE_NAMES, MAX_THREADS
 from solver.games.double_oracle import IterationRecord
+from solver.games.sparse_mix import SparseRecord
 from solver.problem.best_response import OBJECTIVES, VALUE_TOLERANCE
 from solver.problem.opponent_spec import OPPONENT_HELP
 from solver.storage.store import SolutionStore
@@ -84,6 +88,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--max-exploitability", type=number, default=None, metavar="POINTS",
                    help="safe exploitation: the mix that does best against the opponent model among those no "
                         "arrangement beats by more than this (0: the best equilibrium against the model)")
+    p.add_argument("--max-support", type=integer, default=None, metavar="K",
+                   help="a mix a person can play: the least exploitable mix of at most K arrangements found "
+                        "(K ≥ 1; 1: the most robust single arrangement), its exploitability certified, the "
+                        "full equilibrium's for comparison; --seed rolls the die that picks one")
     p.add_argument("--verify", action="store_true",
                    help="recheck the answer with the other exact engine: a proven optimum, or the equilibrium's "
                         "exploitability (CP-SAT's best response to the mix); exit status 1 if refuted")
@@ -148,14 +156,22 @@ def _progress(record: IterationRecord) -> None:
           f"exploitability {record.exploitability:.4f}, {record.seconds:.1f} s", file=sys.stderr, flush=True)
 
 
+def _sparse_progress(record: SparseRecord) -> None:
+    print(f"quintet-solve: K-mix: {record.support} arrangements certified {record.exploitability:.4f} "
+          f"(best so far {record.best:.4f}), {record.rows} arrangements known, {record.seconds:.1f} s",
+          file=sys.stderr, flush=True)
+
+
 def _solve(args: argparse.Namespace, request: SolveRequest) -> SolveAnswer:
     progress = None if args.quiet else _progress
+    sparse_progress = None if args.quiet else _sparse_progress
 
     def job(stop: threading.Event) -> SolveAnswer:
         if args.no_store or not request.wants_equilibrium:
-            return solve_request(request, stop_event=stop, progress=progress)
+            return solve_request(request, stop_event=stop, progress=progress, sparse_progress=sparse_progress)
         with SolutionStore(args.store) as store:
-            return solve_request(request, store=store, stop_event=stop, progress=progress)
+            return solve_request(request, store=store, stop_event=stop, progress=progress,
+                                 sparse_progress=sparse_progress)
 
     return run_interruptible(job, on_interrupt=lambda: print(
         "quintet-solve: interrupted, returning the best found so far", file=sys.stderr))
@@ -195,10 +211,59 @@ def format_safe(safe: SafeResponse, *, seed: int = 0, unicode: bool = False, top
     return "\n".join(lines)
 
 
+def _plan_lines(mix: Sequence[tuple[float, Arrangement]], rules: Rules, *, top: int = 5) -> list[str]:
+    """The mix's plans (``solver.advisor.plans``): the most likely few, one line each."""
+    found = plans(mix, rules)
+    lines = [f"Plans (hand category per slot): {len(mix)} arrangements in {len(found)} plans"
+             + (f", the {top} most likely shown" if len(found) > top else "") + ":"]
+    lines += [f"  plan: {plan.describe()} ({plan.arrangements} arrangement{'s' if plan.arrangements > 1 else ''})"
+              for plan in found[:top]]
+    return lines
+
+
+def format_sparse(sp: SparseEquilibrium, *, seed: int = 0, unicode: bool = False) -> str:
+    """A K-mix for people: its arrangements with their plans, the die roll, the play, the certificate."""
+    from quintet.cards import format_cards
+    from quintet.evaluator import describe
+
+    rules = sp.deal.rules
+
+    def text(m: int) -> str:
+        return format_cards(m, rules.deck, unicode=unicode, order="group")
+
+    lines = [f"Exposed: {sp.deal.format(unicode=unicode)}    a mix of at most {sp.max_support} "
+             f"arrangement{'s' if sp.max_support > 1 else ''} (opponent: equilibrium)"]
+    lines.append(f"Mix: {len(sp.mix)} arrangement{'s' if len(sp.mix) > 1 else ''}:")
+    for i, (p, a) in enumerate(sp.mix, start=1):
+        lines.append(f"  [{i}] {100 * p:6.2f}%  " + " | ".join(text(m) for m in a.packets))
+        lines.append(f"{'':15}hands: " + " | ".join(describe(m, rules) for m in a.packets))
+    roll = sp.roll(seed)
+    lines.append(f"Die roll (seed {seed}): {roll.value:.4f} in [0, 1) falls in [{roll.low:.4f}, {roll.high:.4f}) "
+                 f"→ play arrangement [{roll.index + 1}]:")
+    lines += [f"  slot {s + 1} ({rules.weights[s]} pts): {text(m):<16} {describe(m, rules)}"
+              for s, m in enumerate(sp.mix[roll.index][1].packets)]
+    kind = "exact best response" if sp.proven else "proven bound on the best response"
+    if sp.method == "equilibrium":
+        claim = "the full equilibrium fits in the limit"
+    elif sp.optimal:
+        claim = f"proven the least exploitable mix of at most {sp.max_support}"
+    else:
+        known = (f"no mix of at most {sp.max_support} is exploitable by less than {sp.lower_bound:.4f}"
+                 if sp.lower_bound > 0 else "no lower bound above the game's value 0 is known")
+        claim = f"the best mix of at most {sp.max_support} found, not proven the best ({known})"
+    extra = " — interrupted" if sp.interrupted else ""
+    lines.append(f"Exploitability: {sp.exploitability:.4f} — no arrangement gains more than that against this mix "
+                 f"(certified: {kind}); {claim}{extra}")
+    lines.append(f"The full equilibrium: exploitability {sp.equilibrium_exploitability:.4f} with "
+                 f"{sp.equilibrium_support} arrangements; {sp.best_responses} exact best responses, {sp.seconds:.1f} s")
+    return "\n".join(lines)
+
+
 def format_equilibrium(eq: EquilibriumResult, *, seed: int = 0, unicode: bool = False, top: int = 10) -> str:
     rules = eq.deal.rules
     lines = [f"Exposed: {eq.deal.format(unicode=unicode)}    opponent: equilibrium (certified)"]
     lines += _mix_lines("Equilibrium mix", eq.mix, rules, seed=seed, unicode=unicode, top=top)
+    lines += _plan_lines(eq.mix, rules)
     lines.append("Per-slot marginals (hand: probability):")
     for s, slot in enumerate(eq.slot_marginals()):
         shown = ", ".join(f"{h} {100 * p:.1f}%" for h, p in slot[:4])
@@ -235,7 +300,8 @@ def _main(argv: Sequence[str] | None) -> int:
         args.exposed, rules, opponent=args.opponent, objective=args.objective, engine=args.engine,
         threads=threads, time_limit=args.time_limit, epsilon=args.epsilon, seed=args.seed,
         fix=parse_fix_options(args.fix), grade=args.grade,
-        verify=args.verify_time_limit if args.verify else None, max_exploitability=args.max_exploitability)
+        verify=args.verify_time_limit if args.verify else None, max_exploitability=args.max_exploitability,
+        max_support=args.max_support)
     if args.workers is not None:
         print("quintet-solve: --workers is now --threads (the old name is accepted until the next release)",
               file=sys.stderr)
@@ -252,6 +318,8 @@ def _main(argv: Sequence[str] | None) -> int:
             print(format_grade(answer.result, unicode=args.unicode))
         elif isinstance(answer.result, SafeResponse):
             print(format_safe(answer.result, seed=request.engine.seed, unicode=args.unicode))
+        elif isinstance(answer.result, SparseEquilibrium):
+            print(format_sparse(answer.result, seed=request.engine.seed, unicode=args.unicode))
         else:
             print(format_solution(answer.result, unicode=args.unicode))
         if answer.verification is not None:

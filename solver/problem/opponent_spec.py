@@ -64,6 +64,12 @@ def _weight(text: str) -> float | None:
         return None
 
 
+def _source(text: str) -> str:
+    """A file name as read: ``./`` dropped before a name that reads as a number (``format``
+    writes such a name so, to keep it from being read as a weight; it is the same file)."""
+    return text[2:] if text.startswith("./") and _weight(text[2:]) is not None else text
+
+
 def _format_weight(weight: float) -> str:
     return repr(weight) if not weight.is_integer() else str(int(weight)) if abs(weight) < 1e15 else repr(weight)
 
@@ -103,10 +109,10 @@ class OpponentTerm:
         source, sep, last = rest.rpartition(":")
         weight = _weight(last) if sep else None
         if weight is not None:
-            return cls(name, source.strip() or None, weight) if source.strip() else cls(name, None, weight)
+            return cls(name, _source(source.strip()) or None, weight)
         if not rest:
             raise OpponentError(f"opponent {quote(name + ':')} needs a file name after ':'")
-        return cls(name, rest)
+        return cls(name, _source(rest))
 
     def format(self) -> str:
         parts = [self.name]
