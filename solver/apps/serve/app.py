@@ -11,7 +11,8 @@ lines' ``--json``):
 * ``POST /api/showdown``, ``POST /api/hand``, ``POST /api/draw`` — ``quintet showdown``,
   ``hand``, ``draw``;
 * ``GET /api/deal?seed=N`` (a seeded random deal), ``GET /api/rules``, ``GET /api/health``;
-  ``GET /openapi.json``.
+  ``GET /openapi.json``;
+* ``/api/tables`` — play against the computer or a friend (``solver.apps.serve.tables``).
 
 Errors are ``{"error": "one line"}``: 400 for bad cards, arrangements, opponents (the
 command lines' wording), 422 for a malformed request (a wrong JSON type, an unknown or
@@ -68,6 +69,7 @@ from solver.apps.serve.models import (
     SolutionOut,
     SolveIn,
 )
+from solver.apps.serve.tables import TablesConfig, TableService, tables_router
 from solver.apps.serve.worker import DrawTask
 from solver.storage.store import SolutionStore, default_store_path
 
@@ -88,6 +90,7 @@ class ServeConfig:
     store: Path = field(default_factory=default_store_path)
     max_body_bytes: int = MAX_BODY_BYTES
     warm_up: bool = True  # workers load the compiled kernels before taking tasks
+    tables: TablesConfig = field(default_factory=TablesConfig)  # the tables file, TTL, most open tables
 
 
 def _error(status: int, message: str, headers: dict[str, str] | None = None) -> JSONResponse:
@@ -183,14 +186,18 @@ def create_app(config: ServeConfig | None = None) -> FastAPI:
     pool = WorkerPool(config.workers, queue_size=config.queue_size, store_path=config.store,
                       warm_up=config.warm_up)
     stores = threading.local()  # one store connection per server thread (SQLite)
+    tables = TableService(config.tables, pool, config.store)
 
     @asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
         pool.start()
+        await run_in_threadpool(tables.start)
         try:
             yield
         finally:
+            tables.stop_streams()
             await run_in_threadpool(pool.close)
+            await run_in_threadpool(tables.close)
 
     app = FastAPI(
         title="Quintet solver", version=metadata.version("quintet-solver"), lifespan=lifespan,
@@ -199,6 +206,8 @@ def create_app(config: ServeConfig | None = None) -> FastAPI:
     )
     app.state.pool = pool
     app.state.config = config
+    app.state.tables = tables
+    app.include_router(tables_router())
     app.add_middleware(BodyLimit, limit=config.max_body_bytes)
 
     # ------------------------------------------------------------------ errors

@@ -33,6 +33,7 @@ from pathlib import Path
 from quintet.draw import advise
 from quintet.rules import Rules
 from solver.advisor.request import SolveRequest, solve_request
+from solver.apps.serve.table_tasks import PlayTask
 from solver.games.double_oracle import IterationRecord
 from solver.storage.store import SolutionStore, StoreError
 
@@ -55,7 +56,7 @@ class DrawTask:
 @dataclass(frozen=True)
 class Task:
     number: int  # unique per server run, > 0
-    payload: SolveRequest | DrawTask
+    payload: SolveRequest | DrawTask | PlayTask
 
 
 class _LazyStore:
@@ -71,10 +72,13 @@ class _LazyStore:
         return self._store
 
 
-def run_task(payload: SolveRequest | DrawTask, store: Callable[[], SolutionStore], stop: threading.Event,
-             progress: Callable[[IterationRecord], None]) -> dict[str, object]:
-    """The JSON answer to one task (what the matching CLI prints with ``--json``); ``store``
-    opens the store, called only when an equilibrium is needed."""
+def run_task(payload: SolveRequest | DrawTask | PlayTask, store: Callable[[], SolutionStore],
+             stop: threading.Event, progress: Callable[[IterationRecord], None]) -> dict[str, object]:
+    """The JSON answer to one task (what the matching CLI prints with ``--json``; a table's
+    task: ``solver.apps.serve.table_tasks``); ``store`` opens the store, called only when an
+    equilibrium is needed."""
+    if isinstance(payload, PlayTask):
+        return payload.run(store, stop)
     if isinstance(payload, DrawTask):
         return advise(payload.hand, payload.rules, known=payload.known, objective=payload.objective).to_dict()
     return solve_request(payload, store=store() if payload.wants_equilibrium else None, stop_event=stop,
