@@ -216,6 +216,34 @@ def test_every_endpoint_without_a_token_or_with_a_wrong_one(server):
     assert stream.status == 200 and stream.kinds[0] == "view"
 
 
+def test_the_tables_api_is_typed_and_its_errors_documented(server):
+    spec = httpx.get(f"{server}/openapi.json").json()
+    paths = {p: ops for p, ops in spec["paths"].items() if p.startswith("/api/tables")}
+    expected = {"/api/tables": {"post"}, "/api/tables/{table_id}": {"get"},
+                **{f"/api/tables/{{table_id}}/{x}": {"post"} for x in ("arrangement", "next", "hint", "grade", "odds")},
+                "/api/tables/{table_id}/events": {"get"}, "/api/tables/{table_id}/records": {"get"}}
+    assert {p: set(ops) for p, ops in paths.items()} == expected
+    models = {"/api/tables": ("201", "TableCreatedOut"), "/api/tables/{table_id}": ("200", "TableView"),
+              "/api/tables/{table_id}/arrangement": ("200", "TableView"), "/api/tables/{table_id}/hint":
+              ("200", "SolutionOut"), "/api/tables/{table_id}/grade": ("200", "GradeOut"),
+              "/api/tables/{table_id}/odds": ("200", "OddsOut")}
+    for path, ops in paths.items():
+        for op in ops.values():
+            responses = op["responses"]
+            if path != "/api/tables":
+                assert {"401", "404"} <= set(responses), path
+                assert op["security"] == [{"seat token": []}]
+            for code, r in responses.items():
+                if code[0] in "45":
+                    assert r["content"]["application/json"]["schema"]["$ref"].endswith("/ErrorOut"), (path, code)
+            if path in models:
+                code, model = models[path]
+                assert responses[code]["content"]["application/json"]["schema"]["$ref"].endswith(f"/{model}")
+    assert "text/event-stream" in paths["/api/tables/{table_id}/events"]["get"]["responses"]["200"]["content"]
+    assert spec["components"]["securitySchemes"]["seat token"] == {
+        "type": "http", "scheme": "bearer", "description": "the seat's token (from its link: /#play/TABLE/SEAT/TOKEN)"}
+
+
 def _everything(seat: SeatClient, arrangement: str, *, hints: bool) -> None:
     """Ask every endpoint as a seat may before its show-down (errors included)."""
     seat.view()

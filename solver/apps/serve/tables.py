@@ -798,7 +798,7 @@ _ERRORS: dict[int | str, dict[str, Any]] = {
     413: {"model": ErrorOut, "description": "request body too large"},
     422: {"model": ErrorOut, "description": "malformed request: a wrong JSON type, an unknown field…"},
 }
-_SEAT_ERRORS: dict[int | str, dict[str, Any]] = {k: _ERRORS[k] for k in (401, 404)}
+_SEAT_ERRORS: dict[int | str, dict[str, Any]] = {k: _ERRORS[k] for k in (401, 404, 422)}
 
 
 async def _finished(job: Job) -> Job:
