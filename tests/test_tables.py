@@ -294,6 +294,7 @@ def test_a_friends_table_shows_nothing_of_the_other_seat_before_the_reveal(serve
     expected = showdown(Arrangement.parse(b), Arrangement.parse(a), deal)
     assert reveal["showdown"]["you"] == expected.points_a and reveal["showdown"]["other"] == expected.points_b
     assert reveal["over"] and not reveal["can_next"]
+    two.wait(lambda v: v["finished"][0]["record"] == "ready")  # written just after the reveal
     records = [json.loads(line) for line in two.request("GET", "/records").text.splitlines()]
     assert records[0]["opponent"] == "friend" and records[0]["regret"] is None
     assert records[0]["player"] == Arrangement.parse(b).card_lists() and records[0]["computer"] == \
@@ -482,6 +483,7 @@ def test_a_restart_mid_match_loses_nothing(tmp_path):
         computer[0].wait(lambda v: v["finished"][0]["record"] == "ready")
         computer[0].request("POST", "/next")
         game2 = computer[0].wait(lambda v: v["game"] == 2 and v["status"] == "placing")
+        friends[1].wait(lambda v: v["finished"][0]["record"] == "ready")
         before = _views(friends + computer)
         records = friends[1].request("GET", "/records").text
         stream = friends[1].events()
@@ -502,12 +504,13 @@ def test_a_restart_mid_match_loses_nothing(tmp_path):
         shown = computer[0].confirm(random_arrangement(deal_of(game2), 3).format()).json()
         assert check(game2["other"]["commitment"], shown["other"]["salt"],
                      " | ".join(" ".join(p) for p in shown["other"]["arrangement"]))
+        finished = friends[1].wait(lambda v: all(f["record"] == "ready" for f in v["finished"]))["finished"]
         proc.send_signal(signal.SIGINT)  # and a clean stop and start
         proc.wait(30)
     with live_server(*args) as (url, _):
         for s in friends:
             s.url = url
-        assert friends[1].view()["finished"] == done["finished"]
+        assert friends[1].view()["finished"] == finished and len(finished) == 2
 
 
 # ---------------------------------------------------------------------- 50 tables at once

@@ -25,7 +25,7 @@ import json
 import os
 import sqlite3
 from dataclasses import dataclass, field
-from functools import cached_property
+from functools import cached_property, lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -56,6 +56,11 @@ CREATE TABLE IF NOT EXISTS plays (
     arrangement TEXT, salt TEXT, commitment TEXT, confirmed REAL, hints TEXT NOT NULL DEFAULT '[]', record TEXT,
     PRIMARY KEY (table_id, game, seat));
 """
+
+
+@lru_cache(maxsize=4096)
+def _random_deal(seed: int, rules: Rules) -> Deal:
+    return Deal.random(seed, rules)
 
 
 class TableStoreError(ValueError):
@@ -136,7 +141,7 @@ class TableRow:
         return self.seed + game - 1
 
     def deal(self, game: int) -> Deal:
-        return Deal.random(self.seed_of(game), self.rules)
+        return _random_deal(self.seed_of(game), self.rules)
 
     def row(self, game: int) -> GameRow:
         return self.game_rows.setdefault(game, GameRow(game))

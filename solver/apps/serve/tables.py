@@ -57,6 +57,7 @@ from starlette.concurrency import run_in_threadpool
 
 from quintet.cards import format_cards
 from quintet.game import Arrangement, Deal
+from quintet.rules import Rules
 from quintet.seeds import SEED_MAX, fresh_seed, seed_series
 from solver.advisor.limits import parse_slot
 from solver.advisor.request import SolveRequest
@@ -162,8 +163,19 @@ def _warm_up() -> None:
     session.record()
 
 
+@lru_cache(maxsize=8192)
+def _card_lists(text: str, rules: Rules) -> tuple[tuple[str, ...], ...]:
+    return tuple(tuple(p) for p in Arrangement.parse(text, rules).card_lists(rules))
+
+
 def _lists(text: str, deal: Deal) -> list[list[str]]:
-    return Arrangement.parse(text, deal.rules).card_lists(deal.rules)
+    return [list(p) for p in _card_lists(text, deal.rules)]
+
+
+@lru_cache(maxsize=4096)
+def _deal_out(deal: Deal) -> tuple[list[str], list[str]]:
+    """The deal's exposed and live cards as the API writes them."""
+    return deal.format().split(), format_cards(deal.live, deal.rules.deck).split()
 
 
 def _showdown_out(deal: Deal, mine: str, theirs: str) -> ShowdownOut:
@@ -222,7 +234,7 @@ def seat_view(table: TableRow, seat: int, progress: dict[str, Any] | None = None
         last = _reveals(g_deal, g_mine.arrangement, g_other.arrangement)[-1]
         record = g_mine.record
         finished.append(FinishedGameOut(
-            game=g, seed=table.seed_of(g), exposed=g_deal.format().split(), you=last.player_points,
+            game=g, seed=table.seed_of(g), exposed=_deal_out(g_deal)[0], you=last.player_points,
             other=last.computer_points, regret=None if record is None else record.get("regret"),
             record="ready" if record is not None else "computing"))
     if table.friend:
@@ -237,8 +249,8 @@ def seat_view(table: TableRow, seat: int, progress: dict[str, Any] | None = None
         table=table.id, seat=seat, opponent=table.opponent, description=description, games=table.games,
         game=game, other_game=table.seat_games.get(table.other_seat(seat)) if table.friend else None,
         status=status, over=both and game >= table.games, can_next=both and game < table.games,
-        deal=DealViewOut(seed=table.seed_of(game), rules=rules.name, exposed=deal.format().split(),
-                         live=format_cards(deal.live, rules.deck).split()),
+        deal=DealViewOut(seed=table.seed_of(game), rules=rules.name, exposed=_deal_out(deal)[0],
+                         live=_deal_out(deal)[1]),
         you=you, other=theirs,
         showdown=_showdown_out(deal, mine.arrangement, other.arrangement)
         if both and mine.arrangement and other.arrangement else None,
@@ -324,7 +336,6 @@ class TableService:
                 table = self._db.load(table_id)
                 if table is not None:
                     self._resume(table)
-        self._work.put(_warm_up)  # the first show-down loads the hand evaluator: not in a player's confirm
         self._thread = threading.Thread(target=self._run, name="quintet-serve-tables", daemon=True)
         self._thread.start()
 
@@ -357,6 +368,10 @@ class TableService:
             return self.db.count()
 
     def _run(self) -> None:
+        try:
+            _warm_up()  # the first show-down loads the hand evaluator: not in a player's confirm (no lock held)
+        except Exception:  # noqa: BLE001 — only a warm-up
+            traceback.print_exc(file=sys.stderr)
         while True:
             try:
                 item = self._work.get(timeout=TICK)
@@ -464,7 +479,7 @@ class TableService:
             if table.shown_down(game):
                 self._prepare(table, game + 1)
         for game in range(1, table.games + 1):
-            if table.shown_down(game) and not table.friend:
+            if table.shown_down(game):
                 for seat in table.seats:
                     if table.row(game).side(seat).record is None:
                         self._write_record(table, game, seat)
@@ -535,7 +550,11 @@ class TableService:
         self._publish(table.id, "ready", key[1])
 
     def _write_record(self, table: TableRow, game: int, seat: int) -> None:
-        """The game's record from ``seat``'s side, with its regret (a worker grades it)."""
+        """The game's record from ``seat``'s side, with its regret (a worker grades it); at a
+        friend's table both seats' records, without a regret, by the service's thread."""
+        if table.friend:
+            self._work.put(lambda: self._write_friend_records(table.id, game))
+            return
         key = (table.id, game, f"record {seat}")
         if key in self._pending:
             return
@@ -638,12 +657,12 @@ class TableService:
             if spec.target is not None:  # a model that cannot be used is refused now, in one line
                 spec.target.resolve(first, files=False, extra={"equilibrium": Uniform()})
             opponent = spec.format()
-        now = _now()
         table = TableRow(secrets.token_urlsafe(16), opponent, body.games, seeds[0],
                          body.rules.model_dump(mode="json", exclude_none=True), not friend if body.hints is None
-                         else body.hints, now, now)
+                         else body.hints, 0.0, 0.0)
         tokens = {seat: secrets.token_urlsafe(32) for seat in table.seats}
         with self._lock:
+            now = table.created = table.touched = _now()
             if self._stopping:
                 raise _http(503, "the server is stopping")
             if self.db.count() >= self.config.max_tables:
@@ -688,33 +707,36 @@ class TableService:
                 self._publish(table.id, "confirmed", game, seat)
                 return seat_view(table, seat)
             row.ended = side.confirmed
-            if table.friend:
-                self._friend_records(table, game)
-                with self.db._tx():
-                    for s in table.seats:
-                        self.db.save_side(table.id, game, s, row.side(s))
-                    self.db.save_game(table.id, row)
-            else:
-                self.db.show_down(table.id, game, seat, side, row)
-                self._write_record(table, game, seat)
+            self.db.show_down(table.id, game, seat, side, row)
             self._publish(table.id, "reveal", game, seat)
+            self._write_record(table, game, seat)  # after the reveal: not in its latency
             self._prepare(table, game + 1)  # the next game is ready when the seats get there
             return seat_view(table, seat)
 
-    def _friend_records(self, table: TableRow, game: int) -> None:
+    def _write_friend_records(self, table_id: str, game: int) -> None:
         """Both seats' records of a friend's game (no regret: a friend's model is not known)."""
+        table = self.db.load(table_id)
+        if table is None or not table.shown_down(game):
+            return
         deal = table.deal(game)
         row = table.row(game)
         assert row.ended is not None
+        written = False
         for seat in table.seats:
             mine, theirs = row.side(seat), table.other_side(game, seat)
             assert mine.arrangement is not None and theirs.arrangement is not None
+            if mine.record is not None:
+                continue
             session = play_session(deal, FRIEND, game=game, seed=table.seed_of(game), hints=mine.hints)
             session.confirm(mine.arrangement)
             session.face(theirs.arrangement)
             while session.phase is Phase.SHOWDOWN:
                 session.reveal()
             mine.record = session.record(time=dt.datetime.fromtimestamp(row.ended, dt.UTC)).to_dict()
+            self.db.save_side(table.id, game, seat, mine)
+            written = True
+        if written:
+            self._publish(table.id, "record", game)
 
     def next_game(self, table_id: str, seat: int) -> TableView:
         with self._lock:
