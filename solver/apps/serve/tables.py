@@ -53,6 +53,7 @@ from typing import Annotated, Any, Literal
 from fastapi import APIRouter, Depends, HTTPException, Request
 from fastapi.responses import Response, StreamingResponse
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
+from pydantic import BaseModel
 from starlette.concurrency import run_in_threadpool
 
 from quintet.cards import format_cards
@@ -105,6 +106,7 @@ NOT_FOUND = "no such table, or this token is not one of its seats"
 NO_TOKEN = "a table's calls need its seat's token: send 'Authorization: Bearer TOKEN' (the token of the seat's link)"
 TICK = 0.5  # seconds between the service's checks (progress, retries, expiry)
 KEEP_ALIVE = 15.0  # seconds between comments on an idle event stream
+TOUCH_EVERY = 1.0  # seconds: a table's last use is written at most this often
 _TOKEN = re.compile(r"[A-Za-z0-9_-]{1,128}")
 _TABLE_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
 
@@ -320,6 +322,7 @@ class TableService:
     _thread: threading.Thread | None = field(default=None, init=False, repr=False)
     _stopping: bool = field(default=False, init=False, repr=False)
     _next_sweep: float = field(default=0.0, init=False, repr=False)
+    _touched: dict[str, float] = field(default_factory=dict, init=False, repr=False)  # last touch written
 
     def __post_init__(self) -> None:
         self.path = self.config.path or tables_path(self.store_path)
@@ -409,6 +412,7 @@ class TableService:
             return
         self.db.delete(gone)
         for table_id in gone:
+            self._touched.pop(table_id, None)
             for key in [k for k in self._pending if k[0] == table_id]:
                 self._pending.pop(key)
             for key in [k for k in self._retries if k[0] == table_id]:
@@ -636,7 +640,10 @@ class TableService:
                 self.db.seat_of("", "")  # the same work as for a real look-up
             if seat is None:
                 raise _http(404, NOT_FOUND)
-            self.db.touch(table_id, _now())
+            now = _now()
+            if now - self._touched.get(table_id, 0.0) >= TOUCH_EVERY:  # the idle clock restarts (a write a second)
+                self._touched[table_id] = now
+                self.db.touch(table_id, now)
             return seat
 
     def _authorised(self, table_id: str, seat: int) -> TableRow:
@@ -845,17 +852,18 @@ def service(request: Request) -> TableService:
     return tables
 
 
-def _token(credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)]) -> str:
+async def _token(credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)]) -> str:
     if credentials is None:
         raise HTTPException(401, NO_TOKEN, headers={"WWW-Authenticate": "Bearer"})
     return credentials.credentials
 
 
-def _seat_of(table_id: str, request: Request, secret: Annotated[str, Depends(_token)]) -> int:
-    return service(request).authenticate(table_id, secret)
+Token = Annotated[str, Depends(_token)]  # the seat's token, checked against the table by ``authenticate``
 
 
-Seat = Annotated[int, Depends(_seat_of)]
+def _json(model: BaseModel) -> Response:
+    """A response model's JSON as it is (built and typed once: not validated again)."""
+    return Response(model.model_dump_json(), media_type="application/json")
 
 
 def tables_router() -> APIRouter:
@@ -866,42 +874,46 @@ def tables_router() -> APIRouter:
         **{k: _ERRORS[k] for k in (400, 413, 422)},
         503: {"model": ErrorOut, "description": "the server has its maximum of open tables (Retry-After: seconds "
                                                 "until the oldest idle one expires)"}})
-    def create_table(body: TableIn, request: Request) -> TableCreatedOut:
+    def create_table(body: TableIn, request: Request) -> Response:
         """Open a table: a match against the computer (one seat) or a friend (two seats: send seat
         2's link).  Each seat's token is shown once, here."""
         try:
-            return service(request).create(body, str(request.base_url))
+            created = service(request).create(body, str(request.base_url))
+            return Response(created.model_dump_json(), status_code=201, media_type="application/json")
         except TablesFull as full:
             raise HTTPException(503, str(full), headers={"Retry-After": str(full.retry_after)}) from None
 
     @router.get("/{table_id}", response_model=TableView, responses=_SEAT_ERRORS)
-    def get_table(table_id: str, request: Request, seat: Seat) -> TableView:
+    def get_table(table_id: str, request: Request, token: Token) -> Response:
         """Your seat's view: the game, the deal, your arrangement, the other side's confirm and
         commitment, the show-down once both have confirmed, the match."""
-        return service(request).view(table_id, seat)
+        tables = service(request)
+        return _json(tables.view(table_id, tables.authenticate(table_id, token)))
 
     @router.post("/{table_id}/arrangement", response_model=TableView, responses={
         **_ERRORS, 409: {"model": ErrorOut, "description": "already confirmed, or the game is not ready"}})
-    def confirm(table_id: str, body: ArrangementIn, request: Request,
-                seat: Seat) -> TableView:
+    def confirm(table_id: str, body: ArrangementIn, request: Request, token: Token) -> Response:
         """Confirm your arrangement for your current game (final)."""
-        return service(request).confirm(table_id, seat, body.arrangement)
+        tables = service(request)
+        return _json(tables.confirm(table_id, tables.authenticate(table_id, token), body.arrangement))
 
     @router.post("/{table_id}/next", response_model=TableView, responses={
         **_SEAT_ERRORS, 409: {"model": ErrorOut, "description": "the game is not shown down, or the match is over"}})
-    def next_game(table_id: str, request: Request, seat: Seat) -> TableView:
+    def next_game(table_id: str, request: Request, token: Token) -> Response:
         """Move to the next game once the show-down is there."""
-        return service(request).next_game(table_id, seat)
+        tables = service(request)
+        return _json(tables.next_game(table_id, tables.authenticate(table_id, token)))
 
     @router.get("/{table_id}/records", responses={
         200: {"content": {"application/x-ndjson": {"schema": {"type": "string"}}},
               "description": "one JSON line per finished game, as quintet-play --record writes them (you are "
                              "'player', the other side 'computer')"},
         **_SEAT_ERRORS})
-    def records(table_id: str, request: Request, seat: Seat) -> Response:
+    def records(table_id: str, request: Request, token: Token) -> Response:
         """Your finished games as JSON lines (a game appears once its regret is computed)."""
+        tables = service(request)
         lines = [json.dumps(r, ensure_ascii=True, separators=(", ", ": ")) + "\n"
-                 for r in service(request).records(table_id, seat)]
+                 for r in tables.records(table_id, tables.authenticate(table_id, token))]
         return Response("".join(lines), media_type="application/x-ndjson",
                         headers={"Content-Disposition": f'attachment; filename="quintet-{table_id[:8]}.jsonl"'})
 
@@ -909,11 +921,16 @@ def tables_router() -> APIRouter:
         200: {"content": {"text/event-stream": {"schema": TableEventOut.model_json_schema()}},
               "description": "server-sent events: 'event: KIND', 'data: ' a TableEventOut"},
         **_SEAT_ERRORS})
-    async def events(table_id: str, request: Request, seat: Seat) -> StreamingResponse:
+    async def events(table_id: str, request: Request, token: Token) -> StreamingResponse:
         """The table's events for your seat (server-sent events; the first is your view)."""
         tables = service(request)
-        sub = _Subscriber(seat, asyncio.Queue(), asyncio.get_running_loop())
-        first = await run_in_threadpool(tables.subscribe, table_id, sub)
+        sub = _Subscriber(0, asyncio.Queue(), asyncio.get_running_loop())
+
+        def subscribe() -> str:
+            sub.seat = tables.authenticate(table_id, token)
+            return tables.subscribe(table_id, sub)
+
+        first = await run_in_threadpool(subscribe)
 
         async def stream() -> AsyncIterator[str]:
             try:
@@ -942,9 +959,14 @@ def tables_router() -> APIRouter:
         503: {"model": ErrorOut, "description": "the server is busy (Retry-After) or stopping"},
     }
 
-    async def advise(request: Request, table_id: str, seat: int, action: PlayAction, **given: Any) -> Any:
+    async def advise(request: Request, table_id: str, token: str, action: PlayAction, **given: Any) -> Any:
         tables = service(request)
-        task, game = await run_in_threadpool(lambda: tables.advice_task(table_id, seat, action, **given))
+
+        def task_for() -> tuple[int, PlayTask, int]:
+            seat = tables.authenticate(table_id, token)
+            return (seat, *tables.advice_task(table_id, seat, action, **given))
+
+        seat, task, game = await run_in_threadpool(task_for)
         job = await _finished(tables.pool.submit(task, lane="quick", request={"table": "(a seat's advice)"}))
         if job.status != "done" or job.result is None:
             if job.status == "cancelled":
@@ -953,23 +975,22 @@ def tables_router() -> APIRouter:
                 raise HTTPException(400, job.error or "bad input")
             raise RuntimeError(job.error or "the advice failed")
         await run_in_threadpool(tables.advice_used, table_id, seat, game, action)
-        return job.result
+        return Response(json.dumps(job.result), media_type="application/json")
 
     @router.post("/{table_id}/hint", response_model=SolutionOut, responses=advice_errors)
-    async def hint(table_id: str, request: Request, seat: Seat,
-                   body: HintIn | None = None) -> Any:
+    async def hint(table_id: str, request: Request, token: Token, body: HintIn | None = None) -> Any:
         """quintet-play's 'hint': the best completion of the slots you have placed (none: the best
         arrangement) against the computer's model — at a friend's table, the deal's equilibrium."""
-        return await advise(request, table_id, seat, "hint", slots=dict((body or HintIn()).slots))
+        return await advise(request, table_id, token, "hint", slots=dict((body or HintIn()).slots))
 
     @router.post("/{table_id}/grade", response_model=GradeOut, responses=advice_errors)
-    async def grade(table_id: str, body: GradeIn, request: Request, seat: Seat) -> Any:
+    async def grade(table_id: str, body: GradeIn, request: Request, token: Token) -> Any:
         """quintet-play's 'grade': value, regret and best two-card swap of five packets (not confirmed)."""
-        return await advise(request, table_id, seat, "grade", arrangement=body.arrangement)
+        return await advise(request, table_id, token, "grade", arrangement=body.arrangement)
 
     @router.post("/{table_id}/odds", response_model=OddsOut, responses=advice_errors)
-    async def odds(table_id: str, request: Request, seat: Seat) -> Any:
+    async def odds(table_id: str, request: Request, token: Token) -> Any:
         """quintet-play's 'odds': per slot, the hands the model plays there and their odds."""
-        return await advise(request, table_id, seat, "odds")
+        return await advise(request, table_id, token, "odds")
 
     return router
