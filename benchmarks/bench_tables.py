@@ -197,6 +197,7 @@ def main() -> None:
     parser.add_argument("--no-write", action="store_true", help="print only; leave RESULTS.md alone")
     args = parser.parse_args()
 
+    load_before = os.getloadavg()[0]
     tmp = Path(tempfile.mkdtemp(prefix="bench-tables-"))
     tables_file = tmp / "tables.sqlite"
     command = ["--port", "0", "--workers", str(args.workers), "--store", str(tmp / "solutions.sqlite"),
@@ -216,6 +217,17 @@ def main() -> None:
         # warm: one table of each kind
         asyncio.run(run_phase(url, [{"opponent": "friend", "games": 1, "seed": 1},
                                     {"opponent": "greedy", "games": 1, "seed": 1}], 2))
+        # one table at a time: the latencies without queueing, and the server's floor (GET /api/health)
+        alone, _ = asyncio.run(run_phase(url, [{"opponent": "friend", "games": args.games, "seed": 90_000 + 5 * i}
+                                               for i in range(10)], 1))
+        floor = []
+        with httpx.Client(base_url=url) as c:
+            for _ in range(50):
+                t = time.perf_counter()
+                c.get("/api/health")
+                floor.append(time.perf_counter() - t)
+        print(f"alone: confirm {summary(alone.confirm)}, reveal {summary(alone.reveal)}; GET /api/health "
+              f"{summary(floor)}", flush=True)
         friends = [{"opponent": "friend", "games": args.games, "seed": 100 + args.games * i}
                    for i in range(args.tables)]
         f_stats, f_wall = asyncio.run(run_phase(url, friends, args.clients))
@@ -244,7 +256,7 @@ def main() -> None:
     finally:
         proc.send_signal(signal.SIGINT)
         proc.wait(timeout=60)
-    lost = len(f_stats.failed) + len(c_stats.failed)
+    lost = len(f_stats.failed) + len(c_stats.failed) + len(alone.failed)
     wrong = f_stats.mismatches + c_stats.mismatches
     expected_reveals = 2 * f_stats.games + c_stats.games
     seen_reveals = len(f_stats.reveal) + len(c_stats.reveal)
@@ -257,7 +269,8 @@ def main() -> None:
     all_tables = before_tables + args.open
     body = "\n".join([
         f"`python benchmarks/bench_tables.py` — {time.strftime('%Y-%m-%d')}, commit {commit.strip() or '?'}; "
-        f"{cpu_name()}, {os.cpu_count()} logical CPUs shared with other work; Python {platform.python_version()}, "
+        f"{cpu_name()}, {os.cpu_count()} logical CPUs shared with other work (load average {load_before:.1f} before, "
+        f"{os.getloadavg()[0]:.1f} after); Python {platform.python_version()}, "
         f"numpy {numpy.__version__}, httpx {httpx.__version__}. Loopback HTTP to `quintet-serve --workers "
         f"{args.workers}` (fresh store and tables file); scripted asyncio clients, {args.clients} tables played at "
         f"once, each seat following its event stream; {args.games} games a table, random arrangements.",
@@ -278,6 +291,11 @@ def main() -> None:
         f"{summary(c_stats.ready)} |",
         f"| scores differing from `showdown` / reveals missed | {f_stats.mismatches} / "
         f"{2 * f_stats.games - len(f_stats.reveal)} | {c_stats.mismatches} / {c_stats.games - len(c_stats.reveal)} |",
+        "",
+        f"One table at a time (10 friends' tables, no other load from this benchmark): confirm p50 / p95 "
+        f"{summary(alone.confirm)}, reveal event {summary(alone.reveal)}; the server's floor on this machine, "
+        f"`GET /api/health`, {summary(floor)}. The figures above are those of {args.clients} tables at once, with "
+        f"the scripted clients (their JSON and their {2 * args.clients} streams) on the same two CPUs.",
         "",
         f"Memory: the server's resident set went from {rss_before:.0f} MB to {rss_after:.0f} MB while "
         f"{args.open} more tables were opened (one seat confirmed at each; {open_wall:.1f} s), "

@@ -297,6 +297,13 @@ class _Retry:
     then: Callable[[Job], None]
 
 
+@dataclass(frozen=True)
+class _Unlocked:
+    """Work for the service's thread that takes the lock itself, around its reads and writes."""
+
+    run: Callable[[], None]
+
+
 @dataclass
 class _Pending:
     job: Job | None = None  # None: waiting for room in the lane
@@ -318,7 +325,8 @@ class TableService:
     _subscribers: dict[str, set[_Subscriber]] = field(default_factory=dict, init=False, repr=False)
     _pending: dict[tuple[str, int, str], _Pending] = field(default_factory=dict, init=False, repr=False)
     _retries: dict[tuple[str, int, str], _Retry] = field(default_factory=dict, init=False, repr=False)
-    _work: queue.Queue[Callable[[], None] | None] = field(default_factory=queue.Queue, init=False, repr=False)
+    _work: queue.Queue[Callable[[], None] | _Unlocked | None] = field(default_factory=queue.Queue, init=False,
+                                                                      repr=False)
     _thread: threading.Thread | None = field(default=None, init=False, repr=False)
     _stopping: bool = field(default=False, init=False, repr=False)
     _next_sweep: float = field(default=0.0, init=False, repr=False)
@@ -383,9 +391,12 @@ class TableService:
             if item is None:
                 return
             try:
-                with self._lock:
-                    if self._db is not None:
-                        item()
+                if isinstance(item, _Unlocked):
+                    item.run()
+                else:
+                    with self._lock:
+                        if self._db is not None:
+                            item()
             except Exception:  # noqa: BLE001 — a bug must not stop every table: report it and go on
                 traceback.print_exc(file=sys.stderr)
 
@@ -557,7 +568,7 @@ class TableService:
         """The game's record from ``seat``'s side, with its regret (a worker grades it); at a
         friend's table both seats' records, without a regret, by the service's thread."""
         if table.friend:
-            self._work.put(lambda: self._write_friend_records(table.id, game))
+            self._work.put(_Unlocked(lambda: self._write_friend_records(table.id, game)))
             return
         key = (table.id, game, f"record {seat}")
         if key in self._pending:
@@ -721,14 +732,17 @@ class TableService:
             return seat_view(table, seat)
 
     def _write_friend_records(self, table_id: str, game: int) -> None:
-        """Both seats' records of a friend's game (no regret: a friend's model is not known)."""
-        table = self.db.load(table_id)
+        """Both seats' records of a friend's game (no regret: a friend's model is not known).
+        Run by the service's thread; the replays run without the lock (confirmed arrangements
+        do not change)."""
+        with self._lock:
+            table = self.db.load(table_id) if self._db is not None else None
         if table is None or not table.shown_down(game):
             return
         deal = table.deal(game)
         row = table.row(game)
         assert row.ended is not None
-        written = False
+        records = {}
         for seat in table.seats:
             mine, theirs = row.side(seat), table.other_side(game, seat)
             assert mine.arrangement is not None and theirs.arrangement is not None
@@ -739,10 +753,18 @@ class TableService:
             session.face(theirs.arrangement)
             while session.phase is Phase.SHOWDOWN:
                 session.reveal()
-            mine.record = session.record(time=dt.datetime.fromtimestamp(row.ended, dt.UTC)).to_dict()
-            self.db.save_side(table.id, game, seat, mine)
-            written = True
-        if written:
+            records[seat] = session.record(time=dt.datetime.fromtimestamp(row.ended, dt.UTC)).to_dict()
+        if not records:
+            return
+        with self._lock:
+            table = self.db.load(table_id) if self._db is not None else None
+            if table is None:
+                return
+            for seat, record in records.items():
+                side = table.row(game).side(seat)
+                if side.record is None:
+                    side.record = record
+                    self.db.save_side(table.id, game, seat, side)
             self._publish(table.id, "record", game)
 
     def next_game(self, table_id: str, seat: int) -> TableView:
