@@ -6,8 +6,9 @@
 
 Starts ``quintet-serve`` on a free loopback port, drives Debian's chromium with Playwright
 and writes ``docs/quintet-serve.png`` (desktop, 1280 px wide), ``docs/quintet-serve-phone.png``
-(390 px), ``docs/quintet-serve-draw.png`` (the draw tab, 1280 px) and, with ``--store``,
-``docs/quintet-serve-equilibrium.png``.
+(390 px), ``docs/quintet-serve-draw.png`` (the draw tab, 1280 px), ``docs/quintet-serve-play.png``
+(the Play tab: game 1 of a match against the greedy computer, hinted, confirmed and shown down)
+and, with ``--store``, ``docs/quintet-serve-equilibrium.png``.
 
 The page draws the equilibrium's "play this" seed at random (``crypto.getRandomValues``);
 here that generator is pinned to ``--seed`` so the pictures are the same at every run.
@@ -31,6 +32,7 @@ HERE = Path(__file__).resolve().parent
 EXAMPLE = "8h 7h 9d Ts 7s Qc Jc"
 MINE = "9s 9c 8s 8c 7c | Ks Kd Kc Js Tc | Qd Jd Td 8d 7d | As Ah Ad Ac Qs | Kh Qh Jh Th 9h"
 DRAW_HAND = "Ah Kh 9h 5h Jk"
+PLAY_SEED = 7  # the match's seed (game 1 deals As Ks Th 9s 8h 7s 7h, as quintet-play --seed 7)
 ARGS = ["--no-sandbox", "--headless", "--disable-gpu", "--disable-background-networking",
         "--disable-component-update", "--disable-sync", "--no-first-run"]
 
@@ -86,6 +88,25 @@ def main() -> None:
             page.wait_for_selector("#draw-answer table")
             page.wait_for_timeout(300)
             page.screenshot(path=str(HERE / "quintet-serve-draw.png"))
+            # the Play tab: a match against greedy, game 1 hinted (the hint taken), confirmed, shown down
+            page.goto(url)
+            page.wait_for_selector("body[data-ready=true]")
+            page.click("#tab-play")
+            page.select_option("#play-opponent", "greedy")
+            page.fill("#play-games", "3")
+            page.fill("#play-seed", str(PLAY_SEED))
+            page.click("#play-start")
+            page.wait_for_selector("#panel-play[data-status=placing]")
+            page.click("#play-hint")
+            page.wait_for_selector("#play-advice .packet")
+            page.click("#play-advice button:has-text('Use as my arrangement')")
+            page.click("#play-confirm")
+            page.wait_for_selector("#panel-play[data-revealed='5']")
+            page.wait_for_function("[...document.querySelectorAll('#play-match tr[data-game]')].every("
+                                   "r => r.cells[5].textContent !== 'computing…')")
+            page.evaluate("document.activeElement.blur()")
+            page.wait_for_timeout(300)
+            page.screenshot(path=str(HERE / "quintet-serve-play.png"), full_page=True)
             # a phone: the arrangement typed in, graded
             phone = browser.new_page(viewport={"width": 390, "height": 844}, is_mobile=True)
             pin_random(phone, args.seed)

@@ -23,7 +23,7 @@ from quintet.symmetry import canonical_exposed
 from solver.advisor.advice import best_response, complete, grade
 from solver.advisor.equilibrium import STORE_KIND, EquilibriumResult, solve_equilibrium
 from solver.play.computer import Computer
-from solver.play.session import COMMANDS, Command, GameSession, Phase, PlayError, parse_command
+from solver.play.session import COMMANDS, Command, GameSession, Person, Phase, PlayError, parse_command
 from solver.problem.deal_tables import DealTables
 from solver.problem.opponents import ArrangementMix, OpponentError, Uniform, greedy_arrangement
 from solver.storage.store import SolutionStore
@@ -252,6 +252,52 @@ def test_the_computer_sides():
         Computer.choose(deal, "bogus")
     with pytest.raises(OpponentError, match="equilibrium provider"):
         Computer.choose(deal, "equilibrium")
+
+
+def test_against_a_person_the_other_packets_are_faced_after_the_confirm():
+    deal = Deal.random(SEED)
+    tables = DealTables.build(deal)
+    mine = best_response(deal, Uniform(), tables=tables).arrangement
+    theirs = greedy_arrangement(tables)
+    game = GameSession(deal, Person(), seed=SEED)
+    assert not game.advice and not game.regret_known and game._tables is None  # nothing built without advice
+    with pytest.raises(PlayError, match="no advice"):
+        game.hint()
+    game.confirm(mine)
+    assert game.phase is Phase.WAITING and game.other is None
+    for action in (game.reveal, lambda: game.confirm(mine)):
+        with pytest.raises(PlayError, match="the other side has not shown"):
+            action()
+    with pytest.raises(PlayError, match="the other side's arrangement: illegal"):
+        game.face(Arrangement(theirs.packets[:4] + theirs.packets[:1]))
+    game.face(theirs.format())
+    assert game.phase is Phase.SHOWDOWN and game.other == theirs
+    while game.phase is Phase.SHOWDOWN:
+        game.reveal()
+    assert game._tables is None
+    record = game.record().to_dict()
+    expected = showdown(mine, theirs, deal)
+    assert record["opponent"] == "friend" and record["regret"] is None
+    assert record["computer"] == theirs.card_lists() and record["points"]["player"] == expected.points_a
+    with pytest.raises(PlayError, match="no regret"):
+        game.regret()
+    # a person with a model to give advice against (a table gives the deal's equilibrium)
+    advised = GameSession(deal, Person(model=Uniform()))
+    assert advised.advice and advised.hint().expected_margin == pytest.approx(
+        best_response(deal, Uniform(), tables=tables).expected_margin)
+
+
+def test_a_computer_resumed_keeps_its_arrangement_and_model():
+    deal = Deal.random(3)
+    for spec in ("greedy", "uniform", "br:uniform"):
+        chosen = Computer.choose(deal, spec, seed=5)
+        again = Computer.resume(deal, spec, chosen.arrangement, chosen.description)
+        assert again == chosen
+    drawn = Computer.choose(deal, "uniform", seed=5).arrangement
+    other = Computer.resume(deal, "uniform", Computer.choose(deal, "uniform", seed=6).arrangement, "")
+    assert other.arrangement != drawn  # nothing is drawn again: the arrangement given is kept
+    with pytest.raises(OpponentError, match="equilibrium provider"):
+        Computer.resume(deal, "equilibrium", drawn, "")
 
 
 def prefilled_store(path: Path) -> tuple[Deal, EquilibriumResult]:

@@ -123,9 +123,37 @@ class Computer:
         target = spec.target.resolve(deal, equilibrium=None if eq is None else eq.opponent(), files=files)
         sol = complete(deal, {}, target, time_limit=time_limit, stop_event=stop_event, tables=tables)
         proof = "proven optimal" if sol.optimal else f"best found, within {sol.gap:.4f} of optimal"
-        return cls(name, sol.arrangement,
-                   ArrangementMix((sol.arrangement,), (1.0,), name=f"best response to {target.name}"),
+        return cls(name, sol.arrangement, _best_response_model(sol.arrangement, target.name),
                    f"the best response to {target.name} ({proof}), a model of you")
+
+    @classmethod
+    def resume(cls, deal: Deal, spec: ComputerSpec | str, arrangement: Arrangement, description: str, *,
+               equilibrium: EquilibriumProvider | None = None, files: bool = True) -> Computer:
+        """The computer of a game already under way: ``arrangement`` and ``description`` are what
+        ``choose`` gave (a ``quintet-serve`` table keeps them), the model is rebuilt — the
+        equilibrium from the provider, a best response's one arrangement with its target's name.
+        Nothing is drawn again, so the arrangement stays the one committed to."""
+        spec = ComputerSpec.parse(spec, files=files) if isinstance(spec, str) else spec
+        arrangement.validate(deal)
+        eq = _need(equilibrium)(deal, None) if spec.needs_equilibrium else None
+        model: OpponentModel
+        if spec.plays == "equilibrium":
+            assert eq is not None
+            model = eq.opponent()
+        elif spec.plays == "greedy":
+            model = Greedy()
+        elif spec.plays == "uniform":
+            model = Uniform()
+        else:
+            assert spec.target is not None
+            target = spec.target.resolve(deal, equilibrium=None if eq is None else eq.opponent(), files=files)
+            model = _best_response_model(arrangement, target.name)
+        return cls(spec.format(), arrangement, model, description, eq)
+
+
+def _best_response_model(arrangement: Arrangement, target: str) -> ArrangementMix:
+    """A best response's model: the one arrangement it plays."""
+    return ArrangementMix((arrangement,), (1.0,), name=f"best response to {target}")
 
 
 def _need(provider: EquilibriumProvider | None) -> EquilibriumProvider:

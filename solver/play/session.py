@@ -1,4 +1,5 @@
-"""A game of Quintet against the computer: the state machine behind ``quintet-play``.
+"""A game of Quintet against the computer or a person: the state machine behind ``quintet-play``
+and the tables of ``quintet-serve``.
 
     deal = Deal.random(7)
     computer = Computer.choose(deal, "greedy", seed=7)     # the computer lays its packets first
@@ -11,14 +12,20 @@
 
 Phases: ``PLACING`` (place, clear, undo, advice: hint, grade, odds; ``HINTING`` while a hint
 or grade is computed, so a front-end running it in the background refuses other moves) →
-``confirm`` → ``SHOWDOWN`` (``reveal`` one slot at a time) → ``OVER``.  Each action has ``verify_x``
+``confirm`` → ``SHOWDOWN`` (``reveal`` one slot at a time) → ``OVER``.  Against a ``Person`` (a
+friend at a ``quintet-serve`` table) the other arrangement is not known when the player
+confirms: ``confirm`` → ``WAITING`` → ``face(their arrangement)`` → ``SHOWDOWN``.  Each action has ``verify_x``
 (raises ``PlayError`` with a one-sentence reason), ``can_x`` (a bool) and ``x`` (does it and
 returns a frozen record), as in pokerkit.
 
 The computer's **model** is the distribution its arrangement is drawn from, as the player
 may know it: the equilibrium mix (not the sample drawn from it), the uniform model, or the
 one arrangement a deterministic strategy (greedy, a best response) plays.  Hints, grades,
-odds and the regret all refer to that model.
+odds and the regret all refer to that model.  A person's model is not known: hints refer to
+the model a ``Person`` is given (a table gives the deal's equilibrium), and a game against a
+person has no regret.  The deal's tables and the model's marginals are built on the first
+piece of advice, so a game played without advice (a server replaying its flow) never builds
+them.
 """
 
 from __future__ import annotations
@@ -41,9 +48,7 @@ from quintet.terminal import SHARED_HELP, command_word
 from quintet.text import quote
 from solver.advisor.advice import Grade, Solution, complete, grade
 from solver.problem.deal_tables import DealTables
-from solver.problem.opponents import (
-    FixedMarginals,
-)
+from solver.problem.opponents import FixedMarginals, OpponentModel
 from solver.storage.records import GameRecord
 
 from .computer import Computer
@@ -51,6 +56,7 @@ from .computer import Computer
 __all__ = [
     "PlayError",
     "Phase",
+    "Person",
     "COMMANDS",
     "Command",
     "parse_command",
@@ -68,6 +74,7 @@ class PlayError(ValueError):
 class Phase(Enum):
     PLACING = "placing"  # building the arrangement; advice available
     HINTING = "hinting"  # a hint or grade is being computed (placing waits for it)
+    WAITING = "waiting"  # confirmed; the person across has not shown their arrangement yet
     SHOWDOWN = "showdown"  # confirmed; slots are revealed one at a time
     OVER = "over"  # every slot revealed
 
@@ -168,12 +175,24 @@ class Reveal:
 # ----------------------------------------------------------------------------- the game
 
 
+@dataclass(frozen=True)
+class Person:
+    """A person across the table (a friend at a ``quintet-serve`` table): their arrangement is
+    known only once both have confirmed (``GameSession.face``).  ``model`` is what hints refer
+    to (None: no advice); it is not the person's model, so a game against a person has no regret."""
+
+    spec: str = "friend"  # the record's ``opponent``
+    model: OpponentModel | None = None
+    description: str = "a friend"
+    arrangement: None = None  # never known in advance
+
+
 @dataclass
 class GameSession:
-    """One game: the deal, the computer's hidden arrangement, the player's slots (see module doc)."""
+    """One game: the deal, the other side's hidden arrangement, the player's slots (see module doc)."""
 
     deal: Deal
-    computer: Computer
+    computer: Computer | Person  # the other side: the computer, or a person
     game: int = 1
     seed: int = 0
     time_limit: float | None = None  # seconds, for each hint/grade/regret search
@@ -181,19 +200,44 @@ class GameSession:
     slots: list[int] = field(init=False)  # the player's packets (masks), 0 = empty
     hints: list[str] = field(default_factory=list, init=False)  # advice commands used, in order
     _history: list[Move] = field(default_factory=list, init=False, repr=False)
-    _tables: DealTables = field(init=False, repr=False)
-    _model: FixedMarginals = field(init=False, repr=False)
+    _tables: DealTables | None = field(default=None, init=False, repr=False)  # built on first advice
+    _model: FixedMarginals | None = field(default=None, init=False, repr=False)
     _arrangement: Arrangement | None = field(default=None, init=False, repr=False)
+    _other: Arrangement | None = field(default=None, init=False, repr=False)  # the other side's arrangement
     _showdown: Showdown | None = field(default=None, init=False, repr=False)
     _revealed: int = field(default=0, init=False, repr=False)
     _regret: Grade | None = field(default=None, init=False, repr=False)
 
     def __post_init__(self) -> None:
-        self.computer.arrangement.validate(self.deal)
+        if self.computer.arrangement is not None:
+            self.computer.arrangement.validate(self.deal)
+        self._other = self.computer.arrangement
         self.slots = [0] * self.rules.n_slots
-        self._tables = DealTables.build(self.deal)
-        model = self.computer.model
-        self._model = FixedMarginals(model.name, model.marginals(self._tables))
+
+    def _advice(self) -> tuple[DealTables, FixedMarginals]:
+        """The deal's tables and the model's marginals (built once, on the first advice)."""
+        if self._tables is None or self._model is None:
+            model = self.computer.model
+            if model is None:
+                raise PlayError("there is no advice in this game")
+            self._tables = DealTables.build(self.deal)
+            self._model = FixedMarginals(model.name, model.marginals(self._tables))
+        return self._tables, self._model
+
+    @property
+    def advice(self) -> bool:
+        """Whether hints, grades and odds are available (against a person: when given a model)."""
+        return self.computer.model is not None
+
+    @property
+    def regret_known(self) -> bool:
+        """Whether the game has a regret: the advice's model is the other side's own (the computer's)."""
+        return isinstance(self.computer, Computer)
+
+    @property
+    def other(self) -> Arrangement | None:
+        """The other side's arrangement once it may be seen (the show-down), else None."""
+        return self._other if self.phase in (Phase.SHOWDOWN, Phase.OVER) else None
 
     @property
     def rules(self) -> Rules:
@@ -220,6 +264,7 @@ class GameSession:
     def _require(self, phase: Phase, doing: str) -> None:
         if self.phase is not phase:
             now = {Phase.PLACING: "you are still placing your packets", Phase.HINTING: "a hint is being computed",
+                   Phase.WAITING: "you have confirmed; the other side has not shown its packets yet",
                    Phase.SHOWDOWN: "the show-down is under way", Phase.OVER: "this game is over"}[self.phase]
             raise PlayError(f"cannot {doing}: {now}")
 
@@ -320,10 +365,11 @@ class GameSession:
         """The best completion of the placed slots against the computer's model (with nothing
         placed, the best arrangement)."""
         self.verify_hint()
+        tables, model = self._advice()
         self.hints.append("hint")
         with self._hinting():
-            return complete(self.deal, self.placed, self._model, time_limit=self.time_limit, stop_event=stop_event,
-                            tables=self._tables)
+            return complete(self.deal, self.placed, model, time_limit=self.time_limit, stop_event=stop_event,
+                            tables=tables)
 
     @contextmanager
     def _hinting(self) -> Iterator[None]:
@@ -348,16 +394,17 @@ class GameSession:
     def grade(self, stop_event: threading.Event | None = None) -> Grade:
         """Value, optimum, regret and best two-card swap of the five placed slots."""
         arrangement = self.verify_grade()
+        _, model = self._advice()
         self.hints.append("grade")
         with self._hinting():
-            return grade(self.deal, arrangement, self._model, time_limit=self.time_limit, stop_event=stop_event)
+            return grade(self.deal, arrangement, model, time_limit=self.time_limit, stop_event=stop_event)
 
     def odds(self, top: int = 4) -> Odds:
         """The computer's model per slot: the ``top`` likeliest hands (by name) and their odds."""
         self._require(Phase.PLACING, "show the odds")
+        tables, model = self._advice()
         self.hints.append("odds")
-        tables = self._tables
-        marginals = self._model.marginals(tables)
+        marginals = model.marginals(tables)
         _, first = np.unique(tables.classes, return_index=True)  # a packet of each rank class
         names: dict[int, str] = {}
         slots = []
@@ -368,7 +415,7 @@ class GameSession:
                     names[c] = describe(int(tables.masks[first[c]]), self.rules)
                 acc[names[c]] = acc.get(names[c], 0.0) + float(row[c])
             slots.append(tuple(sorted(acc.items(), key=lambda kv: -kv[1])[:top]))
-        return Odds(self._model.name, tuple(slots))
+        return Odds(model.name, tuple(slots))
 
     # -------------------------------------------------------------- confirming and the show-down
 
@@ -392,13 +439,38 @@ class GameSession:
         return True
 
     def confirm(self, arrangement: str | Arrangement | None = None) -> Arrangement:
-        """Lay the arrangement face down (``play`` gives it whole; ``done`` takes the slots)."""
+        """Lay the arrangement face down (``play`` gives it whole; ``done`` takes the slots):
+        the show-down begins, or against a person whose packets are not known yet, ``WAITING``."""
         laid = self.verify_confirm(arrangement)
         self.slots = list(laid.packets)
         self._arrangement = laid
-        self._showdown = showdown(laid, self.computer.arrangement, self.deal)
-        self.phase = Phase.SHOWDOWN
+        if self._other is None:
+            self.phase = Phase.WAITING
+        else:
+            self._begin_showdown(self._other)
         return laid
+
+    def _begin_showdown(self, other: Arrangement) -> None:
+        assert self._arrangement is not None
+        self._showdown = showdown(self._arrangement, other, self.deal)
+        self._other = other
+        self.phase = Phase.SHOWDOWN
+
+    def verify_face(self, arrangement: str | Arrangement) -> Arrangement:
+        """The other side's arrangement as ``face`` would take it; else ``PlayError``."""
+        self._require(Phase.WAITING, "face the other side's packets")
+        try:
+            other = Arrangement.parse(arrangement, self.rules) if isinstance(arrangement, str) else arrangement
+            other.validate(self.deal)
+        except (ArrangementError, CardError) as exc:
+            raise PlayError(f"the other side's arrangement: {exc}") from None
+        return other
+
+    def face(self, arrangement: str | Arrangement) -> Arrangement:
+        """The person across has confirmed too: their packets meet yours (the show-down begins)."""
+        other = self.verify_face(arrangement)
+        self._begin_showdown(other)
+        return other
 
     def verify_reveal(self) -> None:
         self._require(Phase.SHOWDOWN, "reveal a slot")
@@ -423,19 +495,24 @@ class GameSession:
     def regret(self, stop_event: threading.Event | None = None) -> Grade:
         """The played arrangement graded against the computer's model (computed once)."""
         self._require(Phase.OVER, "compute the regret")
+        if not self.regret_known:
+            raise PlayError("a game against a person has no regret: their model is not known")
         if self._regret is None:
             assert self._arrangement is not None
-            self._regret = grade(self.deal, self._arrangement, self._model, time_limit=self.time_limit,
+            _, model = self._advice()
+            self._regret = grade(self.deal, self._arrangement, model, time_limit=self.time_limit,
                                  stop_event=stop_event)
         return self._regret
 
     def record(self, stop_event: threading.Event | None = None, *, time: _dt.datetime | None = None) -> GameRecord:
-        """The finished game as a ``GameRecord`` (with its regret; ``time`` defaults to now, UTC)."""
+        """The finished game as a ``GameRecord`` (with its regret against the computer, None
+        against a person; ``time`` defaults to now, UTC).  The record's ``computer`` is the
+        other side's arrangement."""
         result = self.result
-        assert self._arrangement is not None
+        assert self._arrangement is not None and self._other is not None
         moment = (time or _dt.datetime.now(_dt.UTC)).astimezone(_dt.UTC)
         return GameRecord(
             game=self.game, seed=self.seed, time=moment.strftime("%Y-%m-%dT%H:%M:%SZ"), opponent=self.computer.spec,
-            deal=self.deal, player=self._arrangement, computer=self.computer.arrangement, showdown=result,
-            hints=tuple(self.hints), regret=self.regret(stop_event).regret,
+            deal=self.deal, player=self._arrangement, computer=self._other, showdown=result,
+            hints=tuple(self.hints), regret=self.regret(stop_event).regret if self.regret_known else None,
         )

@@ -1,14 +1,16 @@
 """The ``quintet-serve`` application: the JSON API under ``/api`` and the page at ``/``.
 
 ``create_app(ServeConfig(...))`` builds a FastAPI application whose lifespan starts and stops
-the worker pool (``solver.apps.serve.jobs``); its endpoints are three routers, by concern:
+the worker pool (``solver.apps.serve.jobs``) and the tables; its endpoints are four routers, by concern:
 
 * ``routers.solve`` — ``POST /api/solve`` (``quintet-solve``: 200 with the answer, or for an
   equilibrium not in the store 202 with a job), ``GET``/``DELETE /api/jobs/ID``, ``GET
   /api/jobs/ID/events`` (server-sent events);
 * ``routers.game`` — ``POST /api/showdown``, ``/api/hand``, ``/api/draw`` (``quintet showdown``,
   ``hand``, ``draw``), ``GET /api/deal?seed=N``, ``GET /api/rules``;
-* ``routers.server`` — ``GET /api/health`` and the page.
+* ``routers.server`` — ``GET /api/health`` and the page;
+* ``tables`` — ``/api/tables``: play against the computer or a friend by a link (each seat
+  named by its token), the table's events as server-sent events.
 
 Every response body is a declared model (``models``; the solver's answers from
 ``solver.advisor.schema``), so ``GET /openapi.json`` describes exactly what is sent, errors
@@ -28,13 +30,15 @@ from starlette.routing import Mount, Route
 from solver.apps.serve.errors import MAX_BODY_BYTES, BodyLimit, install_error_handlers
 from solver.apps.serve.routers import game, server, solve
 from solver.apps.serve.state import AppState, ServeConfig
+from solver.apps.serve.tables import tables_router
 
 __all__ = ["ServeConfig", "create_app", "MAX_BODY_BYTES"]
 
 DESCRIPTION = """The Quintet arrangement advisor and draw advisor over HTTP (quintet-serve).
 
 Requests are JSON (`Content-Type: application/json`). Every error is one line, `{"error": "…"}`:
-400 bad input (the command lines' words), 404 no such endpoint or job, 405 a method the path does
+400 bad input (the command lines' words), 401 a table call without a seat token, 404 no such
+endpoint, job or table (a wrong token answers the same 404), 405 a method the path does
 not allow (with `Allow`), 413 a body over the limit, 422 a malformed request (not JSON, a wrong
 type, a number out of range, an unknown or missing field), 503 a full queue (`Retry-After`) or a
 stopping server, 500 only for a fault of the server."""
@@ -47,11 +51,14 @@ def create_app(config: ServeConfig | None = None) -> FastAPI:
     @asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
         state.start()
+        await run_in_threadpool(state.tables.start)
         try:
             yield
         finally:
             state.stop_requested()
+            state.tables.stop_streams()
             await run_in_threadpool(state.pool.close)
+            await run_in_threadpool(state.tables.close)
 
     app = FastAPI(
         title="Quintet solver", version=metadata.version("quintet-solver"), lifespan=lifespan,
@@ -61,7 +68,7 @@ def create_app(config: ServeConfig | None = None) -> FastAPI:
     app.state.quintet = state
     app.state.config = state.config
     app.add_middleware(BodyLimit, limit=state.config.max_body_bytes)
-    routers = (solve.router, game.router, server.router)
+    routers = (solve.router, game.router, tables_router(), server.router)
     for router in routers:
         app.include_router(router)
     server.mount_page(app)

@@ -3,6 +3,7 @@
     quintet-serve                                # http://127.0.0.1:8000/
     quintet-serve --port 8080 --workers 4 --store solutions.sqlite
     quintet-serve --host 0.0.0.0                 # reachable from other machines: only when asked
+    quintet-serve --tables tables.sqlite --table-ttl 3600 --max-tables 200
 
 Ctrl-C stops it cleanly and at once: open event streams get their job's last state (cancelled,
 with its best so far) and end, running solves are cancelled, the workers stopped, exit status 0.
@@ -19,8 +20,10 @@ from collections.abc import Sequence
 from pathlib import Path
 from types import FrameType
 
-from quintet.cliutil import OneLineParser, UsageError, int_between, positive_int, run_cli
+from quintet.cliutil import OneLineParser, UsageError, int_between, positive_float, positive_int, run_cli
 from quintet.text import quote
+from solver.apps.serve.table_store import TableStore, TableStoreError
+from solver.apps.serve.tables import DEFAULT_MAX_TABLES, DEFAULT_TTL, TablesConfig, tables_path
 from solver.storage.store import SolutionStore, default_store_path
 
 __all__ = ["build_parser", "main"]
@@ -41,6 +44,13 @@ def build_parser() -> argparse.ArgumentParser:
                    help="waiting tasks per lane (quick answers, equilibrium jobs) before 503 (default 32)")
     p.add_argument("--store", metavar="PATH", default=None,
                    help="store of solved equilibria (default: $QUINTET_STORE or the user cache directory)")
+    p.add_argument("--tables", metavar="PATH", default=None,
+                   help="SQLite file of the tables played on the page (default: beside the store, "
+                        "STORE-tables.sqlite)")
+    p.add_argument("--table-ttl", type=positive_float, default=DEFAULT_TTL, metavar="SECONDS",
+                   help=f"an idle table expires after this long (default {DEFAULT_TTL:g}: a day)")
+    p.add_argument("--max-tables", type=positive_int, default=DEFAULT_MAX_TABLES, metavar="N",
+                   help=f"open tables at most; more are refused with 503 (default {DEFAULT_MAX_TABLES})")
     return p
 
 
@@ -68,13 +78,19 @@ def _main(argv: Sequence[str] | None) -> int:
     args = build_parser().parse_args(argv)
     store = Path(args.store).expanduser() if args.store else default_store_path()
     SolutionStore(store).close()  # an unusable store is reported now, in one line
+    tables = TablesConfig(Path(args.tables).expanduser() if args.tables else tables_path(store), args.table_ttl,
+                          args.max_tables)
+    try:
+        TableStore(tables.path or tables_path(store)).close()  # and so is an unusable tables file
+    except TableStoreError as exc:
+        raise UsageError(str(exc)) from None
     sock = _bind(args.host, args.port)
 
     import uvicorn  # the web stack is imported only once the options are good
 
     from solver.apps.serve.app import ServeConfig, create_app
 
-    app = create_app(ServeConfig(workers=args.workers, queue_size=args.queue_size, store=store))
+    app = create_app(ServeConfig(workers=args.workers, queue_size=args.queue_size, store=store, tables=tables))
     state = app.state.quintet
 
     class Server(uvicorn.Server):
@@ -89,9 +105,10 @@ def _main(argv: Sequence[str] | None) -> int:
     host, port = sock.getsockname()[:2]
     shown = f"[{host}]" if ":" in host else host
     print(f"quintet-serve: http://{shown}:{port}/ (API under /api, OpenAPI at /openapi.json); "
-          f"{args.workers} worker{'s' if args.workers > 1 else ''}; store {store}; Ctrl-C stops",
+          f"{args.workers} worker{'s' if args.workers > 1 else ''}; store {store}; tables {tables.path}; Ctrl-C stops",
           file=sys.stderr, flush=True)
     config = uvicorn.Config(app, log_level="warning", timeout_graceful_shutdown=3, access_log=False)
+
     try:
         Server(config).run(sockets=[sock])
     except KeyboardInterrupt:  # uvicorn re-raises the Ctrl-C it handled, after a clean shutdown

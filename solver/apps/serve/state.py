@@ -17,6 +17,7 @@ from pathlib import Path
 from fastapi import Request
 
 from solver.apps.serve.jobs import Job, WorkerPool
+from solver.apps.serve.tables import TablesConfig, TableService
 from solver.storage.store import SolutionStore, default_store_path
 
 __all__ = ["ServeConfig", "AppState", "app_state"]
@@ -29,6 +30,7 @@ class ServeConfig:
     """``workers`` processes; ``queue_size`` waiting tasks per lane; the store of solved
     equilibria (default ``$QUINTET_STORE`` or the user cache directory); ``max_body_bytes`` per
     request; ``warm_up``: workers load the compiled kernels before taking tasks;
+    ``tables``: the tables file, their time to live and the most open at once;
     ``max_time_limit``: the most seconds one solve (and one recheck) may take on this server —
     a request asking for more is refused, one asking for no limit gets this one (None: no cap
     beyond the solver's own defaults)."""
@@ -39,6 +41,7 @@ class ServeConfig:
     max_body_bytes: int = MAX_BODY_BYTES
     warm_up: bool = True
     max_time_limit: float | None = None
+    tables: TablesConfig = field(default_factory=TablesConfig)  # the tables file, TTL, most open tables
 
 
 class AppState:
@@ -47,6 +50,7 @@ class AppState:
     def __init__(self, config: ServeConfig) -> None:
         self.config = config
         self.pool = self._new_pool()
+        self.tables = TableService(config.tables, self.pool, config.store)
         self._stores = threading.local()  # one store connection per server thread (SQLite)
         self._loop: asyncio.AbstractEventLoop | None = None
         self._stopping: asyncio.Event | None = None
@@ -71,6 +75,7 @@ class AppState:
         self.stopping = False
         if self.pool.started:
             self.pool = self._new_pool()
+            self.tables = TableService(self.config.tables, self.pool, self.config.store)
         self.pool.start()
 
     def stop_requested(self) -> None:
@@ -80,6 +85,7 @@ class AppState:
         loop, event = self._loop, self._stopping
         if loop is not None and event is not None and not loop.is_closed():
             loop.call_soon_threadsafe(event.set)
+            loop.call_soon_threadsafe(self.tables.stop_streams)  # in the loop: it takes the tables' lock
 
     async def wait_stopping(self, timeout: float) -> bool:
         """Wait up to ``timeout`` seconds for the server to stop; whether it is stopping."""

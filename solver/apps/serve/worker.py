@@ -38,6 +38,7 @@ from quintet.rules import Rules
 from quintet.text import one_line
 from solver.advisor.request import SolveRequest, solve_request
 from solver.apps.serve.models import DrawOut
+from solver.apps.serve.table_tasks import PlayTask
 from solver.games.double_oracle import IterationRecord
 from solver.storage.store import SolutionStore, StoreError
 
@@ -60,7 +61,7 @@ class DrawTask:
 @dataclass(frozen=True)
 class Task:
     number: int  # unique per server run, > 0
-    payload: SolveRequest | DrawTask
+    payload: SolveRequest | DrawTask | PlayTask
 
 
 class _LazyStore:
@@ -81,12 +82,15 @@ class _LazyStore:
             self._store = None
 
 
-def run_task(payload: SolveRequest | DrawTask, store: Callable[[], SolutionStore], stop: threading.Event,
-             progress: Callable[[IterationRecord], None]) -> BaseModel:
+def run_task(payload: SolveRequest | DrawTask | PlayTask, store: Callable[[], SolutionStore],
+             stop: threading.Event, progress: Callable[[IterationRecord], None]) -> BaseModel | dict[str, object]:
     """The answer to one task as its response model (its JSON is what the matching CLI prints
-    with ``--json``); ``store`` opens the store, called only when an equilibrium is needed.  A
-    request that may not read files (``files=False``: every request a server takes) is checked
-    again here, before anything runs: no term names a file."""
+    with ``--json``; a table's task answers its JSON, ``solver.apps.serve.table_tasks``);
+    ``store`` opens the store, called only when an equilibrium is needed.  A request that may
+    not read files (``files=False``: every request a server takes) is checked again here,
+    before anything runs: no term names a file."""
+    if isinstance(payload, PlayTask):
+        return payload.run(store, stop)
     if isinstance(payload, DrawTask):
         return DrawOut.model_validate(
             advise(payload.hand, payload.rules, known=payload.known, objective=payload.objective).to_dict())

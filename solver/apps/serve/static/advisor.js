@@ -8,17 +8,13 @@
 // as the form no longer asks that question.
 
 import { call, followJob } from "./api.js";
+import { ArrangementEditor, arrangementText, DECK, HAND_SIZE, N_EXPOSED, N_SLOTS } from "./arrange.js";
 import { CardGrid, cardEl, cardsTextEl, cardTextEl, readCards, sortCards } from "./cards.js";
 import { CATEGORIES, categoryColour, categoryOf } from "./categories.js";
 import { el, pct, seconds, signed } from "./format.js";
 
 const RANKS = "AKQJT987";
 const SUITS = "shdc";
-const DECK = [...RANKS].flatMap((r) => [...SUITS].map((s) => r + s)); // the classic 32-card deck
-const N_EXPOSED = 7;
-const N_SLOTS = 5;
-const HAND_SIZE = 5;
-const WEIGHTS = [3, 4, 5, 6, 7];
 const MIX_SHOWN = 10;
 const MAX_SEED = 2147483647;
 const TICK_MS = 200;
@@ -39,19 +35,13 @@ const state = {
   exposed: [], // the valid cards of the deal box, as shown
   exposedError: "",
   dealSeed: null, // the seed of the deal shown, when it came from one
-  mine: Array.from({ length: N_SLOTS }, () => []),
-  mineError: "",
-  history: [],
-  typing: false, // editing the arrangement's text: one undo step for the whole edit
-  activeSlot: 0,
-  swap: null, // the best swap of the last grade, shown on "my arrangement"
   job: null, // the equilibrium job being followed
   busy: false,
   answer: null, // what the answer shown was asked for: {deal, opponent, objective, epsilon, mine}
 };
 
 let deckGrid;
-let poolGrid;
+let mine; // "my arrangement": an ArrangementEditor (arrange.js)
 
 /** A problem with the form: ``message`` (one line) and the element to fix. */
 class FormError extends Error {
@@ -67,10 +57,6 @@ export function randomSeed() {
 }
 
 // ---------------------------------------------------------------- the deal
-
-function placed() {
-  return new Set(state.mine.flat());
-}
 
 function sameCards(a, b) {
   return a.length === b.length && sortCards(a).join(" ") === sortCards(b).join(" ");
@@ -90,18 +76,11 @@ function setExposed(cards, { text = true, seed = null } = {}) {
   state.exposed = [...cards];
   if (seed !== null || changed) state.dealSeed = seed;
   if (seed === null && changed) $("seed").value = "";
-  if (changed) {
-    state.mine = Array.from({ length: N_SLOTS }, () => []);
-    state.history = [];
-    state.activeSlot = 0;
-    state.swap = null;
-    state.mineError = "";
-  }
   if (text) {
     state.exposedError = "";
     $("exposed-text").value = sortCards(state.exposed).join(" ");
   }
-  dealChanged(changed);
+  dealChanged();
 }
 
 function toggleExposed(code) {
@@ -117,7 +96,7 @@ function fieldMessage(id, message) {
   $(id).setAttribute("aria-invalid", message ? "true" : "false");
 }
 
-function dealChanged(rebuild = true) {
+function dealChanged() {
   const full = state.exposed.length === N_EXPOSED;
   deckGrid.update((code) => ({
     pressed: state.exposed.includes(code),
@@ -126,19 +105,7 @@ function dealChanged(rebuild = true) {
   fieldMessage("exposed-text", state.exposedError);
   $("exposed-count").textContent = `${state.exposed.length} of ${N_EXPOSED}`;
   $("exposed-count").classList.toggle("done", full && !state.exposedError);
-  if (rebuild) buildPool();
-  mineChanged();
-}
-
-function buildPool() {
-  const container = $("pool");
-  if (state.exposed.length !== N_EXPOSED) {
-    container.replaceChildren(el("p", "hint", "Your cards appear here once the seven exposed cards are picked."));
-    poolGrid = null;
-    return;
-  }
-  const rows = [...SUITS].map((s) => [...RANKS].map((r) => r + s).filter((c) => !state.exposed.includes(c)));
-  poolGrid = new CardGrid(container, rows.filter((r) => r.length), placeCard);
+  mine.setDeal(state.exposed); // a changed deal empties "my arrangement"
 }
 
 async function dealFromSeed(seed) {
@@ -164,161 +131,11 @@ function readSeed() {
 
 // ---------------------------------------------------------------- my arrangement
 
-function snapshot() {
-  state.history.push(state.mine.map((p) => [...p]));
-}
-
-/** The arrangement as text: packets separated by "|" (empty trailing slots left out). */
-export function arrangementText(packets) {
-  const parts = packets.map((p) => p.join(" "));
-  while (parts.length && !parts[parts.length - 1]) parts.pop();
-  return parts.join(" | ");
-}
-
-/** Read a typed arrangement: {packets (five, some maybe short), error}. */
-function readArrangement(text, partial) {
-  const packets = Array.from({ length: N_SLOTS }, () => []);
-  if (!text.trim()) return { packets, error: "" };
-  const parts = text.split(/[|/]/);
-  if (parts.length > N_SLOTS) return { packets, error: `${parts.length} packets: an arrangement has ${N_SLOTS}` };
-  const taken = [];
-  for (let i = 0; i < parts.length; i++) {
-    const last = i === parts.length - 1;
-    const { cards, error } = readCards(parts[i], DECK, { taken, partial: partial && last });
-    if (error) return { packets, error: `slot ${i + 1}: ${error}` };
-    const exposed = cards.find((c) => state.exposed.includes(c));
-    if (exposed) return { packets, error: `slot ${i + 1}: ${exposed} is exposed, not one of your cards` };
-    if (cards.length > HAND_SIZE) return { packets, error: `slot ${i + 1}: ${cards.length} cards (a packet is ${HAND_SIZE})` };
-    packets[i] = cards;
-    taken.push(...cards);
-  }
-  return { packets, error: "" };
-}
-
-function nextActive(from = 0) {
-  const next = state.mine.findIndex((p, i) => i >= from && p.length < HAND_SIZE);
-  const any = state.mine.findIndex((p) => p.length < HAND_SIZE);
-  return next >= 0 ? next : any >= 0 ? any : Math.min(from, N_SLOTS - 1);
-}
-
-function placeCard(code) {
-  if (placed().has(code)) return;
-  let slot = state.activeSlot;
-  if (state.mine[slot].length >= HAND_SIZE) {
-    slot = state.mine.findIndex((p) => p.length < HAND_SIZE);
-    if (slot < 0) return;
-  }
-  snapshot();
-  state.mine[slot].push(code);
-  state.activeSlot = state.mine[slot].length === HAND_SIZE ? nextActive(slot + 1) : slot;
-  state.swap = null;
-  mineChanged();
-}
-
-function removeCard(slot, code) {
-  snapshot();
-  state.mine[slot] = state.mine[slot].filter((c) => c !== code);
-  state.activeSlot = slot;
-  state.swap = null;
-  mineChanged();
-  // the card is back in the pool: focus stays on the card grid, on that card
-  if (poolGrid && poolGrid.button(code)) poolGrid.focus(poolGrid.button(code));
-}
-
-function undo() {
-  if (!state.history.length) return;
-  state.mine = state.history.pop();
-  state.swap = null;
-  mineChanged();
-}
-
-function clearMine() {
-  if (!state.mine.some((p) => p.length)) return;
-  snapshot();
-  state.mine = Array.from({ length: N_SLOTS }, () => []);
-  state.activeSlot = 0;
-  state.swap = null;
-  mineChanged();
-}
-
 /** Put an answer's arrangement into "my arrangement" (one undo step), ready to change. */
 function takeArrangement(arrangement) {
-  snapshot();
-  state.mine = arrangement.map((p) => [...p]);
-  state.activeSlot = nextActive(0);
-  state.swap = null;
-  mineChanged();
+  mine.set(arrangement);
   $("mine-title").scrollIntoView({ block: "start" });
   $("mine-text").focus({ preventScroll: true });
-}
-
-function mineTyped() {
-  const { packets, error } = readArrangement($("mine-text").value, true);
-  state.mineError = error;
-  if (!error && packets.some((p, i) => p.join(" ") !== state.mine[i].join(" "))) {
-    if (!state.typing) snapshot();
-    state.typing = true;
-    state.mine = packets;
-    state.activeSlot = nextActive(0);
-    state.swap = null;
-  }
-  mineChanged({ text: false });
-}
-
-function mineChanged({ text = true } = {}) {
-  const container = $("mine-slots");
-  container.replaceChildren();
-  const ready = state.exposed.length === N_EXPOSED;
-  state.mine.forEach((packet, i) => {
-    const row = el("div", "mine-slot");
-    row.dataset.slot = i + 1;
-    row.classList.toggle("active", ready && i === state.activeSlot);
-    const head = el("button", "slot-head");
-    head.type = "button";
-    head.append(`Slot ${i + 1}`, el("small", "", `${WEIGHTS[i]} pts`));
-    head.setAttribute("aria-pressed", ready && i === state.activeSlot ? "true" : "false");
-    head.setAttribute("aria-label", `slot ${i + 1}, ${WEIGHTS[i]} points: ${packet.length} of 5 cards`
-      + (i === state.activeSlot ? " (cards go here)" : ""));
-    head.disabled = !ready;
-    head.addEventListener("click", () => {
-      state.activeSlot = i;
-      mineChanged();
-      container.querySelector(`[data-slot="${i + 1}"] .slot-head`).focus();
-    });
-    row.append(head);
-    const cards = el("div", "slot-cards");
-    for (let k = 0; k < HAND_SIZE; k++) {
-      const code = packet[k];
-      if (code) {
-        const b = document.createElement("button");
-        b.type = "button";
-        b.append(cardEl(code));
-        b.className = "placed";
-        b.dataset.card = code;
-        b.setAttribute("aria-label", `${b.firstChild.getAttribute("aria-label")}: take back`);
-        if (state.swap && state.swap.slots[i] === code) b.firstChild.classList.add("swap");
-        b.addEventListener("click", () => removeCard(i, code));
-        cards.append(b);
-      } else {
-        cards.append(el("span", "empty-card"));
-      }
-    }
-    row.append(cards);
-    container.append(row);
-  });
-  if (poolGrid) {
-    const used = placed();
-    poolGrid.update((code) => ({ pressed: false, disabled: used.has(code) }));
-    for (const b of poolGrid.buttons) b.classList.toggle("used", used.has(b.dataset.card));
-  }
-  if (text) {
-    state.mineError = "";
-    $("mine-text").value = arrangementText(state.mine);
-  }
-  $("mine-text").disabled = !ready;
-  fieldMessage("mine-text", state.mineError);
-  buttonsChanged();
-  refreshStale();
 }
 
 function buttonsChanged() {
@@ -326,8 +143,6 @@ function buttonsChanged() {
   for (const b of document.querySelectorAll("#answer .answer-action")) {
     b.setAttribute("aria-disabled", state.busy || b.dataset.needsDeal === "stale" ? "true" : "false");
   }
-  $("undo").disabled = !state.history.length;
-  $("clear-mine").disabled = !state.mine.some((p) => p.length);
 }
 
 // ---------------------------------------------------------------- the question
@@ -376,15 +191,15 @@ function readOpponent() {
 }
 
 function readMine(kind) {
-  if (state.mineError) throw new FormError(`my arrangement: ${state.mineError}`, "mine-text");
-  const sizes = state.mine.map((p) => p.length);
+  if (mine.error) throw new FormError(`my arrangement: ${mine.error}`, "mine-text");
+  const sizes = mine.mine.map((p) => p.length);
   if (kind === "grade") {
     const short = sizes.findIndex((n) => n < HAND_SIZE);
     if (short >= 0) {
       throw new FormError(`slot ${short + 1} holds ${sizes[short]} of ${HAND_SIZE} cards: Grade needs all five `
         + "packets full", "mine-text");
     }
-    return arrangementText(state.mine);
+    return mine.text();
   }
   const partial = sizes.findIndex((n) => n > 0 && n < HAND_SIZE);
   if (partial >= 0) {
@@ -395,7 +210,7 @@ function readMine(kind) {
   if (full === 0) throw new FormError("Complete needs at least one full packet (or ask for the best arrangement)", "mine-text");
   if (full === N_SLOTS) throw new FormError("all five packets are full: Grade the arrangement instead", "mine-text");
   const fix = {};
-  state.mine.forEach((p, i) => {
+  mine.mine.forEach((p, i) => {
     if (p.length === HAND_SIZE) fix[String(i + 1)] = p.join(" ");
   });
   return fix;
@@ -439,7 +254,7 @@ function question() {
     opponent: opponentText(),
     objective: $("objective").value,
     epsilon,
-    mine: arrangementText(state.mine),
+    mine: arrangementText(mine.mine),
   };
 }
 
@@ -623,7 +438,7 @@ function wtlBar(s) {
 }
 
 /** Five packets with hands, P(win/tie/loss) and expected margin per slot. */
-function packetsEl(sol, { swap = null, fixed = new Set() } = {}) {
+export function packetsEl(sol, { swap = null, fixed = new Set() } = {}) {
   const list = el("ol", "packets");
   sol.per_slot.forEach((s, i) => {
     const li = el("li", "packet");
@@ -665,14 +480,14 @@ function takeButton(arrangement, label = "Use as my arrangement") {
   return b;
 }
 
-function proofText(sol) {
+export function proofText(sol) {
   if (sol.engine === "given") return "";
   const proof = sol.optimal ? "proven optimal"
     : `not proven optimal: bound ${sol.bound.toFixed(4)} (gap ${sol.gap.toFixed(4)})`;
   return `${proof}${sol.interrupted ? ", interrupted" : ""} · ${sol.engine} · ${seconds(sol.seconds)}`;
 }
 
-function totalsEl(sol) {
+export function totalsEl(sol) {
   const p = el("p", "totals");
   p.append("Expected margin ", el("b", "total-margin", signed(sol.expected_margin, 4)),
     ` · expected points ${sol.expected_points.toFixed(4)}`);
@@ -780,8 +595,8 @@ function renderGrade(grade, asked) {
     el("h3", "", "Optimal arrangement"), packetsEl(grade.best), totalsEl(grade.best),
     el("p", "proof", proofText(grade.best)), best,
   ]);
-  state.swap = swap;
-  mineChanged();
+  mine.swap = swap;
+  mine.render();
 }
 
 function legendItem(category, text) {
@@ -793,7 +608,7 @@ function legendItem(category, text) {
 }
 
 /** Per-slot hands as bars coloured by hand category, with the categories' legend. */
-function marginalsEl(slotMarginals) {
+export function marginalsEl(slotMarginals) {
   const box = el("div", "marginals");
   const present = new Set();
   slotMarginals.forEach((slot, i) => {
@@ -905,6 +720,13 @@ function reveal() {
 // ---------------------------------------------------------------- setup
 
 export function setupAdvisor() {
+  mine = new ArrangementEditor({ slots: $("mine-slots"), text: $("mine-text"), textMsg: $("mine-text-msg"),
+    pool: $("pool"), undo: $("undo"), clear: $("clear-mine") }, {
+    onChange: () => {
+      buttonsChanged();
+      refreshStale();
+    },
+  });
   deckGrid = new CardGrid($("exposed-grid"), [...SUITS].map((s) => [...RANKS].map((r) => r + s)), toggleExposed);
   const typed = (partial) => {
     const { cards, error } = readDealText(partial);
@@ -947,23 +769,6 @@ export function setupAdvisor() {
   $("solve").addEventListener("click", () => run("solve"));
   $("grade").addEventListener("click", () => run("grade"));
   $("complete").addEventListener("click", () => run("complete"));
-  $("mine-text").addEventListener("input", mineTyped);
-  $("mine-text").addEventListener("focus", () => {
-    state.typing = false;
-  });
-  $("mine-text").addEventListener("change", () => {
-    const { packets, error } = readArrangement($("mine-text").value, false);
-    state.typing = false;
-    if (error) {
-      state.mineError = error;
-      mineChanged({ text: false });
-    } else {
-      state.mine = packets;
-      mineChanged();
-    }
-  });
-  $("undo").addEventListener("click", undo);
-  $("clear-mine").addEventListener("click", clearMine);
   $("cancel").addEventListener("click", cancelJob);
   dealChanged();
 }

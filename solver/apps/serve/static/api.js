@@ -7,14 +7,18 @@ export class ApiError extends Error {
   }
 }
 
-/** ``method`` ``path`` with a JSON body; resolves to {status, data}, throws ApiError. */
-export async function call(method, path, body) {
+/** ``method`` ``path`` with a JSON body (and a seat's ``token``: Authorization: Bearer);
+ * resolves to {status, data}, throws ApiError. */
+export async function call(method, path, body, { token = null } = {}) {
   let response;
+  const headers = body === undefined ? {} : { "Content-Type": "application/json" };
+  if (token) headers.Authorization = `Bearer ${token}`;
   try {
     response = await fetch(path, {
       method,
-      headers: body === undefined ? {} : { "Content-Type": "application/json" },
+      headers,
       body: body === undefined ? undefined : JSON.stringify(body),
+      cache: "no-store",
     });
   } catch (e) {
     throw new ApiError(`cannot reach the server (${e.message})`, 0);
@@ -76,4 +80,44 @@ export function followJob(job, onUpdate) {
       }
     };
   });
+}
+
+/**
+ * Read a table's server-sent events (``path``) with the seat's ``token``: ``onEvent(kind,
+ * data)`` for each.  EventSource cannot send an Authorization header, so the stream is read
+ * with fetch.  Resolves when the server ends the stream; throws ApiError for a refused one
+ * (an AbortError once ``signal`` aborts).
+ */
+export async function readEvents(path, token, onEvent, signal) {
+  const response = await fetch(path, {
+    headers: { Authorization: `Bearer ${token}`, Accept: "text/event-stream" }, signal, cache: "no-store",
+  });
+  if (!response.ok) {
+    let message = `HTTP ${response.status}`;
+    try {
+      message = (await response.json()).error || message;
+    } catch (e) {
+      // not JSON: the status says it
+    }
+    throw new ApiError(message, response.status);
+  }
+  const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
+  let buffer = "";
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) return;
+    buffer += value;
+    let end;
+    while ((end = buffer.indexOf("\n\n")) >= 0) {
+      const chunk = buffer.slice(0, end);
+      buffer = buffer.slice(end + 2);
+      let kind = "message";
+      const data = [];
+      for (const line of chunk.split("\n")) {
+        if (line.startsWith("event:")) kind = line.slice(6).trim();
+        else if (line.startsWith("data:")) data.push(line.slice(5).trimStart());
+      }
+      if (data.length) onEvent(kind, JSON.parse(data.join("\n")));
+    }
+  }
 }

@@ -1,19 +1,21 @@
-// The page: two tabs (arrangement advisor, draw advisor) and the server's health line.
+// The page: three tabs (arrangement advisor, draw advisor, play) and the server's health line.
 
 import { setupAdvisor } from "./advisor.js";
 import { call } from "./api.js";
 import { setupDraw } from "./draw.js";
+import { setupPlay } from "./play.js";
 
+/** The tabs; returns select(tab). */
 function setupTabs() {
   const tabs = [...document.querySelectorAll('[role="tab"]')];
-  const select = (tab) => {
+  const select = (tab, focus = true) => {
     for (const t of tabs) {
       const on = t === tab;
       t.setAttribute("aria-selected", on ? "true" : "false");
       t.tabIndex = on ? 0 : -1;
       document.getElementById(t.getAttribute("aria-controls")).hidden = !on;
     }
-    tab.focus();
+    if (focus) tab.focus();
   };
   tabs.forEach((tab, i) => {
     tab.addEventListener("click", () => select(tab));
@@ -25,6 +27,7 @@ function setupTabs() {
       }
     });
   });
+  return select;
 }
 
 async function showHealth() {
@@ -38,11 +41,12 @@ async function showHealth() {
   }
 }
 
-setupTabs();
+const select = setupTabs();
 setupAdvisor();
 setupDraw().catch((e) => {
   document.getElementById("draw-error").hidden = false;
   document.getElementById("draw-error").textContent = e.message;
 });
+setupPlay({ select: () => select(document.getElementById("tab-play"), false) });
 showHealth();
 document.body.dataset.ready = "true";

@@ -1,0 +1,261 @@
+// An arrangement being built: five slots filled by clicking cards of the pool (or typing the
+// packets into a text box), with undo.  The advisor's "My arrangement" and the Play tab's
+// board are both one of these.
+
+import { CardGrid, cardEl, readCards } from "./cards.js";
+import { el } from "./format.js";
+
+const RANKS = "AKQJT987";
+const SUITS = "shdc";
+export const DECK = [...RANKS].flatMap((r) => [...SUITS].map((s) => r + s)); // the classic 32-card deck
+export const N_EXPOSED = 7;
+export const N_SLOTS = 5;
+export const HAND_SIZE = 5;
+export const WEIGHTS = [3, 4, 5, 6, 7];
+
+const empty = () => Array.from({ length: N_SLOTS }, () => []);
+
+/** The arrangement as text: packets separated by "|" (empty trailing slots left out). */
+export function arrangementText(packets) {
+  const parts = packets.map((p) => p.join(" "));
+  while (parts.length && !parts[parts.length - 1]) parts.pop();
+  return parts.join(" | ");
+}
+
+/** Read a typed arrangement against the exposed cards: {packets (five, some maybe short), error}. */
+export function readArrangement(text, exposed, partial) {
+  const packets = empty();
+  if (!text.trim()) return { packets, error: "" };
+  const parts = text.split(/[|/]/);
+  if (parts.length > N_SLOTS) return { packets, error: `${parts.length} packets: an arrangement has ${N_SLOTS}` };
+  const taken = [];
+  for (let i = 0; i < parts.length; i++) {
+    const last = i === parts.length - 1;
+    const { cards, error } = readCards(parts[i], DECK, { taken, partial: partial && last });
+    if (error) return { packets, error: `slot ${i + 1}: ${error}` };
+    const out = cards.find((c) => exposed.includes(c));
+    if (out) return { packets, error: `slot ${i + 1}: ${out} is exposed, not one of your cards` };
+    if (cards.length > HAND_SIZE) return { packets, error: `slot ${i + 1}: ${cards.length} cards (a packet is ${HAND_SIZE})` };
+    packets[i] = cards;
+    taken.push(...cards);
+  }
+  return { packets, error: "" };
+}
+
+/**
+ * The slots, the pool and the text box of one arrangement.  ``els``: {slots, text, textMsg,
+ * pool, undo, clear} (elements); ``onChange()`` after every change (rendered already).
+ */
+export class ArrangementEditor {
+  constructor(els, { onChange = () => {}, poolHint = "Your cards appear here once the seven exposed cards are picked." } = {}) {
+    this.els = els;
+    this.onChange = onChange;
+    this.poolHint = poolHint;
+    this.exposed = [];
+    this.mine = empty();
+    this.history = [];
+    this.typing = false; // editing the text: one undo step for the whole edit
+    this.activeSlot = 0;
+    this.swap = null; // {slots: {index: card}}: cards a grade's best swap would move (outlined)
+    this.error = "";
+    this.locked = false; // confirmed: shown, not editable
+    this.poolGrid = null;
+    els.text.addEventListener("input", () => this.typed());
+    els.text.addEventListener("focus", () => {
+      this.typing = false;
+    });
+    els.text.addEventListener("change", () => this.textDone());
+    if (els.undo) els.undo.addEventListener("click", () => this.undo());
+    if (els.clear) els.clear.addEventListener("click", () => this.clearAll());
+  }
+
+  get ready() {
+    return this.exposed.length === N_EXPOSED && !this.locked;
+  }
+
+  get placed() {
+    return new Set(this.mine.flat());
+  }
+
+  get full() {
+    return this.mine.every((p) => p.length === HAND_SIZE);
+  }
+
+  text() {
+    return arrangementText(this.mine);
+  }
+
+  /** A new deal (the exposed cards): a changed deal empties the slots. */
+  setDeal(exposed) {
+    const same = exposed.length === this.exposed.length && exposed.every((c) => this.exposed.includes(c));
+    this.exposed = [...exposed];
+    if (!same) {
+      this.mine = empty();
+      this.history = [];
+      this.activeSlot = 0;
+      this.swap = null;
+      this.error = "";
+      this.buildPool();
+    }
+    this.render();
+    return !same;
+  }
+
+  buildPool() {
+    const container = this.els.pool;
+    if (this.exposed.length !== N_EXPOSED) {
+      container.replaceChildren(el("p", "hint", this.poolHint));
+      this.poolGrid = null;
+      return;
+    }
+    const rows = [...SUITS].map((s) => [...RANKS].map((r) => r + s).filter((c) => !this.exposed.includes(c)));
+    this.poolGrid = new CardGrid(container, rows.filter((r) => r.length), (code) => this.place(code));
+  }
+
+  snapshot() {
+    this.history.push(this.mine.map((p) => [...p]));
+  }
+
+  nextActive(from = 0) {
+    const next = this.mine.findIndex((p, i) => i >= from && p.length < HAND_SIZE);
+    const any = this.mine.findIndex((p) => p.length < HAND_SIZE);
+    return next >= 0 ? next : any >= 0 ? any : Math.min(from, N_SLOTS - 1);
+  }
+
+  place(code) {
+    if (this.locked || this.placed.has(code)) return;
+    let slot = this.activeSlot;
+    if (this.mine[slot].length >= HAND_SIZE) {
+      slot = this.mine.findIndex((p) => p.length < HAND_SIZE);
+      if (slot < 0) return;
+    }
+    this.snapshot();
+    this.mine[slot].push(code);
+    this.activeSlot = this.mine[slot].length === HAND_SIZE ? this.nextActive(slot + 1) : slot;
+    this.swap = null;
+    this.render();
+  }
+
+  remove(slot, code) {
+    if (this.locked) return;
+    this.snapshot();
+    this.mine[slot] = this.mine[slot].filter((c) => c !== code);
+    this.activeSlot = slot;
+    this.swap = null;
+    this.render();
+    // the card is back in the pool: focus stays on the card grid, on that card
+    if (this.poolGrid && this.poolGrid.button(code)) this.poolGrid.focus(this.poolGrid.button(code));
+  }
+
+  undo() {
+    if (this.locked || !this.history.length) return;
+    this.mine = this.history.pop();
+    this.swap = null;
+    this.render();
+  }
+
+  clearAll() {
+    if (this.locked || !this.mine.some((p) => p.length)) return;
+    this.snapshot();
+    this.mine = empty();
+    this.activeSlot = 0;
+    this.swap = null;
+    this.render();
+  }
+
+  /** Put ``packets`` in the slots (one undo step), ready to change. */
+  set(packets, { undoable = true } = {}) {
+    if (undoable) this.snapshot();
+    this.mine = packets.map((p) => [...p]);
+    this.activeSlot = this.nextActive(0);
+    this.swap = null;
+    this.render();
+  }
+
+  typed() {
+    const { packets, error } = readArrangement(this.els.text.value, this.exposed, true);
+    this.error = error;
+    if (!error && packets.some((p, i) => p.join(" ") !== this.mine[i].join(" "))) {
+      if (!this.typing) this.snapshot();
+      this.typing = true;
+      this.mine = packets;
+      this.activeSlot = this.nextActive(0);
+      this.swap = null;
+    }
+    this.render({ text: false });
+  }
+
+  textDone() {
+    const { packets, error } = readArrangement(this.els.text.value, this.exposed, false);
+    this.typing = false;
+    if (error) {
+      this.error = error;
+      this.render({ text: false });
+    } else {
+      this.mine = packets;
+      this.render();
+    }
+  }
+
+  render({ text = true } = {}) {
+    const container = this.els.slots;
+    container.replaceChildren();
+    const ready = this.ready;
+    this.mine.forEach((packet, i) => {
+      const row = el("div", "mine-slot");
+      row.dataset.slot = i + 1;
+      row.classList.toggle("active", ready && i === this.activeSlot);
+      const head = el("button", "slot-head");
+      head.type = "button";
+      head.append(`Slot ${i + 1}`, el("small", "", `${WEIGHTS[i]} pts`));
+      head.setAttribute("aria-pressed", ready && i === this.activeSlot ? "true" : "false");
+      head.setAttribute("aria-label", `slot ${i + 1}, ${WEIGHTS[i]} points: ${packet.length} of 5 cards`
+        + (ready && i === this.activeSlot ? " (cards go here)" : ""));
+      head.disabled = !ready;
+      head.addEventListener("click", () => {
+        this.activeSlot = i;
+        this.render();
+        container.querySelector(`[data-slot="${i + 1}"] .slot-head`).focus();
+      });
+      row.append(head);
+      const cards = el("div", "slot-cards");
+      for (let k = 0; k < HAND_SIZE; k++) {
+        const code = packet[k];
+        if (code) {
+          const b = document.createElement("button");
+          b.type = "button";
+          b.append(cardEl(code));
+          b.className = "placed";
+          b.dataset.card = code;
+          b.disabled = this.locked;
+          b.setAttribute("aria-label", `${b.firstChild.getAttribute("aria-label")}${this.locked ? "" : ": take back"}`);
+          if (this.swap && this.swap.slots[i] === code) b.firstChild.classList.add("swap");
+          b.addEventListener("click", () => this.remove(i, code));
+          cards.append(b);
+        } else {
+          cards.append(el("span", "empty-card"));
+        }
+      }
+      row.append(cards);
+      container.append(row);
+    });
+    if (this.poolGrid) {
+      const used = this.placed;
+      this.poolGrid.update((code) => ({ pressed: false, disabled: this.locked || used.has(code) }));
+      for (const b of this.poolGrid.buttons) b.classList.toggle("used", used.has(b.dataset.card));
+    }
+    const box = this.els.text;
+    if (text) {
+      this.error = "";
+      box.value = this.text();
+    }
+    box.disabled = !ready;
+    const msg = this.els.textMsg;
+    msg.textContent = this.error;
+    msg.hidden = !this.error;
+    box.setAttribute("aria-invalid", this.error ? "true" : "false");
+    if (this.els.undo) this.els.undo.disabled = this.locked || !this.history.length;
+    if (this.els.clear) this.els.clear.disabled = this.locked || !this.mine.some((p) => p.length);
+    this.onChange();
+  }
+}
