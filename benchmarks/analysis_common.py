@@ -70,6 +70,15 @@ class Run:
         self.cpu0 = time.process_time()
         self.wall0 = time.perf_counter()
 
+    @classmethod
+    def from_dict(cls, saved: dict[str, Any]) -> Run:
+        """The run that wrote a saved data file (to rewrite its report without recomputing)."""
+        run = cls.__new__(cls)
+        run.command, run.commit, run.machine, run.date = (saved["command"], saved["commit"], saved["machine"],
+                                                          saved["date"])
+        run.cpu0, run.wall0 = time.process_time() - saved["cpu_seconds"], time.perf_counter() - saved["wall_seconds"]
+        return run
+
     def cpu(self) -> float:
         return time.process_time() - self.cpu0
 

@@ -32,7 +32,7 @@ import numpy as np
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from analysis_common import Run, savefig, save_data, wilson  # noqa: E402
+from analysis_common import Run, save_data, savefig, wilson  # noqa: E402
 from benchmark_results import write_section  # noqa: E402
 
 from quintet.cards import CLASSIC_DECK  # noqa: E402
@@ -78,7 +78,8 @@ def main() -> None:
              f"Exact over all {len(masks):,} suit classes (orbits add up to C(32, 7) = {total:,}: checked). "
              "*As dealt* = `Deal.random` (a uniformly random exposed set: a class weighs its orbit size); "
              "*classes uniformly* = `book_sample` (each class once: the book's cost). "
-             f"Check column: {args.dealt:,} deals of seeds {args.seed}… drawn with `Deal.random` (95% Wilson intervals).",
+             f"Check column: {args.dealt:,} deals of seeds {args.seed}… drawn with `Deal.random` "
+             "(95% Wilson intervals).",
              "",
              "| orbit size (24 / stabilizer) | classes | share of classes (class-uniform) | share as dealt (exact) | "
              f"`Deal.random` sample of {args.dealt:,} | over-weighting (class-uniform / as dealt) |",
