@@ -30,6 +30,7 @@ interquartile band; one clock: CPU seconds).
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 import time
 from collections.abc import Sequence
@@ -41,7 +42,7 @@ import numpy as np
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from analysis_common import Run, bootstrap_ci, save_data, savefig, warm_kernels  # noqa: E402
+from analysis_common import DATA, Run, bootstrap_ci, save_data, savefig, warm_kernels  # noqa: E402
 from bench_best_response import random_good_arrangement  # noqa: E402
 from benchmark_results import write_section  # noqa: E402
 
@@ -184,8 +185,19 @@ def main() -> None:
     ap.add_argument("--fp-iterations", type=int, default=2000, help="fictitious play's iteration cap (default 2000)")
     ap.add_argument("--pool-sizes", default="10,30,100,300,1000",
                     help="partitions in the sampled pools (each × 120 slot orders)")
+    ap.add_argument("--report", action="store_true",
+                    help="only rewrite the RESULTS section and the plot from benchmarks/data/convergence.json")
     ap.add_argument("--no-write", action="store_true")
     args = ap.parse_args()
+    if args.report:
+        saved = json.loads((DATA / "convergence.json").read_text())
+        args = argparse.Namespace(**{**saved["params"], "report": True, "no_write": False})
+        deals = saved["deals"]
+        report = make_report(deals, Run.from_dict(saved["run"]), args)
+        print(report)
+        plot(deals, args)
+        write_section("convergence", "Convergence: double oracle, fictitious play, a sampled-pool LP", report)
+        return
     args.pool_sizes = [int(x) for x in str(args.pool_sizes).split(",")]
     run = Run()
     warm_kernels()

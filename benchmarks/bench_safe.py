@@ -25,6 +25,7 @@ Means with 95% bootstrap intervals over deals.  Writes the ``safe`` section of R
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 import time
 from pathlib import Path
@@ -34,7 +35,7 @@ import numpy as np
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from analysis_common import Run, bootstrap_ci, open_store, save_data, savefig, warm_kernels  # noqa: E402
+from analysis_common import DATA, Run, bootstrap_ci, open_store, save_data, savefig, warm_kernels  # noqa: E402
 from bench_style import HabitBot  # noqa: E402
 from benchmark_results import write_section  # noqa: E402
 
@@ -73,8 +74,18 @@ def main() -> None:
     ap.add_argument("--time-limit", type=float, default=600.0, help="seconds per safe response (default 600)")
     ap.add_argument("--store", default=None)
     ap.add_argument("--no-store", action="store_true")
+    ap.add_argument("--report", action="store_true",
+                    help="only rewrite the RESULTS section and the plot from benchmarks/data/safe.json")
     ap.add_argument("--no-write", action="store_true")
     args = ap.parse_args()
+    if args.report:
+        saved = json.loads((DATA / "safe.json").read_text())
+        args = argparse.Namespace(**{**saved["params"], "report": True, "no_write": False})
+        report = make_report(saved["deals"], saved["limits"], Run.from_dict(saved["run"]), args)
+        print(report)
+        plot(saved["deals"], saved["limits"], args)
+        write_section("safe", "Safe exploitation: three models, and a wrong one", report)
+        return
     limits = sorted({float(x) for x in args.limits.split(",")} | {0.0})
     run = Run()
     store = open_store(args.store, args.no_store)

@@ -28,6 +28,7 @@ of the means gets a 95% percentile bootstrap interval over deals.  Writes the
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from dataclasses import dataclass
 from itertools import permutations
@@ -39,7 +40,7 @@ import numpy as np
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from analysis_common import Run, open_store, save_data, savefig, warm_kernels  # noqa: E402
+from analysis_common import DATA, Run, open_store, save_data, savefig, warm_kernels  # noqa: E402
 from bench_style import HabitBot  # noqa: E402
 from benchmark_results import write_section  # noqa: E402
 
@@ -110,8 +111,19 @@ def main() -> None:
     ap.add_argument("--time-limit", type=float, default=300.0)
     ap.add_argument("--store", default=None)
     ap.add_argument("--no-store", action="store_true")
+    ap.add_argument("--report", action="store_true",
+                    help="only rewrite the RESULTS section and the plot from benchmarks/data/style_robustness.json")
     ap.add_argument("--no-write", action="store_true")
     args = ap.parse_args()
+    if args.report:
+        saved = json.loads((DATA / "style_robustness.json").read_text())
+        args = argparse.Namespace(**{**saved["params"], "report": True, "no_write": False})
+        sizes = [int(x) for x in args.records.split(",")]
+        report = make_report(saved["results"], sizes, saved["epsilon"], Run.from_dict(saved["run"]), args)
+        print(report)
+        plot(saved["results"], sizes, args)
+        write_section("style-robustness", "Style models on bots outside their family, and a learning curve", report)
+        return
     sizes = [int(x) for x in args.records.split(",")]
     bots = [Bot(b) for b in args.bots.split(",")]
     run = Run()

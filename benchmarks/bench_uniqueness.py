@@ -33,6 +33,7 @@ Writes the ``uniqueness`` section of RESULTS.md, ``benchmarks/data/uniqueness.js
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 import time
 from collections import Counter
@@ -44,7 +45,7 @@ import numpy as np
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from analysis_common import Run, bootstrap_ci, save_data, savefig, warm_kernels  # noqa: E402
+from analysis_common import DATA, Run, bootstrap_ci, save_data, savefig, warm_kernels  # noqa: E402
 from bench_best_response import random_good_arrangement  # noqa: E402
 from bench_convergence import uniform_start  # noqa: E402
 from bench_heuristics import describe_mix  # noqa: E402
@@ -132,8 +133,19 @@ def main() -> None:
     ap.add_argument("--time-limit", type=float, default=300.0, help="seconds per run (default 300)")
     ap.add_argument("--reweight", type=int, default=5, help="re-weighted ℓ1 rounds (default 5)")
     ap.add_argument("--rounds", type=int, default=6, help="row-generation rounds of the sparse re-solve (default 6)")
+    ap.add_argument("--report", action="store_true",
+                    help="only rewrite the RESULTS section and the plot from benchmarks/data/uniqueness.json")
     ap.add_argument("--no-write", action="store_true")
     args = ap.parse_args()
+    if args.report:
+        saved = json.loads((DATA / "uniqueness.json").read_text())
+        args = argparse.Namespace(**{**saved["params"], "report": True, "no_write": False})
+        deals = saved["deals"]
+        report = make_report(deals, Run.from_dict(saved["run"]), args)
+        print(report)
+        plot(deals, args)
+        write_section("uniqueness", "Uniqueness: the same deals, other runs", report)
+        return
     run = Run()
     warm_kernels()
     deals = []
