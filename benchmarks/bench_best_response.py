@@ -183,7 +183,8 @@ def main() -> None:
     cli_med, cli_max, cli_cpu = time_cli(args.cli_runs)
     lines += ["", f"CLI `quintet-solve {EXAMPLE} --opponent uniform --json`, process start to exit, warm cache: "
               f"median {cli_med:.3f} s wall (max {cli_max:.3f} s), {cli_cpu:.3f} s CPU of the child, over "
-              f"{args.cli_runs} runs.", ""]
+              f"{args.cli_runs} runs. (The Start-up and quintet-serve sections time the same command under their own "
+              "conditions — cold and warm caches, a loaded server — so their figures differ from this one.)", ""]
     lines += target_lines(search_times, proven, len(all_deals), cli_med, cli_cpu)
     report = "\n".join(lines)
     print(report)
