@@ -304,7 +304,7 @@ def plot(records: list[dict], args: argparse.Namespace) -> None:  # type: ignore
 
     n = len(records)
     band = dkw_band(n)
-    fig, axes = plt.subplots(1, 2, figsize=(13, 4.8))
+    fig, axes = plt.subplots(1, 2, figsize=(13, 5.4))
     floor = 1e-3
     for j, k in enumerate(["uniform"] + PURE):
         c = f"C{j}"
@@ -314,22 +314,25 @@ def plot(records: list[dict], args: argparse.Namespace) -> None:  # type: ignore
         axes[0].fill_between(x, np.clip(y - band, 0, 1), np.clip(y + band, 0, 1), step="post", color=c, alpha=0.12)
         xs = [r["strategies"][k]["exploitability"] for r in records]
         x, y = ecdf(xs)
-        axes[1].step(x, y, where="post", color=c, label=LABELS[k])
+        axes[1].step(x, y, where="post", color=c)
         axes[1].fill_between(x, np.clip(y - band, 0, 1), np.clip(y + band, 0, 1), step="post", color=c, alpha=0.12)
     eq = [r["strategies"]["equilibrium"]["exploitability"] for r in records]
-    x, y = ecdf(np.maximum(eq, floor))
-    axes[1].step(x, y, where="post", color="black", label=f"the equilibrium mix (certified ε ≤ {args.epsilon:g})")
+    x, y = ecdf(eq)
+    axes[0].plot([], [], color="black", label=f"the equilibrium mix (certified ε ≤ {args.epsilon:g})")
+    axes[1].step(x, y, where="post", color="black")
     axes[0].set_xscale("log")
     axes[0].set_xlabel(f"loss against the equilibrium mix (points per game, log; ≤ {floor:g} drawn at {floor:g})")
-    axes[1].set_xscale("log")
-    axes[1].set_xlabel("exploitability: a best response's margin against it (points per game, log)")
+    axes[0].set_title("Against the mix (the tail is the point: log axis)", fontsize=9)
+    axes[1].set_xlim(-0.5, 26)
+    axes[1].set_xlabel("exploitability: a best response's margin against it (points per game; linear)")
+    axes[1].set_title(f"Against a best response (the mix: ≤ {args.epsilon:g}, at the left edge)", fontsize=9)
     for ax in axes:
         ax.set_ylabel("share of deals (cumulative)")
         ax.set_ylim(0, 1)
-    axes[1].legend(fontsize=7, loc="upper left")
+    fig.legend(*axes[0].get_legend_handles_labels(), loc="lower center", ncol=4, fontsize=8, frameon=False)
     fig.suptitle(f"{n} deals as dealt (Deal.random seeds {args.seed}–{args.seed + n - 1}), equilibria at ε ≤ "
                  f"{args.epsilon:g}; shaded: 95% DKW band (±{band:.3f})", fontsize=10)
-    fig.tight_layout()
+    fig.tight_layout(rect=(0, 0.09, 1, 1))
     savefig(fig, "heuristics_cdf.png")
 
 
