@@ -227,7 +227,8 @@ def plot(deals: list[dict], limits: list[float], args: argparse.Namespace) -> No
         im = ax.imshow(M, cmap="RdBu", vmin=-lim, vmax=lim)
         for r in range(len(MODELS)):
             for c in range(len(MODELS)):
-                ax.text(c, r, f"{M[r, c]:+.2f}", ha="center", va="center", fontsize=10)
+                ax.text(c, r, f"{M[r, c]:+.2f}", ha="center", va="center", fontsize=10,
+                        color="white" if abs(M[r, c]) > 0.6 * lim else "black")
         ax.set_xticks(range(len(MODELS)), MODELS)
         ax.set_yticks(range(len(MODELS)), MODELS)
         ax.set_xlabel("played against")

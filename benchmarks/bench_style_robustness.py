@@ -215,6 +215,7 @@ def make_report(results: dict, sizes: list[int], eps: list[float], run: Run, arg
 
 def plot(results: dict, sizes: list[int], args: argparse.Namespace) -> None:  # type: ignore[type-arg]
     import matplotlib
+    import matplotlib.ticker
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
@@ -229,11 +230,14 @@ def plot(results: dict, sizes: list[int], args: argparse.Namespace) -> None:  # 
     ax.axhline(0, color="black", lw=0.7)
     ax.set_xscale("log")
     ax.set_xticks(sizes, [str(n) for n in sizes])
+    ax.xaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
+    low = min(ax.get_ylim()[0], -5)
+    ax.set_ylim(max(low, -100), 108)
     ax.set_xlabel("recorded games the style is fitted on (log)")
     ax.set_ylabel("share of the exploitable gap recovered (%)\n(b − a) / (c − a)")
     ax.set_title(f"Style model learning curves, {args.deals} dealt deals (seeds {args.seed}…), equilibria ε ≤ "
                  f"{args.epsilon:g}; band: 95% bootstrap", fontsize=9)
-    ax.legend(fontsize=8)
+    ax.legend(fontsize=8, loc="lower right")
     fig.tight_layout()
     savefig(fig, "style_learning_curve.png")
 
