@@ -38,13 +38,15 @@ from quintet.symmetry import stabilizer  # noqa: E402
 
 
 def git_commit() -> str:
-    """The commit the code ran at (``+dirty`` when the work tree had changes to tracked files)."""
+    """The commit the code ran at (``+dirty`` when tracked code files had uncommitted changes)."""
     try:
         root = HERE.parent
         head = subprocess.run(["git", "rev-parse", "--short=10", "HEAD"], cwd=root, capture_output=True,
                               text=True, check=True).stdout.strip()
-        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=root,
-                               capture_output=True, text=True, check=True).stdout.strip()
+        changed = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=root,
+                                 capture_output=True, text=True, check=True).stdout.splitlines()
+        # outputs (RESULTS.md, data, plots, the notebook) do not make the code dirty
+        dirty = [line for line in changed if line[3:].endswith((".py", ".toml", ".sh", ".js", ".html"))]
         return head + ("+dirty" if dirty else "")
     except (OSError, subprocess.CalledProcessError):
         return "unknown"
