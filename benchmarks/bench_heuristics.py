@@ -43,6 +43,7 @@ sys.path.insert(0, str(HERE))
 
 from analysis_common import (  # noqa: E402
     DATA,
+    DEFAULT_STORE,
     Run,
     bootstrap_ci,
     dkw_band,
@@ -58,7 +59,7 @@ from benchmark_results import write_section  # noqa: E402
 from quintet.game import Arrangement, Deal  # noqa: E402
 from quintet.symmetry import canonical_mask  # noqa: E402
 from solver.advisor.advice import best_response  # noqa: E402
-from solver.advisor.equilibrium import EquilibriumResult, solve_equilibrium  # noqa: E402
+from solver.advisor.equilibrium import EquilibriumResult, solve_equilibrium, stored_exploitability  # noqa: E402
 from solver.apps.tournament import expected_margin  # noqa: E402
 from solver.problem.deal_tables import DealTables  # noqa: E402
 from solver.problem.opponents import ArrangementMix, Uniform, greedy_arrangement  # noqa: E402
@@ -171,12 +172,17 @@ def evaluate(deal: Deal, eq: EquilibriumResult, args: argparse.Namespace) -> dic
 def redescribe(records: list[dict], args: argparse.Namespace) -> None:  # type: ignore[type-arg]
     """Recompute each deal's mix description with this code, from the mix in the store (the
     same mix: its certified ε must equal the recorded one, else the record is left alone)."""
-    store = open_store(args.store, args.no_store)
-    if store is None:
+    path = Path(args.store) if args.store else DEFAULT_STORE
+    if args.no_store or not path.exists():
+        print(f"no store at {path}: mix descriptions kept as recorded", file=sys.stderr)
         return
+    store = open_store(str(path), False)
     same = 0
     for r in records:
         deal = Deal.random(int(r["seed"]))
+        stored = stored_exploitability(deal, store)
+        if stored is None or stored > args.epsilon + 1e-9:
+            continue  # never solve here
         eq = solve_equilibrium(deal, epsilon=args.epsilon, time_limit=args.time_limit, store=store)
         if eq.from_store and abs(eq.exploitability - float(r["epsilon"])) < 1e-12:
             tables = DealTables.build(deal)
@@ -204,9 +210,10 @@ def main() -> None:
     if args.report:
         saved = json.loads((DATA / "heuristics.json").read_text())
         records = saved["deals"]
-        args = argparse.Namespace(**{**saved["params"], "deals": len(records), "report": True})
+        args = argparse.Namespace(**{**saved["params"], "deals_planned": saved["params"]["deals"],
+                                     "deals": len(records), "report": True})
         redescribe(records, args)
-        report = make_report(records, Run.from_dict(saved["run"]), args)
+        report = make_report(records, Run.from_dict(saved["run"]), args, complete=bool(saved.get("complete")))
         print(report)
         plot(records, args)
         write_section("heuristics", "Heuristics and pure strategies against the equilibrium (deals as dealt)", report)
@@ -255,7 +262,8 @@ def main() -> None:
         write_section("heuristics", "Heuristics and pure strategies against the equilibrium (deals as dealt)", report)
 
 
-def make_report(records: list[dict], run: Run, args: argparse.Namespace) -> str:  # type: ignore[type-arg]
+def make_report(records: list[dict], run: Run, args: argparse.Namespace,  # type: ignore[type-arg]
+                complete: bool = True) -> str:
     n = len(records)
     inv = np.array([1.0 / r["orbit"] for r in records])
     eps = np.array([r["epsilon"] for r in records])
@@ -282,6 +290,21 @@ def make_report(records: list[dict], run: Run, args: argparse.Namespace) -> str:
         lines.append(f"| {LABELS[k]} | {m:.3f} [{lo:.3f}, {hi:.3f}] | {np.median(loss):.3f} | "
                      f"{np.quantile(loss, 0.9):.3f} | {loss.max():.3f} | {xm:.2f} [{xlo:.2f}, {xhi:.2f}] | "
                      f"{np.median(xs):.2f} | {cm:.3f} [{clo:.3f}, {chi:.3f}] |")
+    if not complete:
+        lines[0:0] = [f"*A partial run: {n} of the {getattr(args, 'deals_planned', args.deals)} "
+                      "deals; `python benchmarks/bench_heuristics.py --deals 300 --resume` completes it (the "
+                      "equilibria solved so far come from the store).*", ""]
+    timed = [r for r in records if r["solve_cpu"] is not None]
+    if timed:
+        cpu = np.array([r["solve_cpu"] for r in timed])
+        w = np.array([1.0 / r["orbit"] for r in timed])
+        dm, dlo, dhi = bootstrap_ci(cpu)
+        cm, clo, chi = bootstrap_ci(cpu, weights=w)
+        lines += ["", f"Solve cost at ε ≤ {args.epsilon:g} ({len(timed)} deals solved in this run, CPU s per deal, "
+                  f"bootstrap 95%): **as dealt** mean {dm:.2f} [{dlo:.2f}, {dhi:.2f}] (what a player of dealt deals "
+                  f"waits), median {np.median(cpu):.2f}, max {cpu.max():.2f}; **by class** (1 / orbit weights: the "
+                  f"book's population) mean {cm:.2f} [{clo:.2f}, {chi:.2f}] — the book of 156,248 classes ≈ "
+                  f"{156248 * cm / 3600:,.0f} CPU-hours [{156248 * clo / 3600:,.0f}, {156248 * chi / 3600:,.0f}]."]
     best = np.array([r["strategies"]["best-pure"]["exploitability"] for r in records])
     like = np.array([r["strategies"]["likeliest"]["loss_vs_mix"] for r in records])
     lines += ["",
