@@ -49,7 +49,7 @@ shared, so wall-clock would measure the neighbours.
 code(r"""
 import os
 
-N_DEALS = int(os.environ.get("QUINTET_NB_DEALS", "12"))         # live sample: deals as dealt (Deal.random)
+N_DEALS = int(os.environ.get("QUINTET_NB_DEALS", "8"))         # live sample: deals as dealt (Deal.random)
 EPSILON = float(os.environ.get("QUINTET_NB_EPSILON", "0.05"))   # its target certified exploitability (points)
 TIME_LIMIT = float(os.environ.get("QUINTET_NB_TIME_LIMIT", "300"))  # seconds per equilibrium solve
 SEED = int(os.environ.get("QUINTET_NB_SEED", "2026"))            # first seed of the live sample
