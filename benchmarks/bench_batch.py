@@ -33,6 +33,7 @@ from benchmark_results import cpu_name
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
+from analysis_common import Run, bootstrap_ci  # noqa: E402
 from benchmark_results import write_section  # noqa: E402
 
 from quintet.cards import format_cards  # noqa: E402
@@ -111,6 +112,7 @@ def main() -> None:
     ap.add_argument("--book-sample", type=int, default=100)
     ap.add_argument("--no-write", action="store_true", help="do not update RESULTS.md or the PNG")
     args = ap.parse_args()
+    run = Run()
 
     started = datetime.now(UTC)
     t_start = time.perf_counter()
@@ -134,13 +136,17 @@ def main() -> None:
     elapsed = time.perf_counter() - t_start
 
     lines = [
-        f"Run: `python benchmarks/bench_batch.py --deals {args.deals} --seed {args.seed} --workers {args.workers} "
-        f"--epsilon {args.epsilon:g} --time-limit {args.time_limit:g} --tournament-deals {args.tournament_deals} "
-        f"--book-sample {args.book_sample}` on {started:%Y-%m-%d %H:%M} UTC ({elapsed / 60:.1f} min).",
+        run.line() + f" Started {started:%Y-%m-%d %H:%M} UTC, {elapsed / 60:.1f} min wall in all.",
         "",
         f"Machine: {machine()}.",
         "",
-        f"### Throughput: {args.deals} random deals (seed {args.seed}), ε ≤ {args.epsilon:g}, fresh store each run",
+        "Populations: the throughput sample (`random_deals`) and the tournament deal **as dealt** (`Deal.random`); "
+        "the book's sample draws suit **classes uniformly** (`book_sample`), the right population for the cost of "
+        "solving each class once (see the Populations section: a class-uniform sample over-weights orbit-12 deals "
+        "1.8×).",
+        "",
+        f"### Throughput: {args.deals} deals as dealt (`random_deals`, seed {args.seed}), ε ≤ {args.epsilon:g}, "
+        "fresh store each run",
         "",
         f"Each executor {args.repeat} times, interleaved; the median run is shown, with the range of the solving rate "
         "over the runs. Start-up: the executor's start and one warm-up per worker (process start, imports, "
@@ -165,7 +171,8 @@ def main() -> None:
                       f"the solving throughput; start-up {dask_w['startup']:.1f} s vs {local_w['startup']:.1f} s."]
     lines += [
         "",
-        f"### Tournament: {len(deals)} seeded deals (seed {args.seed}), equilibria at ε ≤ {args.epsilon:g}",
+        f"### Tournament: {len(deals)} deals as dealt (seeds {args.seed}–{args.seed + len(deals) - 1}), "
+        f"equilibria at ε ≤ {args.epsilon:g}",
         "",
         "Row strategy's expected margin per game against the column strategy, mean over deals ± half-width of the "
         "95% confidence interval (Student t across deals). **Nothing is sampled**: every entry is exact (per-slot "
@@ -192,18 +199,22 @@ def main() -> None:
     ]
     cpu = sorted(est.cpu_seconds)
     lo, hi = est.cpu_hours_ci
+    _, blo, bhi = bootstrap_ci(est.cpu_seconds)
+    bootstrap_hours = (est.canonical_deals * blo / 3600, est.canonical_deals * bhi / 3600)
     lines += [
         f"- Suit-canonical deals (exact, Burnside; `quintet-batch --book-size`): **{est.canonical_deals:,}** of "
         f"{est.exposed_sets:,} exposed sets.",
-        f"- Measured: {len(cpu)} canonical deals drawn uniformly (seed {est.seed}), solved afresh at "
+        f"- Measured: {len(cpu)} suit classes drawn uniformly (`book_sample`, seed {est.seed}), solved afresh at "
         f"ε ≤ {est.epsilon:g} (time limit {est.time_limit:g} s), {args.workers} worker processes: "
         f"{est.converged}/{len(cpu)} certified; "
         f"CPU seconds per deal mean {est.mean_cpu:.2f}, median {statistics.median(cpu):.2f}, max {cpu[-1]:.2f}.",
         f"- **Estimate for the whole book at ε ≤ {est.epsilon:g}: {est.cpu_hours:,.0f} CPU-hours** (95% CI "
-        f"{lo:,.0f}–{hi:,.0f}), i.e. {est.cpu_hours / 24:,.1f} days on one core, {est.cpu_hours / 2 / 24:,.1f} days "
+        f"{lo:,.0f}–{hi:,.0f} Student t; {bootstrap_hours[0]:,.0f}–{bootstrap_hours[1]:,.0f} percentile bootstrap, "
+        "4,000 resamples — the tail is heavy, so prefer the bootstrap), "
+        f"i.e. {est.cpu_hours / 24:,.1f} days on one core, {est.cpu_hours / 2 / 24:,.1f} days "
         f"on this 2-core machine, {est.cpu_hours / 64:,.1f} hours on 64 cores."
         + (" A lower bound: some sampled deals hit the time limit." if est.converged < len(cpu) else "")
-        + " The interval covers the sampling error of the mean; solve times are heavy-tailed (hard deals such as "
+        + " The intervals cover the sampling error of the mean; solve times are heavy-tailed (hard deals such as "
         "the rule book's example take far longer than the median), so rare very hard classes may weigh more than a "
         "sample of this size shows.",
         "- Slowest sampled deals: " + ", ".join(

@@ -22,7 +22,8 @@ import time
 from pathlib import Path
 
 import numpy as np
-from benchmark_results import cpu_name, write_section
+from analysis_common import Run
+from benchmark_results import write_section
 
 from quintet.cards import format_cards
 from quintet.game import Deal
@@ -47,6 +48,7 @@ def main() -> None:
     ap.add_argument("--verify-time-limit", type=float, default=600.0)
     ap.add_argument("--no-write", action="store_true")
     args = ap.parse_args()
+    run = Run()
 
     rules = get_rules("classic")
     keys = book_sample(args.deals, args.seed, rules)
@@ -59,16 +61,18 @@ def main() -> None:
     refuted = []
     for i, deal in enumerate(deals):
         t0 = time.process_time()
-        r = equilibrium(deal, epsilon=args.epsilon, time_limit=args.time_limit)
+        cpu_at: list[float] = []  # CPU seconds at each iteration (the history's own clock is wall time)
+        r = equilibrium(deal, epsilon=args.epsilon, time_limit=args.time_limit,
+                        progress=lambda _rec, t0=t0, cpu_at=cpu_at: cpu_at.append(time.process_time() - t0))
         cpu = time.process_time() - t0
         exact_calls = sum(1 for h in r.history if h.exact)
         converged = certified_within(r.exploitability, args.epsilon)
         rows.append((format_cards(deal.exposed), cpu, r.exploitability, converged, r.iterations, exact_calls,
                      len(r.mix), i == 0))
-        curves.append(([h.seconds for h in r.history], [max(h.exploitability, 1e-4) for h in r.history]))
+        curves.append((cpu_at, [max(h.exploitability, 1e-4) for h in r.history], i == 0))
         line = (f"{i}/{len(deals) - 1} {rows[-1][0]}: ε {r.exploitability:.5f} in {cpu:.2f} s cpu, "
                 f"{r.iterations} iterations ({exact_calls} exact)")
-        if i <= args.verify:
+        if i < args.verify:  # the example deal and the first verify − 1 sampled deals
             check = verify_equilibrium(r, time_limit=args.verify_time_limit)
             checks[check.status] += 1
             if check.status == "refuted":
@@ -84,11 +88,13 @@ def main() -> None:
     example = rows[0]
     q = np.quantile(cpu, [0.5, 0.9, 0.95, 0.99])
     lines = [
-        f"`python benchmarks/bench_equilibrium.py --deals {args.deals} --epsilon {args.epsilon:g} --verify "
-        f"{args.verify}` ({time.perf_counter() - start:.0f} s wall on {cpu_name()}, one process, one core; "
-        f"CPU seconds per deal; kernels compiled beforehand).  {len(sample)} suit-canonical deals drawn "
-        f"uniformly from the {BOOK:,} (seed {args.seed}), each solved from scratch (no store) to certified "
-        f"ε ≤ {args.epsilon:g}, time limit {args.time_limit:g} s.",
+        run.line(),
+        "",
+        f"{len(sample)} suit-canonical deals drawn **uniformly over the classes** (`book_sample`, seed {args.seed}) "
+        f"of the {BOOK:,} — the population of the book's cost, not of deals as dealt (which weigh a class by its "
+        f"orbit size; see Populations) — each solved from scratch (no store) to certified ε ≤ {args.epsilon:g}, "
+        f"time limit {args.time_limit:g} s; CPU seconds per deal (one process, one core; kernels compiled "
+        f"beforehand; {time.perf_counter() - start:.0f} s wall in all).",
         "",
         f"- converged: {converged} of {len(sample)}; within 20 s: {int((cpu <= 20).sum())} of {len(sample)}",
         f"- CPU seconds per deal: median {q[0]:.2f}, p90 {q[1]:.2f}, p95 {q[2]:.2f}, p99 {q[3]:.2f}, "
@@ -98,7 +104,8 @@ def main() -> None:
         "heavy-tailed, so treat the interval as indicative)",
         f"- the rules' example deal ({example[0]}): {example[1]:.2f} s, ε {example[2]:.5f}, "
         f"{example[4]} iterations ({example[5]} with the exact best response)",
-        f"- certificates rechecked by CP-SAT (`--verify`): {checks['confirmed']} confirmed, "
+        f"- certificates rechecked by CP-SAT (`--verify {args.verify}`: the example and the first "
+        f"{max(0, args.verify - 1)} sampled deals): {checks['confirmed']} confirmed, "
         f"{checks['inconclusive']} inconclusive (CP-SAT out of time), **{checks['refuted']} refuted**",
         "",
         "Hardest deals of the sample:",
@@ -127,14 +134,20 @@ def main() -> None:
     a1.set_yscale("log")
     a1.set_xlabel(f"CPU seconds to certified ε ≤ {args.epsilon:g}")
     a1.set_ylabel("share of deals taking at least that long")
-    a1.set_title("The tail of solve times")
-    for ts, eps in curves[:25]:
-        a2.step(ts, eps, where="post", lw=0.8)
+    sampled = [c for c in curves if not c[2]]
+    slowest = sorted(sampled, key=lambda c: -(c[0][-1] if c[0] else 0.0))[:10]
+    for ts, eps, _ in sampled:
+        a2.step(ts, eps, where="post", lw=0.5, color="grey", alpha=0.25)
+    for k, (ts, eps, _) in enumerate(slowest):
+        a2.step(ts, eps, where="post", lw=1.2, color=f"C{k}")
+    a2.set_xscale("log")
     a2.set_yscale("log")
-    a2.set_xlabel("seconds")
-    a2.set_ylabel("certified exploitability (floor 1e-4)")
-    a2.axhline(args.epsilon, color="grey", ls=":", lw=0.8)
-    a2.set_title("ε against time (first 25 deals)")
+    a2.set_xlabel("CPU seconds (log)")
+    a2.set_ylabel("certified exploitability ε (points, log; 0 drawn at 1e-4)")
+    a2.axhline(args.epsilon, color="black", ls=":", lw=0.8)
+    a2.set_title(f"ε against CPU time: all {len(sampled)} deals (grey), the 10 slowest in colour", fontsize=9)
+    a1.set_title(f"The tail of solve times ({len(sampled)} classes uniformly, seed {args.seed})", fontsize=9)
+    fig.suptitle(f"Equilibrium solves to certified ε ≤ {args.epsilon:g}, one CPU clock", fontsize=10)
     fig.tight_layout()
     fig.savefig(HERE / "equilibrium_times.png", dpi=110)
     write_section("equilibrium", "Equilibrium", report)

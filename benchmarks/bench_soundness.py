@@ -67,9 +67,25 @@ def report(records: list[dict], elapsed: float, command: str) -> tuple[str, int]
         p90 = xs_sorted[min(len(xs) - 1, int(0.9 * len(xs)))]
         lines.append(f"| {name} | {len(xs)} | {counts[f'{name}: proven']} | {counts[f'{name}: time limit']} | "
                      f"{statistics.median(xs):.3f} | {p90:.3f} | {max(xs):.3f} |")
+    n = counts["instances"]
+    lines += ["", _bound_line(len(failures), n)]
+    short = [f"{name} {counts[f'{name}: proven']} of {len(xs)}" for name, xs in seconds.items()
+             if counts[f"{name}: time limit"]]
+    lines += ["", ("Not every engine proved its optimum on every instance within its limit: " + "; ".join(short) + "."
+                   if short else "Every engine proved its optimum on every instance it ran.")]
     if failures:
         lines += ["", "Disagreements:", ""] + [f"- {f}" for f in failures]
     return "\n".join(lines), len(failures)
+
+
+def _bound_line(k: int, n: int) -> str:
+    """What k disagreements in n instances say about the per-instance error rate."""
+    if k == 0 and n:
+        exact = 1 - 0.05 ** (1 / n)  # P(0 of n | rate) = 0.05
+        return (f"No disagreement in {n} instances bounds the per-instance error rate at {100 * exact:.2f}% "
+                f"(one-sided 95%; the rule of three: 3 / n = {100 * 3 / n:.2f}%) — not at zero, and only for "
+                "instances like these.")
+    return f"{k} disagreements in {n} instances."
 
 
 def main() -> int:

@@ -259,7 +259,9 @@ def report(results: list[DealResult], args: argparse.Namespace, fit_seconds: flo
     lines += [
         "",
         f"**The fitted style recovers {100 * share:.0f}% of (c) − (a)** (95% bootstrap interval "
-        f"{100 * lo:.0f}–{100 * hi:.0f}%).",
+        f"{100 * lo:.0f}–{100 * hi:.0f}%) — against **one bot of the style model's own family** (HabitBot, "
+        f"noise {args.noise:g}, {args.records} records); bots outside the family and the learning curve over "
+        "5–100 records are in the section 'Style models on bots outside their family'.",
         f"Certified ε of the equilibria: max {max(eps):.4f}, mean {statistics.fmean(eps):.4f}; "
         f"{sum(r.eq.converged for r in results)} of {len(results)} reached the target "
         f"({sum(r.eq.from_store for r in results)} answered from the store). Against the bot the equilibrium "

@@ -367,9 +367,11 @@ def plot_heatmap(result: TournamentResult, path: str | Path | None = None, *, ax
             colour = "white" if abs(mean[a, b]) > 0.6 * vmax else "black"
             ax.text(b, a, text, ha="center", va="center", fontsize=8, color=colour)
     n = len(result.entries)
-    ax.set_title(f"Expected margin per game, row vs column\n{_plural(n, 'deal')}, mean ± 95% CI "
-                 "(exact, nothing sampled)", fontsize=10)
-    fig.colorbar(image, ax=ax, label="points")
+    dealt = "" if result.seed is None else f" as dealt (seeds {result.seed}–{result.seed + n - 1})"
+    eps = "" if result.epsilon is None else f", equilibria at ε ≤ {result.epsilon:g}"
+    ax.set_title(f"Expected margin per game, row vs column\n{_plural(n, 'deal')}{dealt}{eps}; mean ± 95% CI "
+                 "(exact, nothing sampled)", fontsize=9)
+    fig.colorbar(image, ax=ax, label="row's expected margin against column (points per game)")
     fig.tight_layout()
     if path is not None:
         fig.savefig(path, dpi=120)
