@@ -92,7 +92,7 @@ def test_json_output():
     assert proc.returncode == 0, proc.stderr
     data = json.loads(proc.stdout)
     assert sorted(data["exposed"]) == sorted(EXPOSED.split())
-    assert "classic" in data["rules"] and "kickers" in data["rules"]
+    assert "classic" in data["rules"] and "kickers" in data["rules_description"]
     assert data["points_a"] == 7 and data["points_b"] == 18
     assert data["margin"] == -11 and data["winner"] == "B"
     packets_a = [p.split() for p in A_TEXT.split("|")]
@@ -123,7 +123,7 @@ def test_json_rule_options():
     )
     assert same.returncode == 0, same.stderr
     data = json.loads(same.stdout)
-    assert "group-only" in data["rules"]
+    assert "group-only" in data["rules_description"]
     assert data["points_a"] == data["points_b"] == 12.5
     assert data["margin"] == 0 and data["winner"] is None
     assert all(s["winner"] is None for s in data["slots"])
@@ -135,7 +135,7 @@ def test_json_reports_rule_options():
     proc = run(*showdown_args(), "--json", "--flush-over-full-house", "--ace-low-straight")
     assert proc.returncode == 0, proc.stderr
     data = json.loads(proc.stdout)
-    assert "flush > full house" in data["rules"] and "A-low straight" in data["rules"]
+    assert "flush > full house" in data["rules_description"] and "A-low straight" in data["rules_description"]
     assert (data["points_a"], data["points_b"]) == (7, 18)
 
 

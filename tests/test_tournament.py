@@ -219,4 +219,5 @@ def test_one_deal_is_one_deal_in_the_heat_map(tmp_path):
 
     one = run_tournament([Deal.from_exposed(FAST_DEALS[0])], ("uniform", "greedy"), store=None)
     figure = plot_heatmap(one, tmp_path / "one.png")
-    assert "1 deal, mean" in figure.axes[0].get_title() and (tmp_path / "one.png").exists()
+    title = figure.axes[0].get_title()
+    assert "\n1 deal" in title and "1 deals" not in title and (tmp_path / "one.png").exists()

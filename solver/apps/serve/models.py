@@ -136,7 +136,7 @@ _ARRANGEMENT_SCHEMA = {
 Cards = Annotated[str, PlainValidator(_cards_text), WithJsonSchema(_CARDS_SCHEMA)]
 
 
-def _integral(value: object) -> object:
+def integral(value: object) -> object:
     """JSON's ``6.0`` is the integer 6, as JSON Schema says; ``6.5`` stays a float (refused)."""
     if isinstance(value, float) and value.is_integer():
         return int(value)
@@ -145,8 +145,8 @@ def _integral(value: object) -> object:
 
 # integer fields: a JSON integer, or a number with no fraction (as JSON Schema counts it); the
 # range comes before the validator, so that the schema says it as minimum and maximum
-ThreadCount = Annotated[int, Field(ge=1, le=MAX_THREADS), BeforeValidator(_integral)]
-Seed = Annotated[int, Field(ge=0, le=SEED_MAX), BeforeValidator(_integral)]
+ThreadCount = Annotated[int, Field(ge=1, le=MAX_THREADS), BeforeValidator(integral)]
+Seed = Annotated[int, Field(ge=0, le=SEED_MAX), BeforeValidator(integral)]
 ArrangementText = Annotated[str, PlainValidator(_arrangement_text), WithJsonSchema(_ARRANGEMENT_SCHEMA)]
 
 

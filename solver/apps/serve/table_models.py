@@ -10,12 +10,11 @@ friend across.
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 
-from quintet.seeds import SEED_MAX
-from solver.apps.serve.models import ArrangementText, Cards, ProgressOut, RulesIn, SlotMarginalOut
+from solver.apps.serve.models import ArrangementText, Cards, ProgressOut, RulesIn, Seed, SlotMarginalOut, integral
 from solver.problem.opponent_spec import MAX_SPEC_LENGTH
 
 __all__ = [
@@ -42,8 +41,9 @@ class TableIn(_Strict):
     opponent: str = Field(max_length=MAX_SPEC_LENGTH, description=(
         "friend (a second seat, by a link) | a computer model as quintet-play --opponent: equilibrium, greedy, "
         "uniform, br:MODEL or a model of you it best-responds to (no files)"), examples=["greedy", "friend"])
-    games: int = Field(default=1, ge=1, le=MAX_GAMES, description="games in the match")
-    seed: int | None = Field(default=None, ge=0, le=SEED_MAX, description=(
+    games: Annotated[int, Field(ge=1, le=MAX_GAMES), BeforeValidator(integral)] = Field(
+        default=1, description="games in the match")
+    seed: Seed | None = Field(default=None, description=(
         "seed of game 1 (game k deals seed + k − 1, as quintet-play --seed); default: a fresh one, shown"))
     rules: RulesIn = Field(default=RulesIn(), description="the rule set (default classic)")
     hints: bool | None = Field(default=None, description=(

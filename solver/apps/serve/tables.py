@@ -921,7 +921,8 @@ def tables_router() -> APIRouter:
         return _json(tables.confirm(table_id, tables.authenticate(table_id, token), body.arrangement))
 
     @router.post("/{table_id}/next", response_model=TableView, responses={
-        **_SEAT_ERRORS, 409: {"model": ErrorOut, "description": "the game is not shown down, or the match is over"}})
+        **_SEAT_ERRORS, 413: _ERRORS[413],
+        409: {"model": ErrorOut, "description": "the game is not shown down, or the match is over"}})
     def next_game(table_id: str, request: Request, token: Token) -> Response:
         """Move to the next game once the show-down is there."""
         tables = service(request)
