@@ -22,6 +22,8 @@ from quintet.game import Arrangement, Deal, showdown
 from quintet.symmetry import canonical_exposed
 from solver.advisor.advice import best_response, complete, grade
 from solver.advisor.equilibrium import STORE_KIND, EquilibriumResult, solve_equilibrium
+from solver.advisor.plans import plans
+from solver.advisor.sparse import sparse_equilibrium
 from solver.play.computer import Computer
 from solver.play.session import COMMANDS, Command, GameSession, Person, Phase, PlayError, parse_command
 from solver.problem.deal_tables import DealTables
@@ -72,6 +74,8 @@ def test_parse_command_forms():
     assert parse_command("clear 2") == Command("clear", 2)
     assert parse_command("slot\t3\tAh Kh Qh Jh Th") == Command("slot", 3, "Ah Kh Qh Jh Th")
     assert parse_command("play a | b") == Command("play", None, "a | b")
+    assert parse_command("hint 3") == Command("hint", k=3) and str(Command("hint", k=3)) == "hint 3"
+    assert parse_command("hint  007 ") == Command("hint", k=7)
     for name in ("undo", "show", "hint", "grade", "odds", "done", "help", "quit"):
         assert parse_command(f"  {name}  ") == Command(name)
 
@@ -89,6 +93,11 @@ def test_parse_command_forms():
     ("undo 2", "takes no arguments"),
     ("done now", "takes no arguments"),
     ("play", "needs five packets"),
+    ("hint 0", "hint K: max support must be an integer from 1 to 1000, got 0"),
+    ("hint 1001", "from 1 to 1000"),
+    ("hint x", "'hint' takes nothing or a number K of arrangements"),
+    ("hint 3 4", "a number K"),
+    ("hint -2", "a number K"),
 ])
 def test_parse_command_errors_name_the_problem(line, problem):
     with pytest.raises(PlayError, match=problem):
@@ -415,6 +424,9 @@ def test_every_bad_command_gets_one_line_and_the_prompt_again(tmp_path):
         ("play", "needs five packets"),
         ("play " + " ".join(live[:5]), "5 packets"),
         ("play " + arrangement_text(Arrangement(mine.packets[:4] + mine.packets[:1])), "duplicated"),
+        ("hint 0", "hint K: max support must be an integer from 1 to 1000, got 0"),
+        ("hint x", "'hint' takes nothing or a number K of arrangements (e.g. 'hint 3'), got 'x'"),
+        ("hint 2", "'hint K' mixes K arrangements against the equilibrium"),  # the computer plays greedy
         ("slot 1 " + " ".join(live[:5]), None),  # legal: then a clash with it
         ("slot 2 " + " ".join(live[:5]), "already in slot 1"),
     ]
@@ -477,6 +489,42 @@ def test_equilibrium_opponent_from_the_store(tmp_path):
     (d,) = read_records(record)
     assert Arrangement.parse(d["computer"]) in [a for _, a in result.mix]
     assert d["opponent"] == "equilibrium"
+
+
+def test_hint_k_and_the_equilibrium_s_plans_through_stdin(tmp_path):
+    """Against the equilibrium, 'odds' shows its plans and 'hint K' the K-mix found from the same
+    equilibrium in-process, with the die roll of the game's seed; against greedy, no plans."""
+    exposed, seed = "Kc Qh Qd Js 9d 8s 7d", 3  # its equilibrium solves in seconds
+    proc = play(tmp_path, "odds\nhint 2\nhint 0\nhint\n", "--exposed", exposed, "--seed", str(seed), "--quiet",
+                timeout=600)
+    assert proc.returncode == 0, proc.stderr
+    assert "Traceback" not in proc.stdout + proc.stderr
+    deal = Deal.from_exposed(exposed)
+    with SolutionStore(tmp_path / "store.sqlite") as store:  # the equilibrium the game solved and stored
+        eq = solve_equilibrium(deal, epsilon=0.05, store=store)
+    assert eq.from_store
+    found = plans(eq.mix, deal.rules)
+    assert f"Its plans (hand category per slot): {len(eq.mix)} arrangements in {len(found)} plans" in proc.stdout
+    rows = [line.split() for line in proc.stdout.splitlines()]
+    for plan in found[:5]:  # the five most likely, one row each: share, count, a category per slot
+        assert [f"{100 * plan.probability:.1f}%", str(plan.arrangements), *" ".join(plan.labels).split()] in rows
+    sp = sparse_equilibrium(deal, 2, equilibrium=eq, time_limit=120)
+    roll = sp.roll(seed)
+    assert "Hint: a mix of at most 2 arrangements against the equilibrium — " in proc.stdout
+    assert ("best found (not proven the best)" in proc.stdout) == (not sp.optimal and sp.method != "equilibrium")
+    for i, (p, _) in enumerate(sp.mix, start=1):
+        assert f"  {i}  {100 * p:.1f}%  " in proc.stdout
+    assert (f"Die roll (seed {seed}): {roll.value:.4f} falls in arrangement {roll.index + 1}'s share "
+            f"[{roll.low:.4f}, {roll.high:.4f}): play it.") in proc.stdout
+    assert f"To play it: play {sp.mix[roll.index][1].format()}" in proc.stdout
+    assert (f"Exploitability {sp.exploitability:.4f} (certified: no arrangement gains more against the mix); "
+            f"the full equilibrium {eq.exploitability:.4f} with {len(eq.mix)} arrangements.") in proc.stdout
+    assert error_lines(proc.stdout) == ["error: hint K: max support must be an integer from 1 to 1000, got 0"]
+    assert "Hint against the computer's model (equilibrium)" in proc.stdout  # 'hint' alone: the completion
+    game = session("greedy")
+    assert game.odds().plans == () and game.equilibrium is None
+    with pytest.raises(PlayError, match="against the equilibrium"):
+        game.mix_hint(2)
 
 
 @pytest.mark.parametrize("args, problem", [

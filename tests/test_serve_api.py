@@ -30,7 +30,7 @@ from solver.advisor.equilibrium import solve_equilibrium, stored_exploitability
 from solver.advisor.request import SolveRequest, solve_request
 from solver.apps import solve_cli
 from solver.apps.serve.app import ServeConfig, create_app
-from solver.apps.serve.models import EquilibriumOut, GradeOut, JobOut, SafeOut, SolutionOut
+from solver.apps.serve.models import EquilibriumOut, GradeOut, JobOut, SafeOut, SolutionOut, SparseOut
 from solver.problem.best_response import VALUE_TOLERANCE
 from solver.storage.store import SolutionStore
 
@@ -174,6 +174,21 @@ def test_safe_exploitation_is_a_job_with_the_cli_json(client, store_path, capsys
     assert without_seconds(result) == without_seconds(expected)
     bad = post(client, "/api/solve", {"exposed": SAFE_DEAL, "max_exploitability": 0.5})
     assert bad.status_code == 400 and "opponent model" in bad.json()["error"]
+
+
+def test_a_k_mix_is_a_job_with_the_in_process_answer(client, store_path):
+    body = {"exposed": SAFE_DEAL, "max_support": 2, "seed": 4}
+    job = run_job(client, post(client, "/api/solve", body))  # a K-mix is always a job, stored equilibrium or not
+    assert job["status"] == "done", job
+    JobOut.model_validate(job)
+    result = job["result"]
+    SparseOut.model_validate(result)
+    with SolutionStore(store_path) as store:  # the equilibrium the job stored: the same start
+        expected = solve_request(SolveRequest.parse(SAFE_DEAL, max_support=2, seed=4), store=store).to_dict()
+    assert without_seconds(result) == without_seconds(expected)
+    assert len(result["mix"]) <= 2 and result["roll"]["seed"] == 4
+    assert result["exploitability"] >= result["equilibrium_exploitability"] - 1e-9
+    assert result["arrangement"] == result["mix"][result["roll"]["pick"] - 1]["arrangement"]
 
 
 def test_job_event_stream(client):
@@ -334,6 +349,10 @@ SAME_AS_CLI = {
                     [EXAMPLE, "--fix", "1=Ah Kh Qh Jh Th", "--fix", "2=Ah As Ad Ac Kc"]),
     "grade and fix": ({"exposed": EXAMPLE, "grade": ARR_A, "fix": {"1": "9s 9c 8s 8c 7c"}},
                       [EXAMPLE, "--grade", ARR_A, "--fix", "1=9s 9c 8s 8c 7c"]),
+    "k-mix with grade": ({"exposed": EXAMPLE, "max_support": 2, "grade": ARR_A},
+                         [EXAMPLE, "--max-support", "2", "--grade", ARR_A]),
+    "k-mix of a model": ({"exposed": EXAMPLE, "max_support": 2, "opponent": "greedy"},
+                         [EXAMPLE, "--max-support", "2", "--opponent", "greedy"]),
     "equilibrium mixture typo": ({"exposed": EXAMPLE, "opponent": "equilibrium:0.5,gredy:0.5"},
                                  [EXAMPLE, "--opponent", "equilibrium:0.5,gredy:0.5"]),
 }
@@ -369,6 +388,9 @@ OTHER_BAD = {
     "objective": (422, {"exposed": EXAMPLE, "objective": "bogus"}, "objective:"),
     "engine": (422, {"exposed": EXAMPLE, "engine": "magic"}, "engine:"),
     "workers": (422, {"exposed": EXAMPLE, "workers": 0}, "workers:"),
+    "max support zero": (422, {"exposed": EXAMPLE, "max_support": 0}, "max_support: input should be greater than"),
+    "max support over": (422, {"exposed": EXAMPLE, "max_support": 1001}, "max_support: input should be less than"),
+    "max support text": (422, {"exposed": EXAMPLE, "max_support": "3"}, "max_support:"),
     "seed float": (422, {"exposed": EXAMPLE, "seed": 1.5}, "seed:"),
     "opponent number": (422, {"exposed": EXAMPLE, "opponent": 3}, "opponent:"),
     "fix list": (422, {"exposed": EXAMPLE, "fix": ["Ah Kh Qh Jh Th"]}, "fix:"),

@@ -575,6 +575,92 @@ def test_equilibrium_seeded_play_category_colours_and_mix(page, server):
     assert active(pg)["id"] == "answer-heading"
 
 
+KMIX_DEAL = "Kc Qh Qd Js 9d 8s 7d"  # its equilibrium and 2-mix solve in seconds
+SCREENSHOTS = Path("/tmp/quintet-kmix-screens")  # looked at by hand; not part of the checks
+
+
+def plan_rows(pg) -> list[list[str]]:
+    return pg.eval_on_selector_all("#answer table.plans tr.plan", "rows => rows.map(r => [...r.cells].map("
+                                   "c => c.textContent))")
+
+
+def test_k_mix_answer_and_an_equilibrium_s_plans_are_the_api_s(page, server):
+    """K = 2 against the equilibrium: sent as max_support with the seed box's seed; the page shows
+    the API's two arrangements as packets with their shares, the certified exploitability beside
+    the full equilibrium's, 'best found' unless optimal, the die roll and its pick; K = 0 is the
+    server's one-line refusal, K = x the form's.  Then the equilibrium itself: its plans table."""
+    pg = page
+    bodies = solve_bodies(pg)
+    pg.fill("#exposed-text", KMIX_DEAL)
+    pg.press("#exposed-text", "Enter")
+    pg.select_option("#opponent", "equilibrium")
+    pg.fill("#epsilon", "0.05")
+    pg.fill("#max-support", "2")
+    pg.fill("#seed", "4")
+    SCREENSHOTS.mkdir(exist_ok=True)
+    pg.locator("section[aria-labelledby=opp-title]").screenshot(path=str(SCREENSHOTS / "form-1280.png"))
+    with pg.expect_response("**/api/solve"):
+        pg.click("#solve")
+    pg.wait_for_selector("#kmix-roll", timeout=300_000)
+    body = bodies[-1]
+    assert body == {"exposed": sorted_cards(KMIX_DEAL), "opponent": "equilibrium", "epsilon": 0.05,
+                    "time_limit": 600, "max_support": 2, "seed": 4}
+    want = solved(server, body)  # a K-mix is always a job: solved again, from the stored equilibrium
+    assert len(want["mix"]) <= 2
+    entries = pg.eval_on_selector_all("#answer .kmix-entry", "e => e.map(x => [x.querySelector('.kmix-p')"
+                                      ".textContent, x.dataset.picked])")
+    assert entries == [[f"{100 * m['probability']:.2f}%", "true" if i == want["roll"]["pick"] - 1 else "false"]
+                       for i, m in enumerate(want["mix"])]
+    for i, m in enumerate(want["mix"]):
+        assert page_packets(pg, i) == m["arrangement"]
+        hands = pg.eval_on_selector_all(f"#answer .kmix-entry >> nth={i} >> .hand", "e => e.map(x => x.textContent)")
+        assert hands == m["hands"]
+    assert pg.inner_text("#kmix-exploitability") == f"{want['exploitability']:.4f}"
+    assert pg.inner_text("#kmix-equilibrium") == f"{want['equilibrium_exploitability']:.4f}"
+    assert f"with {want['equilibrium_support']} arrangements" in pg.inner_text("#kmix-certificate")
+    status = pg.inner_text("#kmix-status")
+    assert status.startswith("Proven the least exploitable" if want["optimal"] else "Best found (not proven the best)")
+    roll = want["roll"]
+    assert roll["seed"] == 4
+    assert pg.inner_text("#kmix-roll") == (f"Die roll (seed 4): {roll['value']:.4f} falls in [{roll['low']:.4f}, "
+                                           f"{roll['high']:.4f}) → play arrangement {roll['pick']}")
+    assert plan_rows(pg) == [[f"{100 * p['probability']:.1f}%", *p["hands"], str(p["arrangements"])]
+                             for p in want["plans"][:8]]
+    pg.locator("#answer").screenshot(path=str(SCREENSHOTS / "kmix-1280.png"))
+    pg.set_viewport_size(PHONE)
+    pg.locator("#answer").screenshot(path=str(SCREENSHOTS / "kmix-390.png"))
+    pg.locator("section[aria-labelledby=opp-title]").screenshot(path=str(SCREENSHOTS / "form-390.png"))
+    pg.set_viewport_size(DESKTOP)
+    # K = 0: the server's refusal, in one line; K = x: the form's, nothing sent
+    pg.fill("#max-support", "0")
+    assert "Out of date: K changed" in pg.inner_text("#stale-note")
+    with pg.expect_response("**/api/solve"):
+        pg.click("#solve")
+    pg.wait_for_selector("#error:not([hidden])")
+    assert pg.inner_text("#error") == "max_support: input should be greater than or equal to 1, got 0"
+    pg.fill("#max-support", "x")
+    assert "K: x is not a whole number" in pg.inner_text("#max-support-msg")
+    n = len(bodies)
+    pg.click("#solve")
+    pg.wait_for_timeout(150)
+    assert len(bodies) == n and active(pg)["id"] == "max-support"
+    # blank K: the full equilibrium (from the store), its plans above its mix rows
+    pg.fill("#max-support", "")
+    ask(pg, "#solve", "#answer .certificate")
+    body = bodies[-1]
+    assert "max_support" not in body
+    eq = api(server, "/api/solve", {"exposed": KMIX_DEAL, "epsilon": 0.05, "seed": body["seed"]})
+    assert plan_rows(pg) == [[f"{100 * p['probability']:.1f}%", *p["hands"], str(p["arrangements"])]
+                             for p in eq["plans"][:8]]
+    heading = pg.inner_text("#answer .plans-box h4")
+    assert heading.startswith(f"Plans: {len(eq['mix'])} arrangements in {len(eq['plans'])} plans")
+    assert pg.evaluate("document.querySelector('#answer .plans-box').compareDocumentPosition("
+                       "document.querySelector('#answer table.mix')) & Node.DOCUMENT_POSITION_FOLLOWING")
+    pg.locator("#answer").screenshot(path=str(SCREENSHOTS / "equilibrium-plans-1280.png"))
+    pg.set_viewport_size(PHONE)
+    pg.locator("#answer .plans-box").screenshot(path=str(SCREENSHOTS / "equilibrium-plans-390.png"))
+
+
 def test_chart_colours_every_category_with_a_legend(page, server):
     """Hand names of every classic category (the evaluator's own words) → one colour each."""
     pg = page

@@ -227,7 +227,7 @@ class SolveRequest:
                                    "exploitable mix of K arrangements, a safe mix the best against a model")
             if not self.opponent.is_equilibrium:
                 raise RequestError(f"max support applies to the equilibrium; the opponent "
-                                   f"{quote(self.opponent.format())} is a model (use --opponent equilibrium)")
+                                   f"{quote(self.opponent.format())} is a model (use the opponent equilibrium)")
         if self.samples_a_mix and objective not in (None, "margin"):
             raise RequestError(f"objective {quote(objective)} applies to a best response, a completion or a "
                                "grade; an equilibrium or a safe mix is solved for the margin")

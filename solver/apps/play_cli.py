@@ -4,6 +4,7 @@
     quintet-play --games 5 --opponent greedy --record games.jsonl
     quintet-play --opponent style:games.jsonl      # the computer exploits your recorded style
     printf 'hint\\nplay …\\n' | quintet-play --seed 7 --opponent uniform    # scripted
+    printf 'odds\\nhint 3\\n' | quintet-play --seed 7     # the equilibrium's plans; a 3-arrangement mix
 
 The game's rules live in ``solver.play.session`` (``GameSession``); this module reads commands and
 draws the board through the terminal layer both games share (``quintet.terminal``: colours,
@@ -44,6 +45,7 @@ from quintet.terminal import SUIT_STYLES, Terminal, flow, grid
 from quintet.text import quote
 from solver.advisor.advice import Grade, Solution
 from solver.advisor.equilibrium import EquilibriumResult, solve_equilibrium
+from solver.advisor.sparse import SparseEquilibrium
 from solver.apps.interrupt import run_interruptible
 from solver.games.double_oracle import IterationRecord
 from solver.play.computer import Computer, ComputerSpec, EquilibriumProvider
@@ -199,13 +201,52 @@ def grade_text(term: Terminal, g: Grade) -> RenderableType:
                  _advice_table(term, g.given, set()), Text(swap))
 
 
-def odds_text(term: Terminal, odds: Odds, rules: Rules) -> RenderableType:
+def mix_hint_text(term: Terminal, sp: SparseEquilibrium, seed: int, yours: set[int]) -> RenderableType:
+    """``hint K``: the K-mix's arrangements with their shares, the die roll of the game's seed and
+    the arrangement it picks, the certified exploitability beside the full equilibrium's."""
+    rules = sp.deal.rules
+    if sp.method == "equilibrium":
+        claim = "the full equilibrium fits"
+    elif sp.optimal:
+        claim = "proven the least exploitable"
+    else:
+        claim = "best found (not proven the best)"
+    kept = "; whole arrangements: your slots are not kept" if yours else ""
+    n = sp.max_support
+    parts: list[RenderableType] = [_heading(f"Hint: a mix of at most {_plural(n, 'arrangement')} against the "
+                                            f"equilibrium — {claim}{kept}:")]
+    table, shown = grid("#>", "share>", *(f"slot {s + 1}" for s in range(rules.n_slots)))
+    for i, (p, a) in enumerate(sp.mix, start=1):
+        table.add_row(str(i), f"{100 * p:.1f}%", *(term.cards(m, rules.deck) for m in a.packets))
+    parts.append(shown)
+    roll = sp.roll(seed)
+    play = sp.mix[roll.index][1]
+    parts.append(Text(f"Die roll (seed {seed}): {roll.value:.4f} falls in arrangement {roll.index + 1}'s share "
+                      f"[{roll.low:.4f}, {roll.high:.4f}): play it."))
+    extra = " — interrupted" if sp.interrupted else ""
+    parts.append(Text(f"Exploitability {sp.exploitability:.4f} (certified: no arrangement gains more against the "
+                      f"mix); the full equilibrium {sp.equilibrium_exploitability:.4f} with "
+                      f"{_plural(sp.equilibrium_support, 'arrangement')}{extra}."))
+    parts.append(Text("To play it: play " + play.format(rules), style="dim", no_wrap=True, overflow="ignore"))
+    return Group(*parts)
+
+
+def odds_text(term: Terminal, odds: Odds, rules: Rules, top: int = 5) -> RenderableType:
     labels = [_slot_label(rules, s) for s in range(len(odds.slots))]
     room = term.width - 2 - max(map(len, labels)) - 2  # the indent, the label column, the gap
     table, shown = grid("!", "")
     for label, hands in zip(labels, odds.slots, strict=True):
         table.add_row(label, flow((Text(f"{h} {100 * p:.1f}%") for h, p in hands), room))
-    return Group(_heading(f"The computer's odds per slot (its model: {odds.model}):"), shown)
+    parts: list[RenderableType] = [_heading(f"The computer's odds per slot (its model: {odds.model}):"), shown]
+    if odds.plans:
+        more = f", the {top} most likely" if len(odds.plans) > top else ""
+        parts.append(Text(f"Its plans (hand category per slot): {_plural(odds.arrangements, 'arrangement')} in "
+                          f"{_plural(len(odds.plans), 'plan')}{more}:"))
+        plan_table, plan_shown = grid("share>", "arrangements>", *(f"slot {s + 1}" for s in range(rules.n_slots)))
+        for plan in odds.plans[:top]:
+            plan_table.add_row(f"{100 * plan.probability:.1f}%", str(plan.arrangements), *plan.labels)
+        parts.append(plan_shown)
+    return Group(*parts)
 
 
 def showdown_text(term: Terminal, rules: Rules, reveals: Sequence[Reveal]) -> RenderableType:
@@ -297,6 +338,11 @@ def _execute(term: Terminal, game: GameSession, command: Command) -> None:
         term.show(help_text())
     elif name == "rules":
         term.show(rules_text(rules))
+    elif name == "hint" and command.k is not None:
+        k = command.k
+        game.verify_mix_hint()
+        sp = _interruptible(term, lambda stop: game.mix_hint(k, stop), "mix search")
+        term.show(mix_hint_text(term, sp, game.seed, set(game.placed)))
     elif name == "hint":
         game.verify_hint()
         yours = set(game.placed)

@@ -10,7 +10,7 @@ and the tables of ``quintet-serve``.
         game.reveal()                                      # slot by slot
     game.record(...)                                       # the game as a GameRecord
 
-Phases: ``PLACING`` (place, clear, undo, advice: hint, grade, odds; ``HINTING`` while a hint
+Phases: ``PLACING`` (place, clear, undo, advice: hint, grade, odds, the K-mix ``mix_hint``; ``HINTING`` while a hint
 or grade is computed, so a front-end running it in the background refuses other moves) →
 ``confirm`` → ``SHOWDOWN`` (``reveal`` one slot at a time) → ``OVER``.  Against a ``Person`` (a
 friend at a ``quintet-serve`` table) the other arrangement is not known when the player
@@ -21,11 +21,13 @@ returns a frozen record), as in pokerkit.
 The computer's **model** is the distribution its arrangement is drawn from, as the player
 may know it: the equilibrium mix (not the sample drawn from it), the uniform model, or the
 one arrangement a deterministic strategy (greedy, a best response) plays.  Hints, grades,
-odds and the regret all refer to that model.  A person's model is not known: hints refer to
-the model a ``Person`` is given (a table gives the deal's equilibrium), and a game against a
-person has no regret.  The deal's tables and the model's marginals are built on the first
-piece of advice, so a game played without advice (a server replaying its flow) never builds
-them.
+odds and the regret all refer to that model; against the equilibrium, ``mix_hint(K)`` is the
+least exploitable mix of at most K arrangements found (``solver.advisor.sparse``): a way to play
+the equilibrium's safety with a die and a few arrangements, and ``odds`` carries its plans.  A
+person's model is not known: hints refer to the model a ``Person`` is given (a table gives the
+deal's equilibrium), and a game against a person has no regret.  The deal's tables and the
+model's marginals are built on the first piece of advice, so a game played without advice (a
+server replaying its flow) never builds them.
 """
 
 from __future__ import annotations
@@ -47,6 +49,10 @@ from quintet.rules import Rules
 from quintet.terminal import SHARED_HELP, command_word
 from quintet.text import quote
 from solver.advisor.advice import Grade, Solution, complete, grade
+from solver.advisor.equilibrium import EquilibriumResult
+from solver.advisor.limits import LimitError, check_max_support
+from solver.advisor.plans import Plan, plans
+from solver.advisor.sparse import SparseEquilibrium, sparse_equilibrium
 from solver.problem.deal_tables import DealTables
 from solver.problem.opponents import FixedMarginals, OpponentModel
 from solver.storage.records import GameRecord
@@ -86,7 +92,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "clear": ("clear N", "empty slot N"),
     "undo": ("undo", "take back the last slot or clear"),
     "show": ("show", "the board: exposed cards, cards left to place, your slots"),
-    "hint": ("hint", "the best completion of your slots against the computer's model"),
+    "hint": ("hint [K]", "the best completion of your slots against the computer's model; 'hint 3' against "
+                         "the equilibrium: a mix of at most 3 arrangements and a die roll"),
     "grade": ("grade", "value, regret and best two-card swap of your five slots"),
     "odds": ("odds", "the computer's per-slot odds: which hands it plays where"),
     "play": ("play ARRANGEMENT", "lay all five packets at once, '|'-separated, and confirm them"),
@@ -95,19 +102,22 @@ COMMANDS: dict[str, tuple[str, str]] = {
 }
 """Command name → (how it is typed, what it does); ``help``, ``rules`` and ``quit`` are the
 terminal layer's shared words (``quintet.terminal``), with their aliases ``?``, ``h`` and ``q``."""
-_NO_ARGUMENTS = ("undo", "show", "hint", "grade", "odds", "done", "help", "rules", "quit")
+_NO_ARGUMENTS = ("undo", "show", "grade", "odds", "done", "help", "rules", "quit")
 
 
 @dataclass(frozen=True)
 class Command:
-    """One line of input: ``name`` (a key of ``COMMANDS``), a slot, the cards/arrangement text."""
+    """One line of input: ``name`` (a key of ``COMMANDS``), a slot, the cards/arrangement text,
+    the K of ``hint K``."""
 
     name: str
     slot: int | None = None
     text: str = ""
+    k: int | None = None
 
     def __str__(self) -> str:
-        return " ".join(p for p in (self.name, "" if self.slot is None else str(self.slot), self.text) if p)
+        number = self.slot if self.k is None else self.k
+        return " ".join(p for p in (self.name, "" if number is None else str(number), self.text) if p)
 
 
 def parse_command(line: str, n_slots: int = 5) -> Command | None:
@@ -123,6 +133,15 @@ def parse_command(line: str, n_slots: int = 5) -> Command | None:
         if rest:
             raise PlayError(f"'{name}' takes no arguments, got {quote(rest)}")
         return Command(name)
+    if name == "hint":
+        if not rest:
+            return Command(name)
+        if not re.fullmatch(r"[0-9]+", rest):
+            raise PlayError(f"'hint' takes nothing or a number K of arrangements (e.g. 'hint 3'), got {quote(rest)}")
+        try:
+            return Command(name, k=check_max_support(int(rest)))
+        except LimitError as exc:
+            raise PlayError(f"hint K: {exc}") from None
     if name == "play":
         if not rest:
             raise PlayError("'play' needs five packets separated by '|', e.g. 'play Ah Kh Qh Jh Th | …'")
@@ -157,10 +176,13 @@ class Move:
 
 @dataclass(frozen=True)
 class Odds:
-    """Per slot, the hands of the computer's model with their probabilities, most likely first."""
+    """Per slot, the hands of the computer's model with their probabilities, most likely first;
+    against the equilibrium, its plans (hand category per slot, most likely first) and its size."""
 
     model: str
     slots: tuple[tuple[tuple[str, float], ...], ...]
+    plans: tuple[Plan, ...] = ()
+    arrangements: int = 0  # in the equilibrium's mix (0: not the equilibrium)
 
 
 @dataclass(frozen=True)
@@ -371,6 +393,28 @@ class GameSession:
             return complete(self.deal, self.placed, model, time_limit=self.time_limit, stop_event=stop_event,
                             tables=tables)
 
+    @property
+    def equilibrium(self) -> EquilibriumResult | None:
+        """The deal's equilibrium when the computer plays it (None otherwise)."""
+        return self.computer.equilibrium if isinstance(self.computer, Computer) else None
+
+    def verify_mix_hint(self) -> EquilibriumResult:
+        self._require(Phase.PLACING, "give a hint")
+        if self.equilibrium is None:
+            raise PlayError("'hint K' mixes K arrangements against the equilibrium: play --opponent equilibrium "
+                            "('hint' alone completes your slots)")
+        return self.equilibrium
+
+    def mix_hint(self, k: int, stop_event: threading.Event | None = None) -> SparseEquilibrium:
+        """The least exploitable mix of at most ``k`` whole arrangements found, certified, from the
+        computer's equilibrium (the placed slots are not kept: a mix is of whole arrangements);
+        its die roll is the game's seed's (``SparseEquilibrium.roll(seed)``)."""
+        eq = self.verify_mix_hint()
+        self.hints.append(f"hint {k}")
+        with self._hinting():
+            return sparse_equilibrium(self.deal, k, equilibrium=eq, time_limit=self.time_limit,
+                                      stop_event=stop_event)
+
     @contextmanager
     def _hinting(self) -> Iterator[None]:
         self.phase = Phase.HINTING
@@ -415,7 +459,10 @@ class GameSession:
                     names[c] = describe(int(tables.masks[first[c]]), self.rules)
                 acc[names[c]] = acc.get(names[c], 0.0) + float(row[c])
             slots.append(tuple(sorted(acc.items(), key=lambda kv: -kv[1])[:top]))
-        return Odds(model.name, tuple(slots))
+        eq = self.equilibrium
+        if eq is None:
+            return Odds(model.name, tuple(slots))
+        return Odds(model.name, tuple(slots), tuple(plans(eq.mix, self.rules)), len(eq.mix))
 
     # -------------------------------------------------------------- confirming and the show-down
 

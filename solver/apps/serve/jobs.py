@@ -5,7 +5,8 @@ wait in two bounded lanes:
 
 * ``quick`` — best responses, grades, completions, answers from the store, draw advice:
   the HTTP request waits for them;
-* ``long`` — equilibrium solves: the client gets a job id and follows its progress.
+* ``long`` — equilibrium solves, safe exploitations, K-mixes: the client gets a job id and
+  follows its progress.
 
 An idle worker takes the oldest quick task first.  With two or more workers, long jobs
 occupy at most ``workers - 1`` of them, so quick answers never wait behind a long solve.

@@ -6,8 +6,9 @@ the command lines read) or a list of card strings; an arrangement is a string (p
 separated by ``|`` or ``/``) or a list of five packets.  Unknown fields are refused.
 
 Responses: the solver's answers are the response models of ``solver.advisor.schema``
-(``SolutionOut``, ``GradeOut``, ``EquilibriumOut``, ``SafeOut``: exactly what
-``quintet-solve --json`` prints); the server's own (jobs, health, deals, rule sets, errors) and
+(``SolutionOut``, ``GradeOut``, ``EquilibriumOut``, ``SafeOut``, ``SparseOut``: exactly what
+``quintet-solve --json`` prints; ``ImmediateAnswerOut`` those answered at once, the others come
+as a job's result); the server's own (jobs, health, deals, rule sets, errors) and
 those of ``quintet showdown|hand|draw --json`` are defined here.  Every body the server sends
 is one of these models, so ``/openapi.json`` describes exactly what is sent.
 """
@@ -26,6 +27,7 @@ from solver.advisor.limits import (
     MAX_EXPLOITABILITY_MAX,
     MAX_POPULATION,
     MAX_STYLE_RECORDS,
+    MAX_SUPPORT_MAX,
     TIME_LIMIT_MAX,
 )
 from solver.advisor.schema import (
@@ -39,6 +41,7 @@ from solver.advisor.schema import (
     SlotMarginalOut,
     SolutionOut,
     SolveAnswerOut,
+    SparseOut,
     SwapOut,
     VerificationOut,
 )
@@ -52,7 +55,8 @@ __all__ = [
     "HandOut", "DrawOut", "DrawOptionOut", "MAX_CARDS_TEXT", "MAX_NAME_LENGTH",
     # the solver's answers (defined in solver.advisor.schema)
     "SlotAdviceOut", "AnswerOut", "SolutionOut", "SwapOut", "GradeOut", "MixEntryOut", "SlotMarginalOut",
-    "EquilibriumOut", "SafeOut", "ProgressOut", "VerificationOut", "SolveAnswerOut",
+    "EquilibriumOut", "SafeOut", "SparseOut", "ProgressOut", "VerificationOut", "SolveAnswerOut",
+    "ImmediateAnswerOut",
 ]
 
 MAX_CARDS_TEXT = 400
@@ -147,6 +151,7 @@ def integral(value: object) -> object:
 # range comes before the validator, so that the schema says it as minimum and maximum
 ThreadCount = Annotated[int, Field(ge=1, le=MAX_THREADS), BeforeValidator(integral)]
 Seed = Annotated[int, Field(ge=0, le=SEED_MAX), BeforeValidator(integral)]
+MaxSupport = Annotated[int, Field(ge=1, le=MAX_SUPPORT_MAX), BeforeValidator(integral)]
 ArrangementText = Annotated[str, PlainValidator(_arrangement_text), WithJsonSchema(_ARRANGEMENT_SCHEMA)]
 
 
@@ -194,6 +199,7 @@ class SolveIn(_Strict):
         {"exposed": _EXAMPLE, "opponent": "greedy", "objective": "points", "fix": {"5": "Ah Kh Qh Jh Th"}},
         {"exposed": _EXAMPLE, "opponent": "uniform:0.5,greedy:0.5", "grade": _ARRANGEMENT},
         {"exposed": "Ac Kh Kd Kc Qd Ts 7s", "epsilon": 0.05},
+        {"exposed": "Kc Qh Qd Js 9d 8s 7d", "max_support": 2, "seed": 4},
     )
 
     exposed: Cards = Field(description="the 7 exposed cards")
@@ -209,12 +215,13 @@ class SolveIn(_Strict):
                                               "this (points; default 0.01)")
     time_limit: float | None = Field(default=None, gt=0, le=TIME_LIMIT_MAX, allow_inf_nan=False,
                                      description="seconds (default: none for a best response, 600 for an "
-                                                 "equilibrium or a safe mix)")
+                                                 "equilibrium, a safe mix or a K-mix)")
     threads: ThreadCount | None = Field(default=None, description="CP-SAT's threads (engine cpsat)")
     workers: ThreadCount | None = Field(default=None, deprecated=True,
                                 description="the old name of 'threads', accepted until the next release")
     seed: Seed | None = Field(default=None, description=(
-        "random seed: the arrangement drawn from an equilibrium or safe mix, and CP-SAT's seed (default 0)"))
+        "random seed: the arrangement drawn from an equilibrium, a safe mix or a K-mix, and CP-SAT's seed "
+        "(default 0)"))
     fix: dict[str, Cards] = Field(default_factory=dict, max_length=5,
                                   description="slot (\"1\"..\"5\") → packet: complete the rest")
     grade: ArrangementText | None = Field(default=None, description="an arrangement to grade")
@@ -230,6 +237,9 @@ class SolveIn(_Strict):
         default=None, ge=0, le=MAX_EXPLOITABILITY_MAX, allow_inf_nan=False,
         description="safe exploitation: the mix that does best against the opponent model among those no "
                     "arrangement beats by more than this (points; 0: the best equilibrium against the model)")
+    max_support: MaxSupport | None = Field(
+        default=None, description="K: the least exploitable mix of at most K arrangements found, certified, beside "
+                                  "the full equilibrium (the opponent equilibrium alone; quintet-solve --max-support)")
     verify: float | None = Field(default=None, gt=0, le=TIME_LIMIT_MAX, allow_inf_nan=False,
                                  description="seconds for an independent recheck of the answer by the other exact "
                                              "engine (quintet-solve --verify)")
@@ -270,6 +280,10 @@ class DrawIn(_Strict):
 
 # ---------------------------------------------------------------------- the server's responses
 
+ImmediateAnswerOut = EquilibriumOut | GradeOut | SolutionOut
+"""The answers ``POST /api/solve`` sends at once (200); a safe mix, a K-mix and an equilibrium
+not in the store come as a job's result (``JobOut.result``, any ``SolveAnswerOut``)."""
+
 
 class _Out(BaseModel):
     model_config = ConfigDict(extra="forbid")
@@ -282,7 +296,7 @@ class ErrorOut(_Out):
 
 
 class JobOut(_Out):
-    """A job: an equilibrium solve or a safe exploitation, followed by the client."""
+    """A job: an equilibrium solve, a safe exploitation or a K-mix, followed by the client."""
 
     job: str
     status: Literal["queued", "running", "cancelling", "done", "cancelled", "failed"]
@@ -291,7 +305,8 @@ class JobOut(_Out):
     progress: ProgressOut | None = Field(description="the equilibrium solve's last iteration (null before the "
                                                      "first, and for a safe exploitation)")
     result: SolveAnswerOut | None = Field(
-        description="the answer (when cancelled: the best found before, marked interrupted)")
+        description="the answer — an equilibrium (EquilibriumOut), a safe mix (SafeOut), a K-mix (SparseOut) — "
+                    "(when cancelled: the best found before, marked interrupted)")
     error: str | None
 
 

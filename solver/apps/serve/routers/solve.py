@@ -2,8 +2,9 @@
 
 A solve the request can wait for (a best response, a grade, a completion, an equilibrium in the
 store) is answered with 200 and exactly what ``quintet-solve --json`` prints; an equilibrium not
-in the store, and every safe exploitation, becomes a job (202 with ``Location``) whose progress
-the client follows by polling or by server-sent events, and may cancel.
+in the store, every safe exploitation and every K-mix (``max_support``: always a search)
+becomes a job (202 with ``Location``) whose progress the client follows by polling or by
+server-sent events, and may cancel.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from solver.advisor.equilibrium import certified_within, stored_exploitability
 from solver.advisor.request import RequestError, SolveRequest
 from solver.apps.serve.errors import JsonBodyRoute, error_response, error_responses
 from solver.apps.serve.jobs import Job
-from solver.apps.serve.models import JobOut, SolveAnswerOut, SolveIn
+from solver.apps.serve.models import ImmediateAnswerOut, JobOut, SolveIn
 from solver.apps.serve.state import AppState, ServeConfig, app_state
 
 __all__ = ["router", "solve_request_of", "answer", "echo", "EVENT_INTERVAL", "STOP_GRACE"]
@@ -62,7 +63,8 @@ def solve_request_of(body: SolveIn, config: ServeConfig) -> SolveRequest:
         body.exposed, body.rules.to_rules(), opponent=body.opponent, objective=body.objective, engine=body.engine,
         threads=body.threads if workers is None else workers, time_limit=time_limit,
         seed=body.seed, epsilon=body.epsilon, fix=body.fix, grade=body.grade, population=population,
-        style=body.style, verify=body.verify, max_exploitability=body.max_exploitability, files=False)
+        style=body.style, verify=body.verify, max_exploitability=body.max_exploitability,
+        max_support=body.max_support, files=False)
 
 
 async def answer(state: AppState, job: Job) -> Any:
@@ -101,20 +103,21 @@ _JOB_LINKS = {
 }
 
 
-@router.post("/api/solve", tags=["solve"], operation_id="solve", response_model=SolveAnswerOut,
+@router.post("/api/solve", tags=["solve"], operation_id="solve", response_model=ImmediateAnswerOut,
              response_description="the answer: exactly what quintet-solve --json prints",
-             responses={202: {"model": JobOut, "description": "an equilibrium solve or a safe exploitation started: "
-                              "follow the job at its Location",
+             responses={202: {"model": JobOut, "description": "an equilibrium solve, a safe exploitation or a K-mix "
+                              "started: follow the job at its Location (its result: any of the answers)",
                               "headers": {"Location": {"description": "/api/jobs/ID", "schema": {"type": "string"}}},
                               "links": _JOB_LINKS},
                         **error_responses(400, 413, 422, 500, 503)})
 async def solve(body: SolveIn, state: State) -> Any:
     """``quintet-solve``: the best response to an opponent model, a completion (``fix``),
     a grade (``grade``), the certified equilibrium (``opponent`` ``equilibrium``, the
-    default) or a safe exploitation (``max_exploitability``).  An equilibrium not in the
-    store, and every safe exploitation, becomes a job (202)."""
+    default), a safe exploitation (``max_exploitability``) or the least exploitable mix of at
+    most K arrangements found (``max_support``).  An equilibrium not in the store, every safe
+    exploitation and every K-mix becomes a job (202)."""
     request = solve_request_of(body, state.config)
-    long = request.max_exploitability is not None or (
+    long = request.max_exploitability is not None or request.max_support is not None or (
         request.wants_equilibrium and not await run_in_threadpool(_is_stored, state, request))
     job = state.pool.submit(request, lane="long" if long else "quick", request=echo(body))
     if long:

@@ -1,6 +1,8 @@
 // The arrangement advisor tab: pick (or type) the exposed cards, ask for the best arrangement
 // (or the equilibrium, with live progress), build "my arrangement" (click or type it, or take
-// an answer's) and grade or complete it.
+// an answer's) and grade or complete it.  Against the equilibrium, a K box asks for the least
+// exploitable mix of at most K arrangements instead (a K-mix: a job, its die roll seeded by the
+// seed box), and an equilibrium's answer shows its plans (hand category per slot).
 //
 // Every button asks through one function, ``buildRequest``: it reads the form as it is shown
 // and sends exactly the fields that apply, or refuses with a message naming what to fix.
@@ -16,6 +18,7 @@ import { el, pct, seconds, signed } from "./format.js";
 const RANKS = "AKQJT987";
 const SUITS = "shdc";
 const MIX_SHOWN = 10;
+const PLANS_SHOWN = 8;
 const MAX_SEED = 2147483647;
 const TICK_MS = 200;
 
@@ -174,6 +177,16 @@ function readNumber(id, what, { above = null, atLeast = null } = {}) {
   return x;
 }
 
+/** The K box: null when blank (the full equilibrium), else the whole number typed — its range is
+ * the server's to check (one request model decides), so 0 is sent and its refusal shown. */
+function readK() {
+  const text = $("max-support").value.trim();
+  if (!text) return null;
+  if (!/^\d+$/.test(text)) throw new FormError(`K: ${text} is not a whole number (blank: the full equilibrium)`,
+    "max-support");
+  return Number(text);
+}
+
 function readDeal() {
   const { cards, error } = readDealText(false);
   if (error) throw new FormError(error, "exposed-text");
@@ -222,7 +235,9 @@ function readMine(kind) {
  * the fields that apply: ``objective`` for best responses, completions and grades (not the
  * equilibrium itself); ``epsilon`` and ``time_limit`` when the opponent involves the
  * equilibrium; ``seed`` (fresh, random) only for the equilibrium's arrangement to play;
- * never CP-SAT's threads.  Throws FormError naming the field to fix.
+ * ``max_support`` (the K box, when not blank) for the equilibrium itself, with the seed box's
+ * seed for its die roll (blank: a random one); never CP-SAT's threads.  Throws FormError naming
+ * the field to fix.
  */
 export function buildRequest(kind) {
   const exposed = readDeal();
@@ -234,7 +249,11 @@ export function buildRequest(kind) {
     body.epsilon = readNumber("epsilon", "target ε", { atLeast: 0 });
     body.time_limit = readNumber("time-limit", "time limit", { above: 0 });
   }
-  if (equilibriumItself) body.seed = randomSeed();
+  const k = equilibriumItself ? readK() : null;
+  if (k !== null) {
+    body.max_support = k;
+    body.seed = $("seed").value.trim() ? readSeed() : randomSeed();
+  } else if (equilibriumItself) body.seed = randomSeed();
   if (kind === "grade") body.grade = readMine("grade");
   if (kind === "complete") body.fix = readMine("complete");
   return body;
@@ -254,6 +273,7 @@ function question() {
     opponent: opponentText(),
     objective: $("objective").value,
     epsilon,
+    k: $("max-support").value.trim(),
     mine: arrangementText(mine.mine),
   };
 }
@@ -270,6 +290,13 @@ function checkOptions() {
     fieldMessage(id, $(id).hidden ? "" : message);
   }
   fieldMessage("mixture", $("opponent").value === "mixture" && !opponentText() ? "type the models and weights" : "");
+  let kMessage = "";
+  try {
+    readK();
+  } catch (e) {
+    kMessage = e.message;
+  }
+  fieldMessage("max-support", $("max-support").hidden ? "" : kMessage);
 }
 
 // ---------------------------------------------------------------- asking
@@ -371,7 +398,9 @@ async function follow(job) {
   const draw = () => {
     const j = last;
     const p = j.progress;
-    let text = j.status === "queued" ? "Waiting for a free worker…" : "Solving the equilibrium…";
+    const k = j.request.max_support;
+    let text = j.status === "queued" ? "Waiting for a free worker…"
+      : k === undefined ? "Solving the equilibrium…" : `Solving the equilibrium, then the best mix of at most ${k}…`;
     if (j.status === "cancelling") text = "Cancelling…";
     if (p) {
       text += ` iteration ${p.iteration} · certified ε ≤ ${p.exploitability.toFixed(4)} (target ${target})`
@@ -537,6 +566,7 @@ function refreshStale() {
   else {
     if (a.body.objective && now.objective !== a.body.objective) changed.push("the objective");
     if (a.body.epsilon !== undefined && now.epsilon !== a.body.epsilon) changed.push("the target ε");
+    if (a.kind === "solve" && a.body.opponent === "equilibrium" && now.k !== a.k) changed.push("K");
   }
   if (a.kind !== "solve" && now.mine !== a.mine) changed.push("your arrangement");
   const stale = changed.length > 0;
@@ -672,6 +702,96 @@ function mixEl(mix) {
   return table;
 }
 
+/** A mix's plans (hand category per slot): the most likely few, with their total probability
+ * and how many of the mix's arrangements follow each. */
+export function plansEl(plans, arrangements) {
+  const box = el("div", "plans-box");
+  const shown = plans.slice(0, PLANS_SHOWN);
+  box.append(el("h4", "", `Plans: ${arrangements} arrangement${arrangements > 1 ? "s" : ""} in ${plans.length} `
+    + `plan${plans.length > 1 ? "s" : ""} (hand category per slot)`
+    + (plans.length > shown.length ? `, the ${shown.length} most likely` : "")));
+  const table = el("table", "plans");
+  const head = el("tr");
+  head.append(el("th", "", "p"), ...[1, 2, 3, 4, 5].map((s) => el("th", "", `Slot ${s}`)), el("th", "plan-n", "n"));
+  table.append(head);
+  for (const plan of shown) {
+    const tr = el("tr", "plan");
+    const cells = plan.hands.map((hand, i) => {
+      const td = el("td", "plan-hand");
+      td.dataset.slot = String(i + 1);
+      const dot = el("span", "legend-dot");
+      dot.style.background = categoryColour(hand);
+      td.append(dot, hand);
+      return td;
+    });
+    const n = el("td", "plan-n", String(plan.arrangements));
+    n.title = `${plan.arrangements} of the mix's arrangements follow this plan`;
+    tr.append(el("td", "plan-p", pct(plan.probability)), ...cells, n);
+    table.append(tr);
+  }
+  box.append(table);
+  return box;
+}
+
+/** One arrangement of a K-mix: its share, then its five packets (cards and hands). */
+function kmixEntryEl(entry, index, picked) {
+  const box = el("li", "kmix-entry");
+  box.dataset.picked = picked ? "true" : "false";
+  const head = el("div", "kmix-head");
+  head.append(el("b", "", `Arrangement ${index + 1}`), el("span", "kmix-p", pct(entry.probability, 2)));
+  if (picked) head.append(el("span", "kmix-picked", "picked by the die roll"));
+  const list = el("ol", "packets kmix-packets");
+  entry.arrangement.forEach((packet, i) => {
+    const li = el("li", "packet");
+    li.dataset.slot = String(i + 1);
+    const label = el("div", "slot-label", `Slot ${i + 1}`);
+    const cards = el("div", "packet-cards");
+    for (const code of packet) cards.append(cardEl(code));
+    const hand = el("div", "hand", entry.hands[i]);
+    hand.dataset.category = categoryOf(entry.hands[i]);
+    li.append(label, cards, hand);
+    list.append(li);
+  });
+  box.append(head, list);
+  return box;
+}
+
+/** A K-mix (``max_support``): the certificate beside the full equilibrium's, the die roll and
+ * the arrangement it picks, the K arrangements as packets, their plans. */
+function renderSparse(sp, cancelled, asked) {
+  const k = sp.max_support;
+  const cert = el("p", "certificate");
+  cert.id = "kmix-certificate";
+  const own = el("b", "", sp.exploitability.toFixed(4));
+  own.id = "kmix-exploitability";
+  const full = el("b", "", sp.equilibrium_exploitability.toFixed(4));
+  full.id = "kmix-equilibrium";
+  cert.append("Exploitability ", own, ": no arrangement gains more than that against this mix (certified: "
+    + `${sp.exploitability_proven ? "exact best response" : "proven bound"}) — the full equilibrium: `, full,
+    ` with ${sp.equilibrium_support} arrangements.`);
+  let claim = sp.optimal ? `Proven the least exploitable mix of at most ${k}` : "Best found (not proven the best)";
+  if (!sp.optimal && sp.lower_bound > 0) claim += `: no mix of at most ${k} is exploitable by less than `
+    + sp.lower_bound.toFixed(4);
+  if (sp.method === "equilibrium") claim += ` — the full equilibrium fits in ${k}`;
+  claim += `${sp.interrupted || cancelled ? " — interrupted" : ""} · ${sp.best_responses} exact best responses, `
+    + `${seconds(sp.seconds)}.`;
+  const status = el("p", "proof", claim);
+  status.id = "kmix-status";
+  const roll = sp.roll;
+  const die = el("h4", "play-title", `Die roll (seed ${roll.seed}): ${roll.value.toFixed(4)} falls in `
+    + `[${roll.low.toFixed(4)}, ${roll.high.toFixed(4)}) → play arrangement ${roll.pick}`);
+  die.id = "kmix-roll";
+  const list = el("ol", "kmix");
+  sp.mix.forEach((entry, i) => list.append(kmixEntryEl(entry, i, i === roll.pick - 1)));
+  const replay = el("p", "hint", "The same answer and roll: ");
+  replay.append(el("code", "", `quintet-solve ${sortCards(sp.exposed).join(" ")} --epsilon ${asked.body.epsilon}`
+    + ` --max-support ${k} --seed ${roll.seed}`));
+  showAnswer(`A mix of at most ${k} arrangement${k > 1 ? "s" : ""}`, sp.exposed, asked, [
+    cert, status, die, rowOf(takeButton(sp.arrangement, `Use arrangement ${roll.pick} as my arrangement`)), list,
+    replay, plansEl(sp.plans, sp.mix.length),
+  ]);
+}
+
 function renderEquilibrium(eq, cancelled, asked) {
   const status = eq.converged ? "converged" : `target ε ${eq.epsilon} not reached`;
   const source = eq.from_store ? "answered from the store" : `${eq.iterations} iterations, ${seconds(eq.seconds)}`;
@@ -698,13 +818,15 @@ function renderEquilibrium(eq, cancelled, asked) {
   const mixTitle = el("h4", "", `The mix: ${eq.mix.length} arrangement${eq.mix.length > 1 ? "s" : ""}`
     + (eq.mix.length > MIX_SHOWN ? ` (the ${MIX_SHOWN} most likely)` : ""));
   showAnswer("Equilibrium: a certified mixed strategy", eq.exposed, asked, [
-    cert, play, packetsEl(eq), totalsEl(eq), actions, replay, mixTitle, mixEl(eq.mix),
+    cert, play, packetsEl(eq), totalsEl(eq), actions, replay, plansEl(eq.plans, eq.mix.length), mixTitle,
+    mixEl(eq.mix),
     el("h4", "", "Per-slot hands (marginals)"), ...marginalsEl(eq.slot_marginals),
   ]);
 }
 
 function render(data, cancelled, asked) {
   if (data.given) renderGrade(data, asked);
+  else if (data.max_support !== undefined) renderSparse(data, cancelled, asked);
   else if (data.mix) renderEquilibrium(data, cancelled, asked);
   else renderSolution(data, cancelled, asked);
 }
@@ -758,13 +880,16 @@ export function setupAdvisor() {
     const eq = opponentNames(opponentText()).includes("equilibrium");
     for (const e of document.querySelectorAll(".mixture-only")) e.hidden = choice !== "mixture";
     for (const e of document.querySelectorAll(".eq-only")) e.hidden = !eq;
-    $("solve").textContent = choice === "equilibrium" ? "Solve the equilibrium" : "Best arrangement";
+    for (const e of document.querySelectorAll(".kmix-only")) e.hidden = choice !== "equilibrium";
+    const k = $("max-support").value.trim();
+    $("solve").textContent = choice !== "equilibrium" ? "Best arrangement"
+      : /^\d+$/.test(k) ? `Solve a mix of at most ${k}` : "Solve the equilibrium";
     $("opponent-help").textContent = OPPONENT_HELP[choice];
     checkOptions();
     refreshStale();
   };
   for (const id of ["opponent", "objective"]) $(id).addEventListener("change", optionsChanged);
-  for (const id of ["mixture", "epsilon", "time-limit"]) $(id).addEventListener("input", optionsChanged);
+  for (const id of ["mixture", "epsilon", "time-limit", "max-support"]) $(id).addEventListener("input", optionsChanged);
   optionsChanged();
   $("solve").addEventListener("click", () => run("solve"));
   $("grade").addEventListener("click", () => run("grade"));
