@@ -19,11 +19,13 @@ from tmux_pane import Pane
 from quintet.cards import format_cards, parse_cards
 from quintet.fingerprint import rules_fingerprint
 from quintet.game import Arrangement, Deal, showdown
+from quintet.seeds import seed_rng
 from quintet.symmetry import canonical_exposed
 from solver.advisor.advice import best_response, complete, grade
 from solver.advisor.equilibrium import STORE_KIND, EquilibriumResult, solve_equilibrium
 from solver.advisor.plans import plans
 from solver.advisor.sparse import sparse_equilibrium
+from solver.apps.play_cli import HINT_ROLL_STREAM
 from solver.play.computer import Computer
 from solver.play.session import COMMANDS, Command, GameSession, Person, Phase, PlayError, parse_command
 from solver.problem.deal_tables import DealTables
@@ -509,12 +511,14 @@ def test_hint_k_and_the_equilibrium_s_plans_through_stdin(tmp_path):
     for plan in found[:5]:  # the five most likely, one row each: share, count, a category per slot
         assert [f"{100 * plan.probability:.1f}%", str(plan.arrangements), *" ".join(plan.labels).split()] in rows
     sp = sparse_equilibrium(deal, 2, equilibrium=eq, time_limit=120)
-    roll = sp.roll(seed)
+    roll = sp.roll(seed, HINT_ROLL_STREAM)  # not the computer's draw: the seed's first number
+    assert roll.value != float(seed_rng(seed).random())
     assert "Hint: a mix of at most 2 arrangements against the equilibrium — " in proc.stdout
     assert ("best found (not proven the best)" in proc.stdout) == (not sp.optimal and sp.method != "equilibrium")
     for i, (p, _) in enumerate(sp.mix, start=1):
         assert f"  {i}  {100 * p:.1f}%  " in proc.stdout
-    assert (f"Die roll (seed {seed}): {roll.value:.4f} falls in arrangement {roll.index + 1}'s share "
+    assert (f"Die roll (seed {seed}, the hints' stream): {roll.value:.4f} falls in arrangement "
+            f"{roll.index + 1}'s share "
             f"[{roll.low:.4f}, {roll.high:.4f}): play it.") in proc.stdout
     assert f"To play it: play {sp.mix[roll.index][1].format()}" in proc.stdout
     assert (f"Exploitability {sp.exploitability:.4f} (certified: no arrangement gains more against the mix); "

@@ -33,6 +33,7 @@ import numpy as np
 from quintet.cards import format_cards
 from quintet.evaluator import describe
 from quintet.game import Arrangement, Deal
+from quintet.seeds import seed_rng
 from solver.engines.base import DEFAULT_ENGINE, EngineOptions
 from solver.games.quintet_game import QuintetGame, Strategy
 from solver.games.sparse_mix import (
@@ -73,13 +74,14 @@ class Roll:
         return dump(self.to_model())
 
 
-def roll_mix(probabilities: Sequence[float], seed: int = 0) -> Roll:
+def roll_mix(probabilities: Sequence[float], seed: int = 0, *stream: int) -> Roll:
     """The die roll of ``seed`` over the probabilities (the pick of ``sample_mix`` with that seed:
-    numpy's ``Generator.choice`` draws one uniform number and searches the cumulative sums)."""
+    numpy's ``Generator.choice`` draws one uniform number and searches the cumulative sums); on
+    an independent ``stream`` of the seed when given (``quintet.seeds.seed_rng``)."""
     p = np.asarray(probabilities, dtype=np.float64)
     cdf = np.cumsum(p)
     cdf /= cdf[-1]
-    value = float(np.random.default_rng(seed).random())
+    value = float(seed_rng(seed, *stream).random())
     index = int(np.searchsorted(cdf, value, side="right"))
     return Roll(seed, value, index, float(cdf[index - 1]) if index else 0.0, float(cdf[index]))
 
@@ -108,8 +110,9 @@ class SparseEquilibrium:
         """The arrangement the die roll of ``seed`` picks."""
         return self.mix[self.roll(seed).index][1]
 
-    def roll(self, seed: int = 0) -> Roll:
-        return roll_mix([p for p, _ in self.mix], seed)
+    def roll(self, seed: int = 0, *stream: int) -> Roll:
+        """The die roll of ``seed`` (on ``stream``, when given) over the mix."""
+        return roll_mix([p for p, _ in self.mix], seed, *stream)
 
     def plans(self) -> list[Plan]:
         return plans(self.mix, self.deal.rules)

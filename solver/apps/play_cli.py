@@ -201,8 +201,12 @@ def grade_text(term: Terminal, g: Grade) -> RenderableType:
                  _advice_table(term, g.given, set()), Text(swap))
 
 
+HINT_ROLL_STREAM = 2  # the die roll of `hint K`: a stream of the game's seed the computer's draw does not use
+
+
 def mix_hint_text(term: Terminal, sp: SparseEquilibrium, seed: int, yours: set[int]) -> RenderableType:
-    """``hint K``: the K-mix's arrangements with their shares, the die roll of the game's seed and
+    """``hint K``: the K-mix's arrangements with their shares, the die roll of the game's seed (on
+    its own stream: the computer draws its arrangement from the seed's first number) and
     the arrangement it picks, the certified exploitability beside the full equilibrium's."""
     rules = sp.deal.rules
     if sp.method == "equilibrium":
@@ -219,9 +223,10 @@ def mix_hint_text(term: Terminal, sp: SparseEquilibrium, seed: int, yours: set[i
     for i, (p, a) in enumerate(sp.mix, start=1):
         table.add_row(str(i), f"{100 * p:.1f}%", *(term.cards(m, rules.deck) for m in a.packets))
     parts.append(shown)
-    roll = sp.roll(seed)
+    roll = sp.roll(seed, HINT_ROLL_STREAM)
     play = sp.mix[roll.index][1]
-    parts.append(Text(f"Die roll (seed {seed}): {roll.value:.4f} falls in arrangement {roll.index + 1}'s share "
+    parts.append(Text(f"Die roll (seed {seed}, the hints' stream): {roll.value:.4f} falls in arrangement "
+                      f"{roll.index + 1}'s share "
                       f"[{roll.low:.4f}, {roll.high:.4f}): play it."))
     extra = " — interrupted" if sp.interrupted else ""
     parts.append(Text(f"Exploitability {sp.exploitability:.4f} (certified: no arrangement gains more against the "
