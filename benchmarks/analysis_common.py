@@ -3,7 +3,7 @@ bench_uniqueness, bench_style_robustness, bench_safe): the provenance line of ev
 section (commit, machine, command, date), the saved data under ``benchmarks/data/``, the
 store of solved equilibria they share, orbit sizes, and the intervals they report.
 
-Populations (issue 23): a deal *as dealt* is ``Deal.random(seed)`` — a uniformly random
+Populations: a deal *as dealt* is ``Deal.random(seed)`` — a uniformly random
 7-card exposed set; its suit class has probability ∝ its orbit size (24 / |stabilizer|).
 A *class-uniform* sample (``solver.apps.batch.book_sample``) draws the suit classes
 uniformly, which is right for the book's cost (one solve per class) and over-weights
