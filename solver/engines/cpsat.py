@@ -1349,20 +1349,12 @@ def solve_cpsat(problem: BestResponseProblem, *, time_limit: float | None = 10.0
     if hint is not None:
         hint = tuple(int(p) for p in hint)
         _check_arrangement(problem, hint, "hint")
-    if len(free) <= 1:  # forced: the leftover cards fill the only free slot
-        packets_l = [int(p) for p in problem.fixed]
-        if free:
-            packets_l[free[0]] = int(_Lookup(problem.tables.masks)(_free_mask(problem))[0])
-        packets_t = tuple(packets_l)
-        value = problem.value_of(packets_t)
-        trivial: dict[str, object] = {"variables": 0, "pruned_pairs": 0, "status": "TRIVIAL"}
-        return EngineResult(packets_t, value, value, True, time.perf_counter() - t0, "cpsat",
-                            trivial)
+    if len(free) <= 1:
+        return _solve_forced(problem, free, t0)
 
     best: list[tuple[int, ...]] = [hint] if hint is not None else []
     bound = np.inf
     optimal_status = False
-    stats: dict[str, object] = {}
     status_name = "NOT_RUN"
     cur_hint = hint
     built: CpsatModel | None = None
@@ -1376,27 +1368,20 @@ def solve_cpsat(problem: BestResponseProblem, *, time_limit: float | None = 10.0
         if built is None or not final:
             # 1. build (pruning may use half of the time left)
             deadline = time.perf_counter() + 0.5 * remaining()
-            try:
-                built = build_model(problem, cur_hint, options=options, deadline=deadline, stop_event=stop_event)
-            except BuildStopped as stopped:  # as if CP-SAT did not run: the hint and the pruning bound
-                best.append(stopped.hint)
-                bound = min(bound, stopped.bound0 + FLOAT_SLACK)
-                stats = dict(stopped.stats)
+            new, legal, bound0, stats = _build_round(problem, cur_hint, options, deadline, stop_event)
+            best.append(legal)
+            bound = min(bound, bound0 + FLOAT_SLACK)
+            if new is None:  # stopped: as if CP-SAT did not run
                 break
-            best.append(built.hint)
-            bound = min(bound, built.bound0 + FLOAT_SLACK)
-            stats = dict(built.stats)
+            built = new
         if stop_event is not None and stop_event.is_set():
             break
         # 2. solve: a short slice first; an improvement restarts with a stronger pruning
-        if final or rebuilds >= MAX_REBUILDS:
-            final = True
-            slice_s = remaining()
-        else:
-            slice_s = min(RESTART_SLICE, remaining())
+        final = final or rebuilds >= MAX_REBUILDS
+        slice_s = remaining() if final else min(RESTART_SLICE, remaining())
+        max_time = max(slice_s, 1e-3) if np.isfinite(slice_s) else None
         status, status_name, found, cp_bound = _solve_once(
-            built, problem, max(slice_s, 1e-3) if np.isfinite(slice_s) else None,
-            workers, seed, stop_event, options.linearization_level)
+            built, problem, max_time, workers, seed, stop_event, options.linearization_level)
         # 3. extract
         bound = min(bound, cp_bound)
         if found is not None:
@@ -1414,13 +1399,44 @@ def solve_cpsat(problem: BestResponseProblem, *, time_limit: float | None = 10.0
             if found is not None:  # resume from the best solution of this same model
                 _set_hint(built, found)
 
+    stats = {**stats, "status": status_name, "chains": 0 if built is None else len(built.chains),
+             "rebuilds": rebuilds}
+    return _best_result(problem, best, bound, optimal_status, stats, t0)
+
+
+def _solve_forced(problem: BestResponseProblem, free: list[int], t0: float) -> EngineResult:
+    """At most one free slot: the leftover cards fill it (CP-SAT is not run); optimal, bound = value.
+    ``t0``: the call's ``time.perf_counter()`` start."""
+    packets_l = [int(p) for p in problem.fixed]
+    if free:
+        packets_l[free[0]] = int(_Lookup(problem.tables.masks)(_free_mask(problem))[0])
+    packets_t = tuple(packets_l)
+    value = problem.value_of(packets_t)
+    trivial: dict[str, object] = {"variables": 0, "pruned_pairs": 0, "status": "TRIVIAL"}
+    return EngineResult(packets_t, value, value, True, time.perf_counter() - t0, "cpsat", trivial)
+
+
+def _build_round(problem: BestResponseProblem, hint: tuple[int, ...] | None, options: CpsatOptions,
+                 deadline: float, stop_event: threading.Event | None
+                 ) -> tuple[CpsatModel | None, tuple[int, ...], float, dict[str, object]]:
+    """1. build: ``build_model`` (``deadline`` a ``time.perf_counter()`` value).  Returns (the
+    model — None when stopped —, its legal hint, the pruning bound ``bound0`` in real units,
+    a copy of the stats)."""
+    try:
+        built = build_model(problem, hint, options=options, deadline=deadline, stop_event=stop_event)
+    except BuildStopped as stopped:  # the hint and the pruning bound stand
+        return None, stopped.hint, stopped.bound0, dict(stopped.stats)
+    return built, built.hint, built.bound0, dict(built.stats)
+
+
+def _best_result(problem: BestResponseProblem, best: list[tuple[int, ...]], bound: float, optimal_status: bool,
+                 stats: dict[str, object], t0: float) -> EngineResult:
+    """3. extract: the best arrangement seen, its value, the bound (never below the value, real
+    units) and ``optimal`` (CP-SAT's OPTIMAL with bound − value ≤ ``VALUE_TOLERANCE``)."""
     packets = max(best, key=problem.value_of)
     value = problem.value_of(packets)
     bound = max(value, bound)
     optimal = optimal_status and bound - value <= VALUE_TOLERANCE
-    stats["status"] = status_name
-    stats["chains"] = 0 if built is None else len(built.chains)
-    stats["rebuilds"] = rebuilds
     return EngineResult(packets, value, bound, optimal, time.perf_counter() - t0, "cpsat", stats)
 
 
