@@ -1006,17 +1006,127 @@ def build_model(problem: BestResponseProblem, hint: tuple[int, ...] | None = Non
     a ``stop_event`` set by the end of pruning raises ``BuildStopped`` (the model's variables
     and constraints take seconds to add on a big deal: a stopped solve does not wait for them).
     """
-    prune, pair_level, exchange = options.prune, options.pair_level, options.exchange
-    symmetry, card_symmetry, objective_cut = options.symmetry, options.card_symmetry, options.objective_cut
-    improve = options.local_search
+    st = _start_build(problem, hint, options, deadline, stop_event)
+    if options.prune:  # phase A: P1, P2, P4 without chains (P3 too when no phase B)
+        _prune_phase(st, np.zeros((st.nf, st.nf), dtype=np.int64), options.pair_level and not options.symmetry)
+    _chain_slots(st)
+    if options.prune and options.symmetry:  # phase B: P1–P4 with the chain windows (P3 runs here)
+        _prune_phase(st, _relations(st.nf, st.chains), options.pair_level)
+    st.checkpoint()
+    swaps = _card_swaps(st)
+    pc, pj = np.nonzero(st.alive)  # candidate position, free-slot position (slot order)
+    card_rules = _card_rules(st, swaps, pc)
+
+    pair_packet, pair_slot, coef, err_max = _pair_coefficients(st, pc, pj)
+    model = cp_model.CpModel()
+    pairs = list(zip(pair_packet.tolist(), pair_slot.tolist(), strict=True))
+    x = _add_variables(model, st, pairs)
+    slot_terms = _add_exactly_ones(model, st, x, pc, pj)
+    st.checkpoint()
+    n_exchange, n_chain = _add_orderings(model, st, x, pc, slot_terms)
+    n_card = _add_card_constraints(model, st, x, pj, card_rules)
+    _add_objective(model, st, x, coef, err_max)
+    _add_full_hint(model, st, x, pairs)
+
+    n_pairs = int(st.cand.size * st.nf)
+    stats: dict[str, object] = {
+        "variables": int(pc.size),
+        "candidate_pairs": n_pairs,
+        "pruned_pairs": int(n_pairs - pc.size),
+        "pruning_rounds": st.rounds,
+        "exchange_constraints": n_exchange,
+        "chain_constraints": n_chain,
+        "card_constraints": n_card,
+        "hint_value": float(st.T),
+    }
+    return CpsatModel(
+        model=model, free_slots=st.free, pair_packet=pair_packet, pair_slot=pair_slot, coef=coef, x=x,
+        hint=st.hint, hint_value=st.T, prune_T=st.prune_T, fixed_value=st.fixed_value, err_max=err_max,
+        bound0=float(st.bound0), chains=[[st.free[j] for j in c] for c in st.chains], stats=stats,
+    )
+
+
+@dataclass
+class _BuildState:
+    """What the steps of ``build_model`` share: the free slots and candidates (set once), the
+    hint, the alive pairs and the pruning results (updated step by step).  Values in real units."""
+
+    problem: BestResponseProblem
+    options: CpsatOptions
+    deadline: float  # ``time.perf_counter()`` value that stops pruning
+    stop_event: threading.Event | None
+    free: list[int]  # the free slots
+    free_mask: int  # their cards
+    lookup: _Lookup
+    cand: np.ndarray  # candidate packets (indices, ascending): those inside the free cards
+    cmasks: np.ndarray  # their card masks
+    ccls: np.ndarray  # their classes
+    Vc: np.ndarray  # Vc[i, j]: value of candidate i in free slot j
+    fixed_value: float  # the fixed slots' value
+    hint: tuple[int, ...]  # the canonical hint so far
+    T: float  # its value
+    prune_T: float  # the largest T any pruning phase used (the bound needs it)
+    rank: np.ndarray | None  # exact ranks d_ab (``_exchange_keys``; None with exchange off)
+    keys: np.ndarray  # exchange keys for ``_prune`` (zeros with exchange off)
+    alive: np.ndarray  # bool (candidate, free slot): the pairs not pruned
+    bound0: float  # pruning bound (P6)
+    rounds: int = 0  # pruning rounds so far
+    chains: list[list[int]] = field(default_factory=list)  # slot chains (free-slot positions)
+
+    @property
+    def nf(self) -> int:
+        return len(self.free)
+
+    def hint_pos(self) -> np.ndarray:
+        """The hint's candidate positions, in free-slot order."""
+        return np.searchsorted(self.cand, np.array([self.hint[s] for s in self.free], dtype=np.int64))
+
+    def keep_hint(self, hint: tuple[int, ...]) -> None:
+        """Make ``hint`` the hint and keep its pairs alive (P5)."""
+        self.hint = hint
+        self.alive[self.hint_pos(), np.arange(self.nf)] = True
+
+    def checkpoint(self) -> None:
+        """Raise ``BuildStopped`` if the stop event is set (the hint stays legal)."""
+        if self.stop_event is not None and self.stop_event.is_set():
+            n_pairs = int(self.cand.size * self.nf)
+            raise BuildStopped(self.hint, float(self.bound0), {
+                "variables": 0, "candidate_pairs": n_pairs, "pruned_pairs": int(n_pairs - self.alive.sum()),
+                "pruning_rounds": self.rounds, "hint_value": float(self.T)})
+
+
+def _start_build(problem: BestResponseProblem, hint: tuple[int, ...] | None, options: CpsatOptions,
+                 deadline: float, stop_event: threading.Event | None) -> _BuildState:
+    """The free slots, the hint (``_first_hint``), the candidate packets (inside the free cards)
+    with their values per free slot, every pair alive and the trivial bound."""
     tables, V = problem.tables, problem.values
-    classes = tables.classes
-    masks = tables.masks
     free = _free_slots(problem)
     nf = len(free)
     if nf < 2:
         raise ValueError("build_model needs at least two free slots")
-    lookup = _Lookup(masks)
+    lookup = _Lookup(tables.masks)
+    hint, rank, keys = _first_hint(problem, hint, free, options, stop_event)
+    fixed_value = float(sum(V[tables.classes[p], s] for s, p in enumerate(problem.fixed) if p >= 0))
+    free_mask = _free_mask(problem)
+    cand = np.flatnonzero((tables.masks.astype(np.int64) & ~np.int64(free_mask)) == 0)
+    ccls = tables.classes[cand]
+    Vc = np.ascontiguousarray(V[ccls][:, free])
+    T = problem.value_of(hint)
+    return _BuildState(
+        problem=problem, options=options, deadline=deadline, stop_event=stop_event, free=free,
+        free_mask=free_mask, lookup=lookup, cand=cand, cmasks=tables.masks[cand], ccls=ccls, Vc=Vc,
+        fixed_value=fixed_value, hint=hint, T=T, prune_T=T, rank=rank,
+        keys=keys if keys is not None else np.zeros((nf, nf, V.shape[0]), dtype=np.int64),
+        alive=np.ones((cand.size, nf), dtype=bool), bound0=fixed_value + float(Vc.max(axis=0).sum()))
+
+
+def _first_hint(problem: BestResponseProblem, hint: tuple[int, ...] | None, free: list[int],
+                options: CpsatOptions, stop_event: threading.Event | None
+                ) -> tuple[tuple[int, ...], np.ndarray | None, np.ndarray | None]:
+    """The hint: ``hint`` (checked) or ``greedy_hint``, improved by local search
+    (``options.local_search``, not once stopped), then sorted by strictly improving exchanges
+    (``options.exchange``).  Returns (hint, rank, keys), ``_exchange_keys`` or None, None."""
+    improve = options.local_search
 
     def stopped() -> bool:
         return stop_event is not None and stop_event.is_set()
@@ -1029,184 +1139,184 @@ def build_model(problem: BestResponseProblem, hint: tuple[int, ...] | None = Non
         if improve and not stopped():
             hint = improve_hint(problem, hint, stop_event=stop_event)
     hint_in = problem.value_of(hint)
-
     rank = keys = None
-    if exchange:
-        rank, keys = _exchange_keys(V, free)
-        hint = tuple(_canonical_classes(list(hint), free, rank, [], classes))
-    T = problem.value_of(hint)
-    prune_T = T  # the largest T any pruning phase used (the bound needs it)
-    if T < hint_in - FLOAT_NOISE:  # strictly improving exchanges only: fail loudly
+    if options.exchange:
+        rank, keys = _exchange_keys(problem.values, free)
+        hint = tuple(_canonical_classes(list(hint), free, rank, [], problem.tables.classes))
+    if problem.value_of(hint) < hint_in - FLOAT_NOISE:  # strictly improving exchanges only: fail loudly
         raise AssertionError("exchange canonicalization lost value on the hint")
-    no_keys = np.zeros((nf, nf, V.shape[0]), dtype=np.int64)
-    keys_k = keys if keys is not None else no_keys
+    return hint, rank, keys
 
-    fixed_value = float(sum(V[classes[p], s] for s, p in enumerate(problem.fixed) if p >= 0))
-    free_mask = _free_mask(problem)
-    cand = np.flatnonzero((masks.astype(np.int64) & ~np.int64(free_mask)) == 0)
-    cmasks = masks[cand]
-    ccls = classes[cand]
-    Vc = np.ascontiguousarray(V[ccls][:, free])
-    n_cand = cand.size
-    cols = np.arange(nf)
 
-    def positions(h: tuple[int, ...]) -> np.ndarray:
-        return np.searchsorted(cand, np.array([h[s] for s in free], dtype=np.int64))
+def _prune_phase(st: _BuildState, rel: np.ndarray, pair_level: bool) -> None:
+    """One pruning phase (``_prune`` to a fixed point at the current hint value ``T``) with the
+    slot relations ``rel`` (``_relations``; zeros: no chains) and P3 when ``pair_level``."""
+    st.prune_T = max(st.prune_T, st.T)
+    st.alive, bound, rounds = _prune(st.cmasks, st.ccls, st.Vc, st.alive, st.hint_pos(), st.T, st.fixed_value,
+                                     rel, st.keys, pair_level, st.deadline, st.stop_event)
+    st.bound0 = min(st.bound0, bound)
+    st.rounds += rounds
 
-    hint_pos = positions(hint)
 
-    # ---- pruning, phase A (P1, P2, P4 without chains; P3 too when no phase B)
-    alive = np.ones((n_cand, nf), dtype=bool)
-    rounds = 0
-    bound0 = fixed_value + float(Vc.max(axis=0).sum())  # trivial bound
-    no_rel = np.zeros((nf, nf), dtype=np.int64)
-    if prune:
-        alive, b, rounds = _prune(cmasks, ccls, Vc, alive, hint_pos, T, fixed_value, no_rel, keys_k,
-                                  pair_level and not symmetry, deadline, stop_event)
-        bound0 = min(bound0, b)
+def _chain_slots(st: _BuildState) -> None:
+    """Slot chains (``options.symmetry``) on the alive pairs and the hint's classes; the hint is
+    then chain-sorted (it never loses value)."""
+    if not st.options.symmetry:
+        return
+    nf = st.nf
+    rank = st.rank if st.rank is not None else _exchange_keys(st.problem.values, st.free)[0]
+    hint_cls = st.ccls[st.hint_pos()]
+    cls_sets = [np.union1d(st.ccls[st.alive[:, j]], hint_cls) for j in range(nf)]
+    edge = np.zeros((nf, nf), dtype=bool)
+    for a in range(nf):
+        for b_ in range(nf):
+            if a != b_:
+                edge[a, b_] = _edge(rank, np.union1d(cls_sets[a], cls_sets[b_]), a, b_)
+    st.chains = _best_chains(nf, edge)
+    if st.chains:
+        hint = tuple(_canonical_classes(list(st.hint), st.free, st.rank, st.chains, st.problem.tables.classes))
+        T_new = st.problem.value_of(hint)
+        if T_new < st.T - FLOAT_NOISE:  # exact Monge: sorting never loses value
+            raise AssertionError("chain sorting lost value on the hint")
+        st.T = T_new
+        st.keep_hint(hint)
 
-    # ---- slot chains on the phase-A alive pairs (and the hint's classes); canonical hint
-    chains: list[list[int]] = []
-    if symmetry:
-        if rank is None:
-            rank, _ = _exchange_keys(V, free)
-        hint_cls = ccls[hint_pos]
-        cls_sets = [np.union1d(ccls[alive[:, j]], hint_cls) for j in range(nf)]
-        edge = np.zeros((nf, nf), dtype=bool)
-        for a in range(nf):
-            for b_ in range(nf):
-                if a != b_:
-                    edge[a, b_] = _edge(rank, np.union1d(cls_sets[a], cls_sets[b_]), a, b_)
-        chains = _best_chains(nf, edge)
-        if chains:
-            hint = tuple(_canonical_classes(list(hint), free, rank if exchange else None, chains, classes))
-            T_new = problem.value_of(hint)
-            if T_new < T - FLOAT_NOISE:  # exact Monge: sorting never loses value
-                raise AssertionError("chain sorting lost value on the hint")
-            T = T_new
-            hint_pos = positions(hint)
-            alive[hint_pos, cols] = True
 
-    # ---- pruning, phase B (P1–P4 with the chain windows; P3 runs here)
-    if prune and symmetry:
-        rel = _relations(nf, chains)
-        prune_T = max(prune_T, T)
-        alive, b, r2 = _prune(cmasks, ccls, Vc, alive, hint_pos, T, fixed_value, rel, keys_k,
-                              pair_level, deadline, stop_event)
-        bound0 = min(bound0, b)
-        rounds += r2
-
-    def checkpoint() -> None:  # a stop between the steps below ends the build (the hint stays legal)
-        if stopped():
-            assert hint is not None  # (set above; the closure does not see it narrowed)
-            raise BuildStopped(hint, float(bound0), {
-                "variables": 0, "candidate_pairs": int(n_cand * nf), "pruned_pairs": int(n_cand * nf - alive.sum()),
-                "pruning_rounds": rounds, "hint_value": float(T)})
-
-    checkpoint()
-
-    # ---- card exchanges: canonical hint first (the exchanges do not depend on the pairs)
-    swaps: list[tuple[int, int]] = []
-    if symmetry and card_symmetry:
-        deck = tables.rules.deck
-        free_cards = [c for c in range(deck.size) if free_mask >> c & 1]
-        swaps = [(a, b_) for a, b_ in itertools.combinations(free_cards, 2)
-                 if deck.rank_of(a) == deck.rank_of(b_)]
-        if swaps:
-            before = [int(classes[p]) for p in hint]
-            hint = tuple(_canonical_cards(list(hint), free, swaps, lookup, classes, masks))
-            if [int(classes[p]) for p in hint] != before:  # class-preserving by construction
-                raise AssertionError("card exchange changed a class of the hint")
-            hint_pos = positions(hint)
-            alive[hint_pos, cols] = True
-    pc, pj = np.nonzero(alive)  # candidate position, free-slot position (slot order)
-    card_rules: list[tuple[np.ndarray, np.ndarray]] = []
+def _card_swaps(st: _BuildState) -> list[tuple[int, int]]:
+    """The card exchanges (``options.symmetry`` and ``card_symmetry``): pairs ``a < b`` of free
+    cards of one rank.  The hint is put in card-canonical form first (its classes unchanged)."""
+    if not (st.options.symmetry and st.options.card_symmetry):
+        return []
+    tables = st.problem.tables
+    deck = tables.rules.deck
+    free_cards = [c for c in range(deck.size) if st.free_mask >> c & 1]
+    swaps = [(a, b_) for a, b_ in itertools.combinations(free_cards, 2) if deck.rank_of(a) == deck.rank_of(b_)]
     if swaps:
-        pmask = cmasks[pc].astype(np.int64)
-        pcls = ccls[pc]
-        for a, b_ in swaps:
-            sides = []
-            for c_in, c_out in ((a, b_), (b_, a)):
-                rows = np.flatnonzero(((pmask >> c_in) & 1 == 1) & ((pmask >> c_out) & 1 == 0))
-                other = (pmask[rows] & ~np.int64(1 << c_in)) | np.int64(1 << c_out)
-                sides.append(rows[classes[lookup(other)] == pcls[rows]])
-            card_rules.append((sides[0], sides[1]))
+        before = [int(tables.classes[p]) for p in st.hint]
+        hint = tuple(_canonical_cards(list(st.hint), st.free, swaps, st.lookup, tables.classes, tables.masks))
+        if [int(tables.classes[p]) for p in hint] != before:  # class-preserving by construction
+            raise AssertionError("card exchange changed a class of the hint")
+        st.keep_hint(hint)
+    return swaps
 
-    # ---- variables and objective coefficients
-    pair_packet = cand[pc]
-    pair_slot = np.array(free, dtype=np.int64)[pj]
-    v_pair = Vc[pc, pj]
+
+def _card_rules(st: _BuildState, swaps: list[tuple[int, int]], pc: np.ndarray
+                ) -> list[tuple[np.ndarray, np.ndarray]]:
+    """Per card exchange ``(a, b)``: the variables (indices into ``pc``) whose packet holds ``a``
+    but not ``b`` and keeps its class when ``b`` replaces ``a``; then the same with ``b`` and ``a``."""
+    if not swaps:
+        return []
+    classes = st.problem.tables.classes
+    pmask = st.cmasks[pc].astype(np.int64)
+    pcls = st.ccls[pc]
+    card_rules = []
+    for a, b_ in swaps:
+        sides = []
+        for c_in, c_out in ((a, b_), (b_, a)):
+            rows = np.flatnonzero(((pmask >> c_in) & 1 == 1) & ((pmask >> c_out) & 1 == 0))
+            other = (pmask[rows] & ~np.int64(1 << c_in)) | np.int64(1 << c_out)
+            sides.append(rows[classes[st.lookup(other)] == pcls[rows]])
+        card_rules.append((sides[0], sides[1]))
+    return card_rules
+
+
+def _pair_coefficients(st: _BuildState, pc: np.ndarray, pj: np.ndarray
+                       ) -> tuple[np.ndarray, np.ndarray, np.ndarray, float]:
+    """Per variable (pair ``pc[k]``, ``pj[k]``): its packet, its slot and its objective coefficient
+    ``round(K·V)`` (int64, scaled units); and ``E⁺`` (real units, module doc)."""
+    pair_packet = st.cand[pc]
+    pair_slot = np.array(st.free, dtype=np.int64)[pj]
+    v_pair = st.Vc[pc, pj]
     coef = np.rint(v_pair * SCALE).astype(np.int64)
     err = v_pair - coef / SCALE  # exact (see the module doc)
-    err_max = float(sum(err[pj == j].max() for j in range(nf)))
+    err_max = float(sum(err[pj == j].max() for j in range(st.nf)))
+    return pair_packet, pair_slot, coef, err_max
 
-    model = cp_model.CpModel()
-    pairs = list(zip(pair_packet.tolist(), pair_slot.tolist(), strict=True))
+
+def _add_variables(model: cp_model.CpModel, st: _BuildState, pairs: list[tuple[int, int]]
+                   ) -> list[cp_model.IntVar]:
+    """A boolean ``x_p_s`` per (packet, slot) pair, ``BUILD_CHUNK`` between two stop checks."""
     x: list[cp_model.IntVar] = []
     for lo in range(0, len(pairs), BUILD_CHUNK):
-        checkpoint()
+        st.checkpoint()
         x.extend(model.new_bool_var(f"x_{p}_{s}") for p, s in pairs[lo:lo + BUILD_CHUNK])
-    slot_terms = [np.flatnonzero(pj == j) for j in range(nf)]
-    for j in range(nf):  # one packet per free slot
+    return x
+
+
+def _add_exactly_ones(model: cp_model.CpModel, st: _BuildState, x: list[cp_model.IntVar], pc: np.ndarray,
+                      pj: np.ndarray) -> list[np.ndarray]:
+    """``AddExactlyOne`` per free slot (one packet) and per free card (covered once).  Returns
+    each free slot's variables (indices into ``x``)."""
+    slot_terms = [np.flatnonzero(pj == j) for j in range(st.nf)]
+    for j in range(st.nf):  # one packet per free slot
         model.add_exactly_one([x[k] for k in slot_terms[j].tolist()])
-    pmask = cmasks[pc].astype(np.int64)
+    pmask = st.cmasks[pc].astype(np.int64)
     for bit in range(64):  # every free card exactly once
-        if free_mask >> bit & 1:
+        if st.free_mask >> bit & 1:
             model.add_exactly_one([x[k] for k in np.flatnonzero(pmask >> bit & 1).tolist()])
-    checkpoint()
+    return slot_terms
 
-    def slot_expr(j: int, weights: np.ndarray) -> cp_model.LinearExpr:
-        ks = slot_terms[j]
-        return cp_model.LinearExpr.weighted_sum([x[k] for k in ks.tolist()], weights[ks].tolist())
 
+def _slot_expr(x: list[cp_model.IntVar], terms: np.ndarray, weights: np.ndarray) -> cp_model.LinearExpr:
+    """``Σ weights[k]·x[k]`` over one slot's variables ``terms``."""
+    return cp_model.LinearExpr.weighted_sum([x[k] for k in terms.tolist()], weights[terms].tolist())
+
+
+def _add_orderings(model: cp_model.CpModel, st: _BuildState, x: list[cp_model.IntVar], pc: np.ndarray,
+                   slot_terms: list[np.ndarray]) -> tuple[int, int]:
+    """Exchange stability ``d_ab(c(p_a)) ≤ d_ab(c(p_b))`` for free slots ``a < b`` (with exchange
+    on), then ``c(p_a) ≤ c(p_b)`` along the slot chains.  Returns the two constraint counts."""
     n_exchange = 0
-    if rank is not None and exchange:  # exchange stability: d_ab(p_a) ≤ d_ab(p_b)
-        for a in range(nf):
-            for b_ in range(a + 1, nf):
-                d = rank[a, b_, ccls[pc]]
-                model.add(slot_expr(a, d) <= slot_expr(b_, d))
+    if st.rank is not None:
+        for a in range(st.nf):
+            for b_ in range(a + 1, st.nf):
+                d = st.rank[a, b_, st.ccls[pc]]
+                model.add(_slot_expr(x, slot_terms[a], d) <= _slot_expr(x, slot_terms[b_], d))
                 n_exchange += 1
     n_chain = 0
-    pcls_all = ccls[pc].astype(np.int64)
-    for chain in chains:  # slot chains: c(p_a) ≤ c(p_b)
+    pcls_all = st.ccls[pc].astype(np.int64)
+    for chain in st.chains:
         for ja, jb in itertools.pairwise(chain):
-            model.add(slot_expr(ja, pcls_all) <= slot_expr(jb, pcls_all))
+            model.add(_slot_expr(x, slot_terms[ja], pcls_all) <= _slot_expr(x, slot_terms[jb], pcls_all))
             n_chain += 1
+    return n_exchange, n_chain
+
+
+def _add_card_constraints(model: cp_model.CpModel, st: _BuildState, x: list[cp_model.IntVar], pj: np.ndarray,
+                          card_rules: list[tuple[np.ndarray, np.ndarray]]) -> int:
+    """Card exchanges: ``AddAtMostOne`` over card ``a``'s exchangeable pairs in slot ``j`` and
+    ``b``'s in the slots before ``j`` (``a`` never later than ``b``).  Returns the count."""
     n_card = 0
-    for ka, kb in card_rules:  # card a never in a later slot than b when both can exchange
-        for j in range(1, nf):
+    for ka, kb in card_rules:
+        for j in range(1, st.nf):
             terms = [x[k] for k in ka[pj[ka] == j].tolist()] + [x[k] for k in kb[pj[kb] < j].tolist()]
             if len(terms) >= 2:
                 model.add_at_most_one(terms)
                 n_card += 1
-        checkpoint()
+        st.checkpoint()
+    return n_card
+
+
+def _add_objective(model: cp_model.CpModel, st: _BuildState, x: list[cp_model.IntVar], coef: np.ndarray,
+                   err_max: float) -> None:
+    """The objective cut ``Σ coef·x ≥ L`` (``options.objective_cut``; ``L`` in scaled units, from
+    the hint value ``T``, module doc), then ``maximize Σ coef·x``."""
     objective = cp_model.LinearExpr.weighted_sum(x, coef.tolist())
-    checkpoint()
-    if objective_cut:
-        model.add(objective >= int(np.floor(SCALE * (T - fixed_value - err_max - FLOAT_SLACK))) - 1)
-    checkpoint()
+    st.checkpoint()
+    if st.options.objective_cut:
+        model.add(objective >= int(np.floor(SCALE * (st.T - st.fixed_value - err_max - FLOAT_SLACK))) - 1)
+    st.checkpoint()
     _maximize(model, x, coef)
-    hint_set = {(int(hint[s]), s) for s in free}
+
+
+def _add_full_hint(model: cp_model.CpModel, st: _BuildState, x: list[cp_model.IntVar],
+                   pairs: list[tuple[int, int]]) -> None:
+    """``AddHint`` on every variable: 1 on the hint's pairs, 0 elsewhere."""
+    hint_set = {(int(st.hint[s]), s) for s in st.free}
     for k, (p, s) in enumerate(pairs):
         if k % BUILD_CHUNK == 0:
-            checkpoint()
+            st.checkpoint()
         model.add_hint(x[k], 1 if (p, s) in hint_set else 0)
-
-    stats: dict[str, object] = {
-        "variables": int(pc.size),
-        "candidate_pairs": int(n_cand * nf),
-        "pruned_pairs": int(n_cand * nf - pc.size),
-        "pruning_rounds": rounds,
-        "exchange_constraints": n_exchange,
-        "chain_constraints": n_chain,
-        "card_constraints": n_card,
-        "hint_value": float(T),
-    }
-    return CpsatModel(
-        model=model, free_slots=free, pair_packet=pair_packet, pair_slot=pair_slot, coef=coef, x=x,
-        hint=hint, hint_value=T, prune_T=prune_T, fixed_value=fixed_value, err_max=err_max, bound0=float(bound0),
-        chains=[[free[j] for j in c] for c in chains], stats=stats,
-    )
 
 
 # --------------------------------------------------------------------------------------
@@ -1239,20 +1349,12 @@ def solve_cpsat(problem: BestResponseProblem, *, time_limit: float | None = 10.0
     if hint is not None:
         hint = tuple(int(p) for p in hint)
         _check_arrangement(problem, hint, "hint")
-    if len(free) <= 1:  # forced: the leftover cards fill the only free slot
-        packets_l = [int(p) for p in problem.fixed]
-        if free:
-            packets_l[free[0]] = int(_Lookup(problem.tables.masks)(_free_mask(problem))[0])
-        packets_t = tuple(packets_l)
-        value = problem.value_of(packets_t)
-        trivial: dict[str, object] = {"variables": 0, "pruned_pairs": 0, "status": "TRIVIAL"}
-        return EngineResult(packets_t, value, value, True, time.perf_counter() - t0, "cpsat",
-                            trivial)
+    if len(free) <= 1:
+        return _solve_forced(problem, free, t0)
 
     best: list[tuple[int, ...]] = [hint] if hint is not None else []
     bound = np.inf
     optimal_status = False
-    stats: dict[str, object] = {}
     status_name = "NOT_RUN"
     cur_hint = hint
     built: CpsatModel | None = None
@@ -1266,27 +1368,20 @@ def solve_cpsat(problem: BestResponseProblem, *, time_limit: float | None = 10.0
         if built is None or not final:
             # 1. build (pruning may use half of the time left)
             deadline = time.perf_counter() + 0.5 * remaining()
-            try:
-                built = build_model(problem, cur_hint, options=options, deadline=deadline, stop_event=stop_event)
-            except BuildStopped as stopped:  # as if CP-SAT did not run: the hint and the pruning bound
-                best.append(stopped.hint)
-                bound = min(bound, stopped.bound0 + FLOAT_SLACK)
-                stats = dict(stopped.stats)
+            new, legal, bound0, stats = _build_round(problem, cur_hint, options, deadline, stop_event)
+            best.append(legal)
+            bound = min(bound, bound0 + FLOAT_SLACK)
+            if new is None:  # stopped: as if CP-SAT did not run
                 break
-            best.append(built.hint)
-            bound = min(bound, built.bound0 + FLOAT_SLACK)
-            stats = dict(built.stats)
+            built = new
         if stop_event is not None and stop_event.is_set():
             break
         # 2. solve: a short slice first; an improvement restarts with a stronger pruning
-        if final or rebuilds >= MAX_REBUILDS:
-            final = True
-            slice_s = remaining()
-        else:
-            slice_s = min(RESTART_SLICE, remaining())
+        final = final or rebuilds >= MAX_REBUILDS
+        slice_s = remaining() if final else min(RESTART_SLICE, remaining())
+        max_time = max(slice_s, 1e-3) if np.isfinite(slice_s) else None
         status, status_name, found, cp_bound = _solve_once(
-            built, problem, max(slice_s, 1e-3) if np.isfinite(slice_s) else None,
-            workers, seed, stop_event, options.linearization_level)
+            built, problem, max_time, workers, seed, stop_event, options.linearization_level)
         # 3. extract
         bound = min(bound, cp_bound)
         if found is not None:
@@ -1304,13 +1399,44 @@ def solve_cpsat(problem: BestResponseProblem, *, time_limit: float | None = 10.0
             if found is not None:  # resume from the best solution of this same model
                 _set_hint(built, found)
 
+    stats = {**stats, "status": status_name, "chains": 0 if built is None else len(built.chains),
+             "rebuilds": rebuilds}
+    return _best_result(problem, best, bound, optimal_status, stats, t0)
+
+
+def _solve_forced(problem: BestResponseProblem, free: list[int], t0: float) -> EngineResult:
+    """At most one free slot: the leftover cards fill it (CP-SAT is not run); optimal, bound = value.
+    ``t0``: the call's ``time.perf_counter()`` start."""
+    packets_l = [int(p) for p in problem.fixed]
+    if free:
+        packets_l[free[0]] = int(_Lookup(problem.tables.masks)(_free_mask(problem))[0])
+    packets_t = tuple(packets_l)
+    value = problem.value_of(packets_t)
+    trivial: dict[str, object] = {"variables": 0, "pruned_pairs": 0, "status": "TRIVIAL"}
+    return EngineResult(packets_t, value, value, True, time.perf_counter() - t0, "cpsat", trivial)
+
+
+def _build_round(problem: BestResponseProblem, hint: tuple[int, ...] | None, options: CpsatOptions,
+                 deadline: float, stop_event: threading.Event | None
+                 ) -> tuple[CpsatModel | None, tuple[int, ...], float, dict[str, object]]:
+    """1. build: ``build_model`` (``deadline`` a ``time.perf_counter()`` value).  Returns (the
+    model — None when stopped —, its legal hint, the pruning bound ``bound0`` in real units,
+    a copy of the stats)."""
+    try:
+        built = build_model(problem, hint, options=options, deadline=deadline, stop_event=stop_event)
+    except BuildStopped as stopped:  # the hint and the pruning bound stand
+        return None, stopped.hint, stopped.bound0, dict(stopped.stats)
+    return built, built.hint, built.bound0, dict(built.stats)
+
+
+def _best_result(problem: BestResponseProblem, best: list[tuple[int, ...]], bound: float, optimal_status: bool,
+                 stats: dict[str, object], t0: float) -> EngineResult:
+    """3. extract: the best arrangement seen, its value, the bound (never below the value, real
+    units) and ``optimal`` (CP-SAT's OPTIMAL with bound − value ≤ ``VALUE_TOLERANCE``)."""
     packets = max(best, key=problem.value_of)
     value = problem.value_of(packets)
     bound = max(value, bound)
     optimal = optimal_status and bound - value <= VALUE_TOLERANCE
-    stats["status"] = status_name
-    stats["chains"] = 0 if built is None else len(built.chains)
-    stats["rebuilds"] = rebuilds
     return EngineResult(packets, value, bound, optimal, time.perf_counter() - t0, "cpsat", stats)
 
 

@@ -892,6 +892,14 @@ def _json(model: BaseModel) -> Response:
 def tables_router() -> APIRouter:
     """The ``/api/tables`` endpoints (the service is ``request.app.state.quintet.tables``)."""
     router = APIRouter(prefix="/api/tables", tags=["tables"])
+    _add_seat_routes(router)
+    _add_events_route(router)
+    _add_advice_routes(router)
+    return router
+
+
+def _add_seat_routes(router: APIRouter) -> None:
+    """Open a table; a seat's view, confirm, next game and records."""
 
     @router.post("", status_code=201, response_model=TableCreatedOut, responses={
         **{k: _ERRORS[k] for k in (400, 413, 422)},
@@ -941,6 +949,10 @@ def tables_router() -> APIRouter:
         return Response("".join(lines), media_type="application/x-ndjson",
                         headers={"Content-Disposition": f'attachment; filename="quintet-{table_id[:8]}.jsonl"'})
 
+
+def _add_events_route(router: APIRouter) -> None:
+    """A seat's server-sent events (a keep-alive comment every ``KEEP_ALIVE`` seconds)."""
+
     @router.get("/{table_id}/events", responses={
         200: {"content": {"text/event-stream": {"schema": TableEventOut.model_json_schema()}},
               "description": "server-sent events: 'event: KIND', 'data: ' a TableEventOut"},
@@ -976,6 +988,9 @@ def tables_router() -> APIRouter:
         return StreamingResponse(stream(), media_type="text/event-stream",
                                  headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
 
+
+def _add_advice_routes(router: APIRouter) -> None:
+    """A seat's advice (hint, grade, odds): a quick-lane job of the worker pool."""
     advice_errors: dict[int | str, dict[str, Any]] = {
         **_ERRORS,
         403: {"model": ErrorOut, "description": "hints are off at this table"},
@@ -1018,5 +1033,3 @@ def tables_router() -> APIRouter:
     async def odds(table_id: str, request: Request, token: Token) -> Any:
         """quintet-play's 'odds': per slot, the hands the model plays there and their odds."""
         return await advise(request, table_id, token, "odds")
-
-    return router
