@@ -24,6 +24,7 @@ import argparse
 import datetime as dt
 import json
 import platform
+import re
 import subprocess
 import time
 from pathlib import Path
@@ -87,7 +88,14 @@ def main() -> None:
     ap.add_argument("--verify", type=int, default=1, help="recheck the K-mixes of this many deals with CP-SAT")
     ap.add_argument("--verify-time-limit", type=float, default=600.0)
     ap.add_argument("--no-write", action="store_true")
+    ap.add_argument("--report-log", type=Path, metavar="LOG", help=(
+        "no solving: the section, plot and JSON from the per-deal lines a run printed (a run stopped "
+        "before its end); the baselines' columns are then absent"))
+    ap.add_argument("--log-command", default=None, help="with --report-log: the command that printed LOG")
     args = ap.parse_args()
+    if args.report_log is not None:
+        report_log(args)
+        return
     ks = sorted({int(k) for k in args.ks.split(",")})
     rules = get_rules("classic")
     deals = [Deal.from_exposed(EXAMPLE)] + [Deal(int(k), rules) for k in book_sample(args.deals, args.seed, rules)]
@@ -211,6 +219,70 @@ def main() -> None:
     write_section("kmix", "K-mixes: how much randomisation is worth", report)
 
 
+_LINE = re.compile(r"^(\d+)/(\d+) (.+?): equilibrium ([0-9.]+) \((\d+) arrangements, ([0-9.]+) s\) \| (.+?) \| "
+                   r"([0-9.]+) s cpu")
+
+
+def report_log(args: argparse.Namespace) -> None:
+    """The frontier from a run's per-deal lines (``--report-log``): per K the median, p90 and worst
+    over the deals the run finished, the example deal, the full equilibria."""
+    records = []
+    for line in args.report_log.read_text().splitlines():
+        m = _LINE.match(line)
+        if m is None:
+            continue
+        kmix = [{"k": int(k), "exploitability": float(v)} for k, v in re.findall(r"K(\d+) ([0-9.]+)", m[7])]
+        records.append({"exposed": m[3], "example": m[1] == "0", "cpu": float(m[8]), "kmix": kmix,
+                        "equilibrium": {"exploitability": float(m[4]), "support": int(m[5]), "cpu": float(m[6])}})
+    if not records or not records[0]["example"]:
+        raise SystemExit(f"{args.report_log}: no per-deal lines of bench_kmix (the example deal first)")
+    ks = [row["k"] for row in records[0]["kmix"]]
+    sample = records[1:]
+    planned = int(_LINE.match(next(line for line in args.report_log.read_text().splitlines()
+                                   if _LINE.match(line)))[2])
+    command = args.log_command or "python benchmarks/bench_kmix.py …"
+    meta = {"date": dt.datetime.fromtimestamp(args.report_log.stat().st_mtime, dt.UTC).strftime("%Y-%m-%d %H:%M UTC"),
+            "commit": _git_commit(), "machine": f"{cpu_name()}, Python {platform.python_version()}",
+            "command": command, "ks": ks, "epsilon": args.epsilon, "seed": args.seed, "partial": True}
+
+    def column(k: int) -> np.ndarray:
+        return np.array([next(row["exploitability"] for row in r["kmix"] if row["k"] == k) for r in sample])
+
+    lines = [
+        f"Run: `{command}`, stopped after {len(sample)} of its {planned} classes (the session's time); this section is "
+        f"`python benchmarks/bench_kmix.py --report-log LOG` over the lines it printed, {meta['date']}, "
+        f"commit {meta['commit']}; {meta['machine']}, one process (the machine shared with other work).",
+        "",
+        f"Deals: the example deal and the first {len(sample)} suit-canonical classes drawn uniformly (seed "
+        f"{args.seed}). For each, its equilibrium to ε = {args.epsilon:g} (no store), then the least exploitable mix "
+        "of at most K arrangements found (`DealSparseSearch`, K in increasing order, each from the previous answer). "
+        "Every value is a certified exploitability (points; the exact best response's value against the mix). "
+        "The search's values are the best found, not proven the best K-mixes (no lower bound above 0 is known). "
+        "The baselines (the equilibrium's top K rounded or reweighted) are not in the printed lines: a complete run "
+        "adds them.",
+        "",
+        "| K | median | p90 | worst | example deal | deals ≤ 0.5 |",
+        "|---:|---:|---:|---:|---:|---:|",
+    ]
+    for k in ks:
+        v = column(k)
+        ex = next(row for row in records[0]["kmix"] if row["k"] == k)
+        lines.append(f"| {k} | {np.median(v):.3f} | {np.percentile(v, 90):.3f} | {v.max():.3f} | "
+                     f"{ex['exploitability']:.3f} | {int((v <= 0.5 + 1e-9).sum())} of {len(v)} |")
+    eqv = np.array([r["equilibrium"]["exploitability"] for r in sample])
+    eqs = np.array([r["equilibrium"]["support"] for r in sample])
+    lines += [f"| full (median {np.median(eqs):.0f}, max {eqs.max()} arrangements) | {np.median(eqv):.4f} | "
+              f"{np.percentile(eqv, 90):.4f} | {eqv.max():.4f} | {records[0]['equilibrium']['exploitability']:.4f} "
+              f"({records[0]['equilibrium']['support']}) | |", "", "![K-mix frontier](kmix_frontier.png)"]
+    report = "\n".join(lines)
+    print(report)
+    if args.no_write:
+        return
+    DATA.write_text(json.dumps({"meta": meta, "deals": records}, indent=1) + "\n")
+    plot(records, meta, PLOT)
+    write_section("kmix", "K-mixes: how much randomisation is worth", report)
+
+
 def plot(records: list[dict], meta: dict, path: Path) -> None:
     """The frontier: certified exploitability against K (log-log), per deal and summarised."""
     import matplotlib
@@ -221,9 +293,11 @@ def plot(records: list[dict], meta: dict, path: Path) -> None:
     ks = meta["ks"]
     floor = 1e-3  # exact equilibria (exploitability 0) are drawn here on the log scale
     full_x = ks[-1] * 3
-    fig, axes = plt.subplots(1, 2, figsize=(12, 4.6))
-    ax = axes[0]
     sample = [r for r in records if not r["example"]]
+    baselines = "rounded" in sample[0]["kmix"][0]  # absent in a report from a run's lines
+    fig, axes = plt.subplots(1, 2 if baselines else 1, figsize=(12 if baselines else 7, 4.6), squeeze=False)
+    axes = axes[0]
+    ax = axes[0]
     for r in sample:
         xs = [row["k"] for row in r["kmix"]] + [full_x]
         ys = [max(row["exploitability"], floor) for row in r["kmix"]] + [max(r["equilibrium"]["exploitability"],
@@ -249,6 +323,10 @@ def plot(records: list[dict], meta: dict, path: Path) -> None:
                  f"seed {meta['seed']}", fontsize=10)
     ax.legend(fontsize=8)
     ax.grid(True, which="both", alpha=0.3)
+    if not baselines:
+        fig.tight_layout()
+        fig.savefig(path, dpi=110)
+        return
     ax = axes[1]
     for key, label, style in [("rounded", "equilibrium's top K, renormalised", "o:"),
                               ("reweighted", "equilibrium's top K, best weights", "s--"),

@@ -31,3 +31,29 @@ def test_benchmark_loads_and_answers_help(path, monkeypatch, capsys):
         module.main()
     assert stop.value.code == 0
     assert "usage:" in capsys.readouterr().out
+
+
+def test_kmix_report_from_a_stopped_runs_lines(monkeypatch, capsys, tmp_path):
+    """bench_kmix --report-log: the frontier table from the per-deal lines a run printed — per K
+    the median and the worst over the classes (the example deal apart), nothing solved."""
+    monkeypatch.syspath_prepend(str(BENCHMARKS))
+    spec = importlib.util.spec_from_file_location("benchmark_kmix_report", BENCHMARKS / "bench_kmix.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    log = tmp_path / "kmix.log"
+    log.write_text(
+        "0/3 Qc Jc Ts 9d 8h 7s 7h: equilibrium 0.0000 (105 arrangements, 9.4 s) | K1 6.000 K3 3.000 | 123 s cpu "
+        "(baselines 2 s); CP-SAT {'confirmed': 3}\n"
+        "a line of something else\n"
+        "1/3 Ad Ac Kh Kc 9h 8s 8d: equilibrium 0.0000 (19 arrangements, 0.3 s) | K1 11.000 K3 1.205 | 35 s cpu "
+        "(baselines 0 s)\n"
+        "2/3 Kc Jh Jd Ts 9d 7s 7d: equilibrium 0.0010 (61 arrangements, 1.3 s) | K1 9.000 K3 3.417 | 110 s cpu "
+        "(baselines 1 s)\n")
+    monkeypatch.setattr(sys, "argv", ["bench_kmix.py", "--report-log", str(log), "--no-write"])
+    module.main()
+    out = capsys.readouterr().out
+    assert "stopped after 2 of its 3 classes" in out
+    assert "| 1 | 10.000 | 10.800 | 11.000 | 6.000 | 0 of 2 |" in out  # median of 11 and 9; the example apart
+    assert "| 3 | 2.311 | 3.196 | 3.417 | 3.000 | 0 of 2 |" in out
+    assert "| full (median 40, max 61 arrangements) | 0.0005 |" in out

@@ -305,12 +305,16 @@ else:
     col = lambda k, key, rs=sample: np.array([next(x[key] for x in r["kmix"] if x["k"] == k) for r in rs])
     print(f"{len(sample)} classes drawn uniformly (seed {meta['seed']}) and the example deal "
           f"{example['exposed']}; equilibria at ε = {meta['epsilon']:g}")
-    print(f"{'K':>4s} {'median':>8s} {'worst':>8s} {'example':>8s} {'median rounded':>15s} {'median reweighted':>18s}")
+    baselines = "rounded" in sample[0]["kmix"][0]  # absent when the section was built from a stopped run's lines
+    if meta.get("partial"):
+        print(f"a PARTIAL run: {len(sample)} classes (see RESULTS for its command)")
+    print(f"{'K':>4s} {'median':>8s} {'worst':>8s} {'example':>8s}"
+          + (f" {'median rounded':>15s} {'median reweighted':>18s}" if baselines else ""))
     for k in ks:
         v = col(k, "exploitability")
         ex = next(x for x in example["kmix"] if x["k"] == k)["exploitability"]
-        print(f"{k:4d} {np.median(v):8.3f} {v.max():8.3f} {ex:8.3f} {np.median(col(k, 'rounded')):15.3f} "
-              f"{np.median(col(k, 'reweighted')):18.3f}")
+        print(f"{k:4d} {np.median(v):8.3f} {v.max():8.3f} {ex:8.3f}"
+              + (f" {np.median(col(k, 'rounded')):15.3f} {np.median(col(k, 'reweighted')):18.3f}" if baselines else ""))
     eqv = np.array([r["equilibrium"]["exploitability"] for r in sample])
     eqs = np.array([r["equilibrium"]["support"] for r in sample])
     print(f"full {np.median(eqv):8.4f} {eqv.max():8.4f} {example['equilibrium']['exploitability']:8.4f}   "
@@ -321,7 +325,8 @@ else:
         ax.plot(ks, [max(x["exploitability"], floor) for x in r["kmix"]], color="0.8", lw=0.8)
     ax.plot(ks, [max(np.median(col(k, "exploitability")), floor) for k in ks], "o-", lw=2, label="median")
     ax.plot(ks, [max(col(k, "exploitability").max(), floor) for k in ks], "s--", label="worst deal")
-    ax.plot(ks, [max(np.median(col(k, "rounded")), floor) for k in ks], ":", label="median, top K renormalised")
+    if baselines:
+        ax.plot(ks, [max(np.median(col(k, "rounded")), floor) for k in ks], ":", label="median, top K renormalised")
     ax.set_xscale("log"); ax.set_yscale("log")
     ax.set_xticks(ks, [str(k) for k in ks])
     ax.set_xlabel("K: arrangements in the mix"); ax.set_ylabel("certified exploitability (points, log)")
