@@ -853,18 +853,6 @@ _ERRORS: dict[int | str, dict[str, Any]] = {
 _SEAT_ERRORS: dict[int | str, dict[str, Any]] = {k: _ERRORS[k] for k in (401, 404, 422)}
 
 
-async def _finished(job: Job) -> Job:
-    loop = asyncio.get_running_loop()
-    done: asyncio.Future[None] = loop.create_future()
-
-    def wake(_: Job) -> None:
-        loop.call_soon_threadsafe(lambda: None if done.done() else done.set_result(None))
-
-    job.add_done_callback(wake)
-    await done
-    return job
-
-
 _bearer = HTTPBearer(auto_error=False, scheme_name="seat token",
                      description="the seat's token (from its link: /#play/TABLE/SEAT/TOKEN)")
 
@@ -1006,7 +994,10 @@ def _add_advice_routes(router: APIRouter) -> None:
             return (seat, *tables.advice_task(table_id, seat, action, **given))
 
         seat, task, game = await run_in_threadpool(task_for)
-        job = await _finished(tables.pool.submit(task, lane="quick", request={"table": "(a seat's advice)"}))
+        job = tables.pool.submit(task, lane="quick", request={"table": "(a seat's advice)"})
+        if not await request.app.state.quintet.finished(job):  # the server's AppState: it is stopping
+            tables.pool.cancel(job.id)
+            raise HTTPException(503, "the server is stopping")
         if job.status != "done" or job.result is None:
             if job.status == "cancelled":
                 raise HTTPException(503, "the server is stopping")
