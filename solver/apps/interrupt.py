@@ -21,8 +21,8 @@ def run_interruptible(job: Callable[[threading.Event], T], on_interrupt: Callabl
 
     ``on_interrupt`` is called once, at the first Ctrl-C (e.g. to say what happens next).
     The main thread waits on an Event, not on ``Thread.join``: a join interrupted by Ctrl-C
-    can leave ``is_alive()`` wrong (a CPython bug, https://bugs.python.org/issue21822).  An exception of the job is
-    re-raised here.
+    can leave ``is_alive()`` wrong (CPython bug bpo-21822).
+    An exception of the job is re-raised here.
     """
     stop = threading.Event()
     done = threading.Event()
