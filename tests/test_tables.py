@@ -330,6 +330,12 @@ def test_a_computer_table_commits_first_and_reveals_at_the_show_down(server):
         stream.wait_for("reveal")
         record = seat.wait(lambda v: v["finished"] and v["finished"][0]["record"] == "ready")["finished"][0]
         assert record["regret"] is not None and record["regret"] >= -1e-9
+        # every view is stamped later than the ones before it: the record's event is newer than the
+        # confirm's answer (a client keeps the newest), and the views of the stream only grow
+        written = stream.wait_for("record")
+        stamps = [e["view"]["revision"] for _, e, _ in stream.events if e["view"] is not None]
+        assert stamps == sorted(stamps) and len(set(stamps)) == len(stamps)
+        assert done["revision"] < written["view"]["revision"] < seat.view()["revision"]
         lines = seat.request("GET", "/records").text.splitlines()
         assert json.loads(lines[0])["hints"] == ["hint", "hint", "grade", "odds"]
         return
@@ -460,7 +466,8 @@ def test_a_full_server_is_503_and_idle_tables_expire(tmp_path):
 
 
 def _views(seats: list[SeatClient]) -> list[dict]:
-    return [s.view() for s in seats]
+    """The seats' views without their stamps (``revision``), which only grow."""
+    return [{k: v for k, v in s.view().items() if k != "revision"} for s in seats]
 
 
 def test_a_restart_mid_match_loses_nothing(tmp_path):
@@ -485,6 +492,7 @@ def test_a_restart_mid_match_loses_nothing(tmp_path):
         game2 = computer[0].wait(lambda v: v["game"] == 2 and v["status"] == "placing")
         friends[1].wait(lambda v: v["finished"][0]["record"] == "ready")
         before = _views(friends + computer)
+        last = friends[0].view()["revision"]
         records = friends[1].request("GET", "/records").text
         stream = friends[1].events()
         proc.kill()  # no clean shutdown: what was answered was already committed
@@ -493,6 +501,7 @@ def test_a_restart_mid_match_loses_nothing(tmp_path):
     with live_server(*args) as (url, proc):
         for s in friends + computer:
             s.url = url
+        assert friends[0].view()["revision"] > last  # a restarted server stamps above the old views
         assert _views(friends + computer) == before
         assert friends[1].request("GET", "/records").text == records
         friends[1].request("POST", "/next")

@@ -153,6 +153,9 @@ class TableView(_Out):
     """A seat's view of its table (``seat_view``)."""
 
     table: str
+    revision: int = Field(ge=0, description=(
+        "larger in every view the server builds than in the ones before (microseconds of its clock): a client "
+        "keeps the view with the largest, so a late response never overwrites a newer event"))
     seat: int
     opponent: str = Field(description="friend, or the computer's model (quintet-play --opponent)")
     description: str = Field(description="the other side in words (the computer: what it plays)")

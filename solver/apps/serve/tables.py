@@ -208,12 +208,13 @@ def table_status(table: TableRow, seat: int, game: int) -> TableStatus:
     return "showdown" if table.other_side(game, seat).is_confirmed else "waiting"
 
 
-def seat_view(table: TableRow, seat: int, progress: dict[str, Any] | None = None) -> TableView:
+def seat_view(table: TableRow, seat: int, progress: dict[str, Any] | None = None, revision: int = 0) -> TableView:
     """What ``seat`` may see of ``table``: the one function every view and event goes through.
 
     The other side's arrangement and salt are in it only once both have confirmed (the
     show-down); before, only whether it confirmed and its commitment.  ``progress``: the
-    equilibrium solve's progress while the game is being prepared."""
+    equilibrium solve's progress while the game is being prepared; ``revision``: the view's
+    stamp (``TableService`` gives each view a larger one than the last)."""
     game = table.seat_games.get(seat, 1)
     row = table.row(game)
     deal = table.deal(game)
@@ -249,7 +250,8 @@ def seat_view(table: TableRow, seat: int, progress: dict[str, Any] | None = None
         ready = row.computer is not None
         description = row.computer_description or f"the computer: {table.opponent}"
     return TableView(
-        table=table.id, seat=seat, opponent=table.opponent, description=description, games=table.games,
+        table=table.id, revision=revision, seat=seat, opponent=table.opponent, description=description,
+        games=table.games,
         game=game, other_game=table.seat_games.get(table.other_seat(seat)) if table.friend else None,
         status=status, over=both and game >= table.games, can_next=both and game < table.games,
         deal=DealViewOut(seed=table.seed_of(game), rules=rules.name, exposed=_deal_out(deal)[0],
@@ -332,6 +334,7 @@ class TableService:
     _stopping: bool = field(default=False, init=False, repr=False)
     _next_sweep: float = field(default=0.0, init=False, repr=False)
     _touched: dict[str, float] = field(default_factory=dict, init=False, repr=False)  # last touch written
+    _revision: int = field(default=0, init=False, repr=False)  # the last view's stamp (µs since the epoch)
 
     def __post_init__(self) -> None:
         self.path = self.config.path or tables_path(self.store_path)
@@ -487,6 +490,13 @@ class TableService:
         pending = self._pending.get((table.id, game, "equilibrium"))
         return None if pending is None or pending.job is None else pending.job.progress
 
+    def _view(self, table: TableRow, seat: int, progress: dict[str, Any] | None = None) -> TableView:
+        """``seat_view`` stamped with a revision larger than every earlier view's (the lock is
+        held: views are built in the order of the state they show).  Microseconds of the clock,
+        so a restarted server goes on above the old stamps; exact as a JavaScript number."""
+        self._revision = max(self._revision + 1, time.time_ns() // 1000)
+        return seat_view(table, seat, progress, self._revision)
+
     # ------------------------------------------------------------------ preparing a game
 
     def _resume(self, table: TableRow) -> None:
@@ -613,7 +623,7 @@ class TableService:
         views: dict[int, str] = {}
         for sub in subscribers:
             if sub.seat not in views:
-                view = seat_view(table, sub.seat, self._progress(table, table.seat_games.get(sub.seat, 1)))
+                view = self._view(table, sub.seat, self._progress(table, table.seat_games.get(sub.seat, 1)))
                 views[sub.seat] = TableEventOut(event=kind, game=game, seat=seat,  # type: ignore[arg-type]
                                                 view=view).model_dump_json()
             self._send(sub, (kind, views[sub.seat]))
@@ -623,7 +633,7 @@ class TableService:
         seat = sub.seat
         with self._lock:
             table = self._authorised(table_id, seat)
-            view = seat_view(table, seat, self._progress(table, table.seat_games[seat]))
+            view = self._view(table, seat, self._progress(table, table.seat_games[seat]))
             first = TableEventOut(event="view", game=view.game, seat=None, view=view).model_dump_json()
             if self._stopping:
                 self._send(sub, _SHUTDOWN)
@@ -700,7 +710,7 @@ class TableService:
     def view(self, table_id: str, seat: int) -> TableView:
         with self._lock:
             table = self._authorised(table_id, seat)
-            return seat_view(table, seat, self._progress(table, table.seat_games[seat]))
+            return self._view(table, seat, self._progress(table, table.seat_games[seat]))
 
     def confirm(self, table_id: str, seat: int, text: str) -> TableView:
         """Lay ``seat``'s arrangement for its current game: final.  Both confirmed: the show-down."""
@@ -724,13 +734,13 @@ class TableService:
             if not other.is_confirmed:
                 self.db.save_side(table.id, game, seat, side)
                 self._publish(table.id, "confirmed", game, seat)
-                return seat_view(table, seat)
+                return self._view(table, seat)
             row.ended = side.confirmed
             self.db.show_down(table.id, game, seat, side, row)
             self._publish(table.id, "reveal", game, seat)
             self._write_record(table, game, seat)  # after the reveal: not in its latency
             self._prepare(table, game + 1)  # the next game is ready when the seats get there
-            return seat_view(table, seat)
+            return self._view(table, seat)
 
     def _write_friend_records(self, table_id: str, game: int) -> None:
         """Both seats' records of a friend's game (no regret: a friend's model is not known).
@@ -780,7 +790,7 @@ class TableService:
             table.seat_games[seat] = game + 1
             self._prepare(table, game + 1)
             self._publish(table.id, "next", game + 1, seat)
-            return seat_view(table, seat, self._progress(table, game + 1))
+            return self._view(table, seat, self._progress(table, game + 1))
 
     def records(self, table_id: str, seat: int) -> list[dict[str, Any]]:
         with self._lock:

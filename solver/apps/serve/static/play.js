@@ -279,6 +279,8 @@ function statusText(view) {
 
 function render(view, kind) {
   if (!play.seat || view.table !== play.seat.table) return;
+  // a response can arrive after a newer event (the record of a game written meanwhile): keep the newest
+  if (play.view && play.view.table === view.table && view.revision < play.view.revision) return;
   play.view = view;
   const panel = $("panel-play");
   panel.dataset.status = view.status;
