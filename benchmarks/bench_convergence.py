@@ -238,6 +238,9 @@ def make_report(deals: list[dict], run: Run, args: argparse.Namespace) -> str:  
              "final certified ε: median |",
              "|---|---:|---|---:|---:|---|---:|"]
 
+    def _count(v: float) -> str:
+        return f"{v:.0f}" if np.isfinite(v) else "∞"
+
     def cell(vals: np.ndarray) -> str:
         with np.errstate(invalid="ignore"):
             m, lo, hi = bootstrap_ci(vals, np.median)
@@ -249,7 +252,7 @@ def make_report(deals: list[dict], run: Run, args: argparse.Namespace) -> str:  
         rt = np.array([first_reach(d[m], args.target) for d in deals])
         final = np.array([d[m][-1][2] for d in deals])
         lines.append(f"| {LABELS[m]} | {int(np.isfinite(r05[:, 1]).sum())}/{n} | {cell(r05[:, 1])} | "
-                     f"{np.median(r05[:, 0]):.0f} | {int(np.isfinite(rt[:, 1]).sum())}/{n} | {cell(rt[:, 1])} | "
+                     f"{_count(np.median(r05[:, 0]))} | {int(np.isfinite(rt[:, 1]).sum())}/{n} | {cell(rt[:, 1])} | "
                      f"{np.median(final):.4f} |")
     lines += ["", "LP over a fixed sampled pool (each pool size solved from scratch; CPU s includes the pool's LP "
               "and the exact best response that certifies it):", "",
