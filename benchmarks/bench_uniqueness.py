@@ -212,7 +212,9 @@ def make_report(deals: list[dict], run: Run, args: argparse.Namespace) -> str:  
     sparse_ok = sum(d["sparse"]["certified"] <= args.epsilon + 1e-6 for d in deals)
     eps = np.array([[d["runs"][r]["epsilon"] for r in RUNS] for d in deals])
     conc = np.array([[d["runs"][r]["concede"]["0.1"] for r in RUNS] for d in deals])  # deal × run × slot
-    lines = [run.line(), "",
+    partial = [f"**Partial:** the run was stopped after {n} of the {args.deals} deals it was asked for; the "
+               "figures are those of the deals it finished.", ""] if n < args.deals else []
+    lines = [run.line(), "", *partial,
              f"{n} deals as dealt (`Deal.random`, seeds {args.seed}–{args.seed + n - 1}), {len(RUNS)} runs each "
              f"({', '.join(RUNS)}), every run certified ε ≤ {args.epsilon:g} from scratch (max certified ε "
              f"{eps.max():.4f}; {int((eps <= args.epsilon + 1e-9).sum())}/{eps.size} runs reached it). Pairs: "
