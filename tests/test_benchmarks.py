@@ -4,6 +4,7 @@ run for minutes, so the suite only loads them: a renamed or moved helper shows h
 from __future__ import annotations
 
 import importlib.util
+import re
 import sys
 from pathlib import Path
 
@@ -15,6 +16,14 @@ SCRIPTS = sorted(BENCHMARKS.glob("bench_*.py")) + sorted(BENCHMARKS.glob("profil
 
 def test_there_are_benchmarks():
     assert len(SCRIPTS) >= 10
+
+
+def test_the_manual_lists_every_benchmark():
+    """docs/benchmarks.md has a row for every script (what it measures, its RESULTS section)."""
+    listed = set(re.findall(r"^\| `([\w.]+\.py)` \|", (BENCHMARKS.parent / "docs" / "benchmarks.md").read_text(
+        encoding="utf-8"), re.MULTILINE))
+    assert {p.name for p in SCRIPTS} - listed == set()
+    assert listed - {p.name for p in SCRIPTS} == set()  # and no row for a script that is gone
 
 
 @pytest.mark.parametrize("path", SCRIPTS, ids=lambda p: p.name)
