@@ -2,6 +2,8 @@
 
     python benchmarks/bench_kmix.py                          # the example deal and 30 canonical deals
     python benchmarks/bench_kmix.py --deals 3 --ks 1,2,3 --no-write
+    python benchmarks/bench_kmix.py --first 16 > b.log        # a shard: classes 16.. of the same sample
+    cat a.log b.log > all.log && python benchmarks/bench_kmix.py --report-log all.log   # … joined
 
 Deals: the rules' example deal, then ``--deals`` suit-canonical classes drawn uniformly
 (``solver.apps.batch.book_sample``).  For each deal: its equilibrium to ``--epsilon`` (no store),
@@ -87,6 +89,9 @@ def main() -> None:
     ap.add_argument("--time-limit", type=float, default=600.0, help="seconds per equilibrium and per K")
     ap.add_argument("--verify", type=int, default=1, help="recheck the K-mixes of this many deals with CP-SAT")
     ap.add_argument("--verify-time-limit", type=float, default=600.0)
+    ap.add_argument("--first", type=int, default=0, metavar="N", help=(
+        "a shard: start at the sample's N-th class (1-based; the example deal is 0) and only print the per-deal "
+        "lines, to be joined with the other shards' for --report-log"))
     ap.add_argument("--no-write", action="store_true")
     ap.add_argument("--report-log", type=Path, metavar="LOG", help=(
         "no solving: the section, plot and JSON from the per-deal lines a run printed (a run stopped "
@@ -104,7 +109,11 @@ def main() -> None:
     cpu_start = time.process_time()
     records = []
     checks = {"confirmed": 0, "refuted": 0, "inconclusive": 0}
+    if not 0 <= args.first <= args.deals:
+        raise SystemExit(f"--first must be from 0 to --deals ({args.deals}), got {args.first}")
     for i, deal in enumerate(deals):
+        if i < args.first:
+            continue
         t0 = time.process_time()
         eq = equilibrium(deal, epsilon=args.epsilon, time_limit=args.time_limit)
         eq_cpu = time.process_time() - t0
@@ -146,6 +155,8 @@ def main() -> None:
                                         "plans": len(plans(eq.mix, rules)), "cpu": eq_cpu},
                         "cpu": total_cpu, "kmix": rows})
 
+    if args.first:
+        return  # a shard: its lines are its output
     wall = time.perf_counter() - start
     cpu_total = time.process_time() - cpu_start
     sample = [r for r in records if not r["example"]]
@@ -243,13 +254,15 @@ def report_log(args: argparse.Namespace) -> None:
     command = args.log_command or "python benchmarks/bench_kmix.py …"
     meta = {"date": dt.datetime.fromtimestamp(args.report_log.stat().st_mtime, dt.UTC).strftime("%Y-%m-%d %H:%M UTC"),
             "commit": _git_commit(), "machine": f"{cpu_name()}, Python {platform.python_version()}",
-            "command": command, "ks": ks, "epsilon": args.epsilon, "seed": args.seed, "partial": True}
+            "command": command, "ks": ks, "epsilon": args.epsilon, "seed": args.seed, "partial": len(sample) < planned}
 
     def column(k: int) -> np.ndarray:
         return np.array([next(row["exploitability"] for row in r["kmix"] if row["k"] == k) for r in sample])
 
+    ran = (f"run in shards (`--first`) over all {planned} classes" if len(sample) >= planned
+           else f"stopped after {len(sample)} of its {planned} classes (the session's time)")
     lines = [
-        f"Run: `{command}`, stopped after {len(sample)} of its {planned} classes (the session's time); this section is "
+        f"Run: `{command}`, {ran}; this section is "
         f"`python benchmarks/bench_kmix.py --report-log LOG` over the lines it printed, {meta['date']}, "
         f"commit {meta['commit']}; {meta['machine']}, one process (the machine shared with other work).",
         "",

@@ -66,3 +66,11 @@ def test_kmix_report_from_a_stopped_runs_lines(monkeypatch, capsys, tmp_path):
     assert "| 1 | 10.000 | 10.800 | 11.000 | 6.000 | 0 of 2 |" in out  # median of 11 and 9; the example apart
     assert "| 3 | 2.311 | 3.196 | 3.417 | 3.000 | 0 of 2 |" in out
     assert "| full (median 40, max 61 arrangements) | 0.0005 |" in out
+    # the last class from another shard (``--first 3``): the joined lines make the whole run
+    with log.open("a") as f:
+        f.write("3/3 Ac Kd Jd Td 9d 8c 7c: equilibrium 0.0000 (13 arrangements, 0.3 s) | K1 6.000 K3 0.956 | 33 s cpu "
+                "(baselines 0 s)\n")
+    module.main()
+    out = capsys.readouterr().out
+    assert "run in shards (`--first`) over all 3 classes" in out and "stopped after" not in out
+    assert "| 1 | 9.000 | 10.600 | 11.000 | 6.000 | 0 of 3 |" in out
