@@ -106,6 +106,14 @@ def save_data(name: str, run: Run, payload: dict[str, Any]) -> Path:
     return path
 
 
+def partial_note(done: int, asked: int) -> list[str]:
+    """The lines that open a section of a run stopped before its end (none for a whole run)."""
+    if done >= asked:
+        return []
+    return [f"**Partial:** the run was stopped after {done} of the {asked} deals it was asked for; the figures are "
+            "those of the deals it finished.", ""]
+
+
 def _json_default(x: object) -> object:
     if isinstance(x, np.integer):
         return int(x)

@@ -191,10 +191,12 @@ def main() -> None:
     args = ap.parse_args()
     if args.report:
         saved = json.loads((DATA / "convergence.json").read_text())
-        args = argparse.Namespace(**{**saved["params"], "report": True, "no_write": False})
+        args = argparse.Namespace(**{**saved["params"], "report": True, "no_write": args.no_write})
         deals = saved["deals"]
         report = make_report(deals, Run.from_dict(saved["run"]), args)
         print(report)
+        if args.no_write:
+            return
         plot(deals, args)
         write_section("convergence", "Convergence: double oracle, fictitious play, a sampled-pool LP", report)
         return

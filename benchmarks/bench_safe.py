@@ -35,7 +35,16 @@ import numpy as np
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from analysis_common import DATA, Run, bootstrap_ci, open_store, save_data, savefig, warm_kernels  # noqa: E402
+from analysis_common import (  # noqa: E402
+    DATA,
+    Run,
+    bootstrap_ci,
+    open_store,
+    partial_note,
+    save_data,
+    savefig,
+    warm_kernels,
+)
 from bench_style import HabitBot  # noqa: E402
 from benchmark_results import write_section  # noqa: E402
 
@@ -80,9 +89,11 @@ def main() -> None:
     args = ap.parse_args()
     if args.report:
         saved = json.loads((DATA / "safe.json").read_text())
-        args = argparse.Namespace(**{**saved["params"], "report": True, "no_write": False})
+        args = argparse.Namespace(**{**saved["params"], "report": True, "no_write": args.no_write})
         report = make_report(saved["deals"], saved["limits"], Run.from_dict(saved["run"]), args)
         print(report)
+        if args.no_write:
+            return
         plot(saved["deals"], saved["limits"], args)
         write_section("safe", "Safe exploitation: three models, and a wrong one", report)
         return
@@ -143,7 +154,7 @@ def make_report(deals: list[dict], limits: list[float], run: Run, args: argparse
     n = len(deals)
     proven = sum(p["optimal"] for d in deals for a in MODELS for p in d["models"][a])
     total = sum(len(d["models"][a]) for d in deals for a in MODELS)
-    lines = [run.line(), "",
+    lines = [run.line(), "", *partial_note(n, args.deals),
              f"{n} deals as dealt (`Deal.random`, seeds {args.seed}–{args.seed + n - 1}); models `greedy`, "
              "`br-uniform` "
              f"(always the best response to uniform), `style` (fitted on {args.style_records} games of bench_style's "

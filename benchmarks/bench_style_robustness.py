@@ -117,10 +117,12 @@ def main() -> None:
     args = ap.parse_args()
     if args.report:
         saved = json.loads((DATA / "style_robustness.json").read_text())
-        args = argparse.Namespace(**{**saved["params"], "report": True, "no_write": False})
+        args = argparse.Namespace(**{**saved["params"], "report": True, "no_write": args.no_write})
         sizes = [int(x) for x in args.records.split(",")]
         report = make_report(saved["results"], sizes, saved["epsilon"], Run.from_dict(saved["run"]), args)
         print(report)
+        if args.no_write:
+            return
         plot(saved["results"], sizes, args)
         write_section("style-robustness", "Style models on bots outside their family, and a learning curve", report)
         return

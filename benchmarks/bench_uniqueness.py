@@ -45,7 +45,7 @@ import numpy as np
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from analysis_common import DATA, Run, bootstrap_ci, save_data, savefig, warm_kernels  # noqa: E402
+from analysis_common import DATA, Run, bootstrap_ci, partial_note, save_data, savefig, warm_kernels  # noqa: E402
 from bench_best_response import random_good_arrangement  # noqa: E402
 from bench_convergence import uniform_start  # noqa: E402
 from bench_heuristics import describe_mix  # noqa: E402
@@ -139,10 +139,12 @@ def main() -> None:
     args = ap.parse_args()
     if args.report:
         saved = json.loads((DATA / "uniqueness.json").read_text())
-        args = argparse.Namespace(**{**saved["params"], "report": True, "no_write": False})
+        args = argparse.Namespace(**{**saved["params"], "report": True, "no_write": args.no_write})
         deals = saved["deals"]
         report = make_report(deals, Run.from_dict(saved["run"]), args)
         print(report)
+        if args.no_write:
+            return
         plot(deals, args)
         write_section("uniqueness", "Uniqueness: the same deals, other runs", report)
         return
@@ -212,9 +214,7 @@ def make_report(deals: list[dict], run: Run, args: argparse.Namespace) -> str:  
     sparse_ok = sum(d["sparse"]["certified"] <= args.epsilon + 1e-6 for d in deals)
     eps = np.array([[d["runs"][r]["epsilon"] for r in RUNS] for d in deals])
     conc = np.array([[d["runs"][r]["concede"]["0.1"] for r in RUNS] for d in deals])  # deal × run × slot
-    partial = [f"**Partial:** the run was stopped after {n} of the {args.deals} deals it was asked for; the "
-               "figures are those of the deals it finished.", ""] if n < args.deals else []
-    lines = [run.line(), "", *partial,
+    lines = [run.line(), "", *partial_note(n, args.deals),
              f"{n} deals as dealt (`Deal.random`, seeds {args.seed}–{args.seed + n - 1}), {len(RUNS)} runs each "
              f"({', '.join(RUNS)}), every run certified ε ≤ {args.epsilon:g} from scratch (max certified ε "
              f"{eps.max():.4f}; {int((eps <= args.epsilon + 1e-9).sum())}/{eps.size} runs reached it). Pairs: "

@@ -25,9 +25,17 @@ from solver.advisor.advice import best_response, complete, grade
 from solver.advisor.equilibrium import STORE_KIND, EquilibriumResult, solve_equilibrium
 from solver.advisor.plans import plans
 from solver.advisor.sparse import sparse_equilibrium
-from solver.apps.play_cli import HINT_ROLL_STREAM
 from solver.play.computer import Computer
-from solver.play.session import COMMANDS, Command, GameSession, Person, Phase, PlayError, parse_command
+from solver.play.session import (
+    COMMANDS,
+    MIX_HINT_ROLL_STREAM,
+    Command,
+    GameSession,
+    Person,
+    Phase,
+    PlayError,
+    parse_command,
+)
 from solver.problem.deal_tables import DealTables
 from solver.problem.opponents import ArrangementMix, OpponentError, Uniform, greedy_arrangement
 from solver.storage.store import SolutionStore
@@ -511,7 +519,7 @@ def test_hint_k_and_the_equilibrium_s_plans_through_stdin(tmp_path):
     for plan in found[:5]:  # the five most likely, one row each: share, count, a category per slot
         assert [f"{100 * plan.probability:.1f}%", str(plan.arrangements), *" ".join(plan.labels).split()] in rows
     sp = sparse_equilibrium(deal, 2, equilibrium=eq, time_limit=120)
-    roll = sp.roll(seed, HINT_ROLL_STREAM)  # not the computer's draw: the seed's first number
+    roll = sp.roll(seed, MIX_HINT_ROLL_STREAM)  # not the computer's draw: the seed's first number
     assert roll.value != float(seed_rng(seed).random())
     assert "Hint: a mix of at most 2 arrangements against the equilibrium — " in proc.stdout
     assert ("best found (not proven the best)" in proc.stdout) == (not sp.optimal and sp.method != "equilibrium")

@@ -247,6 +247,42 @@ def test_a_computer_match_through_the_page(browser, server):
     page.close()
 
 
+def test_a_mix_of_k_at_the_equilibrium_computers_table(browser, server):
+    """quintet-play's 'hint K' on the page: the K-mix with the game's die roll, its pick taken and
+    confirmed; a K that is not one is refused at the box, with no request."""
+    page = Page(browser, DESKTOP)
+    pg = page.pg
+    page.open(server + "/")
+    start_match(page, "equilibrium", 1, 5)  # a deal whose equilibrium is certified in seconds
+    page.wait_status("placing", 1)
+    assert pg.is_visible("#play-mix-box")
+    pg.fill("#play-k", "0")
+    pg.click("#play-mix")
+    assert "from 1 to 1000" in pg.text_content("#play-k-msg") and not pg.is_visible("#play-advice-box")
+    pg.fill("#play-k", "2")
+    pg.press("#play-k", "Enter")
+    pg.wait_for_selector("#play-mix-roll")
+    entries = pg.eval_on_selector_all("#play-advice .kmix-entry", "e => e.map(x => x.dataset.picked)")
+    assert 1 <= len(entries) <= 2 and entries.count("true") == 1
+    pick = entries.index("true") + 1
+    assert f"play arrangement {pick}" in pg.text_content("#play-mix-roll")
+    assert "seed 5" in pg.text_content("#play-mix-roll")  # the game's seed rolls the die
+    pg.click(f"#play-advice button:has-text('Use arrangement {pick} as my arrangement')")
+    picked = pg.eval_on_selector_all(f"#play-advice .kmix-entry:nth-child({pick}) .packet",
+                                     "e => e.map(p => [...p.querySelectorAll('[data-card]')].map(c => c.dataset.card))")
+    assert pg.input_value("#play-text") == " | ".join(" ".join(p) for p in picked)
+    pg.click("#play-confirm")
+    pg.wait_for_selector("#panel-play[data-revealed='5']")
+    pg.wait_for_function("document.querySelector('#play-match tr[data-game=\"1\"]').cells[5].textContent "
+                         "!== 'computing…'")  # the record is written (a worker, just after the reveal)
+    seat = page.seat()
+    served = httpx.get(f"{server}/api/tables/{seat['table']}/records",
+                       headers={"Authorization": f"Bearer {seat['token']}"}).text.splitlines()
+    assert [json.loads(line)["hints"] for line in served] == [["hint 2"]]
+    assert page.api_view(server)["you"]["arrangement"] == picked
+    page.close()
+
+
 def test_the_play_tab_by_keyboard_at_phone_width(browser, server):
     page = Page(browser, PHONE)
     pg = page.pg

@@ -32,11 +32,13 @@ from table_helpers import (
 )
 
 from quintet.game import Arrangement, Deal, showdown
+from solver.advisor.sparse import roll_mix
 from solver.apps.serve.table_models import TableView
 from solver.apps.serve.table_store import GameRow, Side, TableRow
 from solver.apps.serve.tables import NOT_FOUND, seat_view
 from solver.play.commitment import canonical_text, check, commit, commitment_of
 from solver.play.computer import random_arrangement
+from solver.play.session import MIX_HINT_ROLL_STREAM
 
 SEED = 11  # game 1's seed of the tables below
 
@@ -225,7 +227,7 @@ def test_the_tables_api_is_typed_and_its_errors_documented(server):
     assert {p: set(ops) for p, ops in paths.items()} == expected
     models = {"/api/tables": ("201", "TableCreatedOut"), "/api/tables/{table_id}": ("200", "TableView"),
               "/api/tables/{table_id}/arrangement": ("200", "TableView"), "/api/tables/{table_id}/hint":
-              ("200", "SolutionOut"), "/api/tables/{table_id}/grade": ("200", "GradeOut"),
+              ("200", ("SolutionOut", "SparseOut")), "/api/tables/{table_id}/grade": ("200", "GradeOut"),
               "/api/tables/{table_id}/odds": ("200", "OddsOut")}
     for path, ops in paths.items():
         for op in ops.values():
@@ -238,7 +240,9 @@ def test_the_tables_api_is_typed_and_its_errors_documented(server):
                     assert r["content"]["application/json"]["schema"]["$ref"].endswith("/ErrorOut"), (path, code)
             if path in models:
                 code, model = models[path]
-                assert responses[code]["content"]["application/json"]["schema"]["$ref"].endswith(f"/{model}")
+                schema = responses[code]["content"]["application/json"]["schema"]
+                refs = [x["$ref"] for x in schema["anyOf"]] if "anyOf" in schema else [schema["$ref"]]
+                assert [r.rsplit("/", 1)[1] for r in refs] == ([model] if isinstance(model, str) else list(model))
     assert "text/event-stream" in paths["/api/tables/{table_id}/events"]["get"]["responses"]["200"]["content"]
     assert spec["components"]["securitySchemes"]["seat token"] == {
         "type": "http", "scheme": "bearer", "description": "the seat's token (from its link: /#play/TABLE/SEAT/TOKEN)"}
@@ -309,7 +313,8 @@ def test_a_computer_table_commits_first_and_reveals_at_the_show_down(server):
         deal = deal_of(view)
         commitment = view["other"]["commitment"]
         assert view["other"]["confirmed"] and len(commitment) == 64 and view["other"]["arrangement"] is None
-        assert view["advice"] == {"on": True, "against": "the computer's model (uniform)", "ready": True}
+        assert view["advice"] == {"on": True, "against": "the computer's model (uniform)", "ready": True,
+                                  "mixes": False}
         mine, _ = two_arrangements(deal)
         _everything(seat, mine, hints=True)
         before = seat.bodies + stream.raw
@@ -378,8 +383,20 @@ def test_the_equilibrium_computer_is_prepared_in_the_long_lane(server):
     ready = stream.wait_for("ready", timeout=180)["view"]
     assert ready["status"] == "placing" and len(ready["other"]["commitment"]) == 64
     assert ready["description"].startswith("equilibrium: a sample from its certified mix")
+    assert ready["advice"]["mixes"]
     hint = seat.request("POST", "/hint").json()
     assert hint["opponent"] == "equilibrium" and hint["optimal"]
+    # quintet-play's 'hint K': the K-mix of the equilibrium, its die roll on the game's own stream
+    mixed = seat.request("POST", "/hint", {"max_support": 2}).json()
+    assert mixed["max_support"] == 2 and 1 <= len(mixed["mix"]) <= 2
+    assert mixed["exploitability"] >= mixed["equilibrium_exploitability"] - 1e-9
+    probabilities = [entry["probability"] for entry in mixed["mix"]]
+    roll = roll_mix(probabilities, ready["deal"]["seed"], MIX_HINT_ROLL_STREAM)
+    assert mixed["roll"] == {"seed": ready["deal"]["seed"], "value": roll.value, "pick": roll.index + 1,
+                             "low": roll.low, "high": roll.high}
+    assert mixed["arrangement"] == mixed["mix"][roll.index]["arrangement"]
+    refused = seat.request("POST", "/hint", {"max_support": 2, "slots": {"1": "As Ah Ad Ac Ks"}}, status=400)
+    assert refused.json()["error"].startswith("max_support: a K-mix is of whole arrangements")
     odds = seat.request("POST", "/odds").json()
     assert odds["model"] == "equilibrium" and len(odds["slots"]) == 5
     for slot in odds["slots"]:  # the likeliest hands first, at most four
@@ -391,17 +408,20 @@ def test_the_equilibrium_computer_is_prepared_in_the_long_lane(server):
                  " | ".join(" ".join(p) for p in done["other"]["arrangement"]))
     finished = seat.wait(lambda v: v["finished"][0]["record"] == "ready")["finished"][0]
     assert finished["regret"] == pytest.approx(0, abs=1e-6)  # the hint was a best response to the model
+    record = json.loads(seat.request("GET", "/records").text.splitlines()[0])
+    assert record["hints"] == ["hint", "hint 2", "odds"]  # as quintet-play writes them (the refused one not)
 
 
 def test_a_friends_table_with_hints_tells_both_seats_and_advises_against_the_equilibrium(server):
     one, two = new_table(server, {"opponent": "friend", "games": 1, "seed": QUICK_SEEDS[1], "hints": True})
     for seat in (one, two):
         advice = seat.wait(lambda v: v["advice"]["ready"], timeout=180)["advice"]
-        assert advice["on"] and advice["against"].startswith("the deal's equilibrium")
+        assert advice["on"] and advice["against"].startswith("the deal's equilibrium") and not advice["mixes"]
     assert one.request("POST", "/hint").json()["opponent"] == "equilibrium"
+    assert "a friend's table has no computer" in one.request("POST", "/hint", {"max_support": 2}, status=400).text
     off = new_table(server, {"opponent": "friend", "games": 1, "seed": QUICK_SEEDS[1]})
     for seat in off:
-        assert seat.view()["advice"] == {"on": False, "against": None, "ready": False}
+        assert seat.view()["advice"] == {"on": False, "against": None, "ready": False, "mixes": False}
 
 
 BAD_TABLES = {
@@ -437,6 +457,11 @@ def test_bad_moves_are_one_line_4xx(server):
                                                                               [:5]}}, None), 400)
     assert "illegal arrangement" in assert_error(seat.request("POST", "/grade", {"arrangement": "As|Ah|Ad|Ac|Ks"},
                                                               None), 400)
+    # 'hint K' is of the equilibrium: not at a greedy computer's table; K from 1 to 1,000
+    assert "this table's computer plays greedy" in assert_error(seat.request("POST", "/hint", {"max_support": 3},
+                                                                             None), 400)
+    for k in (0, 1001, 2.5, "3", True):
+        assert "max_support" in assert_error(seat.request("POST", "/hint", {"max_support": k}, None), 422)
     r = httpx.post(f"{server}/api/tables", content=b"{" * 2_000_000, headers={"content-type": "application/json"})
     assert_error(r, 413)
 

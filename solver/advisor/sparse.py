@@ -122,10 +122,10 @@ class SparseEquilibrium:
         support = tuple(tuple(tables.index_of(m) for m in a.packets) for _, a in self.mix)
         return CertifiedMix(support, np.array([p for p, _ in self.mix]), self.exploitability, self.proven)
 
-    def to_model(self, seed: int = 0) -> SparseOut:
-        """The JSON, with the arrangement the die roll of ``seed`` picks to play."""
+    def to_model(self, seed: int = 0, *stream: int) -> SparseOut:
+        """The JSON, with the arrangement the die roll of ``seed`` (on ``stream``) picks to play."""
         rules = self.deal.rules
-        roll = self.roll(seed)
+        roll = self.roll(seed, *stream)
         play = self.mix[roll.index][1]
         return SparseOut(
             exposed=format_cards(self.deal.exposed, rules.deck).split(),
@@ -153,8 +153,8 @@ class SparseEquilibrium:
             seconds=self.seconds,
         )
 
-    def to_dict(self, seed: int = 0) -> dict[str, object]:
-        return dump(self.to_model(seed))
+    def to_dict(self, seed: int = 0, *stream: int) -> dict[str, object]:
+        return dump(self.to_model(seed, *stream))
 
 def _mix_of(tables: DealTables, support: Sequence[Strategy], probabilities: np.ndarray
             ) -> tuple[tuple[float, Arrangement], ...]:

@@ -51,6 +51,7 @@ from solver.games.double_oracle import IterationRecord
 from solver.play.computer import Computer, ComputerSpec, EquilibriumProvider
 from solver.play.session import (
     COMMANDS,
+    MIX_HINT_ROLL_STREAM,
     Command,
     GameSession,
     Odds,
@@ -201,7 +202,6 @@ def grade_text(term: Terminal, g: Grade) -> RenderableType:
                  _advice_table(term, g.given, set()), Text(swap))
 
 
-HINT_ROLL_STREAM = 2  # the die roll of `hint K`: a stream of the game's seed the computer's draw does not use
 
 
 def mix_hint_text(term: Terminal, sp: SparseEquilibrium, seed: int, yours: set[int]) -> RenderableType:
@@ -223,7 +223,7 @@ def mix_hint_text(term: Terminal, sp: SparseEquilibrium, seed: int, yours: set[i
     for i, (p, a) in enumerate(sp.mix, start=1):
         table.add_row(str(i), f"{100 * p:.1f}%", *(term.cards(m, rules.deck) for m in a.packets))
     parts.append(shown)
-    roll = sp.roll(seed, HINT_ROLL_STREAM)
+    roll = sp.roll(seed, MIX_HINT_ROLL_STREAM)
     play = sp.mix[roll.index][1]
     parts.append(Text(f"Die roll (seed {seed}, the hints' stream): {roll.value:.4f} falls in arrangement "
                       f"{roll.index + 1}'s share "

@@ -60,6 +60,7 @@ from solver.storage.records import GameRecord
 from .computer import Computer
 
 __all__ = [
+    "MIX_HINT_ROLL_STREAM",
     "PlayError",
     "Phase",
     "Person",
@@ -103,6 +104,9 @@ COMMANDS: dict[str, tuple[str, str]] = {
 """Command name → (how it is typed, what it does); ``help``, ``rules`` and ``quit`` are the
 terminal layer's shared words (``quintet.terminal``), with their aliases ``?``, ``h`` and ``q``."""
 _NO_ARGUMENTS = ("undo", "show", "grade", "odds", "done", "help", "rules", "quit")
+MIX_HINT_ROLL_STREAM = 2
+"""The stream of the game's seed whose die roll picks the arrangement of a ``hint K`` (a stream
+the computer's own draw does not use, so the two picks are independent)."""
 
 
 @dataclass(frozen=True)

@@ -14,7 +14,16 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 
-from solver.apps.serve.models import ArrangementText, Cards, ProgressOut, RulesIn, Seed, SlotMarginalOut, integral
+from solver.apps.serve.models import (
+    ArrangementText,
+    Cards,
+    MaxSupport,
+    ProgressOut,
+    RulesIn,
+    Seed,
+    SlotMarginalOut,
+    integral,
+)
 from solver.problem.opponent_spec import MAX_SPEC_LENGTH
 
 __all__ = [
@@ -59,6 +68,10 @@ class HintIn(_Strict):
     slots: dict[str, Cards] = Field(default_factory=dict, max_length=5, description=(
         "slot (\"1\"..\"5\") → packet: the slots you have placed; the hint completes the others "
         "(none: the best arrangement)"))
+    max_support: MaxSupport | None = Field(default=None, description=(
+        "K: instead, the least exploitable mix of at most K whole arrangements found (quintet-play's 'hint K'; "
+        "the answer is a SparseOut, its die roll the game's), at a table whose computer plays from the deal's "
+        "equilibrium; not with slots"))
 
 
 class GradeIn(_Strict):
@@ -144,6 +157,9 @@ class AdviceOut(_Out):
     against: str | None = Field(description="what the advice refers to: the computer's model, or at a friend's "
                                              "table the deal's equilibrium")
     ready: bool = Field(description="the advice's model is ready for this game")
+    mixes: bool = Field(description=(
+        "a hint with max_support K (the K-mix of the deal's equilibrium) is offered: hints are on and the "
+        "computer plays from the equilibrium"))
 
 
 TableStatus = Literal["preparing", "placing", "waiting", "showdown", "failed"]

@@ -28,7 +28,7 @@ from typing import Literal
 from quintet.game import Arrangement, Deal
 from solver.advisor.equilibrium import EquilibriumResult, solve_equilibrium
 from solver.play.computer import Computer, EquilibriumProvider
-from solver.play.session import GameSession, Person, Phase
+from solver.play.session import MIX_HINT_ROLL_STREAM, GameSession, Person, Phase
 from solver.storage.store import SolutionStore
 
 __all__ = ["PlayTask", "PlayAction", "play_session", "EQUILIBRIUM_EPSILON", "EQUILIBRIUM_TIME_LIMIT",
@@ -93,6 +93,7 @@ class PlayTask:
     equilibrium: float | None = None  # the certified exploitability of the deal's equilibrium in the store
     advice: bool = True
     slots: tuple[tuple[int, str], ...] = ()  # hint: the placed slots
+    max_support: int | None = None  # hint K: the K-mix of the equilibrium instead (the game's die roll)
     arrangement: str | None = None  # grade, record: the seat's arrangement
     other: str | None = None  # record at a friend's table: the other seat's arrangement
     hints: tuple[str, ...] = ()  # record: the advice used, in order
@@ -109,6 +110,8 @@ class PlayTask:
         session = play_session(self.deal, self.opponent, game=self.game, seed=self.seed, computer=self.computer,
                                description=self.description, provider=provider, advice=self.advice,
                                slots=self.slots, hints=self.hints)
+        if self.action == "hint" and self.max_support is not None:
+            return session.mix_hint(self.max_support, stop).to_dict(self.seed, MIX_HINT_ROLL_STREAM)
         if self.action == "hint":
             return session.hint(stop).to_dict()
         if self.action == "odds":

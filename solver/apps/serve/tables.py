@@ -64,7 +64,7 @@ from solver.advisor.limits import parse_slot
 from solver.advisor.request import SolveRequest
 from solver.advisor.schema import EquilibriumOut
 from solver.apps.serve.jobs import Job, QueueFull, Unavailable, WorkerPool
-from solver.apps.serve.models import ErrorOut, GradeOut, ProgressOut, SolutionOut
+from solver.apps.serve.models import ErrorOut, GradeOut, ProgressOut, SolutionOut, SparseOut
 from solver.apps.serve.table_models import (
     AdviceOut,
     ArrangementIn,
@@ -95,7 +95,7 @@ from solver.apps.serve.table_tasks import (
 )
 from solver.play.commitment import commit
 from solver.play.computer import ComputerSpec
-from solver.play.session import Phase, Reveal
+from solver.play.session import Phase, PlayError, Reveal
 from solver.problem.opponents import Uniform
 
 __all__ = ["TablesConfig", "TableService", "tables_router", "seat_view", "tables_path", "NOT_FOUND", "NO_TOKEN",
@@ -261,11 +261,18 @@ def seat_view(table: TableRow, seat: int, progress: dict[str, Any] | None = None
         if both and mine.arrangement and other.arrangement else None,
         score=ScoreOut(you=sum(f.you for f in finished), other=sum(f.other for f in finished)),
         finished=finished,
-        advice=AdviceOut(on=table.hints, against=against, ready=table.hints and ready),
+        advice=AdviceOut(on=table.hints, against=against, ready=table.hints and ready,
+                         mixes=table.hints and _mixes(table)),
         preparing=ProgressOut.model_validate(progress)
         if progress and (status == "preparing" or (table.friend and table.hints and not ready)) else None,
         error=row.failed,
     )
+
+
+def _mixes(table: TableRow) -> bool:
+    """Whether a seat may ask a K-mix (quintet-play's 'hint K'): the computer plays from the deal's
+    equilibrium (a friend's table has no computer)."""
+    return not table.friend and ComputerSpec.parse(table.opponent, files=False).needs_equilibrium
 
 
 # ---------------------------------------------------------------------- the service
@@ -803,9 +810,9 @@ class TableService:
             return out
 
     def advice_task(self, table_id: str, seat: int, action: PlayAction, *, slots: dict[str, str] | None = None,
-                    arrangement: str | None = None) -> tuple[PlayTask, int]:
-        """The worker's task for a seat's hint, grade or odds (checked here: ``PlayError``, or
-        403/409 when advice is not for now); returns it and the game it is for."""
+                    arrangement: str | None = None, max_support: int | None = None) -> tuple[PlayTask, int]:
+        """The worker's task for a seat's hint (``max_support``: the K-mix), grade or odds (checked
+        here: ``PlayError``, or 403/409 when advice is not for now); returns it and the game it is for."""
         with self._lock:
             table = self._authorised(table_id, seat)
             game = table.seat_games[seat]
@@ -823,7 +830,18 @@ class TableService:
             deal = table.deal(game)
             session = play_session(deal, table.opponent)
             placed: list[tuple[int, str]] = []
-            if action == "hint":
+            if max_support is not None:
+                if slots:
+                    raise PlayError("max_support: a K-mix is of whole arrangements; send it without slots")
+                if table.friend:
+                    raise PlayError("max_support: a K-mix mixes the arrangements of the equilibrium a computer "
+                                    "plays from, and a friend's table has no computer; a hint without max_support "
+                                    "advises against the deal's equilibrium")
+                if not _mixes(table):
+                    raise PlayError(f"max_support: a K-mix mixes arrangements of the deal's equilibrium, and this "
+                                    f"table's computer plays {table.opponent}, not from it; a hint without "
+                                    "max_support completes your slots")
+            elif action == "hint":
                 for key, cards in (slots or {}).items():
                     placed.append((parse_slot(key, deal.rules.n_slots, "slots"), cards))
                 for s, cards in placed:
@@ -835,7 +853,7 @@ class TableService:
                 laid = session.verify_confirm(arrangement).format(deal.rules)
             task = PlayTask(action, deal, table.opponent, game=game, seed=table.seed_of(game), computer=row.computer,
                             description=row.computer_description or "", equilibrium=row.equilibrium,
-                            advice=table.hints, slots=tuple(placed), arrangement=laid)
+                            advice=table.hints, slots=tuple(placed), arrangement=laid, max_support=max_support)
             return task, game
 
     def advice_used(self, table_id: str, seat: int, game: int, action: str) -> None:
@@ -1014,16 +1032,19 @@ def _add_advice_routes(router: APIRouter) -> None:
             if job.error_kind == "input":
                 raise HTTPException(400, job.error or "bad input")
             raise RuntimeError(job.error or "the advice failed")
-        await run_in_threadpool(tables.advice_used, table_id, seat, game, action)
+        used = action if given.get("max_support") is None else f"hint {given['max_support']}"  # as quintet-play
+        await run_in_threadpool(tables.advice_used, table_id, seat, game, used)
         result = job.result
         return Response(result.model_dump_json() if isinstance(result, BaseModel) else json.dumps(result),
                         media_type="application/json")
 
-    @router.post("/{table_id}/hint", response_model=SolutionOut, responses=advice_errors)
+    @router.post("/{table_id}/hint", response_model=SolutionOut | SparseOut, responses=advice_errors)
     async def hint(table_id: str, request: Request, token: Token, body: HintIn | None = None) -> Any:
         """quintet-play's 'hint': the best completion of the slots you have placed (none: the best
-        arrangement) against the computer's model — at a friend's table, the deal's equilibrium."""
-        return await advise(request, table_id, token, "hint", slots=dict((body or HintIn()).slots))
+        arrangement) against the computer's model — at a friend's table, the deal's equilibrium;
+        with ``max_support`` K, 'hint K': the K-mix of the deal's equilibrium (a SparseOut)."""
+        body = body or HintIn()
+        return await advise(request, table_id, token, "hint", slots=dict(body.slots), max_support=body.max_support)
 
     @router.post("/{table_id}/grade", response_model=GradeOut, responses=advice_errors)
     async def grade(table_id: str, body: GradeIn, request: Request, token: Token) -> Any:

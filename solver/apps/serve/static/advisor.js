@@ -734,7 +734,7 @@ export function plansEl(plans, arrangements) {
 }
 
 /** One arrangement of a K-mix: its share, then its five packets (cards and hands). */
-function kmixEntryEl(entry, index, picked) {
+export function kmixEntryEl(entry, index, picked) {
   const box = el("li", "kmix-entry");
   box.dataset.picked = picked ? "true" : "false";
   const head = el("div", "kmix-head");

@@ -8,11 +8,11 @@
 // never the other side's cards.  The other side's commitment is remembered when first seen
 // and checked against the arrangement and salt revealed at the show-down.
 
-import { marginalsEl, packetsEl, proofText, totalsEl } from "./advisor.js";
+import { kmixEntryEl, marginalsEl, packetsEl, plansEl, proofText, totalsEl } from "./advisor.js";
 import { ApiError, call, readEvents } from "./api.js";
 import { ArrangementEditor, HAND_SIZE, N_SLOTS } from "./arrange.js";
 import { cardEl, cardsTextEl, cardTextEl } from "./cards.js";
-import { el, signed } from "./format.js";
+import { el, seconds, signed } from "./format.js";
 import { checkCommitment, commitmentText } from "./sha256.js";
 
 const $ = (id) => document.getElementById(id);
@@ -332,9 +332,10 @@ function buttons() {
   $("play-confirm").setAttribute("aria-disabled",
     play.busy || view.status !== "placing" || !board.full || board.error ? "true" : "false");
   $("play-confirm").hidden = view.you.confirmed;
-  for (const id of ["play-hint", "play-grade", "play-odds"]) {
+  for (const id of ["play-hint", "play-grade", "play-odds", "play-mix"]) {
     $(id).setAttribute("aria-disabled", play.busy || !placing || !view.advice.ready ? "true" : "false");
   }
+  $("play-mix-box").hidden = !view.advice.mixes;
   for (const id of ["play-undo", "play-clear", "play-text", "play-pool"]) $(id).hidden = view.you.confirmed;
   $("play-text-help").hidden = view.you.confirmed;
 }
@@ -616,6 +617,39 @@ function grade() {
   });
 }
 
+/** quintet-play's 'hint K': the least exploitable mix of at most K arrangements of the deal's
+ * equilibrium found, certified, and the game's die roll picking one (the server rolls it). */
+function mixHint() {
+  if ($("play-mix").getAttribute("aria-disabled") === "true") return;
+  const text = $("play-k").value.trim();
+  const k = Number(text);
+  const bad = !/^[0-9]+$/.test(text) || k < 1 || k > 1000;
+  fieldMessage("play-k", bad ? `K is a whole number of arrangements from 1 to 1000, got "${text.slice(0, 20)}"` : "");
+  if (bad) {
+    $("play-k").focus();
+    return;
+  }
+  act(async () => {
+    const { data } = await ask("POST", "/hint", { max_support: k });
+    const roll = data.roll;
+    const claim = data.optimal ? `proven the least exploitable mix of at most ${k}` : "best found (not proven the best)";
+    const cert = el("p", "certificate", `Exploitability ${data.exploitability.toFixed(4)}: no arrangement gains `
+      + `more than that against this mix (certified; ${claim}) — the full equilibrium: `
+      + `${data.equilibrium_exploitability.toFixed(4)} with ${data.equilibrium_support} arrangements · `
+      + `${seconds(data.seconds)}.`);
+    cert.id = "play-mix-certificate";
+    const die = el("h4", "play-title", `Die roll (the game's seed ${roll.seed}): ${roll.value.toFixed(4)} falls in `
+      + `[${roll.low.toFixed(4)}, ${roll.high.toFixed(4)}) → play arrangement ${roll.pick}`);
+    die.id = "play-mix-roll";
+    const list = el("ol", "kmix");
+    data.mix.forEach((entry, i) => list.append(kmixEntryEl(entry, i, i === roll.pick - 1)));
+    showAdvice(`A mix of at most ${k} arrangement${k > 1 ? "s" : ""}`,
+      el("p", "answer-for", "Of the deal's equilibrium, which the computer plays from"), cert, die,
+      rowOf(useButton(data.arrangement, `Use arrangement ${roll.pick} as my arrangement`)), list,
+      plansEl(data.plans, data.mix.length));
+  });
+}
+
 function odds() {
   if ($("play-odds").getAttribute("aria-disabled") === "true") return;
   act(async () => {
@@ -670,6 +704,10 @@ export function setupPlay({ select = () => {} } = {}) {
   $("play-hint").addEventListener("click", hint);
   $("play-grade").addEventListener("click", grade);
   $("play-odds").addEventListener("click", odds);
+  $("play-mix").addEventListener("click", mixHint);
+  $("play-k").addEventListener("keydown", (e) => {
+    if (e.key === "Enter") mixHint();
+  });
   $("play-records").addEventListener("click", downloadRecords);
   $("play-leave").addEventListener("click", () => leave());
   for (const [id, text] of [["play-share-copy", () => play.seat.friendUrl], ["play-my-link", () => seatLink(play.seat)]]) {
