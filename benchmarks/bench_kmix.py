@@ -221,17 +221,21 @@ def main() -> None:
         "",
         "![K-mix frontier](kmix_frontier.png)",
     ]
-    report = "\n".join(lines)
-    print(report)
-    if args.no_write:
-        return
-    DATA.write_text(json.dumps({"meta": meta, "deals": records}, indent=1) + "\n")
-    plot(records, meta, PLOT)
-    write_section("kmix", "K-mixes: how much randomisation is worth", report)
+    publish("\n".join(lines), meta, records, no_write=args.no_write)
 
 
 _LINE = re.compile(r"^(\d+)/(\d+) (.+?): equilibrium ([0-9.]+) \((\d+) arrangements, ([0-9.]+) s\) \| (.+?) \| "
                    r"([0-9.]+) s cpu")
+
+
+def publish(report: str, meta: dict, records: list[dict], *, no_write: bool) -> None:  # type: ignore[type-arg]
+    """Print the section; unless ``no_write``, write it with the data JSON and the plot."""
+    print(report)
+    if no_write:
+        return
+    DATA.write_text(json.dumps({"meta": meta, "deals": records}, indent=1) + "\n")
+    plot(records, meta, PLOT)
+    write_section("kmix", "K-mixes: how much randomisation is worth", report)
 
 
 def report_log(args: argparse.Namespace) -> None:
@@ -291,13 +295,7 @@ def report_log(args: argparse.Namespace) -> None:
     if checks:  # the run's CP-SAT rechecks (the counts its last line printed)
         lines += [f"CP-SAT rechecks of the K-mixes the run verified: {checks[-1]}.", ""]
     lines.append("![K-mix frontier](kmix_frontier.png)")
-    report = "\n".join(lines)
-    print(report)
-    if args.no_write:
-        return
-    DATA.write_text(json.dumps({"meta": meta, "deals": records}, indent=1) + "\n")
-    plot(records, meta, PLOT)
-    write_section("kmix", "K-mixes: how much randomisation is worth", report)
+    publish("\n".join(lines), meta, records, no_write=args.no_write)
 
 
 def plot(records: list[dict], meta: dict, path: Path) -> None:
