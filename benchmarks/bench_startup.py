@@ -17,6 +17,12 @@ specialisations were compiled).  The children may write Python's bytecode cache 
 does, so a warm process reads it); ``--no-bytecode-cache`` keeps ``PYTHONDONTWRITEBYTECODE`` as the
 environment has it.
 
+The warm uniform advice is also split into its parts (``SPLIT``, in one process: the imports, the
+command's own work, and what is left of the process's wall time — the interpreter's start and
+teardown), and set against two floors measured the same way: ``python -c pass``, and a process
+that imports numba and calls one trivial cached kernel (the least any command that runs a numba
+kernel pays, before any of the project's own work).
+
 The equilibrium is also run with ``NUMBA_CPU_NAME=generic`` (its own empty cache, then warm):
 numba then keys its cache on a generic x86-64 target, not on this CPU, so a cache built once can
 serve other machines; the warm run says what that costs in speed (``--no-generic`` skips it).
@@ -83,6 +89,27 @@ for name, secs in own.items():
     print(f"KERNEL\t{name}\t{secs:.3f}\t{specs[name]}", file=sys.stderr)
 """
 
+SPLIT = r"""
+import sys, time
+t0 = time.perf_counter()
+from solver.apps.solve_cli import main
+t1 = time.perf_counter()
+try:
+    main()  # the command line of the process, as the installed script runs it (sys.argv)
+except SystemExit:
+    pass
+t2 = time.perf_counter()
+print(f"SPLIT\t{t1 - t0:.4f}\t{t2 - t1:.4f}", file=sys.stderr)
+"""
+FLOOR_KERNEL = """from numba import njit
+
+
+@njit(cache=True)
+def one(x):
+    return x + 1
+"""
+FLOOR = "import numba\nfrom floor_kernel import one\none(1)\n"
+
 
 def child_env(cache: str, tree: str | None, bytecode: bool) -> dict[str, str]:
     env = dict(os.environ, NUMBA_CACHE_DIR=cache)
@@ -93,14 +120,20 @@ def child_env(cache: str, tree: str | None, bytecode: bool) -> dict[str, str]:
     return env
 
 
-def run(cmd: list[str], env: dict[str, str]) -> tuple[float, float]:
-    """(wall seconds, CPU seconds of the child) of one process."""
+def run_capture(cmd: list[str], env: dict[str, str]) -> tuple[float, float, str]:
+    """(wall seconds, CPU seconds of the child, its stderr) of one process."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.perf_counter()
-    subprocess.run(cmd, env=env, cwd=env["NUMBA_CACHE_DIR"], check=True, capture_output=True, text=True)
+    done = subprocess.run(cmd, env=env, cwd=env["NUMBA_CACHE_DIR"], check=True, capture_output=True, text=True)
     wall = time.perf_counter() - t0
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime), done.stderr
+
+
+def run(cmd: list[str], env: dict[str, str]) -> tuple[float, float]:
+    """(wall seconds, CPU seconds of the child) of one process."""
+    wall, cpu, _ = run_capture(cmd, env)
+    return wall, cpu
 
 
 Run = tuple[float, float]  # (wall s, CPU s)
@@ -118,6 +151,9 @@ class Figures:
     warm_eq_generic: list[Run] = field(default_factory=list)
     phases: list[tuple[str, float]] = field(default_factory=list)
     kernels: list[tuple[str, float, int]] = field(default_factory=list)  # (name, own CPU s, specialisations)
+    split: list[tuple[float, float, float]] = field(default_factory=list)  # warm uniform: (imports, work, wall) s
+    floor_python: list[Run] = field(default_factory=list)  # `python -c pass`
+    floor_numba: list[Run] = field(default_factory=list)  # import numba, call one trivial cached kernel
 
 
 def measure(tree: str | None, repeat: int, bytecode: bool, generic: bool) -> Figures:
@@ -132,6 +168,16 @@ def measure(tree: str | None, repeat: int, bytecode: bool, generic: bool) -> Fig
         out.cold_eq = run(equilibrium_cmd, env)
         out.warm_eq = [run(equilibrium_cmd, env) for _ in range(repeat)]
         out.warm_uni = [run(uniform_cmd, env) for _ in range(repeat)]
+        for _ in range(repeat):
+            wall, _, err = run_capture([sys.executable, "-c", SPLIT, *EXAMPLE, "--opponent", "uniform"], env)
+            imports, work = next(line.split("\t")[1:] for line in err.splitlines() if line.startswith("SPLIT\t"))
+            out.split.append((float(imports), float(work), wall))
+    with tempfile.TemporaryDirectory() as cold:
+        env = child_env(cold, tree, bytecode)
+        Path(cold, "floor_kernel.py").write_text(FLOOR_KERNEL, encoding="utf-8")
+        run([sys.executable, "-c", FLOOR], env)  # compiles the kernel into the cache
+        out.floor_numba = [run([sys.executable, "-c", FLOOR], env) for _ in range(repeat)]
+        out.floor_python = [run([sys.executable, "-c", "pass"], env) for _ in range(repeat)]
     with tempfile.TemporaryDirectory() as cold:
         out.cold_uni = run(uniform_cmd, child_env(cold, tree, bytecode))
     if generic:
@@ -192,6 +238,14 @@ def main() -> None:
     if new.cold_eq_generic is not None:
         ratio = median(new.warm_eq_generic, 1) / median(new.warm_eq, 1)
         lines += ["", f"Generic-CPU kernels against this CPU's (warm equilibrium, CPU s): ×{ratio:.2f}."]
+    imports, work, wall = (statistics.median(s[k] for s in new.split) for k in range(3))
+    lines += ["", "The warm uniform advice in parts (wall seconds, medians of the same number of runs, "
+              "measured inside the process): the imports "
+              f"{imports:.2f}, the command's own work {work:.2f}, the rest of the process (interpreter start and "
+              f"teardown) {wall - imports - work:.2f}; {wall:.2f} in all.  Floors, wall / CPU s: `python -c pass` "
+              f"{median(new.floor_python, 0):.2f} / {median(new.floor_python, 1):.2f}; a process that imports numba "
+              f"and calls one trivial cached kernel {median(new.floor_numba, 0):.2f} / "
+              f"{median(new.floor_numba, 1):.2f}."]
     if old is not None:
         lines += ["", f"Against `--baseline` ({args.baseline}), measured right after in the same run (ratio "
                   "new / old):", "",

@@ -74,3 +74,24 @@ def test_kmix_report_from_a_stopped_runs_lines(monkeypatch, capsys, tmp_path):
     out = capsys.readouterr().out
     assert "run in shards (`--first`) over all 3 classes" in out and "stopped after" not in out
     assert "| 1 | 9.000 | 10.600 | 11.000 | 6.000 | 0 of 3 |" in out
+
+
+def test_equilibrium_benchmark_on_deals_as_dealt(monkeypatch, capsys):
+    """bench_equilibrium --population dealt: the deals of ``Deal.random_series`` after the
+    example deal, reported as dealt, without the book's estimate (a cost of classes)."""
+    from quintet.cards import format_cards
+    from quintet.game import Deal
+
+    monkeypatch.syspath_prepend(str(BENCHMARKS))
+    spec = importlib.util.spec_from_file_location("benchmark_equilibrium_dealt", BENCHMARKS / "bench_equilibrium.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    monkeypatch.setattr(sys, "argv", ["bench_equilibrium.py", "--population", "dealt", "--deals", "2", "--seed", "5",
+                                      "--epsilon", "1", "--verify", "0", "--no-write"])
+    module.main()
+    out = capsys.readouterr().out
+    for i, deal in enumerate(Deal.random_series(5, 2), start=1):
+        assert f"{i}/2 {format_cards(deal.exposed)}: ε" in out
+    assert "2 deals **dealt at random** (`Deal.random_series`, seed 5" in out
+    assert "converged: 2 of 2" in out and "CPU-hours" not in out

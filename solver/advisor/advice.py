@@ -19,6 +19,7 @@ import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from itertools import combinations
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -39,7 +40,8 @@ from solver.problem.deal_tables import DealTables
 from solver.problem.opponent_spec import parse_opponent
 from solver.problem.opponents import OpponentModel
 
-from .schema import GradeOut, SlotAdviceOut, SolutionOut, SwapOut, dump
+if TYPE_CHECKING:
+    from .schema import GradeOut, SlotAdviceOut, SolutionOut, SwapOut
 
 __all__ = [
     "engine_options",
@@ -72,6 +74,7 @@ class SlotAdvice:
     expected_margin: float  # my points − theirs, expected
 
     def to_model(self) -> SlotAdviceOut:
+        from .schema import SlotAdviceOut
         return SlotAdviceOut(
             slot=self.slot, points=self.points, cards=list(self.cards), hand=self.hand,
             p_win=self.p_win, p_tie=self.p_tie, p_loss=self.p_loss,
@@ -79,6 +82,7 @@ class SlotAdvice:
         )
 
     def to_dict(self) -> dict[str, object]:
+        from .schema import dump
         return dump(self.to_model())
 
 
@@ -110,6 +114,7 @@ class Solution:
         return max(0.0, self.bound - self.value)
 
     def to_model(self) -> SolutionOut:
+        from .schema import SolutionOut
         rules = self.deal.rules
         return SolutionOut(
             exposed=format_cards(self.deal.exposed, rules.deck).split(),
@@ -131,6 +136,7 @@ class Solution:
         )
 
     def to_dict(self) -> dict[str, object]:
+        from .schema import dump
         return dump(self.to_model())
 
 
@@ -287,10 +293,12 @@ class Swap:
     arrangement: Arrangement
 
     def to_model(self, deal: Deal) -> SwapOut:
+        from .schema import SwapOut
         return SwapOut(card_a=self.card_a, slot_a=self.slot_a, card_b=self.card_b, slot_b=self.slot_b,
                        value=self.value, arrangement=self.arrangement.card_lists(deal.rules))
 
     def to_dict(self, deal: Deal) -> dict[str, object]:
+        from .schema import dump
         return dump(self.to_model(deal))
 
 
@@ -309,6 +317,7 @@ class Grade:
         return max(0.0, top - self.given.value)
 
     def to_model(self) -> GradeOut:
+        from .schema import GradeOut
         return GradeOut(
             given=self.given.to_model(),
             value=self.given.value,
@@ -321,6 +330,7 @@ class Grade:
         )
 
     def to_dict(self) -> dict[str, object]:
+        from .schema import dump
         return dump(self.to_model())
 
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -37,7 +37,9 @@ from solver.storage.store import SolutionStore, StoreError
 from .advice import evaluate_arrangement
 from .mix import Mix
 from .plans import plans
-from .schema import EquilibriumOut, dump
+
+if TYPE_CHECKING:
+    from .schema import EquilibriumOut
 
 __all__ = [
     "EquilibriumResult", "equilibrium", "solve_equilibrium", "EquilibriumStore", "StoreLookup",
@@ -108,6 +110,7 @@ class EquilibriumResult:
         arrangement drawn from the mix (``seed``) to play, its hands and expected result against
         the mix; ``optimal`` is whether the mix is certified within ε, ``bound`` its certified
         exploitability."""
+        from .schema import EquilibriumOut
         rules = self.deal.rules
         mix = Mix(self.mix, rules)
         play = mix.sample(seed)
@@ -142,6 +145,7 @@ class EquilibriumResult:
         )
 
     def to_dict(self, seed: int = 0) -> dict[str, object]:
+        from .schema import dump
         return dump(self.to_model(seed))
 
     def to_record(self) -> dict[str, object]:

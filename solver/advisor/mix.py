@@ -15,6 +15,7 @@ same arrangement), play against it (``as_opponent``), and write it (``to_model``
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -24,7 +25,8 @@ from quintet.rules import CLASSIC, Rules
 from quintet.seeds import seed_rng
 from solver.problem.opponents import ArrangementMix
 
-from .schema import MixEntryOut, SlotMarginalOut
+if TYPE_CHECKING:
+    from .schema import MixEntryOut, SlotMarginalOut
 
 __all__ = ["Mix"]
 
@@ -62,9 +64,11 @@ class Mix:
 
     def to_model(self) -> list[MixEntryOut]:
         """The ``mix`` field of the JSON: each arrangement with its probability and hands."""
+        from .schema import MixEntryOut
         return [MixEntryOut(probability=float(p), arrangement=a.card_lists(self.rules),
                             hands=[describe(m, self.rules) for m in a.packets]) for p, a in self.entries]
 
     def slot_marginals_model(self) -> list[list[SlotMarginalOut]]:
         """The ``slot_marginals`` field of the JSON."""
+        from .schema import SlotMarginalOut
         return [[SlotMarginalOut(hand=h, probability=float(p)) for h, p in slot] for slot in self.slot_marginals()]

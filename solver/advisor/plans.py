@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -24,7 +25,8 @@ from quintet.evaluator import hand_keys
 from quintet.game import Arrangement
 from quintet.rules import Category, Rules
 
-from .schema import PlanOut, dump
+if TYPE_CHECKING:
+    from .schema import PlanOut
 
 __all__ = ["Plan", "plans", "plan_of"]
 
@@ -45,9 +47,11 @@ class Plan:
         return f"{slots} — {100 * self.probability:.1f}%"
 
     def to_model(self) -> PlanOut:
+        from .schema import PlanOut
         return PlanOut(hands=list(self.labels), probability=self.probability, arrangements=self.arrangements)
 
     def to_dict(self) -> dict[str, object]:
+        from .schema import dump
         return dump(self.to_model())
 
 

@@ -30,6 +30,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from quintet.cards import CardError
 from quintet.game import Arrangement, ArrangementError, Deal
@@ -60,9 +61,11 @@ from .limits import (
     parse_slot,
 )
 from .safe import SafeResponse, safe_response
-from .schema import SolveAnswerOut, dump
 from .sparse import SparseEquilibrium, sparse_equilibrium
 from .verify import Verification, verify_equilibrium, verify_mix, verify_solution
+
+if TYPE_CHECKING:
+    from .schema import SolveAnswerOut
 
 __all__ = ["EQUILIBRIUM_TIME_LIMIT", "RequestError", "SolveRequest", "SolveAnswer", "solve_request",
            "parse_fix_options"]
@@ -286,6 +289,7 @@ class SolveAnswer:
 
     def to_dict(self) -> dict[str, object]:
         """The JSON object ``quintet-solve --json`` prints (and ``POST /api/solve`` sends)."""
+        from .schema import dump
         return dump(self.to_model())
 
 

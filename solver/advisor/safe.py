@@ -14,7 +14,7 @@ import threading
 import time
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 import numpy as np
 
@@ -32,7 +32,9 @@ from solver.problem.opponents import ArrangementMix, OpponentModel
 from solver.storage.store import SolutionStore
 
 from .mix import Mix
-from .schema import SafeOut, dump
+
+if TYPE_CHECKING:
+    from .schema import SafeOut
 
 __all__ = ["SafeResponse", "safe_response"]
 
@@ -69,6 +71,7 @@ class SafeResponse:
 
     def to_model(self, seed: int = 0) -> SafeOut:
         """The JSON, with the arrangement drawn from the mix (``seed``) to play."""
+        from .schema import SafeOut
         rules = self.deal.rules
         mix = Mix(self.mix, rules)
         play = mix.sample(seed)
@@ -94,6 +97,7 @@ class SafeResponse:
         )
 
     def to_dict(self, seed: int = 0) -> dict[str, object]:
+        from .schema import dump
         return dump(self.to_model(seed))
 
 

@@ -27,6 +27,7 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -51,7 +52,9 @@ from .equilibrium import EquilibriumResult, solve_equilibrium
 from .limits import DEFAULT_EPSILON
 from .mix import Mix
 from .plans import Plan, plans
-from .schema import RollOut, SparseOut, dump
+
+if TYPE_CHECKING:
+    from .schema import RollOut, SparseOut
 
 __all__ = ["Roll", "SparseEquilibrium", "DealSparseSearch", "sparse_equilibrium", "sparse_frontier", "roll_mix"]
 
@@ -68,9 +71,11 @@ class Roll:
     high: float
 
     def to_model(self) -> RollOut:
+        from .schema import RollOut
         return RollOut(seed=self.seed, value=self.value, pick=self.index + 1, low=self.low, high=self.high)
 
     def to_dict(self) -> dict[str, object]:
+        from .schema import dump
         return dump(self.to_model())
 
 
@@ -124,6 +129,7 @@ class SparseEquilibrium:
 
     def to_model(self, seed: int = 0, *stream: int) -> SparseOut:
         """The JSON, with the arrangement the die roll of ``seed`` (on ``stream``) picks to play."""
+        from .schema import SparseOut
         rules = self.deal.rules
         roll = self.roll(seed, *stream)
         play = self.mix[roll.index][1]
@@ -154,6 +160,7 @@ class SparseEquilibrium:
         )
 
     def to_dict(self, seed: int = 0, *stream: int) -> dict[str, object]:
+        from .schema import dump
         return dump(self.to_model(seed, *stream))
 
 def _mix_of(tables: DealTables, support: Sequence[Strategy], probabilities: np.ndarray

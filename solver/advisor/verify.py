@@ -21,6 +21,7 @@ import threading
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -33,7 +34,8 @@ from solver.problem.best_response import VALUE_TOLERANCE, BestResponseProblem
 from solver.problem.deal_tables import DealTables
 from solver.problem.opponents import OpponentModel
 
-from .schema import VerificationOut, dump
+if TYPE_CHECKING:
+    from .schema import VerificationOut
 
 __all__ = ["VERIFY_TOLERANCE", "Verification", "recheck", "verify_solution", "verify_mix", "verify_equilibrium",
            "other_engine"]
@@ -77,11 +79,13 @@ class Verification:
                 f"{self.bound:.6f} (claimed {self.claimed:.6f}); nothing better than the claim found")
 
     def to_model(self) -> VerificationOut:
+        from .schema import VerificationOut
         return VerificationOut(status=self.status, claim=self.claim, claimed=self.claimed,  # type: ignore[arg-type]
                                engine=self.engine, found=self.found, bound=self.bound, proven=self.proven,
                                seconds=self.seconds)
 
     def to_dict(self) -> dict[str, object]:
+        from .schema import dump
         return dump(self.to_model())
 
 

@@ -101,7 +101,7 @@ class DoubleOracleOptions:
     first_response_limit: float = 10.0
     support_tol: float = 1e-9
     gain_tol: float = 1e-9
-    max_added: int = 120
+    max_added: int = 60
     cheap_starts: int = 16
     cheap_limit: int = 4
     exact_every: int = 3
