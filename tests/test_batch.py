@@ -368,7 +368,7 @@ def test_ctrl_c_keeps_what_finished_and_exits_130(tmp_path):
     in flight on a 2-worker pool: the finished deals stay stored, the summary says interrupted,
     exit status 130, and no worker process is left behind."""
     store_path = tmp_path / "s.sqlite"
-    slow = "8h 7h 9d Ts 7s Qc Jc"  # minutes to ε = 0.1
+    slow = "As Ks Qc Js Th 8d 7s"  # about 27 CPU s to ε = 0.1 (the example deal now takes 5)
     cmd = batch_command() + [*FAST, slow, "--epsilon", str(EPSILON), "--time-limit", "300", "--workers", "2",
                              "--store", str(store_path), "--json", "--no-progress"]
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
