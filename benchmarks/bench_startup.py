@@ -94,10 +94,7 @@ import sys, time
 t0 = time.perf_counter()
 from solver.apps.solve_cli import main
 t1 = time.perf_counter()
-try:
-    main()  # the command line of the process, as the installed script runs it (sys.argv)
-except SystemExit:
-    pass
+main()  # the command line of the process (sys.argv), as the installed script runs it
 t2 = time.perf_counter()
 print(f"SPLIT\t{t1 - t0:.4f}\t{t2 - t1:.4f}", file=sys.stderr)
 """

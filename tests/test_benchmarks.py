@@ -14,6 +14,17 @@ BENCHMARKS = Path(__file__).resolve().parent.parent / "benchmarks"
 SCRIPTS = sorted(BENCHMARKS.glob("bench_*.py")) + sorted(BENCHMARKS.glob("profile_*.py"))
 
 
+def load_benchmark(path: Path, name: str, monkeypatch: pytest.MonkeyPatch):
+    """The script at ``path`` as a module (its helpers beside it importable)."""
+    monkeypatch.syspath_prepend(str(BENCHMARKS))
+    spec = importlib.util.spec_from_file_location(name, path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    monkeypatch.setitem(sys.modules, spec.name, module)  # dataclasses look their module up
+    spec.loader.exec_module(module)  # the imports resolve
+    return module
+
+
 def test_there_are_benchmarks():
     assert len(SCRIPTS) >= 10
 
@@ -28,12 +39,7 @@ def test_the_manual_lists_every_benchmark():
 
 @pytest.mark.parametrize("path", SCRIPTS, ids=lambda p: p.name)
 def test_benchmark_loads_and_answers_help(path, monkeypatch, capsys):
-    monkeypatch.syspath_prepend(str(BENCHMARKS))
-    spec = importlib.util.spec_from_file_location(f"benchmark_{path.stem}", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    monkeypatch.setitem(sys.modules, spec.name, module)  # dataclasses look their module up
-    spec.loader.exec_module(module)  # the imports resolve
+    module = load_benchmark(path, f"benchmark_{path.stem}", monkeypatch)
     assert callable(module.main), f"{path.name} has no main()"
     monkeypatch.setattr(sys, "argv", [path.name, "--help"])
     with pytest.raises(SystemExit) as stop:
@@ -45,11 +51,7 @@ def test_benchmark_loads_and_answers_help(path, monkeypatch, capsys):
 def test_kmix_report_from_a_stopped_runs_lines(monkeypatch, capsys, tmp_path):
     """bench_kmix --report-log: the frontier table from the per-deal lines a run printed — per K
     the median and the worst over the classes (the example deal apart), nothing solved."""
-    monkeypatch.syspath_prepend(str(BENCHMARKS))
-    spec = importlib.util.spec_from_file_location("benchmark_kmix_report", BENCHMARKS / "bench_kmix.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    module = load_benchmark(BENCHMARKS / "bench_kmix.py", "benchmark_kmix_report", monkeypatch)
     log = tmp_path / "kmix.log"
     log.write_text(
         "0/3 Qc Jc Ts 9d 8h 7s 7h: equilibrium 0.0000 (105 arrangements, 9.4 s) | K1 6.000 K3 3.000 | 123 s cpu "
@@ -82,11 +84,7 @@ def test_equilibrium_benchmark_on_deals_as_dealt(monkeypatch, capsys):
     from quintet.cards import format_cards
     from quintet.game import Deal
 
-    monkeypatch.syspath_prepend(str(BENCHMARKS))
-    spec = importlib.util.spec_from_file_location("benchmark_equilibrium_dealt", BENCHMARKS / "bench_equilibrium.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    module = load_benchmark(BENCHMARKS / "bench_equilibrium.py", "benchmark_equilibrium_dealt", monkeypatch)
     monkeypatch.setattr(sys, "argv", ["bench_equilibrium.py", "--population", "dealt", "--deals", "2", "--seed", "5",
                                       "--epsilon", "1", "--verify", "0", "--no-write"])
     module.main()

@@ -234,3 +234,13 @@ def test_only_a_process_own_command_line_freezes_its_objects_for_the_exit(monkey
     assert run_cli("quintet", lambda argv: 3, None) == 3
     assert run_cli("quintet", bad, None) == 2
     assert calls == [1, 1]
+
+
+def test_the_text_advice_does_not_load_the_response_models() -> None:
+    """pydantic and the JSON response models are a large part of the imports: the
+    command line loads them only for ``--json`` (``solver.advisor.schema`` is imported where the
+    JSON is built)."""
+    code = ("import sys, solver.apps.solve_cli; "
+            "print(sorted(m for m in sys.modules if m == 'pydantic' or m == 'solver.advisor.schema'))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]"
