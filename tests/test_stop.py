@@ -42,6 +42,7 @@ def test_a_warm_started_solve_stops_within_a_second(tmp_path):
             again = solve_equilibrium(deal, epsilon=0.001, store=store, stop_event=stopped_after(after))
             assert time.perf_counter() - started - after < 1.0, after
             assert again.exploitability <= first.exploitability + 1e-12  # never worse than the stored mix
+            assert again.interrupted, after  # stopped, whichever mix it kept
             for _, arrangement in again.mix:
                 arrangement.validate(deal)
 

@@ -310,7 +310,8 @@ def solve_equilibrium(
     one entry; answers are mapped back to the suits asked about.  A stored answer certified
     to ``epsilon`` or better is returned at once; a weaker one, or one of an earlier
     certificate version (noted in ``notes``), warm-starts the solve.  The store keeps
-    whichever answer has the lower certified exploitability.
+    whichever answer has the lower certified exploitability; when that is the stored one, it
+    is returned with this solve's ``interrupted``.
     """
     rules = deal.rules
     _, canonical, perm = _store_key(deal)
@@ -324,7 +325,7 @@ def solve_equilibrium(
         initial=found.warm_start, engine=engine,
     )
     if found.previous is not None and found.previous.exploitability <= result.exploitability:
-        result = found.previous
+        result = replace(found.previous, interrupted=result.interrupted)  # the stored mix, this solve's stop
     elif entries is not None:
         entries.put(canonical, result.to_record(), result.exploitability)
     return replace(result.relabel(deal, perm), notes=found.notes)
