@@ -12,9 +12,10 @@ of it is a uniform sample too).  Each class is solved from scratch by
 process.  The parts are timed by wrappers installed here, around the module globals the double oracle
 calls (nothing is added to the solver's own code):
 
-* *exact BR* — every ``solve_search`` call of the equilibrium module: the first best response (to the
-  uniform opponent, the double oracle's start) and the exact best responses to the mixes;
-* *cheap* — the local search (``improving_partitions``), the cheap oracle;
+* *exact BR* — every exact engine call (``solver.engines.base.solve``) of ``solver.advisor.equilibrium``
+  (the first best response, to the uniform opponent: the double oracle's start) and of
+  ``solver.games.quintet_game`` (the exact best responses to the mixes);
+* *cheap* — the local search (``improving_partitions`` of ``solver.games.quintet_game``), the cheap oracle;
 * *LP* — ``solve_symmetric_lp`` (GLOP) on the working set's payoff matrix;
 * *payoffs* — ``QuintetGame.payoffs`` (the working set's matrix) and ``payoffs_against`` (the pool's
   gains against a mix, through its marginals);
@@ -43,6 +44,7 @@ from benchmark_results import cpu_name, write_section
 
 import solver.advisor.equilibrium as eq_module
 import solver.games.double_oracle as do_module
+import solver.games.quintet_game as game_module
 from quintet.cards import format_cards
 from quintet.game import Deal
 from quintet.rules import get_rules
@@ -61,7 +63,7 @@ class Meter:
     def reset(self) -> None:
         self.cpu = dict.fromkeys(PARTS, 0.0)
         self.calls = dict.fromkeys(PARTS, 0)
-        self.exact_log: list[dict[str, float]] = []  # one per solve_search call
+        self.exact_log: list[dict[str, float]] = []  # one per exact engine call
         self.lp_max = 0
         self.depth = 0  # payoffs inside another timed part are not counted twice
 
@@ -96,8 +98,9 @@ def install(meter: Meter) -> None:
     def note_lp(result: Any, args: tuple, kwargs: dict, dt: float) -> None:
         meter.lp_max = max(meter.lp_max, int(args[0].shape[0]))
 
-    eq_module.solve_search = meter.timed("exact", eq_module.solve_search, note_search)
-    eq_module.improving_partitions = meter.timed("cheap", eq_module.improving_partitions)
+    eq_module.solve = meter.timed("exact", eq_module.solve, note_search)  # the first best response
+    game_module.solve = meter.timed("exact", game_module.solve, note_search)  # the best responses to mixes
+    game_module.improving_partitions = meter.timed("cheap", game_module.improving_partitions)
     do_module.solve_symmetric_lp = meter.timed("lp", do_module.solve_symmetric_lp, note_lp)
     QuintetGame.payoffs = meter.timed("payoffs", QuintetGame.payoffs)  # type: ignore[method-assign]
     QuintetGame.payoffs_against = meter.timed("payoffs", QuintetGame.payoffs_against)  # type: ignore[method-assign]
@@ -121,9 +124,9 @@ def profile_one(deal: Deal, meter: Meter, epsilon: float, time_limit: float) -> 
         "lp_calls": meter.calls["lp"], "lp_cpu": meter.cpu["lp"], "lp_max": meter.lp_max,
         "payoffs_cpu": meter.cpu["payoffs"],
         "other_cpu": total - sum(meter.cpu.values()),
-        "pool": r.pool_size, "working_max": max((int(h["working"]) for h in history), default=0),
-        "support": len(r.mix), "support_max": max((int(h["support"]) for h in history), default=0),
-        "exact_support": [int(h["support"]) for h in history if h.get("oracle", 0.0)],
+        "pool": r.pool_size, "working_max": max((h.working_size for h in history), default=0),
+        "support": len(r.mix), "support_max": max((h.support for h in history), default=0),
+        "exact_support": [h.support for h in history if h.exact],
     }
 
 

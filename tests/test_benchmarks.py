@@ -4,6 +4,7 @@ run for minutes, so the suite only loads them: a renamed or moved helper shows h
 from __future__ import annotations
 
 import importlib.util
+import json
 import re
 import sys
 from pathlib import Path
@@ -93,3 +94,31 @@ def test_equilibrium_benchmark_on_deals_as_dealt(monkeypatch, capsys):
         assert f"{i}/2 {format_cards(deal.exposed)}: ε" in out
     assert "2 deals **dealt at random** (`Deal.random_series`, seed 5" in out
     assert "converged: 2 of 2" in out and "CPU-hours" not in out
+
+
+def test_equilibrium_profile_times_every_part(monkeypatch, capsys, tmp_path):
+    """profile_equilibrium's wrappers reach the globals the double oracle calls now: a moved
+    engine call would leave its part at zero (or fail to install)."""
+    import solver.advisor.equilibrium as eq_module
+    import solver.games.double_oracle as do_module
+    import solver.games.quintet_game as game_module
+    from solver.games.quintet_game import QuintetGame
+
+    for owner, name in ((eq_module, "solve"), (game_module, "solve"), (game_module, "improving_partitions"),
+                        (do_module, "solve_symmetric_lp"), (QuintetGame, "payoffs"), (QuintetGame, "payoffs_against")):
+        monkeypatch.setattr(owner, name, getattr(owner, name))  # the script wraps them: restored afterwards
+    module = load_benchmark(BENCHMARKS / "profile_equilibrium.py", "benchmark_profile", monkeypatch)
+    jsonl = tmp_path / "profile.jsonl"
+    monkeypatch.setattr(sys, "argv", ["profile_equilibrium.py", "--deals", "2", "--epsilon", "0.5",
+                                      "--jsonl", str(jsonl), "--no-write"])
+    module.main()
+    assert "The 2 slowest classes:" in capsys.readouterr().out
+    rows = [json.loads(line) for line in jsonl.read_text().splitlines()]
+    assert len(rows) == 2
+    for row in rows:
+        assert row["converged"] and row["iterations"] >= 2, row
+        assert row["first_cpu"] > 0 and row["exact_calls"] >= 1 and row["exact_cpu"] > 0, row
+        assert row["lp_calls"] >= row["iterations"] and row["lp_cpu"] > 0 and row["payoffs_cpu"] > 0, row
+        assert row["cheap_calls"] >= 1 and row["working_max"] >= row["support_max"] >= 1, row
+        parts = row["first_cpu"] + row["exact_cpu"] + row["cheap_cpu"] + row["lp_cpu"] + row["payoffs_cpu"]
+        assert parts <= row["cpu"] + 1e-6, row
