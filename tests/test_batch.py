@@ -390,10 +390,25 @@ def test_ctrl_c_keeps_what_finished_and_exits_130(tmp_path):
         if proc.poll() is None:
             os.killpg(proc.pid, signal.SIGKILL)
             proc.communicate()
-    assert proc.returncode == 130, err
+    assert proc.returncode == 130, (err, out[:300])
+    assert "Traceback" not in err and "Process" not in err, err  # the workers leave Ctrl-C to the batch
     summary = json.loads(out)
     assert summary["interrupted"] and summary["solved"] == len(FAST) and summary["failed"] == 0
     assert set(stored(store_path)) == {canonical_key(Deal.from_exposed(d).exposed) for d in FAST}
     time.sleep(1)
     assert not [pid for pid in workers if Path(f"/proc/{pid}").exists()
                 and "zombie" not in Path(f"/proc/{pid}/status").read_text().lower()]
+
+
+def test_processes_started_for_workers_ignore_ctrl_c():
+    """``children_ignore_ctrl_c``: a process started inside it inherits SIGINT ignored (so a
+    Ctrl-C to the process group leaves it to the parent); outside it, Python's default."""
+    from solver.apps.interrupt import children_ignore_ctrl_c
+
+    probe = [sys.executable, "-c", "import signal; print(signal.getsignal(signal.SIGINT) == signal.SIG_IGN)"]
+    before = signal.getsignal(signal.SIGINT)
+    with children_ignore_ctrl_c():
+        inside = subprocess.run(probe, capture_output=True, text=True, check=True).stdout.strip()
+    assert signal.getsignal(signal.SIGINT) is before  # this process's own handler is back
+    outside = subprocess.run(probe, capture_output=True, text=True, check=True).stdout.strip()
+    assert (inside, outside) == ("True", "False")

@@ -133,6 +133,7 @@ def test_ctrl_c_in_a_terminal_under_tmux(tmp_path):
             time.sleep(0.2)
         text = pane()
         assert "EXIT=0" in text and "quintet-serve: stopped" in text and "Traceback" not in text, text
+        assert "died" not in text, text  # the terminal's Ctrl-C reaches the workers too: they leave it to the server
         assert wait_gone(health["worker_pids"])
     finally:
         subprocess.run(["tmux", "kill-session", "-t", session], capture_output=True)

@@ -110,3 +110,35 @@ def test_the_search_budget_changes_nothing_but_when_a_stop_is_seen():
     answers = {budget: solve_search(problem, budget=budget) for budget in (1_000, 10_000, 50_000)}
     assert len({(r.packets, r.value, r.optimal) for r in answers.values()}) == 1
     assert len({r.stats["nodes"] for r in answers.values()}) == 1
+
+
+def test_ctrl_c_after_a_cpsat_solve_is_still_the_programs():
+    """CP-SAT's own SIGINT handler resets SIGINT to the system default when its solve ends: the
+    next Ctrl-C would kill the program outright (and a worker that ignores Ctrl-C would die of
+    it).  The engine turns it off; after a solve, SIGINT is still Python's KeyboardInterrupt,
+    and an ignored SIGINT stays ignored."""
+    import subprocess
+    import sys
+
+    script = f"""
+import os, signal, time
+from quintet.game import Deal
+from solver.advisor.advice import best_response_problem
+from solver.engines.cpsat import solve_cpsat
+problem = best_response_problem(Deal.from_exposed({QUICK!r}), "uniform")
+solve_cpsat(problem, time_limit=60)
+try:
+    os.kill(os.getpid(), signal.SIGINT)
+    time.sleep(2)
+    print("not interrupted")
+except KeyboardInterrupt:
+    print("KeyboardInterrupt")
+signal.signal(signal.SIGINT, signal.SIG_IGN)
+solve_cpsat(problem, time_limit=60)
+os.kill(os.getpid(), signal.SIGINT)
+time.sleep(0.5)
+print("still ignored")
+"""
+    run = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, (run.returncode, run.stderr[-500:])
+    assert run.stdout.split() == ["KeyboardInterrupt", "still", "ignored"], run.stdout

@@ -2,16 +2,19 @@
 
 ``run_interruptible(job)`` runs ``job(stop_event)`` in a worker thread; a Ctrl-C in the main
 thread sets the event (the solvers then return the best found so far) and keeps waiting for
-that answer instead of unwinding the program.
+that answer instead of unwinding the program.  ``children_ignore_ctrl_c()`` starts worker
+processes that leave Ctrl-C to their parent.
 """
 
 from __future__ import annotations
 
+import signal
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import TypeVar
 
-__all__ = ["run_interruptible"]
+__all__ = ["children_ignore_ctrl_c", "run_interruptible"]
 
 T = TypeVar("T")
 
@@ -48,3 +51,25 @@ def run_interruptible(job: Callable[[threading.Event], T], on_interrupt: Callabl
     if "error" in box:
         raise box["error"]  # type: ignore[misc]
     return box["result"]  # type: ignore[return-value]
+
+
+@contextmanager
+def children_ignore_ctrl_c() -> Iterator[None]:
+    """Processes started in this block ignore Ctrl-C (SIGINT) from their first instruction.
+
+    A terminal sends Ctrl-C to the whole process group; a program with worker processes
+    handles it itself (it stops or kills its workers), so a worker must not die of it — with
+    a traceback on the terminal, while it imports or in the middle of a task.  A spawned
+    process inherits an ignored SIGINT, and Python keeps it ignored.  Only the main thread
+    can change a signal's handling: in another thread this does nothing (the workers then
+    ignore SIGINT once they have started).  A Ctrl-C within the block, the milliseconds a
+    process takes to start, is ignored too.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)

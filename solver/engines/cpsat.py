@@ -190,7 +190,11 @@ RESTART_SLICE = 1.0  # seconds of CP-SAT before an improved solution restarts th
 MAX_REBUILDS = 20  # restarts with a better hint (each re-prunes with a higher T)
 # Extra CP-SAT parameters.  Presolve off: on the pruned models its probing and clique
 # merging cost seconds (13 s of a 20 s budget on a 25k-variable model) for no gain.
-CPSAT_PARAMS: dict[str, object] = {"cp_model_presolve": False}
+# No SIGINT handler: CP-SAT's own one, left behind after every solve, resets SIGINT to the
+# system default, so the program's next Ctrl-C would kill it outright (no clean stop, no
+# "interrupted"), and a worker process that ignores Ctrl-C would die of it.  Stops come
+# through ``stop_event`` instead.
+CPSAT_PARAMS: dict[str, object] = {"cp_model_presolve": False, "catch_sigint_signal": False}
 _NO_LIMIT = 1 << 40
 _B1 = 32  # block sizes of the key-filter skip structure (see _best_in)
 _B2 = 1024

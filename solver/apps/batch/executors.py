@@ -11,6 +11,7 @@ import concurrent.futures as cf
 import logging
 import multiprocessing
 import os
+import signal
 import threading
 import time
 from collections.abc import Callable
@@ -20,6 +21,7 @@ from quintet.cliutil import UsageError
 from quintet.rules import Rules
 from quintet.text import quote
 from solver.apps.batch.tasks import JobResult, warm_up_quietly
+from solver.apps.interrupt import children_ignore_ctrl_c
 
 __all__ = ["EXECUTORS", "Executor", "SerialExecutor", "PoolExecutor", "DaskExecutor", "make_executor",
            "default_workers"]
@@ -69,6 +71,7 @@ def _watch_parent(parent: int) -> None:
 
 
 def _worker_init(parent: int) -> None:
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the batch process's (also inherited: submit)
     threading.Thread(target=_watch_parent, args=(parent,), daemon=True).start()
 
 
@@ -97,11 +100,19 @@ class PoolExecutor:
         return True
 
     def submit(self, fn: Callable[..., JobResult], *args: Any) -> cf.Future[JobResult]:
-        return self.pool.submit(fn, *args)
+        return self._submit(fn, *args)
 
     def warm(self, rules: Rules) -> None:
         """Start every worker and load the kernels there (each warm-up holds its worker a moment)."""
-        cf.wait([self.pool.submit(warm_up_quietly, rules, 0.3) for _ in range(self.workers)])
+        cf.wait([self._submit(warm_up_quietly, rules, 0.3) for _ in range(self.workers)])
+
+    def _submit(self, fn: Callable[..., Any], *args: Any) -> cf.Future[Any]:
+        """The pool starts a worker in ``submit`` while it has fewer than ``workers`` (the first
+        submits, after a restart): that worker leaves Ctrl-C to the batch process."""
+        if len(getattr(self.pool, "_processes", None) or ()) >= self.workers:
+            return self.pool.submit(fn, *args)
+        with children_ignore_ctrl_c():
+            return self.pool.submit(fn, *args)
 
     def wait_any(self, futures: set[Any]) -> tuple[set[Any], set[Any]]:
         done, pending = cf.wait(futures, return_when=cf.FIRST_COMPLETED)

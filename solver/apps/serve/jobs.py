@@ -32,6 +32,7 @@ from multiprocessing.connection import Connection, wait
 from pathlib import Path
 from typing import Any, Literal
 
+from solver.apps.interrupt import children_ignore_ctrl_c
 from solver.apps.serve.models import JobOut, ProgressOut
 from solver.apps.serve.worker import Task, worker_main
 
@@ -178,7 +179,8 @@ class WorkerPool:
             target=worker_main, args=(task_recv, result_send, cancel, self.store_path, self.warm_up),
             name=f"quintet-serve-worker-{index}", daemon=True,
         )
-        process.start()
+        with children_ignore_ctrl_c():  # Ctrl-C is the server's: it stops the workers itself
+            process.start()
         task_recv.close()
         result_send.close()
         return _Worker(index, process, task_send, result_recv, cancel)
