@@ -1,7 +1,9 @@
-"""Shared fixtures: every 5-card hand of the 32-card deck, built independently of quintet."""
+"""Shared fixtures: every 5-card hand of the 32-card deck, built independently of quintet; Ctrl-C
+at its default for the programs the tests start."""
 
 from __future__ import annotations
 
+import signal
 import sys
 from itertools import combinations
 from pathlib import Path
@@ -14,6 +16,21 @@ if str(TESTS_DIR) not in sys.path:
     sys.path.insert(0, str(TESTS_DIR))
 
 N_HANDS = 201_376  # C(32, 5)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def ctrl_c_as_from_a_terminal():
+    """The programs the tests start (and Ctrl-C) get SIGINT as from a terminal, even when the
+    suite itself was started with SIGINT ignored (in the background by a shell without job
+    control): children inherit an ignored SIGINT, and a program rightly keeps ignoring it."""
+    if signal.getsignal(signal.SIGINT) != signal.SIG_IGN:
+        yield
+        return
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 @pytest.fixture(scope="session")

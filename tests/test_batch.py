@@ -363,12 +363,6 @@ def test_progress_bar_in_a_real_terminal(tmp_path):
     assert "solved 1, unconverged 0, skipped 0, failed 0" in pane
 
 
-def sigint_default() -> None:
-    """A child's Ctrl-C at its default, as from a terminal, even when the suite runs with SIGINT
-    ignored (started in the background by a shell without job control, which children inherit)."""
-    signal.signal(signal.SIGINT, signal.SIG_DFL)
-
-
 def test_ctrl_c_keeps_what_finished_and_exits_130(tmp_path):
     """Ctrl-C (SIGINT to the whole process group, as a terminal sends it) while a slow deal is
     in flight on a 2-worker pool: the finished deals stay stored, the summary says interrupted,
@@ -377,8 +371,7 @@ def test_ctrl_c_keeps_what_finished_and_exits_130(tmp_path):
     slow = "As Ks Qc Js Th 8d 7s"  # about 27 CPU s to ε = 0.1 (the example deal now takes 5)
     cmd = batch_command() + [*FAST, slow, "--epsilon", str(EPSILON), "--time-limit", "300", "--workers", "2",
                              "--store", str(store_path), "--json", "--no-progress"]
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
-                            preexec_fn=sigint_default)
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
     try:
         deadline = time.monotonic() + 180
         while time.monotonic() < deadline and proc.poll() is None:
@@ -413,12 +406,9 @@ def test_processes_started_for_workers_ignore_ctrl_c():
     from solver.apps.interrupt import children_ignore_ctrl_c
 
     probe = [sys.executable, "-c", "import signal; print(signal.getsignal(signal.SIGINT) == signal.SIG_IGN)"]
-    suite = signal.signal(signal.SIGINT, signal.default_int_handler)  # as a program run from a terminal
-    try:
-        with children_ignore_ctrl_c():
-            inside = subprocess.run(probe, capture_output=True, text=True, check=True).stdout.strip()
-        assert signal.getsignal(signal.SIGINT) is signal.default_int_handler  # this process's handler is back
-        outside = subprocess.run(probe, capture_output=True, text=True, check=True).stdout.strip()
-    finally:
-        signal.signal(signal.SIGINT, suite)
+    before = signal.getsignal(signal.SIGINT)  # Python's (conftest: even in a suite started with it ignored)
+    with children_ignore_ctrl_c():
+        inside = subprocess.run(probe, capture_output=True, text=True, check=True).stdout.strip()
+    assert signal.getsignal(signal.SIGINT) is before  # this process's own handler is back
+    outside = subprocess.run(probe, capture_output=True, text=True, check=True).stdout.strip()
     assert (inside, outside) == ("True", "False")
