@@ -24,6 +24,18 @@ REPORTED = "7h 7s 8s Tc Ts Ks Ad"  # its re-asked solve once ran ~30 s past its 
 QUICK = "Kc Qh Qd Js 9d 8s 7d"  # its equilibrium takes about a second; CP-SAT's recheck of it far longer
 
 
+@pytest.fixture(scope="module", autouse=True)
+def compiled_kernels():
+    """Every kernel these tests reach, compiled before any stop is timed: a kernel compiles on
+    its first call and a stop cannot cut a compilation short (with an empty numba cache, e.g.
+    this file run alone in a fresh clone, the first solves would spend seconds compiling)."""
+    deal = Deal.from_exposed(QUICK)
+    equilibrium(deal, epsilon=0.01)  # the evaluator, the search, the local search
+    problem = best_response_problem(deal, "uniform")
+    cpsat.build_model(problem)  # CP-SAT's model building, to the end
+    cpsat.solve_cpsat(problem, time_limit=5)
+
+
 def stopped_after(seconds: float) -> threading.Event:
     stop = threading.Event()
     timer = threading.Timer(seconds, stop.set)
