@@ -158,3 +158,20 @@ def test_the_layer_check_sees_an_upward_import(tmp_path):
     assert {_layer(m) for m in _imports(probe, "solver.engines")} == {LAYERS.index("advisor")}
     assert LAYERS.index("advisor") > LAYERS.index("engines")
     assert _layer("solver.games.lp") == LAYERS.index("games") and _layer("quintet.cards") == -1
+
+
+GAME_ALGORITHMS = ("double_oracle", "restricted_nash", "sparse_mix", "lp")
+"""solver/games/'s generic algorithms: they see a game through its protocol, never Quintet
+(``quintet_game`` is Quintet as such a game)."""
+
+
+def test_the_game_algorithms_know_nothing_of_quintet():
+    known = {p.stem for p in (ROOT / "solver" / "games").glob("*.py")} - {"__init__"}
+    assert set(GAME_ALGORITHMS) | {"quintet_game"} == known
+    quintet_aware = []
+    for name in GAME_ALGORITHMS:
+        for module in _imports(ROOT / "solver" / "games" / f"{name}.py"):
+            if module.split(".")[0] in ("quintet", "solver") and not (
+                    module.startswith("solver.games.") and module != "solver.games.quintet_game"):
+                quintet_aware.append(f"{name} imports {module}")
+    assert quintet_aware == []

@@ -18,6 +18,7 @@ from solver.games.double_oracle import Response, solve_symmetric_lp
 from solver.games.lp import solve_rnr_program
 from solver.games.quintet_game import QuintetModelGame
 from solver.games.restricted_nash import restricted_nash_response
+from solver.problem.best_response import VALUE_TOLERANCE
 from solver.problem.deal_tables import DealTables
 from solver.problem.opponents import Greedy, Uniform
 
@@ -70,7 +71,8 @@ def test_matrix_games_match_the_full_program(seed):
     model = rng.dirichlet(np.full(n, 0.5))
     support, probs, exploit = equilibrium_of(A)
     for D in (0.0, 0.3, 1.0, 3.0, 100.0):
-        result = restricted_nash_response(MatrixModelGame(A, model), support, probs, exploit, max_exploitability=D)
+        result = restricted_nash_response(MatrixModelGame(A, model), support, probs, exploit, max_exploitability=D,
+                                          tolerance=1e-9)
         actual = float((A[:, result.support] @ result.probabilities).max())  # every strategy against the mix
         assert actual <= D + 1e-9 and actual == pytest.approx(result.exploitability, abs=1e-9)
         assert result.model_margin == pytest.approx(full_program(A, A @ model, D), abs=1e-7), D
@@ -89,7 +91,8 @@ def test_two_slot_quintet_matches_the_full_program(seed, model):
     support, probs, exploit = equilibrium_of(A)
     eq_support = [strategies[i] for i in support]
     for D in (0.0, 0.5, 2.0, 50.0):
-        result = restricted_nash_response(game, eq_support, probs, exploit, max_exploitability=D)
+        result = restricted_nash_response(game, eq_support, probs, exploit, max_exploitability=D,
+                                          tolerance=VALUE_TOLERANCE)
         index = {s: i for i, s in enumerate(strategies)}
         cols = [index[s] for s in result.support]
         actual = float((A[:, cols] @ result.probabilities).max())

@@ -40,8 +40,6 @@ __all__ = ["SafeResponse", "safe_response"]
 
 S = TypeVar("S", bound=Hashable)
 
-LP_TOLERANCE = 1e-7  # points: the linear program's optimum is exact to about this (GLOP's tolerances)
-
 
 @dataclass(frozen=True)
 class SafeResponse:
@@ -131,7 +129,8 @@ def safe_response(
     limit = max_exploitability if eq.exploitability <= max_exploitability + VALUE_TOLERANCE else eq.exploitability
     remaining = None if time_limit is None else max(1.0, time_limit - (time.perf_counter() - start))
     result = restricted_nash_response(game, eq_support, eq_probs, eq.exploitability, max_exploitability=limit,
-                                      time_limit=remaining, stop_event=stop_event, progress=progress)
+                                      tolerance=VALUE_TOLERANCE, time_limit=remaining, stop_event=stop_event,
+                                      progress=progress)
     order = np.argsort(-result.probabilities, kind="stable")
     mix = tuple((float(result.probabilities[i]), tables.arrangement_of(result.support[i])) for i in order)
     return SafeResponse(

@@ -39,8 +39,6 @@ from typing import Generic, Protocol, TypeVar, runtime_checkable
 
 import numpy as np
 
-from solver.problem.best_response import VALUE_TOLERANCE
-
 from .double_oracle import Response
 from .lp import solve_rnr_program
 
@@ -182,10 +180,13 @@ def restricted_nash_response(
     max_exploitability: float,
     time_limit: float | None = None,
     stop_event: threading.Event | None = None,
+    tolerance: float,
     progress: Callable[[RnrIterationRecord], None] | None = None,
-    tolerance: float = VALUE_TOLERANCE,
 ) -> SafeResult[S]:
     """The mix maximizing u(·, M) with exploitability ≤ ``max_exploitability`` (module doc).
+
+    ``tolerance`` (points) is the game's float tolerance: a strategy gains only by more than this,
+    and an exploitability up to ``max_exploitability + tolerance`` is within the limit.
 
     ``initial`` with ``initial_probabilities`` is a mix whose certified exploitability,
     ``initial_exploitability``, is at most ``max_exploitability`` (e.g. an equilibrium): the
