@@ -18,15 +18,16 @@ import pytest
 from quintet.cards import CLASSIC_DECK
 from quintet.game import Deal
 from quintet.rules import get_rules
+from solver.engines.base import HintError
 from solver.engines.cpsat import (
     CpsatOptions,
     build_model,
     exact_difference_rank,
     first_disjoint,
     greedy_hint,
-    improve_hint,
     solve_cpsat,
 )
+from solver.engines.local_search import local_optimum
 from solver.problem.best_response import VALUE_TOLERANCE, BestResponseProblem, slot_values
 from solver.problem.deal_tables import DealTables
 from solver.problem.opponents import ArrangementMix, Greedy, Mixture, Uniform
@@ -352,7 +353,7 @@ def test_given_hint_is_used_and_checked(example_uniform, example_tables):
     assert_sound(problem, result, proven.value)
     bad = list(hint)
     bad[1] = bad[0]
-    with pytest.raises(ValueError):
+    with pytest.raises(HintError, match="packets overlap"):
         solve_cpsat(problem, hint=tuple(bad))
 
 
@@ -413,7 +414,7 @@ def test_greedy_and_improved_hints_are_legal(example_tables):
             problem = BestResponseProblem(example_tables, V, fixed=fixed)
             plain = greedy_hint(problem, improve=False)
             better = greedy_hint(problem)
-            improved = improve_hint(problem, start)
+            improved = local_optimum(problem, start, triples=True)
             for arrangement in (plain, better, improved):
                 assert_legal(problem, arrangement)
             assert problem.value_of(better) >= problem.value_of(plain) - 1e-12

@@ -15,6 +15,7 @@ import pytest
 
 from quintet.game import Arrangement, Deal
 from quintet.rules import get_rules
+from solver.engines.base import HintError
 from solver.engines.search import solve_search
 from solver.problem.best_response import BestResponseProblem, slot_values
 from solver.problem.deal_tables import DealTables
@@ -487,21 +488,16 @@ def test_hints(kind):
     assert r.bound >= exact.value - 1e-12
 
 
-def test_hint_that_violates_fixed_slots_is_not_returned():
-    """The engine's answer must respect the problem's fixed slots whatever the hint.
-
-    Here the hint is the unconstrained optimum, worth more than any completion of the
-    fixed slots; returning it would be an arrangement outside the problem.
-    """
+def test_a_hint_that_violates_fixed_slots_raises_hint_error():
+    """A hint outside the problem — here the unconstrained optimum, worth more than any
+    completion of the fixed slots — is the caller's fault (solver.engines.base): never returned,
+    never silently dropped."""
     deal = Deal.from_exposed(EXAMPLE)
     tables = tables_for(deal.exposed, CLASSIC)
-    free = problem_for(tables, Uniform(), "margin")
-    best_free = solve_search(free)
+    best_free = solve_search(problem_for(tables, Uniform(), "margin"))
     g = greedy_arrangement(tables)
     fixed = (tables.index_of(g.packets[0]), tables.index_of(g.packets[1]), -1, -1, -1)
     problem = problem_for(tables, Uniform(), "margin", fixed)
     assert best_free.packets[0] != fixed[0]
-    expected = solve_search(problem)
-    r = solve_search(problem, hint=best_free.packets)
-    check_result(r, problem, deal)
-    assert r.value == pytest.approx(expected.value, abs=TOL)
+    with pytest.raises(HintError, match="slot 1 is fixed"):
+        solve_search(problem, hint=best_free.packets)

@@ -17,6 +17,7 @@ from solver.advisor.advice import best_response_problem
 from solver.advisor.equilibrium import equilibrium, solve_equilibrium
 from solver.advisor.verify import verify_equilibrium
 from solver.engines import cpsat
+from solver.engines.cpsat.model import _maximize
 from solver.engines.search import solve_search
 from solver.storage.store import SolutionStore
 
@@ -111,7 +112,7 @@ def test_the_objective_written_at_once_is_cpsats_own():
         m.add_exactly_one(x[:8])
         m.add_at_most_one(x[8:20])
         if fast:
-            cpsat._maximize(m, x, coef)
+            _maximize(m, x, coef)
         else:
             m.maximize(cp_model.LinearExpr.weighted_sum(x, coef.tolist()))
         return m

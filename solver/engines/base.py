@@ -14,6 +14,21 @@ its proven bound) and returns an ``EngineResult``: packets, exact value, proven 
 ``optimal``.  The double oracle, safe exploitation, the advisor and ``--verify`` take an
 engine through ``get_engine``; a new engine is a class with ``name`` and ``solve``, added to
 the registry (``_REGISTRY``); ``ENGINE_NAMES`` and ``other_engine`` follow from it (docs/contributing.md).
+
+The contract every engine keeps (``tests/test_engines.py`` checks each registered one):
+
+* **defaults** — ``EngineOptions()``: no time limit (``time_limit=None``), one thread, seed 0;
+  an engine's own entry point (``solve_search``, ``solve_cpsat``) has the same defaults;
+* **hint** — ``None``, or a legal arrangement respecting the fixed slots; the answer is worth
+  at least the hint.  A hint is made by the program (the double oracle's pool, an arrangement
+  the advisor already checked), never by a client, so a bad one is a bug of the caller:
+  ``check_hint`` raises ``HintError`` — a ``RuntimeError``, not a ``ValueError``: a server
+  answers it as its own fault (5xx), never as the client's mistake (4xx), and it is never
+  silently ignored;
+* **stop** — once set, the engine returns its best arrangement so far (legal, never worse
+  than the hint) with a proven bound, ``optimal`` only if that bound meets the value;
+* **result** — ``value`` is ``problem.value_of(packets)`` exactly, ``bound ≥ value`` is
+  proven, ``optimal`` says ``bound − value ≤ VALUE_TOLERANCE``.
 """
 
 from __future__ import annotations
@@ -27,7 +42,7 @@ from quintet.text import quote
 from ..problem.best_response import BestResponseProblem, EngineResult
 
 __all__ = ["ENGINE_NAMES", "MAX_THREADS", "EngineOptions", "DEFAULT_ENGINE", "Engine", "SearchEngine", "CpsatEngine",
-           "get_engine", "EngineOptionError", "solve", "other_engine"]
+           "get_engine", "EngineOptionError", "HintError", "check_hint", "arrangement_fault", "solve", "other_engine"]
 
 
 MAX_THREADS = 8  # CP-SAT threads a request may ask for
@@ -35,6 +50,44 @@ MAX_THREADS = 8  # CP-SAT threads a request may ask for
 
 class EngineOptionError(ValueError):
     """Engine options that do not go together (one line naming the option)."""
+
+
+class HintError(RuntimeError):
+    """A hint that is not a legal arrangement of its problem: a fault of the program that made it
+    (the module doc's contract), so a server answers it with 5xx, never with a client's 4xx."""
+
+
+def arrangement_fault(problem: BestResponseProblem, packets: tuple[int, ...]) -> str | None:
+    """Why ``packets`` is not a legal arrangement of ``problem`` — an exact cover of the live cards
+    by packet indices in slot order, the fixed slots kept — in one line; None when it is one."""
+    tables = problem.tables
+    if len(packets) != problem.n_slots:
+        return f"{len(packets)} packets instead of {problem.n_slots}"
+    used = 0
+    n_packets = len(tables.masks)
+    for s, p in enumerate(packets):
+        if not 0 <= int(p) < n_packets:
+            return f"slot {s + 1}: {p} is not a packet index"
+        if problem.fixed[s] >= 0 and int(p) != problem.fixed[s]:
+            return f"slot {s + 1} is fixed to packet {problem.fixed[s]}, got {p}"
+        m = int(tables.masks[p])
+        if m & used:
+            return "packets overlap"
+        used |= m
+    if used != int(tables.deal.live):
+        return "packets do not cover the live cards"
+    return None
+
+
+def check_hint(problem: BestResponseProblem, hint: tuple[int, ...] | None) -> tuple[int, ...] | None:
+    """``hint`` as a tuple of ints, or None; ``HintError`` if it is not a legal arrangement."""
+    if hint is None:
+        return None
+    packets = tuple(int(p) for p in hint)
+    fault = arrangement_fault(problem, packets)
+    if fault is not None:
+        raise HintError(f"engine hint: {fault}")
+    return packets
 
 
 @dataclass(frozen=True)

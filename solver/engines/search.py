@@ -107,6 +107,7 @@ import numpy as np
 from numba import njit
 
 from quintet.kernels import NO_WRAPPERS
+from solver.engines.base import check_hint
 from solver.problem.best_response import VALUE_TOLERANCE, BestResponseProblem, EngineResult
 from solver.problem.deal_tables import DealTables
 from solver.problem.packet_index import build_packet_index, packet_index
@@ -846,24 +847,6 @@ def _price_order(pk: _Packets, V: np.ndarray, pr: _Prices, k_root: np.ndarray) -
         pr.order_len[t] = n
 
 
-def _hint_fits(problem: BestResponseProblem, hint: tuple[int, ...]) -> bool:
-    """Is ``hint`` a legal arrangement (exact cover of the live cards) respecting fixed slots?"""
-    if len(hint) != problem.n_slots:
-        return False
-    masks = problem.tables.masks
-    if any(not 0 <= p < len(masks) for p in hint):
-        return False
-    if any(f >= 0 and f != p for f, p in zip(problem.fixed, hint, strict=True)):
-        return False
-    union = 0
-    for p in hint:
-        m = int(masks[p])
-        if union & m:
-            return False
-        union |= m
-    return union == problem.tables.deal.live
-
-
 def _as_int64(mask: int) -> np.int64:
     """A 64-bit card mask as the kernels' signed int64 (bit 63 is the sign)."""
     return np.int64(mask - (1 << 64) if mask >= 1 << 63 else mask)
@@ -909,13 +892,15 @@ def solve_search(
 ) -> EngineResult:
     """Exact best response by branch and bound; see the module doc for the proof.
 
-    ``hint`` (packet indices in slot order) seeds the incumbent; a hint that is not a legal
-    arrangement respecting the fixed slots is ignored.  ``options`` switches pruning rules.
+    ``hint`` (packet indices in slot order) seeds the incumbent; one that is not a legal
+    arrangement respecting the fixed slots raises ``HintError`` (``solver.engines.base``: the
+    engines' contract).  ``options`` switches pruning rules.
     Stops at ``time_limit`` seconds or when ``stop_event`` is set — checked every ``budget``
     nodes (about 0.1 s; the search resumes where it paused, so the budget changes nothing
     else) — returning the incumbent and a sound upper bound (``optimal`` False).
     """
     start = time.perf_counter()
+    hint = check_hint(problem, hint)
     tables = problem.tables
     pk = tables.derived("search packets", _packets)
     V = np.ascontiguousarray(problem.values, dtype=np.float64)
@@ -930,7 +915,7 @@ def solve_search(
                    int(options.exchange), int(options.packing_bounds), int(options.packing_cap),
                    int(options.card_exchanges))
     inc = _Incumbent(np.array([NO_VALUE]), fixed.copy())
-    if hint is not None and _hint_fits(problem, hint):
+    if hint is not None:
         inc.value[0] = problem.value_of(hint)
         inc.packets[:] = hint
     stats = np.zeros(3, dtype=np.int64)
