@@ -1,21 +1,52 @@
 """Shared fixtures: every 5-card hand of the 32-card deck, built independently of quintet; Ctrl-C
-at its default for the programs the tests start."""
+at its default for the programs the tests start.  The tiers (the ``fast`` marker on every test
+that needs nothing else, ``tiers.require``) and the Hypothesis profiles."""
 
 from __future__ import annotations
 
+import os
 import signal
 import sys
+from collections.abc import Iterator
 from itertools import combinations
 from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import settings
 
 TESTS_DIR = Path(__file__).resolve().parent
 if str(TESTS_DIR) not in sys.path:
     sys.path.insert(0, str(TESTS_DIR))
 
+import tiers  # noqa: E402 — tests/ is on the path from here on
+
 N_HANDS = 201_376  # C(32, 5)
+
+# Hypothesis: no deadline anywhere (a deadline is a speed assertion; pytest-timeout guards hangs).
+# "ci" (the default when $CI is set) is derandomized and keeps no database: a run's examples are
+# a function of the commit, so a red CI reproduces exactly with HYPOTHESIS_PROFILE=ci.  "dev"
+# (the default otherwise) draws new examples every run and replays a failure it found from the
+# local database (.hypothesis/) first.  The counts are each test's own (@settings).
+settings.register_profile("ci", deadline=None, derandomize=True, database=None, print_blob=True)
+settings.register_profile("dev", deadline=None, print_blob=True)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci" if os.environ.get("CI") else "dev"))
+
+
+@pytest.hookimpl(tryfirst=True)  # before -m deselects: "pytest -m fast" sees the marker
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        if not any(item.get_closest_marker(name) for name in (*tiers.NEEDS, *tiers.TIERS)):
+            item.add_marker(pytest.mark.fast)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_protocol(item: pytest.Item) -> Iterator[None]:
+    tiers.current = item
+    try:
+        return (yield)
+    finally:
+        tiers.current = None
 
 
 @pytest.fixture(scope="session", autouse=True)

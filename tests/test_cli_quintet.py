@@ -1,17 +1,19 @@
-"""`quintet showdown`, run as a real process: table, --json, and one-line input errors."""
+"""`quintet showdown` in this process (``programs.run_main``; the installed entry point once as a real
+process): table, --json, and one-line input errors."""
 
 from __future__ import annotations
 
 import gc
 import json
-import os
 import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from programs import Ran, run_main
 
+from quintet.cli import main
 from quintet.cliutil import UsageError, run_cli
 from quintet.evaluator import hand_key
 
@@ -36,12 +38,8 @@ CATEGORIES = [
 ]
 
 
-def run(*args: str, module: bool = True) -> subprocess.CompletedProcess:
-    cmd = [sys.executable, "-m", "quintet.cli", *args]
-    env = dict(os.environ, PYTHONIOENCODING="utf-8")
-    return subprocess.run(
-        cmd, capture_output=True, text=True, encoding="utf-8", env=env, timeout=120
-    )
+def run(*args: str) -> Ran:
+    return run_main(main, args)
 
 
 def showdown_args(exposed=EXPOSED, a=A_TEXT, b=B_FIXED, *extra: str) -> list[str]:
@@ -147,6 +145,7 @@ def test_help_documents_the_packet_separator():
     assert "'|'" in proc.stdout and "'/'" in proc.stdout
 
 
+@pytest.mark.subprocess
 def test_console_script_entry_point():
     script = Path(sys.executable).with_name("quintet")
     exe = str(script) if script.exists() else shutil.which("quintet")
@@ -236,6 +235,7 @@ def test_only_a_process_own_command_line_freezes_its_objects_for_the_exit(monkey
     assert calls == [1, 1]
 
 
+@pytest.mark.subprocess
 def test_the_text_advice_does_not_load_the_response_models() -> None:
     """pydantic and the JSON response models are a large part of the imports: the
     command line loads them only for ``--json`` (``solver.advisor.schema`` is imported where the

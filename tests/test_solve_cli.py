@@ -1,9 +1,11 @@
-"""`quintet-solve` (solver.apps.solve_cli) end to end, in a subprocess."""
+"""`quintet-solve` (solver.apps.solve_cli) end to end, in this process (``programs.run_main``); the
+installed entry point in a subprocess once."""
 
 from __future__ import annotations
 
 import json
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -11,10 +13,12 @@ from pathlib import Path
 import brute
 import numpy as np
 import pytest
+from programs import Ran, run_main
 
 from quintet.cards import parse_cards
 from quintet.game import Arrangement, Deal
 from quintet.rules import get_rules
+from solver.apps.solve_cli import main
 from solver.problem.deal_tables import DealTables
 from solver.problem.opponents import greedy_arrangement
 
@@ -26,18 +30,12 @@ ARR_B_PRINTED = "As Ac Ah 8d 8c | Ks Qs Js 9s 8s | Kh Qh Jh Th 9h | Ad Kd Qd Jd 
 CARD_RE = re.compile(r"^[789TJQKA][cdhs]$")
 
 
-def run(*args: str, timeout: float = 120) -> subprocess.CompletedProcess:
+def run(*args: str) -> Ran:
     """quintet-solve with ``args``; these tests are about best responses, so the opponent is
     ``uniform`` unless given (the CLI's default is the equilibrium)."""
     if "--opponent" not in args:
         args = (*args, "--opponent", "uniform")
-    return subprocess.run(
-        [sys.executable, "-m", "solver.apps.solve_cli", *args],
-        capture_output=True,
-        text=True,
-        cwd=ROOT,
-        timeout=timeout,
-    )
+    return run_main(main, args)
 
 
 def run_json(*args: str) -> dict:
@@ -135,6 +133,17 @@ def test_random_deal_greedy_points_with_half_ties(seed):
     g = greedy_arrangement(DealTables.build(deal))
     check_solution_json(d, deal, [(brute.UNIFORM, 0.3), (g, 0.7)], "points")
     assert d["optimal"] is True
+
+
+@pytest.mark.subprocess
+def test_the_installed_entry_point_runs():
+    script = Path(sys.executable).with_name("quintet-solve")
+    exe = str(script) if script.exists() else shutil.which("quintet-solve")
+    assert exe is not None, "the quintet-solve console script is not installed next to this python"
+    proc = subprocess.run([exe, EXAMPLE, "--opponent", "uniform", "--json"], capture_output=True, text=True,
+                          cwd=ROOT, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout)["optimal"] is True
 
 
 def test_text_output():
