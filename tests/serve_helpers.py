@@ -14,6 +14,8 @@ from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
+import tiers
+
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE = "8h 7h 9d Ts 7s Qc Jc"
 # a legal arrangement of the example deal (value below the optimum: it has a best swap)
@@ -70,7 +72,9 @@ def wait_for_workers(get_health: Callable[[], dict], n: int, timeout: float = 12
 @contextlib.contextmanager
 def live_server(*args: str, timeout: float = 60.0) -> Iterator[tuple[str, subprocess.Popen]]:
     """``quintet-serve --port 0 ARGS`` in a subprocess: yields (base URL, process); stopped
-    with SIGINT (Ctrl-C) at the end, killed if it does not stop within 20 s."""
+    with SIGINT (Ctrl-C) at the end, killed if it does not stop within 20 s.  The test needs
+    the ``server`` marker."""
+    tiers.require("server")
     proc = subprocess.Popen([sys.executable, "-m", "solver.apps.serve.cli", "--port", "0", *args], cwd=ROOT,
                             stderr=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
     try:

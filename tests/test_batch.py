@@ -56,6 +56,7 @@ def stored(path: Path) -> dict[int, tuple[float, float]]:
 # ---------------------------------------------------------------------------- resume after a kill
 
 
+@pytest.mark.subprocess
 def test_resume_after_sigkill(tmp_path):
     store_path = tmp_path / "book.sqlite"
     n, seed = 4, 11  # four deals that solve in seconds
@@ -309,6 +310,7 @@ def test_cli_errors(argv, capsys, tmp_path):
     assert capsys.readouterr().err.startswith("quintet-batch: error:")
 
 
+@pytest.mark.subprocess
 @pytest.mark.slow
 def test_pool_workers_exit_when_the_batch_is_killed(tmp_path):
     """Kill only the parent of a 2-worker pool: the workers notice and exit; a rerun completes."""
@@ -334,6 +336,7 @@ def test_pool_workers_exit_when_the_batch_is_killed(tmp_path):
     assert summary["failed"] == 0 and set(stored(store_path)) == set(random_deals(6, 11))
 
 
+@pytest.mark.tmux
 def test_progress_bar_in_a_real_terminal(tmp_path):
     """Inside tmux (a real terminal) the bar is redrawn in place: one bar line, at 100%."""
     tmux = shutil.which("tmux")
@@ -363,6 +366,7 @@ def test_progress_bar_in_a_real_terminal(tmp_path):
     assert "solved 1, unconverged 0, skipped 0, failed 0" in pane
 
 
+@pytest.mark.subprocess
 def test_ctrl_c_keeps_what_finished_and_exits_130(tmp_path):
     """Ctrl-C (SIGINT to the whole process group, as a terminal sends it) while a slow deal is
     in flight on a 2-worker pool: the finished deals stay stored, the summary says interrupted,
@@ -400,6 +404,7 @@ def test_ctrl_c_keeps_what_finished_and_exits_130(tmp_path):
                 and "zombie" not in Path(f"/proc/{pid}/status").read_text().lower()]
 
 
+@pytest.mark.subprocess
 def test_processes_started_for_workers_ignore_ctrl_c():
     """``children_ignore_ctrl_c``: a process started inside it inherits SIGINT ignored (so a
     Ctrl-C to the process group leaves it to the parent); outside it, Python's default."""

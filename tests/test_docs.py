@@ -127,6 +127,7 @@ def _quintet(command: str, cwd: Path) -> subprocess.CompletedProcess[str]:
                           encoding="utf-8", env=dict(os.environ, PYTHONIOENCODING="utf-8"), cwd=cwd, timeout=300)
 
 
+@pytest.mark.subprocess
 @pytest.mark.parametrize("command", _commands())
 def test_draw_poker_manual_commands_run(command, tmp_path):
     proc = _quintet(command, tmp_path)
@@ -146,6 +147,7 @@ def _console_examples() -> list[tuple[str, str]]:
     return [(command, "\n".join(output) + "\n") for command, output in examples]
 
 
+@pytest.mark.subprocess
 @pytest.mark.parametrize("command, shown", _console_examples())
 def test_draw_poker_manual_shows_real_output(command, shown, tmp_path):
     proc = _quintet(command, tmp_path)

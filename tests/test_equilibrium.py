@@ -233,6 +233,7 @@ def run_cli(*args: str, env_store: Path | None = None) -> subprocess.CompletedPr
                           cwd=ROOT, timeout=600, env=env)
 
 
+@pytest.mark.subprocess
 def test_cli_equilibrium_json_from_store(solved):
     deal, result, path = solved
     proc = run_cli("As Ks Qs Js Ts Ah Kh", "--opponent", "equilibrium", "--epsilon", "0.05", "--json",
@@ -249,6 +250,7 @@ def test_cli_equilibrium_json_from_store(solved):
     assert d["expected_margin"] <= d["exploitability"] + 1e-9  # nothing gains more than ε
 
 
+@pytest.mark.subprocess
 def test_cli_default_opponent_is_the_equilibrium(solved):
     _, _, path = solved
     proc = run_cli("As", "Ks", "Qs", "Js", "Ts", "Ah", "Kh", "--epsilon", "0.05", "--store", str(path))
@@ -256,6 +258,7 @@ def test_cli_default_opponent_is_the_equilibrium(solved):
     assert "Equilibrium mix" in proc.stdout and "Exploitability: " in proc.stdout
 
 
+@pytest.mark.subprocess
 def test_cli_corrupt_store_is_one_line_exit_2(tmp_path):
     bad = tmp_path / "bad.sqlite"
     bad.write_bytes(b"this is not a database" * 100)
@@ -266,12 +269,14 @@ def test_cli_corrupt_store_is_one_line_exit_2(tmp_path):
     assert bad.read_bytes() == before
 
 
+@pytest.mark.subprocess
 def test_cli_store_and_no_store_conflict():
     proc = run_cli("As Ks Qs Js Ts Ah Kh", "--store", "x.sqlite", "--no-store")
     assert proc.returncode == 2 and len(proc.stderr.strip().splitlines()) == 1
 
 
 
+@pytest.mark.subprocess
 def test_cli_ctrl_c_returns_the_best_certified_mix(tmp_path):
     import os
     import signal

@@ -11,6 +11,8 @@ import sys
 import textwrap
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[1]
 
 CLASSIC_GAME = """
@@ -66,24 +68,28 @@ def draw_modules(modules: list[str]) -> list[str]:
     return [m for m in modules if m == "quintet.draw" or m.startswith("quintet.draw.")]
 
 
+@pytest.mark.subprocess
 def test_classic_game_path_loads_no_draw_module():
     modules = modules_after(CLASSIC_GAME)
     assert "quintet.evaluator" in modules and "quintet.kernels" in modules
     assert draw_modules(modules) == []
 
 
+@pytest.mark.subprocess
 def test_classic_solver_path_loads_no_draw_module():
     modules = modules_after(CLASSIC_SOLVER)
     assert {"solver.problem.deal_tables", "quintet.symmetry", "solver.advisor.equilibrium"} <= set(modules)
     assert draw_modules(modules) == []
 
 
+@pytest.mark.subprocess
 def test_a_draw_rule_set_loads_the_draw_package_on_first_use():
     # the control of the two tests above: the same check sees quintet.draw once a draw hand is ranked
     modules = modules_after(CLASSIC_GAME, DRAW_HAND)
     assert {"quintet.draw", "quintet.draw.tables", "quintet.draw.kernels"} <= set(draw_modules(modules))
 
 
+@pytest.mark.subprocess
 def test_quintet_never_imports_solver():
     modules = modules_after("import quintet.cli, quintet.draw.cli\n", CLASSIC_GAME, DRAW_HAND)
     assert "quintet.draw.cli" in modules

@@ -54,6 +54,7 @@ def kernel_dir(tmp_path_factory):
     return root
 
 
+@pytest.mark.notebook
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
 def test_notebook_executes_on_small_data(path, kernel_dir, tmp_path, monkeypatch):
     nbformat = pytest.importorskip("nbformat")

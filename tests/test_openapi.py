@@ -25,7 +25,8 @@ from hypothesis import HealthCheck, settings
 from solver.apps.serve.app import ServeConfig, create_app
 
 MAX_SECONDS = 2.0
-EXAMPLES = 25  # per operation and phase
+EXAMPLES = 25  # per operation and phase, in the fuzz tier (pytest -m fuzz)
+DEFAULT_EXAMPLES = 5  # per operation and phase, in the default run
 
 STORE_DIR = Path(tempfile.mkdtemp(prefix="quintet-openapi-"))
 APP = create_app(ServeConfig(workers=2, queue_size=64, store=STORE_DIR / "solutions.sqlite", warm_up=False,
@@ -55,9 +56,17 @@ def _stop_the_app():
 
 
 @schema.parametrize()
-@settings(max_examples=EXAMPLES, deadline=None, derandomize=True, database=None,
+@settings(max_examples=DEFAULT_EXAMPLES, deadline=None, derandomize=True, database=None,
           suppress_health_check=list(HealthCheck))
 def test_every_response_is_as_documented(case):
+    case.call_and_validate(timeout=60)
+
+
+@pytest.mark.fuzz
+@schema.parametrize()
+@settings(max_examples=EXAMPLES, deadline=None, derandomize=True, database=None,
+          suppress_health_check=list(HealthCheck))
+def test_every_response_is_as_documented_at_the_full_count(case):
     case.call_and_validate(timeout=60)
 
 

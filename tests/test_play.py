@@ -185,6 +185,7 @@ def test_hint_completes_the_placed_slots_optimally():
     assert game.hints == ["hint", "hint"]
 
 
+@pytest.mark.subprocess
 def test_placing_waits_while_a_hint_is_computed(monkeypatch):
     import solver.play.session
 
@@ -353,6 +354,7 @@ def test_equilibrium_computer_plays_a_sample_of_the_stored_mix(tmp_path):
 # ----------------------------------------------------------------------------- through stdin
 
 
+@pytest.mark.subprocess
 def test_full_game_from_play_and_its_record(tmp_path):
     """A game from one `play`; the record's points recomputed by `quintet showdown`."""
     deal = Deal.random(SEED)
@@ -381,6 +383,7 @@ def test_full_game_from_play_and_its_record(tmp_path):
     assert f"Game 1: you {d['points']['player']:g}, computer {d['points']['computer']:g}" in proc.stdout
 
 
+@pytest.mark.subprocess
 def test_game_built_slot_by_slot_with_undo_and_clear(tmp_path):
     deal = Deal.random(SEED)
     packets = [format_cards(p) for p in best_response(deal, "greedy").arrangement.packets]
@@ -410,6 +413,7 @@ def parse_packets(packets: list[str]) -> list[int]:
     return list(Arrangement.parse(" | ".join(packets)).packets)
 
 
+@pytest.mark.subprocess
 def test_every_bad_command_gets_one_line_and_the_prompt_again(tmp_path):
     deal = Deal.random(SEED)
     exposed = format_cards(deal.exposed).split()
@@ -456,6 +460,7 @@ def test_every_bad_command_gets_one_line_and_the_prompt_again(tmp_path):
     assert "Match over after 1 game" in proc.stdout
 
 
+@pytest.mark.subprocess
 def test_end_of_input_keeps_the_finished_games(tmp_path):
     record = tmp_path / "games.jsonl"
     first = best_response(Deal.random(SEED), "greedy").arrangement
@@ -469,6 +474,7 @@ def test_end_of_input_keeps_the_finished_games(tmp_path):
     assert "Match over" not in quit_early.stdout
 
 
+@pytest.mark.subprocess
 def test_twenty_game_match_against_greedy_runs_unattended(tmp_path):
     seed = 100
     lines = [f"play {arrangement_text(best_response(Deal.random(seed + k), 'greedy').arrangement)}"
@@ -487,6 +493,7 @@ def test_twenty_game_match_against_greedy_runs_unattended(tmp_path):
     assert f"Match over after 20 games: you {you:g}, computer {them:g}" in proc.stdout
 
 
+@pytest.mark.subprocess
 def test_equilibrium_opponent_from_the_store(tmp_path):
     cdeal, result = prefilled_store(tmp_path / "s.sqlite")
     mine = best_response(cdeal, result.opponent()).arrangement
@@ -501,6 +508,7 @@ def test_equilibrium_opponent_from_the_store(tmp_path):
     assert d["opponent"] == "equilibrium"
 
 
+@pytest.mark.subprocess
 def test_hint_k_and_the_equilibrium_s_plans_through_stdin(tmp_path):
     """Against the equilibrium, 'odds' shows its plans and 'hint K' the K-mix found from the same
     equilibrium in-process, with the die roll of the game's seed; against greedy, no plans."""
@@ -548,6 +556,7 @@ def test_hint_k_and_the_equilibrium_s_plans_through_stdin(tmp_path):
     (["--store", "x.sqlite", "--no-store"], "cannot be combined"),
     (["--frobnicate"], "unrecognized arguments"),
 ])
+@pytest.mark.subprocess
 def test_bad_command_lines_are_one_line_exit_2(tmp_path, args, problem):
     proc = play(tmp_path, "", "--seed", "1", *args)
     assert proc.returncode == 2
@@ -555,6 +564,7 @@ def test_bad_command_lines_are_one_line_exit_2(tmp_path, args, problem):
     assert "Traceback" not in proc.stderr
 
 
+@pytest.mark.subprocess
 def test_ctrl_c_stops_the_computer_s_solve_not_the_game(tmp_path):
     """SIGINT during an on-the-spot equilibrium solve: the best mix so far is played."""
     deal = Deal.from_exposed(EXAMPLE)
@@ -579,6 +589,7 @@ def test_ctrl_c_stops_the_computer_s_solve_not_the_game(tmp_path):
     assert Arrangement.parse(d["player"]) == mine
 
 
+@pytest.mark.subprocess
 def test_rules_help_and_quit_words_and_a_clear_end_when_piped(tmp_path):
     mine = best_response(Deal.random(SEED), "greedy").arrangement
     proc = play(tmp_path, f"rules\n?\nh\nHELP\nplay {arrangement_text(mine)}\n", "--seed", str(SEED),
@@ -596,6 +607,7 @@ def test_rules_help_and_quit_words_and_a_clear_end_when_piped(tmp_path):
     assert quit_early.returncode == 0 and "Game 1 was not finished" in quit_early.stdout
 
 
+@pytest.mark.subprocess
 def test_an_over_long_line_is_refused_in_one_line_when_piped(tmp_path):
     proc = play(tmp_path, "slot 1 " + "Ah " * 3000 + "\nshow\nquit\n", "--seed", str(SEED), "--opponent", "greedy")
     assert proc.returncode == 0
@@ -604,6 +616,7 @@ def test_an_over_long_line_is_refused_in_one_line_when_piped(tmp_path):
     assert "game 1 (0/5 placed)> show\nThe board" in proc.stdout
 
 
+@pytest.mark.subprocess
 def test_the_store_is_checked_before_the_banner_and_made_only_when_needed(tmp_path):
     unused = tmp_path / "nonexistent" / "dir" / "s.sqlite"
     for opponent in ("greedy", "uniform", "br:uniform"):
@@ -628,6 +641,7 @@ def play_pane(tmp_path: Path, *args: str, width: int = 80) -> Pane:
                 env={k: env[k] for k in ("XDG_CACHE_HOME", "QUINTET_STORE")})
 
 
+@pytest.mark.tmux
 def test_a_game_inside_tmux(tmp_path):
     """Coloured Unicode suits, Ctrl-C clears the line, the history recalls, a game completes, and
     after the match the program offers another one: y plays it, quit ends it."""
@@ -670,6 +684,7 @@ def _block(lines: list[str], first: str, end: str) -> list[str]:
     return lines[start + 1:stop]
 
 
+@pytest.mark.tmux
 @pytest.mark.parametrize("width", [80, 130])
 def test_columns_align_and_lines_fit_the_terminal_in_tmux(tmp_path, width):
     """A packet with 10s keeps the columns after it in place; nothing is wrapped mid-word by the
@@ -703,6 +718,7 @@ def test_columns_align_and_lines_fit_the_terminal_in_tmux(tmp_path, width):
             assert len(line.rstrip()) <= width or line.startswith("To play it: play "), line
 
 
+@pytest.mark.tmux
 def test_show_down_colours_each_slot_s_winner_in_tmux(tmp_path):
     """Green for you, red for the computer, dim for a tie, and the same in words; after the match,
     n ends the program."""
@@ -724,6 +740,7 @@ def test_show_down_colours_each_slot_s_winner_in_tmux(tmp_path):
         assert "EXIT=0" in shown and "Traceback" not in shown
 
 
+@pytest.mark.tmux
 def test_a_paste_of_two_lines_is_two_commands_in_tmux(tmp_path):
     packets = [format_cards(p) for p in best_response(Deal.random(SEED), "greedy").arrangement.packets]
     with play_pane(tmp_path, "--seed", str(SEED), "--opponent", "greedy") as pane:
@@ -739,6 +756,7 @@ def test_a_paste_of_two_lines_is_two_commands_in_tmux(tmp_path):
         assert "error" not in shown and f"game 1 (1/5 placed)> slot 2 {packets[1]}" in shown  # shown as run
 
 
+@pytest.mark.tmux
 def test_the_history_holds_only_accepted_lines_in_tmux(tmp_path):
     """A 9,000-character line is refused in one line and never suggested; rejected commands are
     not recalled by Up, accepted ones are."""
@@ -768,6 +786,7 @@ def test_the_history_holds_only_accepted_lines_in_tmux(tmp_path):
         assert [line for line in history.read_text().splitlines() if line.startswith("+")] == ["+show"]
 
 
+@pytest.mark.tmux
 def test_ctrl_c_during_a_solve_ends_the_progress_line_first_in_tmux(tmp_path):
     with play_pane(tmp_path, "--exposed", EXAMPLE, "--no-store", "--epsilon", "1e-9", "--seed", "1") as pane:
         pane.wait_for("iteration ")

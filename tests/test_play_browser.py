@@ -16,12 +16,14 @@ import time
 
 import httpx
 import pytest
+import tiers
 from serve_helpers import live_server, wait_for_workers
 from table_helpers import packet_sets, packets_found, two_arrangements
 
 from quintet.game import Arrangement, Deal, showdown
 from solver.play.commitment import check, commit
 
+pytestmark = [pytest.mark.browser, pytest.mark.server]
 playwright_api = pytest.importorskip("playwright.sync_api", reason="the Playwright package is not installed")
 from test_serve_browser import CHROMIUM, CHROMIUM_ARGS, DESKTOP, PHONE, TIMEOUT_MS  # noqa: E402
 
@@ -39,6 +41,7 @@ def server(tmp_path_factory):
 @pytest.fixture(scope="module")
 def browser():
     with playwright_api.sync_playwright() as p:
+        tiers.require("browser")
         b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         yield b
         b.close()

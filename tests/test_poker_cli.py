@@ -35,6 +35,7 @@ def quintet(*args: str, stdin: str | None = None, timeout: float = 300) -> subpr
 # ------------------------------------------------------------------- unattended -----------
 
 
+@pytest.mark.subprocess
 def test_bots_only_history_is_complete_replayable_and_reproducible(tmp_path: Path):
     files = [tmp_path / "a.jsonl", tmp_path / "b.jsonl"]
     outputs = []
@@ -119,6 +120,7 @@ def test_bad_options_are_one_line_exit_2(argv, message, capsys):
     assert status == 2 and message in err and len(err.strip().splitlines()) == 1 and "Traceback" not in err
 
 
+@pytest.mark.subprocess
 def test_bad_option_as_a_process():
     proc = quintet("poker", "--bots-only", "--players", "9")
     assert proc.returncode == 2 and proc.stdout == ""
@@ -269,6 +271,7 @@ def test_illegal_action_error_is_a_value_error_with_a_sentence():
 ROBUST = "call\nstand\n" * 60  # whatever the turn, one of the two is legal (the other is explained)
 
 
+@pytest.mark.subprocess
 def test_terminal_game_through_stdin(tmp_path: Path):
     path = tmp_path / "h.jsonl"
     bad = "foo\nraise 99\nraise x\n\nhint\n"
@@ -301,6 +304,7 @@ def demands_follow_the_circle_rule(line: dict) -> bool:
     return True
 
 
+@pytest.mark.subprocess
 def test_the_reported_hand_no_longer_demands_in_the_second_circle(tmp_path: Path):
     # bot1 raised in the first circle after the exchange, then demanded the show-down in the second
     path = tmp_path / "h.jsonl"
@@ -314,6 +318,7 @@ def test_the_reported_hand_no_longer_demands_in_the_second_circle(tmp_path: Path
     assert line["terms"]["demand_any_turn"] is False and demands_follow_the_circle_rule(line)
 
 
+@pytest.mark.subprocess
 def test_bots_only_demands_follow_the_circle_rule_unless_any_turn(tmp_path: Path):
     lines = {}
     for flag in ((), ("--demand-any-turn",)):
@@ -331,12 +336,14 @@ def test_bots_only_demands_follow_the_circle_rule_unless_any_turn(tmp_path: Path
         assert [again.stacks[s["seat"]] for s in line["seats"]] == [s["stack_after"] for s in line["seats"]]
 
 
+@pytest.mark.subprocess
 def test_end_of_input_ends_the_match_cleanly():
     proc = quintet("poker", "--players", "2", "--seed", "3", stdin="foo\n")
     assert proc.returncode == 0 and proc.stderr == ""
     assert "Match ended by you" in proc.stdout and "Match over: 0 hands played." in proc.stdout
 
 
+@pytest.mark.subprocess
 def test_person_out_of_chips_ends_the_match():
     # two chips, ante 1, stakes of 1: folding every hand loses one chip a hand
     proc = quintet("poker", "--players", "2", "--seed", "5", "--chips", "2", "--bots", "random", stdin="fold\n" * 10)
@@ -347,6 +354,7 @@ def test_person_out_of_chips_ends_the_match():
     assert "Match over: fewer than two players can pay the ante." in out
 
 
+@pytest.mark.subprocess
 def test_rules_and_the_shared_words_when_piped():
     proc = quintet("poker", "--players", "2", "--seed", "3", stdin="rules\n?\nh\nstacks\nq\n")
     assert proc.returncode == 0 and proc.stderr == ""
@@ -359,6 +367,7 @@ def test_rules_and_the_shared_words_when_piped():
     assert "\n> q\n\nMatch ended by you" in out and "Match over: 0 hands played." in out
 
 
+@pytest.mark.subprocess
 def test_an_over_long_line_is_refused_in_one_line_when_piped():
     proc = quintet("poker", "--players", "2", "--seed", "3", stdin="x" * 9000 + "\nquit\n")
     assert proc.returncode == 0 and proc.stderr == ""
@@ -367,6 +376,7 @@ def test_an_over_long_line_is_refused_in_one_line_when_piped():
     assert max(map(len, proc.stdout.splitlines())) < 300 and "Match over:" in proc.stdout
 
 
+@pytest.mark.subprocess
 def test_ctrl_c_on_piped_input_ends_the_match_with_the_standings():
     proc = subprocess.Popen([sys.executable, "-m", "quintet.cli", "poker", "--players", "2", "--seed", "3"],
                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
@@ -390,6 +400,7 @@ def poker_pane(tmp_path: Path, *args: str, width: int = 100) -> Pane:
                 env={"XDG_CACHE_HOME": str(tmp_path / "cache"), "PYTHONIOENCODING": "utf-8"})
 
 
+@pytest.mark.tmux
 def test_terminal_game_inside_tmux(tmp_path: Path):
     """Colour and ♣ ♦ ♥ ♠ by default, line editing (cal ← → l is call), one error line for a bad
     move, Ctrl-C clears the line, Ctrl-D ends the match with the standings."""
@@ -420,6 +431,7 @@ def test_terminal_game_inside_tmux(tmp_path: Path):
         assert len(history.read_text().splitlines()) == 1
 
 
+@pytest.mark.tmux
 def test_plain_in_tmux(tmp_path: Path):
     with poker_pane(tmp_path, "--players", "2", "--seed", "3", "--plain") as pane:
         text = pane.wait_for("Your move:")

@@ -213,6 +213,7 @@ def test_quote_cuts_and_says_the_length():
     (["--opponent", "uniform", "--workers", "2"], "only the CP-SAT engine uses threads"),
     (["--epsilon", "1e999"], "not a finite number"),
 ])
+@pytest.mark.subprocess
 def test_quintet_solve_bad_input_is_one_short_line_exit_2(args, words):
     proc = run("solver.apps.solve_cli", EXAMPLE, "--no-store", *args)
     assert proc.returncode == 2, proc.stderr[:500]
@@ -220,6 +221,7 @@ def test_quintet_solve_bad_input_is_one_short_line_exit_2(args, words):
     assert words in proc.stderr and len(proc.stderr) <= MESSAGE_LIMIT + 40, proc.stderr[:500]
 
 
+@pytest.mark.subprocess
 def test_quintet_play_checks_its_options_before_the_banner():
     for args, words in [(["--seed", "-5"], "--seed must be an integer from 0"),
                         (["--seed", str(SEED_MAX), "--games", "2"], "runs past"),
@@ -230,6 +232,7 @@ def test_quintet_play_checks_its_options_before_the_banner():
         assert words in proc.stderr and len(proc.stderr.strip().splitlines()) == 1, proc.stderr
 
 
+@pytest.mark.subprocess
 def test_one_seed_deals_the_same_cards_in_every_front_end(tmp_path):
     seed = 7
     deal = Deal.random(seed)

@@ -127,6 +127,7 @@ def test_the_certificate_is_confirmed_by_cpsat(frontier):
     assert check.bound <= 0.5 + 1e-8
 
 
+@pytest.mark.subprocess
 def test_cli_json_and_bad_combinations():
     base = [sys.executable, "-m", "solver.apps.solve_cli", FAST, "--no-store", "--quiet"]
     out = subprocess.run(base + ["--opponent", "greedy", "--max-exploitability", "1", "--json"],

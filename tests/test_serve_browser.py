@@ -18,6 +18,7 @@ from pathlib import Path
 
 import httpx
 import pytest
+import tiers
 from serve_helpers import ARR_A, EXAMPLE, QUICK_DEALS, live_server, wait_for_workers
 
 from quintet.evaluator import evaluate
@@ -26,6 +27,7 @@ CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--no-sandbox", "--headless", "--disable-gpu", "--disable-background-networking",
                  "--disable-component-update", "--disable-sync", "--no-first-run"]
 
+pytestmark = [pytest.mark.browser, pytest.mark.server]
 playwright_api = pytest.importorskip("playwright.sync_api", reason="the Playwright package is not installed")
 if not Path(CHROMIUM).exists():
     pytest.skip(f"no browser: {CHROMIUM} is missing (apt-get install chromium chromium-driver)",
@@ -50,6 +52,7 @@ def server(tmp_path_factory):
 @pytest.fixture(scope="module")
 def browser():
     with playwright_api.sync_playwright() as p:
+        tiers.require("browser")
         b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         yield b
         b.close()

@@ -37,6 +37,7 @@ def wait_gone(pids: list[int], timeout: float = 10.0) -> bool:
     return True
 
 
+@pytest.mark.server
 def test_serves_then_ctrl_c_stops_everything_even_during_a_solve(tmp_path):
     with live_server("--workers", "1", "--store", str(tmp_path / "s.sqlite")) as (url, proc):
         assert url.startswith("http://127.0.0.1:")  # loopback by default
@@ -70,6 +71,7 @@ def _follow(url: str, job_id: str, events: list[dict]) -> None:
                 events.append(json.loads(line[6:]))
 
 
+@pytest.mark.server
 def test_ctrl_c_with_event_streams_open(tmp_path):
     """Each open stream gets a final event (its job, cancelled), the server stops within 2 s,
     exit status 0, no traceback and no error from uvicorn."""
@@ -108,6 +110,7 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
+@pytest.mark.tmux
 @pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
 def test_ctrl_c_in_a_terminal_under_tmux(tmp_path):
     session = f"quintet-serve-test-{uuid.uuid4().hex[:8]}"
@@ -162,10 +165,12 @@ def one_line_error(proc: subprocess.CompletedProcess) -> str:
     (["--frobnicate"], "unrecognized arguments"),
     (["--host", "no-such-host.invalid"], "cannot resolve --host"),
 ])
+@pytest.mark.subprocess
 def test_bad_options_are_one_line_exit_2(args, words):
     assert words in one_line_error(run_serve(*args))
 
 
+@pytest.mark.subprocess
 def test_corrupt_store_is_refused_and_left_untouched(tmp_path):
     bad = tmp_path / "bad.sqlite"
     bad.write_bytes(b"not a database" * 100)
@@ -174,6 +179,7 @@ def test_corrupt_store_is_refused_and_left_untouched(tmp_path):
     assert bad.read_bytes() == before
 
 
+@pytest.mark.subprocess
 def test_port_in_use_is_one_line_exit_2(tmp_path):
     with socket.socket() as taken:
         taken.bind(("127.0.0.1", 0))

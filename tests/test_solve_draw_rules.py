@@ -96,6 +96,7 @@ def _solve(*args: str) -> subprocess.CompletedProcess[str]:
                           timeout=300)
 
 
+@pytest.mark.subprocess
 def test_cli_takes_the_rule_sets_exposed_cards():
     deal = seeded_deal("draw36-joker", seed=3)
     proc = _solve(deal.format(), "--rules", "draw36-joker", "--opponent", "greedy", "--json")

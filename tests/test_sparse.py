@@ -238,6 +238,7 @@ def test_request_accepts_a_k_mix():
     assert isinstance(RequestError("x"), ValueError)
 
 
+@pytest.mark.subprocess
 def test_cli_json_and_bad_input():
     base = [sys.executable, "-m", "solver.apps.solve_cli", QUICK, "--no-store", "--quiet"]
     out = subprocess.run(base + ["--max-support", "2", "--json", "--seed", "4"], capture_output=True, text=True,

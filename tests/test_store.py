@@ -371,6 +371,7 @@ WRITER = """
 """
 
 
+@pytest.mark.subprocess
 def test_two_processes_write_concurrently(tmp_path):
     path = tmp_path / "shared" / "s.sqlite"
     go = tmp_path / "go"
@@ -429,6 +430,7 @@ KILLED_IN_TRANSACTION = """
 """
 
 
+@pytest.mark.subprocess
 def test_a_writer_killed_inside_a_transaction_leaves_the_committed_state(tmp_path):
     path = tmp_path / "s.sqlite"
     proc = run_child(KILLED_IN_TRANSACTION, str(path))
@@ -461,6 +463,7 @@ KILLED_IN_LOOP = """
 """
 
 
+@pytest.mark.subprocess
 def test_a_writer_killed_in_a_loop_of_puts_loses_nothing_committed(tmp_path):
     path = tmp_path / "s.sqlite"
     proc = run_child(KILLED_IN_LOOP, str(path))

@@ -124,6 +124,7 @@ def test_best_response_to_the_style_exploits_the_habit(habit_style):
     assert possible > 5 and gained >= 0.8 * possible
 
 
+@pytest.mark.subprocess
 def test_style_spec_in_parse_opponent_api_and_quintet_solve(tmp_path, habit_games):
     path = write_records(tmp_path / "habit.jsonl", habit_games)
     deal = Deal.random(5)
@@ -174,6 +175,7 @@ def test_play_records_feed_a_style(tmp_path):
      'Ad Kd Qd Jd Td | 7d 7c Kc Tc 8c"}\n', "line 2: illegal arrangement: 8c is duplicated"),
     ('{"exposed": "8h 7h 9d Ts 7s Qc Jc", "player": "As Ac", "rules": "other"}\n', "line 1: played under other rules"),
 ])
+@pytest.mark.subprocess
 def test_bad_records_files_are_one_line_errors(tmp_path, content, problem):
     path = tmp_path / "bad.jsonl"
     path.write_text(content)

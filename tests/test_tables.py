@@ -139,6 +139,7 @@ def test_seat_view_statuses():
 # ---------------------------------------------------------------------- commitments
 
 
+@pytest.mark.subprocess
 def test_commitment_checks_out_with_sha256sum_and_fails_for_a_changed_arrangement(tmp_path):
     deal = Deal.random(SEED)
     a = random_arrangement(deal, 5)
@@ -195,6 +196,7 @@ def _ask(url: str, table: str, method: str, path: str, body: object, headers: di
     return httpx.request(method, f"{url}/api/tables/{table}{path}", headers=headers, json=body, timeout=60)
 
 
+@pytest.mark.server
 def test_every_endpoint_without_a_token_or_with_a_wrong_one(server):
     mine = new_table(server, {"opponent": "uniform", "seed": SEED})[0]
     theirs = new_table(server, {"opponent": "friend", "seed": SEED})
@@ -218,6 +220,7 @@ def test_every_endpoint_without_a_token_or_with_a_wrong_one(server):
     assert stream.status == 200 and stream.kinds[0] == "view"
 
 
+@pytest.mark.server
 def test_the_tables_api_is_typed_and_its_errors_documented(server):
     spec = httpx.get(f"{server}/openapi.json").json()
     paths = {p: ops for p, ops in spec["paths"].items() if p.startswith("/api/tables")}
@@ -267,6 +270,7 @@ def _everything(seat: SeatClient, arrangement: str, *, hints: bool) -> None:
         seat.request("POST", "/grade", {"arrangement": arrangement}, status=403)
 
 
+@pytest.mark.server
 def test_a_friends_table_shows_nothing_of_the_other_seat_before_the_reveal(server):
     one, two = new_table(server, {"opponent": "friend", "games": 1, "seed": SEED})
     deal = deal_of(one.view())
@@ -305,6 +309,7 @@ def test_a_friends_table_shows_nothing_of_the_other_seat_before_the_reveal(serve
         Arrangement.parse(a).card_lists()
 
 
+@pytest.mark.server
 def test_a_computer_table_commits_first_and_reveals_at_the_show_down(server):
     for attempt in range(3):  # the computer's arrangement is drawn at random: rule out coincidences
         seat = new_table(server, {"opponent": "uniform", "games": 1, "seed": SEED + attempt, "hints": True})[0]
@@ -347,6 +352,7 @@ def test_a_computer_table_commits_first_and_reveals_at_the_show_down(server):
     pytest.fail("three deals in a row put a computer packet in a public list")
 
 
+@pytest.mark.server
 def test_a_match_writes_the_records_quintet_play_writes(server, tmp_path):
     seat = new_table(server, {"opponent": "greedy", "games": 2, "seed": SEED})[0]
     lines = []
@@ -376,6 +382,7 @@ def test_a_match_writes_the_records_quintet_play_writes(server, tmp_path):
 QUICK_SEEDS = (5, 16)  # seeds whose deal's equilibrium is certified within 0.05 in seconds (found by trying)
 
 
+@pytest.mark.server
 def test_the_equilibrium_computer_is_prepared_in_the_long_lane(server):
     seat = new_table(server, {"opponent": "equilibrium", "games": 1, "seed": QUICK_SEEDS[0]})[0]
     stream = seat.events()
@@ -412,6 +419,7 @@ def test_the_equilibrium_computer_is_prepared_in_the_long_lane(server):
     assert record["hints"] == ["hint", "hint 2", "odds"]  # as quintet-play writes them (the refused one not)
 
 
+@pytest.mark.server
 def test_a_friends_table_with_hints_tells_both_seats_and_advises_against_the_equilibrium(server):
     one, two = new_table(server, {"opponent": "friend", "games": 1, "seed": QUICK_SEEDS[1], "hints": True})
     for seat in (one, two):
@@ -438,12 +446,14 @@ BAD_TABLES = {
 }
 
 
+@pytest.mark.server
 @pytest.mark.parametrize("case", sorted(BAD_TABLES))
 def test_bad_tables_are_one_line_4xx(server, case):
     body, status, words = BAD_TABLES[case]
     assert words in assert_error(httpx.post(f"{server}/api/tables", json=body), status)
 
 
+@pytest.mark.server
 def test_bad_moves_are_one_line_4xx(server):
     seat = new_table(server, {"opponent": "greedy", "seed": SEED})[0]
     seat.wait(lambda v: v["status"] == "placing")
@@ -469,6 +479,7 @@ def test_bad_moves_are_one_line_4xx(server):
 # ---------------------------------------------------------------------- the limit and expiry
 
 
+@pytest.mark.server
 def test_a_full_server_is_503_and_idle_tables_expire(tmp_path):
     with live_server("--workers", "1", "--store", str(tmp_path / "s.sqlite"), "--max-tables", "2",
                      "--table-ttl", "3") as (url, _):
@@ -495,6 +506,7 @@ def _views(seats: list[SeatClient]) -> list[dict]:
     return [{k: v for k, v in s.view().items() if k != "revision"} for s in seats]
 
 
+@pytest.mark.server
 def test_a_restart_mid_match_loses_nothing(tmp_path):
     args = ("--workers", "1", "--store", str(tmp_path / "s.sqlite"), "--tables", str(tmp_path / "t.sqlite"))
     with live_server(*args) as (url, proc):
@@ -608,6 +620,7 @@ async def _play_table(client: httpx.AsyncClient, body: dict, log: dict) -> list[
     return out
 
 
+@pytest.mark.server
 def test_fifty_tables_played_at_once(server):
     log = {"requests": 0, "tables": 0}
 

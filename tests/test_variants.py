@@ -702,6 +702,7 @@ def test_cli_errors_are_one_line_exit_2(capsys, args, needle):
     assert needle in err
 
 
+@pytest.mark.subprocess
 def test_cli_as_a_real_process():
     env = dict(os.environ, PYTHONIOENCODING="utf-8")
     proc = subprocess.run(

@@ -69,6 +69,7 @@ def test_exact_equilibrium_certificate_is_confirmed():
     assert check.bound <= 1e-8
 
 
+@pytest.mark.subprocess
 def test_cli_verify_json(tmp_path):
     cmd = [sys.executable, "-m", "solver.apps.solve_cli", EXAMPLE, "--opponent", "greedy", "--verify", "--json"]
     out = subprocess.run(cmd, capture_output=True, text=True, timeout=600)

@@ -21,6 +21,7 @@ import time
 from pathlib import Path
 
 import pytest
+import tiers
 
 TMUX = shutil.which("tmux")
 
@@ -28,6 +29,7 @@ TMUX = shutil.which("tmux")
 class Pane:
     def __init__(self, tmp_path: Path, argv: list[str], *, width: int = 80, height: int = 50,
                  env: dict[str, str] | None = None, cwd: Path | None = None) -> None:
+        tiers.require("tmux")
         if TMUX is None:
             pytest.skip("tmux not found on PATH (apt-get install -y tmux); the terminal run cannot happen")
         self.socket = str(tmp_path / f"tmux-{width}.sock")
