@@ -4,16 +4,16 @@ program on small games, the frontier's shape on a real deal, and an independent 
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 
 import numpy as np
 import pytest
+from programs import run_main
 from test_equilibrium import all_strategies, reduced_deal
 
 from quintet.game import Deal
 from solver.advisor.safe import safe_response
 from solver.advisor.verify import verify_mix
+from solver.apps.solve_cli import main as solve_main
 from solver.games.double_oracle import Response, solve_symmetric_lp
 from solver.games.lp import solve_rnr_program
 from solver.games.quintet_game import QuintetModelGame
@@ -127,11 +127,9 @@ def test_the_certificate_is_confirmed_by_cpsat(frontier):
     assert check.bound <= 0.5 + 1e-8
 
 
-@pytest.mark.subprocess
 def test_cli_json_and_bad_combinations():
-    base = [sys.executable, "-m", "solver.apps.solve_cli", FAST, "--no-store", "--quiet"]
-    out = subprocess.run(base + ["--opponent", "greedy", "--max-exploitability", "1", "--json"],
-                         capture_output=True, text=True, timeout=600)
+    base = [FAST, "--no-store", "--quiet"]
+    out = run_main(solve_main, base + ["--opponent", "greedy", "--max-exploitability", "1", "--json"])
     assert out.returncode == 0, out.stderr
     doc = json.loads(out.stdout)
     assert {"mix", "exploitability", "expected_margin", "max_exploitability", "arrangement"} <= set(doc)
@@ -139,5 +137,5 @@ def test_cli_json_and_bad_combinations():
     for extra, words in [(["--max-exploitability", "1"], "opponent model"),
                          (["--opponent", "greedy", "--max-exploitability", "-1"], "from 0 to 50"),
                          (["--opponent", "greedy", "--max-exploitability", "1", "--grade", "x"], "grade")]:
-        bad = subprocess.run(base + extra, capture_output=True, text=True, timeout=120)
+        bad = run_main(solve_main, base + extra)
         assert bad.returncode == 2 and words in bad.stderr and len(bad.stderr.strip().splitlines()) == 1, bad.stderr

@@ -6,11 +6,10 @@ from __future__ import annotations
 
 import itertools
 import json
-import subprocess
-import sys
 
 import numpy as np
 import pytest
+from programs import run_main
 from test_equilibrium import all_strategies, reduced_deal
 
 from quintet.game import Deal
@@ -21,6 +20,7 @@ from solver.advisor.plans import plan_of, plans
 from solver.advisor.request import RequestError, SolveRequest
 from solver.advisor.sparse import roll_mix, sparse_equilibrium, sparse_frontier
 from solver.advisor.verify import verify_mix
+from solver.apps.solve_cli import main as solve_main
 from solver.games.double_oracle import Response, double_oracle
 from solver.games.lp import solve_minmax_lp
 from solver.games.quintet_game import QuintetGame
@@ -238,17 +238,15 @@ def test_request_accepts_a_k_mix():
     assert isinstance(RequestError("x"), ValueError)
 
 
-@pytest.mark.subprocess
 def test_cli_json_and_bad_input():
-    base = [sys.executable, "-m", "solver.apps.solve_cli", QUICK, "--no-store", "--quiet"]
-    out = subprocess.run(base + ["--max-support", "2", "--json", "--seed", "4"], capture_output=True, text=True,
-                         timeout=600)
+    base = [QUICK, "--no-store", "--quiet"]
+    out = run_main(solve_main, base + ["--max-support", "2", "--json", "--seed", "4"])
     assert out.returncode == 0, out.stderr
     doc = json.loads(out.stdout)
     assert {"mix", "exploitability", "max_support", "equilibrium_exploitability"} <= set(doc)
     assert doc["max_support"] == 2 and 1 <= len(doc["mix"]) <= 2
     assert doc["roll"]["seed"] == 4 and doc["arrangement"] == doc["mix"][doc["roll"]["pick"] - 1]["arrangement"]
-    text = subprocess.run(base + ["--max-support", "2"], capture_output=True, text=True, timeout=600)
+    text = run_main(solve_main, base + ["--max-support", "2"])
     assert text.returncode == 0, text.stderr
     assert "Die roll (seed 0)" in text.stdout and "The full equilibrium: exploitability" in text.stdout
     assert "best mix of at most 2 found" in text.stdout or "proven the least exploitable" in text.stdout
@@ -256,7 +254,7 @@ def test_cli_json_and_bad_input():
                          (["--max-support", "x"], "integer"),
                          (["--max-support", "2", "--opponent", "greedy"], "applies to the equilibrium"),
                          (["--max-support", "2", "--grade", "x"], "grade")]:
-        bad = subprocess.run(base + extra, capture_output=True, text=True, timeout=120)
+        bad = run_main(solve_main, base + extra)
         assert bad.returncode == 2 and words in bad.stderr and len(bad.stderr.strip().splitlines()) == 1, bad.stderr
 
 

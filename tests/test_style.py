@@ -3,19 +3,19 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from programs import run_main
 
 from quintet.evaluator import evaluate
 from quintet.game import Arrangement, Deal
 from quintet.rules import get_rules
 from solver.advisor.advice import best_response
+from solver.apps.solve_cli import main as solve_main
 from solver.apps.tournament import expected_margin
 from solver.play.computer import Computer
 from solver.play.session import GameSession
@@ -25,7 +25,6 @@ from solver.problem.opponents import ArrangementMix, OpponentError, Uniform, gre
 from solver.problem.style import fit_style, load_style
 from solver.storage.records import RecordError, append_record, read_player_games
 
-ROOT = Path(__file__).resolve().parent.parent
 SWAP = 0.25  # the habit's noise: how often two slots are swapped
 
 
@@ -124,7 +123,6 @@ def test_best_response_to_the_style_exploits_the_habit(habit_style):
     assert possible > 5 and gained >= 0.8 * possible
 
 
-@pytest.mark.subprocess
 def test_style_spec_in_parse_opponent_api_and_quintet_solve(tmp_path, habit_games):
     path = write_records(tmp_path / "habit.jsonl", habit_games)
     deal = Deal.random(5)
@@ -137,8 +135,7 @@ def test_style_spec_in_parse_opponent_api_and_quintet_solve(tmp_path, habit_game
     tables = DealTables.build(deal)
     np.testing.assert_allclose(mixed.marginals(tables),
                                0.5 * model.marginals(tables) + 0.5 * Uniform().marginals(tables))
-    proc = subprocess.run([sys.executable, "-m", "solver.apps.solve_cli", deal.format(), "--opponent", f"style:{path}",
-                           "--json"], capture_output=True, text=True, cwd=ROOT, timeout=120)
+    proc = run_main(solve_main, [deal.format(), "--opponent", f"style:{path}", "--json"])
     assert proc.returncode == 0, proc.stderr
     d = json.loads(proc.stdout)
     assert d["opponent"] == "style:habit.jsonl" and d["optimal"]
@@ -175,7 +172,6 @@ def test_play_records_feed_a_style(tmp_path):
      'Ad Kd Qd Jd Td | 7d 7c Kc Tc 8c"}\n', "line 2: illegal arrangement: 8c is duplicated"),
     ('{"exposed": "8h 7h 9d Ts 7s Qc Jc", "player": "As Ac", "rules": "other"}\n', "line 1: played under other rules"),
 ])
-@pytest.mark.subprocess
 def test_bad_records_files_are_one_line_errors(tmp_path, content, problem):
     path = tmp_path / "bad.jsonl"
     path.write_text(content)
@@ -183,9 +179,7 @@ def test_bad_records_files_are_one_line_errors(tmp_path, content, problem):
         read_player_games(path, get_rules("classic"))
     with pytest.raises(OpponentError, match=problem):
         parse_opponent(f"style:{path}", Deal.random(1))
-    proc = subprocess.run([sys.executable, "-m", "solver.apps.solve_cli", "8h 7h 9d Ts 7s Qc Jc",
-                           "--opponent", f"style:{path}"],
-                          capture_output=True, text=True, cwd=ROOT, timeout=120)
+    proc = run_main(solve_main, ["8h 7h 9d Ts 7s Qc Jc", "--opponent", f"style:{path}"])
     assert proc.returncode == 2 and len(proc.stderr.strip().splitlines()) == 1
     assert problem.split(": ")[-1] in proc.stderr
 
