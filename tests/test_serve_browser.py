@@ -414,7 +414,7 @@ def test_options_are_sent_as_typed_or_refused(page):
     assert set(body) == {"exposed", "opponent", "epsilon", "time_limit", "seed"}
     assert body["epsilon"] == 0 and body["time_limit"] == 600 and body["opponent"] == "equilibrium"
     assert 0 <= body["seed"] <= MAX_SEED
-    assert "stub: not solved" in pg.inner_text("#error")
+    pg.wait_for_function("() => document.querySelector('#error').innerText.includes('stub: not solved')")
     for field, value, words in [("#time-limit", "-5", "more than 0"), ("#time-limit", "abc", "not a number"),
                                 ("#time-limit", "", "type a number"), ("#epsilon", "-0.1", "at least 0"),
                                 ("#epsilon", "1e", "not a number")]:

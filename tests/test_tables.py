@@ -33,9 +33,10 @@ from table_helpers import (
 
 from quintet.game import Arrangement, Deal, showdown
 from solver.advisor.sparse import roll_mix
-from solver.apps.serve.table_models import TableView
-from solver.apps.serve.table_store import GameRow, Side, TableRow
-from solver.apps.serve.tables import NOT_FOUND, seat_view
+from solver.apps.serve.tables.errors import NOT_FOUND
+from solver.apps.serve.tables.models import TableView
+from solver.apps.serve.tables.store import GameRow, Side, TableRow
+from solver.apps.serve.tables.views import seat_view
 from solver.play.commitment import canonical_text, check, commit, commitment_of
 from solver.play.computer import random_arrangement
 from solver.play.session import MIX_HINT_ROLL_STREAM

@@ -8,6 +8,7 @@ and the tables of ``quintet-serve``.
     game.confirm("Th Td Tc 7d 7c | …")                     # or place all five and confirm()
     while game.phase is Phase.SHOWDOWN:
         game.reveal()                                      # slot by slot
+    # or all at once: game.play_out("Th Td Tc 7d 7c | …") → the reveals
     game.record(...)                                       # the game as a GameRecord
 
 Phases: ``PLACING`` (place, clear, undo, advice: hint, grade, odds, the K-mix ``mix_hint``; ``HINTING`` while a hint
@@ -535,6 +536,47 @@ class GameSession:
         if self._revealed == len(self._showdown.slots):
             self.phase = Phase.OVER
         return Reveal(shown[-1], sum(s.points_a for s in shown), sum(s.points_b for s in shown))
+
+    def verify_play_out(self, arrangement: str | Arrangement | None = None,
+                        other: str | Arrangement | None = None) -> tuple[Arrangement, Arrangement]:
+        """The two arrangements ``play_out`` would show down (yours, the other side's); else
+        ``PlayError``.  ``other`` is the person across's (refused against the computer, whose
+        packets are laid already)."""
+        laid = self.verify_confirm(arrangement)
+        if self._other is not None:
+            if other is not None:
+                raise PlayError("cannot face another arrangement: the computer's packets are laid already")
+            return laid, self._other
+        if other is None:
+            raise PlayError("cannot play the game out: the other side's arrangement is not known yet")
+        try:
+            theirs = Arrangement.parse(other, self.rules) if isinstance(other, str) else other
+            theirs.validate(self.deal)
+        except (ArrangementError, CardError) as exc:
+            raise PlayError(f"the other side's arrangement: {exc}") from None
+        return laid, theirs
+
+    def can_play_out(self, arrangement: str | Arrangement | None = None,
+                     other: str | Arrangement | None = None) -> bool:
+        try:
+            self.verify_play_out(arrangement, other)
+        except PlayError:
+            return False
+        return True
+
+    def play_out(self, arrangement: str | Arrangement | None = None,
+                 other: str | Arrangement | None = None) -> tuple[Reveal, ...]:
+        """The rest of the game at once: ``confirm`` (``arrangement``, else the placed slots),
+        ``face`` the person across's ``other`` arrangement, ``reveal`` every slot; the reveals in
+        slot order (the score after the last is the game's)."""
+        laid, theirs = self.verify_play_out(arrangement, other)
+        self.confirm(laid)
+        if self.phase is Phase.WAITING:
+            self.face(theirs)
+        reveals = []
+        while self.phase is Phase.SHOWDOWN:
+            reveals.append(self.reveal())
+        return tuple(reveals)
 
     @property
     def result(self) -> Showdown:

@@ -2,7 +2,10 @@
 
 * ``app`` — the FastAPI application (``create_app``): the routers, the error handlers, the page;
 * ``routers`` — the endpoints by concern: ``solve`` (solves and jobs), ``game`` (show-downs,
-  hands, draw advice, deals, rule sets), ``server`` (health, the page);
+  hands, draw advice, deals, rule sets), ``tables`` (play on the page), ``server`` (health, the
+  page);
+* ``tables/`` — the tables played on the page: the service, views, events, scheduling, their
+  store, models and worker tasks;
 * ``models`` — typed requests and the server's responses (the solver's answers are
   ``solver.advisor.schema``'s);
 * ``errors`` — every error as one line, request bodies checked before they are read;

@@ -9,8 +9,9 @@ the worker pool (``solver.apps.serve.jobs``) and the tables; its endpoints are f
 * ``routers.game`` — ``POST /api/showdown``, ``/api/hand``, ``/api/draw`` (``quintet showdown``,
   ``hand``, ``draw``), ``GET /api/deal?seed=N``, ``GET /api/rules``;
 * ``routers.server`` — ``GET /api/health`` and the page;
-* ``tables`` — ``/api/tables``: play against the computer or a friend by a link (each seat
-  named by its token), the table's events as server-sent events.
+* ``routers.tables`` — ``/api/tables``: play against the computer or a friend by a link (each
+  seat named by its token), the table's events as server-sent events (the tables themselves:
+  ``solver.apps.serve.tables``).
 
 Every response body is a declared model (``models``; the solver's answers from
 ``solver.advisor.schema``), so ``GET /openapi.json`` describes exactly what is sent, errors
@@ -28,9 +29,8 @@ from starlette.concurrency import run_in_threadpool
 from starlette.routing import Mount, Route
 
 from solver.apps.serve.errors import MAX_BODY_BYTES, BodyLimit, install_error_handlers
-from solver.apps.serve.routers import game, server, solve
+from solver.apps.serve.routers import game, server, solve, tables
 from solver.apps.serve.state import AppState, ServeConfig
-from solver.apps.serve.tables import tables_router
 
 __all__ = ["ServeConfig", "create_app", "MAX_BODY_BYTES"]
 
@@ -66,9 +66,8 @@ def create_app(config: ServeConfig | None = None) -> FastAPI:
         description=DESCRIPTION,
     )
     app.state.quintet = state
-    app.state.config = state.config
     app.add_middleware(BodyLimit, limit=state.config.max_body_bytes)
-    routers = (solve.router, game.router, tables_router(), server.router)
+    routers = (solve.router, game.router, tables.router, server.router)
     for router in routers:
         app.include_router(router)
     server.mount_page(app)

@@ -22,8 +22,8 @@ from types import FrameType
 
 from quintet.cliutil import OneLineParser, UsageError, int_between, positive_float, positive_int, run_cli
 from quintet.text import quote
-from solver.apps.serve.table_store import TableStore, TableStoreError
-from solver.apps.serve.tables import DEFAULT_MAX_TABLES, DEFAULT_TTL, TablesConfig, tables_path
+from solver.apps.serve.tables.service import DEFAULT_MAX_TABLES, DEFAULT_TTL, TablesConfig, tables_path
+from solver.apps.serve.tables.store import TableStore, TableStoreError
 from solver.storage.store import SolutionStore, default_store_path
 
 __all__ = ["build_parser", "main"]

@@ -34,8 +34,9 @@ from starlette.routing import BaseRoute, Match, Mount
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from quintet.text import QUOTE_LIMIT, one_line
-from solver.apps.serve.jobs import Unavailable
+from solver.apps.serve.jobs import Unavailable, WorkerFault
 from solver.apps.serve.models import ErrorOut
+from solver.apps.serve.tables.errors import AdviceOff, NoSuchTable, NotNow, Stopping, TableError, TablesFull
 
 __all__ = ["MAX_BODY_BYTES", "MAX_JSON_DEPTH", "BodyError", "BodyLimit", "JsonBodyRoute", "check_json_body",
            "error_response", "error_responses", "install_error_handlers", "validation_message"]
@@ -229,6 +230,9 @@ def validation_message(errors: list[Any]) -> str:
 
 # ---------------------------------------------------------------------- the handlers
 
+_TABLE_STATUS: tuple[tuple[type[TableError], int], ...] = (
+    (NoSuchTable, 404), (AdviceOff, 403), (NotNow, 409), (TablesFull, 503), (Stopping, 503))
+
 
 def allowed_methods(routes: Iterable[BaseRoute], scope: Scope) -> list[str]:
     """The methods of every route whose path matches the request's (the ``Allow`` of a 405)."""
@@ -270,6 +274,16 @@ def install_error_handlers(app: FastAPI, routes: Sequence[BaseRoute]) -> None:
     async def _unavailable(_: Request, exc: Unavailable) -> JSONResponse:
         retry = None if exc.retry_after is None else {"Retry-After": str(exc.retry_after)}
         return error_response(503, str(exc), headers=retry)
+
+    @app.exception_handler(TableError)
+    async def _table(_: Request, exc: TableError) -> JSONResponse:
+        status = next(code for kind, code in _TABLE_STATUS if isinstance(exc, kind))
+        retry = {"Retry-After": str(exc.retry_after)} if isinstance(exc, TablesFull) else None
+        return error_response(status, str(exc), headers=retry)
+
+    @app.exception_handler(WorkerFault)
+    async def _worker_fault(_: Request, exc: WorkerFault) -> JSONResponse:
+        return error_response(500, f"internal error: {exc}")
 
     @app.exception_handler(StarletteHTTPException)
     async def _http(request: Request, exc: StarletteHTTPException) -> JSONResponse:

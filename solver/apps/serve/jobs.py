@@ -33,10 +33,10 @@ from pathlib import Path
 from typing import Any, Literal
 
 from solver.apps.interrupt import children_ignore_ctrl_c
-from solver.apps.serve.models import JobOut, ProgressOut
 from solver.apps.serve.worker import Task, worker_main
 
-__all__ = ["Job", "JobStatus", "Lane", "Unavailable", "QueueFull", "WorkerPool", "KEEP_FINISHED"]
+__all__ = ["Job", "JobStatus", "Lane", "Unavailable", "QueueFull", "TaskRefused", "WorkerFault", "WorkerPool",
+           "KEEP_FINISHED"]
 
 KEEP_FINISHED = 1000
 MAX_START_FAILURES = 3
@@ -59,6 +59,14 @@ class QueueFull(Unavailable):
         super().__init__(f"the server is busy: {size} {'solves' if lane == 'long' else 'requests'} "
                          "are already waiting; try again shortly")
         self.retry_after = RETRY_AFTER[lane]
+
+
+class TaskRefused(ValueError):
+    """A task its worker refused for its input (the one-line message of the input error)."""
+
+
+class WorkerFault(Exception):
+    """A task that failed on the server's side: its worker died, the store or an engine failed."""
 
 
 @dataclass(eq=False)
@@ -91,14 +99,16 @@ class Job:
         """Seconds since the job was submitted (until it finished)."""
         return (self.finished_at or time.monotonic()) - self.created
 
-    def to_model(self) -> JobOut:
-        """The job's JSON (``GET /api/jobs/ID``), for a solve job."""
-        return JobOut(job=self.id, status=self.status, request=self.request, elapsed=round(self.elapsed, 3),
-                      progress=None if self.progress is None else ProgressOut.model_validate(self.progress),
-                      result=self.result, error=self.error)
-
-    def to_dict(self) -> dict[str, Any]:
-        return self.to_model().model_dump(mode="json")
+    def outcome(self) -> Any:
+        """A finished job's answer; ``TaskRefused`` for its input, ``WorkerFault`` for a fault,
+        ``Unavailable`` once cancelled (the server is stopping)."""
+        if self.status == "done":
+            return self.result
+        if self.status == "cancelled":
+            raise Unavailable("the server is stopping")
+        if self.error_kind == "input":
+            raise TaskRefused(self.error or "bad input")
+        raise WorkerFault(self.error or f"the task ended {self.status}")
 
     def add_done_callback(self, callback: Callable[[Job], None]) -> None:
         """Call ``callback(job)`` once the job is finished (at once if it is); callbacks run

@@ -13,11 +13,12 @@ import asyncio
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from fastapi import Request
 
-from solver.apps.serve.jobs import Job, WorkerPool
-from solver.apps.serve.tables import TablesConfig, TableService
+from solver.apps.serve.jobs import Job, Unavailable, WorkerPool
+from solver.apps.serve.tables.service import TablesConfig, TableService
 from solver.storage.store import SolutionStore, default_store_path
 
 __all__ = ["ServeConfig", "AppState", "app_state"]
@@ -114,6 +115,14 @@ class AppState:
             except TimeoutError:
                 pass
         return True
+
+    async def answer(self, job: Job) -> Any:
+        """Wait for a quick job: its answer (``Job.outcome``: its error raised as its kind), or
+        ``Unavailable`` when the server stops first (the job is cancelled)."""
+        if not await self.finished(job):
+            self.pool.cancel(job.id)
+            raise Unavailable("the server is stopping")
+        return job.outcome()
 
     async def settle(self, job: Job, timeout: float) -> None:
         """Give a cancelled job up to ``timeout`` seconds to finish (its solver stops within one)."""

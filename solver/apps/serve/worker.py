@@ -38,7 +38,7 @@ from quintet.rules import Rules
 from quintet.text import one_line
 from solver.advisor.request import SolveRequest, solve_request
 from solver.apps.serve.models import DrawOut
-from solver.apps.serve.table_tasks import PlayTask
+from solver.apps.serve.tables.tasks import PlayTask
 from solver.games.double_oracle import IterationRecord
 from solver.storage.store import SolutionStore, StoreError
 
@@ -85,7 +85,7 @@ class _LazyStore:
 def run_task(payload: SolveRequest | DrawTask | PlayTask, store: Callable[[], SolutionStore],
              stop: threading.Event, progress: Callable[[IterationRecord], None]) -> BaseModel | dict[str, object]:
     """The answer to one task as its response model (its JSON is what the matching CLI prints
-    with ``--json``; a table's task answers its JSON, ``solver.apps.serve.table_tasks``);
+    with ``--json``; a table's task answers its JSON, ``solver.apps.serve.tables.tasks``);
     ``store`` opens the store, called only when an equilibrium is needed.  A request that may
     not read files (``files=False``: every request a server takes) is checked again here,
     before anything runs: no term names a file."""

@@ -27,7 +27,7 @@ from solver.apps.serve.models import (
     ShowdownIn,
     ShowdownOut,
 )
-from solver.apps.serve.routers.solve import answer, echo
+from solver.apps.serve.routers.solve import echo
 from solver.apps.serve.state import AppState, app_state
 from solver.apps.serve.worker import DrawTask
 
@@ -59,7 +59,7 @@ def hand(body: HandIn) -> HandOut:
 async def draw(body: DrawIn, state: State) -> Any:
     """``quintet draw``: the draw advisor — all 32 exchanges of a five-card hand, exact."""
     task = DrawTask(body.hand, body.rules.to_rules(), body.known, body.objective)
-    return await answer(state, state.pool.submit(task, lane="quick", request=echo(body)))
+    return await state.answer(state.pool.submit(task, lane="quick", request=echo(body)))
 
 
 @router.get("/api/deal", tags=["game"], operation_id="deal", response_model=DealOut,

@@ -20,12 +20,12 @@ from starlette.concurrency import run_in_threadpool
 from quintet.text import quote
 from solver.advisor.equilibrium import certified_within, stored_exploitability
 from solver.advisor.request import RequestError, SolveRequest
-from solver.apps.serve.errors import JsonBodyRoute, error_response, error_responses
+from solver.apps.serve.errors import JsonBodyRoute, error_responses
 from solver.apps.serve.jobs import Job
-from solver.apps.serve.models import ImmediateAnswerOut, JobOut, SolveIn
+from solver.apps.serve.models import ImmediateAnswerOut, JobOut, ProgressOut, SolveIn
 from solver.apps.serve.state import AppState, ServeConfig, app_state
 
-__all__ = ["router", "solve_request_of", "answer", "echo", "EVENT_INTERVAL", "STOP_GRACE"]
+__all__ = ["router", "solve_request_of", "job_out", "echo", "EVENT_INTERVAL", "STOP_GRACE"]
 
 EVENT_INTERVAL = 0.25  # seconds between checks of a job for its event stream
 STOP_GRACE = 0.8  # seconds a stream waits, when the server stops, for its cancelled job to finish
@@ -67,18 +67,11 @@ def solve_request_of(body: SolveIn, config: ServeConfig) -> SolveRequest:
         max_support=body.max_support, files=False)
 
 
-async def answer(state: AppState, job: Job) -> Any:
-    """Wait for a quick job: its answer (a response model), or its error as the matching status."""
-    if not await state.finished(job):
-        state.pool.cancel(job.id)
-        return error_response(503, "the server is stopping")
-    if job.status == "done":
-        return job.result
-    if job.status == "cancelled":
-        return error_response(503, "the server is stopping")
-    if job.error_kind == "input":
-        return error_response(400, job.error or "bad input")
-    return error_response(500, f"internal error: {job.error}")
+def job_out(job: Job) -> JobOut:
+    """A job's JSON (``GET /api/jobs/ID``)."""
+    return JobOut(job=job.id, status=job.status, request=job.request, elapsed=round(job.elapsed, 3),
+                  progress=None if job.progress is None else ProgressOut.model_validate(job.progress),
+                  result=job.result, error=job.error)
 
 
 def _job(state: AppState, job_id: str) -> Job:
@@ -121,9 +114,9 @@ async def solve(body: SolveIn, state: State) -> Any:
         request.wants_equilibrium and not await run_in_threadpool(_is_stored, state, request))
     job = state.pool.submit(request, lane="long" if long else "quick", request=echo(body))
     if long:
-        return JSONResponse(job.to_model().model_dump(mode="json"), status_code=202,
+        return JSONResponse(job_out(job).model_dump(mode="json"), status_code=202,
                             headers={"Location": f"/api/jobs/{job.id}"})
-    return await answer(state, job)
+    return await state.answer(job)
 
 
 @router.get("/api/jobs/{job_id}", tags=["jobs"], operation_id="get_job", response_model=JobOut,
@@ -131,7 +124,7 @@ async def solve(body: SolveIn, state: State) -> Any:
 async def get_job(job_id: str, state: State) -> JobOut:
     """A job: status (queued, running, cancelling, done, cancelled, failed), progress
     (iteration, certified exploitability so far, seconds), the answer when done."""
-    return _job(state, job_id).to_model()
+    return job_out(_job(state, job_id))
 
 
 @router.delete("/api/jobs/{job_id}", tags=["jobs"], operation_id="cancel_job", response_model=JobOut,
@@ -143,7 +136,7 @@ async def cancel_job(job_id: str, state: State) -> JobOut:
     job = state.pool.cancel(job_id)
     if job is None:  # finished and forgotten in between
         raise HTTPException(404, f"no job {quote(job_id)} (unknown, or finished long ago)")
-    return job.to_model()
+    return job_out(job)
 
 
 _EVENT_SCHEMA = {
@@ -158,7 +151,7 @@ _EVENT_SCHEMA = {
 
 
 def _event(job: Job) -> str:
-    return f"event: job\ndata: {job.to_model().model_dump_json()}\n\n"
+    return f"event: job\ndata: {job_out(job).model_dump_json()}\n\n"
 
 
 async def _events(state: AppState, job: Job) -> AsyncIterator[str]:

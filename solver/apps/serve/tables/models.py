@@ -2,7 +2,7 @@
 
 Requests refuse unknown fields and wrong JSON types (422), as the rest of the API; cards and
 arrangements are read as there (``Cards``, ``ArrangementText``), bounded in length.  A seat's
-view (``TableView``) is built by one function, ``solver.apps.serve.tables.seat_view``: nothing
+view (``TableView``) is built by one function, ``solver.apps.serve.tables.views.seat_view``: nothing
 in it, nor in an event (``TableEventOut``, which carries the view), names the other side's
 cards before both have confirmed.  "you" is the seat asking; "other" the computer or the
 friend across.

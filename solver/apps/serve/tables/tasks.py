@@ -2,16 +2,18 @@
 finished game's record — each through ``solver.play`` (``Computer``, ``GameSession``), the game
 logic of ``quintet-play``.
 
-A ``PlayTask`` is what a table (``solver.apps.serve.tables``) sends to the worker pool; the
-worker rebuilds the game (``play_session``) and runs one action:
+A ``PlayTask`` is what a table (``solver.apps.serve.tables.work``, and a seat's advice from
+``solver.apps.serve.tables.service``) sends to the worker pool; the worker rebuilds the game
+(``play_session``) and runs one action:
 
 * ``choose`` — ``Computer.choose`` draws the computer's arrangement (with a secret seed, never
   the deal's: the deal's seed is shown to the player);
 * ``hint``, ``grade``, ``odds`` — ``GameSession.hint`` / ``grade`` / ``odds`` against the computer's
   model (``Computer.resume``: the committed arrangement is never drawn again), or at a friend's
   table against the deal's equilibrium (``Person``);
-* ``record`` — the game played out (confirm, face, reveal) and ``GameSession.record`` with its
-  regret: the JSON line ``quintet-play --record`` writes.
+* ``record`` — the game played out (``GameSession.play_out``) and ``GameSession.record`` with
+  its regret: the JSON line ``quintet-play --record`` writes (a computer's table: a friend's
+  game has no regret, and the table writes its records itself).
 
 The deal's equilibrium, when one is needed, comes from the store: the table solved it first in
 the pool's long lane (``equilibrium`` is its certified exploitability, so the store answers).
@@ -27,14 +29,14 @@ from typing import Literal
 
 from quintet.game import Arrangement, Deal
 from solver.advisor.equilibrium import EquilibriumResult, solve_equilibrium
+from solver.apps.serve.tables.store import FRIEND
 from solver.play.computer import Computer, EquilibriumProvider
-from solver.play.session import MIX_HINT_ROLL_STREAM, GameSession, Person, Phase
+from solver.play.session import MIX_HINT_ROLL_STREAM, GameSession, Person
 from solver.storage.store import SolutionStore
 
 __all__ = ["PlayTask", "PlayAction", "play_session", "EQUILIBRIUM_EPSILON", "EQUILIBRIUM_TIME_LIMIT",
-           "SEARCH_TIME_LIMIT", "FRIEND"]
+           "SEARCH_TIME_LIMIT"]
 
-FRIEND = "friend"
 EQUILIBRIUM_EPSILON = 0.05  # points: the certified exploitability a table's equilibrium is solved to (as quintet-play)
 EQUILIBRIUM_TIME_LIMIT = 120.0  # seconds: the equilibrium's solve (as quintet-play)
 SEARCH_TIME_LIMIT = 30.0  # seconds: each best response, hint, grade or regret search of a table
@@ -95,7 +97,6 @@ class PlayTask:
     slots: tuple[tuple[int, str], ...] = ()  # hint: the placed slots
     max_support: int | None = None  # hint K: the K-mix of the equilibrium instead (the game's die roll)
     arrangement: str | None = None  # grade, record: the seat's arrangement
-    other: str | None = None  # record at a friend's table: the other seat's arrangement
     hints: tuple[str, ...] = ()  # record: the advice used, in order
     time: str | None = None  # record: when the game ended (ISO 8601 UTC)
 
@@ -124,11 +125,6 @@ class PlayTask:
             for slot, packet in enumerate(laid.packets, start=1):
                 session.place(slot, packet)
             return session.grade(stop).to_dict()
-        session.confirm(laid)
-        if session.phase is Phase.WAITING:
-            assert self.other is not None
-            session.face(self.other)
-        while session.phase is Phase.SHOWDOWN:
-            session.reveal()
+        session.play_out(laid)
         moment = _dt.datetime.fromisoformat(self.time.replace("Z", "+00:00")) if self.time else None
         return session.record(stop, time=moment).to_dict()

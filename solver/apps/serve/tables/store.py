@@ -30,8 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from quintet.game import Deal
-from quintet.rules import Rules
-from solver.apps.serve.models import RulesIn
+from quintet.rules import Rules, get_rules
 
 __all__ = ["TableStore", "TableStoreError", "TableRow", "GameRow", "Side", "token_hash", "SCHEMA_VERSION"]
 
@@ -118,7 +117,7 @@ class TableRow:
     opponent: str  # "friend" or the computer's specification (canonical)
     games: int
     seed: int  # game 1's seed
-    rules_json: dict[str, Any]
+    rules_json: dict[str, Any]  # the rule set: {"name": …, and its options (``RULE_OPTIONS``)}
     hints: bool
     created: float
     touched: float
@@ -135,7 +134,8 @@ class TableRow:
 
     @cached_property
     def rules(self) -> Rules:
-        return RulesIn.model_validate(self.rules_json).to_rules()
+        options = {k: v for k, v in self.rules_json.items() if k != "name"}
+        return get_rules(self.rules_json.get("name", "classic"), **options)
 
     def seed_of(self, game: int) -> int:
         return self.seed + game - 1

@@ -1,0 +1,205 @@
+"""Tables: Quintet played on ``quintet-serve`` — against the computer, or a friend by a link.
+
+``POST /api/tables`` opens a table (a match of N games) and returns one secret **token** per
+seat, and its **link** ``/#play/TABLE/SEAT/TOKEN``.  Every other call names its seat by
+``Authorization: Bearer TOKEN`` (no token: 401).  The game and its secrets are the service's
+(``solver.apps.serve.tables.service``); the service's refusals get their statuses in
+``solver.apps.serve.errors``.
+
+The table's stream is **server-sent events** (``GET /api/tables/ID/events``; the page reads it
+with ``fetch`` and a stream reader, as ``EventSource`` cannot send the Authorization header),
+with a keep-alive comment every ``KEEP_ALIVE`` seconds.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import AsyncIterator
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Depends, HTTPException, Request
+from fastapi.responses import Response, StreamingResponse
+from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
+from starlette.concurrency import run_in_threadpool
+
+from solver.apps.serve.errors import JsonBodyRoute
+from solver.apps.serve.models import ErrorOut, GradeOut, SolutionOut, SparseOut
+from solver.apps.serve.state import AppState, app_state
+from solver.apps.serve.tables.events import LAST_EVENTS, Subscriber
+from solver.apps.serve.tables.models import (
+    ArrangementIn,
+    GradeIn,
+    HintIn,
+    OddsOut,
+    TableCreatedOut,
+    TableEventOut,
+    TableIn,
+    TableView,
+)
+from solver.apps.serve.tables.service import TableService
+from solver.apps.serve.tables.tasks import PlayAction
+
+__all__ = ["router", "NO_TOKEN", "KEEP_ALIVE"]
+
+NO_TOKEN = "a table's calls need its seat's token: send 'Authorization: Bearer TOKEN' (the token of the seat's link)"
+KEEP_ALIVE = 15.0  # seconds between comments on an idle event stream
+
+router = APIRouter(prefix="/api/tables", tags=["tables"], route_class=JsonBodyRoute)
+State = Annotated[AppState, Depends(app_state)]
+
+_ERRORS: dict[int | str, dict[str, Any]] = {
+    400: {"model": ErrorOut, "description": "bad input: an arrangement, cards, an opponent, a seed (one line)"},
+    401: {"model": ErrorOut, "description": "no token: send 'Authorization: Bearer TOKEN'"},
+    404: {"model": ErrorOut, "description": "no such table, or the token is not one of its seats (the same bytes "
+                                            "for both: which tables exist is not told)"},
+    413: {"model": ErrorOut, "description": "request body too large"},
+    422: {"model": ErrorOut, "description": "malformed request: a wrong JSON type, an unknown field…"},
+}
+_SEAT_ERRORS: dict[int | str, dict[str, Any]] = {k: _ERRORS[k] for k in (401, 404, 422)}
+_ADVICE_ERRORS: dict[int | str, dict[str, Any]] = {
+    **_ERRORS,
+    403: {"model": ErrorOut, "description": "hints are off at this table"},
+    409: {"model": ErrorOut, "description": "not now: confirmed already, or the model is still being prepared"},
+    503: {"model": ErrorOut, "description": "the server is busy (Retry-After) or stopping"},
+}
+
+_bearer = HTTPBearer(auto_error=False, scheme_name="seat token",
+                     description="the seat's token (from its link: /#play/TABLE/SEAT/TOKEN)")
+
+
+def _service(state: State) -> TableService:
+    return state.tables
+
+
+async def _token(credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)]) -> str:
+    if credentials is None:
+        raise HTTPException(401, NO_TOKEN, headers={"WWW-Authenticate": "Bearer"})
+    return credentials.credentials
+
+
+Tables = Annotated[TableService, Depends(_service)]
+Token = Annotated[str, Depends(_token)]  # the seat's token, checked against the table by ``authenticate``
+
+
+# ---------------------------------------------------------------------- a table and its seats
+
+
+@router.post("", status_code=201, response_model=TableCreatedOut, responses={
+    **{k: _ERRORS[k] for k in (400, 413, 422)},
+    503: {"model": ErrorOut, "description": "the server has its maximum of open tables (Retry-After: seconds "
+                                            "until the oldest idle one expires)"}})
+def create_table(body: TableIn, request: Request, tables: Tables) -> TableCreatedOut:
+    """Open a table: a match against the computer (one seat) or a friend (two seats: send seat
+    2's link).  Each seat's token is shown once, here."""
+    return tables.create(body, str(request.base_url))
+
+
+@router.get("/{table_id}", response_model=TableView, responses=_SEAT_ERRORS)
+def get_table(table_id: str, tables: Tables, token: Token) -> TableView:
+    """Your seat's view: the game, the deal, your arrangement, the other side's confirm and
+    commitment, the show-down once both have confirmed, the match."""
+    return tables.view(table_id, tables.authenticate(table_id, token))
+
+
+@router.post("/{table_id}/arrangement", response_model=TableView, responses={
+    **_ERRORS, 409: {"model": ErrorOut, "description": "already confirmed, or the game is not ready"}})
+def confirm(table_id: str, body: ArrangementIn, tables: Tables, token: Token) -> TableView:
+    """Confirm your arrangement for your current game (final)."""
+    return tables.confirm(table_id, tables.authenticate(table_id, token), body.arrangement)
+
+
+@router.post("/{table_id}/next", response_model=TableView, responses={
+    **_SEAT_ERRORS, 413: _ERRORS[413],
+    409: {"model": ErrorOut, "description": "the game is not shown down, or the match is over"}})
+def next_game(table_id: str, tables: Tables, token: Token) -> TableView:
+    """Move to the next game once the show-down is there."""
+    return tables.next_game(table_id, tables.authenticate(table_id, token))
+
+
+@router.get("/{table_id}/records", responses={
+    200: {"content": {"application/x-ndjson": {"schema": {"type": "string"}}},
+          "description": "one JSON line per finished game, as quintet-play --record writes them (you are "
+                         "'player', the other side 'computer')"},
+    **_SEAT_ERRORS})
+def records(table_id: str, tables: Tables, token: Token) -> Response:
+    """Your finished games as JSON lines (a game appears once its regret is computed)."""
+    lines = [json.dumps(r, ensure_ascii=True, separators=(", ", ": ")) + "\n"
+             for r in tables.records(table_id, tables.authenticate(table_id, token))]
+    return Response("".join(lines), media_type="application/x-ndjson",
+                    headers={"Content-Disposition": f'attachment; filename="quintet-{table_id[:8]}.jsonl"'})
+
+
+# ---------------------------------------------------------------------- the events
+
+
+@router.get("/{table_id}/events", responses={
+    200: {"content": {"text/event-stream": {"schema": TableEventOut.model_json_schema()}},
+          "description": "server-sent events: 'event: KIND', 'data: ' a TableEventOut"},
+    **_SEAT_ERRORS})
+async def events(table_id: str, tables: Tables, token: Token) -> StreamingResponse:
+    """The table's events for your seat (server-sent events; the first is your view)."""
+    sub = Subscriber(0, asyncio.Queue(), asyncio.get_running_loop())
+
+    def subscribe() -> str:
+        sub.seat = tables.authenticate(table_id, token)
+        return tables.subscribe(table_id, sub)
+
+    first = await run_in_threadpool(subscribe)
+
+    async def stream() -> AsyncIterator[str]:
+        try:
+            yield f"event: view\ndata: {first}\n\n"
+            while True:
+                try:
+                    kind, data = await asyncio.wait_for(sub.queue.get(), timeout=KEEP_ALIVE)
+                except TimeoutError:
+                    yield ": keep-alive\n\n"
+                    continue
+                yield f"event: {kind}\ndata: {data}\n\n"
+                if kind in LAST_EVENTS:
+                    return
+        finally:
+            tables.unsubscribe(table_id, sub)
+
+    return StreamingResponse(stream(), media_type="text/event-stream",
+                             headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
+
+
+# ---------------------------------------------------------------------- advice
+
+
+async def _advise(state: AppState, table_id: str, token: str, action: PlayAction, **given: Any) -> Any:
+    """A seat's advice: a quick-lane job of the worker pool, its answer once done."""
+    tables = state.tables
+
+    def task_for() -> tuple[int, Any, int]:
+        seat = tables.authenticate(table_id, token)
+        return (seat, *tables.advice_task(table_id, seat, action, **given))
+
+    seat, task, game = await run_in_threadpool(task_for)
+    result = await state.answer(tables.pool.submit(task, lane="quick", request={"table": "(a seat's advice)"}))
+    used = action if given.get("max_support") is None else f"hint {given['max_support']}"  # as quintet-play
+    await run_in_threadpool(tables.advice_used, table_id, seat, game, used)
+    return result
+
+
+@router.post("/{table_id}/hint", response_model=SolutionOut | SparseOut, responses=_ADVICE_ERRORS)
+async def hint(table_id: str, state: State, token: Token, body: HintIn | None = None) -> Any:
+    """quintet-play's 'hint': the best completion of the slots you have placed (none: the best
+    arrangement) against the computer's model — at a friend's table, the deal's equilibrium;
+    with ``max_support`` K, 'hint K': the K-mix of the deal's equilibrium (a SparseOut)."""
+    body = body or HintIn()
+    return await _advise(state, table_id, token, "hint", slots=dict(body.slots), max_support=body.max_support)
+
+
+@router.post("/{table_id}/grade", response_model=GradeOut, responses=_ADVICE_ERRORS)
+async def grade(table_id: str, body: GradeIn, state: State, token: Token) -> Any:
+    """quintet-play's 'grade': value, regret and best two-card swap of five packets (not confirmed)."""
+    return await _advise(state, table_id, token, "grade", arrangement=body.arrangement)
+
+
+@router.post("/{table_id}/odds", response_model=OddsOut, responses=_ADVICE_ERRORS)
+async def odds(table_id: str, state: State, token: Token) -> Any:
+    """quintet-play's 'odds': per slot, the hands the model plays there and their odds."""
+    return await _advise(state, table_id, token, "odds")

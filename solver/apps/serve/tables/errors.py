@@ -1,0 +1,48 @@
+"""What a table refuses, by kind: the service raises these, and the HTTP layer gives each kind
+its status in one place (``solver.apps.serve.errors``).  A move the game itself refuses is a
+``PlayError`` (bad input), as in ``quintet-play``.
+
+Every message is one line and names no card of the other side."""
+
+from __future__ import annotations
+
+__all__ = ["TableError", "NoSuchTable", "NOT_FOUND", "AdviceOff", "NotNow", "TablesFull", "Stopping"]
+
+NOT_FOUND = "no such table, or this token is not one of its seats"
+
+
+class TableError(Exception):
+    """A request a table refuses (each kind its own status)."""
+
+
+class NoSuchTable(TableError):
+    """No such table, or the token is not one of its seats (the same message for both: which
+    tables exist is not told) — 404."""
+
+    def __init__(self) -> None:
+        super().__init__(NOT_FOUND)
+
+
+class AdviceOff(TableError):
+    """Hints, grades and odds are off at this table — 403."""
+
+
+class NotNow(TableError):
+    """Not in the game's state now: confirmed already, not shown down yet, still being
+    prepared, the match over — 409."""
+
+
+class TablesFull(TableError):
+    """The server has its maximum of open tables — 503, with the seconds until the oldest idle
+    one expires (``retry_after``)."""
+
+    def __init__(self, limit: int, retry_after: int) -> None:
+        super().__init__(f"the server has its maximum of {limit:,} open tables; try again later")
+        self.retry_after = retry_after
+
+
+class Stopping(TableError):
+    """The server is stopping — 503."""
+
+    def __init__(self) -> None:
+        super().__init__("the server is stopping")

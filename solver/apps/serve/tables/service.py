@@ -1,0 +1,349 @@
+"""The tables of one server: a seat's moves (open a table, look, confirm, next game, advice,
+records), each checked against the game's state and answered with the seat's view.
+
+The game is ``solver.play``'s, as in ``quintet-play``: the computer is a ``Computer`` (drawn in
+the worker pool, ``work``), each seat's game a ``GameSession`` (replayed here for its flow,
+``views``; rebuilt in a worker for advice and the record, ``tasks``).  What the service refuses
+is a domain error (``errors``; a move the game refuses, ``PlayError``): the HTTP layer
+(``solver.apps.serve.routers.tables``) gives each its status.
+
+How a table keeps its secrets:
+
+* **Tokens** — ``secrets.token_urlsafe(32)`` (256 bits) per seat; the tables file stores only
+  their SHA-256, compared with ``hmac.compare_digest`` against every seat of the table (and a
+  stand-in for a missing table).  Table ids are ``secrets.token_urlsafe(16)`` (128 bits).  A
+  link carries the token in its fragment (after ``#``), which browsers never send, so it
+  reaches no access log; tokens are never logged nor put in a message.  The other seat's
+  token, a made-up one, a table that does not exist or has expired: the same ``NoSuchTable``.
+* **Per-seat views** — everything a seat receives (views, events, errors) is built from
+  ``seat_view(table, seat)``: before both sides have confirmed, the other side's cards are
+  not in it (its commitment is), and no error names them.
+* **Commitments** — ``solver.play.commitment``: the computer's arrangement is drawn at the
+  start of the game (with a secret seed, never the deal's, which is shown) and its SHA-256
+  over ``SALT:ARRANGEMENT`` shown at once; a seat's is shown to the friend across when it
+  confirms; salts and arrangements are revealed at the show-down.
+
+Tables live in SQLite (``store``); idle tables expire after the TTL; at most ``max_tables`` are
+open (``TablesFull`` past it).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import secrets
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from quintet.game import Deal
+from quintet.seeds import fresh_seed, seed_series
+from solver.advisor.limits import parse_slot
+from solver.apps.serve.jobs import WorkerPool
+from solver.apps.serve.tables.errors import AdviceOff, NoSuchTable, NotNow, Stopping, TablesFull
+from solver.apps.serve.tables.events import Subscriber, TableEvents
+from solver.apps.serve.tables.models import SeatOut, TableCreatedOut, TableIn, TableView
+from solver.apps.serve.tables.scheduler import Scheduler
+from solver.apps.serve.tables.store import FRIEND, TableRow, TableStore, token_hash
+from solver.apps.serve.tables.tasks import PlayAction, PlayTask, play_session
+from solver.apps.serve.tables.views import mixes_offered, seat_view, table_status, warm_up
+from solver.apps.serve.tables.work import TableWork
+from solver.play.commitment import commit
+from solver.play.computer import ComputerSpec
+from solver.play.session import PlayError
+from solver.problem.opponents import Uniform
+
+__all__ = ["TablesConfig", "TableService", "tables_path", "DEFAULT_TTL", "DEFAULT_MAX_TABLES"]
+
+DEFAULT_TTL = 24 * 3600.0  # seconds an idle table is kept
+DEFAULT_MAX_TABLES = 1000
+TOUCH_EVERY = 1.0  # seconds: a table's last use is written at most this often
+_TOKEN = re.compile(r"[A-Za-z0-9_-]{1,128}")
+_TABLE_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
+
+
+@dataclass(frozen=True)
+class TablesConfig:
+    """``path`` of the tables file (None: beside the solution store), the idle time after which
+    a table expires (seconds), the most tables open at once."""
+
+    path: Path | None = None
+    ttl: float = DEFAULT_TTL
+    max_tables: int = DEFAULT_MAX_TABLES
+
+
+def tables_path(store: Path) -> Path:
+    """The tables file beside a solution store: ``solutions.sqlite`` → ``solutions-tables.sqlite``."""
+    return store.with_name(f"{store.stem}-tables.sqlite")
+
+
+class TableService:
+    """The tables of one server: the tables file, their work in the worker pool (``work``, run
+    by the ``scheduler``'s thread), their event streams (``events``).  Thread-safe: requests run
+    in the server's threads, completions and the periodic checks in the scheduler's thread; one
+    lock serialises them."""
+
+    def __init__(self, config: TablesConfig, pool: WorkerPool, store_path: Path) -> None:
+        self.config = config
+        self.pool = pool
+        self.path = config.path or tables_path(store_path)
+        self._lock = threading.RLock()
+        self._db: TableStore | None = None
+        self._next_sweep = 0.0
+        self._touched: dict[str, float] = {}  # table → its last touch written
+        self._revision = 0  # the last view's stamp (µs since the epoch)
+        self.events = TableEvents(lambda table_id: self.db.load(table_id), self._view)
+        self.scheduler = Scheduler(pool, self._lock, is_open=lambda: self._db is not None, tick=self._tick,
+                                   warm_up=warm_up)
+        self.work = TableWork(lambda: self._db, self._lock, self.scheduler, self.events)
+
+    # ------------------------------------------------------------------ life
+
+    def start(self) -> None:
+        """Open the tables file, drop expired tables, resume the work of the others (a restart:
+        games still to prepare, records still to write), start the scheduler's thread."""
+        with self._lock:
+            self._db = TableStore(self.path)
+            self._sweep(time.time())
+            for table_id in self._db.ids():
+                table = self._db.load(table_id)
+                if table is not None:
+                    self.work.resume(table)
+        self.scheduler.start()  # the first show-down's evaluator is loaded there, not in a player's confirm
+
+    def stop_streams(self) -> None:
+        """The server is stopping: every event stream gets its last event and ends."""
+        with self._lock:
+            self.scheduler.stopping = True
+            self.events.stop()
+
+    def close(self) -> None:
+        self.stop_streams()
+        self.scheduler.close()
+        with self._lock:
+            if self._db is not None:
+                self._db.close()
+                self._db = None
+
+    @property
+    def db(self) -> TableStore:
+        if self._db is None:
+            raise RuntimeError("the tables are not open (the server is starting or stopping)")
+        return self._db
+
+    def _tick(self, now: float) -> None:
+        """The scheduler's periodic check (lock held): announce the equilibria's progress, expire."""
+        for table_id, game, _ in self.scheduler.progressed(self.events.watched):
+            self.events.publish(table_id, "preparing", game)
+        if now >= self._next_sweep:
+            self._sweep(now)
+
+    def _sweep(self, now: float) -> None:
+        """Drop the tables idle for longer than the TTL (their streams get ``expired``)."""
+        self._next_sweep = now + min(60.0, max(0.5, self.config.ttl / 4))
+        gone = self.db.idle(now - self.config.ttl)
+        if not gone:
+            return
+        self.db.delete(gone)
+        for table_id in gone:
+            self._touched.pop(table_id, None)
+            self.scheduler.forget(table_id)
+            self.events.expired(table_id)
+
+    def _view(self, table: TableRow, seat: int) -> TableView:
+        """``seat_view`` with the equilibrium's progress, stamped with a revision larger than
+        every earlier view's (the lock is held: views are built in the order of the state they
+        show).  Microseconds of the clock, so a restarted server goes on above the old stamps;
+        exact as a JavaScript number."""
+        self._revision = max(self._revision + 1, time.time_ns() // 1000)
+        progress = self.work.equilibrium_progress(table, table.seat_games.get(seat, 1))
+        return seat_view(table, seat, progress, self._revision)
+
+    # ------------------------------------------------------------------ seats
+
+    def authenticate(self, table_id: str, token: str) -> int:
+        """The seat ``token`` is for at ``table_id`` (and the table is used: its idle clock
+        restarts); else ``NoSuchTable``."""
+        with self._lock:
+            seat = None
+            if _TABLE_ID.fullmatch(table_id) and _TOKEN.fullmatch(token):
+                seat = self.db.seat_of(table_id, token)
+            else:
+                self.db.seat_of("", "")  # the same work as for a real look-up
+            if seat is None:
+                raise NoSuchTable()
+            now = time.time()
+            if now - self._touched.get(table_id, 0.0) >= TOUCH_EVERY:  # the idle clock restarts (a write a second)
+                self._touched[table_id] = now
+                self.db.touch(table_id, now)
+            return seat
+
+    def _table(self, table_id: str) -> TableRow:
+        table = self.db.load(table_id)
+        if table is None:  # expired between the check and now
+            raise NoSuchTable()
+        return table
+
+    def subscribe(self, table_id: str, sub: Subscriber) -> str:
+        """A new stream ``sub``: subscribed, and its first event (the view now)."""
+        with self._lock:
+            return self.events.subscribe(table_id, sub, self._view(self._table(table_id), sub.seat))
+
+    def unsubscribe(self, table_id: str, sub: Subscriber) -> None:
+        with self._lock:
+            self.events.unsubscribe(table_id, sub)
+
+    # ------------------------------------------------------------------ the game
+
+    def create(self, body: TableIn, base_url: str) -> TableCreatedOut:
+        """Open a table: its seats' tokens and links (shown once)."""
+        rules = body.rules.to_rules()
+        friend = body.opponent.strip() == FRIEND
+        seeds = seed_series(fresh_seed(body.games) if body.seed is None else body.seed, body.games, "seed", "games")
+        first = Deal.random(seeds[0], rules)
+        if friend:
+            opponent = FRIEND
+        else:
+            spec = ComputerSpec.parse(body.opponent, files=False)
+            if spec.target is not None:  # a model that cannot be used is refused now, in one line
+                spec.target.resolve(first, files=False, extra={"equilibrium": Uniform()})
+            opponent = spec.format()
+        table = TableRow(secrets.token_urlsafe(16), opponent, body.games, seeds[0],
+                         body.rules.model_dump(mode="json", exclude_none=True), not friend if body.hints is None
+                         else body.hints, 0.0, 0.0)
+        tokens = {seat: secrets.token_urlsafe(32) for seat in table.seats}
+        with self._lock:
+            now = table.created = table.touched = time.time()
+            if self.events.stopping:
+                raise Stopping()
+            if self.db.count() >= self.config.max_tables:
+                self._sweep(now)
+            if self.db.count() >= self.config.max_tables:
+                oldest = self.db.oldest_touch() or now
+                raise TablesFull(self.config.max_tables, max(1, math.ceil(oldest + self.config.ttl - now)))
+            self.db.create(table, {seat: token_hash(t) for seat, t in tokens.items()})
+            table.seat_games = {seat: 1 for seat in table.seats}
+            self.work.prepare(table, 1)
+        base = base_url.rstrip("/")
+        return TableCreatedOut(table=table.id, seats=[
+            SeatOut(seat=seat, token=token, url=f"{base}/#play/{table.id}/{seat}/{token}")
+            for seat, token in tokens.items()])
+
+    def view(self, table_id: str, seat: int) -> TableView:
+        with self._lock:
+            return self._view(self._table(table_id), seat)
+
+    def confirm(self, table_id: str, seat: int, text: str) -> TableView:
+        """Lay ``seat``'s arrangement for its current game: final.  Both confirmed: the show-down."""
+        with self._lock:
+            table = self._table(table_id)
+            game = table.seat_games[seat]
+            row = table.row(game)
+            side = row.side(seat)
+            if side.is_confirmed:
+                raise NotNow(f"you have already confirmed game {game}: a confirmed arrangement is final")
+            status = table_status(table, seat, game)
+            if status == "preparing":
+                raise NotNow(f"the computer is still preparing game {game}; confirm once it has laid its packets")
+            if status == "failed":
+                raise NotNow(f"game {game} could not be prepared: {row.failed}")
+            laid = play_session(table.deal(game), table.opponent).verify_confirm(text)  # PlayError: one line
+            c = commit(laid, table.rules)
+            side.arrangement, side.salt, side.commitment, side.confirmed = c.arrangement, c.salt, c.digest, time.time()
+            if not table.other_side(game, seat).is_confirmed:
+                self.db.save_side(table.id, game, seat, side)
+                self.events.publish(table.id, "confirmed", game, seat)
+                return self._view(table, seat)
+            row.ended = side.confirmed
+            self.db.show_down(table.id, game, seat, side, row)
+            self.events.publish(table.id, "reveal", game, seat)
+            self.work.write_record(table, game, seat)  # after the reveal: not in its latency
+            self.work.prepare(table, game + 1)  # the next game is ready when the seats get there
+            return self._view(table, seat)
+
+    def next_game(self, table_id: str, seat: int) -> TableView:
+        with self._lock:
+            table = self._table(table_id)
+            game = table.seat_games[seat]
+            if not table.shown_down(game):
+                raise NotNow(f"game {game} is not over yet: the next game starts once both sides have confirmed")
+            if game >= table.games:
+                raise NotNow(f"the match is over: it had {table.games} game{'s' if table.games > 1 else ''}")
+            self.db.advance(table.id, seat, game + 1)
+            table.seat_games[seat] = game + 1
+            self.work.prepare(table, game + 1)
+            self.events.publish(table.id, "next", game + 1, seat)
+            return self._view(table, seat)
+
+    def records(self, table_id: str, seat: int) -> list[dict[str, Any]]:
+        """The seat's finished games' records (``GameRecord.to_dict``), once written."""
+        with self._lock:
+            table = self._table(table_id)
+            out = []
+            for game in range(1, table.games + 1):
+                record = table.row(game).side(seat).record
+                if table.shown_down(game) and record is not None:
+                    out.append(record)
+            return out
+
+    # ------------------------------------------------------------------ advice
+
+    def advice_task(self, table_id: str, seat: int, action: PlayAction, *, slots: dict[str, str] | None = None,
+                    arrangement: str | None = None, max_support: int | None = None) -> tuple[PlayTask, int]:
+        """The worker's task for a seat's hint (``max_support``: the K-mix), grade or odds, and the
+        game it is for; ``PlayError`` for a move the game refuses, ``AdviceOff`` or ``NotNow``
+        when advice is not for this table or not for now."""
+        with self._lock:
+            table = self._table(table_id)
+            game = table.seat_games[seat]
+            row = table.row(game)
+            if not table.hints:
+                raise AdviceOff("hints, grades and odds are off at this table")
+            if row.side(seat).is_confirmed:
+                raise NotNow(f"you have confirmed game {game}: hints, grades and odds are for placing")
+            status = table_status(table, seat, game)
+            if status == "failed":
+                raise NotNow(f"game {game} could not be prepared: {row.failed}")
+            if status == "preparing" or (table.friend and row.equilibrium is None):
+                raise NotNow("the advice's model is still being prepared (the deal's equilibrium is being "
+                             "solved); try again when the table says it is ready")
+            deal = table.deal(game)
+            session = play_session(deal, table.opponent)
+            placed: list[tuple[int, str]] = []
+            if max_support is not None:
+                if slots:
+                    raise PlayError("max_support: a K-mix is of whole arrangements; send it without slots")
+                if table.friend:
+                    raise PlayError("max_support: a K-mix mixes the arrangements of the equilibrium a computer "
+                                    "plays from, and a friend's table has no computer; a hint without max_support "
+                                    "advises against the deal's equilibrium")
+                if not mixes_offered(table):
+                    raise PlayError(f"max_support: a K-mix mixes arrangements of the deal's equilibrium, and this "
+                                    f"table's computer plays {table.opponent}, not from it; a hint without "
+                                    "max_support completes your slots")
+            elif action == "hint":
+                for key, cards in (slots or {}).items():
+                    placed.append((parse_slot(key, deal.rules.n_slots, "slots"), cards))
+                for s, cards in placed:
+                    session.place(s, cards)
+                session.verify_hint()
+            laid = None
+            if action == "grade":
+                assert arrangement is not None
+                laid = session.verify_confirm(arrangement).format(deal.rules)
+            task = PlayTask(action, deal, table.opponent, game=game, seed=table.seed_of(game), computer=row.computer,
+                            description=row.computer_description or "", equilibrium=row.equilibrium,
+                            advice=table.hints, slots=tuple(placed), arrangement=laid, max_support=max_support)
+            return task, game
+
+    def advice_used(self, table_id: str, seat: int, game: int, action: str) -> None:
+        """Note the advice a seat used (the record's ``hints``)."""
+        with self._lock:
+            table = self.db.load(table_id)
+            if table is None:
+                return
+            side = table.row(game).side(seat)
+            side.hints.append(action)
+            self.db.save_side(table_id, game, seat, side)

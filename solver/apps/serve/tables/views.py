@@ -1,0 +1,172 @@
+"""What a seat may see of its table: ``seat_view``, the one function every view and event goes
+through, and the replays of the game it is built from (cached: a confirmed arrangement never
+changes, so neither does its show-down).
+
+Before both sides have confirmed, the other side's cards are not in a view (its commitment is);
+the computer's arrangement stays in the tables file until the show-down.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Any
+
+from quintet.cards import format_cards
+from quintet.game import Arrangement, Deal
+from quintet.rules import Rules
+from solver.apps.serve.models import ProgressOut
+from solver.apps.serve.tables.models import (
+    AdviceOut,
+    DealViewOut,
+    FinishedGameOut,
+    HandOut,
+    ScoreOut,
+    ShowdownOut,
+    ShowdownSlotOut,
+    SideOut,
+    TableStatus,
+    TableView,
+)
+from solver.apps.serve.tables.store import FRIEND, TableRow
+from solver.apps.serve.tables.tasks import EQUILIBRIUM_EPSILON, play_session
+from solver.play.computer import ComputerSpec
+from solver.play.session import Reveal
+
+__all__ = ["seat_view", "table_status", "mixes_offered", "warm_up"]
+
+
+# ---------------------------------------------------------------------- the game's flow, replayed
+
+
+@lru_cache(maxsize=4096)
+def reveals(deal: Deal, mine: str, theirs: str) -> tuple[Reveal, ...]:
+    """The show-down of two confirmed arrangements, slot by slot (``GameSession.play_out``: the
+    flow of ``quintet-play``'s game)."""
+    return play_session(deal, FRIEND).play_out(mine, theirs)
+
+
+def warm_up() -> None:
+    """Replay one game and its record, so that the first real show-down does not pay for
+    loading the hand evaluator."""
+    deal = Deal.random(0)
+    cards = format_cards(deal.live, deal.rules.deck).split()
+    mine = " | ".join(" ".join(cards[5 * k:5 * k + 5]) for k in range(5))
+    theirs = " | ".join(" ".join(cards[k::5]) for k in range(5))
+    session = play_session(deal, FRIEND)
+    session.play_out(mine, theirs)
+    session.record()
+
+
+@lru_cache(maxsize=8192)
+def _card_lists(text: str, rules: Rules) -> tuple[tuple[str, ...], ...]:
+    return tuple(tuple(p) for p in Arrangement.parse(text, rules).card_lists(rules))
+
+
+def _lists(text: str, deal: Deal) -> list[list[str]]:
+    return [list(p) for p in _card_lists(text, deal.rules)]
+
+
+@lru_cache(maxsize=4096)
+def _deal_out(deal: Deal) -> tuple[list[str], list[str]]:
+    """The deal's exposed and live cards as the API writes them."""
+    return deal.format().split(), format_cards(deal.live, deal.rules.deck).split()
+
+
+def _showdown_out(deal: Deal, mine: str, theirs: str) -> ShowdownOut:
+    deck = deal.rules.deck
+    slots = []
+    for r in reveals(deal, mine, theirs):
+        s = r.result
+        slots.append(ShowdownSlotOut(
+            slot=s.slot, points=s.weight,
+            you=HandOut(cards=format_cards(s.hand_a.mask, deck).split(), hand=s.hand_a.description),
+            other=HandOut(cards=format_cards(s.hand_b.mask, deck).split(), hand=s.hand_b.description),
+            winner={"A": "you", "B": "other", None: None}[s.winner],
+            you_points=s.points_a, other_points=s.points_b, you_total=r.player_points,
+            other_total=r.computer_points))
+    return ShowdownOut(slots=slots, you=slots[-1].you_total, other=slots[-1].other_total)
+
+
+# ---------------------------------------------------------------------- the one view
+
+
+def table_status(table: TableRow, seat: int, game: int) -> TableStatus:
+    """Where ``seat``'s game ``game`` stands (see ``TableView.status``)."""
+    row = table.row(game)
+    if not table.friend and row.computer is None:
+        return "failed" if row.failed else "preparing"
+    if not row.side(seat).is_confirmed:
+        return "placing"
+    return "showdown" if table.other_side(game, seat).is_confirmed else "waiting"
+
+
+def mixes_offered(table: TableRow) -> bool:
+    """Whether a seat may ask a K-mix (quintet-play's 'hint K'): the computer plays from the deal's
+    equilibrium (a friend's table has no computer)."""
+    return not table.friend and ComputerSpec.parse(table.opponent, files=False).needs_equilibrium
+
+
+def _finished(table: TableRow, seat: int, game: int) -> list[FinishedGameOut]:
+    """The games up to ``game`` that are shown down, from ``seat``'s side."""
+    finished = []
+    for g in range(1, min(game, table.games) + 1):
+        if not table.shown_down(g):
+            continue
+        g_deal = table.deal(g)
+        g_mine, g_other = table.row(g).side(seat), table.other_side(g, seat)
+        assert g_mine.arrangement is not None and g_other.arrangement is not None
+        last = reveals(g_deal, g_mine.arrangement, g_other.arrangement)[-1]
+        record = g_mine.record
+        finished.append(FinishedGameOut(
+            game=g, seed=table.seed_of(g), exposed=_deal_out(g_deal)[0], you=last.player_points,
+            other=last.computer_points, regret=None if record is None else record.get("regret"),
+            record="ready" if record is not None else "computing"))
+    return finished
+
+
+def seat_view(table: TableRow, seat: int, progress: dict[str, Any] | None = None, revision: int = 0) -> TableView:
+    """What ``seat`` may see of ``table``: the one function every view and event goes through.
+
+    The other side's arrangement and salt are in it only once both have confirmed (the
+    show-down); before, only whether it confirmed and its commitment.  ``progress``: the
+    equilibrium solve's progress while the game is being prepared; ``revision``: the view's
+    stamp (``TableService`` gives each view a larger one than the last)."""
+    game = table.seat_games.get(seat, 1)
+    row = table.row(game)
+    deal = table.deal(game)
+    mine = row.side(seat)
+    other = table.other_side(game, seat)
+    both = mine.is_confirmed and other.is_confirmed
+    status = table_status(table, seat, game)
+    you = SideOut(confirmed=mine.is_confirmed, commitment=mine.commitment,
+                  arrangement=_lists(mine.arrangement, deal) if mine.arrangement else None, salt=mine.salt)
+    theirs = SideOut(confirmed=other.is_confirmed, commitment=other.commitment if other.is_confirmed else None,
+                     arrangement=_lists(other.arrangement, deal) if both and other.arrangement else None,
+                     salt=other.salt if both else None)
+    finished = _finished(table, seat, game)
+    if table.friend:
+        against = f"the deal's equilibrium (certified within {EQUILIBRIUM_EPSILON:g} points)" if table.hints else None
+        ready = row.equilibrium is not None
+        description = "a friend"
+    else:
+        against = f"the computer's model ({table.opponent})" if table.hints else None
+        ready = row.computer is not None
+        description = row.computer_description or f"the computer: {table.opponent}"
+    return TableView(
+        table=table.id, revision=revision, seat=seat, opponent=table.opponent, description=description,
+        games=table.games,
+        game=game, other_game=table.seat_games.get(table.other_seat(seat)) if table.friend else None,
+        status=status, over=both and game >= table.games, can_next=both and game < table.games,
+        deal=DealViewOut(seed=table.seed_of(game), rules=deal.rules.name, exposed=_deal_out(deal)[0],
+                         live=_deal_out(deal)[1]),
+        you=you, other=theirs,
+        showdown=_showdown_out(deal, mine.arrangement, other.arrangement)
+        if both and mine.arrangement and other.arrangement else None,
+        score=ScoreOut(you=sum(f.you for f in finished), other=sum(f.other for f in finished)),
+        finished=finished,
+        advice=AdviceOut(on=table.hints, against=against, ready=table.hints and ready,
+                         mixes=table.hints and mixes_offered(table)),
+        preparing=ProgressOut.model_validate(progress)
+        if progress and (status == "preparing" or (table.friend and table.hints and not ready)) else None,
+        error=row.failed,
+    )
