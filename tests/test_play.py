@@ -307,6 +307,38 @@ def test_against_a_person_the_other_packets_are_faced_after_the_confirm():
         best_response(deal, Uniform(), tables=tables).expected_margin)
 
 
+def test_play_out_is_the_confirm_face_and_reveals_of_a_game():
+    deal = Deal.random(SEED)
+    tables = DealTables.build(deal)
+    mine = best_response(deal, Uniform(), tables=tables).arrangement
+    theirs = greedy_arrangement(tables)
+    # against a person: their packets are needed, checked before anything changes
+    game = GameSession(deal, Person(), seed=SEED)
+    assert game.can_play_out(mine, theirs) and not game.can_play_out(mine)
+    with pytest.raises(PlayError, match="not known yet"):
+        game.play_out(mine)
+    with pytest.raises(PlayError, match="the other side's arrangement: illegal"):
+        game.play_out(mine, Arrangement(theirs.packets[:4] + theirs.packets[:1]))
+    assert game.phase is Phase.PLACING and game.arrangement is None  # refused: nothing laid
+    reveals = game.play_out(mine.format(), theirs.format())
+    expected = showdown(mine, theirs, deal)
+    assert game.phase is Phase.OVER and [r.result for r in reveals] == list(expected.slots)
+    assert (reveals[-1].player_points, reveals[-1].computer_points) == (expected.points_a, expected.points_b)
+    assert [r.player_points for r in reveals] == list(np.cumsum([s.points_a for s in expected.slots]))
+    # against the computer: its packets are laid already, another arrangement is refused
+    against = session("greedy")
+    with pytest.raises(PlayError, match="laid already"):
+        against.play_out(mine, theirs)
+    with pytest.raises(PlayError, match="still empty"):
+        against.play_out()
+    against.place(1, mine.packets[0])
+    assert not against.can_play_out()
+    shown = against.play_out(mine)
+    assert shown[-1].player_points == showdown(mine, against.computer.arrangement, against.deal).points_a
+    with pytest.raises(PlayError, match="game is over"):
+        against.play_out(mine)
+
+
 def test_a_computer_resumed_keeps_its_arrangement_and_model():
     deal = Deal.random(3)
     for spec in ("greedy", "uniform", "br:uniform"):
