@@ -583,7 +583,7 @@ def test_hint_k_and_the_equilibrium_s_plans_through_stdin(tmp_path):
     (["--exposed", "Ah Kh"], "expected 7 exposed cards"),
     (["--opponent", "bogus"], "unknown opponent 'bogus'"),
     (["--opponent", "style:/no/such/file.jsonl"], "not found"),
-    (["--games", "0"], "must be at least 1"),
+    (["--games", "0"], "games must be an integer from 1 to 100, got 0"),
     (["--record", "/no/such/dir/games.jsonl"], "No such file"),
     (["--store", "x.sqlite", "--no-store"], "cannot be combined"),
     (["--frobnicate"], "unrecognized arguments"),

@@ -35,6 +35,7 @@ from solver.problem.opponents import ArrangementMix, Uniform
 from solver.storage.store import SolutionStore, StoreError
 
 from .advice import evaluate_arrangement
+from .limits import SOLVE_EPSILON, SOLVE_TIME_LIMIT, check_epsilon, check_time_limit
 from .mix import Mix
 from .plans import plans
 
@@ -188,8 +189,8 @@ class EquilibriumResult:
 def equilibrium(
     deal: Deal,
     *,
-    epsilon: float = 0.01,
-    time_limit: float | None = 600.0,
+    epsilon: float = SOLVE_EPSILON,
+    time_limit: float | None = SOLVE_TIME_LIMIT,
     stop_event: threading.Event | None = None,
     progress: Callable[[IterationRecord], None] | None = None,
     tables: DealTables | None = None,
@@ -198,13 +199,16 @@ def equilibrium(
 ) -> EquilibriumResult:
     """An ε-equilibrium mix of the deal, certified; see the module doc.
 
-    Stops when the certified exploitability is ≤ ``epsilon`` (points), after ``time_limit``
-    seconds or when ``stop_event`` is set, returning the best certified mix found.
+    Stops when the certified exploitability is ≤ ``epsilon`` (points, 0 to ``EPSILON_MAX``;
+    default ``SOLVE_EPSILON``), after ``time_limit`` seconds (more than 0; None: no limit;
+    default ``SOLVE_TIME_LIMIT``, ``solver.advisor.limits``) or when ``stop_event`` is set,
+    returning the best certified mix found; a value out of range is a ``LimitError``.
     ``initial`` arrangements (e.g. a stored mix) warm-start the double oracle; ``engine`` is the
     exact best response that certifies (its own time limit is ignored: ``time_limit`` rules).
     """
-    if not epsilon >= 0:
-        raise ValueError(f"epsilon must be at least 0, got {epsilon}")
+    check_epsilon(epsilon)
+    if time_limit is not None:
+        check_time_limit(time_limit)
     tables = tables or DealTables.build(deal)
     game = QuintetGame(tables, engine)
     uniform = BestResponseProblem(
@@ -297,8 +301,8 @@ class EquilibriumStore:
 def solve_equilibrium(
     deal: Deal,
     *,
-    epsilon: float = 0.01,
-    time_limit: float | None = 600.0,
+    epsilon: float = SOLVE_EPSILON,
+    time_limit: float | None = SOLVE_TIME_LIMIT,
     store: SolutionStore | None = None,
     stop_event: threading.Event | None = None,
     progress: Callable[[IterationRecord], None] | None = None,

@@ -1,17 +1,42 @@
-"""The ranges of every number a request may carry, in one place: the command lines' checks,
-the HTTP API's schema and ``SolveRequest.parse`` all read them from here.
+"""Every default and every range of the numbers a front-end takes, defined once.
 
-    >>> parse_slot("5", 5, "fix")
-    5
+The command lines (``quintet-solve``, ``quintet-play``, ``quintet-tournament``,
+``quintet-batch``), the HTTP API's schema, ``SolveRequest.parse`` and the Python API check a
+value through the same functions (``check_epsilon``, ``check_time_limit`` …), so a value one
+front-end refuses, every front-end refuses, with the same one line:
+
+    >>> check_epsilon(0)
+    0.0
+    >>> check_epsilon(30)
+    Traceback (most recent call last):
+      ...
+    solver.advisor.limits.LimitError: epsilon must be from 0 to 25 points, got 30
+    >>> check_time_limit(0)
+    Traceback (most recent call last):
+      ...
+    solver.advisor.limits.LimitError: time limit must be more than 0 and at most 604800 seconds, got 0
     >>> parse_slot(" 5 ", 5, "fix")
     Traceback (most recent call last):
       ...
     solver.advisor.limits.LimitError: fix: ' 5 ' is not a slot (1 to 5)
+
+The ranges (``RANGES``, each a ``Range``): ``epsilon`` 0 to ``EPSILON_MAX`` points; a time limit
+more than 0 and at most ``TIME_LIMIT_MAX`` seconds; CP-SAT's threads 1 to ``MAX_THREADS``; a safe
+solve's max exploitability 0 to ``MAX_EXPLOITABILITY_MAX`` points; a K-mix's K 1 to
+``MAX_SUPPORT_MAX``; a match 1 to ``MAX_GAMES`` games; a seed 0 to ``SEED_MAX``, checked by
+``quintet.seeds.check_seed`` (the game's, which every front-end shares).
+
+The defaults differ where the programs' purposes do, each under its own name
+(``DEFAULTS``): the solver answers to ε ``SOLVE_EPSILON`` = 0.01 points within
+``SOLVE_TIME_LIMIT`` = 600 s; a game against the computer (``quintet-play``, the page's
+tables) wants a quicker ``PLAY_EPSILON`` = 0.05 within ``PLAY_TIME_LIMIT`` = 120 s; the
+tournament and the batch have theirs (``TOURNAMENT_*``, ``BATCH_*``).
 """
 
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 from quintet.seeds import SEED_MAX
 from quintet.text import quote
@@ -19,71 +44,195 @@ from quintet.text import quote
 from ..engines.base import MAX_THREADS
 
 __all__ = [
-    "SEED_MAX", "MAX_THREADS", "DEFAULT_EPSILON", "EPSILON_MAX", "TIME_LIMIT_MAX", "EQUILIBRIUM_TIME_LIMIT",
-    "MAX_EXPLOITABILITY_MAX", "MAX_POPULATION", "MAX_STYLE_RECORDS", "MAX_SUPPORT_MAX", "LimitError",
-    "check_epsilon", "check_time_limit", "check_threads", "check_max_exploitability", "check_max_support",
-    "parse_slot",
+    # ranges
+    "SEED_MAX", "MAX_THREADS", "EPSILON_MAX", "TIME_LIMIT_MAX", "MAX_EXPLOITABILITY_MAX", "MAX_SUPPORT_MAX",
+    "MAX_POPULATION", "MAX_STYLE_RECORDS", "MAX_GAMES",
+    # defaults
+    "SOLVE_EPSILON", "SOLVE_TIME_LIMIT", "VERIFY_TIME_LIMIT", "PLAY_EPSILON", "PLAY_TIME_LIMIT",
+    "TABLE_SEARCH_TIME_LIMIT", "TOURNAMENT_EPSILON", "TOURNAMENT_TIME_LIMIT", "BATCH_EPSILON", "BATCH_TIME_LIMIT",
+    # the checks
+    "LimitError", "Range", "Default", "RANGES", "DEFAULTS", "check_epsilon", "check_time_limit", "check_threads",
+    "check_max_exploitability", "check_max_support", "check_games", "parse_slot",
 ]
 
-DEFAULT_EPSILON = 0.01  # points: the equilibrium's default target exploitability
-EPSILON_MAX = 25.0  # points: more than any arrangement can gain (the weights sum to 25)
-TIME_LIMIT_MAX = 7 * 24 * 3600.0  # seconds: a week
-EQUILIBRIUM_TIME_LIMIT = 600.0  # seconds: an equilibrium's or safe solve's time limit when none is given
-MAX_EXPLOITABILITY_MAX = 50.0  # points: a safe solve's limit (any mix is within 50 of every arrangement)
-MAX_SUPPORT_MAX = 1_000  # arrangements in a K-mix (equilibria mix tens to a few hundred: a larger K is the equilibrium)
-MAX_POPULATION = 10_000  # arrangements in a request's population
-MAX_STYLE_RECORDS = 10_000  # game records in a request's style
+# ---------------------------------------------------------------------------------- ranges
+
+EPSILON_MAX = 25.0
+"""Points: the largest target exploitability (more than any arrangement can gain: the weights sum to 25)."""
+TIME_LIMIT_MAX = 7 * 24 * 3600.0
+"""Seconds: the longest time limit of any solve or recheck (a week)."""
+MAX_EXPLOITABILITY_MAX = 50.0
+"""Points: the largest limit of a safe solve (any mix is within 50 of every arrangement)."""
+MAX_SUPPORT_MAX = 1_000
+"""Arrangements in a K-mix (equilibria mix tens to a few hundred: a larger K is the equilibrium)."""
+MAX_POPULATION = 10_000
+"""Arrangements in a request's population."""
+MAX_STYLE_RECORDS = 10_000
+"""Game records in a request's style."""
+MAX_GAMES = 100
+"""Games in one match (``quintet-play --games``, a table of the page)."""
+
+# -------------------------------------------------------------------------------- defaults
+
+SOLVE_EPSILON = 0.01
+"""Points: the equilibrium's target exploitability when none is given — ``quintet-solve``,
+``POST /api/solve`` and the Python API (``equilibrium``, ``solve_equilibrium``, K-mixes)."""
+SOLVE_TIME_LIMIT = 600.0
+"""Seconds: an equilibrium's, a safe mix's or a K-mix's time limit when none is given (the same
+front-ends; a best response has none)."""
+VERIFY_TIME_LIMIT = 600.0
+"""Seconds: an independent recheck's time (``quintet-solve --verify``)."""
+PLAY_EPSILON = 0.05
+"""Points: the computer's equilibrium in a game (``quintet-play``, the page's tables) — a
+quicker target than the solver's, the game waits for it."""
+PLAY_TIME_LIMIT = 120.0
+"""Seconds: ``quintet-play``'s limit on every solve (the computer's, a hint, a grade) and the
+tables' equilibrium."""
+TABLE_SEARCH_TIME_LIMIT = 30.0
+"""Seconds: each best response, hint, grade or regret search of a table on the page."""
+TOURNAMENT_EPSILON = 0.05
+"""Points: ``quintet-tournament``'s equilibrium target."""
+TOURNAMENT_TIME_LIMIT = 120.0
+"""Seconds: ``quintet-tournament``'s limit per deal on the equilibrium and each best response."""
+BATCH_EPSILON = 0.05
+"""Points: ``quintet-batch``'s target per deal (the book is solved to it)."""
+BATCH_TIME_LIMIT = 600.0
+"""Seconds: ``quintet-batch``'s limit per deal."""
 
 
 class LimitError(ValueError):
     """A number outside its range, or a slot that is not one (one line naming the field)."""
 
 
-def _finite(value: object, what: str) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise LimitError(f"{what} must be a number, got {quote(value)}")
-    number = float(value)
-    if not math.isfinite(number):
-        raise LimitError(f"{what} must be a finite number, got {value}")
-    return number
+@dataclass(frozen=True)
+class Range:
+    """The range of one number: ``low`` to ``high`` in ``unit`` (``low`` itself excluded when
+    ``low_open``); ``integer``: whole numbers only.  ``name`` is how errors call it.
+
+        >>> RANGES["max_support"]
+        Range(name='max support', low=1, high=1000, unit='', integer=True, low_open=False)
+        >>> RANGES["max_support"].describe()
+        'an integer from 1 to 1000'
+    """
+
+    name: str
+    low: float
+    high: float
+    unit: str = ""
+    integer: bool = False
+    low_open: bool = False
+
+    def describe(self) -> str:
+        """The range in words, as the errors say it."""
+        unit = f" {self.unit}" if self.unit else ""
+        low, high = _number(self.low), _number(self.high)
+        if self.integer:
+            return f"an integer from {low} to {high}{unit}"
+        if self.low_open:
+            return f"more than {low} and at most {high}{unit}"
+        return f"from {low} to {high}{unit}"
+
+    def contains(self, number: float) -> bool:
+        above = number > self.low if self.low_open else number >= self.low
+        return above and number <= self.high
+
+    def check(self, value: object, what: str | None = None) -> float:
+        """``value`` if it is a number in the range (an ``int`` stays one), else ``LimitError``
+        naming ``what`` (default ``name``)."""
+        what = what or self.name
+        if self.integer:
+            if isinstance(value, bool) or not isinstance(value, int) or not self.contains(value):
+                raise LimitError(f"{what} must be {self.describe()}, got {quote(value)}")
+            return value
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise LimitError(f"{what} must be a number, got {quote(value)}")
+        number = float(value)
+        if not math.isfinite(number):
+            raise LimitError(f"{what} must be a finite number, got {value}")
+        if not self.contains(number):
+            raise LimitError(f"{what} must be {self.describe()}, got {number:g}")
+        return number
+
+    def bounds(self) -> dict[str, float]:
+        """The range as JSON Schema's keywords, named as pydantic's ``Field`` takes them
+        (``ge``/``gt``, ``le``): the HTTP schema's ranges are these."""
+        return {"gt" if self.low_open else "ge": self.low, "le": self.high}
+
+
+RANGES: dict[str, Range] = {
+    "epsilon": Range("epsilon", 0, EPSILON_MAX, "points"),
+    "time_limit": Range("time limit", 0, TIME_LIMIT_MAX, "seconds", low_open=True),
+    "threads": Range("threads", 1, MAX_THREADS, integer=True),
+    "max_exploitability": Range("max exploitability", 0, MAX_EXPLOITABILITY_MAX, "points"),
+    "max_support": Range("max support", 1, MAX_SUPPORT_MAX, integer=True),
+    "games": Range("games", 1, MAX_GAMES, integer=True),
+}
+"""Every range by its field name (the JSON's and the Python API's); a seed's range is the game's
+(``quintet.seeds.check_seed``, 0 to ``SEED_MAX``)."""
+
+
+def _number(x: float) -> str:
+    """``25``, ``604800``, ``0.5``: a bound as the errors and the help print it."""
+    return str(int(x)) if float(x).is_integer() else f"{x:g}"
+
+
+@dataclass(frozen=True)
+class Default:
+    """A default: ``value`` in ``unit``, for the front-ends ``used_by``, of the field ``field``
+    (checked by ``RANGES[field]``)."""
+
+    field: str
+    value: float
+    unit: str
+    used_by: str
+
+
+DEFAULTS: dict[str, Default] = {
+    "SOLVE_EPSILON": Default("epsilon", SOLVE_EPSILON, "points", "quintet-solve, POST /api/solve, the Python API"),
+    "SOLVE_TIME_LIMIT": Default("time_limit", SOLVE_TIME_LIMIT, "seconds",
+                                "an equilibrium, safe mix or K-mix of quintet-solve, POST /api/solve, the Python API"),
+    "VERIFY_TIME_LIMIT": Default("time_limit", VERIFY_TIME_LIMIT, "seconds", "quintet-solve --verify, verify"),
+    "PLAY_EPSILON": Default("epsilon", PLAY_EPSILON, "points", "quintet-play, the page's tables"),
+    "PLAY_TIME_LIMIT": Default("time_limit", PLAY_TIME_LIMIT, "seconds",
+                               "quintet-play's solves, the tables' equilibrium"),
+    "TABLE_SEARCH_TIME_LIMIT": Default("time_limit", TABLE_SEARCH_TIME_LIMIT, "seconds",
+                                       "the tables' hints, grades and regrets"),
+    "TOURNAMENT_EPSILON": Default("epsilon", TOURNAMENT_EPSILON, "points", "quintet-tournament"),
+    "TOURNAMENT_TIME_LIMIT": Default("time_limit", TOURNAMENT_TIME_LIMIT, "seconds", "quintet-tournament, per deal"),
+    "BATCH_EPSILON": Default("epsilon", BATCH_EPSILON, "points", "quintet-batch, the book estimate"),
+    "BATCH_TIME_LIMIT": Default("time_limit", BATCH_TIME_LIMIT, "seconds", "quintet-batch, per deal"),
+}
+"""Every default by its constant's name; each is in its field's range (a test checks it)."""
 
 
 def check_epsilon(value: object) -> float:
     """The equilibrium's target: 0 (an exact equilibrium) to ``EPSILON_MAX`` points."""
-    number = _finite(value, "epsilon")
-    if not 0 <= number <= EPSILON_MAX:
-        raise LimitError(f"epsilon must be from 0 to {EPSILON_MAX:g} points, got {number:g}")
-    return number
+    return RANGES["epsilon"].check(value)
 
 
 def check_time_limit(value: object, what: str = "time limit") -> float:
     """Seconds: more than 0, at most ``TIME_LIMIT_MAX``."""
-    number = _finite(value, what)
-    if not 0 < number <= TIME_LIMIT_MAX:
-        raise LimitError(f"{what} must be more than 0 and at most {TIME_LIMIT_MAX:g} seconds, got {number:g}")
-    return number
+    return RANGES["time_limit"].check(value, what)
 
 
 def check_threads(value: object) -> int:
     """CP-SAT threads: 1 to ``MAX_THREADS``."""
-    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= MAX_THREADS:
-        raise LimitError(f"threads must be an integer from 1 to {MAX_THREADS}, got {quote(value)}")
-    return value
+    return int(RANGES["threads"].check(value))
 
 
 def check_max_exploitability(value: object) -> float:
     """A safe solve's limit: 0 to ``MAX_EXPLOITABILITY_MAX`` points."""
-    number = _finite(value, "max exploitability")
-    if not 0 <= number <= MAX_EXPLOITABILITY_MAX:
-        raise LimitError(f"max exploitability must be from 0 to {MAX_EXPLOITABILITY_MAX:g} points, got {number:g}")
-    return number
+    return RANGES["max_exploitability"].check(value)
 
 
 def check_max_support(value: object) -> int:
     """A K-mix's size: an integer from 1 to ``MAX_SUPPORT_MAX`` arrangements."""
-    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= MAX_SUPPORT_MAX:
-        raise LimitError(f"max support must be an integer from 1 to {MAX_SUPPORT_MAX}, got {quote(value)}")
-    return value
+    return int(RANGES["max_support"].check(value))
+
+
+def check_games(value: object) -> int:
+    """A match's games: an integer from 1 to ``MAX_GAMES``."""
+    return int(RANGES["games"].check(value))
 
 
 def parse_slot(text: object, n_slots: int, what: str) -> int:

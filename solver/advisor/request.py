@@ -49,10 +49,10 @@ from ..storage.store import SolutionStore
 from .advice import Grade, Solution, complete, fixed_packets, grade
 from .equilibrium import EquilibriumResult, solve_equilibrium
 from .limits import (
-    DEFAULT_EPSILON,
-    EQUILIBRIUM_TIME_LIMIT,
     MAX_POPULATION,
     MAX_STYLE_RECORDS,
+    SOLVE_EPSILON,
+    SOLVE_TIME_LIMIT,
     check_epsilon,
     check_max_exploitability,
     check_max_support,
@@ -67,7 +67,7 @@ from .verify import Verification, verify_equilibrium, verify_mix, verify_solutio
 if TYPE_CHECKING:
     from .schema import SolveAnswerOut
 
-__all__ = ["EQUILIBRIUM_TIME_LIMIT", "RequestError", "SolveRequest", "SolveAnswer", "solve_request",
+__all__ = ["RequestError", "SolveRequest", "SolveAnswer", "solve_request",
            "parse_fix_options"]
 
 
@@ -97,7 +97,7 @@ class SolveRequest:
       equilibrium itself is the answer);
     * ``objective`` — ``margin`` or ``points`` (a best response, completion or grade);
     * ``engine`` — the exact engine and its options (``EngineOptions``: threads, the time limit
-      in seconds — None: none for a best response, ``EQUILIBRIUM_TIME_LIMIT`` for an
+      in seconds — None: none for a best response, ``SOLVE_TIME_LIMIT`` for an
       equilibrium —, the seed of CP-SAT and of the arrangement drawn from a mix);
     * ``epsilon`` — the equilibrium's target certified exploitability (points);
     * ``fixed`` — slot (1-based) → packet mask: complete a partial arrangement; ``grade`` — an
@@ -114,7 +114,7 @@ class SolveRequest:
     opponent: OpponentSpec = field(default_factory=lambda: OpponentSpec.parse("equilibrium"))
     objective: str = "margin"
     engine: EngineOptions = EngineOptions()
-    epsilon: float = DEFAULT_EPSILON
+    epsilon: float = SOLVE_EPSILON
     fixed: Mapping[int, int] = field(default_factory=dict)
     grade: Arrangement | None = None
     population: ArrangementMix | None = None
@@ -167,7 +167,7 @@ class SolveRequest:
             opponent=spec,
             objective="margin" if objective is None else _choice("objective", objective, OBJECTIVES),
             engine=options,
-            epsilon=DEFAULT_EPSILON if epsilon is None else check_epsilon(epsilon),
+            epsilon=SOLVE_EPSILON if epsilon is None else check_epsilon(epsilon),
             fixed=fixed_packets(deal, fixed),
             grade=None if grade is None else _arrangement(grade, deal),
             population=None if population is None else population_from_json(population, deal,
@@ -205,8 +205,8 @@ class SolveRequest:
 
     @property
     def long_time_limit(self) -> float:
-        """The time limit of an equilibrium, a safe solve or a K-mix (``EQUILIBRIUM_TIME_LIMIT`` when none)."""
-        return EQUILIBRIUM_TIME_LIMIT if self.engine.time_limit is None else self.engine.time_limit
+        """The time limit of an equilibrium, a safe solve or a K-mix (``SOLVE_TIME_LIMIT`` when none)."""
+        return SOLVE_TIME_LIMIT if self.engine.time_limit is None else self.engine.time_limit
 
     def opponent_model(self, equilibrium: OpponentModel | None) -> OpponentModel:
         """The opponent model, given the equilibrium's (None when it is not needed)."""

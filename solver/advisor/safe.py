@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable, Hashable
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -31,14 +31,13 @@ from solver.problem.opponent_spec import parse_opponent
 from solver.problem.opponents import ArrangementMix, OpponentModel
 from solver.storage.store import SolutionStore
 
+from .limits import SOLVE_TIME_LIMIT, check_max_exploitability
 from .mix import Mix
 
 if TYPE_CHECKING:
     from .schema import SafeOut
 
 __all__ = ["SafeResponse", "safe_response"]
-
-S = TypeVar("S", bound=Hashable)
 
 
 @dataclass(frozen=True)
@@ -104,7 +103,7 @@ def safe_response(
     opponent: OpponentModel | str,
     max_exploitability: float,
     *,
-    time_limit: float | None = 600.0,
+    time_limit: float | None = SOLVE_TIME_LIMIT,
     stop_event: threading.Event | None = None,
     store: SolutionStore | None = None,
     progress: Callable[[RnrIterationRecord], None] | None = None,
@@ -113,8 +112,7 @@ def safe_response(
     """The mix that does best against ``opponent`` among those no arrangement beats by more
     than ``max_exploitability`` points (module doc).  The search starts from the deal's exact
     equilibrium (through ``store`` when given); ``engine`` is the exact best response."""
-    if not max_exploitability >= 0:
-        raise ValueError(f"max_exploitability must be at least 0, got {max_exploitability}")
+    check_max_exploitability(max_exploitability)
     start = time.perf_counter()
     tables = DealTables.build(deal)
     model = parse_opponent(opponent, deal) if isinstance(opponent, str) else opponent

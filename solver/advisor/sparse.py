@@ -49,7 +49,7 @@ from solver.problem.deal_tables import DealTables
 from solver.storage.store import SolutionStore
 
 from .equilibrium import EquilibriumResult, solve_equilibrium
-from .limits import DEFAULT_EPSILON
+from .limits import SOLVE_EPSILON, SOLVE_TIME_LIMIT, check_max_support
 from .mix import Mix
 from .plans import Plan, plans
 
@@ -184,7 +184,7 @@ class DealSparseSearch:
         self.search.pool.add([o for s in partitions.values() for o in game.orbit(s)])
 
     @classmethod
-    def for_deal(cls, deal: Deal, *, epsilon: float = DEFAULT_EPSILON, time_limit: float | None = 600.0,
+    def for_deal(cls, deal: Deal, *, epsilon: float = SOLVE_EPSILON, time_limit: float | None = SOLVE_TIME_LIMIT,
                  store: SolutionStore | None = None, stop_event: threading.Event | None = None,
                  engine: EngineOptions = DEFAULT_ENGINE, options: SparseMixOptions = DEFAULT_OPTIONS,
                  equilibrium: EquilibriumResult | None = None) -> DealSparseSearch:
@@ -197,11 +197,11 @@ class DealSparseSearch:
             raise ValueError("the equilibrium given is another deal's")
         return cls(deal, equilibrium, DealTables.build(deal), engine, options, stop_event)
 
-    def solve(self, K: int, previous: SparseEquilibrium | None = None, time_limit: float | None = 600.0,
+    def solve(self, K: int, previous: SparseEquilibrium | None = None, time_limit: float | None = SOLVE_TIME_LIMIT,
               progress: Callable[[SparseRecord], None] | None = None) -> SparseEquilibrium:
         """The least exploitable mix of at most ``K`` arrangements found, from ``previous`` (an
         answer for a smaller K, kept unless beaten) in at most ``time_limit`` seconds."""
-        K = _check_k(K)
+        K = check_max_support(K)
         start = time.perf_counter()
         eq = self.eq
         if K >= len(eq.mix):
@@ -221,18 +221,12 @@ class DealSparseSearch:
             seconds=time.perf_counter() - start, interrupted=result.interrupted, history=tuple(result.history))
 
 
-def _check_k(max_support: object) -> int:
-    if isinstance(max_support, bool) or not isinstance(max_support, int) or max_support < 1:
-        raise ValueError(f"max support must be an integer at least 1, got {max_support!r}")
-    return max_support
-
-
 def sparse_equilibrium(
     deal: Deal,
     max_support: int,
     *,
-    epsilon: float = DEFAULT_EPSILON,
-    time_limit: float | None = 600.0,
+    epsilon: float = SOLVE_EPSILON,
+    time_limit: float | None = SOLVE_TIME_LIMIT,
     store: SolutionStore | None = None,
     stop_event: threading.Event | None = None,
     engine: EngineOptions = DEFAULT_ENGINE,
@@ -246,7 +240,7 @@ def sparse_equilibrium(
     ``time_limit`` seconds cover both (the search gets what the equilibrium leaves, at least a
     tenth); ``engine`` is the exact best response that certifies; ``progress`` receives each
     certification (``SparseRecord``)."""
-    K = _check_k(max_support)
+    K = check_max_support(max_support)
     start = time.perf_counter()
     state = DealSparseSearch.for_deal(deal, epsilon=epsilon, time_limit=time_limit, store=store,
                                       stop_event=stop_event, engine=engine, options=options,
@@ -260,8 +254,8 @@ def sparse_frontier(
     deal: Deal,
     max_supports: Sequence[int],
     *,
-    epsilon: float = DEFAULT_EPSILON,
-    time_limit: float | None = 600.0,
+    epsilon: float = SOLVE_EPSILON,
+    time_limit: float | None = SOLVE_TIME_LIMIT,
     store: SolutionStore | None = None,
     stop_event: threading.Event | None = None,
     engine: EngineOptions = DEFAULT_ENGINE,
@@ -271,7 +265,7 @@ def sparse_frontier(
     """``sparse_equilibrium`` for each K of ``max_supports``, in increasing order, one search
     state shared: each K starts from the previous answer and keeps it unless it finds a better
     one, so the certified exploitability never rises with K.  ``time_limit`` is per K."""
-    ks = sorted({_check_k(k) for k in max_supports})
+    ks = sorted({check_max_support(k) for k in max_supports})
     state = DealSparseSearch.for_deal(deal, epsilon=epsilon, time_limit=time_limit, store=store,
                                       stop_event=stop_event, engine=engine, options=options,
                                       equilibrium=equilibrium)

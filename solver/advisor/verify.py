@@ -34,6 +34,8 @@ from solver.problem.best_response import VALUE_TOLERANCE, BestResponseProblem
 from solver.problem.deal_tables import DealTables
 from solver.problem.opponents import OpponentModel
 
+from .limits import VERIFY_TIME_LIMIT
+
 if TYPE_CHECKING:
     from .schema import VerificationOut
 
@@ -42,8 +44,6 @@ __all__ = ["VERIFY_TOLERANCE", "Verification", "recheck", "verify_solution", "ve
 
 VERIFY_TOLERANCE = 10 * VALUE_TOLERANCE
 """Points: two engines' proofs agree when they differ by at most this (both ~1e-9 exact)."""
-
-VERIFY_TIME_LIMIT = 600.0
 
 
 @dataclass(frozen=True)

@@ -31,8 +31,7 @@ from quintet.cliutil import (
     UsageError,
     add_rules_arguments,
     integer,
-    positive_float,
-    positive_int,
+    number,
     rules_from_args,
     run_cli,
     user_cache_dir,
@@ -45,6 +44,14 @@ from quintet.terminal import SUIT_STYLES, Terminal, flow, grid
 from quintet.text import quote
 from solver.advisor.advice import Grade, Solution
 from solver.advisor.equilibrium import EquilibriumResult, solve_equilibrium
+from solver.advisor.limits import (
+    MAX_GAMES,
+    PLAY_EPSILON,
+    PLAY_TIME_LIMIT,
+    check_epsilon,
+    check_games,
+    check_time_limit,
+)
 from solver.advisor.sparse import SparseEquilibrium
 from solver.apps.interrupt import run_interruptible
 from solver.games.double_oracle import IterationRecord
@@ -70,8 +77,6 @@ __all__ = ["build_parser", "main"]
 T = TypeVar("T")
 
 PROG = "quintet-play"
-DEFAULT_EPSILON = 0.05
-DEFAULT_TIME_LIMIT = 120.0
 SUIT_NAMES = ("clubs", "diamonds", "hearts", "spades")
 
 
@@ -415,7 +420,8 @@ def _equilibrium_provider(term: Terminal, args: argparse.Namespace) -> Equilibri
 def build_parser() -> argparse.ArgumentParser:
     p = OneLineParser(prog=PROG, description="Play Quintet against the computer, with hints.",
                       epilog="Commands during a game: " + ", ".join(COMMANDS) + " (type 'help'; docs/playing.md).")
-    p.add_argument("--games", type=positive_int, default=1, metavar="N", help="games in the match (default 1)")
+    p.add_argument("--games", type=integer, default=1, metavar="N",
+                   help=f"games in the match, 1..{MAX_GAMES} (default 1)")
     p.add_argument("--seed", type=integer, default=None,
                    help=f"seed of game 1, 0..{SEED_MAX} (game k uses SEED+k-1; default: a random seed, printed)")
     p.add_argument("--exposed", metavar="CARDS", default=None,
@@ -425,11 +431,11 @@ def build_parser() -> argparse.ArgumentParser:
                         f"(a random arrangement), or a model of you it best-responds to: br:MODEL or {OPPONENT_HELP}")
     p.add_argument("--record", metavar="FILE", default=None,
                    help="append one JSON line per finished game to FILE")
-    p.add_argument("--epsilon", type=positive_float, default=DEFAULT_EPSILON, metavar="POINTS",
-                   help=f"equilibrium: certified exploitability to reach (default {DEFAULT_EPSILON:g})")
-    p.add_argument("--time-limit", type=positive_float, default=DEFAULT_TIME_LIMIT, metavar="SECONDS",
+    p.add_argument("--epsilon", type=number, default=PLAY_EPSILON, metavar="POINTS",
+                   help=f"equilibrium: certified exploitability to reach (default {PLAY_EPSILON:g})")
+    p.add_argument("--time-limit", type=number, default=PLAY_TIME_LIMIT, metavar="SECONDS",
                    help="stop any solve (the computer's equilibrium or best response, a hint, a grade) after "
-                        f"this long and use the best found (default {DEFAULT_TIME_LIMIT:g})")
+                        f"this long and use the best found (default {PLAY_TIME_LIMIT:g})")
     p.add_argument("--store", metavar="PATH", default=None,
                    help="store of solved equilibria (default: $QUINTET_STORE or the user cache directory)")
     p.add_argument("--no-store", action="store_true", help="neither read nor write the store")
@@ -443,6 +449,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 def _main(argv: Sequence[str] | None) -> int:
     args = build_parser().parse_args(argv)
+    args.games, args.epsilon = check_games(args.games), check_epsilon(args.epsilon)
+    args.time_limit = check_time_limit(args.time_limit)
     rules = rules_from_args(args)
     if args.no_store and args.store:
         raise UsageError("--store and --no-store cannot be combined")

@@ -32,12 +32,11 @@ from quintet.game import Arrangement
 from quintet.rules import Rules
 from solver.advisor.advice import Grade, Solution
 from solver.advisor.equilibrium import EquilibriumResult, sample_mix
-from solver.advisor.limits import DEFAULT_EPSILON, EQUILIBRIUM_TIME_LIMIT, SEED_MAX
+from solver.advisor.limits import MAX_SUPPORT_MAX, SEED_MAX, SOLVE_EPSILON, SOLVE_TIME_LIMIT, VERIFY_TIME_LIMIT
 from solver.advisor.plans import plans
 from solver.advisor.request import SolveAnswer, SolveRequest, parse_fix_options, solve_request
 from solver.advisor.safe import SafeResponse
 from solver.advisor.sparse import SparseEquilibrium
-from solver.advisor.verify import VERIFY_TIME_LIMIT
 from solver.apps.interrupt import run_interruptible
 from solver.engines.base import ENGINE_NAMES, MAX_THREADS
 from solver.games.double_oracle import IterationRecord
@@ -67,10 +66,10 @@ def build_parser() -> argparse.ArgumentParser:
                    help="the exact engine: auto (default: search, the faster proven engine), search, or cpsat")
     p.add_argument("--time-limit", type=number, default=None, metavar="SECONDS",
                    help="stop and return the best found with its bound (default: none for a best "
-                        f"response, {EQUILIBRIUM_TIME_LIMIT:g} s for an equilibrium or a safe mix)")
+                        f"response, {SOLVE_TIME_LIMIT:g} s for an equilibrium or a safe mix)")
     p.add_argument("--epsilon", type=number, default=None, metavar="POINTS",
                    help=f"equilibrium: stop once the certified exploitability is at most this (default "
-                        f"{DEFAULT_EPSILON:g}; 0: an exact equilibrium, proven to float tolerance 1e-9)")
+                        f"{SOLVE_EPSILON:g}; 0: an exact equilibrium, proven to float tolerance 1e-9)")
     p.add_argument("--store", metavar="PATH", default=None,
                    help="store of solved equilibria (default: $QUINTET_STORE or the user cache directory)")
     p.add_argument("--no-store", action="store_true", help="neither read nor write the store")
@@ -90,8 +89,8 @@ def build_parser() -> argparse.ArgumentParser:
                         "arrangement beats by more than this (0: the best equilibrium against the model)")
     p.add_argument("--max-support", type=integer, default=None, metavar="K",
                    help="a mix a person can play: the least exploitable mix of at most K arrangements found "
-                        "(K ≥ 1; 1: the most robust single arrangement), its exploitability certified, the "
-                        "full equilibrium's for comparison; --seed rolls the die that picks one")
+                        f"(K from 1 to {MAX_SUPPORT_MAX}; 1: the most robust single arrangement), its exploitability "
+                        "certified, the full equilibrium's for comparison; --seed rolls the die that picks one")
     p.add_argument("--verify", action="store_true",
                    help="recheck the answer with the other exact engine: a proven optimum, or the equilibrium's "
                         "exploitability (CP-SAT's best response to the mix); exit status 1 if refuted")

@@ -51,7 +51,7 @@ from quintet.cliutil import (
     add_rules_arguments,
     int_at_least,
     integer,
-    positive_float,
+    number,
     print_json,
     rules_from_args,
     run_cli,
@@ -61,6 +61,7 @@ from quintet.seeds import SEED_MAX, check_seed
 from quintet.text import quote
 from solver.advisor.advice import best_response
 from solver.advisor.equilibrium import EquilibriumResult, solve_equilibrium
+from solver.advisor.limits import TOURNAMENT_EPSILON, TOURNAMENT_TIME_LIMIT, check_epsilon, check_time_limit
 from solver.advisor.stats import mean_ci95
 from solver.problem.deal_tables import DealTables
 from solver.problem.opponents import ArrangementMix, Greedy, Uniform, greedy_arrangement
@@ -313,8 +314,8 @@ def run_tournament(
     deals: Sequence[Deal],
     strategies: Sequence[str] = STRATEGIES,
     *,
-    epsilon: float = 0.05,
-    time_limit: float | None = 120.0,
+    epsilon: float = TOURNAMENT_EPSILON,
+    time_limit: float | None = TOURNAMENT_TIME_LIMIT,
     store: SolutionStore | None = None,
     equilibrium_provider: EquilibriumProvider | None = None,
     progress: Callable[[int, int, DealEntry], None] | None = None,
@@ -395,10 +396,11 @@ def build_parser() -> argparse.ArgumentParser:
                    help="a deal given by its exposed cards (7 in Quintet; repeatable; played before the random deals)")
     p.add_argument("--strategies", default=",".join(STRATEGIES),
                    help=f"comma-separated subset of {','.join(STRATEGIES)} (default: all)")
-    p.add_argument("--epsilon", type=positive_float, default=0.05, metavar="POINTS",
-                   help="target certified exploitability of the equilibrium (default 0.05)")
-    p.add_argument("--time-limit", type=positive_float, default=120.0, metavar="SECONDS",
-                   help="per deal: time limit of the equilibrium solve and of each best response (default 120)")
+    p.add_argument("--epsilon", type=number, default=TOURNAMENT_EPSILON, metavar="POINTS",
+                   help=f"target certified exploitability of the equilibrium (default {TOURNAMENT_EPSILON:g})")
+    p.add_argument("--time-limit", type=number, default=TOURNAMENT_TIME_LIMIT, metavar="SECONDS",
+                   help="per deal: time limit of the equilibrium solve and of each best response "
+                        f"(default {TOURNAMENT_TIME_LIMIT:g})")
     p.add_argument("--store", metavar="PATH", default=None,
                    help="store of solved equilibria (default: $QUINTET_STORE or the user cache directory)")
     p.add_argument("--no-store", action="store_true", help="neither read nor write the store")
@@ -435,6 +437,7 @@ def _check_plot(path: str) -> None:
 
 def _main(argv: Sequence[str] | None) -> int:
     args = build_parser().parse_args(argv)
+    args.epsilon, args.time_limit = check_epsilon(args.epsilon), check_time_limit(args.time_limit)
     if args.no_store and args.store:
         raise UsageError("--store and --no-store cannot be combined")
     rules = rules_from_args(args)

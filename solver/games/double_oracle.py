@@ -222,7 +222,7 @@ def double_oracle(
     game: SymmetricGame[S],
     initial: Sequence[S],
     *,
-    epsilon: float = 0.01,
+    epsilon: float,
     time_limit: float | None = None,
     stop_event: threading.Event | None = None,
     trivial_bound: float = float("inf"),

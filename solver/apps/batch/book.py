@@ -14,9 +14,10 @@ from quintet.cards import format_cards
 from quintet.rules import CLASSIC, Rules
 from quintet.symmetry import count_canonical_deals, symmetry_group
 from solver.advisor.equilibrium import certified_within
+from solver.advisor.limits import BATCH_EPSILON, BATCH_TIME_LIMIT
 from solver.advisor.stats import mean_ci95
 from solver.apps.batch.deals import book_sample
-from solver.apps.batch.run import DEFAULT_EPSILON, DEFAULT_TIME_LIMIT, run_batch
+from solver.apps.batch.run import run_batch
 
 __all__ = ["BookEstimate", "book_estimate"]
 
@@ -95,8 +96,8 @@ class BookEstimate:
         return "\n".join(lines)
 
 
-def book_estimate(sample: int = 10, *, seed: int = 0, rules: Rules = CLASSIC, epsilon: float = DEFAULT_EPSILON,
-                  time_limit: float | None = DEFAULT_TIME_LIMIT, workers: int = 1, executor: str = "local",
+def book_estimate(sample: int = 10, *, seed: int = 0, rules: Rules = CLASSIC, epsilon: float = BATCH_EPSILON,
+                  time_limit: float | None = BATCH_TIME_LIMIT, workers: int = 1, executor: str = "local",
                   scheduler: str | None = None, progress: bool = False) -> BookEstimate:
     """Count the book and time ``sample`` uniformly drawn canonical deals (no store)."""
     k = rules.n_exposed

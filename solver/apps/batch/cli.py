@@ -12,17 +12,18 @@ from quintet.cliutil import (
     add_rules_arguments,
     int_at_least,
     integer,
-    positive_float,
+    number,
     print_json,
     rules_from_args,
     run_cli,
 )
 from quintet.game import Deal
 from quintet.seeds import SEED_MAX, check_seed
+from solver.advisor.limits import BATCH_EPSILON, BATCH_TIME_LIMIT, check_epsilon, check_time_limit
 from solver.apps.batch.book import book_estimate
 from solver.apps.batch.deals import all_deals, random_deals, read_deal_file
 from solver.apps.batch.executors import EXECUTORS, default_workers
-from solver.apps.batch.run import DEFAULT_EPSILON, DEFAULT_TIME_LIMIT, run_batch
+from solver.apps.batch.run import run_batch
 from solver.storage.store import SolutionStore
 
 __all__ = ["build_parser", "main"]
@@ -43,10 +44,10 @@ def build_parser() -> argparse.ArgumentParser:
                           "quintet-play --seed deals them) and of --book-size's sample (default 0)")
     src.add_argument("--all", action="store_true", help="every suit-canonical deal, in ascending mask order")
     src.add_argument("--limit", type=int_at_least(1), metavar="N", help="only the first N deals of the list")
-    p.add_argument("--epsilon", type=positive_float, default=DEFAULT_EPSILON, metavar="POINTS",
-                   help=f"certify each deal to this exploitability (default {DEFAULT_EPSILON:g})")
-    p.add_argument("--time-limit", type=positive_float, default=DEFAULT_TIME_LIMIT, metavar="SECONDS",
-                   help=f"per deal (default {DEFAULT_TIME_LIMIT:g}); a deal that runs out stores its best "
+    p.add_argument("--epsilon", type=number, default=BATCH_EPSILON, metavar="POINTS",
+                   help=f"certify each deal to this exploitability (default {BATCH_EPSILON:g})")
+    p.add_argument("--time-limit", type=number, default=BATCH_TIME_LIMIT, metavar="SECONDS",
+                   help=f"per deal (default {BATCH_TIME_LIMIT:g}); a deal that runs out stores its best "
                         "certified mix and is retried by the next run")
     p.add_argument("--store", metavar="PATH", default=None,
                    help="the store (default: $QUINTET_STORE or the user cache directory)")
@@ -68,6 +69,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def _main(argv: Sequence[str] | None) -> int:
     args = build_parser().parse_args(argv)
+    args.epsilon, args.time_limit = check_epsilon(args.epsilon), check_time_limit(args.time_limit)
     if args.engine is not None:
         if args.executor is not None:
             raise UsageError("--engine is the old name of --executor: give one of them")

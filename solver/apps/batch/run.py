@@ -16,16 +16,14 @@ from quintet.cards import format_cards
 from quintet.game import Arrangement, Deal
 from quintet.rules import CLASSIC, Rules
 from solver.advisor.equilibrium import EquilibriumStore, certified_within
+from solver.advisor.limits import BATCH_EPSILON, BATCH_TIME_LIMIT, check_epsilon, check_time_limit
 from solver.apps.batch.deals import canonical_keys
 from solver.apps.batch.executors import Executor, PoolExecutor, SerialExecutor, make_executor
 from solver.apps.batch.progress import BatchProgress
 from solver.apps.batch.tasks import JobResult, solve_job
 from solver.storage.store import SolutionStore
 
-__all__ = ["DEFAULT_EPSILON", "DEFAULT_TIME_LIMIT", "BatchSummary", "run_batch"]
-
-DEFAULT_EPSILON = 0.05
-DEFAULT_TIME_LIMIT = 600.0
+__all__ = ["BatchSummary", "run_batch"]
 
 
 def _duration(seconds: float) -> str:
@@ -52,7 +50,7 @@ class BatchSummary:
     startup: float = 0.0  # wall time to start the executor and warm its workers
     executor: str = "local"
     workers: int = 1
-    epsilon: float = DEFAULT_EPSILON
+    epsilon: float = BATCH_EPSILON
     store: str | None = None
     results: list[JobResult] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
@@ -116,8 +114,8 @@ def run_batch(
     *,
     rules: Rules = CLASSIC,
     store: SolutionStore | None,
-    epsilon: float = DEFAULT_EPSILON,
-    time_limit: float | None = DEFAULT_TIME_LIMIT,
+    epsilon: float = BATCH_EPSILON,
+    time_limit: float | None = BATCH_TIME_LIMIT,
     workers: int = 1,
     executor: str = "local",
     scheduler: str | None = None,
@@ -133,8 +131,9 @@ def run_batch(
     needs little memory.  ``progress``: True for a ``BatchProgress`` on stderr.  Ctrl-C
     stops, keeping everything committed, and marks the summary interrupted.
     """
-    if not epsilon >= 0:
-        raise ValueError(f"epsilon must be at least 0, got {epsilon}")
+    check_epsilon(epsilon)
+    if time_limit is not None:
+        check_time_limit(time_limit)
     keys, duplicates = canonical_keys(exposed, rules)
     summary = BatchSummary(total=len(keys), duplicates=duplicates, executor=executor, workers=workers,
                            epsilon=epsilon, store=None if store is None else str(store.path))

@@ -28,6 +28,8 @@ from solver.advisor.limits import (
     MAX_POPULATION,
     MAX_STYLE_RECORDS,
     MAX_SUPPORT_MAX,
+    SOLVE_EPSILON,
+    SOLVE_TIME_LIMIT,
     TIME_LIMIT_MAX,
 )
 from solver.advisor.schema import (
@@ -212,10 +214,10 @@ class SolveIn(_Strict):
         default=None, description="the exact engine: auto (default, = search), search or cpsat")
     epsilon: float | None = Field(default=None, ge=0, le=EPSILON_MAX, allow_inf_nan=False,
                                   description="equilibrium: stop once the certified exploitability is at most "
-                                              "this (points; default 0.01)")
+                                              f"this (points; default {SOLVE_EPSILON:g})")
     time_limit: float | None = Field(default=None, gt=0, le=TIME_LIMIT_MAX, allow_inf_nan=False,
-                                     description="seconds (default: none for a best response, 600 for an "
-                                                 "equilibrium, a safe mix or a K-mix)")
+                                     description=f"seconds (default: none for a best response, {SOLVE_TIME_LIMIT:g} "
+                                                 "for an equilibrium, a safe mix or a K-mix)")
     threads: ThreadCount | None = Field(default=None, description="CP-SAT's threads (engine cpsat)")
     workers: ThreadCount | None = Field(default=None, deprecated=True,
                                 description="the old name of 'threads', accepted until the next release")

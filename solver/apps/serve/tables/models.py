@@ -14,6 +14,7 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 
+from solver.advisor.limits import MAX_GAMES
 from solver.apps.serve.models import (
     ArrangementText,
     Cards,
@@ -32,7 +33,6 @@ __all__ = [
     "AdviceOut", "TableView", "OddsOut", "TableEventOut", "EventKind", "TableStatus",
 ]
 
-MAX_GAMES = 100  # games in one match
 class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True)
 

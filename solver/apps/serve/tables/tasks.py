@@ -29,27 +29,24 @@ from typing import Literal
 
 from quintet.game import Arrangement, Deal
 from solver.advisor.equilibrium import EquilibriumResult, solve_equilibrium
+from solver.advisor.limits import PLAY_EPSILON, PLAY_TIME_LIMIT, TABLE_SEARCH_TIME_LIMIT
 from solver.apps.serve.tables.store import FRIEND
 from solver.play.computer import Computer, EquilibriumProvider
 from solver.play.session import MIX_HINT_ROLL_STREAM, GameSession, Person
 from solver.storage.store import SolutionStore
 
-__all__ = ["PlayTask", "PlayAction", "play_session", "EQUILIBRIUM_EPSILON", "EQUILIBRIUM_TIME_LIMIT",
-           "SEARCH_TIME_LIMIT"]
+__all__ = ["PlayTask", "PlayAction", "play_session"]
 
-EQUILIBRIUM_EPSILON = 0.05  # points: the certified exploitability a table's equilibrium is solved to (as quintet-play)
-EQUILIBRIUM_TIME_LIMIT = 120.0  # seconds: the equilibrium's solve (as quintet-play)
-SEARCH_TIME_LIMIT = 30.0  # seconds: each best response, hint, grade or regret search of a table
 PlayAction = Literal["choose", "hint", "grade", "odds", "record"]
 
 
 def equilibrium_provider(store: Callable[[], SolutionStore], solved: float | None) -> EquilibriumProvider:
     """The deal's equilibrium through the store; ``solved``: the certified exploitability already
     solved (the store holds an entry that good, so it answers at once)."""
-    epsilon = max(EQUILIBRIUM_EPSILON, solved or 0.0)
+    epsilon = max(PLAY_EPSILON, solved or 0.0)
 
     def provide(deal: Deal, stop: threading.Event | None) -> EquilibriumResult:
-        return solve_equilibrium(deal, epsilon=epsilon, time_limit=EQUILIBRIUM_TIME_LIMIT, store=store(),
+        return solve_equilibrium(deal, epsilon=epsilon, time_limit=PLAY_TIME_LIMIT, store=store(),
                                  stop_event=stop)
 
     return provide
@@ -73,7 +70,7 @@ def play_session(deal: Deal, opponent: str, *, game: int = 1, seed: int = 0, com
     else:
         model = provider(deal, None).opponent() if advice and provider is not None else None
         other = Person(spec=opponent, model=model, description=description or "a friend")
-    session = GameSession(deal, other, game=game, seed=seed, time_limit=SEARCH_TIME_LIMIT)
+    session = GameSession(deal, other, game=game, seed=seed, time_limit=TABLE_SEARCH_TIME_LIMIT)
     session.hints = list(hints)
     for slot, cards in slots:
         session.place(slot, cards)
@@ -106,7 +103,7 @@ class PlayTask:
         rules = self.deal.rules
         if self.action == "choose":
             chosen = Computer.choose(self.deal, self.opponent, seed=self.draw_seed, equilibrium=provider,
-                                     time_limit=SEARCH_TIME_LIMIT, stop_event=stop, files=False)
+                                     time_limit=TABLE_SEARCH_TIME_LIMIT, stop_event=stop, files=False)
             return {"arrangement": chosen.arrangement.format(rules), "description": chosen.description}
         session = play_session(self.deal, self.opponent, game=self.game, seed=self.seed, computer=self.computer,
                                description=self.description, provider=provider, advice=self.advice,

@@ -14,6 +14,7 @@ from typing import Any
 from quintet.cards import format_cards
 from quintet.game import Arrangement, Deal
 from quintet.rules import Rules
+from solver.advisor.limits import PLAY_EPSILON
 from solver.apps.serve.models import ProgressOut
 from solver.apps.serve.tables.models import (
     AdviceOut,
@@ -28,7 +29,7 @@ from solver.apps.serve.tables.models import (
     TableView,
 )
 from solver.apps.serve.tables.store import FRIEND, TableRow
-from solver.apps.serve.tables.tasks import EQUILIBRIUM_EPSILON, play_session
+from solver.apps.serve.tables.tasks import play_session
 from solver.play.computer import ComputerSpec
 from solver.play.session import Reveal
 
@@ -145,7 +146,7 @@ def seat_view(table: TableRow, seat: int, progress: dict[str, Any] | None = None
                      salt=other.salt if both else None)
     finished = _finished(table, seat, game)
     if table.friend:
-        against = f"the deal's equilibrium (certified within {EQUILIBRIUM_EPSILON:g} points)" if table.hints else None
+        against = f"the deal's equilibrium (certified within {PLAY_EPSILON:g} points)" if table.hints else None
         ready = row.equilibrium is not None
         description = "a friend"
     else:

@@ -19,13 +19,14 @@ from collections.abc import Callable
 
 from quintet.game import Arrangement, Deal
 from quintet.seeds import SEED_MAX
+from solver.advisor.limits import PLAY_EPSILON, PLAY_TIME_LIMIT
 from solver.advisor.request import SolveRequest
 from solver.advisor.schema import EquilibriumOut
 from solver.apps.serve.jobs import Job
 from solver.apps.serve.tables.events import TableEvents
 from solver.apps.serve.tables.scheduler import Lane, Scheduler, TaskKey
 from solver.apps.serve.tables.store import FRIEND, TableRow, TableStore
-from solver.apps.serve.tables.tasks import EQUILIBRIUM_EPSILON, EQUILIBRIUM_TIME_LIMIT, PlayTask, play_session
+from solver.apps.serve.tables.tasks import PlayTask, play_session
 from solver.play.commitment import commit
 from solver.play.computer import ComputerSpec
 
@@ -104,8 +105,8 @@ class TableWork:
         key = (table_id, game, "equilibrium")
         if self._scheduler.pending(key):
             return
-        request = SolveRequest.parse(deal.format(), deal.rules, opponent="equilibrium", epsilon=EQUILIBRIUM_EPSILON,
-                                     time_limit=EQUILIBRIUM_TIME_LIMIT, files=False)
+        request = SolveRequest.parse(deal.format(), deal.rules, opponent="equilibrium", epsilon=PLAY_EPSILON,
+                                     time_limit=PLAY_TIME_LIMIT, files=False)
         self._submit(key, request, "long", self._solved)
 
     def _submit(self, key: TaskKey, payload: object, lane: Lane, then: Callable[[TaskKey, Job], None]) -> None:
