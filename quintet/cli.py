@@ -9,8 +9,6 @@ from __future__ import annotations
 import argparse
 from collections.abc import Sequence
 
-from rich.cells import cell_len
-
 from .cards import format_cards
 from .cliutil import OneLineParser, add_rules_arguments, print_json, rules_from_args, run_cli
 from .draw import cli as draw_cli
@@ -44,6 +42,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 def format_showdown(result: Showdown, *, unicode: bool = False) -> str:
     """The show-down as a table: the columns as wide as their longest cell (in terminal cells)."""
+    from rich.cells import cell_len  # the text's only use of rich: not loaded by showdown_report's users
+
     def cell(h: HandValue) -> str:
         return f"{format_cards(h.mask, unicode=unicode, order='group')} ({h.description})"
 

@@ -96,6 +96,46 @@ def test_quintet_never_imports_solver():
     assert [m for m in modules if m.split(".")[0] == "solver"] == []
 
 
+SERVER = """
+    from quintet.game import Deal
+    from solver.apps.serve.app import create_app
+    from solver.apps.serve.models import HandIn, ShowdownIn
+    from solver.apps.serve.routers import game
+    from solver.apps.serve.tables.tasks import PlayTask
+    from solver.apps.serve.tables.views import warm_up
+    from solver.apps.serve.worker import run_task
+    from solver.play.computer import random_arrangement
+
+    create_app()
+    a = "9s 9c 8s 8c 7c | Ks Kd Kc Js Tc | Qd Jd Td 8d 7d | As Ah Ad Ac Qs | Kh Qh Jh Th 9h"
+    game.showdown(ShowdownIn(exposed="8h 7h 9d Ts 7s Qc Jc", a=a, b=a))
+    game.hand(HandIn(hand="As Ah Ad Ac Kh"))
+    warm_up()  # a table's show-down and record, replayed in the server
+    deal = Deal.random(3)
+    task = PlayTask("odds", deal, "uniform", computer=random_arrangement(deal, 1).format())
+    run_task(task, lambda: None, None, lambda record: None)  # a worker's
+"""
+
+TERMINAL = """
+    import sys
+    print(json.dumps(sorted({m.split(".")[0] for m in sys.modules} & {"prompt_toolkit", "rich"})))
+"""
+
+
+@pytest.mark.subprocess
+def test_the_server_and_its_workers_load_no_terminal_layer():
+    # prompt_toolkit and rich are the terminal programs': the game's state machine, the server's
+    # endpoints and a worker's table task run without them
+    code = "import json\n" + "".join(textwrap.dedent(s) for s in (SERVER, TERMINAL))
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout.strip().splitlines()[-1]) == []
+    # the control: the terminal game does load them
+    control = "import json\nimport solver.apps.play_cli\n" + textwrap.dedent(TERMINAL)
+    proc = subprocess.run([sys.executable, "-c", control], capture_output=True, text=True, timeout=300)
+    assert json.loads(proc.stdout.strip().splitlines()[-1]) == ["prompt_toolkit", "rich"]
+
+
 # ---------------------------------------------------------------------------- the house's layers
 
 LAYERS = ("storage", "problem", "engines", "games", "advisor", "play", "apps")

@@ -25,17 +25,9 @@ from solver.advisor.advice import best_response, complete, grade
 from solver.advisor.equilibrium import STORE_KIND, EquilibriumResult, solve_equilibrium
 from solver.advisor.plans import plans
 from solver.advisor.sparse import sparse_equilibrium
+from solver.apps.play_commands import COMMANDS, Command, parse_command
 from solver.play.computer import Computer
-from solver.play.session import (
-    COMMANDS,
-    MIX_HINT_ROLL_STREAM,
-    Command,
-    GameSession,
-    Person,
-    Phase,
-    PlayError,
-    parse_command,
-)
+from solver.play.session import MIX_HINT_ROLL_STREAM, GameSession, Person, Phase, PlayError
 from solver.problem.deal_tables import DealTables
 from solver.problem.opponents import ArrangementMix, OpponentError, Uniform, greedy_arrangement
 from solver.storage.store import SolutionStore

@@ -21,7 +21,6 @@ from ..cards import cards_of, format_card, format_cards, parse_cards
 from ..cliutil import UsageError, add_rules_arguments, print_json
 from ..evaluator import HandValue, evaluate
 from ..rules import Rules
-from . import play
 from .advisor import DrawAdvice, DrawOption, Objective, advise, parse_objective
 from .tables import percentile, stand_ins
 
@@ -89,6 +88,8 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
             help="four of a kind and straight flush trade places in the table",
         )
         p.add_argument("--joker-card", default=None, metavar="CARD", help=JOKER_CARD_HELP)
+    from . import play  # the terminal game (prompt_toolkit, rich): not loaded by the reports' users
+
     play.add_command(sub)
 
 
@@ -306,5 +307,7 @@ def run(args: argparse.Namespace, rules: Rules) -> int:
     if args.command == "compare":
         return run_compare(args, rules)
     if args.command == "poker":
+        from . import play
+
         return play.run(args, rules)
     return run_draw(args, rules)

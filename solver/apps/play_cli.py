@@ -54,19 +54,10 @@ from solver.advisor.limits import (
 )
 from solver.advisor.sparse import SparseEquilibrium
 from solver.apps.interrupt import run_interruptible
+from solver.apps.play_commands import COMMANDS, Command, parse_command
 from solver.games.double_oracle import IterationRecord
 from solver.play.computer import Computer, ComputerSpec, EquilibriumProvider
-from solver.play.session import (
-    COMMANDS,
-    MIX_HINT_ROLL_STREAM,
-    Command,
-    GameSession,
-    Odds,
-    Phase,
-    PlayError,
-    Reveal,
-    parse_command,
-)
+from solver.play.session import MIX_HINT_ROLL_STREAM, GameSession, Odds, Phase, PlayError, Reveal
 from solver.problem.opponent_spec import OPPONENT_HELP
 from solver.problem.opponents import Uniform
 from solver.storage.records import GameRecord, append_record
