@@ -9,12 +9,11 @@ import io
 import json
 import os
 import pathlib
-import subprocess
-import sys
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from programs import Ran, run_main
 
 from quintet.game import Deal
 from quintet.seeds import SEED_MAX, SeedError, check_seed, seed_series
@@ -22,17 +21,23 @@ from quintet.text import MESSAGE_LIMIT, quote
 from solver.advisor.limits import LimitError, parse_slot
 from solver.advisor.request import RequestError, SolveRequest, parse_fix_options, solve_request
 from solver.apps.batch.deals import canonical_key, random_deals
+from solver.apps.play_cli import main as play_main
+from solver.apps.solve_cli import main as solve_main
+from solver.apps.tournament import main as tournament_main
 from solver.problem.opponent_spec import MODEL_NAMES, OpponentSpec, OpponentTerm
 from solver.problem.opponents import OpponentError, Uniform
 
 EXAMPLE = "8h 7h 9d Ts 7s Qc Jc"
 ARR = "9s 9c 8s 8c 7c | Ks Kd Kc Js Tc | Qd Jd Td 8d 7d | As Ah Ad Ac Qs | Kh Qh Jh Th 9h"
-ROOT = pathlib.Path(__file__).resolve().parents[1]
 
 
-def run(*argv: str, stdin: str | None = None, timeout: float = 300) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", *argv], capture_output=True, text=True, cwd=ROOT, input=stdin,
-                          timeout=timeout)
+PROGRAMS = {"solver.apps.solve_cli": solve_main, "solver.apps.play_cli": play_main,
+            "solver.apps.tournament": tournament_main}
+
+
+def run(module: str, *argv: str, stdin: str = "") -> Ran:
+    """The program ``python -m module`` runs, in this process."""
+    return run_main(PROGRAMS[module], argv, stdin)
 
 
 # ---------------------------------------------------------------------------- the opponent specification
@@ -213,7 +218,6 @@ def test_quote_cuts_and_says_the_length():
     (["--opponent", "uniform", "--workers", "2"], "only the CP-SAT engine uses threads"),
     (["--epsilon", "1e999"], "not a finite number"),
 ])
-@pytest.mark.subprocess
 def test_quintet_solve_bad_input_is_one_short_line_exit_2(args, words):
     proc = run("solver.apps.solve_cli", EXAMPLE, "--no-store", *args)
     assert proc.returncode == 2, proc.stderr[:500]
@@ -221,29 +225,26 @@ def test_quintet_solve_bad_input_is_one_short_line_exit_2(args, words):
     assert words in proc.stderr and len(proc.stderr) <= MESSAGE_LIMIT + 40, proc.stderr[:500]
 
 
-@pytest.mark.subprocess
 def test_quintet_play_checks_its_options_before_the_banner():
     for args, words in [(["--seed", "-5"], "--seed must be an integer from 0"),
                         (["--seed", str(SEED_MAX), "--games", "2"], "runs past"),
                         (["--opponent", "uniform:-1"], "positive number"),
                         (["--opponent", "style:/nonexistent/me.jsonl"], "not found")]:
-        proc = run("solver.apps.play_cli", "--plain", *args, stdin="quit\n", timeout=120)
+        proc = run("solver.apps.play_cli", "--plain", *args, stdin="quit\n")
         assert proc.returncode == 2 and proc.stdout == "", (args, proc.stdout[:300])
         assert words in proc.stderr and len(proc.stderr.strip().splitlines()) == 1, proc.stderr
 
 
-@pytest.mark.subprocess
 def test_one_seed_deals_the_same_cards_in_every_front_end(tmp_path):
     seed = 7
     deal = Deal.random(seed)
     exposed = deal.format()
     # quintet-play: the board of game 1
-    play = run("solver.apps.play_cli", "--plain", "--seed", str(seed), "--opponent", "greedy", stdin="quit\n",
-               timeout=120)
+    play = run("solver.apps.play_cli", "--plain", "--seed", str(seed), "--opponent", "greedy", stdin="quit\n")
     assert f"Exposed (out of play): {exposed}" in play.stdout, play.stdout[:800]
     # quintet-tournament: its first random deal
     tour = run("solver.apps.tournament", "--seed", str(seed), "--deals", "1", "--strategies", "uniform,greedy",
-               "--no-store", "--json", "--quiet", timeout=300)
+               "--no-store", "--json", "--quiet")
     assert tour.returncode == 0, tour.stderr
     assert json.loads(tour.stdout)["deals"][0]["exposed"] == exposed.split()
     # quintet-batch: its first random deal's class
