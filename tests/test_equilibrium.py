@@ -13,12 +13,14 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from programs import Ran, run_main
 
 from quintet.cards import CLASSIC_DECK, mask_of
 from quintet.game import Arrangement, Deal, showdown
 from quintet.rules import get_rules
 from quintet.symmetry import canonical_exposed, permute_mask, suit_permutations
 from solver.advisor.equilibrium import EquilibriumResult, equilibrium, solve_equilibrium
+from solver.apps.solve_cli import main as solve_main
 from solver.games.double_oracle import Response, double_oracle, solve_symmetric_lp
 from solver.games.quintet_game import QuintetGame
 from solver.problem.deal_tables import DealTables
@@ -223,17 +225,10 @@ def test_mapped_answers_keep_their_value(perm_index, seed):
             assert showdown(a0, b0, cdeal).margin == showdown(a1, b1, deal).margin
 
 
-def run_cli(*args: str, env_store: Path | None = None) -> subprocess.CompletedProcess:
-    import os
-
-    env = dict(os.environ)
-    if env_store is not None:
-        env["QUINTET_STORE"] = str(env_store)
-    return subprocess.run([sys.executable, "-m", "solver.apps.solve_cli", *args], capture_output=True, text=True,
-                          cwd=ROOT, timeout=600, env=env)
+def run_cli(*args: str) -> Ran:
+    return run_main(solve_main, args)
 
 
-@pytest.mark.subprocess
 def test_cli_equilibrium_json_from_store(solved):
     deal, result, path = solved
     proc = run_cli("As Ks Qs Js Ts Ah Kh", "--opponent", "equilibrium", "--epsilon", "0.05", "--json",
@@ -250,7 +245,6 @@ def test_cli_equilibrium_json_from_store(solved):
     assert d["expected_margin"] <= d["exploitability"] + 1e-9  # nothing gains more than ε
 
 
-@pytest.mark.subprocess
 def test_cli_default_opponent_is_the_equilibrium(solved):
     _, _, path = solved
     proc = run_cli("As", "Ks", "Qs", "Js", "Ts", "Ah", "Kh", "--epsilon", "0.05", "--store", str(path))
@@ -258,7 +252,6 @@ def test_cli_default_opponent_is_the_equilibrium(solved):
     assert "Equilibrium mix" in proc.stdout and "Exploitability: " in proc.stdout
 
 
-@pytest.mark.subprocess
 def test_cli_corrupt_store_is_one_line_exit_2(tmp_path):
     bad = tmp_path / "bad.sqlite"
     bad.write_bytes(b"this is not a database" * 100)
@@ -269,7 +262,6 @@ def test_cli_corrupt_store_is_one_line_exit_2(tmp_path):
     assert bad.read_bytes() == before
 
 
-@pytest.mark.subprocess
 def test_cli_store_and_no_store_conflict():
     proc = run_cli("As Ks Qs Js Ts Ah Kh", "--store", "x.sqlite", "--no-store")
     assert proc.returncode == 2 and len(proc.stderr.strip().splitlines()) == 1
