@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from programs import Ran, run_main
 from tmux_pane import Pane
 
 from quintet.cards import format_cards, parse_cards
@@ -25,6 +26,7 @@ from solver.advisor.advice import best_response, complete, grade
 from solver.advisor.equilibrium import STORE_KIND, EquilibriumResult, solve_equilibrium
 from solver.advisor.plans import plans
 from solver.advisor.sparse import sparse_equilibrium
+from solver.apps.play_cli import main as play_main
 from solver.apps.play_commands import COMMANDS, Command, parse_command
 from solver.play.computer import Computer
 from solver.play.session import MIX_HINT_ROLL_STREAM, GameSession, Person, Phase, PlayError
@@ -54,9 +56,21 @@ def env_for(tmp_path: Path) -> dict[str, str]:
     return env
 
 
-def play(tmp_path: Path, stdin: str, *args: str, timeout: float = 120) -> subprocess.CompletedProcess:
+def play_process(tmp_path: Path, stdin: str, *args: str, timeout: float = 120) -> subprocess.CompletedProcess:
+    """quintet-play as a process, its stdin a pipe."""
     return subprocess.run([sys.executable, "-m", "solver.apps.play_cli", *args], input=stdin, capture_output=True,
                           text=True, cwd=ROOT, timeout=timeout, env=env_for(tmp_path))
+
+
+def play(tmp_path: Path, stdin: str, *args: str) -> Ran:
+    """quintet-play in this process, as ``play_process`` runs it (the same environment)."""
+    with pytest.MonkeyPatch.context() as patch:
+        for name in ("XDG_CACHE_HOME", "QUINTET_STORE", "NO_COLOR"):
+            patch.delenv(name, raising=False)
+        for name, value in env_for(tmp_path).items():
+            if name in ("XDG_CACHE_HOME", "QUINTET_STORE"):
+                patch.setenv(name, value)
+        return run_main(play_main, args, stdin)
 
 
 def error_lines(stdout: str) -> list[str]:
@@ -177,7 +191,6 @@ def test_hint_completes_the_placed_slots_optimally():
     assert game.hints == ["hint", "hint"]
 
 
-@pytest.mark.subprocess
 def test_placing_waits_while_a_hint_is_computed(monkeypatch):
     import solver.play.session
 
@@ -384,8 +397,8 @@ def test_full_game_from_play_and_its_record(tmp_path):
     deal = Deal.random(SEED)
     mine = best_response(deal, "uniform").arrangement
     record = tmp_path / "games.jsonl"
-    proc = play(tmp_path, f"hint\nplay {arrangement_text(mine)}\n", "--seed", str(SEED), "--opponent", "uniform",
-                "--record", str(record))
+    proc = play_process(tmp_path, f"hint\nplay {arrangement_text(mine)}\n", "--seed", str(SEED),
+                        "--opponent", "uniform", "--record", str(record))
     assert proc.returncode == 0, proc.stderr
     assert "Traceback" not in proc.stdout + proc.stderr and not error_lines(proc.stdout)
     assert "Show-down:" in proc.stdout and "Match over after 1 game" in proc.stdout
@@ -407,7 +420,6 @@ def test_full_game_from_play_and_its_record(tmp_path):
     assert f"Game 1: you {d['points']['player']:g}, computer {d['points']['computer']:g}" in proc.stdout
 
 
-@pytest.mark.subprocess
 def test_game_built_slot_by_slot_with_undo_and_clear(tmp_path):
     deal = Deal.random(SEED)
     packets = [format_cards(p) for p in best_response(deal, "greedy").arrangement.packets]
@@ -437,7 +449,6 @@ def parse_packets(packets: list[str]) -> list[int]:
     return list(Arrangement.parse(" | ".join(packets)).packets)
 
 
-@pytest.mark.subprocess
 def test_every_bad_command_gets_one_line_and_the_prompt_again(tmp_path):
     deal = Deal.random(SEED)
     exposed = format_cards(deal.exposed).split()
@@ -484,7 +495,6 @@ def test_every_bad_command_gets_one_line_and_the_prompt_again(tmp_path):
     assert "Match over after 1 game" in proc.stdout
 
 
-@pytest.mark.subprocess
 def test_end_of_input_keeps_the_finished_games(tmp_path):
     record = tmp_path / "games.jsonl"
     first = best_response(Deal.random(SEED), "greedy").arrangement
@@ -498,14 +508,13 @@ def test_end_of_input_keeps_the_finished_games(tmp_path):
     assert "Match over" not in quit_early.stdout
 
 
-@pytest.mark.subprocess
 def test_twenty_game_match_against_greedy_runs_unattended(tmp_path):
     seed = 100
     lines = [f"play {arrangement_text(best_response(Deal.random(seed + k), 'greedy').arrangement)}"
              for k in range(20)]
     record = tmp_path / "match.jsonl"
     proc = play(tmp_path, "\n".join(lines) + "\n", "--seed", str(seed), "--games", "20", "--opponent", "greedy",
-                "--record", str(record), timeout=300)
+                "--record", str(record))
     assert proc.returncode == 0, proc.stderr
     records = read_records(record)
     assert [r["game"] for r in records] == list(range(1, 21))
@@ -517,7 +526,6 @@ def test_twenty_game_match_against_greedy_runs_unattended(tmp_path):
     assert f"Match over after 20 games: you {you:g}, computer {them:g}" in proc.stdout
 
 
-@pytest.mark.subprocess
 def test_equilibrium_opponent_from_the_store(tmp_path):
     cdeal, result = prefilled_store(tmp_path / "s.sqlite")
     mine = best_response(cdeal, result.opponent()).arrangement
@@ -532,13 +540,11 @@ def test_equilibrium_opponent_from_the_store(tmp_path):
     assert d["opponent"] == "equilibrium"
 
 
-@pytest.mark.subprocess
 def test_hint_k_and_the_equilibrium_s_plans_through_stdin(tmp_path):
     """Against the equilibrium, 'odds' shows its plans and 'hint K' the K-mix found from the same
     equilibrium in-process, with the die roll of the game's seed; against greedy, no plans."""
     exposed, seed = "Kc Qh Qd Js 9d 8s 7d", 3  # its equilibrium solves in seconds
-    proc = play(tmp_path, "odds\nhint 2\nhint 0\nhint\n", "--exposed", exposed, "--seed", str(seed), "--quiet",
-                timeout=600)
+    proc = play(tmp_path, "odds\nhint 2\nhint 0\nhint\n", "--exposed", exposed, "--seed", str(seed), "--quiet")
     assert proc.returncode == 0, proc.stderr
     assert "Traceback" not in proc.stdout + proc.stderr
     deal = Deal.from_exposed(exposed)
@@ -580,7 +586,6 @@ def test_hint_k_and_the_equilibrium_s_plans_through_stdin(tmp_path):
     (["--store", "x.sqlite", "--no-store"], "cannot be combined"),
     (["--frobnicate"], "unrecognized arguments"),
 ])
-@pytest.mark.subprocess
 def test_bad_command_lines_are_one_line_exit_2(tmp_path, args, problem):
     proc = play(tmp_path, "", "--seed", "1", *args)
     assert proc.returncode == 2
@@ -613,7 +618,6 @@ def test_ctrl_c_stops_the_computer_s_solve_not_the_game(tmp_path):
     assert Arrangement.parse(d["player"]) == mine
 
 
-@pytest.mark.subprocess
 def test_rules_help_and_quit_words_and_a_clear_end_when_piped(tmp_path):
     mine = best_response(Deal.random(SEED), "greedy").arrangement
     proc = play(tmp_path, f"rules\n?\nh\nHELP\nplay {arrangement_text(mine)}\n", "--seed", str(SEED),
@@ -631,7 +635,6 @@ def test_rules_help_and_quit_words_and_a_clear_end_when_piped(tmp_path):
     assert quit_early.returncode == 0 and "Game 1 was not finished" in quit_early.stdout
 
 
-@pytest.mark.subprocess
 def test_an_over_long_line_is_refused_in_one_line_when_piped(tmp_path):
     proc = play(tmp_path, "slot 1 " + "Ah " * 3000 + "\nshow\nquit\n", "--seed", str(SEED), "--opponent", "greedy")
     assert proc.returncode == 0
@@ -640,7 +643,6 @@ def test_an_over_long_line_is_refused_in_one_line_when_piped(tmp_path):
     assert "game 1 (0/5 placed)> show\nThe board" in proc.stdout
 
 
-@pytest.mark.subprocess
 def test_the_store_is_checked_before_the_banner_and_made_only_when_needed(tmp_path):
     unused = tmp_path / "nonexistent" / "dir" / "s.sqlite"
     for opponent in ("greedy", "uniform", "br:uniform"):
