@@ -31,6 +31,7 @@ from table_helpers import (
     two_arrangements,
 )
 
+from quintet.cards import RANK_NAMES
 from quintet.game import Arrangement, Deal, showdown
 from solver.advisor.sparse import roll_mix
 from solver.apps.serve.tables.errors import NOT_FOUND
@@ -128,6 +129,40 @@ def test_seat_view_never_shows_the_other_side_before_both_have_confirmed():
                 assert [f.game for f in view.finished] == [1] + ([2] if both else [])
             seen += 1
     assert seen > 40
+
+
+def test_the_show_down_says_what_decides_between_hands_of_one_name_and_who_committed_first():
+    """A slot won between two hands of the same name carries the deciding place (the
+    evaluator's ``tie_break``) and each hand's card there; others carry none.  Whoever
+    confirmed first is named from both seats."""
+    decided = 0
+    for seed in range(40):
+        deal = Deal.random(seed)
+        a, b = (random_arrangement(deal, seed * 10 + k).format() for k in (1, 2))
+        table = TableRow("T" * 22, "friend", 1, seed, {"name": "classic"}, False, 0.0, 0.0)
+        table.seat_games = {1: 1, 2: 1}
+        row = GameRow(1, equilibrium=None)
+        row.plays[1], row.plays[2] = _side(a, deal), _side(b, deal)
+        row.plays[2].confirmed = 0.5  # seat 2 confirmed first
+        table.game_rows[1] = row
+        views = {seat: seat_view(table, seat) for seat in (1, 2)}
+        assert views[1].showdown.confirmed_first == "other" and views[2].showdown.confirmed_first == "you"
+        for s, mirror in zip(views[1].showdown.slots, views[2].showdown.slots, strict=True):
+            same = s.you.hand == s.other.hand
+            assert (s.decided_by is not None) == (same and s.winner is not None), s
+            assert mirror.decided_by == s.decided_by and mirror.you.decider == s.other.decider
+            if s.decided_by is None:
+                assert s.you.decider is None and s.other.decider is None
+                continue
+            decided += 1
+            place, ranks = s.decided_by.split(": ")
+            high, low = (RANK_NAMES[r][0] for r in (s.you.decider[0], s.other.decider[0])) \
+                if s.winner == "you" else (RANK_NAMES[r][0] for r in (s.other.decider[0], s.you.decider[0]))
+            assert ranks == f"{high} over {low}" and s.you.decider in s.you.cards and s.other.decider in s.other.cards
+    assert decided >= 3
+    # the computer commits when the game starts: first, whenever the seat confirmed
+    computer = next(t for t, _ in _table_states() if not t.friend and t.shown_down(1) and t.seat_games[1] == 1)
+    assert seat_view(computer, 1).showdown.confirmed_first == "other"
 
 
 def test_seat_view_statuses():

@@ -114,6 +114,8 @@ class SideOut(_Out):
 class HandOut(_Out):
     cards: list[str]
     hand: str
+    decider: str | None = Field(description=(
+        "against a hand of the same name, the card that decided (see decided_by); else null"))
 
 
 class ShowdownSlotOut(_Out):
@@ -122,6 +124,9 @@ class ShowdownSlotOut(_Out):
     you: HandOut
     other: HandOut
     winner: Literal["you", "other"] | None = Field(description="null: a tie")
+    decided_by: str | None = Field(description=(
+        "when both hands have the same name but one wins: the place that decides and its ranks, "
+        "'second-highest card: queen over jack' (each hand's card there is its decider); else null"))
     you_points: float
     other_points: float
     you_total: float = Field(description="the game's score after this slot")
@@ -132,6 +137,9 @@ class ShowdownOut(_Out):
     slots: list[ShowdownSlotOut]
     you: float
     other: float
+    confirmed_first: Literal["you", "other"] = Field(description=(
+        "who committed first: the computer when the game starts, a friend or you by confirming; the first "
+        "side's commitment was shown to the other before it confirmed"))
 
 
 class ScoreOut(_Out):
