@@ -168,6 +168,7 @@ def test_the_show_down_says_what_decides_between_hands_of_one_name_and_who_commi
 def test_seat_view_statuses():
     table = next(t for t, _ in _table_states() if not t.friend and t.row(1).computer is None and not t.row(1).failed)
     assert seat_view(table, 1).status == "preparing" and seat_view(table, 1).other.confirmed is False
+    assert seat_view(table, 1).description == "uniform"  # what it plays, once ("Against the computer: uniform")
     failed = next(t for t, _ in _table_states() if t.row(1).failed)
     assert seat_view(failed, 1).status == "failed" and seat_view(failed, 1).error == "the worker process died"
 
@@ -442,9 +443,10 @@ def test_the_equilibrium_computer_is_prepared_in_the_long_lane(server):
     assert refused.json()["error"].startswith("max_support: a K-mix is of whole arrangements")
     odds = seat.request("POST", "/odds").json()
     assert odds["model"] == "equilibrium" and len(odds["slots"]) == 5
-    for slot in odds["slots"]:  # the likeliest hands first, at most four
+    for slot in odds["slots"]:  # every hand the model plays there, the likeliest first: the whole slot
         chances = [h["probability"] for h in slot]
-        assert 1 <= len(chances) <= 4 and chances == sorted(chances, reverse=True) and sum(chances) <= 1 + 1e-9
+        assert chances == sorted(chances, reverse=True) and sum(chances) == pytest.approx(1)
+        assert len({h["hand"] for h in slot}) == len(slot)
     arrangement = " | ".join(" ".join(p) for p in hint["arrangement"])
     done = seat.confirm(arrangement).json()
     assert check(ready["other"]["commitment"], done["other"]["salt"],

@@ -206,7 +206,8 @@ class TableView(_Out):
 
 class OddsOut(_Out):
     model: str = Field(description="the model the odds are of")
-    slots: list[list[SlotMarginalOut]] = Field(description="per slot, the likeliest hands and their odds")
+    slots: list[list[SlotMarginalOut]] = Field(description=(
+        "per slot, every hand the model plays there (by name) and its odds, most likely first: they sum to 1"))
 
 
 EventKind = Literal["view", "preparing", "ready", "failed", "confirmed", "reveal", "next", "record", "expired",

@@ -113,7 +113,7 @@ class PlayTask:
         if self.action == "hint":
             return session.hint(stop).to_dict()
         if self.action == "odds":
-            odds = session.odds()
+            odds = session.odds(top=None)  # every hand: the page draws the whole of each slot
             return {"model": odds.model,
                     "slots": [[{"hand": h, "probability": p} for h, p in slot] for slot in odds.slots]}
         assert self.arrangement is not None

@@ -173,7 +173,7 @@ def seat_view(table: TableRow, seat: int, progress: dict[str, Any] | None = None
     else:
         against = f"the computer's model ({table.opponent})" if table.hints else None
         ready = row.computer is not None
-        description = row.computer_description or f"the computer: {table.opponent}"
+        description = row.computer_description or table.opponent  # what it plays, before it has drawn
     return TableView(
         table=table.id, revision=revision, seat=seat, opponent=table.opponent, description=description,
         games=table.games,
