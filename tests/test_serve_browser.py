@@ -548,7 +548,7 @@ def test_equilibrium_seeded_play_category_colours_and_mix(page, server):
     body = bodies[-1]
     assert set(body) == {"exposed", "opponent", "epsilon", "time_limit", "seed"}  # no objective
     seed = body["seed"]
-    assert 0 <= seed <= MAX_SEED and pg.inner_text("#play-seed") == str(seed)
+    assert 0 <= seed <= MAX_SEED and pg.inner_text("#answer-seed") == str(seed)
     want = api(server, "/api/solve", {"exposed": QUICK_DEALS[1], "epsilon": 0.05, "seed": seed})
     assert want["from_store"] is True
     assert page_packets(pg) == want["arrangement"]  # the arrangement drawn with that seed
@@ -572,7 +572,7 @@ def test_equilibrium_seeded_play_category_colours_and_mix(page, server):
     assert sorted(legend) == sorted(colour_of)
     # "Draw another": a fresh seed, shown, and the arrangement drawn with it
     ask(pg, "#draw-another", "#answer .certificate")
-    assert bodies[-1]["seed"] != seed and pg.inner_text("#play-seed") == str(bodies[-1]["seed"])
+    assert bodies[-1]["seed"] != seed and pg.inner_text("#answer-seed") == str(bodies[-1]["seed"])
     want = api(server, "/api/solve", {"exposed": QUICK_DEALS[1], "epsilon": 0.05, "seed": bodies[-1]["seed"]})
     assert page_packets(pg) == want["arrangement"]
     assert active(pg)["id"] == "answer-heading"

@@ -801,7 +801,7 @@ function renderEquilibrium(eq, cancelled, asked) {
     + ` ${status})${eq.interrupted || cancelled ? " — interrupted" : ""}; ${source}.`);
   const play = el("h4", "play-title", "Play this: drawn from the mix with seed ");
   const seed = el("span", "", String(asked.body.seed));
-  seed.id = "play-seed";
+  seed.id = "answer-seed";
   play.append(seed);
   const again = el("button", "answer-action quiet", "Draw another");
   again.type = "button";

@@ -1,4 +1,5 @@
 // The page: three tabs (arrangement advisor, draw advisor, play) and the server's health line.
+// (A script error anywhere is shown at the top of the page: errors.js.)
 
 import { setupAdvisor } from "./advisor.js";
 import { call } from "./api.js";
