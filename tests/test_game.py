@@ -144,7 +144,9 @@ def test_example_to_dict(deal):
     assert [s["winner"] for s in d["slots"]] == ["B", "B", "B", "B", "A"]
     assert [s["points"] for s in d["slots"]] == [3, 4, 5, 6, 7]
     assert sorted(d["slots"][0]["a"]["cards"]) == sorted("9s 9c 8s 8c 7c".split())
-    assert d["slots"][2]["b"]["category"] == "straight flush"
+    assert d["kind"] == "showdown" and d["exposed"] == deal.format().split()
+    assert d["slots"][2]["b"]["category"] == "straight_flush"  # the machine name, in every rule set
+    assert d["slots"][2]["b"]["hand"] == result.slots[2].hand_b.description
 
 
 # --------------------------------------------------------- arrangement text -----------
@@ -342,6 +344,24 @@ def test_group_only_rules_change_the_showdown():
     )
     assert group.slots[0].winner is None
     assert kick.slots[1].winner == "B" and group.slots[1].winner == "B"  # full house vs four kings
+
+
+def test_the_showdown_json_says_what_decides_between_hands_of_one_name():
+    # slot 1: four aces each, the fifth card decides (king over queen); the other slots tie or
+    # have names that say it
+    exposed = "7c 7d 7h 7s 8c 8d 8h"
+    a = "As Ah Ad Ac Ks | Kd Kh Kc Qs Qd | Qh Qc Js Jd Jh | Jc Ts Td Th Tc | 9s 9d 9h 9c 8s"
+    b = "As Ah Ad Ac Qs | Kd Kh Kc Ks Qd | Qh Qc Js Jd Jh | Jc Ts Td Th Tc | 9s 9d 9h 9c 8s"
+    out = showdown(Arrangement.parse(a), Arrangement.parse(b), Deal.from_exposed(exposed)).to_model()
+    first = out.slots[0]
+    assert first.decided_by == "fifth card: king over queen"
+    assert (first.a.decider, first.b.decider) == ("Ks", "Qs")
+    assert [s.decided_by for s in out.slots[1:]] == [None] * 4
+    dumped = out.slots[1].model_dump(mode="json")
+    assert "decided_by" not in dumped and "decider" not in dumped["a"]  # absent, not null
+    group = showdown(Arrangement.parse(a), Arrangement.parse(b),
+                     Deal.from_exposed(exposed, get_rules(tiebreak="group-only"))).to_model()
+    assert group.slots[0].winner is None and group.slots[0].decided_by is None  # the kicker does not count: a tie
 
 
 def test_classic_weights():

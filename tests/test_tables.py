@@ -133,8 +133,8 @@ def test_seat_view_never_shows_the_other_side_before_both_have_confirmed():
 
 def test_the_show_down_says_what_decides_between_hands_of_one_name_and_who_committed_first():
     """A slot won between two hands of the same name carries the deciding place (the
-    evaluator's ``tie_break``) and each hand's card there; others carry none.  Whoever
-    confirmed first is named from both seats."""
+    evaluator's ``tie_break``) and each hand's card there — the same from both seats, mirrored;
+    others carry none.  Whoever confirmed first is named from both seats."""
     decided = 0
     for seed in range(40):
         deal = Deal.random(seed)
@@ -146,23 +146,23 @@ def test_the_show_down_says_what_decides_between_hands_of_one_name_and_who_commi
         row.plays[2].confirmed = 0.5  # seat 2 confirmed first
         table.game_rows[1] = row
         views = {seat: seat_view(table, seat) for seat in (1, 2)}
-        assert views[1].showdown.confirmed_first == "other" and views[2].showdown.confirmed_first == "you"
+        assert views[1].confirmed_first == "other" and views[2].confirmed_first == "you"
         for s, mirror in zip(views[1].showdown.slots, views[2].showdown.slots, strict=True):
-            same = s.you.hand == s.other.hand
-            assert (s.decided_by is not None) == (same and s.winner is not None), s
-            assert mirror.decided_by == s.decided_by and mirror.you.decider == s.other.decider
+            assert (s.decided_by is not None) == (s.a.hand == s.b.hand and s.winner is not None), s
+            assert mirror.decided_by == s.decided_by
+            assert (mirror.a.decider, mirror.b.decider) == (s.b.decider, s.a.decider)
             if s.decided_by is None:
-                assert s.you.decider is None and s.other.decider is None
+                assert s.a.decider is None and s.b.decider is None
                 continue
             decided += 1
-            place, ranks = s.decided_by.split(": ")
-            high, low = (RANK_NAMES[r][0] for r in (s.you.decider[0], s.other.decider[0])) \
-                if s.winner == "you" else (RANK_NAMES[r][0] for r in (s.other.decider[0], s.you.decider[0]))
-            assert ranks == f"{high} over {low}" and s.you.decider in s.you.cards and s.other.decider in s.other.cards
+            high, low = (s.a, s.b) if s.winner == "A" else (s.b, s.a)
+            assert s.decided_by.endswith(f": {RANK_NAMES[high.decider[0]][0]} over {RANK_NAMES[low.decider[0]][0]}")
+            assert s.a.decider in s.a.cards and s.b.decider in s.b.cards
     assert decided >= 3
     # the computer commits when the game starts: first, whenever the seat confirmed
     computer = next(t for t, _ in _table_states() if not t.friend and t.shown_down(1) and t.seat_games[1] == 1)
-    assert seat_view(computer, 1).showdown.confirmed_first == "other"
+    assert seat_view(computer, 1).confirmed_first == "other"
+    assert seat_view(next(t for t, _ in _table_states() if not t.shown_down(1)), 1).confirmed_first is None
 
 
 def test_seat_view_statuses():
@@ -337,7 +337,7 @@ def test_a_friends_table_shows_nothing_of_the_other_seat_before_the_reveal(serve
     assert check(commitment_of_one, reveal["other"]["salt"], " | ".join(" ".join(p) for p in
                                                                          reveal["other"]["arrangement"]))
     expected = showdown(Arrangement.parse(b), Arrangement.parse(a), deal)
-    assert reveal["showdown"]["you"] == expected.points_a and reveal["showdown"]["other"] == expected.points_b
+    assert reveal["showdown"] == expected.to_dict()  # quintet showdown --json's, A the seat asking
     assert reveal["over"] and not reveal["can_next"]
     two.wait(lambda v: v["finished"][0]["record"] == "ready")  # written just after the reveal
     records = [json.loads(line) for line in two.request("GET", "/records").text.splitlines()]
@@ -582,7 +582,7 @@ def test_a_restart_mid_match_loses_nothing(tmp_path):
         friends[1].request("POST", "/next")
         done = friends[1].confirm(b2).json()  # meets the arrangement seat 1 confirmed before the restart
         expected = showdown(Arrangement.parse(b2), Arrangement.parse(a2), deal2)
-        assert done["showdown"]["you"] == expected.points_a and done["other"]["commitment"] == \
+        assert done["showdown"]["points_a"] == expected.points_a and done["other"]["commitment"] == \
             before[0]["you"]["commitment"]
         assert done["score"]["you"] == before[1]["score"]["you"] + expected.points_a
         shown = computer[0].confirm(random_arrangement(deal_of(game2), 3).format()).json()

@@ -113,9 +113,8 @@ class PlayTask:
         if self.action == "hint":
             return session.hint(stop).to_dict()
         if self.action == "odds":
-            odds = session.odds(top=None)  # every hand: the page draws the whole of each slot
-            return {"model": odds.model,
-                    "slots": [[{"hand": h, "probability": p} for h, p in slot] for slot in odds.slots]}
+            # every hand the model plays in each slot: the page draws the whole of each slot
+            return session.odds(top=None).to_model().model_dump(mode="json")
         assert self.arrangement is not None
         laid = Arrangement.parse(self.arrangement, rules)
         if self.action == "grade":

@@ -9,23 +9,18 @@ the computer's arrangement stays in the tables file until the show-down.
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import Any
+from typing import Any, Literal
 
-from quintet.cards import Deck, cards_of, format_card, format_cards
-from quintet.evaluator import HandValue
-from quintet.game import Arrangement, Deal
-from quintet.hands import tie_break
+from quintet.cards import format_cards
+from quintet.game import Arrangement, Deal, Showdown
 from quintet.rules import Rules
 from solver.advisor.limits import PLAY_EPSILON
-from solver.apps.serve.models import ProgressOut
+from solver.advisor.schema import ProgressOut, ShowdownOut
 from solver.apps.serve.tables.models import (
     AdviceOut,
     DealViewOut,
     FinishedGameOut,
-    HandOut,
     ScoreOut,
-    ShowdownOut,
-    ShowdownSlotOut,
     SideOut,
     TableStatus,
     TableView,
@@ -75,38 +70,12 @@ def _deal_out(deal: Deal) -> tuple[list[str], list[str]]:
     return deal.format().split(), format_cards(deal.live, deal.rules.deck).split()
 
 
-def _decider(hand: HandValue, rank: int, deck: Deck) -> str:
-    """The card of ``hand`` at a tie-break place of rank ``rank``: the one of that rank (a
-    kicker's rank is the hand's once), else the joker standing for it."""
-    cards = list(cards_of(hand.mask))
-    ranked = [c for c in cards if not deck.is_joker(c) and deck.rank_of(c) == rank]
-    return format_card((ranked or [c for c in cards if deck.is_joker(c)])[0], deck)
-
-
-def _hand_out(hand: HandValue, deck: Deck, decider: int | None) -> HandOut:
-    return HandOut(cards=format_cards(hand.mask, deck).split(), hand=hand.description,
-                   decider=None if decider is None else _decider(hand, decider, deck))
-
-
-def _showdown_out(deal: Deal, mine: Side, theirs: Side) -> ShowdownOut:
-    assert mine.arrangement is not None and theirs.arrangement is not None
-    deck = deal.rules.deck
-    slots = []
-    for r in reveals(deal, mine.arrangement, theirs.arrangement):
-        s = r.result
-        tb = tie_break(s.hand_a.key, s.hand_b.key, deal.rules) if s.hand_a.description == s.hand_b.description \
-            else None
-        slots.append(ShowdownSlotOut(
-            slot=s.slot, points=s.weight,
-            you=_hand_out(s.hand_a, deck, None if tb is None else tb.rank_a),
-            other=_hand_out(s.hand_b, deck, None if tb is None else tb.rank_b),
-            winner={"A": "you", "B": "other", None: None}[s.winner], decided_by=None if tb is None else str(tb),
-            you_points=s.points_a, other_points=s.points_b, you_total=r.player_points,
-            other_total=r.computer_points))
-    # the computer commits when the game starts; a friend when confirming (the time is stored)
-    first_other = theirs.confirmed is None or (mine.confirmed or 0.0) > theirs.confirmed
-    return ShowdownOut(slots=slots, you=slots[-1].you_total, other=slots[-1].other_total,
-                       confirmed_first="other" if first_other else "you")
+@lru_cache(maxsize=4096)
+def _showdown_out(deal: Deal, mine: str, theirs: str) -> ShowdownOut:
+    """The show-down's JSON, as ``quintet showdown --json``: A is ``mine``, B ``theirs``."""
+    played = reveals(deal, mine, theirs)
+    return Showdown(tuple(r.result for r in played), played[-1].player_points, played[-1].computer_points,
+                    deal).to_model()
 
 
 # ---------------------------------------------------------------------- the one view
@@ -126,6 +95,11 @@ def mixes_offered(table: TableRow) -> bool:
     """Whether a seat may ask a K-mix (quintet-play's 'hint K'): the computer plays from the deal's
     equilibrium (a friend's table has no computer)."""
     return not table.friend and ComputerSpec.parse(table.opponent, files=False).needs_equilibrium
+
+
+def _confirmed_first(mine: Side, theirs: Side) -> Literal["you", "other"]:
+    """Whose commitment came first: the computer's at the start of the game, else the earlier confirm's."""
+    return "other" if theirs.confirmed is None or (mine.confirmed or 0.0) > theirs.confirmed else "you"
 
 
 def _finished(table: TableRow, seat: int, game: int) -> list[FinishedGameOut]:
@@ -182,7 +156,9 @@ def seat_view(table: TableRow, seat: int, progress: dict[str, Any] | None = None
         deal=DealViewOut(seed=table.seed_of(game), rules=deal.rules.name, exposed=_deal_out(deal)[0],
                          live=_deal_out(deal)[1]),
         you=you, other=theirs,
-        showdown=_showdown_out(deal, mine, other) if both else None,
+        showdown=_showdown_out(deal, mine.arrangement, other.arrangement)
+        if both and mine.arrangement and other.arrangement else None,
+        confirmed_first=_confirmed_first(mine, other) if both else None,
         score=ScoreOut(you=sum(f.you for f in finished), other=sum(f.other for f in finished)),
         finished=finished,
         advice=AdviceOut(on=table.hints, against=against, ready=table.hints and ready,
