@@ -7,9 +7,10 @@ export class ApiError extends Error {
   }
 }
 
-/** ``method`` ``path`` with a JSON body (and a seat's ``token``: Authorization: Bearer);
- * resolves to {status, data}, throws ApiError. */
-export async function call(method, path, body, { token = null } = {}) {
+/** ``method`` ``path`` with a JSON body (and a seat's ``token``: Authorization: Bearer;
+ * ``signal``: an AbortSignal that cancels it); resolves to {status, data}, throws ApiError
+ * (an AbortError once ``signal`` aborts). */
+export async function call(method, path, body, { token = null, signal = undefined } = {}) {
   let response;
   const headers = body === undefined ? {} : { "Content-Type": "application/json" };
   if (token) headers.Authorization = `Bearer ${token}`;
@@ -19,8 +20,10 @@ export async function call(method, path, body, { token = null } = {}) {
       headers,
       body: body === undefined ? undefined : JSON.stringify(body),
       cache: "no-store",
+      signal,
     });
   } catch (e) {
+    if (signal && signal.aborted) throw e;
     throw new ApiError(`cannot reach the server (${e.message})`, 0);
   }
   let data = null;
