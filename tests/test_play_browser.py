@@ -205,8 +205,9 @@ def test_two_browsers_play_a_three_game_friend_match(browser, server):
     assert host["token"] not in link
     assert presence(a.pg) == {"joined": False}
     assert a.pg.text_content("#play-presence [data-presence=joined]") == "has not opened your invitation yet"
-    assert a.pg.is_visible("#play-share-warning")  # a loopback link: only this machine can open it
-    assert "--public-url" in a.pg.text_content("#play-share-warning")
+    # a loopback link: only this machine can open it; the server says so, the page shows it beside the link
+    warning = a.client(server).request("GET", "/invitation").json()["warning"]
+    assert warning and a.pg.text_content("#play-share-warning") == warning
     wait_title(a.pg, "Waiting for your friend to join")
     b.open(link)
     b.wait_status("placing", 1)
@@ -264,8 +265,8 @@ def test_two_browsers_play_a_three_game_friend_match(browser, server):
         assert first.pg.get_attribute("#play-check", "data-ok") == "true"
         assert "checks out" in second.pg.text_content("#play-check")
         assert "confirmed after you" in first.pg.text_content("#play-check")
-        for page in (a, b):
-            assert "the server computes both commitments" in page.pg.text_content("#play-check")
+        for page in (a, b):  # what the check proves, in the server's words
+            assert page.api_view(server)["commitments"]["proves"] in page.pg.text_content("#play-check")
         total[0] += expected.points_a
         total[1] += expected.points_b
         rows = a.pg.eval_on_selector_all("#play-match tr[data-game]", "e => e.length")
@@ -354,7 +355,9 @@ def test_an_invitation_opens_seat_2_once(browser, server):
     assert 0 <= gap_below(c.pg, "#play-start") < 40  # beside the form it is about
     c.open(server + "/#join/" + seat_b["table"] + "/" + "x" * 22)  # a made-up code
     c.pg.wait_for_selector("#play-error:has-text('not valid')")
-    # the table and both seats are as they were
+    # seat 1 is told someone else has the link; the table and both seats are as they were
+    a.pg.wait_for_selector("#play-reused:not([hidden])")
+    assert "someone besides your friend has its link" in a.pg.text_content("#play-reused")
     assert b.api_view(server)["seat"] == 2 and a.api_view(server)["presence"]["joined"] is True
     for page in (a, b, c):
         page.close()
@@ -388,7 +391,7 @@ def test_a_computer_match_through_the_page(browser, server):
     view = page.api_view(server)
     assert check(commitment, view["other"]["salt"], " | ".join(" ".join(p) for p in view["other"]["arrangement"]))
     assert pg.get_attribute("#play-check", "data-ok") == "true"
-    assert "committed to it when the game started" in pg.text_content("#play-check")
+    assert view["commitments"]["proves"] in pg.text_content("#play-check")
     assert shown_scores(pg) == (view["showdown"]["points_a"], view["showdown"]["points_b"])
     pg.wait_for_function("document.querySelector('#play-match tr[data-game=\"1\"]').cells[5].textContent "
                          "!== 'computing…'")
@@ -490,7 +493,8 @@ def test_hands_of_one_name_and_the_commitment_notes(browser, server):
         for s in showdown(arr_a, arr_b, deal).slots)
     note = pg.text_content("#play-check")
     assert "checks out" in note and "the value this page showed before you confirmed" in note
-    assert "the server computes both commitments" in note
+    assert page.api_view(server)["commitments"]["by"] == "server"
+    assert page.api_view(server)["commitments"]["proves"] in note
     # the same seat on a fresh device: the commitment was shown before, not there
     fresh = Page(browser)
     fresh.open(page.pg.url)

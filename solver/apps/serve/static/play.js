@@ -43,7 +43,7 @@ const play = {
   stream: null, // AbortController of the event stream
   busy: null, // AbortController of the move or advice under way
   hintsTouched: false,
-  invitation: null, // {table, link}: seat 2's invitation, shown to seat 1 until the friend joins
+  invitation: null, // {table, link, warning}: seat 2's invitation, shown to seat 1 until the friend joins
   asking: false, // the invitation is being fetched
   draftKey: null, // where the board's arrangement is kept (null: not kept)
 };
@@ -324,7 +324,7 @@ async function start() {
   $("play-start").setAttribute("aria-disabled", "true");
   try {
     const { data } = await call("POST", "api/tables", body);
-    play.invitation = data.invitation ? { table: data.table, link: data.invitation.link } : null;
+    play.invitation = data.invitation ? { table: data.table, ...data.invitation } : null;
     goToSeat({ table: data.table, seat: 1, token: data.token });
     $("play-title").focus();
   } catch (e) {
@@ -461,6 +461,10 @@ function renderPresence(view) {
   const p = view.presence;
   const list = $("play-presence");
   list.hidden = view.opponent !== "friend" || !p;
+  const reused = view.invitation_reused;
+  $("play-reused").hidden = !reused;
+  $("play-reused").textContent = `Your invitation was opened again after your friend had joined (${reused} time`
+    + `${reused > 1 ? "s" : ""}; refused): someone besides your friend has its link.`;
   const here = p ? p.here : 1;
   $("play-devices").hidden = here < 2;
   $("play-devices").textContent = `This seat is open in ${here} places (tabs or devices): a move made in one shows in `
@@ -485,19 +489,15 @@ function renderShare(view) {
   const waiting = view.opponent === "friend" && view.seat === 1 && view.presence && !view.presence.joined;
   $("play-share").hidden = !waiting;
   if (!waiting) return;
-  const invitation = play.invitation && play.invitation.table === view.table ? play.invitation.link : null;
-  if (invitation) showInvitation(invitation);
+  if (play.invitation && play.invitation.table === view.table) showInvitation(play.invitation);
   else if (!play.asking) fetchInvitation();
 }
 
-function showInvitation(link) {
+/** The invitation's link, and the server's warning when it names this machine's own address. */
+function showInvitation({ link, warning }) {
   $("play-share-link").value = link;
-  const host = new URL(link).hostname.replace(/^\[|\]$/g, "");
-  const local = /^(127\.|0\.0\.0\.0$|localhost$|::1?$)/.test(host);
-  $("play-share-warning").hidden = !local;
-  $("play-share-warning").replaceChildren(`This link points at ${host}: only this machine can open it. For a friend `
-    + "elsewhere, start the server with ", el("code", "", "--public-url"), " and the address they can reach (see "
-    + "\"Running a public server\" in the docs).");
+  $("play-share-warning").hidden = !warning;
+  $("play-share-warning").textContent = warning || "";
 }
 
 /** The invitation again (a reload, another device): GET …/invitation, until the friend joins. */
@@ -506,8 +506,8 @@ async function fetchInvitation() {
   const table = play.seat.table;
   try {
     const { data } = await ask("GET", "/invitation");
-    play.invitation = { table, link: data.link };
-    if (play.view && play.view.table === table) showInvitation(data.link);
+    play.invitation = { table, ...data };
+    if (play.view && play.view.table === table) showInvitation(play.invitation);
   } catch (e) {
     if (!(e instanceof ApiError && e.status === 409)) showError(e.message, $("play-share"));
     // 409: the friend has joined meanwhile; the presence event says so
@@ -654,7 +654,6 @@ export function commitmentCheck(view, firstSeen) {
 function renderCheck(view) {
   const box = $("play-check");
   const c = commitmentCheck(view, seen.get(seatKey()));
-  const friend = view.opponent === "friend";
   const who = `${otherName(view, true)}'s`;
   box.dataset.ok = c.ok ? "true" : "false";
   let text;
@@ -672,17 +671,13 @@ function renderCheck(view) {
       + "confirmed, though not on this device: compare it with the value you saw then.";
   }
   const head = el("p", `check-line ${c.ok ? "ok" : "bad"}`, text);
-  const who2 = el("p", "hint small", friend
-    ? "At a friend's table the server computes both commitments (each of you sends an arrangement; the server "
-      + "salts and hashes it): the check shows the server did not change your friend's arrangement after "
-      + "committing to it, not that the server is honest."
-    : "The server drew the computer's arrangement and committed to it when the game started, before you arranged.");
+  const proves = el("p", "hint small check-proves", view.commitments.proves); // the server's sentence
   const details = el("details", "check-details");
   details.append(el("summary", "", "Check it yourself"));
   const code = el("code", "", `printf '%s' '${c.text}' | sha256sum`);
   details.append(el("p", "hint small", "The commitment is the SHA-256 of these bytes (no newline):"), code,
     el("p", "hint small", `Expected: ${c.shown}`));
-  box.replaceChildren(head, who2, details);
+  box.replaceChildren(head, proves, details);
 }
 
 /** Rematch, once the match is over and its last show-down turned: one click a seat. */
