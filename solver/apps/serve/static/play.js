@@ -392,6 +392,7 @@ function titleText(view) {
   else if (view.over) head = `Match over: ${verdict(view.score.you, view.score.other, view)}`;
   else head = `Game ${view.game}: ${verdict(view.showdown.points_a, view.showdown.points_b, view)}`;
   if (view.rematch && view.rematch.other && !view.rematch.you) head = "Your friend asks for a rematch";
+  else if (view.opponent === "friend" && p && p.joined && !p.connected && !view.showdown) head += " (your friend is away)";
   return `${head} · game ${view.game} of ${view.games} · Quintet`;
 }
 
