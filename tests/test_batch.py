@@ -183,7 +183,7 @@ def test_stale_entries_are_re_solved_and_reported(tmp_path):
         store.put(FP, STALE_STORE_KINDS[0], key, fake.to_record(), 0.0)
         summary = run_batch([deal.exposed], store=store, epsilon=EPSILON, time_limit=60)
         assert (summary.skipped, summary.solved, summary.stale) == (0, 1, 1)
-        assert summary.to_dict()["stale"] == 1 and "earlier solver" in summary.format()
+        assert summary.to_model().stale == 1 and "earlier solver" in summary.format()
         assert store.quality(FP, STORE_KIND, key) <= EPSILON
         again = run_batch([deal.exposed], store=store, epsilon=EPSILON, time_limit=60)
         assert (again.skipped, again.stale) == (1, 0) and "earlier solver" not in again.format()

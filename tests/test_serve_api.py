@@ -309,12 +309,34 @@ def test_rules_health_openapi_and_page(client):
     assert len(assets) >= 3
     for asset in assets:
         assert client.get(asset).status_code == 200, asset
-    for module in ("app.js", "advisor.js", "draw.js", "cards.js", "api.js", "format.js"):
+    for module in ("app.js", "advisor.js", "draw.js", "cards.js", "api.js", "format.js", "form.js", "play.js"):
         text = client.get(f"/static/{module}").text
         for imported in re.findall(r'from "\./([^"]+)"', text):
             assert client.get(f"/static/{imported}").status_code == 200, imported
         text = text.replace("http://www.w3.org/2000/svg", "")  # a namespace name, not a download
         assert "http://" not in text and "https://" not in text
+
+
+def test_limits_are_the_one_module_s(client):
+    """GET /api/limits: every range and default of solver.advisor.limits, as the page reads them."""
+    from solver.advisor import limits
+
+    got = client.get("/api/limits").json()
+    assert got["kind"] == "limits"
+    assert set(got["ranges"]) == set(limits.RANGES) >= {"epsilon", "time_limit", "seed", "games", "max_support"}
+    for name, r in limits.RANGES.items():
+        out = got["ranges"][name]
+        assert (out["low"], out["high"], out["integer"], out["low_open"]) == (r.low, r.high, r.integer, r.low_open)
+        assert out["text"] == r.describe()
+    assert {k: v["value"] for k, v in got["defaults"].items()} == {k: d.value for k, d in limits.DEFAULTS.items()}
+    assert got["ranges"]["seed"]["high"] == limits.SEED_MAX
+    # the page copies none of them: no range's bound nor default is written in its scripts
+    for module in ("advisor.js", "play.js", "draw.js", "form.js"):
+        text = client.get(f"/static/{module}").text
+        for copied in (str(limits.SEED_MAX), "604800", f"to {limits.MAX_SUPPORT_MAX}", f"> {limits.MAX_SUPPORT_MAX}",
+                       f"> {limits.MAX_GAMES}", "MAX_SEED", "?? 0.01"):
+            assert copied not in text, (module, copied)
+    assert 'value="0.01"' not in client.get("/").text
 
 
 # ---------------------------------------------------------------------- bad input: 4xx, one line, the CLI's words

@@ -89,7 +89,7 @@ def _main(argv: Sequence[str] | None) -> int:
                             time_limit=args.time_limit, workers=workers, executor=args.executor,
                             scheduler=args.scheduler, progress=not args.no_progress)
         if args.json:
-            print_json(est.to_dict())
+            print_json(est.to_model())
         else:
             print(est.format())
         return 0
@@ -109,7 +109,7 @@ def _main(argv: Sequence[str] | None) -> int:
                             workers=workers, executor=args.executor, scheduler=args.scheduler,
                             progress=not args.no_progress)
     if args.json:
-        print_json(summary.to_dict())
+        print_json(summary.to_model())
     else:
         print(summary.format())
         for line in summary.errors[:20]:

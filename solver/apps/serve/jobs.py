@@ -80,7 +80,7 @@ class Job:
     request: dict[str, Any]  # the request as received (JSON), shown in the job's JSON
     created: float = field(default_factory=time.monotonic)
     status: JobStatus = "queued"
-    progress: dict[str, Any] | None = None  # the last IterationRecord.to_progress()
+    progress: dict[str, Any] | None = None  # the last iteration's ProgressOut (its JSON)
     result: Any = None  # the answer's response model (SolveAnswerOut, DrawOut)
     error: str | None = None
     error_kind: Literal["input", "internal"] | None = None

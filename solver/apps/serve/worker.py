@@ -37,7 +37,7 @@ from quintet.draw import advise
 from quintet.rules import Rules
 from quintet.text import one_line
 from solver.advisor.request import SolveRequest, solve_request
-from solver.advisor.schema import DrawOut
+from solver.advisor.schema import DrawOut, ProgressOut
 from solver.apps.serve.tables.tasks import PlayTask
 from solver.games.double_oracle import IterationRecord
 from solver.storage.store import SolutionStore, StoreError
@@ -151,7 +151,7 @@ def worker_main(tasks: Connection, results: Connection, cancel: Synchronized, st
         current[0] = (number, stop)
 
         def progress(record: IterationRecord, number: int = number) -> None:
-            _send(results, ("progress", number, record.to_progress()))
+            _send(results, ("progress", number, ProgressOut.of(record).model_dump(mode="json")))
 
         try:
             message: tuple[object, ...] = ("done", number, run_task(task.payload, store, stop, progress))
