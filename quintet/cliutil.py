@@ -13,6 +13,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import NoReturn
 
+from .faults import Fault
 from .rules import RULE_SETS, TIEBREAKS, Rules, get_rules
 from .text import one_line, quote
 
@@ -158,7 +159,7 @@ def run_cli(prog: str, body: Callable[[Sequence[str] | None], int], argv: Sequen
         return body(argv)
     except BrokenPipeError:  # pragma: no cover - e.g. piped into `head`
         return 0
-    except (UsageError, ValueError, OSError) as exc:
+    except (UsageError, ValueError, OSError, Fault) as exc:  # a fault here: a file the user named (--store)
         message = one_line(exc) if str(exc).strip() else type(exc).__name__
         print(f"{prog}: error: {message}", file=sys.stderr)
         return EXIT_USAGE

@@ -339,6 +339,41 @@ def test_limits_are_the_one_module_s(client):
     assert 'value="0.01"' not in client.get("/").text
 
 
+def test_a_broken_store_is_the_server_s_fault_never_bad_input(tmp_path):
+    """A store that cannot be used answers 5xx with one line naming it — in the server's own
+    process and in a worker's — never 400 ("bad input"), never a traceback nor the server's path."""
+    junk = tmp_path / "junk.sqlite"
+    junk.write_bytes(b"this is not a database" * 100)
+    app = create_app(ServeConfig(workers=1, warm_up=False, store=junk))
+    with TestClient(app, raise_server_exceptions=False) as c:
+        wait_for_workers(lambda: c.get("/api/health").json(), 1)
+        # the server's process reads the store to see whether the equilibrium is solved
+        answer = post(c, "/api/solve", {"exposed": STORED_DEAL, "epsilon": 0.05})
+        assert answer.status_code == 500, answer.text
+        error = answer.json()["error"]
+        assert error.startswith("internal error: the solution store: is not a SQLite database"), error
+        assert "\n" not in error and str(tmp_path) not in answer.text and "Traceback" not in answer.text
+        # a worker opens it for a K-mix: the job fails as the server's fault, in the same words
+        job = run_job(c, post(c, "/api/solve", {"exposed": STORED_DEAL, "epsilon": 0.05, "max_support": 2}))
+        assert job["status"] == "failed" and job["error"].startswith("the solution store: is not a SQLite"), job
+        assert str(tmp_path) not in json.dumps(job)
+        # the client's own mistake is still 400
+        assert post(c, "/api/solve", {"exposed": "8h 8h"}).status_code == 400
+    assert junk.read_bytes() == b"this is not a database" * 100  # left untouched
+
+
+def test_faults_and_mistakes_have_one_base_each():
+    from quintet.faults import Fault
+    from solver.apps.serve.jobs import TaskRefused, WorkerFault
+    from solver.apps.serve.tables.store import TableStoreError
+    from solver.engines.base import HintError
+    from solver.storage.store import StoreError
+
+    for fault in (StoreError, TableStoreError, WorkerFault, HintError):
+        assert issubclass(fault, Fault) and not issubclass(fault, ValueError), fault
+    assert issubclass(TaskRefused, ValueError) and not issubclass(TaskRefused, Fault)
+
+
 # ---------------------------------------------------------------------- bad input: 4xx, one line, the CLI's words
 
 
