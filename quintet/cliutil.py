@@ -19,7 +19,7 @@ from .text import one_line, quote
 
 __all__ = [
     "OneLineParser", "UsageError", "TIEBREAK_HELP", "add_rules_arguments", "rules_from_args", "run_cli", "print_json",
-    "number", "positive_float", "nonnegative_float", "integer", "int_at_least", "int_between", "positive_int",
+    "number", "positive_float", "integer", "int_at_least", "int_between", "positive_int",
     "user_cache_dir",
 ]
 
@@ -57,14 +57,6 @@ def positive_float(text: str) -> float:
     value = number(text)
     if not value > 0:
         raise argparse.ArgumentTypeError(f"must be positive: {quote(text)}")
-    return value
-
-
-def nonnegative_float(text: str) -> float:
-    """argparse type: a number ≥ 0."""
-    value = number(text)
-    if not value >= 0:
-        raise argparse.ArgumentTypeError(f"must be at least 0: {quote(text)}")
     return value
 
 

@@ -444,7 +444,7 @@ OTHER_BAD = {
     "time limit zero": (422, {"exposed": EXAMPLE, "time_limit": 0}, "time_limit:"),
     "objective": (422, {"exposed": EXAMPLE, "objective": "bogus"}, "objective:"),
     "engine": (422, {"exposed": EXAMPLE, "engine": "magic"}, "engine:"),
-    "workers": (422, {"exposed": EXAMPLE, "workers": 0}, "workers:"),
+    "threads": (422, {"exposed": EXAMPLE, "engine": "cpsat", "threads": 0}, "threads:"),
     "max support zero": (422, {"exposed": EXAMPLE, "max_support": 0}, "max_support: input should be greater than"),
     "max support over": (422, {"exposed": EXAMPLE, "max_support": 1001}, "max_support: input should be less than"),
     "max support text": (422, {"exposed": EXAMPLE, "max_support": "3"}, "max_support:"),
@@ -565,7 +565,7 @@ LONG = "x" * 200_000
     ({"exposed": EXAMPLE, "opponent": "uniform", "epsilon": 0.1}, 400, "epsilon applies to the equilibrium"),
     ({"exposed": EXAMPLE, "opponent": "uniform", "threads": 2}, 400, "only the CP-SAT engine uses threads"),
     ({"exposed": EXAMPLE, "opponent": "uniform", "seed": 3}, 400, "seed applies to CP-SAT"),
-    ({"exposed": EXAMPLE, "opponent": "uniform", "threads": 2, "workers": 2}, 400, "workers is the old name"),
+    ({"exposed": EXAMPLE, "opponent": "uniform", "engine": "cpsat", "workers": 2}, 422, "unknown field 'workers'"),
     ({"exposed": EXAMPLE, "opponent": "uniform", "population": [ARR_A]}, 400, "population data was given"),
     # long inputs are quoted in a line, not echoed whole
     ({"exposed": EXAMPLE, "opponent": LONG}, 422, "opponent: string should have at most 1000 characters"),
