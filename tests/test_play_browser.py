@@ -136,7 +136,7 @@ def test_two_browsers_play_a_three_game_friend_match(browser, server):
     start_match(a, "friend", 3, SEED, hints=False)
     a.wait_status("placing", 1)
     link = a.pg.input_value("#play-share-link")
-    assert re.fullmatch(re.escape(server) + r"/#play/[\w-]{22}/2/[\w-]{43}", link)
+    assert re.fullmatch(re.escape(server) + r"/#join/[\w-]{22}/[\w-]{22}", link)  # an invitation, not a token
     assert a.pg.url.endswith("/1") and a.seat()["token"] not in a.pg.url  # the token is not in the address bar
     b.open(link)
     b.wait_status("placing", 1)

@@ -1,4 +1,11 @@
 // The JSON API: requests, errors as {"error": "..."}, and jobs followed by server-sent events.
+// Paths are relative to the page (a leading "/" is dropped): behind a proxy the page may live
+// under a sub-path (HOST/quintet/), and its API is then under it too.
+
+/** ``path`` ("/api/…" or "api/…") relative to the page's own address. */
+export function apiUrl(path) {
+  return path.replace(/^\/+/, "");
+}
 
 export class ApiError extends Error {
   constructor(message, status) {
@@ -14,7 +21,7 @@ export async function call(method, path, body, { token = null } = {}) {
   const headers = body === undefined ? {} : { "Content-Type": "application/json" };
   if (token) headers.Authorization = `Bearer ${token}`;
   try {
-    response = await fetch(path, {
+    response = await fetch(apiUrl(path), {
       method,
       headers,
       body: body === undefined ? undefined : JSON.stringify(body),
@@ -52,7 +59,7 @@ export function followJob(job, onUpdate) {
     let source = null;
     const poll = async () => {
       try {
-        const { data } = await call("GET", `/api/jobs/${job.job}`);
+        const { data } = await call("GET", `api/jobs/${job.job}`);
         onUpdate(data);
         if (finished(data)) resolve(data);
         else setTimeout(poll, 1000);
@@ -64,7 +71,7 @@ export function followJob(job, onUpdate) {
       poll();
       return;
     }
-    source = new EventSource(`/api/jobs/${job.job}/events`);
+    source = new EventSource(apiUrl(`api/jobs/${job.job}/events`));
     source.addEventListener("job", (event) => {
       const data = JSON.parse(event.data);
       onUpdate(data);
@@ -89,7 +96,7 @@ export function followJob(job, onUpdate) {
  * (an AbortError once ``signal`` aborts).
  */
 export async function readEvents(path, token, onEvent, signal) {
-  const response = await fetch(path, {
+  const response = await fetch(apiUrl(path), {
     headers: { Authorization: `Bearer ${token}`, Accept: "text/event-stream" }, signal, cache: "no-store",
   });
   if (!response.ok) {

@@ -184,6 +184,20 @@ function leave(message = "") {
   showError(message);
 }
 
+/** A friend's invitation (#join/TABLE/CODE): exchanged once for seat 2's own token. */
+async function join(table, invitation) {
+  history.replaceState(null, "", location.pathname);
+  try {
+    const { data } = await call("POST", `api/tables/${table}/join`, { invitation });
+    const seat = { table, seat: 2, token: data.token, friendUrl: null };
+    saveSeat(seat);
+    history.replaceState(null, "", `#play/${table}/2`);
+    await sit(seat);
+  } catch (e) {
+    leave(e.message);
+  }
+}
+
 // ---------------------------------------------------------------- starting a match
 
 function fieldMessage(id, message) {
@@ -225,8 +239,7 @@ async function start() {
   $("play-start").setAttribute("aria-disabled", "true");
   try {
     const { data } = await call("POST", "/api/tables", body);
-    const mine = data.seats[0];
-    const seat = { table: data.table, seat: 1, token: mine.token, friendUrl: data.seats[1] ? data.seats[1].url : null };
+    const seat = { table: data.table, seat: 1, token: data.token, friendUrl: data.invitation ? data.invitation.link : null };
     saveSeat(seat);
     history.replaceState(null, "", `#play/${seat.table}/1`);
     await sit(seat);
@@ -477,7 +490,7 @@ function renderMatch(view) {
 
 async function downloadRecords() {
   try {
-    const response = await fetch(`/api/tables/${play.seat.table}/records`, {
+    const response = await fetch(`api/tables/${play.seat.table}/records`, {
       headers: { Authorization: `Bearer ${play.seat.token}` }, cache: "no-store",
     });
     if (!response.ok) throw new Error((await response.json()).error);
@@ -715,6 +728,11 @@ export function setupPlay({ select = () => {} } = {}) {
     $(id).addEventListener("click", () => copy(text(), $(id)));
   }
   const fromAddress = () => {
+    const invited = /^#join\/([A-Za-z0-9_-]+)\/([A-Za-z0-9_-]+)$/.exec(location.hash);
+    if (invited) {
+      join(invited[1], invited[2]);
+      return;
+    }
     const seat = seatFromAddress();
     if (seat && (!play.seat || seat.table !== play.seat.table || seat.seat !== play.seat.seat)) sit(seat);
   };
