@@ -81,7 +81,13 @@ async def play_table(client: httpx.AsyncClient, body: dict, stats: Stats) -> Non
         return
     data = r.json()
     table = data["table"]
-    seats = [(s["seat"], {"Authorization": f"Bearer {s['token']}"}) for s in data["seats"]]
+    tokens = [data["token"]]
+    if data["invitation"]:  # the friend's page exchanges the invitation for seat 2's own token
+        joined = await client.post(f"/api/tables/{table}/join",
+                                   json={"invitation": data["invitation"]["link"].rsplit("/", 1)[1]})
+        stats.requests += 1
+        tokens.append(joined.json()["token"])
+    seats = [(seat, {"Authorization": f"Bearer {token}"}) for seat, token in enumerate(tokens, start=1)]
     games = body["games"]
     reveal_seen: dict[int, list[float]] = {s: [] for s, _ in seats}
     connected = {s: asyncio.Event() for s, _ in seats}
@@ -174,7 +180,7 @@ async def open_tables(url: str, n: int) -> list[tuple[str, str]]:
         for i in range(n):
             r = await client.post("/api/tables", json={"opponent": "friend", "games": 3, "seed": 10_000 + i})
             data = r.json()
-            token = data["seats"][0]["token"]
+            token = data["token"]
             deal = Deal.random(10_000 + i)
             await client.post(f"/api/tables/{data['table']}/arrangement", headers={"Authorization": f"Bearer {token}"},
                               json={"arrangement": random_arrangement(deal, i).format()})

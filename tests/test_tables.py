@@ -221,7 +221,7 @@ ENDPOINTS = [  # (method, path, body)
     ("POST", "/next", None), ("GET", "/records", None), ("POST", "/hint", {"slots": {}}),
     ("POST", "/grade", {"arrangement": "As Ah Ad Ac Ks | Kh Kd Kc Qs Qh | Qd Qc Js Jh Jd | Jc Ts Th Td Tc | "
                                        "9s 9h 9d 9c 8s"}),
-    ("POST", "/odds", None), ("GET", "/events", None),
+    ("POST", "/odds", None), ("GET", "/events", None), ("GET", "/invitation", None), ("POST", "/rematch", None),
 ]
 
 
@@ -262,19 +262,26 @@ def test_the_tables_api_is_typed_and_its_errors_documented(server):
     spec = httpx.get(f"{server}/openapi.json").json()
     paths = {p: ops for p, ops in spec["paths"].items() if p.startswith("/api/tables")}
     expected = {"/api/tables": {"post"}, "/api/tables/{table_id}": {"get"},
-                **{f"/api/tables/{{table_id}}/{x}": {"post"} for x in ("arrangement", "next", "hint", "grade", "odds")},
-                "/api/tables/{table_id}/events": {"get"}, "/api/tables/{table_id}/records": {"get"}}
+                **{f"/api/tables/{{table_id}}/{x}": {"post"}
+                   for x in ("arrangement", "next", "hint", "grade", "odds", "join", "rematch")},
+                "/api/tables/{table_id}/events": {"get"}, "/api/tables/{table_id}/records": {"get"},
+                "/api/tables/{table_id}/invitation": {"get"}}
     assert {p: set(ops) for p, ops in paths.items()} == expected
     models = {"/api/tables": ("201", "TableCreatedOut"), "/api/tables/{table_id}": ("200", "TableView"),
+              "/api/tables/{table_id}/join": ("201", "TableJoinedOut"),
+              "/api/tables/{table_id}/invitation": ("200", "InvitationOut"),
+              "/api/tables/{table_id}/rematch": ("200", "TableView"),
               "/api/tables/{table_id}/arrangement": ("200", "TableView"), "/api/tables/{table_id}/hint":
               ("200", ("SolutionOut", "SparseOut")), "/api/tables/{table_id}/grade": ("200", "GradeOut"),
               "/api/tables/{table_id}/odds": ("200", "OddsOut")}
     for path, ops in paths.items():
         for op in ops.values():
             responses = op["responses"]
-            if path != "/api/tables":
+            if path not in ("/api/tables", "/api/tables/{table_id}/join"):  # the two calls without a token
                 assert {"401", "404"} <= set(responses), path
                 assert op["security"] == [{"seat token": []}]
+            else:
+                assert "security" not in op, path
             for code, r in responses.items():
                 if code[0] in "45":
                     assert r["content"]["application/json"]["schema"]["$ref"].endswith("/ErrorOut"), (path, code)
@@ -606,7 +613,13 @@ async def _play_table(client: httpx.AsyncClient, body: dict, log: dict) -> list[
     assert r.status_code == 201, r.text
     created = r.json()
     table = created["table"]
-    seats = [(s["seat"], {"Authorization": f"Bearer {s['token']}"}) for s in created["seats"]]
+    tokens = [created["token"]]
+    if created["invitation"]:  # the friend's page exchanges the invitation for seat 2's own token
+        code = created["invitation"]["link"].rsplit("/", 1)[1]
+        joined = await client.post(f"/api/tables/{table}/join", json={"invitation": code})
+        assert joined.status_code == 201, joined.text
+        tokens.append(joined.json()["token"])
+    seats = [(seat, {"Authorization": f"Bearer {token}"}) for seat, token in enumerate(tokens, start=1)]
     reveals = {s: 0 for s, _ in seats}
     connected = {s: asyncio.Event() for s, _ in seats}
 

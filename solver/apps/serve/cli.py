@@ -4,6 +4,10 @@
     quintet-serve --port 8080 --workers 4 --store solutions.sqlite
     quintet-serve --host 0.0.0.0                 # reachable from other machines: only when asked
     quintet-serve --tables tables.sqlite --table-ttl 3600 --max-tables 200
+    quintet-serve --public-url https://quintet.example.org   # behind a proxy with TLS: the links' address
+
+``docs/public-server.md`` ("Running a public server") is the operator's page: a proxy, TLS,
+the limits, what is exposed.
 
 Ctrl-C stops it cleanly and at once: open event streams get their job's last state (cancelled,
 with its best so far) and end, running solves are cancelled, the workers stopped, exit status 0.
@@ -22,6 +26,17 @@ from types import FrameType
 
 from quintet.cliutil import OneLineParser, UsageError, int_between, positive_float, positive_int, run_cli
 from quintet.text import quote
+from solver.apps.serve.public import (
+    Public,
+    PublicError,
+    is_loopback_bind,
+    link_warning,
+    machine_names,
+    parse_hosts,
+    parse_proxies,
+    parse_public_url,
+    parse_root_path,
+)
 from solver.apps.serve.tables.service import DEFAULT_MAX_TABLES, DEFAULT_TTL, TablesConfig, tables_path
 from solver.apps.serve.tables.store import TableStore, TableStoreError
 from solver.storage.store import SolutionStore, default_store_path
@@ -51,7 +66,50 @@ def build_parser() -> argparse.ArgumentParser:
                    help=f"an idle table expires after this long (default {DEFAULT_TTL:g}: a day)")
     p.add_argument("--max-tables", type=positive_int, default=DEFAULT_MAX_TABLES, metavar="N",
                    help=f"open tables at most; more are refused with 503 (default {DEFAULT_MAX_TABLES})")
+    g = p.add_argument_group("the server's public address (docs: Running a public server)")
+    g.add_argument("--public-url", metavar="URL", default=None,
+                   help="https://HOST[:PORT][/PATH]: where the world reaches this server (its proxy); every link "
+                        "it makes starts with it (default: $QUINTET_PUBLIC_URL, else each request's own address)")
+    g.add_argument("--root-path", metavar="PATH", default="",
+                   help="the path the page is served under behind a proxy, e.g. /quintet (default: the root; a "
+                        "trusted proxy's X-Forwarded-Prefix says it per request)")
+    g.add_argument("--trusted-proxies", metavar="ADDRESSES", action="append", default=None,
+                   help="addresses or networks (comma-separated, repeatable) whose Forwarded / X-Forwarded-* "
+                        "headers are read: the client's address, scheme, host and prefix (default: loopback, "
+                        "127.0.0.0/8 and ::1; 'none': no proxy)")
+    g.add_argument("--allowed-hosts", metavar="NAMES", action="append", default=[],
+                   help="host names the server answers to besides localhost, IP addresses, the public URL's host "
+                        "and (listening beyond loopback) this machine's names: comma-separated, *.example.org for "
+                        "subdomains, * for any (the check keeps DNS-rebinding pages out)")
     return p
+
+
+def public_of(args: argparse.Namespace) -> Public:
+    """The server's public address from the options (``UsageError`` naming a bad one)."""
+    try:
+        url = args.public_url if args.public_url is not None else os.environ.get("QUINTET_PUBLIC_URL") or None
+        return Public(
+            public_url=None if url is None else parse_public_url(
+                url, "--public-url" if args.public_url is not None else "$QUINTET_PUBLIC_URL"),
+            root_path=parse_root_path(args.root_path),
+            trusted_proxies=parse_proxies(args.trusted_proxies) if args.trusted_proxies is not None
+            else Public().trusted_proxies,
+            allowed_hosts=parse_hosts(args.allowed_hosts),
+            machine_names=() if is_loopback_bind(args.host) else machine_names(),
+        )
+    except PublicError as exc:
+        raise UsageError(str(exc)) from None
+
+
+def exposure(host: str, port: int, public: Public) -> list[str]:
+    """What the operator should know when the server listens beyond this machine without a public URL."""
+    if is_loopback_bind(host) or public.public_url is not None:
+        return []
+    return [f"quintet-serve: listening on {host} port {port} without --public-url: anyone who reaches this machine "
+            "there can open tables, play, and start solves (the solver API: --play-only turns it off); the "
+            "connection is plain http (no TLS: tokens cross the network readable); links follow each request's "
+            "address. For the internet put a proxy with TLS in front and give --public-url (docs: Running a public "
+            "server)."]
 
 
 def _bind(host: str, port: int) -> socket.socket:
@@ -76,6 +134,7 @@ def _bind(host: str, port: int) -> socket.socket:
 
 def _main(argv: Sequence[str] | None) -> int:
     args = build_parser().parse_args(argv)
+    public = public_of(args)
     store = Path(args.store).expanduser() if args.store else default_store_path()
     SolutionStore(store).close()  # an unusable store is reported now, in one line
     tables = TablesConfig(Path(args.tables).expanduser() if args.tables else tables_path(store), args.table_ttl,
@@ -90,7 +149,8 @@ def _main(argv: Sequence[str] | None) -> int:
 
     from solver.apps.serve.app import ServeConfig, create_app
 
-    app = create_app(ServeConfig(workers=args.workers, queue_size=args.queue_size, store=store, tables=tables))
+    app = create_app(ServeConfig(workers=args.workers, queue_size=args.queue_size, store=store, tables=tables,
+                                 public=public))
     state = app.state.quintet
 
     class Server(uvicorn.Server):
@@ -104,9 +164,14 @@ def _main(argv: Sequence[str] | None) -> int:
 
     host, port = sock.getsockname()[:2]
     shown = f"[{host}]" if ":" in host else host
-    print(f"quintet-serve: http://{shown}:{port}/ (API under /api, OpenAPI at /openapi.json); "
+    links = f"; links {public.public_url}/" if public.public_url else ""
+    print(f"quintet-serve: http://{shown}:{port}/ (API under /api, OpenAPI at /openapi.json){links}; "
           f"{args.workers} worker{'s' if args.workers > 1 else ''}; store {store}; tables {tables.path}; Ctrl-C stops",
           file=sys.stderr, flush=True)
+    for line in exposure(host, port, public):
+        print(line, file=sys.stderr, flush=True)
+    if public.public_url and (warning := link_warning(public.public_url)):
+        print(f"quintet-serve: --public-url {public.public_url}: {warning}", file=sys.stderr, flush=True)
     config = uvicorn.Config(app, log_level="warning", timeout_graceful_shutdown=3, access_log=False)
 
     try:

@@ -43,7 +43,15 @@ from quintet.faults import Fault
 from quintet.text import QUOTE_LIMIT, one_line
 from solver.apps.serve.jobs import Unavailable
 from solver.apps.serve.models import ErrorOut
-from solver.apps.serve.tables.errors import AdviceOff, NoSuchTable, NotNow, Stopping, TableError, TablesFull
+from solver.apps.serve.tables.errors import (
+    AdviceOff,
+    NoSuchTable,
+    NotNow,
+    NotYours,
+    Stopping,
+    TableError,
+    TablesFull,
+)
 
 __all__ = ["MAX_BODY_BYTES", "MAX_JSON_DEPTH", "BodyError", "BodyLimit", "JsonBodyRoute", "check_json_body",
            "error_response", "error_responses", "install_error_handlers", "validation_message"]
@@ -238,7 +246,7 @@ def validation_message(errors: list[Any]) -> str:
 # ---------------------------------------------------------------------- the handlers
 
 _TABLE_STATUS: tuple[tuple[type[TableError], int], ...] = (
-    (NoSuchTable, 404), (AdviceOff, 403), (NotNow, 409), (TablesFull, 503), (Stopping, 503))
+    (NoSuchTable, 404), (AdviceOff, 403), (NotYours, 403), (NotNow, 409), (TablesFull, 503), (Stopping, 503))
 
 
 def allowed_methods(routes: Iterable[BaseRoute], scope: Scope) -> list[str]:

@@ -18,6 +18,7 @@ from typing import Any
 from fastapi import Request
 
 from solver.apps.serve.jobs import Job, Unavailable, WorkerPool
+from solver.apps.serve.public import Public
 from solver.apps.serve.tables.service import TablesConfig, TableService
 from solver.storage.store import SolutionStore, default_store_path
 
@@ -34,7 +35,8 @@ class ServeConfig:
     ``tables``: the tables file, their time to live and the most open at once;
     ``max_time_limit``: the most seconds one solve (and one recheck) may take on this server —
     a request asking for more is refused, one asking for no limit gets this one (None: no cap
-    beyond the solver's own defaults)."""
+    beyond the solver's own defaults); ``public``: the server's address as the world sees it
+    (public URL, trusted proxies, host names: ``solver.apps.serve.public``)."""
 
     workers: int = 2
     queue_size: int = 32
@@ -43,6 +45,7 @@ class ServeConfig:
     warm_up: bool = True
     max_time_limit: float | None = None
     tables: TablesConfig = field(default_factory=TablesConfig)  # the tables file, TTL, most open tables
+    public: Public = field(default_factory=Public)
 
 
 class AppState:

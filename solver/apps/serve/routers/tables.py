@@ -1,10 +1,12 @@
 """Tables: Quintet played on ``quintet-serve`` — against the computer, or a friend by a link.
 
-``POST /api/tables`` opens a table (a match of N games) and returns one secret **token** per
-seat, and its **link** ``/#play/TABLE/SEAT/TOKEN``.  Every other call names its seat by
-``Authorization: Bearer TOKEN`` (no token: 401).  The game and its secrets are the service's
-(``solver.apps.serve.tables.service``); the service's refusals get their statuses in
-``solver.apps.serve.errors``.
+``POST /api/tables`` opens a table (a match of N games) and returns seat 1's secret **token**
+and its **link** ``/#play/TABLE/1/TOKEN``; at a friend's table also an **invitation** link
+``/#join/TABLE/CODE``, which the friend's page exchanges once for seat 2's own token (``POST
+…/join``).  Every other call names its seat by ``Authorization: Bearer TOKEN`` (no token:
+401).  Links start with the server's public address (``solver.apps.serve.public``).  The game
+and its secrets are the service's (``solver.apps.serve.tables.service``); the service's refusals
+get their statuses in ``solver.apps.serve.errors``.
 
 The table's stream is **server-sent events** (``GET /api/tables/ID/events``; the page reads it
 with ``fetch`` and a stream reader, as ``EventSource`` cannot send the Authorization header),
@@ -25,19 +27,23 @@ from starlette.concurrency import run_in_threadpool
 
 from solver.apps.serve.errors import JsonBodyRoute
 from solver.apps.serve.models import ErrorOut, GradeOut, SolutionOut, SparseOut
+from solver.apps.serve.public import link_warning, public_base
 from solver.apps.serve.state import AppState, app_state
 from solver.apps.serve.tables.events import LAST_EVENTS, Subscriber
 from solver.apps.serve.tables.models import (
     ArrangementIn,
     GradeIn,
     HintIn,
+    InvitationOut,
+    JoinIn,
     OddsOut,
     TableCreatedOut,
     TableEventOut,
     TableIn,
+    TableJoinedOut,
     TableView,
 )
-from solver.apps.serve.tables.service import TableService
+from solver.apps.serve.tables.service import Links, TableService
 from solver.apps.serve.tables.tasks import PlayAction
 
 __all__ = ["router", "NO_TOKEN", "KEEP_ALIVE"]
@@ -78,7 +84,14 @@ async def _token(credentials: Annotated[HTTPAuthorizationCredentials | None, Dep
     return credentials.credentials
 
 
+def _links(request: Request, state: State) -> Links:
+    """Where this request's links start, and the warning that goes with them."""
+    base = public_base(state.config.public, request.scope)
+    return Links(base, link_warning(base))
+
+
 Tables = Annotated[TableService, Depends(_service)]
+SeatLinks = Annotated[Links, Depends(_links)]
 Token = Annotated[str, Depends(_token)]  # the seat's token, checked against the table by ``authenticate``
 
 
@@ -89,10 +102,38 @@ Token = Annotated[str, Depends(_token)]  # the seat's token, checked against the
     **{k: _ERRORS[k] for k in (400, 413, 422)},
     503: {"model": ErrorOut, "description": "the server has its maximum of open tables (Retry-After: seconds "
                                             "until the oldest idle one expires)"}})
-def create_table(body: TableIn, request: Request, tables: Tables) -> TableCreatedOut:
-    """Open a table: a match against the computer (one seat) or a friend (two seats: send seat
-    2's link).  Each seat's token is shown once, here."""
-    return tables.create(body, str(request.base_url))
+def create_table(body: TableIn, tables: Tables, links: SeatLinks) -> TableCreatedOut:
+    """Open a table: a match against the computer (one seat) or a friend (two seats).  Your
+    seat's token and link are shown once, here; at a friend's table the invitation's link is
+    for your friend (GET …/invitation shows it again until they join)."""
+    return tables.create(body, links)
+
+
+@router.post("/{table_id}/join", status_code=201, response_model=TableJoinedOut, responses={
+    **{k: _ERRORS[k] for k in (413, 422)},
+    404: {"model": ErrorOut, "description": "no such table, or not its invitation (the same bytes for both)"},
+    409: {"model": ErrorOut, "description": "the invitation was used already (seat 1 is told)"}})
+def join(table_id: str, body: JoinIn, tables: Tables, links: SeatLinks) -> TableJoinedOut:
+    """Exchange a friend's table's invitation for seat 2's own token and link (once)."""
+    return tables.join(table_id, body.invitation, links)
+
+
+@router.get("/{table_id}/invitation", response_model=InvitationOut, responses={
+    **_SEAT_ERRORS,
+    403: {"model": ErrorOut, "description": "the invitation is seat 1's"},
+    409: {"model": ErrorOut, "description": "your friend has joined (or the table is against the computer)"}})
+def invitation(table_id: str, tables: Tables, token: Token, links: SeatLinks) -> InvitationOut:
+    """Seat 1: the invitation's link again, until your friend has joined."""
+    return tables.invitation(table_id, tables.authenticate(table_id, token), links)
+
+
+@router.post("/{table_id}/rematch", response_model=TableView, responses={
+    **_SEAT_ERRORS, 413: _ERRORS[413],
+    409: {"model": ErrorOut, "description": "the match is not over yet"}})
+def rematch(table_id: str, tables: Tables, token: Token) -> TableView:
+    """Ask for the next match once this one is over: against the computer it starts at once;
+    with a friend once both seats have asked.  Both keep their tokens and links."""
+    return tables.rematch(table_id, tables.authenticate(table_id, token))
 
 
 @router.get("/{table_id}", response_model=TableView, responses=_SEAT_ERRORS)

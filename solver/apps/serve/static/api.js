@@ -1,4 +1,11 @@
 // The JSON API: requests, errors as {"error": "..."}, and jobs followed by server-sent events.
+// Paths are relative to the page (a leading "/" is dropped): behind a proxy the page may live
+// under a sub-path (HOST/quintet/), and its API is then under it too.
+
+/** ``path`` ("/api/…" or "api/…") relative to the page's own address. */
+export function apiUrl(path) {
+  return path.replace(/^\/+/, "");
+}
 
 export class ApiError extends Error {
   constructor(message, status) {
@@ -15,7 +22,7 @@ export async function call(method, path, body, { token = null, signal = undefine
   const headers = body === undefined ? {} : { "Content-Type": "application/json" };
   if (token) headers.Authorization = `Bearer ${token}`;
   try {
-    response = await fetch(path, {
+    response = await fetch(apiUrl(path), {
       method,
       headers,
       body: body === undefined ? undefined : JSON.stringify(body),
@@ -78,7 +85,7 @@ export async function followJob(job, onUpdate) {
 export async function readEvents(path, token, onEvent, signal) {
   const headers = { Accept: "text/event-stream" };
   if (token) headers.Authorization = `Bearer ${token}`;
-  const response = await fetch(path, { headers, signal, cache: "no-store" });
+  const response = await fetch(apiUrl(path), { headers, signal, cache: "no-store" });
   if (!response.ok) {
     let message = `HTTP ${response.status}`;
     try {
