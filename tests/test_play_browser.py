@@ -318,6 +318,7 @@ def test_the_host_keeps_the_seat_on_any_device(browser, server):
     tab = a.context.new_page()
     tab.goto(address)
     tab.wait_for_selector("#panel-play[data-status=placing]")
+    tab.wait_for_function("document.querySelector('#play-share-link').value !== ''")  # asked of the server
     assert tab.input_value("#play-share-link") == link
     tab.close()
     # "New match" asks first; Stay keeps the seat

@@ -449,7 +449,7 @@ function render(view, kind) {
     board.locked = true;
     board.render();
   }
-  $("play-advice-buttons").hidden = !view.advice.on;
+  $("play-advice-buttons").hidden = !view.advice.on || view.you.confirmed; // advice is for placing
   buttons();
   renderShowdown(view, kind);
   renderMatch(view);
