@@ -97,6 +97,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--verify-time-limit", type=number, default=VERIFY_TIME_LIMIT, metavar="SECONDS",
                    help=f"time for --verify (default {VERIFY_TIME_LIMIT:g} s; inconclusive when it runs out)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.add_argument("--daemon", action="store_true",
+                   help="answer through this user's resident process (kernels loaded: a quick answer in a blink), "
+                        "starting it if none runs; alone, only start it.  Without it a running one (quintet-solve "
+                        "--daemon, quintet-serve --daemon) is used anyway; a command runs here when none can serve")
+    p.add_argument("--stop-daemon", action="store_true", help="stop the resident process")
     p.add_argument("--unicode", action="store_true", help="print suits as ♣ ♦ ♥ ♠")
     add_rules_arguments(p)
     return p
@@ -287,6 +292,8 @@ def format_equilibrium(eq: EquilibriumResult, *, seed: int = 0, unicode: bool = 
 
 def _main(argv: Sequence[str] | None) -> int:
     args = build_parser().parse_args(argv)
+    if args.stop_daemon:  # the front door (solver.apps.solve_client) takes both before this program runs
+        raise UsageError("--stop-daemon takes no other arguments")
     rules = rules_from_args(args)
     if args.no_store and args.store:
         raise UsageError("--store and --no-store cannot be combined")
