@@ -39,6 +39,7 @@ from solver.advisor.safe import SafeResponse
 from solver.advisor.sparse import SparseEquilibrium
 from solver.apps.interrupt import run_interruptible
 from solver.engines.base import ENGINE_NAMES, MAX_THREADS
+from solver.engines.precompile import groups_for, precompile
 from solver.games.double_oracle import IterationRecord
 from solver.games.sparse_mix import SparseRecord
 from solver.problem.best_response import OBJECTIVES, VALUE_TOLERANCE
@@ -311,6 +312,8 @@ def _main(argv: Sequence[str] | None) -> int:
     if args.workers is not None:
         print("quintet-solve: --workers is now --threads (the old name is accepted until the next release)",
               file=sys.stderr)
+    precompile(groups_for(classic_evaluator=rules.deck.field == 8 and rules.hand_size == 5,
+                          local_search=request.wants_equilibrium))  # a cold cache: compiled in parallel
     answer = _solve(args, request)
     if isinstance(answer.result, EquilibriumResult):
         for note in answer.result.notes:

@@ -58,7 +58,9 @@ def _log(message: str) -> None:
 def warm_up() -> None:
     """Run ``WARM_UP`` with the output discarded (kernels, OR-Tools, pydantic models loaded)."""
     from solver.apps.solve_cli import main as solve_main
+    from solver.engines.precompile import GROUPS, precompile
 
+    precompile(list(GROUPS))  # a cold cache: compiled in parallel
     for argv in WARM_UP:
         with open(os.devnull, "w") as null, contextlib.redirect_stdout(null), contextlib.redirect_stderr(null):
             solve_main(argv)

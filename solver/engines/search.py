@@ -110,7 +110,7 @@ from quintet.kernels import NO_WRAPPERS
 from solver.engines.base import check_hint
 from solver.problem.best_response import VALUE_TOLERANCE, BestResponseProblem, EngineResult
 from solver.problem.deal_tables import DealTables
-from solver.problem.packet_index import build_packet_index, packet_index
+from solver.problem.packet_index import build_packet_index, packet_index, specimen_index
 
 __all__ = ["SearchOptions", "PLAIN", "solve_search"]
 
@@ -956,3 +956,21 @@ def solve_search(
         stats={"nodes": int(stats[STAT_NODES]), "leaves": int(stats[STAT_LEAVES]),
                "improvements": int(stats[STAT_IMPROVEMENTS])},
     )
+
+
+def kernel_specimens() -> list[tuple[object, tuple[object, ...]]]:
+    """(kernel, arguments of the types ``solve_search`` calls it with; placeholder values), for
+    ``solver.engines.precompile``: ``_run`` compiles every helper it calls."""
+    i64, f64 = np.zeros(1, dtype=np.int64), np.zeros(1)
+    i64_2, f64_2 = np.zeros((1, 1), dtype=np.int64), np.zeros((1, 1))
+    i32 = np.zeros(1, dtype=np.int32)
+    pk = _Packets(i64, i32, i32, i64_2, specimen_index(), i64, i64, i64_2, i64)
+    st = _Stack(U=i64, F=i64, cur=f64, slot=i64, pos=i64, end=i64, k=i64_2, others=f64, pick=i64, cut=i64, H=i64_2,
+                prefix=i64_2, depth=i64, member=i64_2, floor=i64)
+    pr = _Prices(i64, f64, f64, i64, f64, f64_2, i64_2, i64)
+    return [
+        (_packet_cards, (i64,)),
+        (_fill_contains, (i64_2, i64_2)),
+        (_card_prices, (pk, i64, f64_2, 0, 0, pr)),
+        (_run, (f64_2, pk, i64, st, pr, _Switches(*(1,) * 7), _Incumbent(f64, i64), 0, i64)),
+    ]
