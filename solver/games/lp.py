@@ -10,6 +10,7 @@ same builder with integer variables (SCIP), for the sparse mix over a candidate 
 
 from __future__ import annotations
 
+import importlib
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -60,8 +61,9 @@ def solve_lp(c: np.ndarray, A: np.ndarray, lower: np.ndarray, upper: np.ndarray,
     ``glop_parameters``: GlopParameters in protobuf text); returns (x, the optimal value, the row
     duals).  ``RuntimeError`` naming ``what`` if it fails."""
     from ortools.linear_solver import linear_solver_pb2
-    from ortools.linear_solver.python import model_builder_helper
 
+    # imported by name: its stubs would make mypy read ortools.linear_solver as a typed package
+    model_builder_helper = importlib.import_module("ortools.linear_solver.python.model_builder_helper")
     request = _request(c, A, lower, upper, var_lower, var_upper, maximize, None)
     request.solver_type = linear_solver_pb2.MPModelRequest.GLOP_LINEAR_PROGRAMMING
     request.solver_specific_parameters = glop_parameters
