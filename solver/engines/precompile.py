@@ -85,13 +85,10 @@ def precompile(groups: Sequence[str], *, parallel: bool | None = None) -> int:
         parallel = (os.cpu_count() or 1) >= 2
     aside = [x for x in missing if (x[0], x[1]) == ASIDE] if parallel else []
     worker = None
-    if aside:
-        from solver.apps.interrupt import children_ignore_ctrl_c
-
-        with children_ignore_ctrl_c():
-            worker = subprocess.Popen([sys.executable, "-m", "solver.engines.precompile", *[f"{m}:{n}" for m, n, _, _
-                                                                                            in aside]],
-                                      stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    if aside:  # in a session of its own: a Ctrl-C at the terminal is this process's, which ends it
+        worker = subprocess.Popen([sys.executable, "-m", "solver.engines.precompile",
+                                   *[f"{m}:{n}" for m, n, _, _ in aside]], stdin=subprocess.DEVNULL,
+                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
     try:
         for module_name, name, kernel, args in missing:
             if (module_name, name) != ASIDE or worker is None:
