@@ -251,8 +251,9 @@ def test_another_users_socket_or_request_is_refused(store):
         # a request from another user: the folder and socket opened to it, the process itself refuses
         sock.parent.chmod(0o711)
         sock.chmod(0o666)
-        probe = ("import json, socket, sys; s = socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); "
-                 "s.sendall(b'{}\\n'); print(s.recv(4096).decode())")
+        # (it answers as soon as it accepts the connection, before reading anything)
+        probe = ("import socket, sys; s = socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); "
+                 "print(s.recv(4096).decode())")
         other = subprocess.run([system_python, "-c", probe, str(sock)], capture_output=True, text=True, timeout=60,
                                user=nobody, cwd="/")
         assert "another user's request: refused" in other.stdout, other.stderr
