@@ -19,6 +19,7 @@ from __future__ import annotations
 import argparse
 import os
 import socket
+import subprocess
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -81,6 +82,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="host names the server answers to besides localhost, IP addresses, the public URL's host "
                         "and (listening beyond loopback) this machine's names: comma-separated, *.example.org for "
                         "subdomains, * for any (the check keeps DNS-rebinding pages out)")
+    p.add_argument("--daemon", action="store_true",
+                   help="also run quintet-solve's resident process (this user's UNIX socket, $QUINTET_SOCKET) while "
+                        "the server runs: quintet-solve then answers without loading numba; stopped with the server")
     return p
 
 
@@ -132,6 +136,25 @@ def _bind(host: str, port: int) -> socket.socket:
     return sock
 
 
+def _start_resident() -> subprocess.Popen[bytes] | None:
+    """quintet-solve's resident process for the server's life (``solve_client.start_daemon``); None,
+    with a line, when one is running already or it cannot start."""
+    from solver.apps.solve_client import DaemonUnusable, is_listening, socket_path, start_daemon
+
+    path = socket_path()
+    if is_listening(path):
+        print(f"quintet-serve: --daemon: quintet-solve's resident process already listens on {path}", file=sys.stderr,
+              flush=True)
+        return None
+    try:
+        process = start_daemon(path, detach=False)
+    except DaemonUnusable as exc:
+        print(f"quintet-serve: --daemon: {exc}", file=sys.stderr, flush=True)
+        return None
+    print(f"quintet-serve: quintet-solve's resident process listens on {path}", file=sys.stderr, flush=True)
+    return process
+
+
 def _main(argv: Sequence[str] | None) -> int:
     args = build_parser().parse_args(argv)
     public = public_of(args)
@@ -173,11 +196,16 @@ def _main(argv: Sequence[str] | None) -> int:
     if public.public_url and (warning := link_warning(public.public_url)):
         print(f"quintet-serve: --public-url {public.public_url}: {warning}", file=sys.stderr, flush=True)
     config = uvicorn.Config(app, log_level="warning", timeout_graceful_shutdown=3, access_log=False)
+    resident = _start_resident() if args.daemon else None
 
     try:
         Server(config).run(sockets=[sock])
     except KeyboardInterrupt:  # uvicorn re-raises the Ctrl-C it handled, after a clean shutdown
         pass
+    finally:
+        if resident is not None:
+            resident.terminate()  # it finishes the commands it runs, then stops
+            resident.wait()
     print("quintet-serve: stopped", file=sys.stderr, flush=True)
     global _served
     _served = True
