@@ -14,7 +14,6 @@ Skipped, with the reason, where Caddy or Chromium is missing (``.ci/run`` instal
 from __future__ import annotations
 
 import re
-import shutil
 
 import httpx
 import pytest
@@ -26,12 +25,8 @@ from quintet.game import Arrangement, Deal, showdown
 
 pytestmark = [pytest.mark.browser, pytest.mark.server]
 playwright_api = pytest.importorskip("playwright.sync_api", reason="the Playwright package is not installed")
+from caddy_helpers import caddy_in_front, requires_caddy  # noqa: E402
 from test_serve_browser import CHROMIUM, CHROMIUM_ARGS, DESKTOP, PHONE, TIMEOUT_MS  # noqa: E402
-
-if shutil.which("caddy") is None:
-    pytest.skip("no proxy: caddy is missing (apt-get install caddy)", allow_module_level=True)
-
-from caddy_helpers import caddy_in_front  # noqa: E402 — after the skip: it needs caddy
 
 SEED = 31
 
@@ -68,12 +63,14 @@ def new_page(browser, viewport, origin: str):
     return context, pg, errors
 
 
-@pytest.mark.parametrize("prefix", ["", "/quintet"], ids=["root", "under-quintet"])
+@requires_caddy
+@pytest.mark.parametrize("prefix", ["/", "/quintet/"], ids=["root", "under-quintet"])
 def test_a_friends_game_through_caddy_by_the_servers_links(browser, server, tmp_path, prefix):
-    with caddy_in_front(server, tmp_path, prefix=prefix) as public:
-        assert public.startswith("https://") and public.endswith(f"{prefix}/")
-        origin = public[:len(public) - len(prefix) - 1]
-        (ca, a, a_errors), (cb, b, b_errors) = (new_page(browser, DESKTOP, origin), new_page(browser, PHONE, origin))
+    with caddy_in_front(server, prefix, tmp_path) as site, site.client() as http:
+        public = f"{site.base}/"  # the page's address: https://localhost:PORT/ or …/quintet/
+        assert public.startswith("https://localhost:") and public.endswith(prefix)
+        (ca, a, a_errors), (cb, b, b_errors) = (new_page(browser, DESKTOP, site.origin),
+                                                new_page(browser, PHONE, site.origin))
         a.goto(public)
         a.wait_for_selector("body[data-ready=true]")
         a.click("#tab-play")
@@ -93,7 +90,7 @@ def test_a_friends_game_through_caddy_by_the_servers_links(browser, server, tmp_
         assert re.fullmatch(re.escape(public) + r"#play/[\w-]{22}/2/[\w-]{43}", b.url)
         a.wait_for_selector("#play-presence [data-presence=joined][data-on=true]")
         table, token = re.search(r"#play/([\w-]+)/1/([\w-]+)$", a.url).groups()
-        view = httpx.get(f"{public}api/tables/{table}", headers={"Authorization": f"Bearer {token}"}, verify=False)
+        view = http.get(f"{public}api/tables/{table}", headers={"Authorization": f"Bearer {token}"})
         assert view.status_code == 200, view.text
         deal = Deal.from_exposed(" ".join(view.json()["deal"]["exposed"]))
         arr_a, arr_b = two_arrangements(deal)
@@ -116,7 +113,7 @@ def test_a_friends_game_through_caddy_by_the_servers_links(browser, server, tmp_
         for pg in (a, b):
             pg.wait_for_selector("#panel-play[data-status=placing][data-game='1']")
             assert not pg.is_visible("#play-showdown-box")
-        again = httpx.get(f"{public}api/tables/{table}", headers={"Authorization": f"Bearer {token}"}, verify=False)
+        again = http.get(f"{public}api/tables/{table}", headers={"Authorization": f"Bearer {token}"})
         assert again.json()["match"] == 2 and again.json()["deal"]["seed"] == SEED + 1
         ca.close()
         cb.close()
