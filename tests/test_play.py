@@ -582,7 +582,12 @@ def test_hint_k_and_the_equilibrium_s_plans_through_stdin(tmp_path):
     (["--opponent", "bogus"], "unknown opponent 'bogus'"),
     (["--opponent", "style:/no/such/file.jsonl"], "not found"),
     (["--games", "0"], "games must be an integer from 1 to 100, got 0"),
-    (["--record", "/no/such/dir/games.jsonl"], "No such file"),
+    (["--record", "/no/such/dir/games.jsonl"], "--record '/no/such/dir/games.jsonl': directory '/no/such/dir' does "
+                                               "not exist"),
+    (["--record", "/etc/passwd/games.jsonl"], "'/etc/passwd' is not a directory"),
+    (["--record", "/"], "--record '/': is a directory"),
+    (["--store", "/no/such/dir/s.sqlite"], "--store '/no/such/dir/s.sqlite': directory '/no/such/dir' does not exist"),
+    (["--store", "/etc/passwd/s.sqlite"], "'/etc/passwd' is not a directory"),
     (["--store", "x.sqlite", "--no-store"], "cannot be combined"),
     (["--frobnicate"], "unrecognized arguments"),
 ])
@@ -644,10 +649,16 @@ def test_an_over_long_line_is_refused_in_one_line_when_piped(tmp_path):
 
 
 def test_the_store_is_checked_before_the_banner_and_made_only_when_needed(tmp_path):
-    unused = tmp_path / "nonexistent" / "dir" / "s.sqlite"
+    unused = tmp_path / "s.sqlite"
     for opponent in ("greedy", "uniform", "br:uniform"):
         proc = play(tmp_path, "quit\n", "--seed", "1", "--opponent", opponent, "--store", str(unused))
         assert proc.returncode == 0, proc.stderr
+    assert not unused.exists()
+    missing = tmp_path / "nonexistent" / "dir" / "s.sqlite"
+    for opponent in ("equilibrium", "greedy"):  # a missing directory: refused, even when unused
+        proc = play(tmp_path, "quit\n", "--seed", "1", "--opponent", opponent, "--store", str(missing))
+        assert proc.returncode == 2 and proc.stdout == "", proc.stdout[:300]
+        assert proc.stderr == f"quintet-play: error: --store '{missing}': directory '{missing.parent}' does not exist\n"
     assert not (tmp_path / "nonexistent").exists()
     not_a_store = tmp_path / "notes.sqlite"
     not_a_store.write_text("my notes\n")

@@ -110,6 +110,9 @@ def test_bots_only_match_ends_when_one_player_has_every_chip(tmp_path: Path):
     (["--bluff", "2"], "between 0 and 1"),
     (["--hands", "zero"], "not an integer"),
     (["--colour"], "unrecognized arguments"),
+    (["--history", "/no/such/dir/h.jsonl"], "--history '/no/such/dir/h.jsonl': directory '/no/such/dir' does not "
+                                             "exist"),
+    (["--history", "/"], "--history '/': is a directory"),
 ])
 def test_bad_options_are_one_line_exit_2(argv, message, capsys):
     try:

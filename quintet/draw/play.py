@@ -30,7 +30,7 @@ from rich.console import Group, RenderableType
 from rich.text import Text
 
 from ..cards import order_cards, parse_cards
-from ..cliutil import TIEBREAK_HELP, UsageError, int_at_least, number, user_cache_dir
+from ..cliutil import TIEBREAK_HELP, UsageError, int_at_least, number, output_file, user_cache_dir
 from ..evaluator import describe
 from ..rules import RULE_SETS, TIEBREAKS, Rules
 from ..terminal import SHARED_HELP, Terminal, command_word, grid
@@ -476,7 +476,8 @@ def run(args: argparse.Namespace, rules: Rules, *, term: Terminal | None = None)
     kinds = _bot_kinds(args.bots, args.players - person)
     names = (["you"] if person else []) + [f"bot{i}" for i in range(1, len(kinds) + 1)]
     table = Table(rules, terms, names, args.chips, seed=args.seed)
-    with open(args.history, "a", encoding="utf-8") if args.history else nullcontext() as history:
+    path = output_file(args.history, "--history") if args.history else None
+    with open(path, "a", encoding="utf-8") if path else nullcontext() as history:
         term = term or Terminal.for_streams(plain=args.plain, unicode=args.unicode,
                                             history=user_cache_dir() / "poker-history", words=WORDS)
         screen = Screen(rules, names, term)

@@ -27,11 +27,14 @@ from rich.text import Text
 
 from quintet.cards import SUIT_SYMBOLS, cards_of, format_cards
 from quintet.cliutil import (
+    PATH_LIMIT,
     OneLineParser,
     UsageError,
     add_rules_arguments,
+    directory_problem,
     integer,
     number,
+    output_file,
     rules_from_args,
     run_cli,
     user_cache_dir,
@@ -451,8 +454,9 @@ def _main(argv: Sequence[str] | None) -> int:
     if args.opponent.target is not None:  # and so is a model file that cannot be used
         args.opponent.target.resolve(fixed or Deal.random(seeds[0], rules), extra={"equilibrium": Uniform()})
     if args.record is not None:
-        with open(args.record, "a", encoding="utf-8"):
-            pass  # fail now, in one line, if the file cannot be written
+        args.record = output_file(args.record, "--record")  # fails now, in one line, if it cannot be written
+    if args.store is not None and (problem := directory_problem(args.store)) is not None:
+        raise UsageError(f"--store {quote(args.store, PATH_LIMIT)}: {problem}")  # even when this match needs no store
     if args.opponent.needs_equilibrium and not args.no_store:
         SolutionStore(args.store).close()  # the store game 1 needs: a bad one fails now (none is made otherwise)
     term = Terminal.for_streams(plain=args.plain, unicode=args.unicode, history=user_cache_dir() / "play-history",
