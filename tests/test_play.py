@@ -51,6 +51,7 @@ def arrangement_text(arrangement: Arrangement) -> str:
 def env_for(tmp_path: Path) -> dict[str, str]:
     env = dict(os.environ)
     env["XDG_CACHE_HOME"] = str(tmp_path / "cache")  # the prompt history, never the user's
+    env["XDG_DATA_HOME"] = str(tmp_path / "data")  # the games' records
     env["QUINTET_STORE"] = str(tmp_path / "store.sqlite")
     env.pop("NO_COLOR", None)
     return env
@@ -65,10 +66,10 @@ def play_process(tmp_path: Path, stdin: str, *args: str, timeout: float = 120) -
 def play(tmp_path: Path, stdin: str, *args: str) -> Ran:
     """quintet-play in this process, as ``play_process`` runs it (the same environment)."""
     with pytest.MonkeyPatch.context() as patch:
-        for name in ("XDG_CACHE_HOME", "QUINTET_STORE", "NO_COLOR"):
+        for name in ("XDG_CACHE_HOME", "XDG_DATA_HOME", "QUINTET_STORE", "NO_COLOR"):
             patch.delenv(name, raising=False)
         for name, value in env_for(tmp_path).items():
-            if name in ("XDG_CACHE_HOME", "QUINTET_STORE"):
+            if name in ("XDG_CACHE_HOME", "XDG_DATA_HOME", "QUINTET_STORE"):
                 patch.setenv(name, value)
         return run_main(play_main, args, stdin)
 
@@ -92,6 +93,10 @@ def test_parse_command_forms():
     assert parse_command("play a | b") == Command("play", None, "a | b")
     assert parse_command("hint 3") == Command("hint", k=3) and str(Command("hint", k=3)) == "hint 3"
     assert parse_command("hint  007 ") == Command("hint", k=7)
+    assert parse_command("swap As, 9c") == Command("swap", text="As 9c") and str(Command("swap", text="As 9c")) == \
+        "swap As 9c"
+    assert parse_command("review") == Command("review") and parse_command("review 2") == Command("review", k=2)
+    assert parse_command("STATS") == Command("stats")
     for name in ("undo", "show", "hint", "grade", "odds", "done", "help", "quit"):
         assert parse_command(f"  {name}  ") == Command(name)
 
@@ -114,6 +119,12 @@ def test_parse_command_forms():
     ("hint x", "'hint' takes nothing or a number K of arrangements"),
     ("hint 3 4", "a number K"),
     ("hint -2", "a number K"),
+    ("swap As", "'swap' needs two cards, e.g. 'swap As 9c', got 'As'"),
+    ("swap", "'swap' needs two cards"),
+    ("swap As 9c 8d", "needs two cards"),
+    ("review x", "'review' takes nothing or a game number"),
+    ("review 0", "a game number"),
+    ("stats now", "takes no arguments"),
 ])
 def test_parse_command_errors_name_the_problem(line, problem):
     with pytest.raises(PlayError, match=problem):
@@ -160,7 +171,7 @@ def test_place_clear_undo_and_their_errors():
     game.place(2, packet)
     game.clear(1)
     assert game.placed == {2: move.after}
-    undone = game.undo()  # the clear
+    (undone,) = game.undo()  # the clear
     assert undone.slot == 1 and game.placed[1] == undone.after
     game.undo()  # slot 2 placed
     game.undo()  # slot 1 replaced
@@ -189,6 +200,43 @@ def test_hint_completes_the_placed_slots_optimally():
     assert hinted.expected_margin == pytest.approx(complete(game.deal, {5: packet}, Uniform()).expected_margin)
     assert hinted.expected_margin <= best.expected_margin + 1e-9
     assert game.hints == ["hint", "hint"]
+
+
+def test_swap_moves_two_cards_between_slots_as_one_step():
+    game = session("greedy")
+    mine = best_response(game.deal, "greedy").arrangement
+    for s, packet in enumerate(mine.packets, start=1):
+        game.place(s, packet)
+    a, b = (format_cards(p & -p) for p in (mine.packets[0], mine.packets[3]))  # a card of slot 1, one of slot 4
+    assert game.can_swap(a, b) and not game.can_swap(a, a)
+    moves = game.swap(a, b)
+    assert [m.slot for m in moves] == [1, 4]
+    assert game.slots[0] == mine.packets[0] ^ parse_mask(a) ^ parse_mask(b)
+    assert game.slots[3] == mine.packets[3] ^ parse_mask(a) ^ parse_mask(b)
+    g = game.grade()  # the grade's best swap is one 'swap' away
+    if g.best_swap is not None:
+        game.swap(g.best_swap.card_a, g.best_swap.card_b)
+        assert Arrangement(tuple(game.slots)) == g.best_swap.arrangement
+        game.undo()
+    undone = game.undo()  # one step: both slots back
+    assert [m.slot for m in undone] == [1, 4] and tuple(game.slots) == mine.packets
+    # one placed card and one not placed: the other takes its place
+    game.clear(5)
+    loose = format_cards(mine.packets[4] & -mine.packets[4])
+    (move,) = game.swap(a, loose)
+    assert move.slot == 1 and game.slots[0] == mine.packets[0] ^ parse_mask(a) ^ parse_mask(loose)
+    second = format_cards(mine.packets[4] & ~(mine.packets[4] & -mine.packets[4]))[:2]
+    assert not any(p & (parse_mask(a) | parse_mask(second)) for p in game.slots)  # both not placed
+    for x, y, problem in [(a, second, "neither"), (a, "Zz", "unknown"), (a, a, "twice"),
+                          (format_cards(game.deal.exposed & -game.deal.exposed), a, "exposed"),
+                          (b, format_cards(game.slots[3] & ~parse_mask(b))[:2], "both in slot 4")]:
+        with pytest.raises(PlayError, match=problem):
+            game.swap(x, y)
+
+
+def parse_mask(card: str) -> int:
+    (c,) = parse_cards(card)
+    return 1 << c
 
 
 def test_placing_waits_while_a_hint_is_computed(monkeypatch):
@@ -222,12 +270,12 @@ def test_grade_odds_and_phase_rules():
     assert all(len(slot) == 1 and slot[0][1] == pytest.approx(1.0) for slot in odds.slots)  # greedy is pure
     for s, packet in enumerate(greedy.packets, start=1):
         game.place(s, packet)
-    with pytest.raises(PlayError, match="all five slots are filled"):
-        game.hint()
+    full = game.hint()  # all five filled: the best arrangement, nothing kept
+    assert full.arrangement == best_response(game.deal, game.computer.model).arrangement
     g = game.grade()
     assert g.given.expected_margin == pytest.approx(0.0)  # the mirror of greedy ties every slot
     assert g.regret == pytest.approx(grade(game.deal, greedy, game.computer.model).regret)
-    assert game.hints == ["odds", "grade"]
+    assert game.hints == ["odds", "hint", "grade"]
     laid = game.confirm()
     assert laid == greedy and game.phase is Phase.SHOWDOWN
     for action in (lambda: game.place(1, greedy.packets[0]), game.undo, game.hint, lambda: game.clear(1)):
@@ -635,7 +683,12 @@ def test_rules_help_and_quit_words_and_a_clear_end_when_piped(tmp_path):
         assert part in out
     assert out.count("Commands (one per line):") == 3 and "  help, ?, h        this list" in out
     assert "Play another match?" not in out  # piped input: no question, the summary is the end
-    assert out.rstrip().splitlines()[-1].startswith("Regret: ") and "Match over after 1 game:" in out
+    last = out.rstrip().splitlines()
+    assert last[-2].startswith("Regret: ") and "Match over after 1 game:" in out
+    records = Path(env_for(tmp_path)["XDG_DATA_HOME"]) / "quintet" / "games.jsonl"  # recorded by default
+    assert last[-1] == (f"Your record ({records}): 1 game recorded: won 1, lost 0, drawn 0; mean regret 0.00; most "
+                        "points lost in slot 4 (6). ('quintet-play stats' for more.)")
+    assert len(read_records(records)) == 1
     quit_early = play(tmp_path, "Q\n", "--seed", str(SEED), "--opponent", "greedy")
     assert quit_early.returncode == 0 and "Game 1 was not finished" in quit_early.stdout
 
@@ -675,7 +728,7 @@ def play_pane(tmp_path: Path, *args: str, width: int = 80) -> Pane:
     """quintet-play in a tmux pane ``width`` columns wide (a cache and store of the test's own)."""
     env = env_for(tmp_path)
     return Pane(tmp_path, [sys.executable, "-m", "solver.apps.play_cli", *args], width=width, cwd=ROOT,
-                env={k: env[k] for k in ("XDG_CACHE_HOME", "QUINTET_STORE")})
+                env={k: env[k] for k in ("XDG_CACHE_HOME", "XDG_DATA_HOME", "QUINTET_STORE")})
 
 
 @pytest.mark.tmux
@@ -701,6 +754,9 @@ def test_a_game_inside_tmux(tmp_path):
         pane.keys("Up", "Up", "Enter")  # the history brings back 'slot 1 …'
         pane.wait_for("game 1 (1/5 placed)>")
         pane.enter(f"play {arrangement_text(mine)}")
+        shown = pane.wait_for("Enter: the match's summary · review · stats · quit>")  # the show-down is read first
+        assert "Show-down:" in shown and "Match over" not in shown
+        pane.keys("Enter")
         shown = pane.wait_for("Play another match? [y/n]")
         assert "Show-down:" in shown and "Match over after 1 game" in shown and "EXIT" not in shown
         pane.enter("y")
@@ -763,6 +819,8 @@ def test_show_down_colours_each_slot_s_winner_in_tmux(tmp_path):
     with play_pane(tmp_path, "--seed", str(SEED), "--opponent", "greedy") as pane:
         pane.wait_for("game 1 (0/5 placed)>")
         pane.enter(f"play {arrangement_text(mine)}")
+        pane.wait_for("Enter: the match's summary")
+        pane.keys("Enter")
         pane.wait_for("Play another match? [y/n]")
         coloured = pane.screen(colours=True)
         for verdict, colour in [("slot 1 (3 pts): \x1b[1m\x1b[32myou win 3", "green"),
