@@ -724,11 +724,17 @@ def test_the_store_is_checked_before_the_banner_and_made_only_when_needed(tmp_pa
 # ----------------------------------------------------------------------------- in a real terminal
 
 
-def play_pane(tmp_path: Path, *args: str, width: int = 80) -> Pane:
+def play_pane(tmp_path: Path, *args: str, width: int = 80, height: int = 50) -> Pane:
     """quintet-play in a tmux pane ``width`` columns wide (a cache and store of the test's own)."""
     env = env_for(tmp_path)
-    return Pane(tmp_path, [sys.executable, "-m", "solver.apps.play_cli", *args], width=width, cwd=ROOT,
-                env={k: env[k] for k in ("XDG_CACHE_HOME", "XDG_DATA_HOME", "QUINTET_STORE")})
+    return Pane(tmp_path, [sys.executable, "-m", "solver.apps.play_cli", *args], width=width, height=height,
+                cwd=ROOT, env={k: env[k] for k in ("XDG_CACHE_HOME", "XDG_DATA_HOME", "QUINTET_STORE")})
+
+
+def fits(pane: Pane, width: int) -> None:
+    """Every line the program wrote fits ``width`` columns (the 'play …' line to copy is left whole)."""
+    for line in pane.screen(joined=True).split("\n"):
+        assert len(line.rstrip()) <= width or line.startswith("To play it: play "), line
 
 
 @pytest.mark.tmux
@@ -882,15 +888,141 @@ def test_the_history_holds_only_accepted_lines_in_tmux(tmp_path):
 
 
 @pytest.mark.tmux
-def test_ctrl_c_during_a_solve_ends_the_progress_line_first_in_tmux(tmp_path):
-    with play_pane(tmp_path, "--exposed", EXAMPLE, "--no-store", "--epsilon", "1e-9", "--seed", "1") as pane:
-        pane.wait_for("iteration ")
+def test_the_deal_is_shown_while_the_computer_solves_and_ctrl_c_stops_the_wait_in_tmux(tmp_path):
+    """The computer's equilibrium is solved in the background: the deal is shown at once, a line
+    under the prompt says how far the solve is, slots can be placed meanwhile; a command that
+    needs the computer waits for it (the progress on stderr), Ctrl-C then stops the solve — the
+    progress line is ended first and no ^C is left."""
+    with play_pane(tmp_path, "--exposed", EXAMPLE, "--no-store", "--epsilon", "1e-9", "--seed", "1",
+                   height=30) as pane:
+        shown = pane.wait_for("The computer's equilibrium solve: iteration ")
+        assert "game 1 (0/5 placed)>" in shown and "Exposed (out of play):" in shown
+        assert "The computer is choosing its packets (solving the deal's equilibrium)" in shown
+        pane.enter("slot 1 Ah Kh Qh Jh Th")  # placing does not wait
+        pane.wait_for("game 1 (1/5 placed)>")
+        pane.enter("odds")  # the computer's model: wait for it
+        pane.wait_for("Waiting for the computer to lay its packets")
+        pane.wait_for("quintet-play: equilibrium solve: iteration ")
         pane.keys("C-c")
-        pane.wait_for("game 1 (0/5 placed)>")
+        shown = pane.wait_for("The computer's odds per slot")
         lines = pane.lines()
         assert any(line.startswith("Ctrl-C: stopping the computer's solve; using the best found so far")
                    for line in lines), "\n".join(lines)
+        assert "The computer has laid its packets: it plays equilibrium: a sample from its" in pane.screen(joined=True)
         assert not any("iteration" in line and "Ctrl-C" in line for line in lines)
         assert not any(line.strip() in ("C", "^C") for line in lines)  # the echoed ^C is wiped with the line
+        assert "The computer's equilibrium solve" not in pane.screen().split("game 1 (1/5 placed)> odds")[-1]
         pane.enter("quit")
+        assert "EXIT=0" in pane.wait_for("EXIT=")
+
+
+QUICK = "Kc Qh Qd Js 9d 8s 7d"  # its equilibrium solves in seconds
+SPOILT = "Ks Kh Ts 9s 8s | 7s 7h 7c Jh Td | Ah Ad As Tc 9c | Qs Jc 8c 9h Th | Jd 8d 8h 9s 7d"
+
+
+@pytest.mark.tmux
+@pytest.mark.parametrize("size", [(80, 30), (120, 40)])
+def test_grade_swap_hint_and_hint_k_at_80_and_120_columns_in_tmux(tmp_path, size):
+    """The grade's best swap in coloured cards with the command that makes it; 'swap' makes it;
+    'hint' with five slots filled is the best arrangement; 'hint 2' never splits a packet."""
+    width, height = size
+    deal = Deal.from_exposed(QUICK)
+    tables = DealTables.build(deal)
+    mine = greedy_arrangement(tables)
+    with play_pane(tmp_path, "--exposed", QUICK, "--seed", "3", width=width, height=height) as pane:
+        pane.wait_for("game 1 (0/5 placed)>")
+        for s, packet in enumerate(mine.packets, start=1):
+            pane.enter(f"slot {s} {format_cards(packet)}")
+        pane.wait_for("game 1 (5/5 placed)>")
+        pane.enter("grade")
+        pane.wait_for("regret ")
+        prompt = "game 1 (5/5 placed)>"
+        pane.wait_for(prompt, after=1)
+        joined = pane.screen(joined=True)
+        swap = next((line for line in joined.split("\n") if line.startswith("To make it: swap ")), None)
+        if swap is not None:  # a two-card swap improves it: the line above names it in coloured cards
+            assert "Best two-card swap: " in joined and " ↔ " in joined and "<->" not in joined
+            assert "\x1b[" in pane.screen(colours=True).split("Best two-card swap: ")[-1].split("\n")[0]
+            pane.enter(swap.removeprefix("To make it: "))
+            pane.wait_for("Swapped: slot ")
+            pane.wait_for(prompt, after=2)
+        pane.enter("hint")
+        pane.wait_for("Your five slots are full: the best arrangement ('grade' rates yours).")
+        pane.wait_for(prompt, after=2 + (swap is not None))
+        pane.enter("hint 2")
+        pane.wait_for("Die roll (seed 3")
+        pane.wait_for(prompt, after=3 + (swap is not None))
+        fits(pane, width)
+        block = pane.screen(joined=True).split("Hint: a mix of at most 2")[-1].split("Die roll")[0]
+        rows = [line for line in block.split("\n") if line.strip().startswith(("slot ", "1 ", "2 "))]
+        assert len(rows) == (5 if width == 80 else 2), block  # 80: a column per arrangement; 120: a row each
+        pane.enter("quit")
+        assert "EXIT=0" in pane.wait_for("EXIT=")
+
+
+@pytest.mark.tmux
+@pytest.mark.parametrize("size", [(80, 30), (120, 40)])
+def test_after_a_game_review_and_stats_then_the_next_game_in_tmux(tmp_path, size):
+    """After the show-down the program waits: 'review' reviews the game (slots and why, the regret
+    against the model and against the equilibrium), 'stats' the statistics of every game recorded,
+    Enter the next game."""
+    width, height = size
+    deal = Deal.from_exposed(QUICK)
+    mine = best_response(deal, "uniform").arrangement
+    with play_pane(tmp_path, "--exposed", QUICK, "--seed", "3", "--games", "2", "--opponent", "greedy",
+                   width=width, height=height) as pane:
+        pane.wait_for("game 1 (0/5 placed)>")
+        pane.enter(f"play {arrangement_text(mine)}")
+        shown = pane.wait_for("Enter: game 2 · review · stats · quit>")
+        assert shown.count("Show-down:") == 1 and "Game 2 of 2" not in shown
+        pane.enter("review")
+        shown = pane.wait_for("Against the equilibrium (certified exploitability")
+        pane.wait_for("Enter: game 2 · review · stats · quit>", after=1)
+        joined = pane.screen(joined=True)
+        assert "Review of game 1 (seed 3, against greedy" in joined
+        assert "Against the computer's model (greedy): your expected margin" in joined
+        for s in range(1, 6):
+            assert f"slot {s} ({s + 2} pts):" in joined.split("Review of game 1")[-1]
+        assert any(w in joined for w in (" beats ", "equal hands"))
+        pane.enter("stats")
+        pane.wait_for("Per slot (where the points go):")
+        pane.wait_for("Enter: game 2 · review · stats · quit>", after=2)
+        pane.enter("frobnicate")
+        pane.wait_for("error: 'frobnicate': press Enter for game 2, or type review, stats or quit")
+        pane.keys("Enter")
+        pane.wait_for("game 2 (0/5 placed)>")
+        fits(pane, width)
+        pane.enter("review 1")  # an earlier game of the match, from the game's prompt
+        pane.wait_for("Against the equilibrium (certified exploitability", after=1)
+        pane.enter("quit")
+        shown = pane.wait_for("EXIT=")
+        assert "Game 2 was not finished; it is not recorded." in shown and "EXIT=0" in shown
+        records = Path(env_for(tmp_path)["XDG_DATA_HOME"]) / "quintet" / "games.jsonl"
+        assert len(read_records(records)) == 1
+        assert "Traceback" not in shown
+
+
+@pytest.mark.tmux
+def test_a_puzzle_in_tmux(tmp_path):
+    from test_review import store_with
+
+    store_with(Path(env_for(tmp_path)["QUINTET_STORE"]), [3])
+    with SolutionStore(Path(env_for(tmp_path)["QUINTET_STORE"])) as store:
+        from solver.play.puzzle import pick_puzzle
+        puzzle = pick_puzzle(store, Deal.random(3).rules, 1)
+    best = puzzle.solve().arrangement
+    env = env_for(tmp_path)
+    with Pane(tmp_path, [sys.executable, "-m", "solver.apps.play_cli", "puzzle", "--seed", "1", "--count", "2"],
+              width=80, height=30, cwd=ROOT, env={k: env[k] for k in ("XDG_CACHE_HOME", "XDG_DATA_HOME",
+                                                                       "QUINTET_STORE")}) as pane:
+        pane.wait_for("puzzle 1 (0/5 placed)>")
+        pane.enter("hint")
+        pane.wait_for("error: no 'hint' in a puzzle")
+        pane.enter(f"play {arrangement_text(best)}")
+        pane.wait_for("Solved ★★★: no arrangement does better")
+        pane.wait_for("puzzle 2 (0/5 placed)>")
+        pane.enter("answer")
+        shown = pane.wait_for("Puzzles: 2, solved 1, 1 given up; stars 3 of 6")
+        assert "The best arrangement: expected margin" in shown
+        fits(pane, 80)
         assert "EXIT=0" in pane.wait_for("EXIT=")
