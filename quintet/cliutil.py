@@ -180,6 +180,10 @@ def output_file(text: str, option: str) -> Path:
 
 
 def print_json(obj: object) -> None:
+    """One JSON object on stdout: a dict, or a response model (``quintet.schema``, ``solver.advisor.schema``)."""
+    dump = getattr(obj, "model_dump", None)
+    if dump is not None:
+        obj = dump(mode="json")
     json.dump(obj, sys.stdout, indent=2, ensure_ascii=False)
     sys.stdout.write("\n")
 

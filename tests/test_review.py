@@ -147,7 +147,7 @@ def test_the_review_grades_the_arrangement_exactly_against_the_model_and_the_equ
     assert w.best_swap.value == pytest.approx(direct_value(deal, mix_of(eq), w.best_swap.arrangement.packets))
     out = ReviewOut.model_validate(r.to_dict())
     assert out.kind == "review" and out.slots[3].winner == "computer" and out.points == {"player": 12, "computer": 6}
-    assert out.slots[0].player.cards == ["8s", "8d", "8c", "Js", "Jh"] and out.slots[0].player.category == "full house"
+    assert out.slots[0].player.cards == ["8s", "8d", "8c", "Js", "Jh"] and out.slots[0].player.category == "full_house"
     # without the equilibrium: said, not guessed
     alone = review(record)
     assert alone.equilibrium is None and "not graded against the equilibrium" in alone.notes[0]

@@ -1,4 +1,4 @@
-"""The JSON of every advisor result, defined once: pydantic response models.
+"""Every JSON answer, defined once: pydantic response models.
 
 Each result produces its model (``Solution.to_model()``, ``Grade.to_model()``,
 ``EquilibriumResult.to_model(seed)``, ``SafeResponse.to_model(seed)``,
@@ -12,19 +12,43 @@ OpenAPI description of the HTTP API is generated from these same classes.
     >>> type(answer).__name__, answer.optimal, round(answer.expected_margin, 4)
     ('SolutionOut', True, 24.8669)
 
+Every answer names its ``kind`` (``solution``, ``grade``, ``equilibrium``, ``safe``, ``kmix``;
+the game's ``showdown``, ``hand``, ``compare``, ``draw``; ``tournament``, ``batch``, ``book``;
+a table's ``odds``), so a client never guesses it from the fields; every hand names its
+``category``, a machine name the same in every rule set (``full_house``: ``Category.slug``),
+beside the hand in words.  The game's own models (``ShowdownOut``, ``HandOut``…) live in
+``quintet.schema`` (the game needs no solver) and are listed here with the rest.
+
 A field that only some answers carry (``verification``: the independent recheck, when asked
 for) is left out of the JSON when it is absent, never sent as ``null``.
 """
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from quintet.schema import (
+    CompareOut,
+    DrawOptionOut,
+    DrawOut,
+    HandOut,
+    HandReportOut,
+    HandValueOut,
+    RankedHandOut,
+    ShowdownOut,
+    ShowdownSlotOut,
+)
+
 __all__ = [
     "ResultModel", "SlotAdviceOut", "VerificationOut", "AnswerOut", "SolutionOut", "SwapOut", "GradeOut",
-    "MixEntryOut", "SlotMarginalOut", "EquilibriumOut", "SafeOut", "ProgressOut", "SolveAnswerOut", "dump",
+    "MixEntryOut", "SlotMarginalOut", "PlanOut", "EquilibriumOut", "SafeOut", "RollOut", "SparseOut", "ProgressOut",
+    "SolveAnswerOut", "OddsOut", "RangeOut", "DefaultOut", "LimitsOut", "dump", "CATEGORY", "CATEGORIES",
+    # the game's (quintet.schema)
+    "HandOut", "ShowdownSlotOut", "ShowdownOut", "HandValueOut", "HandReportOut", "RankedHandOut", "CompareOut",
+    "DrawOptionOut", "DrawOut",
+    # the games' review, statistics and puzzles (solver.play)
     "ReviewHandOut", "SlotReviewOut", "RegretOut", "ReviewOut", "TrendOut", "SlotStatsOut", "StatsOut", "PuzzleOut",
     "PuzzleResultOut",
 ]
@@ -45,6 +69,11 @@ def dump(model: BaseModel) -> dict[str, Any]:
     return model.model_dump(mode="json")
 
 
+CATEGORY = Field(description="the hand's category: a machine name, the same in every rule set (high_card, pair, "
+                             "two_pair, …, full_house, straight_flush; quintet.schema)")
+CATEGORIES = Field(description="the category of each hand, in the same order (machine names)")
+
+
 class SlotAdviceOut(ResultModel):
     """One slot of an arrangement against the opponent model."""
 
@@ -52,6 +81,7 @@ class SlotAdviceOut(ResultModel):
     points: int = Field(description="the slot's points at stake")
     cards: list[str]
     hand: str = Field(description="the hand's description, e.g. 'full house, tens over sevens'")
+    category: str = CATEGORY
     p_win: float
     p_tie: float
     p_loss: float
@@ -87,6 +117,7 @@ class AnswerOut(ResultModel):
     arrangement: list[list[str]] = Field(description="five packets in slot order (for the equilibrium: the "
                                                      "arrangement drawn from the mix to play)")
     hands: list[str]
+    categories: list[str] = CATEGORIES
     expected_margin: float
     expected_points: float
     per_slot: list[SlotAdviceOut]
@@ -100,6 +131,7 @@ class AnswerOut(ResultModel):
 class SolutionOut(AnswerOut):
     """A best response or a completion (``Solution``)."""
 
+    kind: Literal["solution"] = "solution"
     objective: Literal["margin", "points"]
     gap: float = Field(description="bound minus value: 0 when proven optimal")
     engine: str = Field(description="the exact engine that answered (search, cpsat; 'given' for a graded "
@@ -121,6 +153,7 @@ class SwapOut(ResultModel):
 class GradeOut(ResultModel):
     """A graded arrangement (``Grade``)."""
 
+    kind: Literal["grade"] = "grade"
     given: SolutionOut
     value: float
     optimum: float
@@ -138,17 +171,23 @@ class MixEntryOut(ResultModel):
     probability: float
     arrangement: list[list[str]]
     hands: list[str]
+    categories: list[str] = CATEGORIES
 
 
 class SlotMarginalOut(ResultModel):
+    """A hand (by its description) played in one slot, and how likely."""
+
     hand: str
+    category: str = CATEGORY
     probability: float
 
 
 class PlanOut(ResultModel):
     """A plan: the same hand category in each slot, with the mix's total probability of it."""
 
-    hands: list[str] = Field(description="the hand category of each slot, in slot order")
+    hands: list[str] = Field(description="the hand category of each slot in words (as the rule set calls it), in "
+                                         "slot order")
+    categories: list[str] = CATEGORIES
     probability: float
     arrangements: int = Field(description="how many of the mix's arrangements follow this plan")
 
@@ -156,6 +195,7 @@ class PlanOut(ResultModel):
 class EquilibriumOut(AnswerOut):
     """The certified equilibrium (``EquilibriumResult``) with the arrangement drawn from it to play."""
 
+    kind: Literal["equilibrium"] = "equilibrium"
     opponent: Literal["equilibrium"]
     objective: Literal["margin"]
     mix: list[MixEntryOut] = Field(description="the mix, most likely first")
@@ -176,6 +216,7 @@ class EquilibriumOut(AnswerOut):
 class SafeOut(ResultModel):
     """A safe exploitation (``SafeResponse``, ``quintet-solve --max-exploitability``)."""
 
+    kind: Literal["safe"] = "safe"
     exposed: list[str]
     live: list[str]
     rules: str
@@ -185,6 +226,7 @@ class SafeOut(ResultModel):
     mix: list[MixEntryOut] = Field(description="the mix, most likely first")
     arrangement: list[list[str]] = Field(description="an arrangement drawn from the mix to play")
     hands: list[str]
+    categories: list[str] = CATEGORIES
     exploitability: float = Field(description="certified: no arrangement gains more than this (points), "
                                               "at most max_exploitability")
     expected_margin: float = Field(description="the mix's expected margin against the opponent model")
@@ -213,6 +255,7 @@ class SparseOut(ResultModel):
     """The least exploitable mix of at most ``max_support`` arrangements found, certified
     (``SparseEquilibrium``, ``quintet-solve --max-support``)."""
 
+    kind: Literal["kmix"] = "kmix"
     exposed: list[str]
     live: list[str]
     rules: str
@@ -224,6 +267,7 @@ class SparseOut(ResultModel):
     roll: RollOut = Field(description="the die roll (the request's seed) that picks the arrangement to play")
     arrangement: list[list[str]] = Field(description="the arrangement the roll picks")
     hands: list[str]
+    categories: list[str] = CATEGORIES
     exploitability: float = Field(description="certified: no arrangement gains more than this (points)")
     exploitability_proven: bool
     lower_bound: float = Field(description="proven: no mix of at most max_support arrangements is exploitable "
@@ -250,8 +294,46 @@ class ProgressOut(ResultModel):
     seconds: float
 
 
-SolveAnswerOut = EquilibriumOut | SafeOut | SparseOut | GradeOut | SolutionOut
-"""Any answer of a solve request (``SolveAnswer.to_model``)."""
+SolveAnswerOut = Annotated[EquilibriumOut | SafeOut | SparseOut | GradeOut | SolutionOut, Field(discriminator="kind")]
+"""Any answer of a solve request (``SolveAnswer.to_model``), told apart by its ``kind``."""
+
+
+class OddsOut(ResultModel):
+    """The hands the other side's model plays in each slot (``quintet-play``'s ``odds``, a table's)."""
+
+    kind: Literal["odds"] = "odds"
+    model: str = Field(description="the model the odds are of")
+    slots: list[list[SlotMarginalOut]] = Field(description="per slot, the likeliest hands and their odds")
+
+
+class RangeOut(ResultModel):
+    """The range of one number (``solver.advisor.limits.Range``)."""
+
+    name: str = Field(description="how errors call the number")
+    low: float
+    high: float
+    unit: str
+    integer: bool = Field(description="whole numbers only")
+    low_open: bool = Field(description="low itself is excluded (more than low)")
+    text: str = Field(description="the range in words, as the errors say it: 'from 0 to 25 points'")
+
+
+class DefaultOut(ResultModel):
+    """A default (``solver.advisor.limits.Default``): ``value`` of the field ``field``."""
+
+    field: str
+    value: float
+    unit: str
+    used_by: str
+
+
+class LimitsOut(ResultModel):
+    """Every range and default of the numbers the front-ends take (``solver.advisor.limits``)."""
+
+    kind: Literal["limits"] = "limits"
+    ranges: dict[str, RangeOut] = Field(description="by field: epsilon, time_limit, threads, max_exploitability, "
+                                                    "max_support, games, seed")
+    defaults: dict[str, DefaultOut] = Field(description="by name: SOLVE_EPSILON, SOLVE_TIME_LIMIT, PLAY_EPSILON, …")
 
 
 # ----------------------------------------------------------------------------- the games' review, statistics, puzzles
@@ -262,7 +344,7 @@ class ReviewHandOut(ResultModel):
 
     cards: list[str] = Field(description="the packet, largest rank group first")
     hand: str = Field(description="the hand's description")
-    category: str
+    category: str = CATEGORY
 
 
 class SlotReviewOut(ResultModel):

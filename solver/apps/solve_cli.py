@@ -265,7 +265,7 @@ def format_equilibrium(eq: EquilibriumResult, *, seed: int = 0, unicode: bool = 
     lines += _plan_lines(eq.mix, rules)
     lines.append("Per-slot marginals (hand: probability):")
     for s, slot in enumerate(eq.slot_marginals()):
-        shown = ", ".join(f"{h} {100 * p:.1f}%" for h, p in slot[:4])
+        shown = ", ".join(f"{m.hand} {100 * m.probability:.1f}%" for m in slot[:4])
         more = f", … ({len(slot) - 4} more)" if len(slot) > 4 else ""
         lines.append(f"  slot {s + 1} ({rules.weights[s]} pts): {shown}{more}")
     kind = "exact best response" if eq.proven else "proven bound on the best response"

@@ -90,7 +90,7 @@ class SlotReview:
 
         def hand(h: HandValue) -> ReviewHandOut:
             return ReviewHandOut(cards=format_cards(h.mask, rules.deck, order="group").split(), hand=h.description,
-                                 category=_label(rules, h))
+                                 category=h.category.slug)
 
         return SlotReviewOut(slot=r.slot, points=r.weight, winner=self.winner, player_points=r.points_a,  # type: ignore[arg-type]
                              computer_points=r.points_b, player=hand(r.hand_a), computer=hand(r.hand_b),

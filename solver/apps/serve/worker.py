@@ -37,7 +37,7 @@ from quintet.draw import advise
 from quintet.rules import Rules
 from quintet.text import one_line
 from solver.advisor.request import SolveRequest, solve_request
-from solver.apps.serve.models import DrawOut
+from solver.advisor.schema import DrawOut
 from solver.apps.serve.tables.tasks import PlayTask
 from solver.games.double_oracle import IterationRecord
 from solver.storage.store import SolutionStore, StoreError
