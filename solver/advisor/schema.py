@@ -44,6 +44,7 @@ from quintet.schema import (
 __all__ = [
     "ResultModel", "SlotAdviceOut", "VerificationOut", "AnswerOut", "SolutionOut", "SwapOut", "GradeOut",
     "MixEntryOut", "SlotMarginalOut", "PlanOut", "EquilibriumOut", "SafeOut", "RollOut", "SparseOut", "ProgressOut",
+    "KmixProgressOut", "JobProgressOut",
     "SolveAnswerOut", "OddsOut", "RangeOut", "DefaultOut", "LimitsOut", "dump", "CATEGORY", "CATEGORIES",
     # the game's (quintet.schema)
     "HandOut", "ShowdownSlotOut", "ShowdownOut", "HandValueOut", "HandReportOut", "RankedHandOut", "CompareOut",
@@ -287,11 +288,27 @@ class SparseOut(ResultModel):
 class ProgressOut(ResultModel):
     """An equilibrium solve's progress (``IterationRecord.to_progress``)."""
 
+    kind: Literal["equilibrium"] = "equilibrium"
     iteration: int
     exploitability: float = Field(description="the best certified exploitability so far (points)")
     support: int
     pool_size: int
     seconds: float
+
+
+class KmixProgressOut(ResultModel):
+    """A K-mix search's progress, after its equilibrium (``SparseRecord``): the mixes of at most
+    K arrangements certified so far and the least exploitability among them."""
+
+    kind: Literal["kmix"] = "kmix"
+    certified: int = Field(description="mixes certified so far (each by an exact best response)")
+    support: int = Field(description="arrangements in the mix certified last")
+    exploitability: float = Field(description="the least certified exploitability so far (points)")
+    seconds: float
+
+
+JobProgressOut = Annotated[ProgressOut | KmixProgressOut, Field(discriminator="kind")]
+"""A job's progress: the equilibrium's iterations, then (a K-mix) the mixes certified."""
 
 
 SolveAnswerOut = Annotated[EquilibriumOut | SafeOut | SparseOut | GradeOut | SolutionOut, Field(discriminator="kind")]
@@ -457,7 +474,8 @@ class PuzzleResultOut(ResultModel):
 
     kind: Literal["puzzle-result"] = "puzzle-result"
     puzzle: PuzzleOut
+    given_up: bool = Field(description="no answer was given: the grade is the best arrangement's")
     solved: bool = Field(description="no arrangement does better (regret 0)")
-    stars: int = Field(description="3 solved, 2 within 0.1 points, 1 within 0.5, 0 beyond")
+    stars: int = Field(description="3 solved, 2 within 0.1 points, 1 within 0.5, 0 beyond or given up")
     regret: float
     grade: GradeOut

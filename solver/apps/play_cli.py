@@ -59,7 +59,6 @@ from quintet.rules import Rules
 from quintet.seeds import SEED_MAX, check_seed, fresh_seed, seed_series
 from quintet.terminal import Terminal, command_word, grid
 from quintet.text import quote
-from solver.advisor.advice import Solution
 from solver.advisor.equilibrium import EquilibriumResult, solve_equilibrium
 from solver.advisor.limits import (
     MAX_GAMES,
@@ -719,7 +718,7 @@ def _puzzles(argv: Sequence[str]) -> int:
     term.show(Text(f"Training: {_plural(args.count, 'puzzle')}, seed {seed}. Type 'help' for the commands.",
                    style="bold"))
     m = _Match(term, args, rules, _Progress(term, args.quiet), _no_equilibrium, None)
-    results: list[PuzzleResult | None] = []  # None: given up
+    results: list[PuzzleResult] = []
     for k, puzzle in enumerate(puzzles, start=1):
         term.show(puzzle_heading(puzzle, k, args.count))
         game = GameSession(puzzle.deal, Person(spec="puzzle", description="the puzzle"), game=k,
@@ -729,9 +728,9 @@ def _puzzles(argv: Sequence[str]) -> int:
         if answer is None:
             break
         if isinstance(answer, str):
-            term.show(puzzle_answer_text(term, _working(m, "the best arrangement", partial(
-                _solve_puzzle, puzzle, args.time_limit))))
-            results.append(None)
+            given_up = _working(m, "the best arrangement", partial(_give_up, puzzle, args.time_limit))
+            term.show(puzzle_answer_text(term, given_up.grade.best))
+            results.append(given_up)
             continue
         result = _working(m, "grading your answer", partial(_grade_answer, puzzle, answer, args.time_limit))
         results.append(result)
@@ -746,8 +745,8 @@ def _grade_answer(puzzle: Puzzle, answer: Arrangement, time_limit: float | None,
     return puzzle.grade(answer, time_limit=time_limit, stop_event=stop)
 
 
-def _solve_puzzle(puzzle: Puzzle, time_limit: float | None, stop: threading.Event) -> Solution:
-    return puzzle.solve(time_limit=time_limit, stop_event=stop)
+def _give_up(puzzle: Puzzle, time_limit: float | None, stop: threading.Event) -> PuzzleResult:
+    return puzzle.give_up(time_limit=time_limit, stop_event=stop)
 
 
 def _no_equilibrium(deal: Deal, stop: threading.Event | None) -> EquilibriumResult:

@@ -469,10 +469,10 @@ def puzzle_answer_text(term: Terminal, best: Solution) -> RenderableType:
                  _best_table(term, best))
 
 
-def puzzles_summary(results: Sequence[PuzzleResult | None]) -> RenderableType:
-    """The training's result; a None is a puzzle given up (no stars)."""
+def puzzles_summary(results: Sequence[PuzzleResult]) -> RenderableType:
+    """The training's result (a puzzle given up has no stars)."""
     n = len(results)
-    answered = [r for r in results if r is not None]
+    answered = [r for r in results if not r.given_up]
     solved = sum(r.solved for r in answered)
     stars = sum(r.stars for r in answered)
     given_up = n - len(answered)

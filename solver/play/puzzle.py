@@ -71,8 +71,14 @@ class Puzzle:
                                         stop_event=stop_event))
 
     def solve(self, *, time_limit: float | None = None, stop_event: threading.Event | None = None) -> Solution:
-        """The puzzle's answer: the best arrangement against its opponent (a puzzle given up)."""
+        """The puzzle's answer: the best arrangement against its opponent."""
         return best_response(self.deal, self.model, time_limit=time_limit, stop_event=stop_event)
+
+    def give_up(self, *, time_limit: float | None = None, stop_event: threading.Event | None = None) -> PuzzleResult:
+        """The puzzle given up: its answer, graded (no stars)."""
+        best = self.solve(time_limit=time_limit, stop_event=stop_event)
+        return PuzzleResult(self, grade(self.deal, best.arrangement, self.model, time_limit=time_limit,
+                                        stop_event=stop_event), given_up=True)
 
     def to_model(self) -> PuzzleOut:
         from solver.advisor.schema import PuzzleOut
@@ -89,24 +95,26 @@ class Puzzle:
 
 @dataclass(frozen=True)
 class PuzzleResult:
-    """A puzzle's answer graded: ``grade`` (value, optimum, regret, best arrangement, best swap)."""
+    """A puzzle's answer graded: ``grade`` (value, optimum, regret, best arrangement, best swap);
+    ``given_up``: no answer, the grade is the best arrangement's (no stars)."""
 
     puzzle: Puzzle
     grade: Grade
+    given_up: bool = False
 
     @property
     def solved(self) -> bool:
-        return self.grade.regret <= VALUE_TOLERANCE
+        return not self.given_up and self.grade.regret <= VALUE_TOLERANCE
 
     @property
     def stars(self) -> int:
         regret = self.grade.regret
-        return 3 if self.solved else 2 if regret <= CLOSE else 1 if regret <= NEAR else 0
+        return 0 if self.given_up else 3 if self.solved else 2 if regret <= CLOSE else 1 if regret <= NEAR else 0
 
     def to_model(self) -> PuzzleResultOut:
         from solver.advisor.schema import PuzzleResultOut
-        return PuzzleResultOut(puzzle=self.puzzle.to_model(), solved=self.solved, stars=self.stars,
-                               regret=self.grade.regret, grade=self.grade.to_model())
+        return PuzzleResultOut(puzzle=self.puzzle.to_model(), given_up=self.given_up, solved=self.solved,
+                               stars=self.stars, regret=self.grade.regret, grade=self.grade.to_model())
 
     def to_dict(self) -> dict[str, object]:
         from solver.advisor.schema import dump
