@@ -293,7 +293,7 @@ def test_quintet_play_review_and_stats_of_a_records_file(tmp_path):
     for argv, problem in [(["review", str(path), "--game", "4"], "--game 4: "),
                           (["review", str(tmp_path / "none.jsonl")], "not found"),
                           (["review"], "no games recorded yet"),
-                          (["stats", str(path), "--window", "0"], "--window must be from 1 to 1000"),
+                          (["stats", str(path), "--window", "0"], "window must be an integer from 1 to 1000, got 0"),
                           (["review", str(path), "--game", "1", "--all"], "not allowed with argument")]:
         ran = play(tmp_path, argv)
         assert ran.returncode == 2 and problem in ran.stderr and len(ran.stderr.strip().splitlines()) == 1, \

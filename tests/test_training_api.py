@@ -18,10 +18,10 @@ from quintet.fingerprint import rules_fingerprint
 from quintet.game import Arrangement, Deal
 from quintet.symmetry import canonical_exposed
 from solver.advisor.equilibrium import STORE_KIND
+from solver.advisor.limits import MAX_RECORDS
 from solver.advisor.request import SolveRequest
 from solver.apps.play_cli import main as play_main
 from solver.apps.serve.app import ServeConfig, create_app
-from solver.apps.serve.routers.training import MAX_RECORDS
 from solver.apps.serve.worker import run_task
 from solver.play.puzzle import pick_puzzle
 from solver.storage.records import append_record

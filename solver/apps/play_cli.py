@@ -62,11 +62,13 @@ from quintet.text import quote
 from solver.advisor.equilibrium import EquilibriumResult, solve_equilibrium
 from solver.advisor.limits import (
     MAX_GAMES,
+    MAX_WINDOW,
     PLAY_EPSILON,
     PLAY_TIME_LIMIT,
     check_epsilon,
     check_games,
     check_time_limit,
+    check_window,
 )
 from solver.apps.interrupt import Background, run_interruptible
 from solver.apps.play_commands import COMMANDS, Command, parse_command
@@ -526,12 +528,12 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _check_store_options(args: argparse.Namespace) -> None:
+    args.epsilon = check_epsilon(args.epsilon)
+    args.time_limit = check_time_limit(args.time_limit)
     if args.no_store and args.store:
         raise UsageError("--store and --no-store cannot be combined")
     if args.store is not None and (problem := directory_problem(args.store)) is not None:
         raise UsageError(f"--store {quote(args.store, PATH_LIMIT)}: {problem}")  # even when no store is needed
-    args.epsilon = check_epsilon(args.epsilon)
-    args.time_limit = check_time_limit(args.time_limit)
 
 
 def _records_path(args: argparse.Namespace) -> Path | None:
@@ -648,7 +650,7 @@ def _stats_parser() -> argparse.ArgumentParser:
     p.add_argument("file", metavar="FILE", nargs="?", default=None,
                    help="a records file (default: the games recorded in the user data directory)")
     p.add_argument("--window", type=integer, default=WINDOW, metavar="N",
-                   help=f"games per block of the trend, 1..1000 (default {WINDOW})")
+                   help=f"games per block of the trend, 1..{MAX_WINDOW} (default {WINDOW})")
     p.add_argument("--json", action="store_true", help="print the statistics as JSON")
     _add_terminal_options(p)
     add_rules_arguments(p)
@@ -657,8 +659,7 @@ def _stats_parser() -> argparse.ArgumentParser:
 
 def _stats(argv: Sequence[str]) -> int:
     args = _stats_parser().parse_args(argv)
-    if not 1 <= args.window <= 1000:
-        raise UsageError(f"--window must be from 1 to 1000, got {args.window}")
+    args.window = check_window(args.window)
     rules = rules_from_args(args)
     path = Path(args.file).expanduser() if args.file is not None else default_records()
     records = read_records(path, rules, skip_other_rules=args.file is None) if args.file is not None or \

@@ -23,7 +23,14 @@ from starlette.concurrency import run_in_threadpool
 from quintet.game import Arrangement, ArrangementError, Deal
 from quintet.seeds import SEED_MAX, fresh_seed
 from solver.advisor.equilibrium import certified_within, stored_exploitability
-from solver.advisor.limits import EPSILON_MAX, PLAY_EPSILON, PLAY_TIME_LIMIT, TIME_LIMIT_MAX
+from solver.advisor.limits import (
+    EPSILON_MAX,
+    MAX_RECORDS,
+    MAX_WINDOW,
+    PLAY_EPSILON,
+    PLAY_TIME_LIMIT,
+    TIME_LIMIT_MAX,
+)
 from solver.advisor.schema import PuzzleOut, PuzzleResultOut, ReviewOut, StatsOut
 from solver.apps.serve.errors import JsonBodyRoute, error_responses
 from solver.apps.serve.models import MAX_NAME_LENGTH, ArrangementText, Cards, JobOut, RulesIn, _Strict
@@ -34,10 +41,7 @@ from solver.play.puzzle import OPPONENTS, PuzzleError, pick_puzzle
 from solver.play.statistics import WINDOW, statistics
 from solver.storage.records import GameRecord, records_from_json
 
-__all__ = ["router", "MAX_RECORDS", "ReviewIn", "StatsIn", "PuzzleGradeIn"]
-
-MAX_RECORDS = 500
-"""Records in one statistics request (about 0.6 MB of JSON, within the body limit)."""
+__all__ = ["router", "ReviewIn", "StatsIn", "PuzzleGradeIn"]
 
 router = APIRouter(route_class=JsonBodyRoute)
 State = Annotated[AppState, Depends(app_state)]
@@ -63,7 +67,8 @@ class StatsIn(_Strict):
 
     records: list[dict[str, Any]] = Field(max_length=MAX_RECORDS, description=(
         f"game records as quintet-play --record writes them, at most {MAX_RECORDS}"))
-    window: int = Field(default=WINDOW, ge=1, le=1000, description=f"games per block of the trend (default {WINDOW})")
+    window: int = Field(default=WINDOW, ge=1, le=MAX_WINDOW,
+                        description=f"games per block of the trend (default {WINDOW})")
     rules: RulesIn = Field(default=RulesIn(), description="the rule set (default classic)")
 
 
