@@ -387,8 +387,9 @@ def _trend_words(t: Trend, what: str) -> str:
         return f"no {what} yet"
     text = f"mean {what} {t.mean:.2f}"
     if t.recent is not None and t.earlier is not None:
+        way = {"up": "getting worse", "down": "improving", "steady": "steady"}[t.direction or "steady"]
         text += (f"; the last {t.window} games {t.recent:.2f}, the {_plural(t.count - t.window, 'game')} before "
-                 f"{t.earlier:.2f} ({t.direction})")
+                 f"{t.earlier:.2f} ({way})")
     return text
 
 

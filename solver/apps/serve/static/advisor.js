@@ -970,7 +970,7 @@ export function positionFragment(ask = null) {
 /** Keep the address bar's fragment the form's position (and the answer's question while the
  * answer shown is still the form's) — unless it names another tab's place (#play/…, #join/…). */
 function updateLink(ask) {
-  if ($("panel-advisor").hidden) return;
+  if (state.holdLink || $("panel-advisor").hidden) return;
   if (location.hash && !location.hash.startsWith(LINK)) return;
   const fragment = positionFragment(ask);
   if (location.hash !== fragment) history.replaceState(null, "", fragment);
@@ -978,9 +978,9 @@ function updateLink(ask) {
 
 /** Open ``#advise?…``: fill the form from it (any part it names) and, when it names the question
  * answered, ask it again — the same answer (an equilibrium drawn with the link's seed). */
-function openLink() {
-  if (!location.hash.startsWith(LINK)) return;
-  const p = new URLSearchParams(location.hash.slice(LINK.length).replace(/\+/g, "%2B"));
+function openLink(hash) {
+  if (!hash.startsWith(LINK)) return;
+  const p = new URLSearchParams(hash.slice(LINK.length).replace(/\+/g, "%2B"));
   const problems = [];
   const deal = p.get("deal");
   if (deal !== null) {
@@ -1056,6 +1056,8 @@ function reveal() {
 // ---------------------------------------------------------------- setup
 
 export function setupAdvisor() {
+  const link = location.hash; // read before the form, being set up, writes its own position there
+  state.holdLink = true;
   $("epsilon").value = String(limits.defaults.SOLVE_EPSILON.value);
   $("time-limit").value = String(limits.defaults.SOLVE_TIME_LIMIT.value);
   mine = new ArrangementEditor({ slots: $("mine-slots"), text: $("mine-text"), textMsg: $("mine-text-msg"),
@@ -1102,6 +1104,7 @@ export function setupAdvisor() {
   $("cancel").addEventListener("click", cancelJob);
   $("copy-link").addEventListener("click", copyLink);
   dealChanged();
-  openLink();
-  window.addEventListener("hashchange", openLink); // a link pasted into this tab
+  state.holdLink = false;
+  openLink(link);
+  window.addEventListener("hashchange", () => openLink(location.hash)); // a link pasted into this tab
 }
