@@ -549,6 +549,9 @@ def _history_path(args: argparse.Namespace, person: bool) -> Path | None:
     return output_file(str(path), "the history file")
 
 
+_WAYS = {"up": "rising", "down": "falling"}
+
+
 def stats_text(stats: PokerStats, path: Path | None) -> RenderableType:
     """The person's statistics over the hands recorded (``quintet.draw.stats``)."""
     where = f" ({path})" if path is not None else ""
@@ -559,7 +562,7 @@ def stats_text(stats: PokerStats, path: Path | None) -> RenderableType:
     trend = ""
     if t.recent is not None and t.earlier is not None:
         trend = (f"; the last {t.window} hands {t.recent:+.2f} a hand, the {_plural(t.count - t.window, 'hand')} "
-                 f"before {t.earlier:+.2f} ({t.direction})")
+                 f"before {t.earlier:+.2f} ({_WAYS.get(t.direction or '', 'steady')})")
     table, shown = grid("!", "hands>", "chips>")
     for o in stats.outcomes:
         table.add_row(o.what, str(o.hands), f"{o.chips:+d}")

@@ -377,7 +377,7 @@ def review_text(term: Terminal, r: GameReview) -> RenderableType:
         else:
             parts += _regret_text(term, r.equilibrium, title)
     for note in r.notes:
-        parts.append(Text(f"({note})", style="dim"))
+        parts.append(Text(note[0].upper() + note[1:] + ".", style="dim"))
     return Group(*parts)
 
 

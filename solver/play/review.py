@@ -174,5 +174,5 @@ def review(record: GameRecord, *, equilibrium: EquilibriumResult | None = None, 
                                 grade(deal, record.player, equilibrium.opponent(), time_limit=time_limit,
                                       stop_event=stop_event), equilibrium.exploitability)
     else:
-        notes.append("not graded against the equilibrium (not asked for, or not solved)")
+        notes.append("not graded against the equilibrium: it was not asked for, or not solved")
     return GameReview(record, slots, model, against_eq, tuple(notes))

@@ -35,6 +35,7 @@ server replaying its flow) never builds them.
 from __future__ import annotations
 
 import datetime as _dt
+import os
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -73,6 +74,15 @@ __all__ = [
     "Reveal",
     "GameSession",
 ]
+
+
+def _now() -> _dt.datetime:
+    """Now, UTC — or ``$SOURCE_DATE_EPOCH`` (seconds since 1970) when set, the reproducible-builds
+    convention: the manual's transcripts show the same times at every run."""
+    fixed = os.environ.get("SOURCE_DATE_EPOCH", "")
+    if fixed.isdigit():
+        return _dt.datetime.fromtimestamp(int(fixed), _dt.UTC)
+    return _dt.datetime.now(_dt.UTC)
 
 
 class PlayError(ValueError):
@@ -609,11 +619,11 @@ class GameSession:
 
     def record(self, stop_event: threading.Event | None = None, *, time: _dt.datetime | None = None) -> GameRecord:
         """The finished game as a ``GameRecord`` (with its regret against the computer, None
-        against a person; ``time`` defaults to now, UTC).  The record's ``computer`` is the
-        other side's arrangement."""
+        against a person; ``time`` defaults to now, UTC, or ``$SOURCE_DATE_EPOCH``).  The
+        record's ``computer`` is the other side's arrangement."""
         result = self.result
         assert self._arrangement is not None and self._other is not None
-        moment = (time or _dt.datetime.now(_dt.UTC)).astimezone(_dt.UTC)
+        moment = (time or _now()).astimezone(_dt.UTC)
         return GameRecord(
             game=self.game, seed=self.seed, time=moment.strftime("%Y-%m-%dT%H:%M:%SZ"), opponent=self.computer.spec,
             deal=self.deal, player=self._arrangement, computer=self._other, showdown=result,
