@@ -13,12 +13,13 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import NoReturn
 
+from .faults import Fault
 from .rules import RULE_SETS, TIEBREAKS, Rules, get_rules
 from .text import one_line, quote
 
 __all__ = [
     "OneLineParser", "UsageError", "TIEBREAK_HELP", "add_rules_arguments", "rules_from_args", "run_cli", "print_json",
-    "number", "positive_float", "nonnegative_float", "integer", "int_at_least", "int_between", "positive_int",
+    "number", "positive_float", "integer", "int_at_least", "int_between", "positive_int",
     "user_cache_dir", "user_data_dir", "directory_problem", "output_file",
 ]
 
@@ -56,14 +57,6 @@ def positive_float(text: str) -> float:
     value = number(text)
     if not value > 0:
         raise argparse.ArgumentTypeError(f"must be positive: {quote(text)}")
-    return value
-
-
-def nonnegative_float(text: str) -> float:
-    """argparse type: a number ≥ 0."""
-    value = number(text)
-    if not value >= 0:
-        raise argparse.ArgumentTypeError(f"must be at least 0: {quote(text)}")
     return value
 
 
@@ -201,7 +194,7 @@ def run_cli(prog: str, body: Callable[[Sequence[str] | None], int], argv: Sequen
         return body(argv)
     except BrokenPipeError:  # pragma: no cover - e.g. piped into `head`
         return 0
-    except (UsageError, ValueError, OSError) as exc:
+    except (UsageError, ValueError, OSError, Fault) as exc:  # a fault here: a file the user named (--store)
         message = one_line(exc) if str(exc).strip() else type(exc).__name__
         print(f"{prog}: error: {message}", file=sys.stderr)
         return EXIT_USAGE

@@ -25,7 +25,7 @@ for) is left out of the JSON when it is absent, never sent as ``null``.
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -41,11 +41,15 @@ from quintet.schema import (
     ShowdownSlotOut,
 )
 
+if TYPE_CHECKING:
+    from solver.games.double_oracle import IterationRecord
+
 __all__ = [
     "ResultModel", "SlotAdviceOut", "VerificationOut", "AnswerOut", "SolutionOut", "SwapOut", "GradeOut",
     "MixEntryOut", "SlotMarginalOut", "PlanOut", "EquilibriumOut", "SafeOut", "RollOut", "SparseOut", "ProgressOut",
-    "KmixProgressOut", "JobProgressOut",
-    "SolveAnswerOut", "OddsOut", "RangeOut", "DefaultOut", "LimitsOut", "dump", "CATEGORY", "CATEGORIES",
+    "SolveAnswerOut", "OddsOut", "RangeOut", "DefaultOut", "LimitsOut", "BestResponseValueOut",
+    "DealEquilibriumOut", "TournamentDealOut", "EquilibriumSummaryOut", "TournamentOut", "BatchDealOut", "BatchOut",
+    "BookOut", "dump", "CATEGORY", "CATEGORIES", "KmixProgressOut", "JobProgressOut",
     # the game's (quintet.schema)
     "HandOut", "ShowdownSlotOut", "ShowdownOut", "HandValueOut", "HandReportOut", "RankedHandOut", "CompareOut",
     "DrawOptionOut", "DrawOut",
@@ -286,7 +290,7 @@ class SparseOut(ResultModel):
 
 
 class ProgressOut(ResultModel):
-    """An equilibrium solve's progress (``IterationRecord.to_progress``)."""
+    """An equilibrium solve's progress: its last iteration (``ProgressOut.of``)."""
 
     kind: Literal["equilibrium"] = "equilibrium"
     iteration: int
@@ -294,6 +298,12 @@ class ProgressOut(ResultModel):
     support: int
     pool_size: int
     seconds: float
+
+    @classmethod
+    def of(cls, record: IterationRecord) -> ProgressOut:
+        """The progress of one iteration of the double oracle."""
+        return cls(iteration=record.iteration, exploitability=max(0.0, record.exploitability),
+                   support=record.support, pool_size=record.pool_size, seconds=record.seconds)
 
 
 class KmixProgressOut(ResultModel):
@@ -351,6 +361,136 @@ class LimitsOut(ResultModel):
     ranges: dict[str, RangeOut] = Field(description="by field: epsilon, time_limit, threads, max_exploitability, "
                                                     "max_support, games, seed")
     defaults: dict[str, DefaultOut] = Field(description="by name: SOLVE_EPSILON, SOLVE_TIME_LIMIT, PLAY_EPSILON, …")
+
+
+# ---------------------------------------------------------------------------- quintet-tournament
+
+
+class BestResponseValueOut(ResultModel):
+    """A best-response strategy of one deal: its value against its model and whether it is proven."""
+
+    optimal: bool = Field(description="proven optimal (false: the time limit stopped the search)")
+    value: float = Field(description="its expected margin against the model it answers (points)")
+
+
+class DealEquilibriumOut(ResultModel):
+    """The equilibrium strategy of one deal."""
+
+    exploitability: float = Field(description="certified (points)")
+    converged: bool
+    proven: bool = Field(description="the exploitability is an exact best response's")
+    support: int = Field(description="arrangements in the mix")
+    from_store: bool
+    seconds: float
+
+
+class TournamentDealOut(ResultModel):
+    """One deal of the tournament: the margin matrix and what defines the strategies."""
+
+    exposed: list[str]
+    matrix: list[list[float]] = Field(description="matrix[a][b]: strategy a's expected margin against b")
+    arrangements: dict[str, list[list[str]]] = Field(description="the pure strategies' arrangements")
+    best_responses: dict[str, BestResponseValueOut] = Field(description="by strategy (br-uniform, br-greedy)")
+    equilibrium: DealEquilibriumOut | None = Field(default=None, exclude_if=_absent,
+                                                   description="when the equilibrium plays")
+
+
+class EquilibriumSummaryOut(ResultModel):
+    """The equilibria of the tournament's deals, summed up."""
+
+    deals: int
+    converged: int
+    max_exploitability: float
+    mean_exploitability: float
+    from_store: int
+    mean_support: float
+    target_epsilon: float | None
+
+
+class TournamentOut(ResultModel):
+    """``quintet-tournament --json``: every strategy against every other, exact per deal."""
+
+    kind: Literal["tournament"] = "tournament"
+    strategies: list[str]
+    labels: list[str]
+    n_deals: int
+    seed: int | None = Field(description="the seed of the random deals (null: the deals were given)")
+    sampled: bool = Field(description="always false: nothing is sampled (see note)")
+    note: str
+    payoff: str
+    mean: list[list[float]] = Field(description="mean[a][b] over the deals")
+    ci95: list[list[float | None]] = Field(description="half-width of the 95% confidence interval of the mean "
+                                                       "(null with one deal)")
+    row_mean: list[float | None]
+    row_mean_note: str
+    equilibrium: EquilibriumSummaryOut | None
+    deals: list[TournamentDealOut]
+    seconds: float
+    plot: str | None = Field(default=None, exclude_if=_absent, description="the heat map written (--plot)")
+
+
+# ---------------------------------------------------------------------------- quintet-batch
+
+
+class BatchDealOut(ResultModel):
+    """One canonical deal of a batch run."""
+
+    canonical: int = Field(description="the suit-canonical deal's key (its exposed cards as a card mask)")
+    exploitability: float | None = Field(description="certified (points); null when it failed")
+    converged: bool
+    iterations: int
+    support: int
+    seconds: float
+    cpu_seconds: float
+    worker: str = Field(description="host:pid")
+    error: str | None
+
+
+class BatchOut(ResultModel):
+    """``quintet-batch --json``: the run's counts and each deal solved."""
+
+    kind: Literal["batch"] = "batch"
+    total: int = Field(description="distinct canonical deals asked for")
+    solved: int
+    unconverged: int
+    skipped: int = Field(description="already certified within epsilon in the store")
+    failed: int
+    duplicates: int = Field(description="asked deals suit-equivalent to an earlier one")
+    stale: int = Field(description="stored by an earlier certificate version: solved again")
+    interrupted: bool
+    seconds: float
+    startup_seconds: float
+    deals_per_minute: float
+    executor: str
+    workers: int
+    epsilon: float
+    store: str | None
+    mean_cpu_seconds: float | None
+    deals: list[BatchDealOut]
+    errors: list[str]
+
+
+class BookOut(ResultModel):
+    """``quintet-batch --book --json``: the book's size and its CPU cost, estimated from a sample."""
+
+    kind: Literal["book"] = "book"
+    rules: str
+    canonical_deals: int
+    exposed_sets: int
+    sample: int
+    seed: int
+    epsilon: float
+    time_limit: float | None
+    converged: int
+    cpu_seconds: list[float]
+    wall_seconds: list[float]
+    deals: list[str]
+    mean_cpu_seconds: float | None
+    median_cpu_seconds: float | None
+    max_cpu_seconds: float | None
+    cpu_hours: float | None
+    cpu_hours_ci95: list[float] | None
+    lower_bound: bool = Field(description="some sampled deals hit the time limit: the estimate is a lower bound")
 
 
 # ----------------------------------------------------------------------------- the games' review, statistics, puzzles

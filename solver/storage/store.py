@@ -41,6 +41,7 @@ from pathlib import Path
 from typing import Any
 
 from quintet.cliutil import directory_problem, user_cache_dir
+from quintet.faults import Fault
 
 __all__ = [
     "APPLICATION_ID",
@@ -87,8 +88,9 @@ _SCHEMA = (
 )
 
 
-class StoreError(ValueError):
-    """A store that cannot be used (not SQLite, damaged, foreign, busy) or a bad argument."""
+class StoreError(Fault):
+    """A store that cannot be used (not SQLite, damaged, foreign, busy) or a bad argument: a fault
+    of the program's side, never the client's (``quintet.faults``)."""
 
 
 def default_store_path() -> Path:
@@ -149,8 +151,10 @@ class SolutionStore:
 
     # ------------------------------------------------------------------ opening
 
-    def _fail(self, problem: str) -> StoreError:
-        return StoreError(f"solution store {str(self.path)!r}: {problem}")
+    def _fail(self, problem: str, public: str | None = None) -> StoreError:
+        """``public``: the problem as a server may tell it (no path; default ``problem``)."""
+        return StoreError(f"solution store {str(self.path)!r}: {problem}",
+                          public=f"the solution store: {problem if public is None else public}")
 
     def _open(self) -> None:
         path = self.path
@@ -167,7 +171,7 @@ class SolutionStore:
         else:
             problem = directory_problem(path)
             if problem is not None:
-                raise self._fail(problem)
+                raise self._fail(problem, "its directory is missing or not a directory")
         try:
             conn = sqlite3.connect(str(path), timeout=self.timeout, isolation_level=None)
         except sqlite3.Error as exc:

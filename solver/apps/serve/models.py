@@ -232,8 +232,6 @@ class SolveIn(_Strict):
                                      description=f"seconds (default: none for a best response, {SOLVE_TIME_LIMIT:g} "
                                                  "for an equilibrium, a safe mix or a K-mix)")
     threads: ThreadCount | None = Field(default=None, description="CP-SAT's threads (engine cpsat)")
-    workers: ThreadCount | None = Field(default=None, deprecated=True,
-                                description="the old name of 'threads', accepted until the next release")
     seed: Seed | None = Field(default=None, description=(
         "random seed: the arrangement drawn from an equilibrium, a safe mix or a K-mix, and CP-SAT's seed "
         "(default 0)"))

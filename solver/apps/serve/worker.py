@@ -34,15 +34,16 @@ from pathlib import Path
 from pydantic import BaseModel, ValidationError
 
 from quintet.draw import advise
+from quintet.faults import Fault
 from quintet.rules import Rules
 from quintet.text import one_line
 from solver.advisor.request import SolveRequest, solve_request
-from solver.advisor.schema import DrawOut
+from solver.advisor.schema import DrawOut, KmixProgressOut, ProgressOut
 from solver.apps.serve.tables.tasks import PlayTask
 from solver.apps.serve.training import TRAINING_TASKS, TrainingTask
 from solver.games.double_oracle import IterationRecord
 from solver.games.sparse_mix import SparseRecord
-from solver.storage.store import SolutionStore, StoreError
+from solver.storage.store import SolutionStore
 
 __all__ = ["Task", "DrawTask", "worker_main", "run_task"]
 
@@ -85,12 +86,12 @@ class _LazyStore:
 
 
 Progress = Callable[[dict[str, object]], None]
-"""Where a task's progress goes: an equilibrium's iterations (``IterationRecord.to_progress``,
-kind ``equilibrium``), a K-mix's certifications (kind ``kmix``: ``KmixProgressOut``)."""
+"""Where a task's progress goes, as JSON: an equilibrium's iterations (``ProgressOut``, kind
+``equilibrium``), a K-mix's certifications (``KmixProgressOut``, kind ``kmix``)."""
 
 
 def _equilibrium_progress(progress: Progress) -> Callable[[IterationRecord], None]:
-    return lambda record: progress({"kind": "equilibrium", **record.to_progress()})
+    return lambda record: progress(ProgressOut.of(record).model_dump(mode="json"))
 
 
 def _kmix_progress(progress: Progress) -> Callable[[SparseRecord], None]:
@@ -98,8 +99,8 @@ def _kmix_progress(progress: Progress) -> Callable[[SparseRecord], None]:
 
     def report(record: SparseRecord) -> None:
         certified[0] += 1
-        progress({"kind": "kmix", "certified": certified[0], "support": record.support,
-                  "exploitability": max(0.0, record.best), "seconds": record.seconds})
+        progress(KmixProgressOut(certified=certified[0], support=record.support, exploitability=max(0.0, record.best),
+                                 seconds=record.seconds).model_dump(mode="json"))
 
     return report
 
@@ -179,8 +180,8 @@ def worker_main(tasks: Connection, results: Connection, cancel: Synchronized, st
 
         try:
             message: tuple[object, ...] = ("done", number, run_task(task.payload, store, stop, progress))
-        except StoreError as exc:  # the server's store, not the client's input
-            message = ("error", number, "internal", one_line(exc))
+        except Fault as exc:  # the server's store, an engine: not the client's input (no path of ours in it)
+            message = ("error", number, "internal", one_line(exc.public))
         except ValidationError as exc:  # an answer that does not fit its model: a fault, not the input
             traceback.print_exc(file=sys.stderr)
             message = ("error", number, "internal", one_line(f"{type(exc).__name__}: {exc}"))
