@@ -389,6 +389,7 @@ WRITER = """
 @pytest.mark.subprocess
 def test_two_processes_write_concurrently(tmp_path):
     path = tmp_path / "shared" / "s.sqlite"
+    path.parent.mkdir()  # the store's directory must exist; the file itself both writers may create
     go = tmp_path / "go"
     procs = [run_child(WRITER, str(path), str(go), who, "200") for who in ("A", "B")]
     for p in procs:
