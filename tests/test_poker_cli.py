@@ -505,6 +505,9 @@ def test_terminal_game_inside_tmux(tmp_path: Path):
         pane.type("fol")
         pane.keys("C-c")  # clears the line; the game goes on
         pane.wait_for("(Ctrl-C: type 'quit' or press Ctrl-D to leave)")
+        deadline = time.monotonic() + 10  # the prompt comes back, empty
+        while pane.prompt_line() != ">" and time.monotonic() < deadline:
+            time.sleep(0.1)
         assert pane.prompt_line() == ">"
         pane.keys("C-d")
         text = pane.wait_for("EXIT=")
