@@ -20,7 +20,7 @@ from .text import one_line, quote
 __all__ = [
     "OneLineParser", "UsageError", "TIEBREAK_HELP", "add_rules_arguments", "rules_from_args", "run_cli", "print_json",
     "number", "positive_float", "integer", "int_at_least", "int_between", "positive_int",
-    "user_cache_dir", "user_data_dir", "directory_problem", "output_file",
+    "user_cache_dir", "user_data_dir", "directory_problem", "output_file", "kept_file",
 ]
 
 EXIT_USAGE = 2
@@ -170,6 +170,21 @@ def output_file(text: str, option: str) -> Path:
     if problem is not None:
         raise UsageError(f"{option} {quote(text, PATH_LIMIT)}: {problem}")
     return path
+
+
+def kept_file(text: str | None, default: str, option: str) -> Path:
+    """Where a game keeps what was played, between sessions: the option's FILE (``text``, checked
+    by ``output_file``), else ``default`` in the user data directory (made if missing: it is
+    ours); ``UsageError`` when neither can be written."""
+    if text is not None:
+        return output_file(text, option)
+    path = user_data_dir() / default
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise UsageError(f"cannot make the directory {str(path.parent)!r} ({exc.strerror or exc}): give {option} "
+                         "FILE, or keep nothing") from None
+    return output_file(str(path), option)
 
 
 def print_json(obj: object) -> None:

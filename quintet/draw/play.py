@@ -41,8 +41,8 @@ from ..cliutil import (
     UsageError,
     int_at_least,
     integer,
+    kept_file,
     number,
-    output_file,
     user_cache_dir,
     user_data_dir,
 )
@@ -536,17 +536,9 @@ def default_history() -> Path:
 def _history_path(args: argparse.Namespace, person: bool) -> Path | None:
     if args.history and args.no_history:
         raise UsageError("--history and --no-history cannot be combined")
-    if args.history:
-        return output_file(args.history, "--history")
-    if args.no_history or not person or args.stats:
-        return None
-    path = default_history()
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise UsageError(f"cannot make the history's directory {str(path.parent)!r} ({exc.strerror or exc}): "
-                         "give --history FILE or --no-history") from None
-    return output_file(str(path), "the history file")
+    if args.no_history or args.stats or (not person and not args.history):
+        return None  # --stats reads the history, writes nothing
+    return kept_file(args.history, default_history().name, "--history")
 
 
 _WAYS = {"up": "rising", "down": "falling"}

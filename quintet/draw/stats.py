@@ -19,12 +19,12 @@ when asked to pay to see — with the chips each way won or lost: where the chip
 
 from __future__ import annotations
 
-import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..jsonlines import read_json_lines
 from ..trend import Trend
 
 __all__ = ["WINDOW", "Outcome", "PokerStats", "poker_stats", "read_history", "HistoryError"]
@@ -100,21 +100,8 @@ def poker_stats(lines: Iterable[dict[str, Any]], window: int = WINDOW, player: s
 def read_history(path: str | Path) -> list[dict[str, Any]]:
     """The history lines of a file (blank lines skipped); ``HistoryError`` naming the file and
     the line for one that is not a JSON object with ``seats``."""
-    path = Path(path)
-    if not path.is_file():
-        raise HistoryError(f"history file {str(path)!r} not found")
-    try:
-        text: Sequence[str] = path.read_text(encoding="utf-8").splitlines()
-    except (OSError, UnicodeDecodeError) as exc:
-        raise HistoryError(f"{path}: cannot read ({exc})") from None
     lines = []
-    for number, raw in enumerate(text, start=1):
-        if not raw.strip():
-            continue
-        try:
-            line = json.loads(raw)
-        except json.JSONDecodeError as exc:
-            raise HistoryError(f"{path}: line {number}: not valid JSON ({exc.msg})") from None
+    for number, line in read_json_lines(path, HistoryError, "history file"):
         if not isinstance(line, dict) or not isinstance(line.get("seats"), list) or not all(
                 isinstance(s, dict) and {"seat", "stack_before", "stack_after"} <= set(s) for s in line["seats"]):
             raise HistoryError(f"{path}: line {number}: not a hand's history (no 'seats' with stacks)")

@@ -46,8 +46,8 @@ from quintet.cliutil import (
     add_rules_arguments,
     directory_problem,
     integer,
+    kept_file,
     number,
-    output_file,
     print_json,
     rules_from_args,
     run_cli,
@@ -538,20 +538,12 @@ def _check_store_options(args: argparse.Namespace) -> None:
 
 def _records_path(args: argparse.Namespace) -> Path | None:
     """The records file of this run: ``--record FILE``, none with ``--no-record``, else the
-    default one (its directory, the user data directory, is made)."""
+    default one (``default_records``)."""
     if args.no_record:
         if args.record is not None:
             raise UsageError("--record and --no-record cannot be combined")
         return None
-    if args.record is not None:
-        return output_file(args.record, "--record")  # fails now, in one line, if it cannot be written
-    path = default_records()
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise UsageError(f"cannot make the records directory {str(path.parent)!r} ({exc.strerror or exc}): "
-                         "give --record FILE or --no-record") from None
-    return output_file(str(path), "the records file")
+    return kept_file(args.record, default_records().name, "--record")
 
 
 def _play(argv: Sequence[str]) -> int:

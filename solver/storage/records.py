@@ -25,7 +25,6 @@ it is refused.
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -33,6 +32,7 @@ from quintet.cards import CardError, format_cards
 from quintet.evaluator import HandValue
 from quintet.fingerprint import rules_fingerprint
 from quintet.game import Arrangement, ArrangementError, Deal, Showdown, showdown
+from quintet.jsonlines import read_json_lines
 from quintet.rules import Rules
 from quintet.text import quote
 
@@ -169,22 +169,9 @@ def read_player_games(path: str | Path, rules: Rules) -> list[tuple[Deal, Arrang
     JSON object with ``exposed`` and ``player``, an illegal arrangement, other rules, or a
     file without records.
     """
-    path = Path(path)
-    if not path.is_file():
-        raise RecordError(f"records file {str(path)!r} not found")
-    try:
-        lines: Sequence[str] = path.read_text(encoding="utf-8").splitlines()
-    except (OSError, UnicodeDecodeError) as exc:
-        raise RecordError(f"{path}: cannot read ({exc})") from None
     fingerprint = rules_fingerprint(rules)
     games = []
-    for number, line in enumerate(lines, start=1):
-        if not line.strip():
-            continue
-        try:
-            entry = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise RecordError(f"{path}: line {number}: not valid JSON ({exc.msg})") from None
+    for number, entry in read_json_lines(path, RecordError, "records file"):
         try:
             games.append(_player_game(entry, rules, fingerprint))
         except RecordError as exc:
@@ -219,24 +206,12 @@ def read_records(path: str | Path, rules: Rules, *, skip_other_rules: bool = Fal
     ``skip_other_rules``: records of other rules are left out (the games' own records file
     holds every rule set played), not refused."""
     fingerprint = rules_fingerprint(rules)
-    path = Path(path)
-    if not path.is_file():
-        raise RecordError(f"records file {str(path)!r} not found")
-    try:
-        lines: Sequence[str] = path.read_text(encoding="utf-8").splitlines()
-    except (OSError, UnicodeDecodeError) as exc:
-        raise RecordError(f"{path}: cannot read ({exc})") from None
     records = []
-    for number, line in enumerate(lines, start=1):
-        if not line.strip():
+    for number, entry in read_json_lines(path, RecordError, "records file"):
+        if skip_other_rules and isinstance(entry, dict) and entry.get("rules", fingerprint) != fingerprint:
             continue
         try:
-            entry = json.loads(line)
-            if skip_other_rules and isinstance(entry, dict) and entry.get("rules", fingerprint) != fingerprint:
-                continue
             records.append(GameRecord.from_dict(entry, rules))
-        except json.JSONDecodeError as exc:
-            raise RecordError(f"{path}: line {number}: not valid JSON ({exc.msg})") from None
         except RecordError as exc:
             raise RecordError(f"{path}: line {number}: {exc}") from None
     return records
