@@ -94,3 +94,19 @@ def all_masks(all_combos) -> np.ndarray:
     arr = np.array(all_combos, dtype=np.int64)
     masks = np.bitwise_or.reduce(np.left_shift(np.int64(1), arr), axis=1)
     return masks.astype(np.uint32)
+
+
+QUICK = "Kc Qh Qd Js 9d 8s 7d"
+"""The quick deal: its exact equilibrium takes about a second, CP-SAT's recheck of it far longer."""
+
+
+@pytest.fixture(scope="session")
+def quick_exact_equilibrium():
+    """QUICK's exact equilibrium (ε 0), solved once per session: the modules that recheck,
+    thin or stop a solve of it (test_verify, test_sparse, test_stop) share it."""
+    from quintet.game import Deal
+    from solver.advisor.equilibrium import equilibrium
+
+    eq = equilibrium(Deal.from_exposed(QUICK), epsilon=0.0, time_limit=300)
+    assert eq.converged and eq.proven
+    return eq
