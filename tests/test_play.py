@@ -594,8 +594,8 @@ def test_hint_k_and_the_equilibrium_s_plans_through_stdin(tmp_path, monkeypatch)
     exposed, seed = "Kc Qh Qd Js 9d 8s 7d", 3  # its equilibrium solves in seconds
     hinted: list[SparseEquilibrium] = []  # the K-mixes the game found (kept, not searched for again)
     mix_hint = GameSession.mix_hint
-    monkeypatch.setattr(GameSession, "mix_hint", lambda game, k, stop_event=None: hinted.append(
-        mix_hint(game, k, stop_event)) or hinted[-1])
+    monkeypatch.setattr(GameSession, "mix_hint", lambda game, k, stop_event=None, progress=None: hinted.append(
+        mix_hint(game, k, stop_event, progress)) or hinted[-1])
     proc = play(tmp_path, "odds\nhint 2\nhint 0\nhint\n", "--exposed", exposed, "--seed", str(seed), "--quiet")
     assert proc.returncode == 0, proc.stderr
     assert "Traceback" not in proc.stdout + proc.stderr
