@@ -80,6 +80,20 @@ def games_keep_their_records_here(tmp_path_factory):
             os.environ["XDG_DATA_HOME"] = previous
 
 
+@pytest.fixture(scope="session", autouse=True)
+def no_resident_process(tmp_path_factory):
+    """quintet-solve started by a test never finds a resident process of the user's
+    (``solver.apps.solve_client``): its socket is a path of the session's, where none listens
+    unless a test starts one."""
+    previous = os.environ.get("QUINTET_SOCKET")
+    os.environ["QUINTET_SOCKET"] = str(tmp_path_factory.mktemp("no-resident") / "solve.sock")
+    yield
+    if previous is None:
+        os.environ.pop("QUINTET_SOCKET", None)
+    else:
+        os.environ["QUINTET_SOCKET"] = previous
+
+
 @pytest.fixture(scope="session")
 def all_combos() -> list[tuple[int, ...]]:
     """Every 5-subset of card ints 0..31, in lexicographic order."""
