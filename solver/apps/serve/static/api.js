@@ -1,4 +1,5 @@
-// The JSON API: requests, errors as {"error": "..."}, and jobs followed by server-sent events.
+// The JSON API: requests, errors as {"error": "..."}, and jobs followed by server-sent events
+// (read with fetch: a job's calls, like a table's, send its secret as Authorization: Bearer).
 // Paths are relative to the page (a leading "/" is dropped): behind a proxy the page may live
 // under a sub-path (HOST/quintet/), and its API is then under it too.
 
@@ -46,20 +47,23 @@ export async function call(method, path, body, { token = null } = {}) {
 
 /**
  * Follow a job until it is finished: ``onUpdate(job)`` at every change.  Resolves to the
- * final job.  Uses server-sent events; falls back to polling once a second.
+ * final job.  ``job`` is the 202 answer that started it: its ``secret`` is sent with every
+ * call about it (Authorization: Bearer).  Reads its server-sent events; polls once a second
+ * if the stream breaks off.
  */
 export function followJob(job, onUpdate) {
+  const finished = (j) => ["done", "cancelled", "failed"].includes(j.status);
   return new Promise((resolve, reject) => {
-    const finished = (j) => ["done", "cancelled", "failed"].includes(j.status);
     if (finished(job)) {
       onUpdate(job);
       resolve(job);
       return;
     }
-    let source = null;
+    let last = job;
     const poll = async () => {
       try {
-        const { data } = await call("GET", `api/jobs/${job.job}`);
+        const { data } = await call("GET", `api/jobs/${job.job}`, undefined, { token: job.secret });
+        last = data;
         onUpdate(data);
         if (finished(data)) resolve(data);
         else setTimeout(poll, 1000);
@@ -67,25 +71,12 @@ export function followJob(job, onUpdate) {
         reject(e);
       }
     };
-    if (!window.EventSource) {
-      poll();
-      return;
-    }
-    source = new EventSource(apiUrl(`api/jobs/${job.job}/events`));
-    source.addEventListener("job", (event) => {
-      const data = JSON.parse(event.data);
+    const events = readEvents(`api/jobs/${job.job}/events`, job.secret, (kind, data) => {
+      if (kind !== "job") return;
+      last = data;
       onUpdate(data);
-      if (finished(data)) {
-        source.close();
-        resolve(data);
-      }
     });
-    source.onerror = () => {
-      if (source.readyState === EventSource.CLOSED || source.readyState === EventSource.CONNECTING) {
-        source.close();
-        poll();
-      }
-    };
+    events.then(() => (finished(last) ? resolve(last) : poll()), () => poll());
   });
 }
 
