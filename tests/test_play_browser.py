@@ -23,7 +23,7 @@ import time
 import httpx
 import pytest
 import tiers
-from serve_helpers import QUICK_DEALS, live_server, wait_for_workers
+from serve_helpers import NO_LIMITS, QUICK_DEALS, live_server, wait_for_workers
 from table_helpers import SeatClient, packet_sets, packets_found, two_arrangements
 
 from quintet.game import Arrangement, Deal, showdown
@@ -42,7 +42,7 @@ SEAT_LINK = re.compile(r"#play/([\w-]{22})/([12])/([\w-]{43})$")
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
     base = tmp_path_factory.mktemp("play")
-    with live_server("--workers", "1", "--store", str(base / "solutions.sqlite")) as (url, _):
+    with live_server("--workers", "1", *NO_LIMITS, "--store", str(base / "solutions.sqlite")) as (url, _):
         wait_for_workers(lambda: httpx.get(f"{url}/api/health").json(), 1)
         yield url
 
@@ -61,7 +61,9 @@ class Page:
 
     def __init__(self, browser, viewport=DESKTOP) -> None:
         phone = viewport["width"] < 500
-        self.context = browser.new_context(viewport=viewport, is_mobile=phone, has_touch=phone, accept_downloads=True)
+        # bypass_csp: Playwright evaluates its string predicates with eval, which the page's CSP forbids
+        self.context = browser.new_context(viewport=viewport, is_mobile=phone, has_touch=phone, accept_downloads=True,
+                                           bypass_csp=True)
         self.pg = self.context.new_page()
         self.pg.set_default_timeout(TIMEOUT_MS)
         self.errors: list[str] = []

@@ -18,7 +18,7 @@ import re
 import httpx
 import pytest
 import tiers
-from serve_helpers import live_server, wait_for_workers
+from serve_helpers import NO_LIMITS, live_server, wait_for_workers
 from table_helpers import two_arrangements
 
 from quintet.game import Arrangement, Deal, showdown
@@ -34,7 +34,7 @@ SEED = 31
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
     base = tmp_path_factory.mktemp("caddy-play")
-    with live_server("--workers", "1", "--store", str(base / "solutions.sqlite")) as (url, _):
+    with live_server("--workers", "1", *NO_LIMITS, "--store", str(base / "solutions.sqlite")) as (url, _):
         wait_for_workers(lambda: httpx.get(f"{url}/api/health").json(), 1)
         yield url
 
@@ -50,9 +50,11 @@ def browser():
 
 def new_page(browser, viewport, origin: str):
     """A context that trusts Caddy's internal CA (its root is not installed here) and may read
-    the clipboard of ``origin``."""
+    the clipboard of ``origin``.  bypass_csp: Playwright evaluates its string predicates with
+    eval, which the page's Content-Security-Policy forbids."""
     phone = viewport["width"] < 500
-    context = browser.new_context(viewport=viewport, is_mobile=phone, has_touch=phone, ignore_https_errors=True)
+    context = browser.new_context(viewport=viewport, is_mobile=phone, has_touch=phone, ignore_https_errors=True,
+                                  bypass_csp=True)
     context.grant_permissions(["clipboard-read", "clipboard-write"], origin=origin)
     pg = context.new_page()
     pg.set_default_timeout(TIMEOUT_MS)

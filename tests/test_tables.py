@@ -20,7 +20,7 @@ import time
 
 import httpx
 import pytest
-from serve_helpers import ROOT, live_server, wait_for_workers
+from serve_helpers import NO_LIMITS, ROOT, live_server, wait_for_workers
 from table_helpers import (
     SeatClient,
     deal_of,
@@ -202,7 +202,7 @@ def test_commitment_checks_out_with_sha256sum_and_fails_for_a_changed_arrangemen
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
     base = tmp_path_factory.mktemp("tables")
-    with live_server("--workers", "1", "--store", str(base / "solutions.sqlite"),
+    with live_server("--workers", "1", *NO_LIMITS, "--store", str(base / "solutions.sqlite"),
                      "--tables", str(base / "tables.sqlite")) as (url, proc):
         wait_for_workers(lambda: httpx.get(f"{url}/api/health").json(), 1)
         yield url

@@ -4,8 +4,11 @@ trusts, the client a request comes from, the host names it answers to.
 * **Links** — with ``--public-url https://host[:port][/path]`` (or ``$QUINTET_PUBLIC_URL``)
   every link the server makes starts with it.  Without it a link follows the request: its
   scheme and ``Host``, or — from a proxy the server trusts (``--trusted-proxies``, loopback by
-  default) — the proxy's ``Forwarded`` (RFC 7239) or ``X-Forwarded-Proto``, ``-Host``,
-  ``-Port`` and ``-Prefix``; under ``--root-path`` (or ``X-Forwarded-Prefix``) the page's path.
+  default) — the proxy's ``X-Forwarded-Proto``, ``-Host``, ``-Port`` and ``-Prefix``, or when it
+  sends none of ``X-Forwarded-For``, ``-Proto``, ``-Host`` its ``Forwarded`` (RFC 7239; Caddy and
+  nginx keep the X-Forwarded headers and pass a client's ``Forwarded`` on unchanged, so that
+  one is read only from a proxy that keeps it); under ``--root-path`` (or
+  ``X-Forwarded-Prefix``) the page's path.
   A link to a loopback or unspecified address (``127.0.0.1``, ``localhost``, ``0.0.0.0``)
   reaches no other machine: it comes with a warning that says how to publish the server.
 * **The client's address** — the connection's peer, or behind trusted proxies the nearest
@@ -67,6 +70,14 @@ class Public:
     @property
     def public_host(self) -> str | None:
         return None if self.public_url is None else (urlsplit(self.public_url).hostname or None)
+
+    @property
+    def public_origin(self) -> str | None:
+        """The public URL's web origin (scheme://host[:port])."""
+        if self.public_url is None:
+            return None
+        parts = urlsplit(self.public_url)
+        return Origin(parts.scheme, parts.netloc).origin
 
     def trusts(self, address: str | None) -> bool:
         ip = _ip(address)
@@ -260,16 +271,7 @@ def _hops(public: Public, peer: str | None, headers: Mapping[str, str]) -> tuple
         return peer, {}
     said: dict[str, str] = {}
     client = peer
-    if "forwarded" in headers:
-        elements = _forwarded(headers["forwarded"])
-        chosen: dict[str, str] = {}
-        for element in reversed(elements):  # the nearest proxy's element is the last
-            chosen = element
-            client = _node(element.get("for")) or client
-            if not public.trusts(client):
-                break
-        said = {k: chosen[k] for k in ("proto", "host") if chosen.get(k)}
-    elif "x-forwarded-for" in headers or "x-forwarded-proto" in headers or "x-forwarded-host" in headers:
+    if any(h in headers for h in ("x-forwarded-for", "x-forwarded-proto", "x-forwarded-host", "x-forwarded-port")):
         for hop in reversed(headers.get("x-forwarded-for", "").split(",")):
             address = _node(hop.strip())
             if address is None:
@@ -281,6 +283,15 @@ def _hops(public: Public, peer: str | None, headers: Mapping[str, str]) -> tuple
             value = _last(headers.get(f"x-forwarded-{key}"))
             if value:
                 said[key] = value
+    elif "forwarded" in headers:  # RFC 7239, from a proxy that sends no X-Forwarded-*
+        elements = _forwarded(headers["forwarded"])
+        chosen: dict[str, str] = {}
+        for element in reversed(elements):  # the nearest proxy's element is the last
+            chosen = element
+            client = _node(element.get("for")) or client
+            if not public.trusts(client):
+                break
+        said = {k: chosen[k] for k in ("proto", "host") if chosen.get(k)}
     prefix = _last(headers.get("x-forwarded-prefix"))
     if prefix is not None:
         said["prefix"] = prefix
@@ -316,6 +327,9 @@ def request_origin(public: Public, scope: Mapping[str, Any]) -> Origin:
             raise PublicError(f"a forwarded port of {said['port'][:20]!r}: expected 1 to 65535")
         name = host.rsplit(":", 1)[0] if not host.endswith("]") else host
         host = f"{name}:{said['port']}"
+    default = {"http": ":80", "https": ":443"}[scheme]
+    if host.endswith(default):  # the scheme's own port is left out of links
+        host = host[: -len(default)]
     prefix = said.get("prefix", public.root_path)
     try:
         prefix = parse_root_path(prefix)

@@ -108,7 +108,8 @@ def _kmix_progress(progress: Progress) -> Callable[[SparseRecord], None]:
 def run_task(payload: SolveRequest | DrawTask | PlayTask | TrainingTask, store: Callable[[], SolutionStore],
              stop: threading.Event, progress: Progress) -> BaseModel | dict[str, object]:
     """The answer to one task as its response model (its JSON is what the matching CLI prints
-    with ``--json``; a table's task answers its JSON, ``solver.apps.serve.tables.tasks``);
+    with ``--json``; a task that runs itself — a table's, ``solver.apps.serve.tables.tasks`` —
+    answers its JSON);
     ``store`` opens the store, called only when an equilibrium is needed.  A request that may
     not read files (``files=False``: every request a server takes) is checked again here,
     before anything runs: no term names a file."""

@@ -501,7 +501,7 @@ async function cancelJob() {
   if (!state.job) return;
   $("cancel").disabled = true;
   try {
-    await call("DELETE", `/api/jobs/${state.job.job}`);
+    await call("DELETE", `api/jobs/${state.job.job}`, undefined, { token: state.job.secret });
   } catch (e) {
     showError(e.message);
   }

@@ -1,4 +1,5 @@
-// The JSON API: requests, errors as {"error": "..."}, and jobs followed by server-sent events.
+// The JSON API: requests, errors as {"error": "..."}, and jobs followed by server-sent events
+// (read with fetch: a job's calls, like a table's, send its secret as Authorization: Bearer).
 // Paths are relative to the page (a leading "/" is dropped): behind a proxy the page may live
 // under a sub-path (HOST/quintet/), and its API is then under it too.
 
@@ -49,8 +50,10 @@ export async function call(method, path, body, { token = null, signal = undefine
 
 /**
  * Follow a job until it is finished: ``onUpdate(job)`` at every change.  Resolves to the
- * final job.  Reads the job's server-sent events (``readEvents``, the one event reader); if
- * the stream breaks, asks for the job once a second until it is finished.
+ * final job.  ``job`` is the 202 answer that started it: its ``secret`` is sent with every
+ * call about it (Authorization: Bearer).  Reads the job's server-sent events (``readEvents``,
+ * the one event reader); if the stream breaks, asks for the job once a second until it is
+ * finished.
  */
 export async function followJob(job, onUpdate) {
   const finished = (j) => ["done", "cancelled", "failed"].includes(j.status);
@@ -59,7 +62,7 @@ export async function followJob(job, onUpdate) {
   let last = job;
   const controller = new AbortController();
   try {
-    await readEvents(`/api/jobs/${job.job}/events`, null, (kind, data) => {
+    await readEvents(`api/jobs/${job.job}/events`, job.secret, (kind, data) => {
       if (kind !== "job") return;
       last = data;
       onUpdate(data);
@@ -70,7 +73,7 @@ export async function followJob(job, onUpdate) {
   }
   while (!finished(last)) {
     await new Promise((r) => setTimeout(r, 1000));
-    last = (await call("GET", `/api/jobs/${job.job}`)).data;
+    last = (await call("GET", `api/jobs/${job.job}`, undefined, { token: job.secret })).data;
     onUpdate(last);
   }
   return last;
