@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from multiprocessing.connection import Connection
 from multiprocessing.sharedctypes import Synchronized
 from pathlib import Path
+from typing import Protocol
 
 from pydantic import BaseModel, ValidationError
 
@@ -39,7 +40,6 @@ from quintet.rules import Rules
 from quintet.text import one_line
 from solver.advisor.request import SolveRequest, solve_request
 from solver.advisor.schema import DrawOut, KmixProgressOut, ProgressOut
-from solver.apps.serve.tables.tasks import PlayTask
 from solver.apps.serve.training import TRAINING_TASKS, TrainingTask
 from solver.games.double_oracle import IterationRecord
 from solver.games.sparse_mix import SparseRecord
@@ -61,10 +61,17 @@ class DrawTask:
     objective: str = "expected"
 
 
+class Runnable(Protocol):
+    """A task that runs itself: a table's (``solver.apps.serve.tables.tasks.PlayTask``; the
+    server's own, never a client's object)."""
+
+    def run(self, store: Callable[[], SolutionStore], stop: threading.Event) -> dict[str, object]: ...
+
+
 @dataclass(frozen=True)
 class Task:
     number: int  # unique per server run, > 0
-    payload: SolveRequest | DrawTask | PlayTask | TrainingTask
+    payload: SolveRequest | DrawTask | TrainingTask | Runnable
 
 
 class _LazyStore:
@@ -105,7 +112,7 @@ def _kmix_progress(progress: Progress) -> Callable[[SparseRecord], None]:
     return report
 
 
-def run_task(payload: SolveRequest | DrawTask | PlayTask | TrainingTask, store: Callable[[], SolutionStore],
+def run_task(payload: SolveRequest | DrawTask | TrainingTask | Runnable, store: Callable[[], SolutionStore],
              stop: threading.Event, progress: Progress) -> BaseModel | dict[str, object]:
     """The answer to one task as its response model (its JSON is what the matching CLI prints
     with ``--json``; a task that runs itself — a table's, ``solver.apps.serve.tables.tasks`` —
@@ -113,13 +120,13 @@ def run_task(payload: SolveRequest | DrawTask | PlayTask | TrainingTask, store: 
     ``store`` opens the store, called only when an equilibrium is needed.  A request that may
     not read files (``files=False``: every request a server takes) is checked again here,
     before anything runs: no term names a file."""
-    if isinstance(payload, PlayTask):
-        return payload.run(store, stop)
     if isinstance(payload, TRAINING_TASKS):
         return payload.run(store, stop, _equilibrium_progress(progress))
     if isinstance(payload, DrawTask):
         return DrawOut.model_validate(
             advise(payload.hand, payload.rules, known=payload.known, objective=payload.objective).to_dict())
+    if not isinstance(payload, SolveRequest):
+        return payload.run(store, stop)
     if not payload.files:
         payload.opponent.refuse_files()
     return solve_request(payload, store=store() if payload.wants_equilibrium else None, stop_event=stop,
