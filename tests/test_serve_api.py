@@ -365,7 +365,7 @@ def test_a_broken_store_is_the_server_s_fault_never_bad_input(tmp_path):
     junk = tmp_path / "junk.sqlite"
     junk.write_bytes(b"this is not a database" * 100)
     app = create_app(ServeConfig(workers=1, warm_up=False, store=junk))
-    with TestClient(app, raise_server_exceptions=False) as c:
+    with TestClient(app, base_url="http://localhost", raise_server_exceptions=False) as c:
         wait_for_workers(lambda: c.get("/api/health").json(), 1)
         # the server's process reads the store to see whether the equilibrium is solved
         answer = post(c, "/api/solve", {"exposed": STORED_DEAL, "epsilon": 0.05})

@@ -220,8 +220,11 @@ def test_a_play_only_server_turns_the_solver_off(tmp_path):
         for method, path, body in (("POST", "/api/solve", {"exposed": EXAMPLE, "opponent": "uniform"}),
                                    ("GET", "/api/jobs/x", None), ("DELETE", "/api/jobs/x", None),
                                    ("GET", "/api/jobs/x/events", None),
-                                   ("POST", "/api/draw", {"hand": "Ah Kh 9h 5h 2c"})):
+                                   ("POST", "/api/draw", {"hand": "Ah Kh 9h 5h 2c"}),
+                                   ("POST", "/api/review", {"record": {}}), ("GET", "/api/puzzles", None),
+                                   ("POST", "/api/puzzles/grade", {"exposed": EXAMPLE, "arrangement": None})):
             assert error(c.request(method, path, json=body), 403) == PLAY_ONLY, path
+        assert c.post("/api/stats", json={"records": []}).status_code == 200  # arithmetic, not a solve
         assert c.post("/api/tables", json={"opponent": "friend"}).status_code == 201
         assert c.get("/api/rules").status_code == 200 and c.get("/api/deal?seed=1").status_code == 200
 

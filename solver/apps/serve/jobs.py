@@ -44,6 +44,7 @@ from solver.advisor.request import SolveRequest
 from solver.apps.interrupt import children_ignore_ctrl_c
 from solver.apps.serve.quota import TooMany
 from solver.apps.serve.tables.tasks import PlayTask
+from solver.apps.serve.training import TRAINING_TASKS
 from solver.apps.serve.worker import Task, worker_main
 
 __all__ = ["Job", "JobStatus", "Lane", "Unavailable", "QueueFull", "TaskRefused", "WorkerFault", "WorkerPool",
@@ -71,6 +72,8 @@ def task_limit(payload: object, quick: float = SERVE_QUICK_TIME_LIMIT) -> float 
         return solve + (payload.verify or 0.0) + LIMIT_MARGIN
     if isinstance(payload, PlayTask):  # a table's task: at most an equilibrium, then a search
         return PLAY_TIME_LIMIT + TABLE_SEARCH_TIME_LIMIT + LIMIT_MARGIN
+    if isinstance(payload, TRAINING_TASKS):  # a review, a puzzle's grade: within their searches' limits
+        return payload.seconds + LIMIT_MARGIN
     return quick + LIMIT_MARGIN  # draw advice (exact, seconds)
 MAX_START_FAILURES = 3
 Lane = Literal["quick", "long"]
@@ -277,7 +280,7 @@ class WorkerPool:
 
     def submit(self, payload: Any, *, lane: Lane, request: dict[str, Any], owner: str | None = None,
                limit: float | None = None) -> Job:
-        """Queue a task (a ``SolveRequest``, ``DrawTask`` or ``PlayTask``) of ``owner`` that may run
+        """Queue a task (a ``SolveRequest``, ``DrawTask``, ``PlayTask`` or a training task) of ``owner`` that may run
         ``limit`` seconds (default: ``task_limit``); raises ``QueueFull``, ``TooMany`` (the owner's
         jobs), or ``Unavailable`` when the pool is stopping or broken."""
         if limit is None:

@@ -33,7 +33,7 @@ from solver.apps.serve.models import ImmediateAnswerOut, JobCreatedOut, JobOut, 
 from solver.apps.serve.public import request_origin
 from solver.apps.serve.state import AppState, ServeConfig, app_state, solver_on
 
-__all__ = ["router", "solve_request_of", "job_out", "echo", "EVENT_INTERVAL", "STOP_GRACE", "NO_SECRET"]
+__all__ = ["router", "solve_request_of", "job_out", "job_created", "echo", "EVENT_INTERVAL", "STOP_GRACE", "NO_SECRET"]
 
 EVENT_INTERVAL = 0.25  # seconds between checks of a job for its event stream
 STOP_GRACE = 0.8  # seconds a stream waits, when the server stops, for its cancelled job to finish
@@ -108,6 +108,15 @@ def job_out(job: Job) -> JobOut:
                   result=job.result, error=job.error)
 
 
+def job_created(state: AppState, job: Job, http: Request) -> JSONResponse:
+    """The 202 of a job just started: the job and its secret (``JobCreatedOut``; shown once,
+    here), and its address (under the page's prefix) as Location."""
+    created = JobCreatedOut(**job_out(job).model_dump(), secret=job.secret)
+    prefix = request_origin(state.config.public, http.scope).prefix
+    return JSONResponse(created.model_dump(mode="json"), status_code=202,
+                        headers={"Location": f"{prefix}/api/jobs/{job.id}"})
+
+
 def _job(state: AppState, job_id: str, secret: str) -> Job:
     """The job ``job_id`` if ``secret`` is its secret (compared in constant time); else 404, the
     same for no such job."""
@@ -154,10 +163,7 @@ async def solve(body: SolveIn, state: State, http: Request) -> Any:
     request = _limited(request, long, state.config)
     job = state.pool.submit(request, lane="long" if long else "quick", request=echo(body), owner=client)
     if long:
-        created = JobCreatedOut(**job_out(job).model_dump(), secret=job.secret)
-        prefix = request_origin(state.config.public, http.scope).prefix
-        return JSONResponse(created.model_dump(mode="json"), status_code=202,
-                            headers={"Location": f"{prefix}/api/jobs/{job.id}"})
+        return job_created(state, job, http)
     return await state.answer(job, http)
 
 

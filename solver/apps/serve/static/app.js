@@ -40,8 +40,8 @@ async function showHealth() {
       `v${data.version} · ${data.workers_ready} of ${data.workers} workers ready${data.solver ? "" : " · play only"}`;
     if (!data.solver && !document.body.dataset.playOnly) {
       document.body.dataset.playOnly = "true";
-      // a play-only server (quintet-serve --play-only): the solver's tabs would answer 403
-      for (const id of ["tab-advisor", "tab-draw"]) document.getElementById(id).hidden = true;
+      // a play-only server (quintet-serve --play-only): the solver's tabs (a review solves) would answer 403
+      for (const id of ["tab-advisor", "tab-draw", "tab-review"]) document.getElementById(id).hidden = true;
       select(document.getElementById("tab-play"), false);
     }
     if (data.workers_ready < data.workers) setTimeout(showHealth, 1000);
