@@ -408,6 +408,10 @@ def test_a_computer_match_through_the_page(browser, server):
     pg.fill("#play-text", mine)
     pg.click("#play-grade")
     pg.wait_for_selector("#play-grade-regret")
+    placed = pg.input_value("#play-text")
+    pg.click("#play-hint")  # five full slots: the hint is the best arrangement (as quintet-play's)
+    pg.wait_for_selector("#play-advice h3:has-text('Hint: the best arrangement')")
+    assert not pg.is_visible("#play-error") and pg.input_value("#play-text") == placed  # the slots as they were
     pg.click("#play-odds")
     pg.wait_for_selector("#play-advice .marginals")
     assert "greedy" in pg.text_content("#play-advice")

@@ -834,14 +834,12 @@ function hint() {
       + `packets where they are; fill slot ${partial + 1} or take its cards back`, button);
     return;
   }
-  if (board.full) {
-    showError("all five slots are filled: Grade rates them (or take cards back for a hint)", button);
-    return;
+  const slots = {}; // all five filled: none kept, the hint is the best arrangement (as quintet-play's)
+  if (!board.full) {
+    board.mine.forEach((p, i) => {
+      if (p.length === HAND_SIZE) slots[String(i + 1)] = p.join(" ");
+    });
   }
-  const slots = {};
-  board.mine.forEach((p, i) => {
-    if (p.length === HAND_SIZE) slots[String(i + 1)] = p.join(" ");
-  });
   const fixed = new Set(Object.keys(slots).map(Number));
   act(button, async (signal) => {
     const { data } = await ask("POST", "/hint", { slots }, signal);
