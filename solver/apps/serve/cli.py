@@ -104,8 +104,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help=f"solves one client address may have running or waiting at once (0: no limit; default "
                         f"{defaults.jobs})")
     g.add_argument("--play-only", action="store_true",
-                   help="a public server for play: the solver API (solves, jobs, draw advice) off (403); the tables, "
-                        "their hints if a table allows them, show-downs, hands, deals and rule sets stay")
+                   help="a public server for play: the solver API (solves, jobs, draw advice, reviews, puzzles) "
+                        "off (403); the tables, their hints if a table allows them, show-downs, hands, deals and rule "
+                        "sets stay")
     g.add_argument("--max-connections", type=positive_int, default=MAX_CONNECTIONS, metavar="N",
                    help=f"open connections at most (event streams included); more are answered 503 (default "
                         f"{MAX_CONNECTIONS})")

@@ -41,7 +41,7 @@ class ServeConfig:
     limit of a best response, completion or grade that gives none; ``public``: the server's
     address as the world sees it (public URL, trusted proxies, host names:
     ``solver.apps.serve.public``); ``limits``: what one client may ask (``solver.apps.serve.quota``);
-    ``play_only``: the solver API (solves, jobs, draw advice) off — a public server for play;
+    ``play_only``: the solver API (solves, jobs, draw advice, reviews, puzzles) off — a public server for play;
     ``body_timeout``: seconds a request body may take to arrive (408 after)."""
 
     workers: int = 2
