@@ -130,6 +130,7 @@ def public_server(workdir: Path, prefix: str = "/", *serve_args: str, caddyfile:
     """quintet-serve (``live_server``, one worker, its store in ``workdir``, ``serve_args``)
     behind Caddy at ``prefix``: the fixture of the public-server tests, and of a browser game
     through a proxy."""
+    workdir.mkdir(parents=True, exist_ok=True)  # the store's directory: the server makes none
     args = ("--workers", "1", "--store", str(workdir / "solutions.sqlite"), *serve_args)
     with live_server(*args) as (upstream, _), caddy_in_front(upstream, prefix, workdir, caddyfile) as site:
         site.args = args

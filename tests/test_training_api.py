@@ -117,6 +117,9 @@ def test_statistics_are_what_quintet_play_stats_prints(client, store_path, tmp_p
     response = client.post("/api/stats", json={"records": [r.to_dict() for r in records], "window": 2})
     assert response.status_code == 200, response.text
     assert response.json() == cli_json(tmp_path, store_path, "stats", str(path), "--window", "2", "--json")
+    whole = client.post("/api/stats", json={"records": [r.to_dict() for r in records], "window": 2.0})
+    assert whole.json() == response.json()  # 2.0 is JSON's integer 2, as JSON Schema counts it
+    assert client.post("/api/stats", json={"records": [], "window": 2.5}).status_code == 422
     too_many = client.post("/api/stats", json={"records": [records[0].to_dict()] * (MAX_RECORDS + 1)})
     assert too_many.status_code == 422 and str(MAX_RECORDS) in too_many.json()["error"]
     bad = client.post("/api/stats", json={"records": [records[0].to_dict(), {"exposed": "As"}]})
