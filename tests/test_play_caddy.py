@@ -50,11 +50,10 @@ def browser():
 
 def new_page(browser, viewport, origin: str):
     """A context that trusts Caddy's internal CA (its root is not installed here) and may read
-    the clipboard of ``origin``.  bypass_csp: Playwright evaluates its string predicates with
-    eval, which the page's Content-Security-Policy forbids."""
+    the clipboard of ``origin``, the page's Content-Security-Policy enforced (no bypass: the test
+    waits by selectors, never by a string Playwright would eval); a violation is an error."""
     phone = viewport["width"] < 500
-    context = browser.new_context(viewport=viewport, is_mobile=phone, has_touch=phone, ignore_https_errors=True,
-                                  bypass_csp=True)
+    context = browser.new_context(viewport=viewport, is_mobile=phone, has_touch=phone, ignore_https_errors=True)
     context.grant_permissions(["clipboard-read", "clipboard-write"], origin=origin)
     pg = context.new_page()
     pg.set_default_timeout(TIMEOUT_MS)
@@ -62,6 +61,8 @@ def new_page(browser, viewport, origin: str):
     pg.on("pageerror", lambda exc: errors.append(str(exc)))
     pg.on("console", lambda msg: errors.append(msg.text)
           if msg.type == "error" and not msg.text.startswith("Failed to load resource") else None)
+    pg.add_init_script("document.addEventListener('securitypolicyviolation', "
+                       "e => console.error('CSP violation: ' + e.violatedDirective + ' ' + e.blockedURI))")
     return context, pg, errors
 
 
@@ -82,7 +83,7 @@ def test_a_friends_game_through_caddy_by_the_servers_links(browser, server, tmp_
         a.click("#play-start")
         a.wait_for_selector("#panel-play[data-status=placing]")
         assert re.fullmatch(re.escape(public) + r"#play/[\w-]{22}/1/[\w-]{43}", a.url)  # the seat link, via Caddy
-        a.wait_for_function("document.querySelector('#play-share-link').value !== ''")
+        playwright_api.expect(a.locator("#play-share-link")).not_to_have_value("", timeout=TIMEOUT_MS)
         a.click("#play-share-copy")
         link = a.evaluate("navigator.clipboard.readText()")
         assert link == a.input_value("#play-share-link")
