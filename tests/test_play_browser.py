@@ -426,7 +426,7 @@ def test_a_computer_match_through_the_page(browser, server):
     seat = page.seat()
     served = httpx.get(f"{server}/api/tables/{seat['table']}/records",
                        headers={"Authorization": f"Bearer {seat['token']}"}).text.splitlines()
-    assert lines == served and [json.loads(x)["hints"] for x in lines] == [["hint"], ["grade", "odds"]]
+    assert lines == served and [json.loads(x)["hints"] for x in lines] == [["hint"], ["grade", "hint", "odds"]]
     assert json.loads(lines[1])["player"] == Arrangement.parse(mine).card_lists()
     # a rematch against the computer: one click, a new match of as many games at the same seat
     pg.click("#play-rematch")

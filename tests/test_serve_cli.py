@@ -157,9 +157,9 @@ def test_ctrl_c_in_a_terminal_under_tmux(tmp_path):
         subprocess.run(["tmux", "kill-session", "-t", session], capture_output=True)
 
 
-def run_serve(*args: str) -> subprocess.CompletedProcess:
+def run_serve(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "solver.apps.serve.cli", *args], capture_output=True, text=True,
-                          cwd=ROOT, timeout=60)
+                          cwd=ROOT, timeout=60, env=None if env is None else {**os.environ, **env})
 
 
 def one_line_error(proc: subprocess.CompletedProcess) -> str:
@@ -181,8 +181,10 @@ def one_line_error(proc: subprocess.CompletedProcess) -> str:
     (["--host", "no-such-host.invalid"], "cannot resolve --host"),
 ])
 @pytest.mark.subprocess
-def test_bad_options_are_one_line_exit_2(args, words):
-    assert words in one_line_error(run_serve(*args))
+def test_bad_options_are_one_line_exit_2(args, words, tmp_path):
+    # the default store's directory is tmp_path's: a refused start makes nothing there
+    assert words in one_line_error(run_serve(*args, env={"XDG_CACHE_HOME": str(tmp_path)}))
+    assert list(tmp_path.iterdir()) == []
 
 
 @pytest.mark.subprocess

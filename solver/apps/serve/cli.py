@@ -229,14 +229,18 @@ def _main(argv: Sequence[str] | None) -> int:
     args = build_parser().parse_args(argv)
     public = public_of(args)
     store = Path(args.store).expanduser() if args.store else default_store_path()
-    SolutionStore(store).close()  # an unusable store is reported now, in one line
     tables = TablesConfig(Path(args.tables).expanduser() if args.tables else tables_path(store), args.table_ttl,
                           args.max_tables)
+    sock = _bind(args.host, args.port)  # a host or port refused before anything is made on disk
     try:
+        SolutionStore(store).close()  # an unusable store is reported now, in one line
         TableStore(tables.path or tables_path(store)).close()  # and so is an unusable tables file
     except TableStoreError as exc:
+        sock.close()
         raise UsageError(str(exc)) from None
-    sock = _bind(args.host, args.port)
+    except BaseException:
+        sock.close()
+        raise
 
     import uvicorn  # the web stack is imported only once the options are good
 
