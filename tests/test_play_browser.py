@@ -738,3 +738,19 @@ def test_the_page_checks_commitments_with_its_own_sha256(browser, server):
                               "m.commitmentText(s, a)]; }", [c.digest, c.salt, packets, changed])
     assert result == [True, False, c.text]
     page.close()
+
+
+def test_a_play_only_server_shows_the_play_tab_alone(browser, tmp_path):
+    """quintet-serve --play-only: the page hides the tabs whose requests it refuses (the
+    Arrangement, Draw poker and Review tabs: solves, draw advice, reviews), opens on Play, and a
+    match against the computer starts there."""
+    with live_server("--workers", "1", "--play-only", "--store", str(tmp_path / "s.sqlite")) as (url, _):
+        page = Page(browser, PHONE)
+        pg = page.pg
+        page.open(url + "/")
+        pg.wait_for_selector("body[data-play-only=true]")
+        assert [pg.is_visible(f"#tab-{t}") for t in ("advisor", "draw", "review", "play")] == [False] * 3 + [True]
+        assert pg.get_attribute("#tab-play", "aria-selected") == "true" and "play only" in pg.text_content("#health")
+        start_match(page, "greedy", 1, SEED + 70)
+        page.wait_status("placing", 1)
+        page.close()

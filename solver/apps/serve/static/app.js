@@ -33,7 +33,8 @@ function setupTabs() {
   return select;
 }
 
-async function showHealth() {
+/** The health line; on a play-only server, the Play tab alone (``select``: the tabs' select). */
+async function showHealth(select) {
   try {
     const { data } = await call("GET", "/api/health");
     document.getElementById("health").textContent =
@@ -44,7 +45,7 @@ async function showHealth() {
       for (const id of ["tab-advisor", "tab-draw", "tab-review"]) document.getElementById(id).hidden = true;
       select(document.getElementById("tab-play"), false);
     }
-    if (data.workers_ready < data.workers) setTimeout(showHealth, 1000);
+    if (data.workers_ready < data.workers) setTimeout(() => showHealth(select), 1000);
   } catch (e) {
     document.getElementById("health").textContent = e.message;
   }
@@ -65,7 +66,7 @@ async function start() {
   });
   setupPlay({ select: () => select(document.getElementById("tab-play"), false) });
   setupReview();
-  showHealth();
+  showHealth(select);
   document.body.dataset.ready = "true";
 }
 
