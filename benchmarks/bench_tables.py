@@ -146,7 +146,7 @@ async def play_table(client: httpx.AsyncClient, body: dict, stats: Stats) -> Non
         mine, theirs = last.get("you", {}).get("arrangement"), last.get("other", {}).get("arrangement")
         if sd and mine and theirs:
             expected = showdown(Arrangement.parse(mine), Arrangement.parse(theirs), deal)
-            stats.mismatches += (sd["you"], sd["other"]) != (expected.points_a, expected.points_b)
+            stats.mismatches += (sd["points_a"], sd["points_b"]) != (expected.points_a, expected.points_b)  # A is you
         stats.games += 1
         while len(reveal_seen[seats[-1][0]]) < game or len(reveal_seen[seats[0][0]]) < game:
             await asyncio.sleep(0.005)
