@@ -209,12 +209,12 @@ class CpuBudget:
     machine stretches.  A watcher thread polls every ``poll`` seconds, so a solver stops within one
     poll plus its own reaction (one LP, one engine poll); ``spent()`` is what it really used."""
 
-    def __init__(self, seconds: float | None, poll: float = 0.01) -> None:
+    def __init__(self, seconds: float | None, poll: float = 0.01, event: Any = None) -> None:
         import threading
 
         self.seconds = seconds
         self.poll = poll
-        self.event = threading.Event()
+        self.event = threading.Event() if event is None else event  # an event the solver already watches
         self._done = threading.Event()
         self._thread: threading.Thread | None = None
         self.cpu0 = time.process_time()
@@ -353,6 +353,22 @@ def binom_cdf(k: int, n: int, p: float) -> float:
 def binom_sf(k: int, n: int, p: float) -> float:
     """P(X ≥ k) for X ~ Binomial(n, p)."""
     return float(sum(math.comb(n, i) * p ** i * (1 - p) ** (n - i) for i in range(k, n + 1)))
+
+
+def median_ci(values: Sequence[float] | np.ndarray, level: float = 0.95) -> tuple[float, float, float]:
+    """(median, low, high): the distribution-free interval of a median from order statistics — the
+    ranks j, n + 1 − j with P(Binomial(n, ½) < j) ≤ (1 − level) / 2 (exact coverage ≥ level)."""
+    x = np.sort(np.asarray(values, dtype=np.float64))
+    n = x.size
+    if n == 0:
+        return math.nan, math.nan, math.nan
+    a = (1 - level) / 2
+    j = 0
+    while j + 1 <= n and binom_cdf(j, n, 0.5) <= a:  # P(X ≤ j) ≤ a: the (j+1)-th value is a lower bound
+        j += 1
+    if j == 0:
+        return float(np.median(x)), float(x[0]), float(x[-1])
+    return float(np.median(x)), float(x[j - 1]), float(x[n - j])
 
 
 def holm(pvalues: Sequence[float]) -> list[float]:

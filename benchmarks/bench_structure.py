@@ -199,7 +199,8 @@ def make_report(records: list[dict], runs: list[dict], args: argparse.Namespace)
              f"{args.deals} of the Heuristics section's deals). Each: an equilibrium at ε = 0 (certified "
              f"exploitability ≤ 10⁻⁹; {len(exact)}/{n} reached it within {args.cpu_limit:g} CPU s), then the "
              "questions below, every answer certified by the exact best response. Intervals: Clopper–Pearson 95% "
-             "for proportions of deals, percentile bootstrap over deals (4,000 resamples) for means; Holm's correction across the five slots.",
+             "for proportions of deals, percentile bootstrap over deals (4,000 resamples) for means; Holm's "
+             "correction across the five slots.",
              "",
              "### Are the slot marginals unique?",
              "",

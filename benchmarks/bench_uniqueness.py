@@ -91,13 +91,16 @@ def tv(p: dict, q: dict) -> float:  # type: ignore[type-arg]
     return 0.5 * sum(abs(p.get(k, 0.0) - q.get(k, 0.0)) for k in set(p) | set(q))
 
 
-def sparse_resolve(game: QuintetGame, union: list[Strategy], args: argparse.Namespace) -> dict[str, object]:
-    """Least support over the union of supports (re-weighted ℓ1, row generation, certified)."""
+def sparse_resolve(game: QuintetGame, union: list[Strategy], args: argparse.Namespace,
+                   keep_mix: bool = False) -> dict[str, object]:
+    """Least support over the union of supports (re-weighted ℓ1, row generation, certified);
+    ``keep_mix``: the answer also holds the mix (``mix``: support, probabilities)."""
     rows = list(dict.fromkeys(tuple(o) for s in union for o in permutations(s)))
     cols = union
     x = np.full(len(cols), 1.0 / len(cols))
     certified, rounds = INF, 0
     best: tuple[int, float, float] | None = None  # (support, certified ε, probability floor)
+    best_mix: tuple[list[Strategy], np.ndarray] | None = None
     for rounds in range(1, args.rounds + 1):  # noqa: B007 (reported)
         A = game.payoffs(rows, cols)
         w = np.ones(len(cols))
@@ -117,12 +120,16 @@ def sparse_resolve(game: QuintetGame, union: list[Strategy], args: argparse.Name
         ok = certified <= args.epsilon + 1e-6
         if best is None or (ok and (best[1] > args.epsilon + 1e-6 or len(support) < best[0])):
             best = (len(support), certified, float(probs.min()))
+            best_mix = (support, probs)
         if certified <= args.epsilon + 1e-6:
             break
         rows += [tuple(o) for o in permutations(r.strategy) if tuple(o) not in set(rows)]
     assert best is not None
-    return {"support": best[0], "certified": best[1], "min_probability": best[2], "rounds": rounds,
-            "rows": len(rows), "union": len(union)}
+    out: dict[str, object] = {"support": best[0], "certified": best[1], "min_probability": best[2], "rounds": rounds,
+                              "rows": len(rows), "union": len(union)}
+    if keep_mix:
+        out["mix"] = best_mix
+    return out
 
 
 def main() -> None:

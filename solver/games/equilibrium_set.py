@@ -48,6 +48,9 @@ ROW_SLACK = 1e-9
 """Points: the program's rows are ``u(P, x) ≤ ROW_SLACK`` (a zero right-hand side can make GLOP
 call a program with an exact equilibrium infeasible); the upper bounds do not depend on it."""
 
+ELASTIC_PENALTY = 1e6
+"""The objective's price of a unit of row violation (objectives here range over [0, 1])."""
+
 PRIMAL_TOLERANCE = 1e-7
 """Points: a mix whose certified exploitability is at most this counts as an equilibrium (the
 linear program's x satisfies its rows to GLOP's tolerances, about 1e-9)."""
@@ -169,16 +172,23 @@ class EquilibriumSet(Generic[S]):
         return len(new)
 
     def _solve(self, c: np.ndarray) -> tuple[np.ndarray, float, np.ndarray, np.ndarray]:
-        """The program over the current rows and columns: (x, value, row duals ≥ 0, mixed-row duals ≥ 0)."""
+        """The program over the current rows and columns: (x, value, row duals ≥ 0, mixed-row duals ≥ 0).
+
+        The rows are elastic — ``u(P, x) − v ≤ 0`` with one violation v ≥ 0 that costs
+        ``ELASTIC_PENALTY`` — so the program stays feasible when a row arrives before the
+        columns that satisfy it (the duals remain valid weights for the upper bound; an x that
+        violates a row is simply not certified)."""
         n = len(self.columns)
-        A = np.vstack([self._A, self._M, np.ones((1, n))])
-        m = A.shape[0] - 1
+        rows = np.vstack([self._A, self._M])
+        m = rows.shape[0]
+        A = np.vstack([np.hstack([rows, -np.ones((m, 1))]), np.append(np.ones(n), 0.0)])
         lower = np.append(np.full(m, -np.inf), 1.0)
         upper = np.append(np.full(m, ROW_SLACK), 1.0)
-        x, value, duals = _solve_glop(c, A, lower, upper, np.zeros(n), np.ones(n))
+        x, value, duals = _solve_glop(np.append(c, -ELASTIC_PENALTY), A, lower, upper, np.zeros(n + 1),
+                                      np.append(np.ones(n), np.inf))
         y = np.clip(duals[:m], 0.0, None)
-        x = np.clip(x, 0.0, None)
-        return x / x.sum(), value, y[:len(self.rows)], y[len(self.rows):]
+        x = np.clip(x[:n], 0.0, None)
+        return x / x.sum(), float(c @ x), y[:len(self.rows)], y[len(self.rows):]
 
     def _weighted_rows(self, y: np.ndarray, ym: np.ndarray) -> tuple[list[S], np.ndarray]:
         """The rows with positive dual weight, mixed rows spread over their supports."""

@@ -294,6 +294,8 @@ class _Search:
         self.ties: TieClasses | None = None
         self.triple_floor: dict[int, int] = {}
         self.slot_pairs = list(combinations(range(len(self.weights)), 2))
+        self.killers: list[Strategy] = []  # best responses found: every one bounds E of any order
+        self.killer_set: set[Strategy] = set()
 
     def classes(self, strategy: Sequence[int]) -> tuple[int, ...]:
         return tuple(int(c) for c in self.game.tables.classes[list(strategy)])
@@ -340,22 +342,35 @@ class _Search:
         return best
 
     def partition(self, packets: Sequence[int], max_orders: int | None = None, target: float = float("inf")) -> bool:
-        """Evaluate E on the slot orders of a partition whose bound (``bound``) is below the best
-        and below ``target`` (least bound first, at most ``max_orders``); False when such an order
-        was left unevaluated."""
-        orders = sorted((self.bound(o), o) for o in permutations(packets))
+        """Evaluate E on the slot orders of a partition whose lower bound is below the best and
+        below ``target`` (least bound first, at most ``max_orders``); False when such an order was
+        left unevaluated.  The bound of an order: ``bound`` (reorders and re-splits), and the
+        payoff of every best response found so far against it (each a strategy the opponent has:
+        a cutting plane, cheap to evaluate on all orders at once)."""
+        orders = [tuple(o) for o in permutations(packets)]
+        cut = (self.game.payoffs(self.killers, orders).max(axis=0) if self.killers
+               else np.full(len(orders), -np.inf))
+        ranked = sorted((max(self.bound(o), float(k)), o) for o, k in zip(orders, cut.tolist(), strict=True))
         done = 0
-        for r, o in orders:
+        for r, o in ranked:
             if r >= min(self.best[0], target) - 1e-9:
                 return True
             if o in self.seen:
                 continue
+            if self.killers and float(self.game.payoffs(self.killers[-8:], [o]).max()) >= \
+                    min(self.best[0], target) - 1e-9:
+                continue  # a response found since this partition's cut was computed excludes it
             if (max_orders is not None and done >= max_orders) or self.evaluated >= self.max_evaluations:
                 return False
-            value, proven = exploitability(self.game, o, self.time_limit)
+            response = self.game.best_response([o], np.ones(1), time_limit=self.time_limit, hint=None,
+                                               stop_event=None)
+            value, proven = (response.value if response.proven else response.bound), response.proven
             self.seen.add(o)
             self.evaluated += 1
             done += 1
+            if response.strategy not in self.killer_set:
+                self.killer_set.add(response.strategy)
+                self.killers.append(response.strategy)
             if value < self.best[0]:
                 self.best = (value, o, proven)
         return True
@@ -410,10 +425,12 @@ def pure_security_level(game: QuintetGame, candidates: Sequence[Strategy] = (), 
     triple_floor = {c: _triple_bound(game, ties, c, weights) for c in ties.strong}
     search.ties, search.triple_floor = ties, triple_floor
 
-    def below(bound: float) -> bool:
-        return bound < search.best[0] - 1e-9  # phase 2 filters again against its target
+    cap = [float("inf")]  # phase 2's target: bounds at or above it need no evaluation
 
-    def two_group_partitions() -> Iterator[tuple[tuple[int, ...], int]]:
+    def below(bound: float) -> bool:
+        return bound < min(search.best[0], cap[0]) - 1e-9
+
+    def two_group_partitions() -> Iterator[tuple[tuple[int, ...], float]]:
         """(packets, their tie groups' bound) of every partition with two strong tie groups whose
         bound is below the best (checked again as the best falls), strongest classes first."""
         for c in sorted(ties.strong, reverse=True):  # triples and quadruples of a class
@@ -427,24 +444,30 @@ def pure_security_level(game: QuintetGame, candidates: Sequence[Strategy] = (), 
                     for a, b in _resplits(live & ~used, deck_size):
                         yield (*group, index[a], index[b]), triple_floor[c]
         for ca, cb in sorted(combinations(sorted(strong_pairs), 2), key=lambda t: (-t[1], -t[0])):
-            pa = [p for p in strong_pairs[ca] if below(p[2])]
-            pb = [p for p in strong_pairs[cb] if below(p[2])]
-            if not pa or not pb or not below(two_groups):
+            if not below(two_groups):
                 continue
-            ma = np.array([p[1] for p in pa], dtype=np.int64)
-            mb = np.array([p[1] for p in pb], dtype=np.int64)
-            for i, j in np.argwhere((ma[:, None] & mb[None, :]) == 0).tolist():
-                bound = max(two_groups, pa[i][2], pb[j][2])
-                if below(bound):
-                    yield (*pa[i][0], *pb[j][0], index[live & ~int(ma[i] | mb[j])]), bound
+            threshold = min(search.best[0], cap[0]) - 1e-9
+            (pa, ma, ba), (pb, mb, bb) = strong_pairs[ca], strong_pairs[cb]
+            keep_a, keep_b = np.flatnonzero(ba < threshold), np.flatnonzero(bb < threshold)
+            if not len(keep_a) or not len(keep_b):
+                continue
+            for start in range(0, len(keep_a), 256):
+                rows = keep_a[start:start + 256]
+                bound = np.maximum(np.maximum(ba[rows][:, None], bb[keep_b][None, :]), two_groups)
+                hits = np.argwhere(((ma[rows][:, None] & mb[keep_b][None, :]) == 0) & (bound < threshold))
+                for i, j in hits.tolist():
+                    a, b = int(rows[i]), int(keep_b[j])
+                    if below(float(bound[i, j])):
+                        yield (*pa[a], *pb[b], index[live & ~int(ma[a] | mb[b])]), float(bound[i, j])
 
     two_groups = least_bound((2, 2, 1), weights)
-    strong_pairs = {c: [(s, int(masks[s[0]] | masks[s[1]]), ties.pair_bound[s]) for s in sets]
+    strong_pairs = {c: (sets, np.array([masks[a] | masks[b] for a, b in sets], dtype=np.int64),
+                        np.array([ties.pair_bound[p] for p in sets], dtype=float))
                     for c, sets in ties.strong.items()}
     # phase 1, to find low levels: the best slot order of each two-group partition, within a budget
     budget = search.evaluated + max_evaluations // 4
-    for packets, bound in two_group_partitions():
-        if search.evaluated >= budget or not below(bound):
+    for packets, floor in two_group_partitions():
+        if search.evaluated >= budget or not below(floor):
             break
         search.partition(packets, max_orders=1)
     sources["two strong ties, first orders"] = search.best[0]
@@ -452,11 +475,10 @@ def pure_security_level(game: QuintetGame, candidates: Sequence[Strategy] = (), 
     # a weak tie: 7): every order of every partition below the best, evaluated or excluded
     # (to the target of the next bound: a proof that two tie groups cannot go below it)
     target = min(one_tie if ties.strong else 99, weights[0] + weights[1] if ties.weak else 99, 11)
+    cap[0] = target
     enumerated = 0
     complete = True
-    for packets, bound in two_group_partitions():
-        if bound >= min(search.best[0], target) - 1e-9:
-            continue
+    for packets, _ in two_group_partitions():
         enumerated += 1
         if enumerated > max_enumerated or not search.partition(packets, target=target):
             complete = False

@@ -258,8 +258,20 @@ def fewest_arrangements(game: QuintetGame, marginals: np.ndarray, candidates: Se
     if best is None:
         return None
     x = best[0]
-    keep = x > 1e-12
-    return [s for s, k in zip(cands, keep, strict=True) if k], x[keep] / x[keep].sum(), bound, best[2]
+    keep = np.flatnonzero(x > 1e-12)
+    try:  # polish the weights on the support found (SCIP's feasibility tolerance is coarser than GLOP's)
+        sub = B[:, keep]
+        y, _, _ = solve_lp(np.zeros(len(keep)), sub, m - 1e-12, m + 1e-12, var_lower=np.zeros(len(keep)),
+                           var_upper=np.ones(len(keep)), maximize=False, what="fewest-arrangements polish",
+                           glop_parameters="use_dual_simplex: true")
+        y = np.clip(y, 0.0, None)
+        if np.abs(sub @ y - m).max() < np.abs(sub @ x[keep] - m).max():
+            x = np.zeros(n)
+            x[keep] = y
+    except RuntimeError:
+        pass  # GLOP found the tighter system infeasible: keep the MILP's weights
+    keep_mask = x > 1e-12
+    return [s for s, k in zip(cands, keep_mask, strict=True) if k], x[keep_mask] / x[keep_mask].sum(), bound, best[2]
 
 
 def coupling_lower_bound(marginals: np.ndarray, *, time_limit: float | None = 10.0, tolerance: float = 1e-9
