@@ -50,6 +50,9 @@ WEAK_CATEGORIES = (Category.HIGH_CARD, Category.PAIR, Category.TWO_PAIR)
 """Classes whose tied pairs a re-split always beats on both slots (module doc; checked per class)."""
 
 
+_PERMS = np.array(list(permutations(range(5))), dtype=np.int64)  # the 120 slot orders of five hands
+
+
 def reorder_gain(classes: Sequence[int], weights: Sequence[int]) -> int:
     """R: the most an opponent gains by laying these hands (rank classes by slot) in another slot
     order against them."""
@@ -347,10 +350,17 @@ class _Search:
         left unevaluated.  The bound of an order: ``bound`` (reorders and re-splits), and the
         payoff of every best response found so far against it (each a strategy the opponent has:
         a cutting plane, cheap to evaluate on all orders at once)."""
-        orders = [tuple(o) for o in permutations(packets)]
-        cut = (self.game.payoffs(self.killers, orders).max(axis=0) if self.killers
-               else np.full(len(orders), -np.inf))
-        ranked = sorted((max(self.bound(o), float(k)), o) for o, k in zip(orders, cut.tolist(), strict=True))
+        order_array = np.asarray(packets, dtype=np.int64)[_PERMS]  # 120 × 5: every slot order
+        orders = [tuple(int(p) for p in o) for o in order_array.tolist()]
+        classes = self.game.tables.classes[order_array].astype(np.int64)
+        # the reorder bound of every order at once: max over τ of Σ_s w_s sign(c[τ(s)] − c[s])
+        gains = (np.sign(classes[:, _PERMS] - classes[:, None, :]) * np.asarray(self.weights)).sum(axis=2)
+        floor = gains.max(axis=1).astype(float)
+        if self.killers:
+            floor = np.maximum(floor, self.game.payoffs(self.killers, orders).max(axis=0))
+        threshold = min(self.best[0], target) - 1e-9
+        keep = np.flatnonzero(floor < threshold)
+        ranked = sorted((max(self.bound(orders[i]), float(floor[i])), orders[i]) for i in keep.tolist())
         done = 0
         for r, o in ranked:
             if r >= min(self.best[0], target) - 1e-9:
