@@ -23,8 +23,10 @@ front-end refuses, every front-end refuses, with the same one line:
 The ranges (``RANGES``, each a ``Range``): ``epsilon`` 0 to ``EPSILON_MAX`` points; a time limit
 more than 0 and at most ``TIME_LIMIT_MAX`` seconds; CP-SAT's threads 1 to ``MAX_THREADS``; a safe
 solve's max exploitability 0 to ``MAX_EXPLOITABILITY_MAX`` points; a K-mix's K 1 to
-``MAX_SUPPORT_MAX``; a match 1 to ``MAX_GAMES`` games; a seed 0 to ``SEED_MAX``, checked by
-``quintet.seeds.check_seed`` (the game's, which every front-end shares).
+``MAX_SUPPORT_MAX``; a match 1 to ``MAX_GAMES`` games; the records of one statistics request 0 to
+``MAX_RECORDS``, a trend's window 1 to ``MAX_WINDOW``; a seed 0 to ``SEED_MAX``, checked by
+``quintet.seeds.check_seed`` (the game's, which every front-end shares).  ``to_model()`` is all
+of them as JSON (``GET /api/limits``: the page reads its ranges and defaults there).
 
 The defaults differ where the programs' purposes do, each under its own name
 (``DEFAULTS``): the solver answers to ε ``SOLVE_EPSILON`` = 0.01 points within
@@ -36,23 +38,27 @@ tournament and the batch have theirs (``TOURNAMENT_*``, ``BATCH_*``).
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
+from typing import TYPE_CHECKING
 
 from quintet.seeds import SEED_MAX
 from quintet.text import quote
 
 from ..engines.base import MAX_THREADS
 
+if TYPE_CHECKING:
+    from .schema import LimitsOut
+
 __all__ = [
     # ranges
     "SEED_MAX", "MAX_THREADS", "EPSILON_MAX", "TIME_LIMIT_MAX", "MAX_EXPLOITABILITY_MAX", "MAX_SUPPORT_MAX",
-    "MAX_POPULATION", "MAX_STYLE_RECORDS", "MAX_GAMES",
+    "MAX_POPULATION", "MAX_STYLE_RECORDS", "MAX_GAMES", "MAX_RECORDS", "MAX_WINDOW",
     # defaults
     "SOLVE_EPSILON", "SOLVE_TIME_LIMIT", "VERIFY_TIME_LIMIT", "PLAY_EPSILON", "PLAY_TIME_LIMIT",
     "TABLE_SEARCH_TIME_LIMIT", "TOURNAMENT_EPSILON", "TOURNAMENT_TIME_LIMIT", "BATCH_EPSILON", "BATCH_TIME_LIMIT",
     # the checks
     "LimitError", "Range", "Default", "RANGES", "DEFAULTS", "check_epsilon", "check_time_limit", "check_threads",
-    "check_max_exploitability", "check_max_support", "check_games", "parse_slot",
+    "check_max_exploitability", "check_max_support", "check_games", "check_window", "parse_slot", "to_model",
 ]
 
 # ---------------------------------------------------------------------------------- ranges
@@ -71,6 +77,10 @@ MAX_STYLE_RECORDS = 10_000
 """Game records in a request's style."""
 MAX_GAMES = 100
 """Games in one match (``quintet-play --games``, a table of the page)."""
+MAX_RECORDS = 500
+"""Game records in one statistics request (``POST /api/stats``: about 0.6 MB of JSON)."""
+MAX_WINDOW = 1_000
+"""Games (or hands) per block of a statistics' trend."""
 
 # -------------------------------------------------------------------------------- defaults
 
@@ -166,9 +176,12 @@ RANGES: dict[str, Range] = {
     "max_exploitability": Range("max exploitability", 0, MAX_EXPLOITABILITY_MAX, "points"),
     "max_support": Range("max support", 1, MAX_SUPPORT_MAX, integer=True),
     "games": Range("games", 1, MAX_GAMES, integer=True),
+    "seed": Range("seed", 0, SEED_MAX, integer=True),
+    "records": Range("records", 0, MAX_RECORDS, integer=True),
+    "window": Range("window", 1, MAX_WINDOW, integer=True),
 }
-"""Every range by its field name (the JSON's and the Python API's); a seed's range is the game's
-(``quintet.seeds.check_seed``, 0 to ``SEED_MAX``)."""
+"""Every range by its field name (the JSON's and the Python API's); a seed is checked by the
+game's ``quintet.seeds.check_seed`` (the same range and words)."""
 
 
 def _number(x: float) -> str:
@@ -230,9 +243,22 @@ def check_max_support(value: object) -> int:
     return int(RANGES["max_support"].check(value))
 
 
+def check_window(value: object) -> int:
+    """A statistics trend's window: games (or hands) per block."""
+    return int(RANGES["window"].check(value))
+
+
 def check_games(value: object) -> int:
     """A match's games: an integer from 1 to ``MAX_GAMES``."""
     return int(RANGES["games"].check(value))
+
+
+def to_model() -> LimitsOut:
+    """Every range and default as JSON (``GET /api/limits``)."""
+    from .schema import DefaultOut, LimitsOut, RangeOut
+    return LimitsOut(
+        ranges={name: RangeOut(**asdict(r), text=r.describe()) for name, r in RANGES.items()},
+        defaults={name: DefaultOut(**asdict(d)) for name, d in DEFAULTS.items()})
 
 
 def parse_slot(text: object, n_slots: int, what: str) -> int:

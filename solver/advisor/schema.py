@@ -1,4 +1,4 @@
-"""The JSON of every advisor result, defined once: pydantic response models.
+"""Every JSON answer, defined once: pydantic response models.
 
 Each result produces its model (``Solution.to_model()``, ``Grade.to_model()``,
 ``EquilibriumResult.to_model(seed)``, ``SafeResponse.to_model(seed)``,
@@ -12,19 +12,50 @@ OpenAPI description of the HTTP API is generated from these same classes.
     >>> type(answer).__name__, answer.optimal, round(answer.expected_margin, 4)
     ('SolutionOut', True, 24.8669)
 
+Every answer names its ``kind`` (``solution``, ``grade``, ``equilibrium``, ``safe``, ``kmix``;
+the game's ``showdown``, ``hand``, ``compare``, ``draw``; ``tournament``, ``batch``, ``book``;
+a table's ``odds``), so a client never guesses it from the fields; every hand names its
+``category``, a machine name the same in every rule set (``full_house``: ``Category.slug``),
+beside the hand in words.  The game's own models (``ShowdownOut``, ``HandOut``…) live in
+``quintet.schema`` (the game needs no solver) and are listed here with the rest.
+
 A field that only some answers carry (``verification``: the independent recheck, when asked
 for) is left out of the JSON when it is absent, never sent as ``null``.
 """
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from quintet.schema import (
+    CompareOut,
+    DrawOptionOut,
+    DrawOut,
+    HandOut,
+    HandReportOut,
+    HandValueOut,
+    RankedHandOut,
+    ShowdownOut,
+    ShowdownSlotOut,
+)
+
+if TYPE_CHECKING:
+    from solver.games.double_oracle import IterationRecord
+
 __all__ = [
     "ResultModel", "SlotAdviceOut", "VerificationOut", "AnswerOut", "SolutionOut", "SwapOut", "GradeOut",
-    "MixEntryOut", "SlotMarginalOut", "EquilibriumOut", "SafeOut", "ProgressOut", "SolveAnswerOut", "dump",
+    "MixEntryOut", "SlotMarginalOut", "PlanOut", "EquilibriumOut", "SafeOut", "RollOut", "SparseOut", "ProgressOut",
+    "SolveAnswerOut", "OddsOut", "RangeOut", "DefaultOut", "LimitsOut", "BestResponseValueOut",
+    "DealEquilibriumOut", "TournamentDealOut", "EquilibriumSummaryOut", "TournamentOut", "BatchDealOut", "BatchOut",
+    "BookOut", "dump", "CATEGORY", "CATEGORIES", "KmixProgressOut", "JobProgressOut",
+    # the game's (quintet.schema)
+    "HandOut", "ShowdownSlotOut", "ShowdownOut", "HandValueOut", "HandReportOut", "RankedHandOut", "CompareOut",
+    "DrawOptionOut", "DrawOut",
+    # the games' review, statistics and puzzles (solver.play)
+    "ReviewHandOut", "SlotReviewOut", "RegretOut", "ReviewOut", "TrendOut", "SlotStatsOut", "StatsOut", "PuzzleOut",
+    "PuzzleResultOut",
 ]
 
 
@@ -43,6 +74,11 @@ def dump(model: BaseModel) -> dict[str, Any]:
     return model.model_dump(mode="json")
 
 
+CATEGORY = Field(description="the hand's category: a machine name, the same in every rule set (high_card, pair, "
+                             "two_pair, …, full_house, straight_flush; quintet.schema)")
+CATEGORIES = Field(description="the category of each hand, in the same order (machine names)")
+
+
 class SlotAdviceOut(ResultModel):
     """One slot of an arrangement against the opponent model."""
 
@@ -50,6 +86,7 @@ class SlotAdviceOut(ResultModel):
     points: int = Field(description="the slot's points at stake")
     cards: list[str]
     hand: str = Field(description="the hand's description, e.g. 'full house, tens over sevens'")
+    category: str = CATEGORY
     p_win: float
     p_tie: float
     p_loss: float
@@ -85,6 +122,7 @@ class AnswerOut(ResultModel):
     arrangement: list[list[str]] = Field(description="five packets in slot order (for the equilibrium: the "
                                                      "arrangement drawn from the mix to play)")
     hands: list[str]
+    categories: list[str] = CATEGORIES
     expected_margin: float
     expected_points: float
     per_slot: list[SlotAdviceOut]
@@ -98,6 +136,7 @@ class AnswerOut(ResultModel):
 class SolutionOut(AnswerOut):
     """A best response or a completion (``Solution``)."""
 
+    kind: Literal["solution"] = "solution"
     objective: Literal["margin", "points"]
     gap: float = Field(description="bound minus value: 0 when proven optimal")
     engine: str = Field(description="the exact engine that answered (search, cpsat; 'given' for a graded "
@@ -119,6 +158,7 @@ class SwapOut(ResultModel):
 class GradeOut(ResultModel):
     """A graded arrangement (``Grade``)."""
 
+    kind: Literal["grade"] = "grade"
     given: SolutionOut
     value: float
     optimum: float
@@ -136,17 +176,23 @@ class MixEntryOut(ResultModel):
     probability: float
     arrangement: list[list[str]]
     hands: list[str]
+    categories: list[str] = CATEGORIES
 
 
 class SlotMarginalOut(ResultModel):
+    """A hand (by its description) played in one slot, and how likely."""
+
     hand: str
+    category: str = CATEGORY
     probability: float
 
 
 class PlanOut(ResultModel):
     """A plan: the same hand category in each slot, with the mix's total probability of it."""
 
-    hands: list[str] = Field(description="the hand category of each slot, in slot order")
+    hands: list[str] = Field(description="the hand category of each slot in words (as the rule set calls it), in "
+                                         "slot order")
+    categories: list[str] = CATEGORIES
     probability: float
     arrangements: int = Field(description="how many of the mix's arrangements follow this plan")
 
@@ -154,6 +200,7 @@ class PlanOut(ResultModel):
 class EquilibriumOut(AnswerOut):
     """The certified equilibrium (``EquilibriumResult``) with the arrangement drawn from it to play."""
 
+    kind: Literal["equilibrium"] = "equilibrium"
     opponent: Literal["equilibrium"]
     objective: Literal["margin"]
     mix: list[MixEntryOut] = Field(description="the mix, most likely first")
@@ -174,6 +221,7 @@ class EquilibriumOut(AnswerOut):
 class SafeOut(ResultModel):
     """A safe exploitation (``SafeResponse``, ``quintet-solve --max-exploitability``)."""
 
+    kind: Literal["safe"] = "safe"
     exposed: list[str]
     live: list[str]
     rules: str
@@ -183,6 +231,7 @@ class SafeOut(ResultModel):
     mix: list[MixEntryOut] = Field(description="the mix, most likely first")
     arrangement: list[list[str]] = Field(description="an arrangement drawn from the mix to play")
     hands: list[str]
+    categories: list[str] = CATEGORIES
     exploitability: float = Field(description="certified: no arrangement gains more than this (points), "
                                               "at most max_exploitability")
     expected_margin: float = Field(description="the mix's expected margin against the opponent model")
@@ -211,6 +260,7 @@ class SparseOut(ResultModel):
     """The least exploitable mix of at most ``max_support`` arrangements found, certified
     (``SparseEquilibrium``, ``quintet-solve --max-support``)."""
 
+    kind: Literal["kmix"] = "kmix"
     exposed: list[str]
     live: list[str]
     rules: str
@@ -222,6 +272,7 @@ class SparseOut(ResultModel):
     roll: RollOut = Field(description="the die roll (the request's seed) that picks the arrangement to play")
     arrangement: list[list[str]] = Field(description="the arrangement the roll picks")
     hands: list[str]
+    categories: list[str] = CATEGORIES
     exploitability: float = Field(description="certified: no arrangement gains more than this (points)")
     exploitability_proven: bool
     lower_bound: float = Field(description="proven: no mix of at most max_support arrangements is exploitable "
@@ -239,14 +290,332 @@ class SparseOut(ResultModel):
 
 
 class ProgressOut(ResultModel):
-    """An equilibrium solve's progress (``IterationRecord.to_progress``)."""
+    """An equilibrium solve's progress: its last iteration (``ProgressOut.of``)."""
 
+    kind: Literal["equilibrium"] = "equilibrium"
     iteration: int
     exploitability: float = Field(description="the best certified exploitability so far (points)")
     support: int
     pool_size: int
     seconds: float
 
+    @classmethod
+    def of(cls, record: IterationRecord) -> ProgressOut:
+        """The progress of one iteration of the double oracle."""
+        return cls(iteration=record.iteration, exploitability=max(0.0, record.exploitability),
+                   support=record.support, pool_size=record.pool_size, seconds=record.seconds)
 
-SolveAnswerOut = EquilibriumOut | SafeOut | SparseOut | GradeOut | SolutionOut
-"""Any answer of a solve request (``SolveAnswer.to_model``)."""
+
+class KmixProgressOut(ResultModel):
+    """A K-mix search's progress, after its equilibrium (``SparseRecord``): the mixes of at most
+    K arrangements certified so far and the least exploitability among them."""
+
+    kind: Literal["kmix"] = "kmix"
+    certified: int = Field(description="mixes certified so far (each by an exact best response)")
+    support: int = Field(description="arrangements in the mix certified last")
+    exploitability: float = Field(description="the least certified exploitability so far (points)")
+    seconds: float
+
+
+JobProgressOut = Annotated[ProgressOut | KmixProgressOut, Field(discriminator="kind")]
+"""A job's progress: the equilibrium's iterations, then (a K-mix) the mixes certified."""
+
+
+SolveAnswerOut = Annotated[EquilibriumOut | SafeOut | SparseOut | GradeOut | SolutionOut, Field(discriminator="kind")]
+"""Any answer of a solve request (``SolveAnswer.to_model``), told apart by its ``kind``."""
+
+
+class OddsOut(ResultModel):
+    """The hands the other side's model plays in each slot (``quintet-play``'s ``odds``, a table's)."""
+
+    kind: Literal["odds"] = "odds"
+    model: str = Field(description="the model the odds are of")
+    slots: list[list[SlotMarginalOut]] = Field(description="per slot, the likeliest hands and their odds")
+
+
+class RangeOut(ResultModel):
+    """The range of one number (``solver.advisor.limits.Range``)."""
+
+    name: str = Field(description="how errors call the number")
+    low: float
+    high: float
+    unit: str
+    integer: bool = Field(description="whole numbers only")
+    low_open: bool = Field(description="low itself is excluded (more than low)")
+    text: str = Field(description="the range in words, as the errors say it: 'from 0 to 25 points'")
+
+
+class DefaultOut(ResultModel):
+    """A default (``solver.advisor.limits.Default``): ``value`` of the field ``field``."""
+
+    field: str
+    value: float
+    unit: str
+    used_by: str
+
+
+class LimitsOut(ResultModel):
+    """Every range and default of the numbers the front-ends take (``solver.advisor.limits``)."""
+
+    kind: Literal["limits"] = "limits"
+    ranges: dict[str, RangeOut] = Field(description="by field: epsilon, time_limit, threads, max_exploitability, "
+                                                    "max_support, games, seed")
+    defaults: dict[str, DefaultOut] = Field(description="by name: SOLVE_EPSILON, SOLVE_TIME_LIMIT, PLAY_EPSILON, …")
+
+
+# ---------------------------------------------------------------------------- quintet-tournament
+
+
+class BestResponseValueOut(ResultModel):
+    """A best-response strategy of one deal: its value against its model and whether it is proven."""
+
+    optimal: bool = Field(description="proven optimal (false: the time limit stopped the search)")
+    value: float = Field(description="its expected margin against the model it answers (points)")
+
+
+class DealEquilibriumOut(ResultModel):
+    """The equilibrium strategy of one deal."""
+
+    exploitability: float = Field(description="certified (points)")
+    converged: bool
+    proven: bool = Field(description="the exploitability is an exact best response's")
+    support: int = Field(description="arrangements in the mix")
+    from_store: bool
+    seconds: float
+
+
+class TournamentDealOut(ResultModel):
+    """One deal of the tournament: the margin matrix and what defines the strategies."""
+
+    exposed: list[str]
+    matrix: list[list[float]] = Field(description="matrix[a][b]: strategy a's expected margin against b")
+    arrangements: dict[str, list[list[str]]] = Field(description="the pure strategies' arrangements")
+    best_responses: dict[str, BestResponseValueOut] = Field(description="by strategy (br-uniform, br-greedy)")
+    equilibrium: DealEquilibriumOut | None = Field(default=None, exclude_if=_absent,
+                                                   description="when the equilibrium plays")
+
+
+class EquilibriumSummaryOut(ResultModel):
+    """The equilibria of the tournament's deals, summed up."""
+
+    deals: int
+    converged: int
+    max_exploitability: float
+    mean_exploitability: float
+    from_store: int
+    mean_support: float
+    target_epsilon: float | None
+
+
+class TournamentOut(ResultModel):
+    """``quintet-tournament --json``: every strategy against every other, exact per deal."""
+
+    kind: Literal["tournament"] = "tournament"
+    strategies: list[str]
+    labels: list[str]
+    n_deals: int
+    seed: int | None = Field(description="the seed of the random deals (null: the deals were given)")
+    sampled: bool = Field(description="always false: nothing is sampled (see note)")
+    note: str
+    payoff: str
+    mean: list[list[float]] = Field(description="mean[a][b] over the deals")
+    ci95: list[list[float | None]] = Field(description="half-width of the 95% confidence interval of the mean "
+                                                       "(null with one deal)")
+    row_mean: list[float | None]
+    row_mean_note: str
+    equilibrium: EquilibriumSummaryOut | None
+    deals: list[TournamentDealOut]
+    seconds: float
+    plot: str | None = Field(default=None, exclude_if=_absent, description="the heat map written (--plot)")
+
+
+# ---------------------------------------------------------------------------- quintet-batch
+
+
+class BatchDealOut(ResultModel):
+    """One canonical deal of a batch run."""
+
+    canonical: int = Field(description="the suit-canonical deal's key (its exposed cards as a card mask)")
+    exploitability: float | None = Field(description="certified (points); null when it failed")
+    converged: bool
+    iterations: int
+    support: int
+    seconds: float
+    cpu_seconds: float
+    worker: str = Field(description="host:pid")
+    error: str | None
+
+
+class BatchOut(ResultModel):
+    """``quintet-batch --json``: the run's counts and each deal solved."""
+
+    kind: Literal["batch"] = "batch"
+    total: int = Field(description="distinct canonical deals asked for")
+    solved: int
+    unconverged: int
+    skipped: int = Field(description="already certified within epsilon in the store")
+    failed: int
+    duplicates: int = Field(description="asked deals suit-equivalent to an earlier one")
+    stale: int = Field(description="stored by an earlier certificate version: solved again")
+    interrupted: bool
+    seconds: float
+    startup_seconds: float
+    deals_per_minute: float
+    executor: str
+    workers: int
+    epsilon: float
+    store: str | None
+    mean_cpu_seconds: float | None
+    deals: list[BatchDealOut]
+    errors: list[str]
+
+
+class BookOut(ResultModel):
+    """``quintet-batch --book --json``: the book's size and its CPU cost, estimated from a sample."""
+
+    kind: Literal["book"] = "book"
+    rules: str
+    canonical_deals: int
+    exposed_sets: int
+    sample: int
+    seed: int
+    epsilon: float
+    time_limit: float | None
+    converged: int
+    cpu_seconds: list[float]
+    wall_seconds: list[float]
+    deals: list[str]
+    mean_cpu_seconds: float | None
+    median_cpu_seconds: float | None
+    max_cpu_seconds: float | None
+    cpu_hours: float | None
+    cpu_hours_ci95: list[float] | None
+    lower_bound: bool = Field(description="some sampled deals hit the time limit: the estimate is a lower bound")
+
+
+# ----------------------------------------------------------------------------- the games' review, statistics, puzzles
+
+
+class ReviewHandOut(ResultModel):
+    """One side's packet in a reviewed slot."""
+
+    cards: list[str] = Field(description="the packet, largest rank group first")
+    hand: str = Field(description="the hand's description")
+    category: str = CATEGORY
+
+
+class SlotReviewOut(ResultModel):
+    """One slot of a reviewed show-down, from the player's side."""
+
+    slot: int = Field(description="1-based")
+    points: int = Field(description="the slot's points at stake")
+    winner: Literal["player", "computer"] | None = Field(description="null: a tie")
+    player_points: float
+    computer_points: float
+    player: ReviewHandOut
+    computer: ReviewHandOut = Field(description="the other side's packet (the computer's, or the person's across)")
+    reason: str = Field(description="why the slot went so, e.g. 'full house beats two pair'")
+
+
+class RegretOut(ResultModel):
+    """The player's arrangement graded against one model."""
+
+    against: Literal["model", "equilibrium"] = Field(description="model: the computer's model; equilibrium: the "
+                                                                 "deal's certified equilibrium mix")
+    model: str = Field(description="the model's name")
+    exploitability: float | None = Field(description="the equilibrium's certified exploitability (null for "
+                                                      "another model)")
+    regret: float = Field(description="the optimum minus the arrangement's expected margin (an upper bound if "
+                                      "the optimum is not proven)")
+    grade: GradeOut = Field(description="value, optimum, best arrangement and best two-card swap")
+
+
+class ReviewOut(ResultModel):
+    """A finished game reviewed (``solver.play.review``)."""
+
+    kind: Literal["review"] = "review"
+    game: int
+    seed: int
+    time: str
+    opponent: str
+    rules: str = Field(description="the rule set, described")
+    exposed: list[str]
+    player: list[list[str]]
+    computer: list[list[str]]
+    points: dict[str, float] = Field(description="{'player': …, 'computer': …}")
+    hints: list[str] = Field(description="the advice the player asked for, in order")
+    slots: list[SlotReviewOut]
+    model: RegretOut | None = Field(description="against the computer's model (null against a person)")
+    equilibrium: RegretOut | None = Field(description="against the deal's equilibrium (null when not solved)")
+    notes: list[str] = Field(description="what could not be reviewed, and why")
+
+
+class TrendOut(ResultModel):
+    """A series' mean and trend (``quintet.trend.Trend``)."""
+
+    count: int
+    mean: float | None
+    recent: float | None = Field(description="the mean of the last `window` values (null until there are more)")
+    earlier: float | None = Field(description="the mean of the values before them")
+    slope: float | None = Field(description="least-squares change per value")
+    window: int
+    blocks: list[float] = Field(description="means of consecutive blocks of `window` values")
+    direction: Literal["up", "down", "steady"] | None
+
+
+class SlotStatsOut(ResultModel):
+    """One slot over the games."""
+
+    slot: int
+    points: int
+    won: int
+    lost: int
+    tied: int
+    points_won: float
+    points_lost: float
+
+
+class StatsOut(ResultModel):
+    """Session statistics of game records (``solver.play.statistics``)."""
+
+    kind: Literal["stats"] = "stats"
+    games: int
+    won: int
+    lost: int
+    drawn: int
+    points_player: float
+    points_computer: float
+    margin: TrendOut = Field(description="the player's points minus the other side's, per game")
+    regret: TrendOut = Field(description="per game with a regret (not against a person)")
+    slots: list[SlotStatsOut]
+    opponents: dict[str, int] = Field(description="games per opponent")
+    first: str | None = Field(description="the first game's time (ISO 8601 UTC)")
+    last: str | None
+
+
+class PuzzleOut(ResultModel):
+    """A "find the best arrangement" puzzle (``solver.play.puzzle``)."""
+
+    kind: Literal["puzzle"] = "puzzle"
+    exposed: list[str] = Field(description="the deal, in the canonical suits the store keeps it in")
+    live: list[str]
+    rules: str = Field(description="the rule set's name")
+    rules_description: str
+    opponent: Literal["equilibrium", "greedy", "uniform"]
+    model: str
+    exploitability: float | None = Field(description="the stored equilibrium's certified exploitability")
+    number: int = Field(description="the deal's place among the store's solved deals, 1-based")
+    count: int = Field(description="solved deals in the store")
+    seed: int | None = Field(description="the seed that picked it (null: asked by its deal)")
+
+
+class PuzzleResultOut(ResultModel):
+    """A puzzle's answer graded exactly."""
+
+    kind: Literal["puzzle-result"] = "puzzle-result"
+    puzzle: PuzzleOut
+    given_up: bool = Field(description="no answer was given: the grade is the best arrangement's")
+    solved: bool = Field(description="no arrangement does better (regret 0)")
+    stars: int = Field(description="3 solved, 2 within 0.1 points, 1 within 0.5, 0 beyond or given up")
+    regret: float
+    grade: GradeOut

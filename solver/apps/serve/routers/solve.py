@@ -22,7 +22,7 @@ from solver.advisor.equilibrium import certified_within, stored_exploitability
 from solver.advisor.request import RequestError, SolveRequest
 from solver.apps.serve.errors import JsonBodyRoute, error_responses
 from solver.apps.serve.jobs import Job
-from solver.apps.serve.models import ImmediateAnswerOut, JobOut, ProgressOut, SolveIn
+from solver.apps.serve.models import ImmediateAnswerOut, JobOut, KmixProgressOut, ProgressOut, SolveIn
 from solver.apps.serve.state import AppState, ServeConfig, app_state
 
 __all__ = ["router", "solve_request_of", "job_out", "echo", "EVENT_INTERVAL", "STOP_GRACE"]
@@ -47,9 +47,6 @@ def solve_request_of(body: SolveIn, config: ServeConfig) -> SolveRequest:
     """The solver's request for ``body``, parsed and checked by the one request model
     (``SolveRequest.parse``, files refused: a server never opens a path a client sent), within
     the server's time cap (``ServeConfig.max_time_limit``); ``ValueError`` for bad input."""
-    workers = body.model_dump(include={"workers"})["workers"]  # the old name (read without its warning)
-    if workers is not None and body.threads is not None:
-        raise RequestError("workers is the old name of threads: give one of them")
     time_limit = body.time_limit
     cap = config.max_time_limit
     if cap is not None:
@@ -61,16 +58,21 @@ def solve_request_of(body: SolveIn, config: ServeConfig) -> SolveRequest:
         p if isinstance(p, str) else {"arrangement": p.arrangement, "weight": p.weight} for p in body.population]
     return SolveRequest.parse(
         body.exposed, body.rules.to_rules(), opponent=body.opponent, objective=body.objective, engine=body.engine,
-        threads=body.threads if workers is None else workers, time_limit=time_limit,
+        threads=body.threads, time_limit=time_limit,
         seed=body.seed, epsilon=body.epsilon, fix=body.fix, grade=body.grade, population=population,
         style=body.style, verify=body.verify, max_exploitability=body.max_exploitability,
         max_support=body.max_support, files=False)
 
 
+def _progress(progress: dict[str, Any]) -> ProgressOut | KmixProgressOut:
+    return KmixProgressOut.model_validate(progress) if progress.get("kind") == "kmix" else \
+        ProgressOut.model_validate(progress)
+
+
 def job_out(job: Job) -> JobOut:
     """A job's JSON (``GET /api/jobs/ID``)."""
     return JobOut(job=job.id, status=job.status, request=job.request, elapsed=round(job.elapsed, 3),
-                  progress=None if job.progress is None else ProgressOut.model_validate(job.progress),
+                  progress=None if job.progress is None else _progress(job.progress),
                   result=job.result, error=job.error)
 
 

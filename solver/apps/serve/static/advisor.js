@@ -10,16 +10,16 @@
 // as the form no longer asks that question.
 
 import { call, followJob } from "./api.js";
-import { ArrangementEditor, arrangementText, DECK, HAND_SIZE, N_EXPOSED, N_SLOTS } from "./arrange.js";
+import { ArrangementEditor, arrangementText, DECK, HAND_SIZE, N_EXPOSED, N_SLOTS, readArrangement } from "./arrange.js";
 import { CardGrid, cardEl, cardsTextEl, cardTextEl, readCards, sortCards } from "./cards.js";
-import { CATEGORIES, categoryColour, categoryOf } from "./categories.js";
+import { CATEGORIES, categoryColour, categoryWords } from "./categories.js";
+import { errorBox, fieldMessage, limits, randomSeed, readInRange } from "./form.js";
 import { el, pct, seconds, signed } from "./format.js";
 
 const RANKS = "AKQJT987";
 const SUITS = "shdc";
 const MIX_SHOWN = 10;
 const PLANS_SHOWN = 8;
-const MAX_SEED = 2147483647;
 const TICK_MS = 200;
 
 const OPPONENT_HELP = {
@@ -41,6 +41,7 @@ const state = {
   job: null, // the equilibrium job being followed
   busy: false,
   answer: null, // what the answer shown was asked for: {deal, opponent, objective, epsilon, mine}
+  linkSeed: null, // a link's equilibrium draw: the seed of the answer it reopens (used once)
 };
 
 let deckGrid;
@@ -52,11 +53,6 @@ class FormError extends Error {
     super(message);
     this.field = field;
   }
-}
-
-/** A fresh random seed in 0..2^31-1 (the browser's cryptographic generator). */
-export function randomSeed() {
-  return crypto.getRandomValues(new Uint32Array(1))[0] & MAX_SEED;
 }
 
 // ---------------------------------------------------------------- the deal
@@ -92,13 +88,6 @@ function toggleExposed(code) {
   setExposed(cards);
 }
 
-function fieldMessage(id, message) {
-  const msg = $(`${id}-msg`);
-  msg.textContent = message;
-  msg.hidden = !message;
-  $(id).setAttribute("aria-invalid", message ? "true" : "false");
-}
-
 function dealChanged() {
   const full = state.exposed.length === N_EXPOSED;
   deckGrid.update((code) => ({
@@ -125,11 +114,10 @@ async function dealFromSeed(seed) {
 
 function readSeed() {
   const text = $("seed").value.trim();
-  if (!/^\d+$/.test(text) || Number(text) > MAX_SEED) {
-    throw new FormError(text ? `seed: ${text} is not a whole number from 0 to ${MAX_SEED}`
-      : "seed: type a whole number (or ask for a random deal)", "seed");
-  }
-  return Number(text);
+  if (!text) throw new FormError("seed: type a whole number (or ask for a random deal)", "seed");
+  const { value, error } = readInRange(text, "seed");
+  if (error) throw new FormError(error, "seed");
+  return value;
 }
 
 // ---------------------------------------------------------------- my arrangement
@@ -164,27 +152,42 @@ function opponentWords(text) {
   return { equilibrium: "the equilibrium", uniform: "uniform random", greedy: "greedy" }[text] || `the mixture ${text}`;
 }
 
-/** A number field: its value, or a FormError naming the problem (never a silent default). */
-function readNumber(id, what, { above = null, atLeast = null } = {}) {
-  const text = $(id).value.trim();
-  if (!text) throw new FormError(`${what}: type a number`, id);
-  const x = Number(text);
-  if (!/^[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/i.test(text) || !Number.isFinite(x)) {
-    throw new FormError(`${what}: ${text} is not a number`, id);
-  }
-  if (above !== null && !(x > above)) throw new FormError(`${what} must be more than ${above}, got ${text}`, id);
-  if (atLeast !== null && !(x >= atLeast)) throw new FormError(`${what} must be at least ${atLeast}, got ${text}`, id);
-  return x;
+/** A number field in the server's range ``range`` (GET /api/limits): its value, or a FormError
+ * naming the problem (never a silent default). */
+function readNumber(id, what, range) {
+  const { value, error } = readInRange($(id).value, range, what);
+  if (error) throw new FormError(error, id);
+  return value;
 }
 
-/** The K box: null when blank (the full equilibrium), else the whole number typed — its range is
- * the server's to check (one request model decides), so 0 is sent and its refusal shown. */
+/** The K box: null when blank (the full equilibrium), else a whole number in the server's range
+ * (GET /api/limits: max_support), or a FormError saying so. */
 function readK() {
   const text = $("max-support").value.trim();
   if (!text) return null;
-  if (!/^\d+$/.test(text)) throw new FormError(`K: ${text} is not a whole number (blank: the full equilibrium)`,
-    "max-support");
-  return Number(text);
+  const { value, error } = readInRange(text, "max_support", "K");
+  if (error) throw new FormError(`${error} (blank: the full equilibrium)`, "max-support");
+  return value;
+}
+
+/** The rule options shown (the Rules box): {} for classic, else the options set. */
+function readRules() {
+  const rules = {};
+  if ($("rule-tie").value !== "0") rules.tie_points = Number($("rule-tie").value);
+  if ($("rule-tiebreak").value !== "kickers") rules.tiebreak = $("rule-tiebreak").value;
+  if ($("rule-ace-low").checked) rules.ace_low_straight = true;
+  if ($("rule-flush").checked) rules.flush_over_full_house = true;
+  return rules;
+}
+
+/** The rule options in words ("classic", "classic; ties score half; ace-low straight"). */
+function rulesWords(rules) {
+  const words = ["classic"];
+  if (rules.tie_points) words.push(`a tie scores ${rules.tie_points} each`);
+  if (rules.tiebreak) words.push(rules.tiebreak === "group-only" ? "only the groups decide" : "no kickers");
+  if (rules.ace_low_straight) words.push("ace-low straight");
+  if (rules.flush_over_full_house) words.push("flush above full house");
+  return words.join("; ");
 }
 
 function readDeal() {
@@ -246,14 +249,17 @@ export function buildRequest(kind) {
   const equilibriumItself = opponent === "equilibrium" && kind === "solve";
   if (!equilibriumItself) body.objective = $("objective").value;
   if (opponentNames(opponent).includes("equilibrium")) {
-    body.epsilon = readNumber("epsilon", "target ε", { atLeast: 0 });
-    body.time_limit = readNumber("time-limit", "time limit", { above: 0 });
+    body.epsilon = readNumber("epsilon", "target ε", "epsilon");
+    body.time_limit = readNumber("time-limit", "time limit", "time_limit");
   }
   const k = equilibriumItself ? readK() : null;
   if (k !== null) {
     body.max_support = k;
     body.seed = $("seed").value.trim() ? readSeed() : randomSeed();
-  } else if (equilibriumItself) body.seed = randomSeed();
+  } else if (equilibriumItself) body.seed = state.linkSeed ?? randomSeed(); // a link's answer: its own draw
+  state.linkSeed = null;
+  const rules = readRules();
+  if (Object.keys(rules).length) body.rules = { name: "classic", ...rules };
   if (kind === "grade") body.grade = readMine("grade");
   if (kind === "complete") body.fix = readMine("complete");
   return body;
@@ -264,7 +270,7 @@ function question() {
   const deal = readDealText(false);
   let epsilon = null;
   try {
-    epsilon = readNumber("epsilon", "ε", { atLeast: 0 });
+    epsilon = readNumber("epsilon", "ε", "epsilon");
   } catch {
     epsilon = NaN;
   }
@@ -274,16 +280,17 @@ function question() {
     objective: $("objective").value,
     epsilon,
     k: $("max-support").value.trim(),
+    rules: JSON.stringify(readRules()),
     mine: arrangementText(mine.mine),
   };
 }
 
 /** Field messages for the option fields, as they are typed. */
 function checkOptions() {
-  for (const [id, what, limits] of [["epsilon", "target ε", { atLeast: 0 }], ["time-limit", "time limit", { above: 0 }]]) {
+  for (const [id, what, range] of [["epsilon", "target ε", "epsilon"], ["time-limit", "time limit", "time_limit"]]) {
     let message = "";
     try {
-      readNumber(id, what, limits);
+      readNumber(id, what, range);
     } catch (e) {
       message = e.message;
     }
@@ -301,11 +308,7 @@ function checkOptions() {
 
 // ---------------------------------------------------------------- asking
 
-function showError(message) {
-  const box = $("error");
-  box.hidden = !message;
-  box.textContent = message || "";
-}
+const showError = errorBox("error");
 
 function setBusy(busy) {
   state.busy = busy;
@@ -339,7 +342,14 @@ async function run(kind) {
   $("answer").replaceChildren();
   let failed = false;
   try {
-    const { status, data } = await call("POST", "/api/solve", body);
+    const queue = watchQueue();
+    let response;
+    try {
+      response = await call("POST", "/api/solve", body);
+    } finally {
+      queue.stop();
+    }
+    const { status, data } = response;
     let result = data;
     let cancelled = false;
     if (status === 202) {
@@ -375,6 +385,52 @@ function focusAnswer(target) {
   if (idle && target) target.focus({ preventScroll: true });
 }
 
+/** While a quick answer is awaited: after 0.4 s the progress box says where the question is —
+ * computed, or queued behind busy workers (GET /api/health) — until ``stop()``. */
+function watchQueue() {
+  let stopped = false;
+  let timer = null;
+  const started = performance.now();
+  const poll = async () => {
+    let text = `Waiting for the answer… ${((performance.now() - started) / 1000).toFixed(1)} s`;
+    try {
+      const { data } = await call("GET", "/api/health");
+      text = queueWords(data, performance.now() - started);
+    } catch {
+      // the answer's own error, if any, says what is wrong
+    }
+    if (stopped) return;
+    $("progress").hidden = false;
+    $("cancel").hidden = true; // a quick answer is not a job: nothing to cancel
+    $("progress-text").textContent = text;
+    timer = setTimeout(poll, 500);
+  };
+  timer = setTimeout(poll, 400);
+  return {
+    stop() {
+      stopped = true;
+      clearTimeout(timer);
+      $("cancel").hidden = false;
+    },
+  };
+}
+
+const plural = (n, word) => `${n} ${word}${n === 1 ? "" : "s"}`;
+
+/** Where a quick question is, from the server's health: "Queued: 1 of 1 worker busy with a
+ * long solve (…); yours is next · 2.1 s", or "Computing… 0.8 s". */
+export function queueWords(health, ms) {
+  const time = ` · ${(ms / 1000).toFixed(1)} s`;
+  if (health.workers_busy < health.workers || !health.waiting.quick) return `Computing…${time}`;
+  const long = health.running.long;
+  const busy = `${health.workers_busy} of ${plural(health.workers, "worker")} busy`
+    + (long ? ` with ${long === 1 ? "a long solve" : `${long} long solves`} (an equilibrium, a K-mix or a safe mix)`
+      : "");
+  const line = health.waiting.quick <= 1 ? "yours is next"
+    : `yours is one of ${health.waiting.quick} quick questions waiting`;
+  return `Queued: ${busy}; ${line}${time}`;
+}
+
 let ticker = null;
 
 function stopProgress() {
@@ -391,7 +447,7 @@ async function follow(job) {
   $("progress").hidden = false;
   $("cancel").disabled = false;
   reveal();
-  const target = job.request.epsilon ?? 0.01;
+  const target = job.request.epsilon ?? limits.defaults.SOLVE_EPSILON.value;
   let last = job;
   let lastAt = performance.now();
   let shown = 0;
@@ -402,7 +458,11 @@ async function follow(job) {
     let text = j.status === "queued" ? "Waiting for a free worker…"
       : k === undefined ? "Solving the equilibrium…" : `Solving the equilibrium, then the best mix of at most ${k}…`;
     if (j.status === "cancelling") text = "Cancelling…";
-    if (p) {
+    if (p && p.kind === "kmix") {
+      text = `${j.status === "cancelling" ? "Cancelling… " : ""}The equilibrium is solved; mixes of at most ${k}: `
+        + `${p.certified} ${p.certified === 1 ? "mix" : "mixes"} certified (each by an exact best response), the least exploitable so far `
+        + `${p.exploitability.toFixed(4)}`;
+    } else if (p) {
       text += ` iteration ${p.iteration} · certified ε ≤ ${p.exploitability.toFixed(4)} (target ${target})`
         + ` · ${p.support} arrangements in the mix`;
     }
@@ -414,12 +474,11 @@ async function follow(job) {
   const update = (j) => {
     last = j;
     lastAt = performance.now();
-    const p = j.progress;
+    const p = j.progress && j.progress.kind !== "kmix" ? j.progress : null; // the sparkline: the equilibrium's
     if (p && (!history.length || history[history.length - 1].iteration !== p.iteration)) history.push(p);
     draw();
     drawSparkline(history, target);
   };
-  update(job);
   ticker = setInterval(draw, TICK_MS);
   return followJob(job, update);
 }
@@ -482,7 +541,7 @@ export function packetsEl(sol, { swap = null, fixed = new Set() } = {}) {
       cards.append(c);
     }
     const hand = el("div", "hand", s.hand);
-    hand.dataset.category = categoryOf(s.hand);
+    hand.dataset.category = s.category;
     const margin = el("div", "slot-margin", signed(s.expected_margin));
     margin.title = `expected margin in this slot (expected points ${s.expected_points.toFixed(3)})`;
     li.append(label, cards, hand, wtlBar(s), margin);
@@ -532,6 +591,7 @@ function answerFor(deal, asked) {
   let against = ` · against ${opponentWords(asked.body.opponent)}`;
   if (asked.body.objective) against += ` · ${OBJECTIVE_WORDS[asked.body.objective]}`;
   if (asked.body.epsilon !== undefined) against += ` · target ε ${asked.body.epsilon}`;
+  if (asked.body.rules) against += ` · rules: ${rulesWords(asked.body.rules)}`;
   p.append(against);
   return p;
 }
@@ -556,12 +616,14 @@ function refreshStale() {
   const note = $("stale-note");
   if (!state.answer || !note) {
     box.dataset.stale = "false";
+    updateLink(null);
     return;
   }
   const now = question();
   const a = state.answer;
   const changed = [];
   if (now.deal !== a.deal) changed.push("the deal");
+  if (now.rules !== a.rules) changed.push("the rules");
   if (now.opponent !== a.body.opponent) changed.push("the opponent");
   else {
     if (a.body.objective && now.objective !== a.body.objective) changed.push("the objective");
@@ -578,6 +640,7 @@ function refreshStale() {
     b.dataset.needsDeal = now.deal === a.deal && (b.classList.contains("take") || !stale) ? "fresh" : "stale";
     b.setAttribute("aria-disabled", state.busy || b.dataset.needsDeal === "stale" ? "true" : "false");
   }
+  updateLink(stale ? null : a);
 }
 
 function renderSolution(sol, cancelled, asked) {
@@ -649,18 +712,18 @@ export function marginalsEl(slotMarginals) {
     bar.setAttribute("aria-label", `slot ${i + 1}: `
       + slot.slice(0, 4).map((m) => `${m.hand} ${pct(m.probability)}`).join(", "));
     for (const m of slot) {
-      const category = categoryOf(m.hand);
+      const { category } = m;
       present.add(category);
       const seg = el("span");
       seg.dataset.category = category;
       seg.dataset.hand = m.hand;
       seg.style.width = `${100 * m.probability}%`;
       seg.style.background = categoryColour(category);
-      seg.title = `${m.hand} (${category}): ${pct(m.probability)}`;
+      seg.title = `${m.hand} (${categoryWords(category)}): ${pct(m.probability)}`;
       bar.append(seg);
     }
     const legend = el("div", "marginal-legend");
-    for (const m of slot.slice(0, 3)) legend.append(legendItem(categoryOf(m.hand), `${m.hand} ${pct(m.probability)}`));
+    for (const m of slot.slice(0, 3)) legend.append(legendItem(m.category, `${m.hand} ${pct(m.probability)}`));
     if (slot.length > 3) legend.append(el("span", "legend-item", `${slot.length - 3} more`));
     row.append(bar, legend);
     box.append(row);
@@ -670,7 +733,7 @@ export function marginalsEl(slotMarginals) {
   key.append(el("span", "legend-title", "Colours:"));
   for (const category of [...CATEGORIES, "other"]) {
     if (!present.has(category)) continue;
-    const item = legendItem(category, category);
+    const item = legendItem(category, categoryWords(category));
     item.dataset.category = category;
     key.append(item);
   }
@@ -720,7 +783,8 @@ export function plansEl(plans, arrangements) {
       const td = el("td", "plan-hand");
       td.dataset.slot = String(i + 1);
       const dot = el("span", "legend-dot");
-      dot.style.background = categoryColour(hand);
+      dot.style.background = categoryColour(plan.categories[i]);
+      td.dataset.category = plan.categories[i];
       td.append(dot, hand);
       return td;
     });
@@ -748,7 +812,7 @@ export function kmixEntryEl(entry, index, picked) {
     const cards = el("div", "packet-cards");
     for (const code of packet) cards.append(cardEl(code));
     const hand = el("div", "hand", entry.hands[i]);
-    hand.dataset.category = categoryOf(entry.hands[i]);
+    hand.dataset.category = entry.categories[i];
     li.append(label, cards, hand);
     list.append(li);
   });
@@ -817,18 +881,168 @@ function renderEquilibrium(eq, cancelled, asked) {
     + ` --seed ${asked.body.seed}`));
   const mixTitle = el("h4", "", `The mix: ${eq.mix.length} arrangement${eq.mix.length > 1 ? "s" : ""}`
     + (eq.mix.length > MIX_SHOWN ? ` (the ${MIX_SHOWN} most likely)` : ""));
+  const rest = [plansEl(eq.plans, eq.mix.length), mixTitle, mixEl(eq.mix),
+    el("h4", "", "Per-slot hands (marginals)"), ...marginalsEl(eq.slot_marginals)];
+  if ((cancelled || eq.interrupted) && !eq.converged) { // stopped short of ε: shown, not offered to play
+    const note = el("p", "stale-note stopped-note", `Stopped before the target ε ${eq.epsilon}: this is the best mix `
+      + `found so far, not an equilibrium to play. Ask again to go on from it (${eq.iterations} iterations so far).`);
+    showAnswer(`${cancelled ? "Cancelled" : "Interrupted"}: the best mix found so far`, eq.exposed, asked,
+      [cert, note, ...rest]);
+    return;
+  }
   showAnswer("Equilibrium: a certified mixed strategy", eq.exposed, asked, [
-    cert, play, packetsEl(eq), totalsEl(eq), actions, replay, plansEl(eq.plans, eq.mix.length), mixTitle,
-    mixEl(eq.mix),
-    el("h4", "", "Per-slot hands (marginals)"), ...marginalsEl(eq.slot_marginals),
+    cert, play, packetsEl(eq), totalsEl(eq), actions, replay, ...rest,
   ]);
 }
 
+/** An answer, by its ``kind``. */
 function render(data, cancelled, asked) {
-  if (data.given) renderGrade(data, asked);
-  else if (data.max_support !== undefined) renderSparse(data, cancelled, asked);
-  else if (data.mix) renderEquilibrium(data, cancelled, asked);
-  else renderSolution(data, cancelled, asked);
+  const renderers = {
+    grade: () => renderGrade(data, asked),
+    kmix: () => renderSparse(data, cancelled, asked),
+    equilibrium: () => renderEquilibrium(data, cancelled, asked),
+    solution: () => renderSolution(data, cancelled, asked),
+  };
+  if (!renderers[data.kind]) throw new Error(`the server sent an answer of an unknown kind (${data.kind})`);
+  renderers[data.kind]();
+}
+
+function optionsChanged() {
+  const choice = $("opponent").value;
+  const eq = opponentNames(opponentText()).includes("equilibrium");
+  for (const e of document.querySelectorAll(".mixture-only")) e.hidden = choice !== "mixture";
+  for (const e of document.querySelectorAll(".eq-only")) e.hidden = !eq;
+  for (const e of document.querySelectorAll(".kmix-only")) e.hidden = choice !== "equilibrium";
+  const k = $("max-support").value.trim();
+  $("solve").textContent = choice !== "equilibrium" ? "Best arrangement"
+    : /^\d+$/.test(k) ? `Solve a mix of at most ${k}` : "Solve the equilibrium";
+  $("opponent-help").textContent = OPPONENT_HELP[choice];
+  $("rules-summary").textContent = `Rules: ${rulesWords(readRules())}`;
+  checkOptions();
+  refreshStale();
+}
+
+// ---------------------------------------------------------------- a position as a link
+
+const LINK = "#advise?";
+
+const linkValue = (v) => encodeURIComponent(v).replace(/%2F/g, "/").replace(/%3A/g, ":").replace(/%2C/g, ",");
+
+/**
+ * The form as a link's fragment: ``#advise?deal=…&opponent=…`` — the deal (and its seed), the
+ * opponent, the objective, ε and the time limit (when they apply), K, the rule options, my
+ * arrangement (packets separated by "/", cards by "."); ``ask``: the question of the answer
+ * shown ({kind, body}) and its equilibrium draw's seed, so the link reopens to that answer.
+ */
+export function positionFragment(ask = null) {
+  const q = [];
+  const add = (key, value) => {
+    if (value !== "" && value !== null && value !== undefined) q.push(`${key}=${linkValue(String(value))}`);
+  };
+  add("deal", sortCards(state.exposed).join("."));
+  add("seed", $("seed").value.trim());
+  add("opponent", opponentText());
+  if ($("objective").value !== "margin") add("objective", $("objective").value);
+  if (opponentNames(opponentText()).includes("equilibrium")) {
+    if ($("epsilon").value.trim() !== String(limits.defaults.SOLVE_EPSILON.value)) add("epsilon", $("epsilon").value.trim());
+    if ($("time-limit").value.trim() !== String(limits.defaults.SOLVE_TIME_LIMIT.value)) {
+      add("time", $("time-limit").value.trim());
+    }
+    add("k", $("max-support").value.trim());
+  }
+  const rules = readRules();
+  add("tie", rules.tie_points);
+  add("tiebreak", rules.tiebreak);
+  if (rules.ace_low_straight) add("acelow", 1);
+  if (rules.flush_over_full_house) add("flush", 1);
+  const packets = mine.mine.map((p) => p.join("."));
+  while (packets.length && !packets[packets.length - 1]) packets.pop();
+  add("mine", packets.join("/"));
+  if (ask) {
+    add("ask", ask.kind);
+    if (ask.kind === "solve" && ask.body.seed !== undefined && ask.body.max_support === undefined) {
+      add("draw", ask.body.seed);
+    }
+  }
+  return LINK + q.join("&");
+}
+
+/** Keep the address bar's fragment the form's position (and the answer's question while the
+ * answer shown is still the form's) — unless it names another tab's place (#play/…, #join/…). */
+function updateLink(ask) {
+  if (state.holdLink || $("panel-advisor").hidden) return;
+  if (location.hash && !location.hash.startsWith(LINK)) return;
+  const fragment = positionFragment(ask);
+  if (location.hash !== fragment) history.replaceState(null, "", fragment);
+}
+
+/** Open ``#advise?…``: fill the form from it (any part it names) and, when it names the question
+ * answered, ask it again — the same answer (an equilibrium drawn with the link's seed). */
+function openLink(hash) {
+  if (!hash.startsWith(LINK)) return;
+  const p = new URLSearchParams(hash.slice(LINK.length).replace(/\+/g, "%2B"));
+  const problems = [];
+  const deal = p.get("deal");
+  if (deal !== null) {
+    const { cards, error } = readCards(deal.replace(/\./g, " "), DECK);
+    if (error || cards.length !== N_EXPOSED) problems.push(`the deal: ${error || `${cards.length} cards, not ${N_EXPOSED}`}`);
+    else setExposed(cards);
+  }
+  if (p.get("seed") !== null) {
+    $("seed").value = p.get("seed");
+    if (deal !== null) state.dealSeed = readInRange(p.get("seed"), "seed").value ?? null;
+  }
+  const opponent = p.get("opponent");
+  if (opponent !== null) {
+    const listed = [...$("opponent").options].some((o) => o.value === opponent && o.value !== "mixture");
+    $("opponent").value = listed ? opponent : "mixture";
+    if (!listed) $("mixture").value = opponent;
+  }
+  const objective = p.get("objective") || "margin";
+  if (["margin", "points"].includes(objective)) $("objective").value = objective;
+  else problems.push(`objective ${objective}`);
+  $("epsilon").value = p.get("epsilon") ?? String(limits.defaults.SOLVE_EPSILON.value);
+  $("time-limit").value = p.get("time") ?? String(limits.defaults.SOLVE_TIME_LIMIT.value);
+  $("max-support").value = p.get("k") ?? "";
+  $("rule-tie").value = p.get("tie") === "0.5" ? "0.5" : "0";
+  $("rule-tiebreak").value = ["group-only", "no-kickers"].includes(p.get("tiebreak")) ? p.get("tiebreak") : "kickers";
+  $("rule-ace-low").checked = p.get("acelow") === "1";
+  $("rule-flush").checked = p.get("flush") === "1";
+  if (p.get("mine")) {
+    const text = p.get("mine").replace(/\./g, " ").replace(/\//g, " | ");
+    const { packets, error } = readArrangement(text, state.exposed, false);
+    if (error) problems.push(`my arrangement: ${error}`);
+    else mine.set(packets, { undoable: false });
+  }
+  optionsChanged();
+  if (problems.length) {
+    showError(`This link could not be read whole: ${problems.join("; ")}.`);
+    return;
+  }
+  const ask = p.get("ask");
+  if (["solve", "grade", "complete"].includes(ask)) {
+    const draw = p.get("draw");
+    state.linkSeed = draw === null ? null : readInRange(draw, "seed").value ?? null;
+    run(ask);
+  }
+}
+
+async function copyLink() {
+  const link = `${location.origin}${location.pathname}${positionFragment(state.answer && $("answer").dataset.stale
+    !== "true" ? state.answer : null)}`;
+  let message = "Copied: this position";
+  try {
+    await navigator.clipboard.writeText(link);
+    if (state.answer) message += " and the question answered";
+  } catch {
+    message = `The link: ${link}`; // no clipboard (an insecure page): shown to copy by hand
+  }
+  const msg = $("copy-link-msg");
+  msg.textContent = message;
+  msg.hidden = false;
+  setTimeout(() => {
+    msg.hidden = true;
+  }, 4000);
 }
 
 /** On a narrow screen the answer sits below the controls: bring it into view when its top
@@ -842,6 +1056,10 @@ function reveal() {
 // ---------------------------------------------------------------- setup
 
 export function setupAdvisor() {
+  const link = location.hash; // read before the form, being set up, writes its own position there
+  state.holdLink = true;
+  $("epsilon").value = String(limits.defaults.SOLVE_EPSILON.value);
+  $("time-limit").value = String(limits.defaults.SOLVE_TIME_LIMIT.value);
   mine = new ArrangementEditor({ slots: $("mine-slots"), text: $("mine-text"), textMsg: $("mine-text-msg"),
     pool: $("pool"), undo: $("undo"), clear: $("clear-mine") }, {
     onChange: () => {
@@ -875,25 +1093,18 @@ export function setupAdvisor() {
   });
   $("seed").addEventListener("input", () => fieldMessage("seed", ""));
   $("clear-deal").addEventListener("click", () => setExposed([]));
-  const optionsChanged = () => {
-    const choice = $("opponent").value;
-    const eq = opponentNames(opponentText()).includes("equilibrium");
-    for (const e of document.querySelectorAll(".mixture-only")) e.hidden = choice !== "mixture";
-    for (const e of document.querySelectorAll(".eq-only")) e.hidden = !eq;
-    for (const e of document.querySelectorAll(".kmix-only")) e.hidden = choice !== "equilibrium";
-    const k = $("max-support").value.trim();
-    $("solve").textContent = choice !== "equilibrium" ? "Best arrangement"
-      : /^\d+$/.test(k) ? `Solve a mix of at most ${k}` : "Solve the equilibrium";
-    $("opponent-help").textContent = OPPONENT_HELP[choice];
-    checkOptions();
-    refreshStale();
-  };
-  for (const id of ["opponent", "objective"]) $(id).addEventListener("change", optionsChanged);
+  for (const id of ["opponent", "objective", "rule-tie", "rule-tiebreak", "rule-ace-low", "rule-flush"]) {
+    $(id).addEventListener("change", optionsChanged);
+  }
   for (const id of ["mixture", "epsilon", "time-limit", "max-support"]) $(id).addEventListener("input", optionsChanged);
   optionsChanged();
   $("solve").addEventListener("click", () => run("solve"));
   $("grade").addEventListener("click", () => run("grade"));
   $("complete").addEventListener("click", () => run("complete"));
   $("cancel").addEventListener("click", cancelJob);
+  $("copy-link").addEventListener("click", copyLink);
   dealChanged();
+  state.holdLink = false;
+  openLink(link);
+  window.addEventListener("hashchange", () => openLink(location.hash)); // a link pasted into this tab
 }

@@ -1,9 +1,12 @@
-// The page: three tabs (arrangement advisor, draw advisor, play) and the server's health line.
+// The page: four tabs (arrangement advisor, draw advisor, play, review and training) and the
+// server's health line.
 
 import { setupAdvisor } from "./advisor.js";
 import { call } from "./api.js";
 import { setupDraw } from "./draw.js";
+import { loadLimits } from "./form.js";
 import { setupPlay } from "./play.js";
+import { setupReview } from "./review.js";
 
 /** The tabs; returns select(tab). */
 function setupTabs() {
@@ -41,12 +44,23 @@ async function showHealth() {
   }
 }
 
-const select = setupTabs();
-setupAdvisor();
-setupDraw().catch((e) => {
-  document.getElementById("draw-error").hidden = false;
-  document.getElementById("draw-error").textContent = e.message;
-});
-setupPlay({ select: () => select(document.getElementById("tab-play"), false) });
-showHealth();
-document.body.dataset.ready = "true";
+async function start() {
+  const select = setupTabs();
+  try {
+    await loadLimits(); // the server's defaults and ranges, before any form reads them
+  } catch (e) {
+    document.getElementById("health").textContent = `cannot start: ${e.message}`;
+    return;
+  }
+  setupAdvisor();
+  setupDraw().catch((e) => {
+    document.getElementById("draw-error").hidden = false;
+    document.getElementById("draw-error").textContent = e.message;
+  });
+  setupPlay({ select: () => select(document.getElementById("tab-play"), false) });
+  setupReview();
+  showHealth();
+  document.body.dataset.ready = "true";
+}
+
+start();
