@@ -46,7 +46,7 @@ import numpy as np
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from analysis_common import DATA, Run, partial_note, save_data, savefig, warm_kernels  # noqa: E402
+from analysis_common import DATA, Run, git_commit, partial_note, save_data, savefig, warm_kernels  # noqa: E402
 from bench_best_response import random_good_arrangement  # noqa: E402
 from bench_convergence import uniform_start  # noqa: E402
 from bench_heuristics import describe_mix  # noqa: E402
@@ -243,8 +243,9 @@ def make_report(deals: list[dict], run: Run, args: argparse.Namespace) -> str:  
                        if is_exact(d, p["a"]) and is_exact(d, p["b"])), default=0.0)
     identical = int((sup.max(1) == sup.min(1)).sum())
     lines = [run.line(), "", *partial_note(n, args.deals),
-             "*This section re-reads the data of the run above (`python benchmarks/bench_uniqueness.py --report`); "
-             "its questions are answered at ε = 0, with proofs, by the Structure section.*", "",
+             "*This section re-reads the data of the run above (`python benchmarks/bench_uniqueness.py --report` "
+             f"at commit `{git_commit()}`); the Structure section asks its questions at ε = 0, with proofs, on "
+             "other dealt deals (partial so far).*", "",
              f"{n} deals as dealt (`Deal.random`, seeds {args.seed}–{args.seed + n - 1}), {len(RUNS)} runs each "
              f"({', '.join(RUNS)}), every run certified ε ≤ {args.epsilon:g} from scratch ({int((eps <= exact).sum())} "
              f"of {eps.size} runs ended at an exact equilibrium, ε ≤ 10⁻⁹). Pairs: {len(slot)} (10 per deal). Medians "
@@ -269,7 +270,7 @@ def make_report(deals: list[dict], run: Run, args: argparse.Namespace) -> str:  
               f"marginals; the rest come from {len(differing)} deal(s) ({'; '.join(differing) or 'none'}; worst "
               f"slot TV {worst_exact:.3f}): exact equilibria with different marginals — the marginals are not unique "
               "on every "
-              "deal (the Structure section measures how often on dealt deals).",
+              "deal (the Structure section measures how often on dealt deals, partial so far).",
               f"- **Support sizes are identical across the five runs on {identical} of {n} deals** (median range "
               f"{np.median(sup.max(1) - sup.min(1)):.0f}; range over all runs {sup.min()}–{sup.max()}); where they "
               "differ, the support is a vertex of the restricted program a run happened to build.",
