@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 import re
 import signal
 import subprocess
@@ -67,6 +68,25 @@ def wait_for_workers(get_health: Callable[[], dict], n: int, timeout: float = 12
         if time.monotonic() > deadline:
             raise TimeoutError(f"workers not ready after {timeout} s: {health}")
         time.sleep(0.2)
+
+
+def children_cpu_seconds() -> float:
+    """CPU seconds (user + system) spent so far by this process's living child processes — an
+    in-process server's worker processes — read from /proc.  What a worker does after a cancel is
+    counted in these, whatever else the machine is busy with (a wall clock would count the load)."""
+    tick = os.sysconf("SC_CLK_TCK")
+    me, total = os.getpid(), 0
+    for entry in os.scandir("/proc"):
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = Path(entry.path, "stat").read_text()
+        except OSError:  # gone meanwhile
+            continue
+        fields = stat[stat.rindex(")") + 2:].split()  # from field 3 (state) on: ppid, …, utime (14), stime (15)
+        if int(fields[1]) == me:
+            total += int(fields[11]) + int(fields[12])
+    return total / tick
 
 
 @contextlib.contextmanager
