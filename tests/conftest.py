@@ -1,6 +1,7 @@
 """Shared fixtures: every 5-card hand of the 32-card deck, built independently of quintet; Ctrl-C
 at its default for the programs the tests start.  The tiers (the ``fast`` marker on every test
-that needs nothing else, ``tiers.require``) and the Hypothesis profiles."""
+that needs nothing else, ``tiers.require``), the Hypothesis profiles, and the run on two
+processes (pytest-xdist, a file per process at a time)."""
 
 from __future__ import annotations
 
@@ -33,10 +34,29 @@ settings.register_profile("dev", deadline=None, print_blob=True)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci" if os.environ.get("CI") else "dev"))
 
 
+WORKERS = 2  # CI's machine has two cores
+
+
+@pytest.hookimpl(tryfirst=True)  # before pytest-xdist reads its options
+def pytest_cmdline_main(config: pytest.Config) -> None:
+    """Two processes unless told otherwise (``-n N``; ``-n 0`` or ``-p no:xdist``: this process
+    alone), each running whole files (``--dist loadfile``: a module's fixtures are made once).
+    A run of one file (or of tests in one file) stays in this process: a file is never split."""
+    if not config.pluginmanager.has_plugin("xdist") or hasattr(config, "workerinput"):
+        return
+    option = config.option
+    if option.numprocesses is None and not (option.usepdb or option.trace or option.collectonly):
+        files = {arg.split("::")[0] for arg in config.args}
+        if len(files) > 1 or not all(Path(f).is_file() for f in files):
+            option.numprocesses = WORKERS
+    if option.numprocesses and option.dist == "no":
+        option.dist = "loadfile"
+
+
 @pytest.hookimpl(tryfirst=True)  # before -m deselects: "pytest -m fast" sees the marker
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
-        if not any(item.get_closest_marker(name) for name in (*tiers.NEEDS, *tiers.TIERS)):
+        if not any(item.get_closest_marker(name) for name in tiers.NOT_FAST):
             item.add_marker(pytest.mark.fast)
 
 
@@ -62,6 +82,24 @@ def ctrl_c_as_from_a_terminal():
         yield
     finally:
         signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def worker_pools_need_the_server_marker():
+    """A server's worker processes (``WorkerPool.start``: an in-process application whose
+    lifespan runs, as under ``TestClient``) are a server's cost: the test needs the ``server``
+    marker, like one that starts a live quintet-serve."""
+    from solver.apps.serve.jobs import WorkerPool
+
+    start = WorkerPool.start
+
+    def start_with_its_marker(pool: WorkerPool) -> None:
+        tiers.require("server")
+        start(pool)
+
+    WorkerPool.start = start_with_its_marker  # type: ignore[method-assign]
+    yield
+    WorkerPool.start = start  # type: ignore[method-assign]
 
 
 @pytest.fixture(scope="session", autouse=True)

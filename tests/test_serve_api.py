@@ -41,6 +41,8 @@ SAFE_DEAL = "Kc Qh Qd Js 9d 8s 7d"  # safe exploitation (its exact equilibrium s
 HARD = {"exposed": EXAMPLE, "epsilon": 1e-9}  # an equilibrium that runs until cancelled
 HARD_TOO = {"exposed": "Ac Kd Kc Qc Jh 8h 8d", "epsilon": 1e-9}  # another (tests must not share a stored deal)
 
+pytestmark = pytest.mark.server  # the application with its worker processes (the module's client)
+
 
 @pytest.fixture(scope="module")
 def store_path(tmp_path_factory) -> Path:
