@@ -246,6 +246,7 @@ def test_pruned_model_optimum_equals_plain_model(seed, kind):
         assert pruned.stats["variables"] < plain.stats["variables"]
 
 
+@pytest.mark.heavy  # brute force over three free slots (the fast tier has the two-slot cases above)
 @pytest.mark.parametrize("kind,seed", [("steps", 0), ("proportional", 1)])
 def test_pruned_model_optimum_equals_unpruned_three_free(kind, seed):
     """Three free slots (9,009 variables unpruned), weak hint: pruning changes nothing."""
@@ -272,6 +273,7 @@ def test_pruned_model_optimum_equals_unpruned_three_free(kind, seed):
     dict(objective_cut=False),
 ])
 @pytest.mark.parametrize("seed", range(3))
+@pytest.mark.heavy  # 18 CP-SAT solves against brute force over three free slots
 def test_each_rule_alone_keeps_the_optimum(flags, seed):
     """Three free slots, weak hint, the strengthenings switched on and off in groups."""
     rng = np.random.default_rng(2000 + seed)
@@ -302,6 +304,7 @@ def test_four_free_slots_agree(kind):
     assert abs(a.value - b.value) <= 1e-9 and abs(a.value - c.value) <= 1e-9
 
 
+@pytest.mark.heavy  # ten CP-SAT solves against brute force
 @pytest.mark.parametrize("seed", [6, 7, 13, 14, 15])
 @pytest.mark.parametrize("plain", [False, True])
 def test_near_ties_below_the_integer_resolution(seed, plain):
