@@ -8,6 +8,7 @@ from __future__ import annotations
 import os
 import signal
 import sys
+from collections import Counter
 from collections.abc import Iterator
 from itertools import combinations
 from pathlib import Path
@@ -51,13 +52,24 @@ def pytest_cmdline_main(config: pytest.Config) -> None:
             option.numprocesses = WORKERS
     if option.numprocesses and option.dist == "no":
         option.dist = "loadfile"
+        option.loadscopereorder = False  # the costliest files first (pytest_collection_modifyitems below)
 
 
-@pytest.hookimpl(tryfirst=True)  # before -m deselects: "pytest -m fast" sees the marker
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+@pytest.hookimpl(wrapper=True)
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> Iterator[None]:
+    """Marks ``fast`` every test with none of ``tiers.NOT_FAST`` (before -m deselects: "pytest -m
+    fast" sees the marker).  Then, on two processes, orders the files that will run costliest
+    first, so that no long file starts last while the other process has nothing left (a file's
+    cost: its tests, each counted by ``tiers.COST``); in one process the order stays as found."""
     for item in items:
         if not any(item.get_closest_marker(name) for name in tiers.NOT_FAST):
             item.add_marker(pytest.mark.fast)
+    yield  # -m and -k deselect here
+    if hasattr(config, "workerinput"):
+        cost: Counter[str] = Counter()
+        for item in items:
+            cost[item.nodeid.split("::")[0]] += max((tiers.COST.get(m.name, 1) for m in item.iter_markers()), default=1)
+        items.sort(key=lambda item: -cost[item.nodeid.split("::")[0]])  # stable: a file's tests keep their order
 
 
 @pytest.hookimpl(wrapper=True)
@@ -100,6 +112,20 @@ def worker_pools_need_the_server_marker():
     WorkerPool.start = start_with_its_marker  # type: ignore[method-assign]
     yield
     WorkerPool.start = start  # type: ignore[method-assign]
+
+
+@pytest.fixture(scope="session", autouse=True)
+def no_user_store(tmp_path_factory):
+    """The programs and servers the tests start without ``--store`` never read or write the user's
+    store (nor its tables file beside it): ``$QUINTET_STORE`` is a path of the session's (one per
+    process), so what another checkout's program left in the user's cache changes nothing."""
+    previous = os.environ.get("QUINTET_STORE")
+    os.environ["QUINTET_STORE"] = str(tmp_path_factory.mktemp("no-user-store") / "solutions.sqlite")
+    yield
+    if previous is None:
+        os.environ.pop("QUINTET_STORE", None)
+    else:
+        os.environ["QUINTET_STORE"] = previous
 
 
 @pytest.fixture(scope="session", autouse=True)
