@@ -115,17 +115,21 @@ def worker_pools_need_the_server_marker():
 
 
 @pytest.fixture(scope="session", autouse=True)
-def no_user_store(tmp_path_factory):
-    """The programs and servers the tests start without ``--store`` never read or write the user's
-    store (nor its tables file beside it): ``$QUINTET_STORE`` is a path of the session's (one per
-    process), so what another checkout's program left in the user's cache changes nothing."""
-    previous = os.environ.get("QUINTET_STORE")
+def no_user_cache(tmp_path_factory):
+    """The programs and servers the tests start never read or write the user's cache: the store
+    and its tables file (``$QUINTET_STORE``), the games' line histories and anything else under
+    ``$XDG_CACHE_HOME/quintet`` are paths of the session's (one per process), so what another
+    checkout's program left in the user's cache changes nothing."""
+    names = ("QUINTET_STORE", "XDG_CACHE_HOME")
+    previous = {name: os.environ.get(name) for name in names}
+    os.environ["XDG_CACHE_HOME"] = str(tmp_path_factory.mktemp("cache-home"))
     os.environ["QUINTET_STORE"] = str(tmp_path_factory.mktemp("no-user-store") / "solutions.sqlite")
     yield
-    if previous is None:
-        os.environ.pop("QUINTET_STORE", None)
-    else:
-        os.environ["QUINTET_STORE"] = previous
+    for name, value in previous.items():
+        if value is None:
+            os.environ.pop(name, None)
+        else:
+            os.environ[name] = value
 
 
 @pytest.fixture(scope="session", autouse=True)
