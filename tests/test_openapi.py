@@ -55,6 +55,7 @@ def _stop_the_app():
     shutil.rmtree(STORE_DIR, ignore_errors=True)
 
 
+@pytest.mark.server
 @schema.parametrize()
 @settings(max_examples=DEFAULT_EXAMPLES, deadline=None, derandomize=True, database=None,
           suppress_health_check=list(HealthCheck))
@@ -63,6 +64,7 @@ def test_every_response_is_as_documented(case):
 
 
 @pytest.mark.fuzz
+@pytest.mark.server
 @schema.parametrize()
 @settings(max_examples=EXAMPLES, deadline=None, derandomize=True, database=None,
           suppress_health_check=list(HealthCheck))
@@ -70,6 +72,7 @@ def test_every_response_is_as_documented_at_the_full_count(case):
     case.call_and_validate(timeout=60)
 
 
+@pytest.mark.server
 def test_a_job_through_its_links_is_as_documented():
     """A 202's links lead to its job: GET, the event stream, DELETE — while it runs and once it
     is finished — each response checked against the schema like the generated ones."""

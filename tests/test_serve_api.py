@@ -18,6 +18,7 @@ from serve_helpers import (
     ARR_ILLEGAL,
     EXAMPLE,
     QUICK_DEALS,
+    children_cpu_seconds,
     cli_error,
     cli_json,
     wait_for_workers,
@@ -39,6 +40,8 @@ JOB_DEAL = QUICK_DEALS[1]  # solved by the server, as a job
 SAFE_DEAL = "Kc Qh Qd Js 9d 8s 7d"  # safe exploitation (its exact equilibrium solves in seconds)
 HARD = {"exposed": EXAMPLE, "epsilon": 1e-9}  # an equilibrium that runs until cancelled
 HARD_TOO = {"exposed": "Ac Kd Kc Qc Jh 8h 8d", "epsilon": 1e-9}  # another (tests must not share a stored deal)
+
+pytestmark = pytest.mark.server  # the application with its worker processes (the module's client)
 
 
 @pytest.fixture(scope="module")
@@ -215,15 +218,8 @@ def test_cancel_really_stops_the_running_solve(client):
         assert time.monotonic() < deadline, job
         time.sleep(0.1)
         job = client.get(f"/api/jobs/{job['job']}").json()
-    asked = time.monotonic()
-    cancelled = client.delete(f"/api/jobs/{job['job']}").json()
-    assert cancelled["status"] in ("cancelling", "cancelled")
-    while cancelled["status"] == "cancelling":
-        assert time.monotonic() - asked < 1.0, cancelled  # a cancel takes effect within a second
-        time.sleep(0.05)
-        cancelled = client.get(f"/api/jobs/{job['job']}").json()
+    cancelled = _cancel_within_a_second(client, job["job"])
     # the worker's solver returned (its result is here), so the worker is free again
-    assert cancelled["status"] == "cancelled"
     assert cancelled["result"]["interrupted"] is True
     assert cancelled["result"]["exploitability"] > 1e-9
     health = client.get("/api/health").json()
@@ -640,14 +636,23 @@ def test_style_and_population_travel_in_the_body(client, tmp_path, capsys):
         assert got == want, body["opponent"]
 
 
-def _cancel_within_a_second(client, job_id: str) -> dict:
-    asked = time.monotonic()
+CANCEL_CPU_SECONDS = 1.0  # what the workers may spend after a cancel, in CPU seconds
+
+
+def _cancel_within_a_second(client, job_id: str, *context: object) -> dict:
+    """DELETE the job; it must end cancelled after at most ``CANCEL_CPU_SECONDS`` of the workers'
+    CPU — the work a solve does before it sees the cancel, however busy the machine (a wall clock
+    would measure the load).  The minute is a hang guard only."""
+    before, asked = children_cpu_seconds(), time.monotonic()
     job = client.delete(f"/api/jobs/{job_id}").json()
+    assert job["status"] in ("cancelling", "cancelled"), job
     while job["status"] not in ("cancelled", "done", "failed"):
-        assert time.monotonic() - asked < 1.0, job
+        assert children_cpu_seconds() - before < CANCEL_CPU_SECONDS, (*context, job)
+        assert time.monotonic() - asked < 60, (*context, job)
         time.sleep(0.02)
         job = client.get(f"/api/jobs/{job_id}").json()
-    assert time.monotonic() - asked < 1.0 and job["status"] == "cancelled", job
+    assert children_cpu_seconds() - before < CANCEL_CPU_SECONDS, (*context, job)
+    assert job["status"] == "cancelled", (*context, job)
     return job
 
 
@@ -673,14 +678,7 @@ def test_a_resubmitted_cancelled_solve_cancels_within_a_second(client):
         assert response.status_code == 202, response.text
         job_id = response.json()["job"]
         time.sleep(wait)
-        asked = time.monotonic()
-        job = client.delete(f"/api/jobs/{job_id}").json()
-        while job["status"] not in ("cancelled", "done", "failed"):
-            assert time.monotonic() - asked < 1.0, (wait, job)
-            time.sleep(0.02)
-            job = client.get(f"/api/jobs/{job_id}").json()
-        assert time.monotonic() - asked < 1.0, wait
-        assert job["status"] == "cancelled", job
+        job = _cancel_within_a_second(client, job_id, wait)
         if wait >= 2.0:
             assert job["progress"] is not None and job["result"]["interrupted"] is True
     health = client.get("/api/health").json()
