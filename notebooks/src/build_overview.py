@@ -149,9 +149,9 @@ if heur:
     eps_h = heur["params"]["epsilon"]
     cats = [c.label for c in reversed(rules.categories)]
     share = np.mean([np.array(r["mix"]["category_by_slot"]) for r in H], axis=0)
-    fig, ax = plt.subplots(figsize=(9, 5))
+    fig, ax = plt.subplots(figsize=(9, 5.5))
     im = ax.imshow(share, cmap="Blues", vmin=0, vmax=1)
-    ax.set_xticks(range(5), SLOTS)
+    ax.set_xticks(range(5), SLOTS, rotation=30, ha="right")
     ax.set_yticks(range(len(cats)), cats)
     for i in range(len(cats)):
         for j in range(5):
