@@ -16,7 +16,7 @@ for step in "${steps[@]}"; do
     heuristics)    python benchmarks/bench_heuristics.py --deals 300 --epsilon 0.05 --resume ;;
     convergence)   python benchmarks/bench_convergence.py --deals 30 --budget 20 ;;
     uniqueness)    python benchmarks/bench_uniqueness.py --deals 30 --epsilon 0.01 ;;
-    style)         python benchmarks/bench_style_robustness.py --deals 30 --records 1,2,5,10,20,50,100 ;;
+    style)         python benchmarks/bench_style_robustness.py --deals 30 --records 5,10,20,50,100 ;;
     safe)          python benchmarks/bench_safe.py --deals 30 --limits 0,0.25,0.5,1,2 ;;
     batch)         python benchmarks/bench_batch.py ;;
     best-response) python benchmarks/bench_best_response.py ;;
