@@ -224,9 +224,9 @@ def make_report(records: list[dict], runs: list[dict], args: argparse.Namespace)
         lines.append(f"- where not unique, a certified equilibrium's marginals differ from the found one's by TV "
                      f"{min(tv):.3f}–{max(tv):.3f} (worst slot)")
     lines += ["",
-              "So the arrangement-level differences between runs (the Uniqueness section) are different "
-              "decompositions of the same marginals wherever the verdict is unique: what a player must get right is "
-              "the marginals, and those are a property of the deal.",
+              "On a deal whose verdict is unique, two exact equilibria can differ only in how they decompose the "
+              "same marginals: what a player must get right there is the marginals, a property of the deal. (The "
+              "Uniqueness section's deals are other seeds; this section does not test them.)",
               "",
               "### The fewest arrangements",
               "",
