@@ -98,6 +98,22 @@ def test_bots_only_match_ends_when_one_player_has_every_chip(tmp_path: Path):
     assert [s["player"] for s in lines[0]["seats"]] == ["advisor", "random", "random"]
 
 
+def test_raising_demand_ends_is_a_term_of_the_table(tmp_path: Path):
+    # the earlier reading: a demand above the stake in circle 1 ends the betting; every bot demand obeys the terms
+    for flag, expected in (((), False), (("--raising-demand-ends",), True)):
+        path = tmp_path / f"h{len(flag)}.jsonl"
+        assert main(["poker", "--bots-only", "--players", "3", "--bots", "random", "--hands", "150", "--seed", "4",
+                     "--chips", "1000", "--no-betting-before-exchange", "--history", str(path), *flag]) == 0
+        lines = [json.loads(line) for line in path.read_text().splitlines()]
+        assert all(line["terms"]["raising_demand_ends"] is expected for line in lines)
+        early = [a for line in lines for a in line["actions"]
+                 if a["action"] == "demand" and a["circle"] == 1 and a["amount"] > line["terms"]["stake"]]
+        assert bool(early) is expected  # random bots try every legal demand
+        assert all(demands_follow_the_circle_rule(line) for line in lines) is not expected
+        for line in lines[:40]:
+            assert replay(line).history()["actions"] == line["actions"]
+
+
 @pytest.mark.parametrize("argv, message", [
     (["--players", "7"], "2 to 6 players"),
     (["--players", "1"], "at least 2"),
@@ -223,21 +239,21 @@ def test_messages_are_english_and_agree_with_the_subject():
     screen.record(state, state.records[-1], reveal=0)
     state.exchange()
     screen.record(state, state.records[-1], reveal=0)
-    screen.record(state, state.demand_show_down(3), reveal=0)
+    screen.record(state, state.demand_show_down(), reveal=0)
     screen.record(state, state.fold(), reveal=0)
     lines = out.getvalue().splitlines()
     hand = screen.cards(state.hands[0])
     assert lines[0].startswith("you exchange 3 cards: 9h 5h 2c -> ")
     assert lines[1] == f"Your cards now: {hand} ({describe(state.hands[0], state.rules)})"
     assert lines[2] == "bot1 stands pat"
-    assert lines[3] == "you stake 3 and demand the show-down · pot 5"
+    assert lines[3] == "you stake 1 and demand the show-down · pot 3"
     assert lines[4] == "bot1 folds"  # the hand is over: no pot
     state, player, out = person_state(betting_before_exchange=False)
     state.exchange()
     state.exchange()
     state.call()
-    player.screen.record(state, state.demand_show_down(2), reveal=0)
-    assert out.getvalue() == "bot1 stakes 2 and demands the show-down · pot 5\n"
+    player.screen.record(state, state.demand_show_down(1), reveal=0)
+    assert out.getvalue() == "bot1 stakes 1 and demands the show-down · pot 4\n"
     help_out = io.StringIO()
     Terminal(colour=False, unicode=False, line_editing=False, out=help_out).show(help_text())
     assert all(ord(c) < 0x400 or ord(c) > 0x4FF for c in help_out.getvalue())  # no Cyrillic in the help either
@@ -294,13 +310,20 @@ def test_terminal_game_through_stdin(tmp_path: Path):
 
 
 def demands_follow_the_circle_rule(line: dict) -> bool:
-    """Every demand of the hand came in circle 1 before any raise in it, or in the last circle."""
-    circles, raised = line["terms"]["circles"], False
+    """Every demand of the hand came in circle 1 before any raise in it, at the current stake (a demand above it
+    is a raise, and waits), or in the last circle."""
+    terms = line["terms"]
+    circles, raised, stake = terms["circles"], False, terms["stake"]
     for action in line["actions"]:
         if action["action"] == "raise" and action["phase"] == "betting after the exchange" and action["circle"] == 1:
             raised = True
-        if action["action"] == "demand" and not (action["circle"] == circles or action["circle"] == 1 and not raised):
-            return False
+        if action["action"] == "demand":
+            if action["circle"] == 1 and circles > 1 and (raised or action["amount"] != stake):
+                return False
+            if 1 < action["circle"] < circles:
+                return False
+        if action["action"] in ("call", "raise") and action["phase"] != "paying to see":
+            stake = action["amount"]
     return True
 
 
@@ -308,12 +331,13 @@ def demands_follow_the_circle_rule(line: dict) -> bool:
 def test_the_reported_hand_no_longer_demands_in_the_second_circle(tmp_path: Path):
     # bot1 raised in the first circle after the exchange, then demanded the show-down in the second
     path = tmp_path / "h.jsonl"
-    proc = quintet("poker", "--players", "2", "--bots", "random", "--seed", "1", "--hands", "1",
+    proc = quintet("poker", "--players", "2", "--bots", "random", "--seed", "3", "--hands", "1",
                    "--no-betting-before-exchange", "--history", str(path),
                    stdin="call\ncall\ncall\nstand\nraise 2\ncall\ncall\ncall\nquit\n")
     assert proc.returncode == 0 and proc.stderr == ""
     assert "(a raise in circle 1: demand in circle 3)" in proc.stdout
-    assert "show-down demands in circle 1 after the exchange until somebody raises, and in circle 3;" in proc.stdout
+    assert ("show-down demands in circle 1 after the exchange at the current stake until somebody raises, and in "
+            "circle 3;") in proc.stdout
     line = json.loads(path.read_text())
     assert line["terms"]["demand_any_turn"] is False and demands_follow_the_circle_rule(line)
 

@@ -14,8 +14,9 @@
 
   - demands the show-down (after the exchange, on a turn that allows it) or else raises when
     the equity is at least 1.5 times its fair share 1 / (k + 1), or the fair share + 0.15 if
-    less — the more above, the higher the stake, up to the limit; with equity ≥ 0.5 it
-    demands at the highest stake it may;
+    less — the more above, the higher the stake, up to the limit; with equity ≥ 0.5 after the
+    exchange it wants the highest stake it may: a demand of it, or a raise to it where a
+    demand may stake only the current stake (the first circle after the exchange);
   - calls when equity · (pot + (k + 1) · r · s) > r · s, i.e. when staking to the end has
     a positive expectation if everybody keeps calling;
   - folds otherwise (and whenever it cannot pay: no credit).
@@ -157,10 +158,12 @@ class AdvisorBot:
         target = stake + round(strength * (top - stake))
         after = state.phase is Phase.BETTING_AFTER
         if equity >= min(1.5 * fair, fair + 0.15):
-            if after and state.demand_range():
-                return Action(ActionKind.DEMAND, top if equity >= 0.5 else max(stake, target))
-            if target > stake:
-                return Action(ActionKind.RAISE, target)
+            wanted = top if after and equity >= 0.5 else max(stake, target)
+            demands = state.demand_range()
+            if demands and (wanted <= demands[-1] or not state.raise_range()):
+                return Action(ActionKind.DEMAND, min(wanted, demands[-1]))
+            if wanted > stake:  # a demand may not stake that much now (a raise waits for the last circle)
+                return Action(ActionKind.RAISE, wanted)
         turns = state.terms.circles - state.circle + 1 + (0 if after else 1)
         cost = turns * stake
         if equity * (state.pot + (opponents + 1) * cost) > cost:

@@ -66,8 +66,8 @@ COMMAND_HELP = (
     ("call", "stake the current stake (when paying to see: the demanded stake)"),
     ("raise N", "stake N chips, more than the current stake, at most the limit"),
     ("demand [N]", "after the exchange: stake N (default the current stake) and demand the show-down (in the "
-                   "first circle until somebody raises, and in the last circle, unless the table plays "
-                   "--demand-any-turn)"),
+                   "first circle, at the current stake, until somebody raises, and in the last circle, unless the "
+                   "table plays --demand-any-turn)"),
     ("exchange CARDS", "discard these cards (names like 7c Kd, or positions 1-5) and draw as many"),
     ("stand", "exchange nothing (keep all five cards)"),
     ("hint", "the advisor's exchange and your current equity"),
@@ -91,8 +91,7 @@ def rules_text(rules: Rules, terms: Terms) -> RenderableType:
     circles = f"{_plural(terms.circles, 'circle')} of betting"
     betting = f"{circles} before the exchange and after it" if terms.betting_before_exchange \
         else f"the exchange at once, then {circles}"
-    demand = ("on any turn after the exchange" if terms.demand_any_turn or terms.circles == 1
-              else f"in circle 1 after the exchange until somebody raises, and in circle {terms.circles}")
+    demand = demand_when(terms)
     table, shown = grid("!", "")
     table.add_row("Ante", f"everybody puts {terms.ante} in the pot and gets five cards.")
     table.add_row("Betting", f"{betting}. On a turn: fold, or stake from the current stake (at first "
@@ -105,6 +104,14 @@ def rules_text(rules: Rules, terms: Terms) -> RenderableType:
     table.add_row("Hands", "strongest first: " + ", ".join(rules.category_label(c) for c in reversed(rules.categories))
                   + ".")
     return Group(Text(f"Five-card draw poker: {_deck_text(rules)}:", style="bold"), shown)
+
+
+def demand_when(terms: Terms) -> str:
+    """When a show-down demand is allowed under these terms, in a phrase."""
+    if terms.demand_any_turn or terms.circles == 1:
+        return "on any turn after the exchange"
+    first = "" if terms.raising_demand_ends else " at the current stake"
+    return f"in circle 1 after the exchange{first} until somebody raises, and in circle {terms.circles}"
 
 
 def _deck_text(rules: Rules) -> str:
@@ -161,6 +168,10 @@ def add_command(sub: Any) -> None:
     terms.add_argument("--demand-any-turn", action="store_true", default=Terms.demand_any_turn,
                        help="allow a show-down demand on any turn after the exchange (default: in the first "
                        "circle until somebody raises, and in the last circle)")
+    terms.add_argument("--raising-demand-ends", action="store_true", default=Terms.raising_demand_ends,
+                       help="a demand above the current stake in the first circle after the exchange ends the "
+                       "betting at once (default: it is a raise, which waits for the last circle; a demand in the "
+                       "first circle stakes the current stake)")
     rules = p.add_argument_group("hand values")
     rules.add_argument("--rules", default=DEFAULT_RULES, choices=POKER_RULE_SETS,
                        help=f"a draw rule set (default {DEFAULT_RULES}: 36 cards, the 6s is the joker, 11 categories)")
@@ -449,7 +460,7 @@ def _no_arguments(verb: str, rest: list[str]) -> None:
 def _terms(args: argparse.Namespace) -> Terms:
     return Terms(ante=args.ante, stake=args.stake, limit=args.limit, exchange_fee=args.exchange_fee,
                  circles=args.circles, betting_before_exchange=args.betting_before_exchange,
-                 demand_any_turn=args.demand_any_turn)
+                 demand_any_turn=args.demand_any_turn, raising_demand_ends=args.raising_demand_ends)
 
 
 def _bot_kinds(text: str, count: int) -> list[str]:
@@ -494,8 +505,7 @@ def _describe_table(table: Table, kinds: list[str], screen: Screen, chips: int) 
     screen.say(f"Five-card draw poker: {_deck_text(rules)}; {bots}; {chips} chips each.")
     fee = f"{terms.exchange_fee} a card" if terms.exchange_fee else "free"
     when = "before and after the exchange" if terms.betting_before_exchange else "after the exchange"
-    demand = ("on any turn after the exchange" if terms.demand_any_turn or terms.circles == 1
-              else f"in circle 1 after the exchange until somebody raises, and in circle {terms.circles}")
+    demand = demand_when(terms)
     screen.say(f"Terms: ante {terms.ante}; stakes {terms.stake}-{terms.limit} a turn, never below the previous stake; "
                f"{_plural(terms.circles, 'circle')} {when}; exchange {fee}; show-down demands {demand}; no credit.")
 
