@@ -122,8 +122,8 @@ def main() -> None:
     deals = Deal.random_series(args.seed, args.tournament_deals)
 
     def progress(i: int, n: int, entry) -> None:  # type: ignore[no-untyped-def]
-        print(f"tournament: deal {i}/{n} ε {entry.info.get('equilibrium_exploitability', float('nan')):.4f}",
-              file=sys.stderr, flush=True)
+        eps = entry.equilibrium.exploitability if entry.equilibrium else float("nan")
+        print(f"tournament: deal {i}/{n} ε {eps:.4f}", file=sys.stderr, flush=True)
 
     result = run_tournament(deals, STRATEGIES, epsilon=args.epsilon, time_limit=args.time_limit, store=None,
                             progress=progress, seed=args.seed)

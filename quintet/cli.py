@@ -13,8 +13,8 @@ from .cards import format_cards
 from .cliutil import OneLineParser, add_rules_arguments, print_json, rules_from_args, run_cli
 from .draw import cli as draw_cli
 from .evaluator import HandValue
-from .game import Arrangement, ArrangementError, Deal, Showdown, showdown
-from .rules import Rules
+from .game import Showdown
+from .reports import showdown_report
 
 ARRANGEMENT_HELP = (
     "five packets of five cards in slot order, packets separated by '|' or '/', "
@@ -60,31 +60,15 @@ def format_showdown(result: Showdown, *, unicode: bool = False) -> str:
     return "\n".join(lines)
 
 
-def _parse_player(player: str, text: str, rules: Rules) -> Arrangement:
-    try:
-        return Arrangement.parse(text, rules)
-    except ArrangementError as exc:
-        raise ArrangementError(f"player {player}: {exc}") from None
-
-
-def showdown_report(exposed: str, a: str, b: str, rules: Rules) -> tuple[Showdown, dict[str, object]]:
-    """The show-down of arrangements ``a`` and ``b`` (text) of the deal with ``exposed`` cards,
-    and its JSON form (what ``quintet showdown --json`` prints).  Errors name the player."""
-    deal = Deal.from_exposed(exposed, rules)
-    result = showdown(_parse_player("A", a, rules), _parse_player("B", b, rules), deal)
-    return result, ({"exposed": deal.format().split(), "rules": rules.name, "rules_description": rules.describe()}
-                    | result.to_dict(rules))
-
-
 def _main(argv: Sequence[str] | None) -> int:
     args = build_parser().parse_args(argv)
     rules = rules_from_args(args)
     if args.command in draw_cli.COMMANDS:
         return draw_cli.run(args, rules)
     if args.command == "showdown":
-        result, report = showdown_report(args.exposed, args.a, args.b, rules)
+        result = showdown_report(args.exposed, args.a, args.b, rules)
         if args.json:
-            print_json(report)
+            print_json(result.to_model())
         else:
             print(format_showdown(result, unicode=args.unicode))
     return 0

@@ -13,12 +13,13 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import NoReturn
 
+from .faults import Fault
 from .rules import RULE_SETS, TIEBREAKS, Rules, get_rules
 from .text import one_line, quote
 
 __all__ = [
     "OneLineParser", "UsageError", "TIEBREAK_HELP", "add_rules_arguments", "rules_from_args", "run_cli", "print_json",
-    "number", "positive_float", "nonnegative_float", "integer", "int_at_least", "int_between", "positive_int",
+    "number", "positive_float", "integer", "int_at_least", "int_between", "positive_int",
     "user_cache_dir",
 ]
 
@@ -56,14 +57,6 @@ def positive_float(text: str) -> float:
     value = number(text)
     if not value > 0:
         raise argparse.ArgumentTypeError(f"must be positive: {quote(text)}")
-    return value
-
-
-def nonnegative_float(text: str) -> float:
-    """argparse type: a number ≥ 0."""
-    value = number(text)
-    if not value >= 0:
-        raise argparse.ArgumentTypeError(f"must be at least 0: {quote(text)}")
     return value
 
 
@@ -137,6 +130,10 @@ def user_cache_dir() -> Path:
 
 
 def print_json(obj: object) -> None:
+    """One JSON object on stdout: a dict, or a response model (``quintet.schema``, ``solver.advisor.schema``)."""
+    dump = getattr(obj, "model_dump", None)
+    if dump is not None:
+        obj = dump(mode="json")
     json.dump(obj, sys.stdout, indent=2, ensure_ascii=False)
     sys.stdout.write("\n")
 
@@ -154,7 +151,7 @@ def run_cli(prog: str, body: Callable[[Sequence[str] | None], int], argv: Sequen
         return body(argv)
     except BrokenPipeError:  # pragma: no cover - e.g. piped into `head`
         return 0
-    except (UsageError, ValueError, OSError) as exc:
+    except (UsageError, ValueError, OSError, Fault) as exc:  # a fault here: a file the user named (--store)
         message = one_line(exc) if str(exc).strip() else type(exc).__name__
         print(f"{prog}: error: {message}", file=sys.stderr)
         return EXIT_USAGE

@@ -13,6 +13,7 @@ import re
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from .cards import (
     CardError,
@@ -27,6 +28,9 @@ from .cards import (
 from .evaluator import HandValue, evaluate
 from .rules import CLASSIC, Rules
 from .seeds import seed_rng, seed_series
+
+if TYPE_CHECKING:
+    from .schema import ShowdownOut
 
 __all__ = [
     "ArrangementError",
@@ -239,6 +243,7 @@ class Showdown:
     slots: tuple[SlotResult, ...]
     points_a: float
     points_b: float
+    deal: Deal | None = None  # the deal shown down (``showdown`` sets it)
 
     @property
     def margin(self) -> float:
@@ -251,22 +256,29 @@ class Showdown:
             return None
         return "A" if self.points_a > self.points_b else "B"
 
-    def to_dict(self, rules: Rules = CLASSIC) -> dict[str, object]:
-        def hand(h: HandValue) -> dict[str, object]:
-            return {"cards": format_cards(h.mask, rules.deck).split(), "category": rules.category_label(h.category),
-                    "name": h.description, "key": h.key}
+    def to_model(self) -> ShowdownOut:
+        """The show-down's JSON model (``quintet showdown --json``, ``POST /api/showdown``)."""
+        from .schema import HandOut, ShowdownOut, ShowdownSlotOut
 
-        return {
-            "slots": [
-                {"slot": s.slot, "points": s.weight, "a": hand(s.hand_a), "b": hand(s.hand_b),
-                 "winner": s.winner, "points_a": s.points_a, "points_b": s.points_b}
-                for s in self.slots
-            ],
-            "points_a": self.points_a,
-            "points_b": self.points_b,
-            "margin": self.margin,
-            "winner": self.winner,
-        }
+        assert self.deal is not None, "a show-down made by showdown() knows its deal"
+        rules = self.deal.rules
+
+        def hand(h: HandValue) -> HandOut:
+            return HandOut(cards=format_cards(h.mask, rules.deck).split(), category=h.category.slug,
+                           hand=h.description, key=h.key)
+
+        return ShowdownOut(
+            exposed=self.deal.format().split(), rules=rules.name, rules_description=rules.describe(),
+            slots=[ShowdownSlotOut(slot=s.slot, points=s.weight, a=hand(s.hand_a), b=hand(s.hand_b),
+                                   winner=s.winner, points_a=s.points_a, points_b=s.points_b)  # type: ignore[arg-type]
+                   for s in self.slots],
+            points_a=self.points_a, points_b=self.points_b, margin=self.margin,
+            winner=self.winner,  # type: ignore[arg-type]
+        )
+
+    def to_dict(self) -> dict[str, object]:
+        from .schema import dump
+        return dump(self.to_model())
 
 
 def showdown(a: Arrangement, b: Arrangement, deal: Deal) -> Showdown:
@@ -291,4 +303,4 @@ def showdown(a: Arrangement, b: Arrangement, deal: Deal) -> Showdown:
         else:
             winner, xa, xb = None, w * rules.tie_points, w * rules.tie_points
         slots.append(SlotResult(i + 1, w, ha, hb, winner, xa, xb))
-    return Showdown(tuple(slots), sum(s.points_a for s in slots), sum(s.points_b for s in slots))
+    return Showdown(tuple(slots), sum(s.points_a for s in slots), sum(s.points_b for s in slots), deal)

@@ -46,7 +46,14 @@ class Category(IntEnum):
 
     @property
     def label(self) -> str:
+        """The category in words: ``full house`` (a rule set may call it otherwise: ``Rules.category_label``)."""
         return self.name.lower().replace("_", " ")
+
+    @property
+    def slug(self) -> str:
+        """The category's machine name, the same in every rule set: ``full_house`` (the JSON's
+        ``category``; ``Category.from_name`` reads it back)."""
+        return self.name.lower()
 
     @classmethod
     def all(cls) -> tuple[Category, ...]:

@@ -30,6 +30,7 @@ from solver.apps.batch import (
     run_batch,
 )
 from solver.apps.batch.cli import main as batch_main
+from solver.apps.batch.deals import DealFileError
 from solver.storage.store import SolutionStore
 
 FP = rules_fingerprint(CLASSIC)
@@ -183,7 +184,7 @@ def test_stale_entries_are_re_solved_and_reported(tmp_path):
         store.put(FP, STALE_STORE_KINDS[0], key, fake.to_record(), 0.0)
         summary = run_batch([deal.exposed], store=store, epsilon=EPSILON, time_limit=60)
         assert (summary.skipped, summary.solved, summary.stale) == (0, 1, 1)
-        assert summary.to_dict()["stale"] == 1 and "earlier solver" in summary.format()
+        assert summary.to_model().stale == 1 and "earlier solver" in summary.format()
         assert store.quality(FP, STORE_KIND, key) <= EPSILON
         again = run_batch([deal.exposed], store=store, epsilon=EPSILON, time_limit=60)
         assert (again.skipped, again.stale) == (1, 0) and "earlier solver" not in again.format()
@@ -213,8 +214,9 @@ def test_read_deal_file(tmp_path):
     assert read_deal_file(f) == [Deal.from_exposed("8h 7h 9d Ts 7s Qc Jc").exposed,
                                  Deal.from_exposed("As Ks Qs Js Ts Ah Kh").exposed]
     f.write_text("8h 7h 9d Ts 7s Qc Jc\n8h 7h 9d Ts 7s Qc\n")
-    with pytest.raises(Exception, match="line 2"):
+    with pytest.raises(DealFileError, match="line 2"):  # a ValueError: the command line's one line, exit 2
         read_deal_file(f)
+    assert issubclass(DealFileError, ValueError)
 
 
 def test_progress_without_a_terminal_prints_one_line_per_deal():

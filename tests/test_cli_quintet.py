@@ -29,12 +29,12 @@ EXPECTED_SLOTS = [  # docs/rules.md's worked example: (points, A's hand name, B'
     (6, "four aces", "straight flush, ace high", "B"),
     (7, "straight flush, king high", "pair of sevens", "A"),
 ]
-CATEGORIES = [
-    ("two pair", "full house"),
-    ("three of a kind", "flush"),
-    ("flush", "straight flush"),
-    ("four of a kind", "straight flush"),
-    ("straight flush", "pair"),
+CATEGORIES = [  # machine names, as the JSON writes them
+    ("two_pair", "full_house"),
+    ("three_of_a_kind", "flush"),
+    ("flush", "straight_flush"),
+    ("four_of_a_kind", "straight_flush"),
+    ("straight_flush", "pair"),
 ]
 
 
@@ -91,6 +91,7 @@ def test_json_output():
     proc = run(*showdown_args(), "--json")
     assert proc.returncode == 0, proc.stderr
     data = json.loads(proc.stdout)
+    assert data["kind"] == "showdown"
     assert sorted(data["exposed"]) == sorted(EXPOSED.split())
     assert "classic" in data["rules"] and "kickers" in data["rules_description"]
     assert data["points_a"] == 7 and data["points_b"] == 18
@@ -105,7 +106,7 @@ def test_json_output():
         assert (s["points_a"], s["points_b"]) == ((points, 0) if winner == "A" else (0, points))
         assert sorted(s["a"]["cards"]) == sorted(packets_a[i])
         assert sorted(s["b"]["cards"]) == sorted(packets_b[i])
-        assert (s["a"]["name"], s["b"]["name"]) == (name_a, name_b)
+        assert (s["a"]["hand"], s["b"]["hand"]) == (name_a, name_b)
         assert (s["a"]["category"], s["b"]["category"]) == CATEGORIES[i]
         assert s["a"]["key"] == hand_key(" ".join(packets_a[i]))
         assert s["b"]["key"] == hand_key(" ".join(packets_b[i]))

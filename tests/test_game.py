@@ -144,7 +144,9 @@ def test_example_to_dict(deal):
     assert [s["winner"] for s in d["slots"]] == ["B", "B", "B", "B", "A"]
     assert [s["points"] for s in d["slots"]] == [3, 4, 5, 6, 7]
     assert sorted(d["slots"][0]["a"]["cards"]) == sorted("9s 9c 8s 8c 7c".split())
-    assert d["slots"][2]["b"]["category"] == "straight flush"
+    assert d["kind"] == "showdown" and d["exposed"] == deal.format().split()
+    assert d["slots"][2]["b"]["category"] == "straight_flush"  # the machine name, in every rule set
+    assert d["slots"][2]["b"]["hand"] == result.slots[2].hand_b.description
 
 
 # --------------------------------------------------------- arrangement text -----------

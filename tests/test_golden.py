@@ -47,6 +47,9 @@ RECORDED = json.loads(golden.GOLDEN.read_text(encoding="utf-8"))
 def test_json_is_as_recorded(name):
     program, args = golden.COMMANDS[name]
     answer = golden.run(program, args)
+    # every answer names its kind, every hand its category (a machine name)
+    assert answer["kind"] == KINDS[name]
+    assert _categorised(answer) == []
     if name in ("solve-equilibrium", "solve-safe"):
         got = golden.structure(answer)
         limit = 0.01 if name == "solve-equilibrium" else 0.5
@@ -64,3 +67,39 @@ def test_the_comparison_sees_a_change():
     assert _diff(base, {"a": [1.0, {}]})
     assert _diff(base, {"a": [1.0]})
     assert _diff(base, {"a": [1.0, {"b": "x"}]}) is None
+
+
+KINDS = {"solve-uniform": "solution", "solve-greedy": "solution", "solve-mixture": "solution",
+         "solve-points": "solution", "solve-fix": "solution", "solve-grade": "grade",
+         "solve-equilibrium": "equilibrium", "solve-safe": "safe", "showdown": "showdown", "hand": "hand",
+         "compare": "compare", "draw": "draw", "tournament": "tournament"}
+
+
+def _categorised(value: Any, where: str = "") -> list[str]:
+    """Where a hand in words comes without its category (a machine name), in a JSON value."""
+    from quintet.rules import Category
+
+    slugs = {c.slug for c in Category.all()}
+    missing = []
+    if isinstance(value, dict):
+        if isinstance(value.get("hand"), str) and value.get("category") not in slugs:
+            missing.append(f"{where}.hand")
+        hands = value.get("hands")
+        if isinstance(hands, list) and all(isinstance(h, str) for h in hands):
+            categories = value.get("categories")
+            if not (isinstance(categories, list) and len(categories) == len(hands) and set(categories) <= slugs):
+                missing.append(f"{where}.hands")
+        for k, v in value.items():
+            missing += _categorised(v, f"{where}.{k}")
+    elif isinstance(value, list):
+        for i, v in enumerate(value):
+            missing += _categorised(v, f"{where}[{i}]")
+    return missing
+
+
+def test_the_category_check_sees_a_hand_without_one():
+    # the control of the check in test_json_is_as_recorded: a hand without its category, or with
+    # its words for a category, is seen
+    assert _categorised({"x": [{"hand": "four aces", "category": "four of a kind"}]}) == [".x[0].hand"]
+    assert _categorised({"hands": ["four aces"], "categories": []}) == [".hands"]
+    assert _categorised({"hand": "four aces", "category": "four_of_a_kind"}) == []

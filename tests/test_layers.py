@@ -221,3 +221,57 @@ def test_the_game_algorithms_know_nothing_of_quintet():
                     module.startswith("solver.games.") and module != "solver.games.quintet_game"):
                 quintet_aware.append(f"{name} imports {module}")
     assert quintet_aware == []
+
+
+# ---------------------------------------------------------------------------- declared dependencies
+
+
+def _declared() -> tuple[set[str], dict[str, list[str]]]:
+    """The distributions pyproject.toml's ``dependencies`` name (lower case), and its extras."""
+    import re
+    import tomllib
+
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    name = re.compile(r"[A-Za-z0-9_.-]+")
+    return ({name.match(d).group(0).lower().replace("_", "-") for d in project["dependencies"]},  # type: ignore[union-attr]
+            project["optional-dependencies"])
+
+
+def test_every_third_party_import_of_the_package_is_a_declared_dependency():
+    import importlib.metadata as md
+
+    from packaging.requirements import Requirement
+
+    declared, extras = _declared()
+    optional = {Requirement(r).name.lower() for r in extras["dask"] + extras["bench"]}  # imported where used
+    declared_or_part = declared | optional | {"pydantic-core"}  # pydantic's core: pydantic's own errors
+    distributions = md.packages_distributions()
+    undeclared = []
+    for path in sorted([*(ROOT / "quintet").rglob("*.py"), *(ROOT / "solver").rglob("*.py")]):
+        for module in _imports(path):
+            top = module.split(".")[0]
+            if top in ("quintet", "solver") or top in sys.stdlib_module_names or top not in distributions:
+                continue
+            if not {d.lower().replace("_", "-") for d in distributions[top]} & declared_or_part:
+                undeclared.append(f"{path.relative_to(ROOT)} imports {module}")
+    assert {"pydantic", "numba", "numpy"} <= declared
+    assert undeclared == []
+
+
+def test_the_declared_versions_are_true_and_the_linters_pinned_once():
+    import importlib.metadata as md
+    import tomllib
+
+    from packaging.requirements import Requirement
+
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    for text in project["dependencies"]:
+        requirement = Requirement(text)
+        assert requirement.specifier.contains(md.version(requirement.name), prereleases=True), text
+    numba = Requirement(next(d for d in project["dependencies"] if d.startswith("numba")))
+    assert not numba.specifier.contains("0.59.1")  # NumPy 2 needs numba 0.60 or later
+    pins = {Requirement(r).name: r for r in project["optional-dependencies"]["lint"]}
+    assert set(pins) == {"ruff", "mypy"} and all("==" in r for r in pins.values())
+    assert any("lint" in r for r in project["optional-dependencies"]["dev"])
+    ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+    assert "'.[lint]'" in ci and "ruff==" not in ci and "mypy==" not in ci  # CI installs the one pin

@@ -219,7 +219,7 @@ def test_grade_odds_and_phase_rules():
         game.confirm()
     greedy = greedy_arrangement(DealTables.build(game.deal))
     odds = game.odds()
-    assert all(len(slot) == 1 and slot[0][1] == pytest.approx(1.0) for slot in odds.slots)  # greedy is pure
+    assert all(len(slot) == 1 and slot[0].probability == pytest.approx(1.0) for slot in odds.slots)  # greedy is pure
     for s, packet in enumerate(greedy.packets, start=1):
         game.place(s, packet)
     with pytest.raises(PlayError, match="all five slots are filled"):

@@ -218,7 +218,7 @@ def test_a_computer_match_through_the_page(browser, server):
     view = page.api_view(server)
     assert check(commitment, view["other"]["salt"], " | ".join(" ".join(p) for p in view["other"]["arrangement"]))
     assert pg.get_attribute("#play-check", "data-ok") == "true"
-    assert shown_scores(pg) == (view["showdown"]["you"], view["showdown"]["other"])
+    assert shown_scores(pg) == (view["showdown"]["points_a"], view["showdown"]["points_b"])
     pg.wait_for_function("document.querySelector('#play-match tr[data-game=\"1\"]').cells[5].textContent "
                          "!== 'computing…'")
     regret = float(pg.eval_on_selector("#play-match tr[data-game='1']", "e => e.cells[5].textContent"))

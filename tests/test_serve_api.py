@@ -309,12 +309,69 @@ def test_rules_health_openapi_and_page(client):
     assert len(assets) >= 3
     for asset in assets:
         assert client.get(asset).status_code == 200, asset
-    for module in ("app.js", "advisor.js", "draw.js", "cards.js", "api.js", "format.js"):
+    for module in ("app.js", "advisor.js", "draw.js", "cards.js", "api.js", "format.js", "form.js", "play.js"):
         text = client.get(f"/static/{module}").text
         for imported in re.findall(r'from "\./([^"]+)"', text):
             assert client.get(f"/static/{imported}").status_code == 200, imported
         text = text.replace("http://www.w3.org/2000/svg", "")  # a namespace name, not a download
         assert "http://" not in text and "https://" not in text
+
+
+def test_limits_are_the_one_module_s(client):
+    """GET /api/limits: every range and default of solver.advisor.limits, as the page reads them."""
+    from solver.advisor import limits
+
+    got = client.get("/api/limits").json()
+    assert got["kind"] == "limits"
+    assert set(got["ranges"]) == set(limits.RANGES) >= {"epsilon", "time_limit", "seed", "games", "max_support"}
+    for name, r in limits.RANGES.items():
+        out = got["ranges"][name]
+        assert (out["low"], out["high"], out["integer"], out["low_open"]) == (r.low, r.high, r.integer, r.low_open)
+        assert out["text"] == r.describe()
+    assert {k: v["value"] for k, v in got["defaults"].items()} == {k: d.value for k, d in limits.DEFAULTS.items()}
+    assert got["ranges"]["seed"]["high"] == limits.SEED_MAX
+    # the page copies none of them: no range's bound nor default is written in its scripts
+    for module in ("advisor.js", "play.js", "draw.js", "form.js"):
+        text = client.get(f"/static/{module}").text
+        for copied in (str(limits.SEED_MAX), "604800", f"to {limits.MAX_SUPPORT_MAX}", f"> {limits.MAX_SUPPORT_MAX}",
+                       f"> {limits.MAX_GAMES}", "MAX_SEED", "?? 0.01"):
+            assert copied not in text, (module, copied)
+    assert 'value="0.01"' not in client.get("/").text
+
+
+def test_a_broken_store_is_the_server_s_fault_never_bad_input(tmp_path):
+    """A store that cannot be used answers 5xx with one line naming it — in the server's own
+    process and in a worker's — never 400 ("bad input"), never a traceback nor the server's path."""
+    junk = tmp_path / "junk.sqlite"
+    junk.write_bytes(b"this is not a database" * 100)
+    app = create_app(ServeConfig(workers=1, warm_up=False, store=junk))
+    with TestClient(app, raise_server_exceptions=False) as c:
+        wait_for_workers(lambda: c.get("/api/health").json(), 1)
+        # the server's process reads the store to see whether the equilibrium is solved
+        answer = post(c, "/api/solve", {"exposed": STORED_DEAL, "epsilon": 0.05})
+        assert answer.status_code == 500, answer.text
+        error = answer.json()["error"]
+        assert error.startswith("internal error: the solution store: is not a SQLite database"), error
+        assert "\n" not in error and str(tmp_path) not in answer.text and "Traceback" not in answer.text
+        # a worker opens it for a K-mix: the job fails as the server's fault, in the same words
+        job = run_job(c, post(c, "/api/solve", {"exposed": STORED_DEAL, "epsilon": 0.05, "max_support": 2}))
+        assert job["status"] == "failed" and job["error"].startswith("the solution store: is not a SQLite"), job
+        assert str(tmp_path) not in json.dumps(job)
+        # the client's own mistake is still 400
+        assert post(c, "/api/solve", {"exposed": "8h 8h"}).status_code == 400
+    assert junk.read_bytes() == b"this is not a database" * 100  # left untouched
+
+
+def test_faults_and_mistakes_have_one_base_each():
+    from quintet.faults import Fault
+    from solver.apps.serve.jobs import TaskRefused, WorkerFault
+    from solver.apps.serve.tables.store import TableStoreError
+    from solver.engines.base import HintError
+    from solver.storage.store import StoreError
+
+    for fault in (StoreError, TableStoreError, WorkerFault, HintError):
+        assert issubclass(fault, Fault) and not issubclass(fault, ValueError), fault
+    assert issubclass(TaskRefused, ValueError) and not issubclass(TaskRefused, Fault)
 
 
 # ---------------------------------------------------------------------- bad input: 4xx, one line, the CLI's words
@@ -387,7 +444,7 @@ OTHER_BAD = {
     "time limit zero": (422, {"exposed": EXAMPLE, "time_limit": 0}, "time_limit:"),
     "objective": (422, {"exposed": EXAMPLE, "objective": "bogus"}, "objective:"),
     "engine": (422, {"exposed": EXAMPLE, "engine": "magic"}, "engine:"),
-    "workers": (422, {"exposed": EXAMPLE, "workers": 0}, "workers:"),
+    "threads": (422, {"exposed": EXAMPLE, "engine": "cpsat", "threads": 0}, "threads:"),
     "max support zero": (422, {"exposed": EXAMPLE, "max_support": 0}, "max_support: input should be greater than"),
     "max support over": (422, {"exposed": EXAMPLE, "max_support": 1001}, "max_support: input should be less than"),
     "max support text": (422, {"exposed": EXAMPLE, "max_support": "3"}, "max_support:"),
@@ -508,7 +565,7 @@ LONG = "x" * 200_000
     ({"exposed": EXAMPLE, "opponent": "uniform", "epsilon": 0.1}, 400, "epsilon applies to the equilibrium"),
     ({"exposed": EXAMPLE, "opponent": "uniform", "threads": 2}, 400, "only the CP-SAT engine uses threads"),
     ({"exposed": EXAMPLE, "opponent": "uniform", "seed": 3}, 400, "seed applies to CP-SAT"),
-    ({"exposed": EXAMPLE, "opponent": "uniform", "threads": 2, "workers": 2}, 400, "workers is the old name"),
+    ({"exposed": EXAMPLE, "opponent": "uniform", "engine": "cpsat", "workers": 2}, 422, "unknown field 'workers'"),
     ({"exposed": EXAMPLE, "opponent": "uniform", "population": [ARR_A]}, 400, "population data was given"),
     # long inputs are quoted in a line, not echoed whole
     ({"exposed": EXAMPLE, "opponent": LONG}, 422, "opponent: string should have at most 1000 characters"),

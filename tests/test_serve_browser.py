@@ -22,6 +22,7 @@ import tiers
 from serve_helpers import ARR_A, EXAMPLE, QUICK_DEALS, live_server, wait_for_workers
 
 from quintet.evaluator import evaluate
+from solver.advisor.limits import SOLVE_EPSILON, SOLVE_TIME_LIMIT
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--no-sandbox", "--headless", "--disable-gpu", "--disable-background-networking",
@@ -412,12 +413,15 @@ def test_options_are_sent_as_typed_or_refused(page):
         pg.click("#solve")
     body = bodies[-1]
     assert set(body) == {"exposed", "opponent", "epsilon", "time_limit", "seed"}
-    assert body["epsilon"] == 0 and body["time_limit"] == 600 and body["opponent"] == "equilibrium"
+    assert body["epsilon"] == 0 and body["time_limit"] == SOLVE_TIME_LIMIT and body["opponent"] == "equilibrium"
     assert 0 <= body["seed"] <= MAX_SEED
     pg.wait_for_function("() => document.querySelector('#error').innerText.includes('stub: not solved')")
-    for field, value, words in [("#time-limit", "-5", "more than 0"), ("#time-limit", "abc", "not a number"),
-                                ("#time-limit", "", "type a number"), ("#epsilon", "-0.1", "at least 0"),
-                                ("#epsilon", "1e", "not a number")]:
+    # the server's words and ranges (GET /api/limits): the page copies none
+    for field, value, words in [("#time-limit", "-5", "time limit must be more than 0 and at most 604800 seconds"),
+                                ("#time-limit", "abc", "time limit must be a number, got abc"),
+                                ("#time-limit", "", "type a number"), ("#epsilon", "-0.1", "from 0 to 25 points"),
+                                ("#epsilon", "30", "target ε must be from 0 to 25 points, got 30"),
+                                ("#epsilon", "1e", "must be a number")]:
         pg.fill("#epsilon", "0.05")
         pg.fill("#time-limit", "600")
         pg.fill(field, value)
@@ -486,7 +490,7 @@ def test_random_deal_shows_its_own_seed(page, server):
     # a bad seed is a message; a card picked by hand clears the seed
     pg.fill("#seed", "-3")
     pg.click("#deal-seed")
-    assert "not a whole number" in pg.inner_text("#seed-msg")
+    assert "seed must be an integer from 0 to 2147483647, got -3" in pg.inner_text("#seed-msg")
     pg.fill("#seed", "5")
     pg.click(f'#exposed-grid [data-card="{deal["exposed"][0]}"]')
     assert pg.input_value("#seed") == ""
@@ -536,6 +540,35 @@ def test_focus_ring_on_a_picked_card_is_clearly_visible(page):
     assert contrast(style["outline"], style["box"]) >= 3, style
 
 
+def test_the_page_takes_its_defaults_and_ranges_from_the_api(browser, server):
+    """GET /api/limits is the page's only source: other limits there, other defaults and checks on the page."""
+    limits = httpx.get(f"{server}/api/limits").json()
+    assert limits["kind"] == "limits" and limits["defaults"]["SOLVE_EPSILON"]["value"] == SOLVE_EPSILON
+    limits["defaults"]["SOLVE_EPSILON"]["value"] = 0.25
+    limits["defaults"]["SOLVE_TIME_LIMIT"]["value"] = 30
+    limits["ranges"]["seed"] = {**limits["ranges"]["seed"], "high": 999, "text": "an integer from 0 to 999"}
+    limits["ranges"]["games"] = {**limits["ranges"]["games"], "high": 4, "text": "an integer from 1 to 4"}
+    context = browser.new_context(viewport=DESKTOP)
+    try:
+        pg = context.new_page()
+        pg.set_default_timeout(TIMEOUT_MS)
+        pg.route("**/api/limits", lambda route: route.fulfill(json=limits))
+        pg.goto(server + "/")
+        pg.wait_for_selector("body[data-ready=true]")
+        assert (pg.input_value("#epsilon"), pg.input_value("#time-limit")) == ("0.25", "30")
+        pg.fill("#seed", "1000")
+        pg.click("#deal-seed")
+        assert "seed must be an integer from 0 to 999, got 1000" in pg.inner_text("#seed-msg")
+        seeds = [pg.evaluate("async () => (await import('/static/form.js')).randomSeed()") for _ in range(20)]
+        assert all(0 <= x <= 999 for x in seeds) and len(set(seeds)) > 1
+        pg.click("#tab-play")
+        pg.fill("#play-games", "5")
+        pg.click("#play-start")
+        assert "games must be an integer from 1 to 4, got 5" in pg.inner_text("#play-games-msg")
+    finally:
+        context.close()
+
+
 def test_equilibrium_seeded_play_category_colours_and_mix(page, server):
     pg = page
     bodies = solve_bodies(pg)
@@ -558,7 +591,7 @@ def test_equilibrium_seeded_play_category_colours_and_mix(page, server):
                                    "e => e.map(x => x.textContent)") == ["1", "2", "3", "4", "5"]
     assert f"{want['exploitability']:.4f}" in pg.inner_text("#answer .certificate")
     # the chart: every hand coloured by its category, one colour per category, a legend of them
-    category = {hand: evaluate(" ".join(cards)).category.label
+    category = {hand: evaluate(" ".join(cards)).category.slug
                 for m in want["mix"] for cards, hand in zip(m["arrangement"], m["hands"], strict=True)}
     segments = pg.eval_on_selector_all("#answer .marginal-bar span", "e => e.map(s => "
                                        "[s.dataset.hand, s.dataset.category, getComputedStyle(s).backgroundColor])")
@@ -670,10 +703,11 @@ def test_chart_colours_every_category_with_a_legend(page, server):
     hands = ["As Kd Qh Jc 9s", "7s 7d Kh Qc Js", "As Ad Kh Kc Js", "9s 9d 9h Kc Js", "Ts 9d 8h 7c Js",
              "As Ks Qs Js 9s", "As Ad Ah Kc Ks", "Qs Qd Qh Qc Ks", "Ts 9s 8s 7s Js", "Ks Kd Qh Qc 7s"]
     values = [evaluate(h) for h in hands]
-    category = {v.description: v.category.label for v in values}
+    category = {v.description: v.category.slug for v in values}
     assert len(set(category.values())) == 9
     answer = solved(server, {"exposed": QUICK_DEALS[1], "epsilon": 0.05})
-    marginals = [[{"hand": v.description, "probability": 1 / 2} for v in values[i:i + 2]] for i in range(0, 10, 2)]
+    marginals = [[{"hand": v.description, "category": v.category.slug, "probability": 1 / 2} for v in values[i:i + 2]]
+                 for i in range(0, 10, 2)]
     pg.route("**/api/solve", lambda route: route.fulfill(json={**answer, "slot_marginals": marginals}))
     pick_exposed(pg, QUICK_DEALS[1])
     pg.select_option("#opponent", "equilibrium")
@@ -690,7 +724,7 @@ def test_chart_colours_every_category_with_a_legend(page, server):
                                      "[x.dataset.category, getComputedStyle(x.querySelector('.legend-dot'))"
                                      ".backgroundColor, x.textContent])")
     assert {c: colour for c, colour, _ in legend} == colour_of
-    assert [text for _, _, text in legend] == [c for c, _, _ in legend]  # named in words
+    assert [text for _, _, text in legend] == [c.replace("_", " ") for c, _, _ in legend]  # named in words
 
 
 def test_equilibrium_live_progress_and_cancel(page):

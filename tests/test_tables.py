@@ -301,7 +301,7 @@ def test_a_friends_table_shows_nothing_of_the_other_seat_before_the_reveal(serve
     assert check(commitment_of_one, reveal["other"]["salt"], " | ".join(" ".join(p) for p in
                                                                          reveal["other"]["arrangement"]))
     expected = showdown(Arrangement.parse(b), Arrangement.parse(a), deal)
-    assert reveal["showdown"]["you"] == expected.points_a and reveal["showdown"]["other"] == expected.points_b
+    assert reveal["showdown"] == expected.to_dict()  # quintet showdown --json's, A the seat asking
     assert reveal["over"] and not reveal["can_next"]
     two.wait(lambda v: v["finished"][0]["record"] == "ready")  # written just after the reveal
     records = [json.loads(line) for line in two.request("GET", "/records").text.splitlines()]
@@ -545,7 +545,7 @@ def test_a_restart_mid_match_loses_nothing(tmp_path):
         friends[1].request("POST", "/next")
         done = friends[1].confirm(b2).json()  # meets the arrangement seat 1 confirmed before the restart
         expected = showdown(Arrangement.parse(b2), Arrangement.parse(a2), deal2)
-        assert done["showdown"]["you"] == expected.points_a and done["other"]["commitment"] == \
+        assert done["showdown"]["points_a"] == expected.points_a and done["other"]["commitment"] == \
             before[0]["you"]["commitment"]
         assert done["score"]["you"] == before[1]["score"]["you"] + expected.points_a
         shown = computer[0].confirm(random_arrangement(deal_of(game2), 3).format()).json()

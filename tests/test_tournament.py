@@ -112,7 +112,7 @@ def test_uniform_entries_match_enumeration_over_all_packets(tournament):
 
 def test_nothing_gains_more_than_the_certificate_against_the_equilibrium(tournament):
     for entry in tournament.entries:
-        eps = entry.info["equilibrium_exploitability"]
+        eps = entry.equilibrium.exploitability
         assert eps <= EPSILON
         column = entry.matrix[:, idx("equilibrium")]
         assert column.max() <= eps + 1e-9
@@ -199,7 +199,8 @@ def test_the_row_mean_leaves_self_play_out(tournament, capsys):
         others = [mean[a, b] for b in range(k) if b != a]
         assert tournament.row_mean[a] == pytest.approx(sum(others) / (k - 1))
     assert abs(tournament.row_mean).max() > abs(mean.mean(axis=1)).max()  # not the mean over all k columns
-    d = tournament.to_dict()
+    d = tournament.to_model().model_dump(mode="json")
+    assert d["kind"] == "tournament" and len(d["deals"]) == len(tournament.entries)
     assert d["row_mean"] == pytest.approx(tournament.row_mean.tolist()) and "self-play left out" in d["row_mean_note"]
     table = tournament.format_table()
     assert "mean: the row strategy's mean margin against the other strategies (self-play left out)." in table

@@ -20,6 +20,7 @@ from math import comb
 from ..cards import cards_of, format_card, format_cards, parse_cards
 from ..cliutil import UsageError, add_rules_arguments, print_json
 from ..evaluator import HandValue, evaluate
+from ..reports import hand_fields, hand_report
 from ..rules import Rules
 from .advisor import DrawAdvice, DrawOption, Objective, advise, parse_objective
 from .tables import percentile, stand_ins
@@ -108,32 +109,12 @@ def _cards_text(mask_or_cards: int | list[int], rules: Rules, unicode: bool) -> 
     return format_cards(mask_or_cards, rules.deck, unicode=unicode, order="group")
 
 
-def _hand_dict(value: HandValue, rules: Rules) -> dict[str, object]:
-    deck = rules.deck
-    stand = stand_ins(value.mask, rules) if deck.jokers else {}
-    return {
-        "hand": format_cards(value.mask, deck, order="group").split(),
-        "category": rules.category_label(value.category),
-        "category_strength": rules.categories.index(value.category),
-        "description": value.description,
-        "key": value.key,
-        "percentile": percentile(value.key, rules),
-        "stand_ins": {format_card(j, deck): format_card(c, deck) for j, c in stand.items()},
-    }
-
-
 def _stand_in_text(value: HandValue, rules: Rules, unicode: bool) -> str:
     stand = stand_ins(value.mask, rules) if rules.deck.jokers else {}
     return ", ".join(
         f"{format_card(j, rules.deck, unicode=unicode)} = {format_card(c, rules.deck, unicode=unicode)}"
         for j, c in stand.items()
     )
-
-
-def hand_report(hand: str, rules: Rules) -> tuple[HandValue, dict[str, object]]:
-    """One hand (text) evaluated, and its JSON form (what ``quintet hand --json`` prints)."""
-    value = evaluate(hand, rules)
-    return value, {"rules": rules.name, "rules_description": rules.describe()} | _hand_dict(value, rules)
 
 
 def run_hand(args: argparse.Namespace, rules: Rules) -> int:
@@ -202,13 +183,11 @@ def run_compare(args: argparse.Namespace, rules: Rules) -> int:
             place[i] = pos + 1
     counts = {p: sum(1 for q in place.values() if q == p) for p in place.values()}
     if args.json:
-        hands = []
-        for i in order:
-            d = {"index": i + 1, "place": place[i], "tied": counts[place[i]] > 1} | _hand_dict(
-                values[i], rules
-            )
-            hands.append(d)
-        print_json({"rules": rules.name, "rules_description": rules.describe(), "hands": hands})
+        from ..schema import CompareOut, RankedHandOut
+
+        hands = [RankedHandOut(index=i + 1, place=place[i], tied=counts[place[i]] > 1, **hand_fields(values[i], rules))
+                 for i in order]
+        print_json(CompareOut(rules=rules.name, rules_description=rules.describe(), hands=hands))
         return 0
     width = max(len(_cards_text(v.mask, rules, args.unicode)) for v in values)
     print(f"{'place':<6} {'#':>2}  {'hand':<{width}}  description")
@@ -294,7 +273,9 @@ def run_draw(args: argparse.Namespace, rules: Rules) -> int:
     hand = parse_cards(" ".join(args.hand), rules.deck, count=5, what="cards in a hand")
     result = advise(hand, rules, known=args.known, objective=objective)
     if args.json:
-        print_json(result.to_dict())
+        from ..schema import DrawOut
+
+        print_json(DrawOut.model_validate(result.to_dict()))
     else:
         print(format_advice(result, top=args.top, unicode=args.unicode))
     return 0

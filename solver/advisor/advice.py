@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from quintet.cards import cards_of, format_card, format_cards, mask_of, parse_cards
-from quintet.evaluator import describe
+from quintet.evaluator import evaluate
 from quintet.game import Arrangement, Deal, IllegalArrangementError
 from quintet.text import quote
 from solver.engines.base import DEFAULT_ENGINE, EngineOptions, solve
@@ -66,7 +66,8 @@ class SlotAdvice:
     slot: int  # 1-based
     points: int  # at stake
     cards: tuple[str, ...]
-    hand: str
+    hand: str  # in words: 'full house, tens over sevens'
+    category: str  # the category's machine name (``Category.slug``)
     p_win: float
     p_tie: float
     p_loss: float
@@ -76,7 +77,7 @@ class SlotAdvice:
     def to_model(self) -> SlotAdviceOut:
         from .schema import SlotAdviceOut
         return SlotAdviceOut(
-            slot=self.slot, points=self.points, cards=list(self.cards), hand=self.hand,
+            slot=self.slot, points=self.points, cards=list(self.cards), hand=self.hand, category=self.category,
             p_win=self.p_win, p_tie=self.p_tie, p_loss=self.p_loss,
             expected_points=self.expected_points, expected_margin=self.expected_margin,
         )
@@ -124,6 +125,7 @@ class Solution:
             objective=self.objective,  # type: ignore[arg-type]  # one of OBJECTIVES
             arrangement=self.arrangement.card_lists(rules),
             hands=[s.hand for s in self.per_slot],
+            categories=[s.category for s in self.per_slot],
             expected_margin=self.expected_margin,
             expected_points=self.expected_points,
             per_slot=[s.to_model() for s in self.per_slot],
@@ -159,8 +161,9 @@ def evaluate_arrangement(tables: DealTables, marginals: np.ndarray, arrangement:
         e_margin = w * (pw - pl)
         margin += e_margin
         points += e_points
+        value = evaluate(packet, rules)
         slots.append(SlotAdvice(
-            s + 1, w, tuple(format_cards(packet, rules.deck).split()), describe(packet, rules),
+            s + 1, w, tuple(format_cards(packet, rules.deck).split()), value.description, value.category.slug,
             pw, pt, pl, e_points, e_margin,
         ))
     return tuple(slots), margin, points

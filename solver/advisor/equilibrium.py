@@ -21,7 +21,6 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from quintet.cards import format_cards
-from quintet.evaluator import describe
 from quintet.fingerprint import rules_fingerprint
 from quintet.game import Arrangement, Deal
 from quintet.rules import Rules
@@ -36,7 +35,7 @@ from solver.storage.store import SolutionStore, StoreError
 
 from .advice import evaluate_arrangement
 from .limits import SOLVE_EPSILON, SOLVE_TIME_LIMIT, check_epsilon, check_time_limit
-from .mix import Mix
+from .mix import HandShare, Mix
 from .plans import plans
 
 if TYPE_CHECKING:
@@ -94,17 +93,9 @@ class EquilibriumResult:
         """An arrangement to play, drawn from the mix (same seed, same arrangement)."""
         return sample_mix(self.mix, seed)
 
-    def slot_marginals(self) -> list[list[tuple[str, float]]]:
-        """Per slot: (hand description, probability), most likely first."""
-        rules = self.deal.rules
-        out: list[list[tuple[str, float]]] = []
-        for s in range(rules.n_slots):
-            acc: dict[str, float] = {}
-            for p, a in self.mix:
-                name = describe(a.packets[s], rules)
-                acc[name] = acc.get(name, 0.0) + p
-            out.append(sorted(acc.items(), key=lambda kv: -kv[1]))
-        return out
+    def slot_marginals(self) -> list[list[HandShare]]:
+        """Per slot: each hand (by description) with its probability, most likely first."""
+        return Mix(self.mix, self.deal.rules).slot_marginals()
 
     def to_model(self, seed: int = 0) -> EquilibriumOut:
         """The equilibrium's JSON with the fields of every ``quintet-solve`` answer: the
@@ -125,6 +116,7 @@ class EquilibriumResult:
             objective="margin",
             arrangement=play.card_lists(rules),
             hands=[s.hand for s in per_slot],
+            categories=[s.category for s in per_slot],
             expected_margin=margin,
             expected_points=points,
             per_slot=[s.to_model() for s in per_slot],

@@ -24,7 +24,8 @@ The ranges (``RANGES``, each a ``Range``): ``epsilon`` 0 to ``EPSILON_MAX`` poin
 more than 0 and at most ``TIME_LIMIT_MAX`` seconds; CP-SAT's threads 1 to ``MAX_THREADS``; a safe
 solve's max exploitability 0 to ``MAX_EXPLOITABILITY_MAX`` points; a K-mix's K 1 to
 ``MAX_SUPPORT_MAX``; a match 1 to ``MAX_GAMES`` games; a seed 0 to ``SEED_MAX``, checked by
-``quintet.seeds.check_seed`` (the game's, which every front-end shares).
+``quintet.seeds.check_seed`` (the game's, which every front-end shares).  ``to_model()`` is all
+of them as JSON (``GET /api/limits``: the page reads its ranges and defaults there).
 
 The defaults differ where the programs' purposes do, each under its own name
 (``DEFAULTS``): the solver answers to ε ``SOLVE_EPSILON`` = 0.01 points within
@@ -36,12 +37,16 @@ tournament and the batch have theirs (``TOURNAMENT_*``, ``BATCH_*``).
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
+from typing import TYPE_CHECKING
 
 from quintet.seeds import SEED_MAX
 from quintet.text import quote
 
 from ..engines.base import MAX_THREADS
+
+if TYPE_CHECKING:
+    from .schema import LimitsOut
 
 __all__ = [
     # ranges
@@ -52,7 +57,7 @@ __all__ = [
     "TABLE_SEARCH_TIME_LIMIT", "TOURNAMENT_EPSILON", "TOURNAMENT_TIME_LIMIT", "BATCH_EPSILON", "BATCH_TIME_LIMIT",
     # the checks
     "LimitError", "Range", "Default", "RANGES", "DEFAULTS", "check_epsilon", "check_time_limit", "check_threads",
-    "check_max_exploitability", "check_max_support", "check_games", "parse_slot",
+    "check_max_exploitability", "check_max_support", "check_games", "parse_slot", "to_model",
 ]
 
 # ---------------------------------------------------------------------------------- ranges
@@ -166,9 +171,10 @@ RANGES: dict[str, Range] = {
     "max_exploitability": Range("max exploitability", 0, MAX_EXPLOITABILITY_MAX, "points"),
     "max_support": Range("max support", 1, MAX_SUPPORT_MAX, integer=True),
     "games": Range("games", 1, MAX_GAMES, integer=True),
+    "seed": Range("seed", 0, SEED_MAX, integer=True),
 }
-"""Every range by its field name (the JSON's and the Python API's); a seed's range is the game's
-(``quintet.seeds.check_seed``, 0 to ``SEED_MAX``)."""
+"""Every range by its field name (the JSON's and the Python API's); a seed is checked by the
+game's ``quintet.seeds.check_seed`` (the same range and words)."""
 
 
 def _number(x: float) -> str:
@@ -233,6 +239,14 @@ def check_max_support(value: object) -> int:
 def check_games(value: object) -> int:
     """A match's games: an integer from 1 to ``MAX_GAMES``."""
     return int(RANGES["games"].check(value))
+
+
+def to_model() -> LimitsOut:
+    """Every range and default as JSON (``GET /api/limits``)."""
+    from .schema import DefaultOut, LimitsOut, RangeOut
+    return LimitsOut(
+        ranges={name: RangeOut(**asdict(r), text=r.describe()) for name, r in RANGES.items()},
+        defaults={name: DefaultOut(**asdict(d)) for name, d in DEFAULTS.items()})
 
 
 def parse_slot(text: object, n_slots: int, what: str) -> int:

@@ -8,18 +8,19 @@ same arrangement), play against it (``as_opponent``), and write it (``to_model``
     >>> from quintet.game import Arrangement
     >>> a = Arrangement.parse("9s 9c 8s 8c 7c | Ks Kd Kc Js Tc | Qd Jd Td 8d 7d | As Ah Ad Ac Qs | Kh Qh Jh Th 9h")
     >>> mix = Mix(((1.0, a),))
-    >>> mix.sample(7) == a, mix.to_model()[0].hands[0]
-    (True, 'two pair, nines and eights')
+    >>> entry = mix.to_model()[0]
+    >>> mix.sample(7) == a, entry.hands[0], entry.categories[0]
+    (True, 'two pair, nines and eights', 'two_pair')
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
-from quintet.evaluator import describe
+from quintet.evaluator import evaluate
 from quintet.game import Arrangement
 from quintet.rules import CLASSIC, Rules
 from quintet.seeds import seed_rng
@@ -28,7 +29,23 @@ from solver.problem.opponents import ArrangementMix
 if TYPE_CHECKING:
     from .schema import MixEntryOut, SlotMarginalOut
 
-__all__ = ["Mix"]
+__all__ = ["Mix", "HandShare", "hands_of"]
+
+
+class HandShare(NamedTuple):
+    """A hand (by its description) and its category's machine name (``Category.slug``), with a
+    probability: one slot's odds."""
+
+    hand: str
+    category: str
+    probability: float
+
+
+def hands_of(arrangement: Arrangement, rules: Rules) -> tuple[list[str], list[str]]:
+    """The hands of an arrangement in slot order: their descriptions and their categories
+    (machine names) — the ``hands`` and ``categories`` of the JSON."""
+    values = [evaluate(m, rules) for m in arrangement.packets]
+    return [v.description for v in values], [v.category.slug for v in values]
 
 
 @dataclass(frozen=True)
@@ -51,24 +68,31 @@ class Mix:
         """The mix as an opponent model."""
         return ArrangementMix(tuple(a for _, a in self.entries), tuple(p for p, _ in self.entries), name=name)
 
-    def slot_marginals(self) -> list[list[tuple[str, float]]]:
-        """Per slot: (hand description, probability), most likely first."""
-        out: list[list[tuple[str, float]]] = []
+    def slot_marginals(self) -> list[list[HandShare]]:
+        """Per slot: each hand (by description) with its probability, most likely first."""
+        out: list[list[HandShare]] = []
         for s in range(self.rules.n_slots):
             acc: dict[str, float] = {}
+            category: dict[str, str] = {}
             for p, a in self.entries:
-                name = describe(a.packets[s], self.rules)
-                acc[name] = acc.get(name, 0.0) + p
-            out.append(sorted(acc.items(), key=lambda kv: -kv[1]))
+                value = evaluate(a.packets[s], self.rules)
+                acc[value.description] = acc.get(value.description, 0.0) + p
+                category[value.description] = value.category.slug
+            out.append([HandShare(h, category[h], p) for h, p in sorted(acc.items(), key=lambda kv: -kv[1])])
         return out
 
     def to_model(self) -> list[MixEntryOut]:
         """The ``mix`` field of the JSON: each arrangement with its probability and hands."""
         from .schema import MixEntryOut
-        return [MixEntryOut(probability=float(p), arrangement=a.card_lists(self.rules),
-                            hands=[describe(m, self.rules) for m in a.packets]) for p, a in self.entries]
+        out = []
+        for p, a in self.entries:
+            hands, categories = hands_of(a, self.rules)
+            out.append(MixEntryOut(probability=float(p), arrangement=a.card_lists(self.rules), hands=hands,
+                                   categories=categories))
+        return out
 
     def slot_marginals_model(self) -> list[list[SlotMarginalOut]]:
         """The ``slot_marginals`` field of the JSON."""
         from .schema import SlotMarginalOut
-        return [[SlotMarginalOut(hand=h, probability=float(p)) for h, p in slot] for slot in self.slot_marginals()]
+        return [[SlotMarginalOut(hand=h.hand, category=h.category, probability=float(h.probability)) for h in slot]
+                for slot in self.slot_marginals()]

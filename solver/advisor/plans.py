@@ -48,7 +48,8 @@ class Plan:
 
     def to_model(self) -> PlanOut:
         from .schema import PlanOut
-        return PlanOut(hands=list(self.labels), probability=self.probability, arrangements=self.arrangements)
+        return PlanOut(hands=list(self.labels), categories=[c.slug for c in self.categories],
+                       probability=self.probability, arrangements=self.arrangements)
 
     def to_dict(self) -> dict[str, object]:
         from .schema import dump

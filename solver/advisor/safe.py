@@ -19,7 +19,6 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from quintet.cards import format_cards
-from quintet.evaluator import describe
 from quintet.game import Arrangement, Deal
 from solver.advisor.equilibrium import EquilibriumResult, sample_mix, solve_equilibrium
 from solver.engines.base import DEFAULT_ENGINE, EngineOptions
@@ -32,7 +31,7 @@ from solver.problem.opponents import ArrangementMix, OpponentModel
 from solver.storage.store import SolutionStore
 
 from .limits import SOLVE_TIME_LIMIT, check_max_exploitability
-from .mix import Mix
+from .mix import Mix, hands_of
 
 if TYPE_CHECKING:
     from .schema import SafeOut
@@ -72,6 +71,7 @@ class SafeResponse:
         rules = self.deal.rules
         mix = Mix(self.mix, rules)
         play = mix.sample(seed)
+        hands, categories = hands_of(play, rules)
         return SafeOut(
             exposed=format_cards(self.deal.exposed, rules.deck).split(),
             live=format_cards(self.deal.live, rules.deck).split(),
@@ -81,7 +81,8 @@ class SafeResponse:
             max_exploitability=self.max_exploitability,
             mix=mix.to_model(),
             arrangement=play.card_lists(rules),
-            hands=[describe(m, rules) for m in play.packets],
+            hands=hands,
+            categories=categories,
             exploitability=self.exploitability,
             expected_margin=self.expected_margin,
             margin_bound=self.margin_bound,

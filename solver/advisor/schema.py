@@ -1,4 +1,4 @@
-"""The JSON of every advisor result, defined once: pydantic response models.
+"""Every JSON answer, defined once: pydantic response models.
 
 Each result produces its model (``Solution.to_model()``, ``Grade.to_model()``,
 ``EquilibriumResult.to_model(seed)``, ``SafeResponse.to_model(seed)``,
@@ -12,19 +12,48 @@ OpenAPI description of the HTTP API is generated from these same classes.
     >>> type(answer).__name__, answer.optimal, round(answer.expected_margin, 4)
     ('SolutionOut', True, 24.8669)
 
+Every answer names its ``kind`` (``solution``, ``grade``, ``equilibrium``, ``safe``, ``kmix``;
+the game's ``showdown``, ``hand``, ``compare``, ``draw``; ``tournament``, ``batch``, ``book``;
+a table's ``odds``), so a client never guesses it from the fields; every hand names its
+``category``, a machine name the same in every rule set (``full_house``: ``Category.slug``),
+beside the hand in words.  The game's own models (``ShowdownOut``, ``HandOut``…) live in
+``quintet.schema`` (the game needs no solver) and are listed here with the rest.
+
 A field that only some answers carry (``verification``: the independent recheck, when asked
 for) is left out of the JSON when it is absent, never sent as ``null``.
 """
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from quintet.schema import (
+    CompareOut,
+    DrawOptionOut,
+    DrawOut,
+    HandOut,
+    HandReportOut,
+    HandValueOut,
+    RankedHandOut,
+    ShowdownOut,
+    ShowdownSlotOut,
+)
+
+if TYPE_CHECKING:
+    from solver.games.double_oracle import IterationRecord
+
 __all__ = [
     "ResultModel", "SlotAdviceOut", "VerificationOut", "AnswerOut", "SolutionOut", "SwapOut", "GradeOut",
-    "MixEntryOut", "SlotMarginalOut", "EquilibriumOut", "SafeOut", "ProgressOut", "SolveAnswerOut", "dump",
+    "MixEntryOut", "SlotMarginalOut", "PlanOut", "EquilibriumOut", "SafeOut", "RollOut", "SparseOut", "ProgressOut",
+    "SolveAnswerOut", "OddsOut", "RangeOut", "DefaultOut", "LimitsOut", "BestResponseValueOut",
+    "DealEquilibriumOut", "TournamentDealOut", "EquilibriumSummaryOut", "TournamentOut", "BatchDealOut", "BatchOut",
+    "BookOut", "dump", "CATEGORY",
+    "CATEGORIES",
+    # the game's (quintet.schema)
+    "HandOut", "ShowdownSlotOut", "ShowdownOut", "HandValueOut", "HandReportOut", "RankedHandOut", "CompareOut",
+    "DrawOptionOut", "DrawOut",
 ]
 
 
@@ -43,6 +72,11 @@ def dump(model: BaseModel) -> dict[str, Any]:
     return model.model_dump(mode="json")
 
 
+CATEGORY = Field(description="the hand's category: a machine name, the same in every rule set (high_card, pair, "
+                             "two_pair, …, full_house, straight_flush; quintet.schema)")
+CATEGORIES = Field(description="the category of each hand, in the same order (machine names)")
+
+
 class SlotAdviceOut(ResultModel):
     """One slot of an arrangement against the opponent model."""
 
@@ -50,6 +84,7 @@ class SlotAdviceOut(ResultModel):
     points: int = Field(description="the slot's points at stake")
     cards: list[str]
     hand: str = Field(description="the hand's description, e.g. 'full house, tens over sevens'")
+    category: str = CATEGORY
     p_win: float
     p_tie: float
     p_loss: float
@@ -85,6 +120,7 @@ class AnswerOut(ResultModel):
     arrangement: list[list[str]] = Field(description="five packets in slot order (for the equilibrium: the "
                                                      "arrangement drawn from the mix to play)")
     hands: list[str]
+    categories: list[str] = CATEGORIES
     expected_margin: float
     expected_points: float
     per_slot: list[SlotAdviceOut]
@@ -98,6 +134,7 @@ class AnswerOut(ResultModel):
 class SolutionOut(AnswerOut):
     """A best response or a completion (``Solution``)."""
 
+    kind: Literal["solution"] = "solution"
     objective: Literal["margin", "points"]
     gap: float = Field(description="bound minus value: 0 when proven optimal")
     engine: str = Field(description="the exact engine that answered (search, cpsat; 'given' for a graded "
@@ -119,6 +156,7 @@ class SwapOut(ResultModel):
 class GradeOut(ResultModel):
     """A graded arrangement (``Grade``)."""
 
+    kind: Literal["grade"] = "grade"
     given: SolutionOut
     value: float
     optimum: float
@@ -136,17 +174,23 @@ class MixEntryOut(ResultModel):
     probability: float
     arrangement: list[list[str]]
     hands: list[str]
+    categories: list[str] = CATEGORIES
 
 
 class SlotMarginalOut(ResultModel):
+    """A hand (by its description) played in one slot, and how likely."""
+
     hand: str
+    category: str = CATEGORY
     probability: float
 
 
 class PlanOut(ResultModel):
     """A plan: the same hand category in each slot, with the mix's total probability of it."""
 
-    hands: list[str] = Field(description="the hand category of each slot, in slot order")
+    hands: list[str] = Field(description="the hand category of each slot in words (as the rule set calls it), in "
+                                         "slot order")
+    categories: list[str] = CATEGORIES
     probability: float
     arrangements: int = Field(description="how many of the mix's arrangements follow this plan")
 
@@ -154,6 +198,7 @@ class PlanOut(ResultModel):
 class EquilibriumOut(AnswerOut):
     """The certified equilibrium (``EquilibriumResult``) with the arrangement drawn from it to play."""
 
+    kind: Literal["equilibrium"] = "equilibrium"
     opponent: Literal["equilibrium"]
     objective: Literal["margin"]
     mix: list[MixEntryOut] = Field(description="the mix, most likely first")
@@ -174,6 +219,7 @@ class EquilibriumOut(AnswerOut):
 class SafeOut(ResultModel):
     """A safe exploitation (``SafeResponse``, ``quintet-solve --max-exploitability``)."""
 
+    kind: Literal["safe"] = "safe"
     exposed: list[str]
     live: list[str]
     rules: str
@@ -183,6 +229,7 @@ class SafeOut(ResultModel):
     mix: list[MixEntryOut] = Field(description="the mix, most likely first")
     arrangement: list[list[str]] = Field(description="an arrangement drawn from the mix to play")
     hands: list[str]
+    categories: list[str] = CATEGORIES
     exploitability: float = Field(description="certified: no arrangement gains more than this (points), "
                                               "at most max_exploitability")
     expected_margin: float = Field(description="the mix's expected margin against the opponent model")
@@ -211,6 +258,7 @@ class SparseOut(ResultModel):
     """The least exploitable mix of at most ``max_support`` arrangements found, certified
     (``SparseEquilibrium``, ``quintet-solve --max-support``)."""
 
+    kind: Literal["kmix"] = "kmix"
     exposed: list[str]
     live: list[str]
     rules: str
@@ -222,6 +270,7 @@ class SparseOut(ResultModel):
     roll: RollOut = Field(description="the die roll (the request's seed) that picks the arrangement to play")
     arrangement: list[list[str]] = Field(description="the arrangement the roll picks")
     hands: list[str]
+    categories: list[str] = CATEGORIES
     exploitability: float = Field(description="certified: no arrangement gains more than this (points)")
     exploitability_proven: bool
     lower_bound: float = Field(description="proven: no mix of at most max_support arrangements is exploitable "
@@ -239,7 +288,7 @@ class SparseOut(ResultModel):
 
 
 class ProgressOut(ResultModel):
-    """An equilibrium solve's progress (``IterationRecord.to_progress``)."""
+    """An equilibrium solve's progress: its last iteration (``ProgressOut.of``)."""
 
     iteration: int
     exploitability: float = Field(description="the best certified exploitability so far (points)")
@@ -247,6 +296,180 @@ class ProgressOut(ResultModel):
     pool_size: int
     seconds: float
 
+    @classmethod
+    def of(cls, record: IterationRecord) -> ProgressOut:
+        """The progress of one iteration of the double oracle."""
+        return cls(iteration=record.iteration, exploitability=max(0.0, record.exploitability),
+                   support=record.support, pool_size=record.pool_size, seconds=record.seconds)
 
-SolveAnswerOut = EquilibriumOut | SafeOut | SparseOut | GradeOut | SolutionOut
-"""Any answer of a solve request (``SolveAnswer.to_model``)."""
+
+SolveAnswerOut = Annotated[EquilibriumOut | SafeOut | SparseOut | GradeOut | SolutionOut, Field(discriminator="kind")]
+"""Any answer of a solve request (``SolveAnswer.to_model``), told apart by its ``kind``."""
+
+
+class OddsOut(ResultModel):
+    """The hands the other side's model plays in each slot (``quintet-play``'s ``odds``, a table's)."""
+
+    kind: Literal["odds"] = "odds"
+    model: str = Field(description="the model the odds are of")
+    slots: list[list[SlotMarginalOut]] = Field(description="per slot, the likeliest hands and their odds")
+
+
+class RangeOut(ResultModel):
+    """The range of one number (``solver.advisor.limits.Range``)."""
+
+    name: str = Field(description="how errors call the number")
+    low: float
+    high: float
+    unit: str
+    integer: bool = Field(description="whole numbers only")
+    low_open: bool = Field(description="low itself is excluded (more than low)")
+    text: str = Field(description="the range in words, as the errors say it: 'from 0 to 25 points'")
+
+
+class DefaultOut(ResultModel):
+    """A default (``solver.advisor.limits.Default``): ``value`` of the field ``field``."""
+
+    field: str
+    value: float
+    unit: str
+    used_by: str
+
+
+class LimitsOut(ResultModel):
+    """Every range and default of the numbers the front-ends take (``solver.advisor.limits``)."""
+
+    kind: Literal["limits"] = "limits"
+    ranges: dict[str, RangeOut] = Field(description="by field: epsilon, time_limit, threads, max_exploitability, "
+                                                    "max_support, games, seed")
+    defaults: dict[str, DefaultOut] = Field(description="by name: SOLVE_EPSILON, SOLVE_TIME_LIMIT, PLAY_EPSILON, …")
+
+
+# ---------------------------------------------------------------------------- quintet-tournament
+
+
+class BestResponseValueOut(ResultModel):
+    """A best-response strategy of one deal: its value against its model and whether it is proven."""
+
+    optimal: bool = Field(description="proven optimal (false: the time limit stopped the search)")
+    value: float = Field(description="its expected margin against the model it answers (points)")
+
+
+class DealEquilibriumOut(ResultModel):
+    """The equilibrium strategy of one deal."""
+
+    exploitability: float = Field(description="certified (points)")
+    converged: bool
+    proven: bool = Field(description="the exploitability is an exact best response's")
+    support: int = Field(description="arrangements in the mix")
+    from_store: bool
+    seconds: float
+
+
+class TournamentDealOut(ResultModel):
+    """One deal of the tournament: the margin matrix and what defines the strategies."""
+
+    exposed: list[str]
+    matrix: list[list[float]] = Field(description="matrix[a][b]: strategy a's expected margin against b")
+    arrangements: dict[str, list[list[str]]] = Field(description="the pure strategies' arrangements")
+    best_responses: dict[str, BestResponseValueOut] = Field(description="by strategy (br-uniform, br-greedy)")
+    equilibrium: DealEquilibriumOut | None = Field(default=None, exclude_if=_absent,
+                                                   description="when the equilibrium plays")
+
+
+class EquilibriumSummaryOut(ResultModel):
+    """The equilibria of the tournament's deals, summed up."""
+
+    deals: int
+    converged: int
+    max_exploitability: float
+    mean_exploitability: float
+    from_store: int
+    mean_support: float
+    target_epsilon: float | None
+
+
+class TournamentOut(ResultModel):
+    """``quintet-tournament --json``: every strategy against every other, exact per deal."""
+
+    kind: Literal["tournament"] = "tournament"
+    strategies: list[str]
+    labels: list[str]
+    n_deals: int
+    seed: int | None = Field(description="the seed of the random deals (null: the deals were given)")
+    sampled: bool = Field(description="always false: nothing is sampled (see note)")
+    note: str
+    payoff: str
+    mean: list[list[float]] = Field(description="mean[a][b] over the deals")
+    ci95: list[list[float | None]] = Field(description="half-width of the 95% confidence interval of the mean "
+                                                       "(null with one deal)")
+    row_mean: list[float | None]
+    row_mean_note: str
+    equilibrium: EquilibriumSummaryOut | None
+    deals: list[TournamentDealOut]
+    seconds: float
+    plot: str | None = Field(default=None, exclude_if=_absent, description="the heat map written (--plot)")
+
+
+# ---------------------------------------------------------------------------- quintet-batch
+
+
+class BatchDealOut(ResultModel):
+    """One canonical deal of a batch run."""
+
+    canonical: int = Field(description="the suit-canonical deal's key (its exposed cards as a card mask)")
+    exploitability: float | None = Field(description="certified (points); null when it failed")
+    converged: bool
+    iterations: int
+    support: int
+    seconds: float
+    cpu_seconds: float
+    worker: str = Field(description="host:pid")
+    error: str | None
+
+
+class BatchOut(ResultModel):
+    """``quintet-batch --json``: the run's counts and each deal solved."""
+
+    kind: Literal["batch"] = "batch"
+    total: int = Field(description="distinct canonical deals asked for")
+    solved: int
+    unconverged: int
+    skipped: int = Field(description="already certified within epsilon in the store")
+    failed: int
+    duplicates: int = Field(description="asked deals suit-equivalent to an earlier one")
+    stale: int = Field(description="stored by an earlier certificate version: solved again")
+    interrupted: bool
+    seconds: float
+    startup_seconds: float
+    deals_per_minute: float
+    executor: str
+    workers: int
+    epsilon: float
+    store: str | None
+    mean_cpu_seconds: float | None
+    deals: list[BatchDealOut]
+    errors: list[str]
+
+
+class BookOut(ResultModel):
+    """``quintet-batch --book --json``: the book's size and its CPU cost, estimated from a sample."""
+
+    kind: Literal["book"] = "book"
+    rules: str
+    canonical_deals: int
+    exposed_sets: int
+    sample: int
+    seed: int
+    epsilon: float
+    time_limit: float | None
+    converged: int
+    cpu_seconds: list[float]
+    wall_seconds: list[float]
+    deals: list[str]
+    mean_cpu_seconds: float | None
+    median_cpu_seconds: float | None
+    max_cpu_seconds: float | None
+    cpu_hours: float | None
+    cpu_hours_ci95: list[float] | None
+    lower_bound: bool = Field(description="some sampled deals hit the time limit: the estimate is a lower bound")

@@ -32,7 +32,6 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from quintet.cards import format_cards
-from quintet.evaluator import describe
 from quintet.game import Arrangement, Deal
 from quintet.seeds import seed_rng
 from solver.engines.base import DEFAULT_ENGINE, EngineOptions
@@ -50,7 +49,7 @@ from solver.storage.store import SolutionStore
 
 from .equilibrium import EquilibriumResult, solve_equilibrium
 from .limits import SOLVE_EPSILON, SOLVE_TIME_LIMIT, check_max_support
-from .mix import Mix
+from .mix import Mix, hands_of
 from .plans import Plan, plans
 
 if TYPE_CHECKING:
@@ -133,6 +132,7 @@ class SparseEquilibrium:
         rules = self.deal.rules
         roll = self.roll(seed, *stream)
         play = self.mix[roll.index][1]
+        hands, categories = hands_of(play, rules)
         return SparseOut(
             exposed=format_cards(self.deal.exposed, rules.deck).split(),
             live=format_cards(self.deal.live, rules.deck).split(),
@@ -144,7 +144,8 @@ class SparseEquilibrium:
             plans=[plan.to_model() for plan in self.plans()],
             roll=roll.to_model(),
             arrangement=play.card_lists(rules),
-            hands=[describe(m, rules) for m in play.packets],
+            hands=hands,
+            categories=categories,
             exploitability=self.exploitability,
             exploitability_proven=self.proven,
             lower_bound=self.lower_bound,

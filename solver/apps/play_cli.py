@@ -237,7 +237,7 @@ def odds_text(term: Terminal, odds: Odds, rules: Rules, top: int = 5) -> Rendera
     room = term.width - 2 - max(map(len, labels)) - 2  # the indent, the label column, the gap
     table, shown = grid("!", "")
     for label, hands in zip(labels, odds.slots, strict=True):
-        table.add_row(label, flow((Text(f"{h} {100 * p:.1f}%") for h, p in hands), room))
+        table.add_row(label, flow((Text(f"{h.hand} {100 * h.probability:.1f}%") for h in hands), room))
     parts: list[RenderableType] = [_heading(f"The computer's odds per slot (its model: {odds.model}):"), shown]
     if odds.plans:
         more = f", the {top} most likely" if len(odds.plans) > top else ""

@@ -16,7 +16,6 @@ import argparse
 import sys
 import threading
 from collections.abc import Sequence
-from typing import TypeVar
 
 from quintet.cliutil import (
     OneLineParser,
@@ -44,8 +43,6 @@ from solver.games.sparse_mix import SparseRecord
 from solver.problem.best_response import OBJECTIVES, VALUE_TOLERANCE
 from solver.problem.opponent_spec import OPPONENT_HELP
 from solver.storage.store import SolutionStore
-
-T = TypeVar("T")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -76,7 +73,6 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
     p.add_argument("--threads", type=integer, default=None, metavar="N",
                    help=f"CP-SAT's threads, 1..{MAX_THREADS} (default 1; with --engine cpsat)")
-    p.add_argument("--workers", type=integer, default=None, metavar="N", help=argparse.SUPPRESS)
     p.add_argument("--seed", type=integer, default=None,
                    help=f"random seed, 0..{SEED_MAX} (default 0): the arrangement drawn from a mix, CP-SAT's seed")
     p.add_argument("--fix", action="append", default=[], metavar="SLOT=PACKET",
@@ -265,7 +261,7 @@ def format_equilibrium(eq: EquilibriumResult, *, seed: int = 0, unicode: bool = 
     lines += _plan_lines(eq.mix, rules)
     lines.append("Per-slot marginals (hand: probability):")
     for s, slot in enumerate(eq.slot_marginals()):
-        shown = ", ".join(f"{h} {100 * p:.1f}%" for h, p in slot[:4])
+        shown = ", ".join(f"{m.hand} {100 * m.probability:.1f}%" for m in slot[:4])
         more = f", … ({len(slot) - 4} more)" if len(slot) > 4 else ""
         lines.append(f"  slot {s + 1} ({rules.weights[s]} pts): {shown}{more}")
     kind = "exact best response" if eq.proven else "proven bound on the best response"
@@ -290,20 +286,12 @@ def _main(argv: Sequence[str] | None) -> int:
     rules = rules_from_args(args)
     if args.no_store and args.store:
         raise UsageError("--store and --no-store cannot be combined")
-    threads = args.threads
-    if args.workers is not None:
-        if threads is not None:
-            raise UsageError("--workers is the old name of --threads: give one of them")
-        threads = args.workers
     request = SolveRequest.parse(
         args.exposed, rules, opponent=args.opponent, objective=args.objective, engine=args.engine,
-        threads=threads, time_limit=args.time_limit, epsilon=args.epsilon, seed=args.seed,
+        threads=args.threads, time_limit=args.time_limit, epsilon=args.epsilon, seed=args.seed,
         fix=parse_fix_options(args.fix), grade=args.grade,
         verify=args.verify_time_limit if args.verify else None, max_exploitability=args.max_exploitability,
         max_support=args.max_support)
-    if args.workers is not None:
-        print("quintet-solve: --workers is now --threads (the old name is accepted until the next release)",
-              file=sys.stderr)
     answer = _solve(args, request)
     if isinstance(answer.result, EquilibriumResult):
         for note in answer.result.notes:

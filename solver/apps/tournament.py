@@ -62,6 +62,13 @@ from quintet.text import quote
 from solver.advisor.advice import best_response
 from solver.advisor.equilibrium import EquilibriumResult, solve_equilibrium
 from solver.advisor.limits import TOURNAMENT_EPSILON, TOURNAMENT_TIME_LIMIT, check_epsilon, check_time_limit
+from solver.advisor.schema import (
+    BestResponseValueOut,
+    DealEquilibriumOut,
+    EquilibriumSummaryOut,
+    TournamentDealOut,
+    TournamentOut,
+)
 from solver.advisor.stats import mean_ci95
 from solver.problem.deal_tables import DealTables
 from solver.problem.opponents import ArrangementMix, Greedy, Uniform, greedy_arrangement
@@ -140,17 +147,19 @@ class DealEntry:
     matrix: np.ndarray  # M[a, b] for this deal
     arrangements: dict[str, Arrangement] = field(default_factory=dict)  # the pure strategies
     equilibrium: EquilibriumResult | None = None
-    info: dict[str, object] = field(default_factory=dict)
+    best_responses: dict[str, BestResponseValueOut] = field(default_factory=dict)  # br-uniform, br-greedy
 
-    def to_dict(self) -> dict[str, object]:
+    def to_model(self) -> TournamentDealOut:
         rules = self.deal.rules
-        out: dict[str, object] = {
-            "exposed": format_cards(self.deal.exposed, rules.deck).split(),
-            "matrix": self.matrix.tolist(),
-            "arrangements": {k: a.card_lists(rules) for k, a in self.arrangements.items()},
-        }
-        out.update(self.info)
-        return out
+        eq = self.equilibrium
+        equilibrium = None if eq is None else DealEquilibriumOut(
+            exploitability=eq.exploitability, converged=eq.converged, proven=eq.proven, support=len(eq.mix),
+            from_store=eq.from_store, seconds=eq.seconds)
+        return TournamentDealOut(
+            exposed=format_cards(self.deal.exposed, rules.deck).split(),
+            matrix=self.matrix.tolist(),
+            arrangements={k: a.card_lists(rules) for k, a in self.arrangements.items()},
+            best_responses=self.best_responses, equilibrium=equilibrium)
 
 
 EquilibriumProvider = Callable[[Deal], EquilibriumResult]
@@ -163,7 +172,7 @@ def evaluate_deal(deal: Deal, strategies: Sequence[str] = STRATEGIES, *,
 
     ``equilibrium_provider(deal)`` supplies the equilibrium (e.g. ``solve_equilibrium`` with a
     store); it is called only when ``'equilibrium'`` is among the strategies.  ``time_limit``
-    caps each best-response search (unproven answers are flagged in ``info``).
+    caps each best-response search (unproven answers are flagged in ``best_responses``).
     """
     unknown = [s for s in strategies if s not in STRATEGIES]
     if unknown:
@@ -171,7 +180,7 @@ def evaluate_deal(deal: Deal, strategies: Sequence[str] = STRATEGIES, *,
     tables = DealTables.build(deal)
     marginals: dict[str, np.ndarray] = {}
     arrangements: dict[str, Arrangement] = {}
-    info: dict[str, object] = {}
+    best_responses: dict[str, BestResponseValueOut] = {}
     eq: EquilibriumResult | None = None
     for name in strategies:
         if name == "uniform":
@@ -182,21 +191,17 @@ def evaluate_deal(deal: Deal, strategies: Sequence[str] = STRATEGIES, *,
             opponent = Uniform() if name == "br-uniform" else Greedy()
             sol = best_response(deal, opponent, time_limit=time_limit, tables=tables)
             arrangements[name] = sol.arrangement
-            info[f"{name}_optimal"] = sol.optimal
-            info[f"{name}_value"] = sol.expected_margin
+            best_responses[name] = BestResponseValueOut(optimal=sol.optimal, value=sol.expected_margin)
         elif name == "equilibrium":
             if equilibrium_provider is None:
                 raise ValueError("the equilibrium strategy needs an equilibrium_provider")
             eq = equilibrium_provider(deal)
             marginals[name] = eq.opponent().marginals(tables)
-            info.update(equilibrium_exploitability=eq.exploitability, equilibrium_converged=eq.converged,
-                        equilibrium_proven=eq.proven, equilibrium_support=len(eq.mix),
-                        equilibrium_from_store=eq.from_store, equilibrium_seconds=eq.seconds)
     for name, arrangement in arrangements.items():
         marginals[name] = ArrangementMix((arrangement,), (1.0,), name).marginals(tables)
     ordered = [marginals[s] for s in strategies]
     matrix = margin_matrix(ordered, deal.rules.weights)
-    return DealEntry(deal, tuple(strategies), marginals, matrix, arrangements, eq, info)
+    return DealEntry(deal, tuple(strategies), marginals, matrix, arrangements, eq, best_responses)
 
 
 @dataclass
@@ -231,37 +236,36 @@ class TournamentResult:
         """Half-width of the 95% confidence interval of the mean (Student t, n − 1 d.f.)."""
         return mean_ci95(self.per_deal)[1]
 
-    def equilibrium_summary(self) -> dict[str, object] | None:
-        eqs = [e.info for e in self.entries if "equilibrium_exploitability" in e.info]
+    def equilibrium_summary(self) -> EquilibriumSummaryOut | None:
+        eqs = [d.equilibrium for d in (e.to_model() for e in self.entries) if d.equilibrium is not None]
         if not eqs:
             return None
-        eps = [float(i["equilibrium_exploitability"]) for i in eqs]  # type: ignore[arg-type]
-        return {
-            "deals": len(eqs), "converged": sum(bool(i["equilibrium_converged"]) for i in eqs),
-            "max_exploitability": max(eps), "mean_exploitability": float(np.mean(eps)),
-            "from_store": sum(bool(i["equilibrium_from_store"]) for i in eqs),
-            "mean_support": float(np.mean([int(i["equilibrium_support"]) for i in eqs])),  # type: ignore[call-overload]
-            "target_epsilon": self.epsilon,
-        }
+        eps = [e.exploitability for e in eqs]
+        return EquilibriumSummaryOut(
+            deals=len(eqs), converged=sum(e.converged for e in eqs), max_exploitability=max(eps),
+            mean_exploitability=float(np.mean(eps)), from_store=sum(e.from_store for e in eqs),
+            mean_support=float(np.mean([e.support for e in eqs])), target_epsilon=self.epsilon)
 
-    def to_dict(self) -> dict[str, object]:
+    def to_model(self, plot: str | None = None) -> TournamentOut:
+        """``quintet-tournament --json`` (``plot``: the heat map written)."""
         mean, ci = self.mean, self.ci95
-        return {
-            "strategies": list(self.strategies),
-            "labels": [STRATEGY_LABELS[s] for s in self.strategies],
-            "n_deals": len(self.entries),
-            "seed": self.seed,
-            "sampled": False,
-            "note": SAMPLING_NOTE,
-            "payoff": "row strategy's expected margin (its points minus the column's) per game",
-            "mean": mean.tolist(),
-            "ci95": [[None if math.isnan(x) else x for x in row] for row in ci.tolist()],
-            "row_mean": [None if math.isnan(x) else x for x in self.row_mean.tolist()],
-            "row_mean_note": ROW_MEAN_NOTE,
-            "equilibrium": self.equilibrium_summary(),
-            "deals": [e.to_dict() for e in self.entries],
-            "seconds": self.seconds,
-        }
+        return TournamentOut(
+            strategies=list(self.strategies),
+            labels=[STRATEGY_LABELS[s] for s in self.strategies],
+            n_deals=len(self.entries),
+            seed=self.seed,
+            sampled=False,
+            note=SAMPLING_NOTE,
+            payoff="row strategy's expected margin (its points minus the column's) per game",
+            mean=mean.tolist(),
+            ci95=[[None if math.isnan(x) else x for x in row] for row in ci.tolist()],
+            row_mean=[None if math.isnan(x) else x for x in self.row_mean.tolist()],
+            row_mean_note=ROW_MEAN_NOTE,
+            equilibrium=self.equilibrium_summary(),
+            deals=[e.to_model() for e in self.entries],
+            seconds=self.seconds,
+            plot=plot,
+        )
 
     def format_table(self) -> str:
         mean, ci = self.mean, self.ci95
@@ -296,13 +300,13 @@ class TournamentResult:
         if summary:
             target = f" ≤ {self.epsilon:g}" if self.epsilon is not None else ""
             lines.append(
-                f"Equilibrium: exploitability{target} certified on {summary['converged']}/{summary['deals']} deals "
-                f"(max {summary['max_exploitability']:.4f}: no strategy gains more than that against it on "
-                f"any deal); mean support {summary['mean_support']:.1f} arrangements; "
-                f"{summary['from_store']} answered from the store."
+                f"Equilibrium: exploitability{target} certified on {summary.converged}/{summary.deals} deals "
+                f"(max {summary.max_exploitability:.4f}: no strategy gains more than that against it on "
+                f"any deal); mean support {summary.mean_support:.1f} arrangements; "
+                f"{summary.from_store} answered from the store."
             )
         unproven = [(s, e.deal) for e in self.entries for s in ("br-uniform", "br-greedy")
-                    if e.info.get(f"{s}_optimal") is False]
+                    if s in e.best_responses and not e.best_responses[s].optimal]
         if unproven:
             lines.append(f"Warning: {_plural(len(unproven), 'best response')} "
                          f"{'was' if len(unproven) == 1 else 'were'} not proven optimal within the time limit.")
@@ -458,9 +462,9 @@ def _main(argv: Sequence[str] | None) -> int:
         if args.quiet:
             return
         eq = ""
-        if "equilibrium_exploitability" in entry.info:
-            src = "store" if entry.info["equilibrium_from_store"] else f"{entry.info['equilibrium_seconds']:.1f} s"
-            eq = f", equilibrium exploitability {entry.info['equilibrium_exploitability']:.4f} ({src})"
+        if entry.equilibrium is not None:
+            src = "store" if entry.equilibrium.from_store else f"{entry.equilibrium.seconds:.1f} s"
+            eq = f", equilibrium exploitability {entry.equilibrium.exploitability:.4f} ({src})"
         print(f"quintet-tournament: deal {i}/{n} {entry.deal.format()}{eq}", file=sys.stderr, flush=True)
 
     seed = args.seed if args.deals else None
@@ -474,10 +478,7 @@ def _main(argv: Sequence[str] | None) -> int:
     if args.plot:
         plot_heatmap(result, args.plot)
     if args.json:
-        out = result.to_dict()
-        if args.plot:
-            out["plot"] = str(args.plot)
-        print_json(out)
+        print_json(result.to_model(str(args.plot) if args.plot else None))
     else:
         print(result.format_table())
         if args.plot:

@@ -37,6 +37,7 @@ import threading
 from dataclasses import dataclass, replace
 from typing import Protocol
 
+from quintet.faults import Fault
 from quintet.text import quote
 
 from ..problem.best_response import BestResponseProblem, EngineResult
@@ -52,7 +53,7 @@ class EngineOptionError(ValueError):
     """Engine options that do not go together (one line naming the option)."""
 
 
-class HintError(RuntimeError):
+class HintError(Fault, RuntimeError):
     """A hint that is not a legal arrangement of its problem: a fault of the program that made it
     (the module doc's contract), so a server answers it with 5xx, never with a client's 4xx."""
 

@@ -110,7 +110,7 @@ class DoubleOracleOptions:
 @dataclass(frozen=True)
 class IterationRecord:
     """One iteration of the double oracle: the names the command line, the page and the HTTP
-    API all use (``to_progress`` is the API's progress object).
+    API all use (``solver.advisor.schema.ProgressOut.of`` is the API's progress object).
 
     ``exploitability`` is the smallest certified exploitability so far (the mix that would be
     returned now); ``iteration_exploitability`` that of this iteration's mix, None when only
@@ -128,11 +128,6 @@ class IterationRecord:
     exploitability: float
     proven: bool
     seconds: float
-
-    def to_progress(self) -> dict[str, float | int]:
-        """The public progress: iteration, certified exploitability so far, support, pool, seconds."""
-        return {"iteration": self.iteration, "exploitability": max(0.0, self.exploitability),
-                "support": self.support, "pool_size": self.pool_size, "seconds": self.seconds}
 
 
 @dataclass

@@ -40,7 +40,6 @@ class QuintetGame:
         self.tables = tables
         self.engine = engine  # the exact best response's engine (its time limit is set per call)
         self.weights = np.asarray(tables.rules.weights, dtype=np.float64)
-        self.last_stats: dict[str, object] = {}
 
     def classes(self, strategies: Sequence[Strategy]) -> np.ndarray:
         return self.tables.classes[np.asarray(strategies, dtype=np.int64).reshape(len(strategies), -1)]
@@ -74,8 +73,6 @@ class QuintetGame:
                       stop_event: threading.Event | None) -> Response[Strategy]:
         problem = self.problem(support, probabilities)
         result = solve(problem, self.engine.with_time_limit(time_limit), hint, stop_event)
-        self.last_stats = result.stats
-        self.last_problem = problem
         return Response(result.packets, result.value, result.bound, result.optimal)
 
     def improving_responses(self, support: Sequence[Strategy], probabilities: np.ndarray,

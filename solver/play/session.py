@@ -39,15 +39,17 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from enum import Enum
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from quintet.cards import CardError, cards_of, format_cards, mask_of, parse_cards
-from quintet.evaluator import describe
+from quintet.evaluator import evaluate
 from quintet.game import Arrangement, ArrangementError, Deal, Showdown, SlotResult, showdown
 from quintet.rules import Rules
 from solver.advisor.advice import Grade, Solution, complete, grade
 from solver.advisor.equilibrium import EquilibriumResult
+from solver.advisor.mix import HandShare
 from solver.advisor.plans import Plan, plans
 from solver.advisor.sparse import SparseEquilibrium, sparse_equilibrium
 from solver.problem.deal_tables import DealTables
@@ -55,6 +57,9 @@ from solver.problem.opponents import FixedMarginals, OpponentModel
 from solver.storage.records import GameRecord
 
 from .computer import Computer
+
+if TYPE_CHECKING:
+    from solver.advisor.schema import OddsOut
 
 __all__ = [
     "MIX_HINT_ROLL_STREAM",
@@ -103,9 +108,16 @@ class Odds:
     against the equilibrium, its plans (hand category per slot, most likely first) and its size."""
 
     model: str
-    slots: tuple[tuple[tuple[str, float], ...], ...]
+    slots: tuple[tuple[HandShare, ...], ...]
     plans: tuple[Plan, ...] = ()
     arrangements: int = 0  # in the equilibrium's mix (0: not the equilibrium)
+
+    def to_model(self) -> OddsOut:
+        """The odds' JSON (a table's ``POST …/odds``)."""
+        from solver.advisor.schema import OddsOut, SlotMarginalOut
+        return OddsOut(model=self.model, slots=[
+            [SlotMarginalOut(hand=h.hand, category=h.category, probability=h.probability) for h in slot]
+            for slot in self.slots])
 
 
 @dataclass(frozen=True)
@@ -374,14 +386,18 @@ class GameSession:
         marginals = model.marginals(tables)
         _, first = np.unique(tables.classes, return_index=True)  # a packet of each rank class
         names: dict[int, str] = {}
+        category: dict[str, str] = {}
         slots = []
         for row in marginals:
             acc: dict[str, float] = {}
             for c in np.flatnonzero(row > 1e-12).tolist():
                 if c not in names:
-                    names[c] = describe(int(tables.masks[first[c]]), self.rules)
+                    value = evaluate(int(tables.masks[first[c]]), self.rules)
+                    names[c] = value.description
+                    category[value.description] = value.category.slug
                 acc[names[c]] = acc.get(names[c], 0.0) + float(row[c])
-            slots.append(tuple(sorted(acc.items(), key=lambda kv: -kv[1])[:top]))
+            likeliest = sorted(acc.items(), key=lambda kv: -kv[1])[:top]
+            slots.append(tuple(HandShare(h, category[h], p) for h, p in likeliest))
         eq = self.equilibrium
         if eq is None:
             return Odds(model.name, tuple(slots))

@@ -9,8 +9,8 @@ A record (``GameRecord.to_dict``) holds::
      "computer": [["As", "Ah", "Ad", "Ac", "9c"], …],
      "points": {"player": 18.0, "computer": 7.0},
      "slots": [{"slot": 1, "points": 3, "winner": "player" | "computer" | null,
-                "player": {"cards": […], "hand": "full house, tens over sevens"},
-                "computer": {"cards": […], "hand": "…"}}, …],
+                "player": {"cards": […], "hand": "full house, tens over sevens", "category": "full_house"},
+                "computer": {"cards": […], "hand": "…", "category": "…"}}, …],
      "hints": ["hint", "grade"],                         advice commands used, in order
      "regret": 1.25}                                     vs the best response to the computer's model
 
@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from quintet.cards import CardError, format_cards
+from quintet.evaluator import HandValue
 from quintet.fingerprint import rules_fingerprint
 from quintet.game import Arrangement, ArrangementError, Deal, Showdown
 from quintet.rules import Rules
@@ -57,6 +58,11 @@ class GameRecord:
     def to_dict(self) -> dict[str, object]:
         rules = self.deal.rules
         winner = {"A": "player", "B": "computer", None: None}
+
+        def hand(h: HandValue) -> dict[str, object]:
+            return {"cards": format_cards(h.mask, rules.deck).split(), "hand": h.description,
+                    "category": h.category.slug}
+
         return {
             "game": self.game,
             "seed": self.seed,
@@ -68,10 +74,8 @@ class GameRecord:
             "computer": self.computer.card_lists(rules),
             "points": {"player": self.showdown.points_a, "computer": self.showdown.points_b},
             "slots": [
-                {"slot": s.slot, "points": s.weight, "winner": winner[s.winner],
-                 "player": {"cards": format_cards(s.hand_a.mask, rules.deck).split(), "hand": s.hand_a.description},
-                 "computer": {"cards": format_cards(s.hand_b.mask, rules.deck).split(),
-                              "hand": s.hand_b.description}}
+                {"slot": s.slot, "points": s.weight, "winner": winner[s.winner], "player": hand(s.hand_a),
+                 "computer": hand(s.hand_b)}
                 for s in self.showdown.slots
             ],
             "hints": list(self.hints),

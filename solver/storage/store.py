@@ -39,6 +39,7 @@ from pathlib import Path
 from typing import Any
 
 from quintet.cliutil import user_cache_dir
+from quintet.faults import Fault
 
 __all__ = [
     "APPLICATION_ID",
@@ -85,8 +86,9 @@ _SCHEMA = (
 )
 
 
-class StoreError(ValueError):
-    """A store that cannot be used (not SQLite, damaged, foreign, busy) or a bad argument."""
+class StoreError(Fault):
+    """A store that cannot be used (not SQLite, damaged, foreign, busy) or a bad argument: a fault
+    of the program's side, never the client's (``quintet.faults``)."""
 
 
 def default_store_path() -> Path:
@@ -148,7 +150,7 @@ class SolutionStore:
     # ------------------------------------------------------------------ opening
 
     def _fail(self, problem: str) -> StoreError:
-        return StoreError(f"solution store {str(self.path)!r}: {problem}")
+        return StoreError(f"solution store {str(self.path)!r}: {problem}", public=f"the solution store: {problem}")
 
     def _open(self) -> None:
         path = self.path

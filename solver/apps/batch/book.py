@@ -15,6 +15,7 @@ from quintet.rules import CLASSIC, Rules
 from quintet.symmetry import count_canonical_deals, symmetry_group
 from solver.advisor.equilibrium import certified_within
 from solver.advisor.limits import BATCH_EPSILON, BATCH_TIME_LIMIT
+from solver.advisor.schema import BookOut
 from solver.advisor.stats import mean_ci95
 from solver.apps.batch.deals import book_sample
 from solver.apps.batch.run import run_batch
@@ -55,22 +56,22 @@ class BookEstimate:
         scale = self.canonical_deals / 3600
         return (max(0.0, float(mean - half) * scale), float(mean + half) * scale)
 
-    def to_dict(self) -> dict[str, object]:
+    def to_model(self) -> BookOut:
+        """``quintet-batch --book --json``."""
         lo, hi = self.cpu_hours_ci
         cpu = sorted(self.cpu_seconds)
-        return {
-            "rules": self.rules, "canonical_deals": self.canonical_deals, "exposed_sets": self.exposed_sets,
-            "sample": self.sample, "seed": self.seed, "epsilon": self.epsilon, "time_limit": self.time_limit,
-            "converged": self.converged,
-            "cpu_seconds": self.cpu_seconds, "wall_seconds": self.wall_seconds,
-            "deals": [format_cards(k) for k in self.keys],
-            "mean_cpu_seconds": self.mean_cpu if cpu else None,
-            "median_cpu_seconds": statistics.median(cpu) if cpu else None,
-            "max_cpu_seconds": cpu[-1] if cpu else None,
-            "cpu_hours": self.cpu_hours if cpu else None,
-            "cpu_hours_ci95": [lo, hi] if cpu and not math.isnan(lo) else None,
-            "lower_bound": self.converged < len(cpu),
-        }
+        return BookOut(
+            rules=self.rules, canonical_deals=self.canonical_deals, exposed_sets=self.exposed_sets,
+            sample=self.sample, seed=self.seed, epsilon=self.epsilon, time_limit=self.time_limit,
+            converged=self.converged, cpu_seconds=self.cpu_seconds, wall_seconds=self.wall_seconds,
+            deals=[format_cards(k) for k in self.keys],
+            mean_cpu_seconds=self.mean_cpu if cpu else None,
+            median_cpu_seconds=statistics.median(cpu) if cpu else None,
+            max_cpu_seconds=cpu[-1] if cpu else None,
+            cpu_hours=self.cpu_hours if cpu else None,
+            cpu_hours_ci95=[lo, hi] if cpu and not math.isnan(lo) else None,
+            lower_bound=self.converged < len(cpu),
+        )
 
     def format(self) -> str:
         lines = [f"The book ({self.rules}): {self.canonical_deals:,} suit-canonical deals "

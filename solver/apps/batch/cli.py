@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import sys
 from collections.abc import Sequence
 
 from quintet.cliutil import (
@@ -51,7 +50,6 @@ def build_parser() -> argparse.ArgumentParser:
                         "certified mix and is retried by the next run")
     p.add_argument("--store", metavar="PATH", default=None,
                    help="the store (default: $QUINTET_STORE or the user cache directory)")
-    p.add_argument("--engine", choices=EXECUTORS, default=None, help=argparse.SUPPRESS)  # the old name
     p.add_argument("--executor", choices=EXECUTORS, default=None,
                    help="local process pool (default) or a Dask distributed cluster")
     p.add_argument("--workers", type=int_at_least(1), default=None, metavar="N",
@@ -70,12 +68,6 @@ def build_parser() -> argparse.ArgumentParser:
 def _main(argv: Sequence[str] | None) -> int:
     args = build_parser().parse_args(argv)
     args.epsilon, args.time_limit = check_epsilon(args.epsilon), check_time_limit(args.time_limit)
-    if args.engine is not None:
-        if args.executor is not None:
-            raise UsageError("--engine is the old name of --executor: give one of them")
-        print("quintet-batch: --engine is now --executor (the old name is accepted until the next release)",
-              file=sys.stderr)
-        args.executor = args.engine
     args.executor = args.executor or "local"
     check_seed(args.seed, "--seed")
     rules = rules_from_args(args)
@@ -89,7 +81,7 @@ def _main(argv: Sequence[str] | None) -> int:
                             time_limit=args.time_limit, workers=workers, executor=args.executor,
                             scheduler=args.scheduler, progress=not args.no_progress)
         if args.json:
-            print_json(est.to_dict())
+            print_json(est.to_model())
         else:
             print(est.format())
         return 0
@@ -109,7 +101,7 @@ def _main(argv: Sequence[str] | None) -> int:
                             workers=workers, executor=args.executor, scheduler=args.scheduler,
                             progress=not args.no_progress)
     if args.json:
-        print_json(summary.to_dict())
+        print_json(summary.to_model())
     else:
         print(summary.format())
         for line in summary.errors[:20]:

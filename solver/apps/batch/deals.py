@@ -9,7 +9,6 @@ from pathlib import Path
 
 import numpy as np
 
-from quintet.cliutil import UsageError
 from quintet.game import Deal
 from quintet.rules import CLASSIC, Rules
 from quintet.seeds import SEED_MAX, check_seed
@@ -21,7 +20,12 @@ from quintet.symmetry import (
     symmetry_group,
 )
 
-__all__ = ["canonical_key", "canonical_keys", "random_deals", "book_sample", "all_deals", "read_deal_file"]
+__all__ = ["DealFileError", "canonical_key", "canonical_keys", "random_deals", "book_sample", "all_deals",
+           "read_deal_file"]
+
+
+class DealFileError(ValueError):
+    """A line of a deals file that is not a deal (one line naming the file and the line)."""
 
 
 def canonical_key(exposed: int, rules: Rules = CLASSIC) -> int:
@@ -90,7 +94,7 @@ def book_sample(n: int, seed: int, rules: Rules = CLASSIC) -> list[int]:
 
 def read_deal_file(path: str | Path, rules: Rules = CLASSIC) -> list[int]:
     """Exposed masks from a file of lines of exposed cards (``-`` = stdin); blank lines and
-    ``#`` comments are ignored.  A bad line raises ``UsageError`` naming it."""
+    ``#`` comments are ignored.  A bad line raises ``DealFileError`` naming it."""
     text = sys.stdin.read() if str(path) == "-" else Path(path).read_text(encoding="utf-8")
     out = []
     for number, line in enumerate(text.splitlines(), start=1):
@@ -100,5 +104,5 @@ def read_deal_file(path: str | Path, rules: Rules = CLASSIC) -> list[int]:
         try:
             out.append(Deal.from_exposed(line, rules).exposed)
         except ValueError as exc:
-            raise UsageError(f"{path}: line {number}: {exc}") from None
+            raise DealFileError(f"{path}: line {number}: {exc}") from None
     return out

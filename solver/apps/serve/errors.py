@@ -9,7 +9,13 @@
   valid JSON, nested too deeply), a wrong JSON type, a number out of its range, an unknown or
   missing field — naming the field;
 * ``503`` — the queue is full (with ``Retry-After``) or the server is stopping;
-* ``500`` — only for a fault of the server itself (a worker process that died).
+* ``500`` — only for a fault of the server itself: a ``quintet.faults.Fault`` (a store or
+  tables file that cannot be used, a worker process that died, an engine that broke its
+  contract), named in one line without the server's paths, or anything unforeseen.
+
+The two kinds have one base each: the client's mistakes are ``ValueError``s (and request
+validation: 422); the server's faults derive from ``Fault`` — a broken store is never "bad
+input".
 
 A message is one line of at most ``quintet.text.MESSAGE_LIMIT`` characters and quotes at most
 about ``quintet.text.QUOTE_LIMIT`` characters of what the client sent.
@@ -33,8 +39,9 @@ from starlette.requests import ClientDisconnect
 from starlette.routing import BaseRoute, Match, Mount
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from quintet.faults import Fault
 from quintet.text import QUOTE_LIMIT, one_line
-from solver.apps.serve.jobs import Unavailable, WorkerFault
+from solver.apps.serve.jobs import Unavailable
 from solver.apps.serve.models import ErrorOut
 from solver.apps.serve.tables.errors import AdviceOff, NoSuchTable, NotNow, Stopping, TableError, TablesFull
 
@@ -50,7 +57,7 @@ DESCRIPTIONS = {
     404: "no such job (unknown, or finished long ago)",
     413: "the request body is larger than the server's limit",
     422: "malformed request: not JSON, a wrong JSON type, a number out of range, an unknown or missing field",
-    500: "a fault of the server itself (e.g. a worker process died)",
+    500: "a fault of the server itself (its store cannot be used, a worker process died…), in one line",
     503: "the queue is full (retry after the Retry-After header's seconds) or the server is stopping",
 }
 
@@ -281,9 +288,10 @@ def install_error_handlers(app: FastAPI, routes: Sequence[BaseRoute]) -> None:
         retry = {"Retry-After": str(exc.retry_after)} if isinstance(exc, TablesFull) else None
         return error_response(status, str(exc), headers=retry)
 
-    @app.exception_handler(WorkerFault)
-    async def _worker_fault(_: Request, exc: WorkerFault) -> JSONResponse:
-        return error_response(500, f"internal error: {exc}")
+    @app.exception_handler(Fault)
+    async def _server_fault(_: Request, exc: Fault) -> JSONResponse:
+        print(f"quintet-serve: {type(exc).__name__}: {one_line(exc)}", file=sys.stderr)  # the log keeps the path
+        return error_response(500, f"internal error: {exc.public}")
 
     @app.exception_handler(StarletteHTTPException)
     async def _http(request: Request, exc: StarletteHTTPException) -> JSONResponse:

@@ -32,6 +32,7 @@ from multiprocessing.connection import Connection, wait
 from pathlib import Path
 from typing import Any, Literal
 
+from quintet.faults import Fault
 from solver.apps.interrupt import children_ignore_ctrl_c
 from solver.apps.serve.worker import Task, worker_main
 
@@ -65,7 +66,7 @@ class TaskRefused(ValueError):
     """A task its worker refused for its input (the one-line message of the input error)."""
 
 
-class WorkerFault(Exception):
+class WorkerFault(Fault):
     """A task that failed on the server's side: its worker died, the store or an engine failed."""
 
 
@@ -80,7 +81,7 @@ class Job:
     request: dict[str, Any]  # the request as received (JSON), shown in the job's JSON
     created: float = field(default_factory=time.monotonic)
     status: JobStatus = "queued"
-    progress: dict[str, Any] | None = None  # the last IterationRecord.to_progress()
+    progress: dict[str, Any] | None = None  # the last iteration's ProgressOut (its JSON)
     result: Any = None  # the answer's response model (SolveAnswerOut, DrawOut)
     error: str | None = None
     error_kind: Literal["input", "internal"] | None = None

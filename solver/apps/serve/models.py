@@ -5,12 +5,13 @@ their ``--json`` output's.  Cards are a string (``"8h 7h 9d Ts 7s Qc Jc"``, any 
 the command lines read) or a list of card strings; an arrangement is a string (packets
 separated by ``|`` or ``/``) or a list of five packets.  Unknown fields are refused.
 
-Responses: the solver's answers are the response models of ``solver.advisor.schema``
-(``SolutionOut``, ``GradeOut``, ``EquilibriumOut``, ``SafeOut``, ``SparseOut``: exactly what
-``quintet-solve --json`` prints; ``ImmediateAnswerOut`` those answered at once, the others come
-as a job's result); the server's own (jobs, health, deals, rule sets, errors) and
-those of ``quintet showdown|hand|draw --json`` are defined here.  Every body the server sends
-is one of these models, so ``/openapi.json`` describes exactly what is sent.
+Responses: the answers are the response models of ``solver.advisor.schema`` (``SolutionOut``,
+``GradeOut``, ``EquilibriumOut``, ``SafeOut``, ``SparseOut``: exactly what ``quintet-solve
+--json`` prints; ``ImmediateAnswerOut`` those answered at once, the others come as a job's
+result; ``ShowdownOut``, ``HandReportOut``, ``DrawOut``: what ``quintet showdown|hand|draw
+--json`` print); the server's own (jobs, health, deals, rule sets, limits, errors) are defined
+here.  Every body the server sends is one of these models, so ``/openapi.json`` describes
+exactly what is sent.
 """
 
 from __future__ import annotations
@@ -34,11 +35,19 @@ from solver.advisor.limits import (
 )
 from solver.advisor.schema import (
     AnswerOut,
+    CompareOut,
+    DrawOptionOut,
+    DrawOut,
     EquilibriumOut,
     GradeOut,
+    HandOut,
+    HandReportOut,
     MixEntryOut,
+    OddsOut,
     ProgressOut,
     SafeOut,
+    ShowdownOut,
+    ShowdownSlotOut,
     SlotAdviceOut,
     SlotMarginalOut,
     SolutionOut,
@@ -53,12 +62,12 @@ from solver.problem.opponent_spec import MAX_SPEC_LENGTH
 
 __all__ = [
     "Cards", "ArrangementText", "RulesIn", "SolveIn", "PopulationEntry", "ShowdownIn", "HandIn", "DrawIn",
-    "ErrorOut", "JobOut", "HealthOut", "DealOut", "RuleSetOut", "ShowdownOut", "ShowdownSlotOut", "ShowdownHandOut",
-    "HandOut", "DrawOut", "DrawOptionOut", "MAX_CARDS_TEXT", "MAX_NAME_LENGTH",
-    # the solver's answers (defined in solver.advisor.schema)
+    "ErrorOut", "JobOut", "HealthOut", "DealOut", "RuleSetOut", "MAX_CARDS_TEXT", "MAX_NAME_LENGTH",
+    # the answers (defined in solver.advisor.schema and, the game's, quintet.schema)
     "SlotAdviceOut", "AnswerOut", "SolutionOut", "SwapOut", "GradeOut", "MixEntryOut", "SlotMarginalOut",
-    "EquilibriumOut", "SafeOut", "SparseOut", "ProgressOut", "VerificationOut", "SolveAnswerOut",
-    "ImmediateAnswerOut",
+    "EquilibriumOut", "SafeOut", "SparseOut", "ProgressOut", "VerificationOut", "SolveAnswerOut", "OddsOut",
+    "ImmediateAnswerOut", "ShowdownOut", "ShowdownSlotOut", "HandOut", "HandReportOut", "CompareOut", "DrawOut",
+    "DrawOptionOut",
 ]
 
 MAX_CARDS_TEXT = 400
@@ -219,8 +228,6 @@ class SolveIn(_Strict):
                                      description=f"seconds (default: none for a best response, {SOLVE_TIME_LIMIT:g} "
                                                  "for an equilibrium, a safe mix or a K-mix)")
     threads: ThreadCount | None = Field(default=None, description="CP-SAT's threads (engine cpsat)")
-    workers: ThreadCount | None = Field(default=None, deprecated=True,
-                                description="the old name of 'threads', accepted until the next release")
     seed: Seed | None = Field(default=None, description=(
         "random seed: the arrangement drawn from an equilibrium, a safe mix or a K-mix, and CP-SAT's seed "
         "(default 0)"))
@@ -338,81 +345,3 @@ class RuleSetOut(_Out):
     description: str
     deck: list[str]
     categories: list[str] = Field(description="hand categories, lowest first")
-
-
-class ShowdownHandOut(_Out):
-    cards: list[str]
-    category: str
-    name: str = Field(description="the hand's description, e.g. 'two pair, nines and eights'")
-    key: int = Field(description="the hand's strength key: higher wins")
-
-
-class ShowdownSlotOut(_Out):
-    slot: int
-    points: int = Field(description="the slot's points at stake")
-    a: ShowdownHandOut
-    b: ShowdownHandOut
-    winner: Literal["A", "B"] | None = Field(description="null for a tie")
-    points_a: float
-    points_b: float
-
-
-class ShowdownOut(_Out):
-    """``quintet showdown --json``."""
-
-    exposed: list[str]
-    rules: str = Field(description="the rule set's name")
-    rules_description: str
-    slots: list[ShowdownSlotOut]
-    points_a: float
-    points_b: float
-    margin: float = Field(description="A's points minus B's")
-    winner: Literal["A", "B"] | None = Field(description="null for a tie")
-
-
-class HandOut(_Out):
-    """``quintet hand --json``."""
-
-    rules: str = Field(description="the rule set's name")
-    rules_description: str
-    hand: list[str] = Field(description="the cards, grouped (jokers first)")
-    category: str
-    category_strength: int = Field(description="the category's index in the rule set's table, lowest 0")
-    description: str
-    key: int
-    percentile: float = Field(description="share of the deck's hands this hand beats or ties")
-    stand_ins: dict[str, str] = Field(description="joker → the card it plays")
-
-
-class DrawOptionOut(_Out):
-    """One exchange: keep ``keep``, draw ``draw`` cards (exact over every draw)."""
-
-    keep: list[str]
-    discard: list[str]
-    draw: int
-    outcomes: int
-    expected_percentile: float
-    p_win: float
-    p_tie: float
-    equity: float
-    categories: dict[str, int] = Field(description="final hands per category (count of draws)")
-    at_least: dict[str, float] | None = Field(default=None, exclude_if=lambda v: v is None,
-                                              description="P(at least each category), in the ranked options")
-    p_at_least: float | None = Field(default=None, exclude_if=lambda v: v is None,
-                                     description="with the objective at-least:CATEGORY")
-    at_least_count: int | None = Field(default=None, exclude_if=lambda v: v is None)
-
-
-class DrawOut(_Out):
-    """``quintet draw --json``: the 32 exchanges of a five-card hand, ranked."""
-
-    rules: str
-    hand: list[str]
-    known: list[str]
-    unseen: int
-    objective: str
-    opponent_model: str
-    percentile_of: str
-    recommended: dict[str, DrawOptionOut] = Field(description="the best exchange for each objective")
-    options: list[DrawOptionOut] = Field(description="all 32 exchanges, best first for the objective")
-    seconds: float

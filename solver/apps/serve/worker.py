@@ -34,13 +34,14 @@ from pathlib import Path
 from pydantic import BaseModel, ValidationError
 
 from quintet.draw import advise
+from quintet.faults import Fault
 from quintet.rules import Rules
 from quintet.text import one_line
 from solver.advisor.request import SolveRequest, solve_request
-from solver.apps.serve.models import DrawOut
+from solver.advisor.schema import DrawOut, ProgressOut
 from solver.apps.serve.tables.tasks import PlayTask
 from solver.games.double_oracle import IterationRecord
-from solver.storage.store import SolutionStore, StoreError
+from solver.storage.store import SolutionStore
 
 __all__ = ["Task", "DrawTask", "worker_main", "run_task"]
 
@@ -151,12 +152,12 @@ def worker_main(tasks: Connection, results: Connection, cancel: Synchronized, st
         current[0] = (number, stop)
 
         def progress(record: IterationRecord, number: int = number) -> None:
-            _send(results, ("progress", number, record.to_progress()))
+            _send(results, ("progress", number, ProgressOut.of(record).model_dump(mode="json")))
 
         try:
             message: tuple[object, ...] = ("done", number, run_task(task.payload, store, stop, progress))
-        except StoreError as exc:  # the server's store, not the client's input
-            message = ("error", number, "internal", one_line(exc))
+        except Fault as exc:  # the server's store, an engine: not the client's input (no path of ours in it)
+            message = ("error", number, "internal", one_line(exc.public))
         except ValidationError as exc:  # an answer that does not fit its model: a fault, not the input
             traceback.print_exc(file=sys.stderr)
             message = ("error", number, "internal", one_line(f"{type(exc).__name__}: {exc}"))

@@ -1,6 +1,6 @@
 """The game and draw poker: ``POST /api/showdown``, ``/api/hand``, ``/api/draw`` (``quintet
-showdown``, ``hand``, ``draw`` with ``--json``), ``GET /api/deal`` (a seeded deal) and ``GET
-/api/rules`` (the rule sets)."""
+showdown``, ``hand``, ``draw`` with ``--json``), ``GET /api/deal`` (a seeded deal), ``GET
+/api/rules`` (the rule sets) and ``GET /api/limits`` (every default and range)."""
 
 from __future__ import annotations
 
@@ -9,11 +9,12 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Depends, Query
 
 from quintet.cards import format_cards
-from quintet.cli import showdown_report
-from quintet.draw.cli import hand_report
 from quintet.game import Deal
+from quintet.reports import hand_report, showdown_report
 from quintet.rules import RULE_SETS
 from quintet.seeds import SEED_MAX, fresh_seed
+from solver.advisor import limits as limits_module
+from solver.advisor.schema import LimitsOut
 from solver.apps.serve.errors import JsonBodyRoute, error_responses
 from solver.apps.serve.models import (
     MAX_NAME_LENGTH,
@@ -21,7 +22,7 @@ from solver.apps.serve.models import (
     DrawIn,
     DrawOut,
     HandIn,
-    HandOut,
+    HandReportOut,
     RuleSetOut,
     RulesIn,
     ShowdownIn,
@@ -42,15 +43,15 @@ State = Annotated[AppState, Depends(app_state)]
              responses=error_responses(400, 413, 422))
 def showdown(body: ShowdownIn) -> ShowdownOut:
     """``quintet showdown``: two arrangements slot by slot."""
-    return ShowdownOut.model_validate(showdown_report(body.exposed, body.a, body.b, body.rules.to_rules())[1])
+    return showdown_report(body.exposed, body.a, body.b, body.rules.to_rules()).to_model()
 
 
-@router.post("/api/hand", tags=["game"], operation_id="hand", response_model=HandOut,
+@router.post("/api/hand", tags=["game"], operation_id="hand", response_model=HandReportOut,
              response_description="exactly what quintet hand --json prints",
              responses=error_responses(400, 413, 422))
-def hand(body: HandIn) -> HandOut:
+def hand(body: HandIn) -> HandReportOut:
     """``quintet hand``: one hand's category, description, key and percentile."""
-    return HandOut.model_validate(hand_report(body.hand, body.rules.to_rules())[1])
+    return hand_report(body.hand, body.rules.to_rules())[1]
 
 
 @router.post("/api/draw", tags=["draw"], operation_id="draw", response_model=DrawOut,
@@ -83,3 +84,10 @@ def rules() -> list[RuleSetOut]:
                    categories=[r.category_label(c) for c in r.categories])
         for name, r in sorted(RULE_SETS.items(), key=lambda kv: (kv[0] != "classic", kv[0]))
     ]
+
+
+@router.get("/api/limits", tags=["game"], operation_id="limits", response_model=LimitsOut)
+def limits() -> LimitsOut:
+    """Every range and default of the numbers the front-ends take (``solver.advisor.limits``):
+    the page reads them here."""
+    return limits_module.to_model()

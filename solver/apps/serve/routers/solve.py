@@ -47,9 +47,6 @@ def solve_request_of(body: SolveIn, config: ServeConfig) -> SolveRequest:
     """The solver's request for ``body``, parsed and checked by the one request model
     (``SolveRequest.parse``, files refused: a server never opens a path a client sent), within
     the server's time cap (``ServeConfig.max_time_limit``); ``ValueError`` for bad input."""
-    workers = body.model_dump(include={"workers"})["workers"]  # the old name (read without its warning)
-    if workers is not None and body.threads is not None:
-        raise RequestError("workers is the old name of threads: give one of them")
     time_limit = body.time_limit
     cap = config.max_time_limit
     if cap is not None:
@@ -61,7 +58,7 @@ def solve_request_of(body: SolveIn, config: ServeConfig) -> SolveRequest:
         p if isinstance(p, str) else {"arrangement": p.arrangement, "weight": p.weight} for p in body.population]
     return SolveRequest.parse(
         body.exposed, body.rules.to_rules(), opponent=body.opponent, objective=body.objective, engine=body.engine,
-        threads=body.threads if workers is None else workers, time_limit=time_limit,
+        threads=body.threads, time_limit=time_limit,
         seed=body.seed, epsilon=body.epsilon, fix=body.fix, grade=body.grade, population=population,
         style=body.style, verify=body.verify, max_exploitability=body.max_exploitability,
         max_support=body.max_support, files=False)

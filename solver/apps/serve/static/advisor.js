@@ -12,14 +12,14 @@
 import { call, followJob } from "./api.js";
 import { ArrangementEditor, arrangementText, DECK, HAND_SIZE, N_EXPOSED, N_SLOTS } from "./arrange.js";
 import { CardGrid, cardEl, cardsTextEl, cardTextEl, readCards, sortCards } from "./cards.js";
-import { CATEGORIES, categoryColour, categoryOf } from "./categories.js";
+import { CATEGORIES, categoryColour, categoryWords } from "./categories.js";
+import { errorBox, fieldMessage, limits, randomSeed, readInRange } from "./form.js";
 import { el, pct, seconds, signed } from "./format.js";
 
 const RANKS = "AKQJT987";
 const SUITS = "shdc";
 const MIX_SHOWN = 10;
 const PLANS_SHOWN = 8;
-const MAX_SEED = 2147483647;
 const TICK_MS = 200;
 
 const OPPONENT_HELP = {
@@ -52,11 +52,6 @@ class FormError extends Error {
     super(message);
     this.field = field;
   }
-}
-
-/** A fresh random seed in 0..2^31-1 (the browser's cryptographic generator). */
-export function randomSeed() {
-  return crypto.getRandomValues(new Uint32Array(1))[0] & MAX_SEED;
 }
 
 // ---------------------------------------------------------------- the deal
@@ -92,13 +87,6 @@ function toggleExposed(code) {
   setExposed(cards);
 }
 
-function fieldMessage(id, message) {
-  const msg = $(`${id}-msg`);
-  msg.textContent = message;
-  msg.hidden = !message;
-  $(id).setAttribute("aria-invalid", message ? "true" : "false");
-}
-
 function dealChanged() {
   const full = state.exposed.length === N_EXPOSED;
   deckGrid.update((code) => ({
@@ -125,11 +113,10 @@ async function dealFromSeed(seed) {
 
 function readSeed() {
   const text = $("seed").value.trim();
-  if (!/^\d+$/.test(text) || Number(text) > MAX_SEED) {
-    throw new FormError(text ? `seed: ${text} is not a whole number from 0 to ${MAX_SEED}`
-      : "seed: type a whole number (or ask for a random deal)", "seed");
-  }
-  return Number(text);
+  if (!text) throw new FormError("seed: type a whole number (or ask for a random deal)", "seed");
+  const { value, error } = readInRange(text, "seed");
+  if (error) throw new FormError(error, "seed");
+  return value;
 }
 
 // ---------------------------------------------------------------- my arrangement
@@ -164,17 +151,12 @@ function opponentWords(text) {
   return { equilibrium: "the equilibrium", uniform: "uniform random", greedy: "greedy" }[text] || `the mixture ${text}`;
 }
 
-/** A number field: its value, or a FormError naming the problem (never a silent default). */
-function readNumber(id, what, { above = null, atLeast = null } = {}) {
-  const text = $(id).value.trim();
-  if (!text) throw new FormError(`${what}: type a number`, id);
-  const x = Number(text);
-  if (!/^[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/i.test(text) || !Number.isFinite(x)) {
-    throw new FormError(`${what}: ${text} is not a number`, id);
-  }
-  if (above !== null && !(x > above)) throw new FormError(`${what} must be more than ${above}, got ${text}`, id);
-  if (atLeast !== null && !(x >= atLeast)) throw new FormError(`${what} must be at least ${atLeast}, got ${text}`, id);
-  return x;
+/** A number field in the server's range ``range`` (GET /api/limits): its value, or a FormError
+ * naming the problem (never a silent default). */
+function readNumber(id, what, range) {
+  const { value, error } = readInRange($(id).value, range, what);
+  if (error) throw new FormError(error, id);
+  return value;
 }
 
 /** The K box: null when blank (the full equilibrium), else the whole number typed — its range is
@@ -246,8 +228,8 @@ export function buildRequest(kind) {
   const equilibriumItself = opponent === "equilibrium" && kind === "solve";
   if (!equilibriumItself) body.objective = $("objective").value;
   if (opponentNames(opponent).includes("equilibrium")) {
-    body.epsilon = readNumber("epsilon", "target ε", { atLeast: 0 });
-    body.time_limit = readNumber("time-limit", "time limit", { above: 0 });
+    body.epsilon = readNumber("epsilon", "target ε", "epsilon");
+    body.time_limit = readNumber("time-limit", "time limit", "time_limit");
   }
   const k = equilibriumItself ? readK() : null;
   if (k !== null) {
@@ -264,7 +246,7 @@ function question() {
   const deal = readDealText(false);
   let epsilon = null;
   try {
-    epsilon = readNumber("epsilon", "ε", { atLeast: 0 });
+    epsilon = readNumber("epsilon", "ε", "epsilon");
   } catch {
     epsilon = NaN;
   }
@@ -280,10 +262,10 @@ function question() {
 
 /** Field messages for the option fields, as they are typed. */
 function checkOptions() {
-  for (const [id, what, limits] of [["epsilon", "target ε", { atLeast: 0 }], ["time-limit", "time limit", { above: 0 }]]) {
+  for (const [id, what, range] of [["epsilon", "target ε", "epsilon"], ["time-limit", "time limit", "time_limit"]]) {
     let message = "";
     try {
-      readNumber(id, what, limits);
+      readNumber(id, what, range);
     } catch (e) {
       message = e.message;
     }
@@ -301,11 +283,7 @@ function checkOptions() {
 
 // ---------------------------------------------------------------- asking
 
-function showError(message) {
-  const box = $("error");
-  box.hidden = !message;
-  box.textContent = message || "";
-}
+const showError = errorBox("error");
 
 function setBusy(busy) {
   state.busy = busy;
@@ -391,7 +369,7 @@ async function follow(job) {
   $("progress").hidden = false;
   $("cancel").disabled = false;
   reveal();
-  const target = job.request.epsilon ?? 0.01;
+  const target = job.request.epsilon ?? limits.defaults.SOLVE_EPSILON.value;
   let last = job;
   let lastAt = performance.now();
   let shown = 0;
@@ -419,7 +397,6 @@ async function follow(job) {
     draw();
     drawSparkline(history, target);
   };
-  update(job);
   ticker = setInterval(draw, TICK_MS);
   return followJob(job, update);
 }
@@ -482,7 +459,7 @@ export function packetsEl(sol, { swap = null, fixed = new Set() } = {}) {
       cards.append(c);
     }
     const hand = el("div", "hand", s.hand);
-    hand.dataset.category = categoryOf(s.hand);
+    hand.dataset.category = s.category;
     const margin = el("div", "slot-margin", signed(s.expected_margin));
     margin.title = `expected margin in this slot (expected points ${s.expected_points.toFixed(3)})`;
     li.append(label, cards, hand, wtlBar(s), margin);
@@ -649,18 +626,18 @@ export function marginalsEl(slotMarginals) {
     bar.setAttribute("aria-label", `slot ${i + 1}: `
       + slot.slice(0, 4).map((m) => `${m.hand} ${pct(m.probability)}`).join(", "));
     for (const m of slot) {
-      const category = categoryOf(m.hand);
+      const { category } = m;
       present.add(category);
       const seg = el("span");
       seg.dataset.category = category;
       seg.dataset.hand = m.hand;
       seg.style.width = `${100 * m.probability}%`;
       seg.style.background = categoryColour(category);
-      seg.title = `${m.hand} (${category}): ${pct(m.probability)}`;
+      seg.title = `${m.hand} (${categoryWords(category)}): ${pct(m.probability)}`;
       bar.append(seg);
     }
     const legend = el("div", "marginal-legend");
-    for (const m of slot.slice(0, 3)) legend.append(legendItem(categoryOf(m.hand), `${m.hand} ${pct(m.probability)}`));
+    for (const m of slot.slice(0, 3)) legend.append(legendItem(m.category, `${m.hand} ${pct(m.probability)}`));
     if (slot.length > 3) legend.append(el("span", "legend-item", `${slot.length - 3} more`));
     row.append(bar, legend);
     box.append(row);
@@ -670,7 +647,7 @@ export function marginalsEl(slotMarginals) {
   key.append(el("span", "legend-title", "Colours:"));
   for (const category of [...CATEGORIES, "other"]) {
     if (!present.has(category)) continue;
-    const item = legendItem(category, category);
+    const item = legendItem(category, categoryWords(category));
     item.dataset.category = category;
     key.append(item);
   }
@@ -720,7 +697,8 @@ export function plansEl(plans, arrangements) {
       const td = el("td", "plan-hand");
       td.dataset.slot = String(i + 1);
       const dot = el("span", "legend-dot");
-      dot.style.background = categoryColour(hand);
+      dot.style.background = categoryColour(plan.categories[i]);
+      td.dataset.category = plan.categories[i];
       td.append(dot, hand);
       return td;
     });
@@ -748,7 +726,7 @@ export function kmixEntryEl(entry, index, picked) {
     const cards = el("div", "packet-cards");
     for (const code of packet) cards.append(cardEl(code));
     const hand = el("div", "hand", entry.hands[i]);
-    hand.dataset.category = categoryOf(entry.hands[i]);
+    hand.dataset.category = entry.categories[i];
     li.append(label, cards, hand);
     list.append(li);
   });
@@ -824,11 +802,16 @@ function renderEquilibrium(eq, cancelled, asked) {
   ]);
 }
 
+/** An answer, by its ``kind``. */
 function render(data, cancelled, asked) {
-  if (data.given) renderGrade(data, asked);
-  else if (data.max_support !== undefined) renderSparse(data, cancelled, asked);
-  else if (data.mix) renderEquilibrium(data, cancelled, asked);
-  else renderSolution(data, cancelled, asked);
+  const renderers = {
+    grade: () => renderGrade(data, asked),
+    kmix: () => renderSparse(data, cancelled, asked),
+    equilibrium: () => renderEquilibrium(data, cancelled, asked),
+    solution: () => renderSolution(data, cancelled, asked),
+  };
+  if (!renderers[data.kind]) throw new Error(`the server sent an answer of an unknown kind (${data.kind})`);
+  renderers[data.kind]();
 }
 
 /** On a narrow screen the answer sits below the controls: bring it into view when its top
@@ -842,6 +825,8 @@ function reveal() {
 // ---------------------------------------------------------------- setup
 
 export function setupAdvisor() {
+  $("epsilon").value = String(limits.defaults.SOLVE_EPSILON.value);
+  $("time-limit").value = String(limits.defaults.SOLVE_TIME_LIMIT.value);
   mine = new ArrangementEditor({ slots: $("mine-slots"), text: $("mine-text"), textMsg: $("mine-text-msg"),
     pool: $("pool"), undo: $("undo"), clear: $("clear-mine") }, {
     onChange: () => {

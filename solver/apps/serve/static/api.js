@@ -39,59 +39,43 @@ export async function call(method, path, body, { token = null } = {}) {
 
 /**
  * Follow a job until it is finished: ``onUpdate(job)`` at every change.  Resolves to the
- * final job.  Uses server-sent events; falls back to polling once a second.
+ * final job.  Reads the job's server-sent events (``readEvents``, the one event reader); if
+ * the stream breaks, asks for the job once a second until it is finished.
  */
-export function followJob(job, onUpdate) {
-  return new Promise((resolve, reject) => {
-    const finished = (j) => ["done", "cancelled", "failed"].includes(j.status);
-    if (finished(job)) {
-      onUpdate(job);
-      resolve(job);
-      return;
-    }
-    let source = null;
-    const poll = async () => {
-      try {
-        const { data } = await call("GET", `/api/jobs/${job.job}`);
-        onUpdate(data);
-        if (finished(data)) resolve(data);
-        else setTimeout(poll, 1000);
-      } catch (e) {
-        reject(e);
-      }
-    };
-    if (!window.EventSource) {
-      poll();
-      return;
-    }
-    source = new EventSource(`/api/jobs/${job.job}/events`);
-    source.addEventListener("job", (event) => {
-      const data = JSON.parse(event.data);
+export async function followJob(job, onUpdate) {
+  const finished = (j) => ["done", "cancelled", "failed"].includes(j.status);
+  onUpdate(job);
+  if (finished(job)) return job;
+  let last = job;
+  const controller = new AbortController();
+  try {
+    await readEvents(`/api/jobs/${job.job}/events`, null, (kind, data) => {
+      if (kind !== "job") return;
+      last = data;
       onUpdate(data);
-      if (finished(data)) {
-        source.close();
-        resolve(data);
-      }
-    });
-    source.onerror = () => {
-      if (source.readyState === EventSource.CLOSED || source.readyState === EventSource.CONNECTING) {
-        source.close();
-        poll();
-      }
-    };
-  });
+      if (finished(data)) controller.abort();
+    }, controller.signal);
+  } catch (e) {
+    if (!controller.signal.aborted && e instanceof ApiError && e.status === 404) throw e;
+  }
+  while (!finished(last)) {
+    await new Promise((r) => setTimeout(r, 1000));
+    last = (await call("GET", `/api/jobs/${job.job}`)).data;
+    onUpdate(last);
+  }
+  return last;
 }
 
 /**
- * Read a table's server-sent events (``path``) with the seat's ``token``: ``onEvent(kind,
- * data)`` for each.  EventSource cannot send an Authorization header, so the stream is read
- * with fetch.  Resolves when the server ends the stream; throws ApiError for a refused one
- * (an AbortError once ``signal`` aborts).
+ * Read server-sent events (``path``; a table's with the seat's ``token``, a job's with none):
+ * ``onEvent(kind, data)`` for each.  EventSource cannot send an Authorization header, so every
+ * stream is read with fetch.  Resolves when the server ends the stream; throws ApiError for a
+ * refused one (an AbortError once ``signal`` aborts).
  */
 export async function readEvents(path, token, onEvent, signal) {
-  const response = await fetch(path, {
-    headers: { Authorization: `Bearer ${token}`, Accept: "text/event-stream" }, signal, cache: "no-store",
-  });
+  const headers = { Accept: "text/event-stream" };
+  if (token) headers.Authorization = `Bearer ${token}`;
+  const response = await fetch(path, { headers, signal, cache: "no-store" });
   if (!response.ok) {
     let message = `HTTP ${response.status}`;
     try {

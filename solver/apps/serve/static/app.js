@@ -3,6 +3,7 @@
 import { setupAdvisor } from "./advisor.js";
 import { call } from "./api.js";
 import { setupDraw } from "./draw.js";
+import { loadLimits } from "./form.js";
 import { setupPlay } from "./play.js";
 
 /** The tabs; returns select(tab). */
@@ -41,12 +42,22 @@ async function showHealth() {
   }
 }
 
-const select = setupTabs();
-setupAdvisor();
-setupDraw().catch((e) => {
-  document.getElementById("draw-error").hidden = false;
-  document.getElementById("draw-error").textContent = e.message;
-});
-setupPlay({ select: () => select(document.getElementById("tab-play"), false) });
-showHealth();
-document.body.dataset.ready = "true";
+async function start() {
+  const select = setupTabs();
+  try {
+    await loadLimits(); // the server's defaults and ranges, before any form reads them
+  } catch (e) {
+    document.getElementById("health").textContent = `cannot start: ${e.message}`;
+    return;
+  }
+  setupAdvisor();
+  setupDraw().catch((e) => {
+    document.getElementById("draw-error").hidden = false;
+    document.getElementById("draw-error").textContent = e.message;
+  });
+  setupPlay({ select: () => select(document.getElementById("tab-play"), false) });
+  showHealth();
+  document.body.dataset.ready = "true";
+}
+
+start();

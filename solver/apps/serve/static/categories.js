@@ -1,50 +1,32 @@
-// Hand categories: a hand's name as the API writes it ("pair of kings", "four aces", "full
-// house, tens over sevens", "straight flush, ace high") → its category, and the colours the
-// charts give each category (with a legend).
+// Hand categories: each hand of the API names its ``category`` by a machine name
+// ("full_house", "straight_flush": the same in every rule set); the colours the charts give
+// each category (with a legend), and the category in words.
 
-// Lowest first, the classic nine and the draw-poker variants; the patterns are tried in
-// this order of specificity (straight flush before straight, …).
+// Lowest first, the classic nine and the draw-poker variants.
 export const CATEGORIES = [
-  "high card", "pair", "two pair", "three of a kind", "straight", "colour", "flush", "full house",
-  "four of a kind", "straight colour", "straight flush", "five of a kind",
-];
-
-const PATTERNS = [
-  ["five of a kind", /^five of a kind\b/],
-  ["straight colour", /^straight colou?r\b/],
-  ["straight flush", /^straight flush\b/],
-  ["straight", /^straight\b/],
-  ["flush", /^flush\b/],
-  ["colour", /^colou?r\b/],
-  ["full house", /^full house\b/],
-  ["four of a kind", /^(four of a kind\b|four [a-z]+s$|quads\b)/],
-  ["three of a kind", /^(three of a kind\b|three [a-z]+s$|trips\b)/],
-  ["two pair", /^two pairs?\b/],
-  ["pair", /^(one pair\b|pair\b|a pair\b)/],
-  ["high card", /^(high card\b|[a-z]+ high$|nothing\b)/],
+  "high_card", "pair", "two_pair", "three_of_a_kind", "straight", "colour", "flush", "full_house",
+  "four_of_a_kind", "straight_colour", "straight_flush", "five_of_a_kind",
 ];
 
 export const CATEGORY_COLOURS = {
-  "high card": "#c4c4c4",
-  "pair": "#a6cee3",
-  "two pair": "#1f78b4",
-  "three of a kind": "#b2df8a",
-  "straight": "#33a02c",
-  "colour": "#f7e07e",
-  "flush": "#fdbf6f",
-  "full house": "#ff7f00",
-  "four of a kind": "#e31a1c",
-  "straight colour": "#cab2d6",
-  "straight flush": "#6a3d9a",
-  "five of a kind": "#3b2314",
-  "other": "#7f7f7f",
+  high_card: "#c4c4c4",
+  pair: "#a6cee3",
+  two_pair: "#1f78b4",
+  three_of_a_kind: "#b2df8a",
+  straight: "#33a02c",
+  colour: "#f7e07e",
+  flush: "#fdbf6f",
+  full_house: "#ff7f00",
+  four_of_a_kind: "#e31a1c",
+  straight_colour: "#cab2d6",
+  straight_flush: "#6a3d9a",
+  five_of_a_kind: "#3b2314",
+  other: "#7f7f7f",
 };
 
-/** The category of a hand's name ("other" for a name no pattern knows). */
-export function categoryOf(name) {
-  const text = String(name).trim().toLowerCase();
-  for (const [category, pattern] of PATTERNS) if (pattern.test(text)) return category;
-  return "other";
+/** The category in words: "full_house" → "full house". */
+export function categoryWords(category) {
+  return String(category).replaceAll("_", " ");
 }
 
 export function categoryColour(category) {

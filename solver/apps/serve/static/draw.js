@@ -3,6 +3,7 @@
 
 import { call } from "./api.js";
 import { CardGrid, cardEl, cardName, cardsTextEl, parseCard, rankText, readCards, sortCards } from "./cards.js";
+import { errorBox, fieldMessage } from "./form.js";
 import { el, pct } from "./format.js";
 
 const $ = (id) => document.getElementById(id);
@@ -155,12 +156,6 @@ function toggle(code) {
   changed();
 }
 
-function fieldMessage(id, message) {
-  $(`${id}-msg`).textContent = message;
-  $(`${id}-msg`).hidden = !message;
-  $(id).setAttribute("aria-invalid", message ? "true" : "false");
-}
-
 /** What the form asks now, as text (for "is the answer shown still this question?"). */
 function question() {
   const known = readKnown(false);
@@ -209,10 +204,7 @@ function objective() {
   return kind === "at-least" ? `at-least:${$("draw-target").value}` : kind;
 }
 
-function showError(message) {
-  $("draw-error").hidden = !message;
-  $("draw-error").textContent = message || "";
-}
+const showError = errorBox("draw-error");
 
 function keepEl(option) {
   const box = el("span", "packet-cards");

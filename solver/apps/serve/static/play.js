@@ -12,13 +12,12 @@ import { kmixEntryEl, marginalsEl, packetsEl, plansEl, proofText, totalsEl } fro
 import { ApiError, call, readEvents } from "./api.js";
 import { ArrangementEditor, HAND_SIZE, N_SLOTS } from "./arrange.js";
 import { cardEl, cardsTextEl, cardTextEl } from "./cards.js";
+import { errorBox, fieldMessage, limits, readInRange } from "./form.js";
 import { el, seconds, signed } from "./format.js";
 import { checkCommitment, commitmentText } from "./sha256.js";
 
 const $ = (id) => document.getElementById(id);
 const STORE = "quintet-play-seat";
-const MAX_GAMES = 100;
-const MAX_SEED = 2147483647;
 const REVEAL_MS = 650; // between two slots of the show-down
 const OPPONENT_HELP = {
   equilibrium: "The computer plays a sample of the deal's certified equilibrium: nothing does much better "
@@ -95,11 +94,7 @@ function rememberCommitment(game, commitment) {
 
 // ---------------------------------------------------------------- talking to the table
 
-function showError(message) {
-  const box = $("play-error");
-  box.hidden = !message;
-  box.textContent = message || "";
-}
+const showError = errorBox("play-error");
 
 function ask(method, path, body) {
   return call(method, `/api/tables/${play.seat.table}${path}`, body, { token: play.seat.token });
@@ -186,28 +181,17 @@ function leave(message = "") {
 
 // ---------------------------------------------------------------- starting a match
 
-function fieldMessage(id, message) {
-  const msg = $(`${id}-msg`);
-  msg.textContent = message;
-  msg.hidden = !message;
-  $(id).setAttribute("aria-invalid", message ? "true" : "false");
-}
-
 /** The new table's request from the form (or a message naming the field to fix). */
 export function buildTable() {
   const opponent = $("play-opponent").value;
-  const gamesText = $("play-games").value.trim();
-  const games = Number(gamesText);
-  if (!/^\d+$/.test(gamesText) || games < 1 || games > MAX_GAMES) {
-    return { error: ["play-games", `games: a whole number from 1 to ${MAX_GAMES}`] };
-  }
-  const body = { opponent, games, hints: $("play-hints").checked };
+  const games = readInRange($("play-games").value, "games");
+  if (games.error) return { error: ["play-games", games.error] };
+  const body = { opponent, games: games.value, hints: $("play-hints").checked };
   const seedText = $("play-seed").value.trim();
   if (seedText) {
-    if (!/^\d+$/.test(seedText) || Number(seedText) > MAX_SEED) {
-      return { error: ["play-seed", `seed: a whole number from 0 to ${MAX_SEED} (or empty: a random one)`] };
-    }
-    body.seed = Number(seedText);
+    const seed = readInRange(seedText, "seed");
+    if (seed.error) return { error: ["play-seed", `${seed.error} (or empty: a random one)`] };
+    body.seed = seed.value;
   }
   return { body };
 }
@@ -347,9 +331,23 @@ function handCell(hand, who, name) {
   const cards = el("span", "packet-cards");
   for (const code of hand.cards) cards.append(cardEl(code, "small"));
   const line = el("span", "hand");
+  line.dataset.category = hand.category;
   line.append(el("span", "sd-who", `${name}: `), hand.hand);
   cell.append(cards, line);
   return cell;
+}
+
+/** A seat's show-down (as quintet showdown --json: A is you, B the other side), slot by slot
+ * from the seat's side with the running score. */
+export function seatSlots(showdown) {
+  let you = 0;
+  let other = 0;
+  return showdown.slots.map((s) => {
+    you += s.points_a;
+    other += s.points_b;
+    return { slot: s.slot, points: s.points, you: s.a, other: s.b, winner: { A: "you", B: "other" }[s.winner] || null,
+      youPoints: s.points_a, otherPoints: s.points_b, youTotal: you, otherTotal: other };
+  });
 }
 
 function renderShowdown(view, kind) {
@@ -358,13 +356,14 @@ function renderShowdown(view, kind) {
   box.hidden = !sd;
   if (!sd) return;
   const game = view.game;
-  if (play.revealed[game] === undefined) play.revealed[game] = kind === "reveal" || kind === "confirm" ? 0 : N_SLOTS;
+  if (play.revealed[game] === undefined) play.revealed[game] = kind === "reveal" ? 0 : N_SLOTS;
   const list = $("play-showdown");
   const other = otherName(view, true);
   const draw = () => {
     const shown = play.revealed[game];
     list.replaceChildren();
-    sd.slots.forEach((s, i) => {
+    const slots = seatSlots(sd);
+    slots.forEach((s, i) => {
       const li = el("li", "sd-slot");
       li.dataset.slot = String(s.slot);
       const label = el("div", "slot-label", `Slot ${s.slot}`);
@@ -373,10 +372,10 @@ function renderShowdown(view, kind) {
       if (i < shown) {
         li.dataset.winner = s.winner || "tie";
         li.append(handCell(s.you, "you", "you"), handCell(s.other, "other", other.toLowerCase()));
-        const result = s.winner === "you" ? `you +${s.you_points}` : s.winner === "other"
-          ? `${other.toLowerCase()} +${s.other_points}` : s.you_points ? `tie, +${s.you_points} each` : "tie";
+        const result = s.winner === "you" ? `you +${s.youPoints}` : s.winner === "other"
+          ? `${other.toLowerCase()} +${s.otherPoints}` : s.youPoints ? `tie, +${s.youPoints} each` : "tie";
         const res = el("div", `sd-result ${s.winner || "tie"}`, result);
-        res.append(el("small", "", `${s.you_total} : ${s.other_total}`));
+        res.append(el("small", "", `${s.youTotal} : ${s.otherTotal}`));
         li.append(res);
       } else {
         li.classList.add("face-down");
@@ -387,8 +386,9 @@ function renderShowdown(view, kind) {
     const done = shown >= N_SLOTS;
     $("panel-play").dataset.revealed = String(shown);
     $("play-score").textContent = done
-      ? `Game ${game}: you ${sd.you}, ${other.toLowerCase()} ${sd.other} — ${verdict(sd.you, sd.other, view)}.`
-      : `You ${shown ? sd.slots[shown - 1].you_total : 0} : ${shown ? sd.slots[shown - 1].other_total : 0} `
+      ? `Game ${game}: you ${sd.points_a}, ${other.toLowerCase()} ${sd.points_b} — `
+        + `${verdict(sd.points_a, sd.points_b, view)}.`
+      : `You ${shown ? slots[shown - 1].youTotal : 0} : ${shown ? slots[shown - 1].otherTotal : 0} `
         + `${other.toLowerCase()}…`;
     $("play-check").hidden = !done;
     if (done) renderCheck(view);
@@ -621,11 +621,9 @@ function grade() {
  * equilibrium found, certified, and the game's die roll picking one (the server rolls it). */
 function mixHint() {
   if ($("play-mix").getAttribute("aria-disabled") === "true") return;
-  const text = $("play-k").value.trim();
-  const k = Number(text);
-  const bad = !/^[0-9]+$/.test(text) || k < 1 || k > 1000;
-  fieldMessage("play-k", bad ? `K is a whole number of arrangements from 1 to 1000, got "${text.slice(0, 20)}"` : "");
-  if (bad) {
+  const { value: k, error } = readInRange($("play-k").value, "max_support", "K");
+  fieldMessage("play-k", error || "");
+  if (error) {
     $("play-k").focus();
     return;
   }

@@ -15,21 +15,20 @@ from typing import Annotated, Literal
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 
 from solver.advisor.limits import MAX_GAMES
+from solver.advisor.schema import OddsOut, ProgressOut, ShowdownOut
 from solver.apps.serve.models import (
     ArrangementText,
     Cards,
     MaxSupport,
-    ProgressOut,
     RulesIn,
     Seed,
-    SlotMarginalOut,
     integral,
 )
 from solver.problem.opponent_spec import MAX_SPEC_LENGTH
 
 __all__ = [
     "MAX_GAMES", "TableIn", "ArrangementIn", "HintIn", "GradeIn", "SeatOut", "TableCreatedOut",
-    "DealViewOut", "SideOut", "HandOut", "ShowdownSlotOut", "ShowdownOut", "ScoreOut", "FinishedGameOut",
+    "DealViewOut", "SideOut", "ShowdownOut", "ScoreOut", "FinishedGameOut",
     "AdviceOut", "TableView", "OddsOut", "TableEventOut", "EventKind", "TableStatus",
 ]
 
@@ -111,29 +110,6 @@ class SideOut(_Out):
                                          "at the show-down")
 
 
-class HandOut(_Out):
-    cards: list[str]
-    hand: str
-
-
-class ShowdownSlotOut(_Out):
-    slot: int
-    points: int = Field(description="points at stake")
-    you: HandOut
-    other: HandOut
-    winner: Literal["you", "other"] | None = Field(description="null: a tie")
-    you_points: float
-    other_points: float
-    you_total: float = Field(description="the game's score after this slot")
-    other_total: float
-
-
-class ShowdownOut(_Out):
-    slots: list[ShowdownSlotOut]
-    you: float
-    other: float
-
-
 class ScoreOut(_Out):
     you: float
     other: float
@@ -187,18 +163,14 @@ class TableView(_Out):
     deal: DealViewOut
     you: SideOut
     other: SideOut
-    showdown: ShowdownOut | None = Field(description="once both have confirmed: slot by slot, with the running score")
+    showdown: ShowdownOut | None = Field(description=(
+        "once both have confirmed: slot by slot, as quintet showdown --json (A is you, B the other side)"))
     score: ScoreOut = Field(description="the match: points over the games shown down")
     finished: list[FinishedGameOut] = Field(description="the games shown down, in order")
     advice: AdviceOut
     preparing: ProgressOut | None = Field(description="the equilibrium's solve in progress (iteration, certified "
                                                       "exploitability so far)")
     error: str | None = Field(description="why the game could not be prepared")
-
-
-class OddsOut(_Out):
-    model: str = Field(description="the model the odds are of")
-    slots: list[list[SlotMarginalOut]] = Field(description="per slot, the likeliest hands and their odds")
 
 
 EventKind = Literal["view", "preparing", "ready", "failed", "confirmed", "reveal", "next", "record", "expired",

@@ -29,6 +29,7 @@ from functools import cached_property, lru_cache
 from pathlib import Path
 from typing import Any
 
+from quintet.faults import Fault
 from quintet.game import Deal
 from quintet.rules import Rules, get_rules
 
@@ -62,8 +63,12 @@ def _random_deal(seed: int, rules: Rules) -> Deal:
     return Deal.random(seed, rules)
 
 
-class TableStoreError(ValueError):
-    """A tables file that cannot be used (not SQLite, another program's, damaged)."""
+class TableStoreError(Fault):
+    """A tables file that cannot be used (not SQLite, another program's, damaged): a fault of the
+    server's side, never the client's (``quintet.faults``)."""
+
+    def __init__(self, path: object, problem: str) -> None:
+        super().__init__(f"{path}: {problem}", public=f"the tables file: {problem}")
 
 
 def token_hash(token: str) -> bytes:
@@ -185,17 +190,16 @@ class TableStore:
                 self._db.execute(f"PRAGMA application_id = {APPLICATION_ID}")
                 self._db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
             elif app_id != APPLICATION_ID:
-                raise TableStoreError(f"{self.path} is not a quintet-serve tables file (another program's SQLite)")
+                raise TableStoreError(self.path, "not a quintet-serve tables file (another program's SQLite)")
             elif version != SCHEMA_VERSION:
-                raise TableStoreError(f"{self.path}: tables file version {version}, this server reads "
-                                      f"{SCHEMA_VERSION}")
+                raise TableStoreError(self.path, f"tables file version {version}, this server reads {SCHEMA_VERSION}")
             self._db.execute("PRAGMA journal_mode = WAL")
             self._db.execute("PRAGMA synchronous = NORMAL")  # WAL: a killed process loses no commit
             self._db.executescript(_SCHEMA)
         except sqlite3.DatabaseError as exc:
-            raise TableStoreError(f"{self.path}: cannot use it as the tables file ({exc})") from None
+            raise TableStoreError(self.path, f"cannot use it as the tables file ({exc})") from None
         except OSError as exc:
-            raise TableStoreError(f"{self.path}: cannot open the tables file ({exc.strerror or exc})") from None
+            raise TableStoreError(self.path, f"cannot open the tables file ({exc.strerror or exc})") from None
 
     def close(self) -> None:
         self._db.close()

@@ -113,9 +113,7 @@ class PlayTask:
         if self.action == "hint":
             return session.hint(stop).to_dict()
         if self.action == "odds":
-            odds = session.odds()
-            return {"model": odds.model,
-                    "slots": [[{"hand": h, "probability": p} for h, p in slot] for slot in odds.slots]}
+            return session.odds().to_model().model_dump(mode="json")
         assert self.arrangement is not None
         laid = Arrangement.parse(self.arrangement, rules)
         if self.action == "grade":

@@ -12,18 +12,15 @@ from functools import lru_cache
 from typing import Any
 
 from quintet.cards import format_cards
-from quintet.game import Arrangement, Deal
+from quintet.game import Arrangement, Deal, Showdown
 from quintet.rules import Rules
 from solver.advisor.limits import PLAY_EPSILON
-from solver.apps.serve.models import ProgressOut
+from solver.advisor.schema import ProgressOut, ShowdownOut
 from solver.apps.serve.tables.models import (
     AdviceOut,
     DealViewOut,
     FinishedGameOut,
-    HandOut,
     ScoreOut,
-    ShowdownOut,
-    ShowdownSlotOut,
     SideOut,
     TableStatus,
     TableView,
@@ -73,19 +70,12 @@ def _deal_out(deal: Deal) -> tuple[list[str], list[str]]:
     return deal.format().split(), format_cards(deal.live, deal.rules.deck).split()
 
 
+@lru_cache(maxsize=4096)
 def _showdown_out(deal: Deal, mine: str, theirs: str) -> ShowdownOut:
-    deck = deal.rules.deck
-    slots = []
-    for r in reveals(deal, mine, theirs):
-        s = r.result
-        slots.append(ShowdownSlotOut(
-            slot=s.slot, points=s.weight,
-            you=HandOut(cards=format_cards(s.hand_a.mask, deck).split(), hand=s.hand_a.description),
-            other=HandOut(cards=format_cards(s.hand_b.mask, deck).split(), hand=s.hand_b.description),
-            winner={"A": "you", "B": "other", None: None}[s.winner],
-            you_points=s.points_a, other_points=s.points_b, you_total=r.player_points,
-            other_total=r.computer_points))
-    return ShowdownOut(slots=slots, you=slots[-1].you_total, other=slots[-1].other_total)
+    """The show-down's JSON, as ``quintet showdown --json``: A is ``mine``, B ``theirs``."""
+    played = reveals(deal, mine, theirs)
+    return Showdown(tuple(r.result for r in played), played[-1].player_points, played[-1].computer_points,
+                    deal).to_model()
 
 
 # ---------------------------------------------------------------------- the one view

@@ -1,0 +1,156 @@
+"""The game's JSON, defined once: pydantic models of what ``quintet showdown``, ``hand``,
+``compare`` and ``draw`` print with ``--json`` — and what the HTTP API sends for them and for
+a table's show-down (``solver.advisor.schema`` lists them beside the solver's answers).
+
+Every answer names its ``kind``; every hand its ``category``: the category's machine name
+(``Category.slug``: ``full_house``, ``straight_flush``), the same in every rule set, beside the
+hand in words.
+
+    >>> from quintet.game import Arrangement, Deal, showdown
+    >>> a = Arrangement.parse("9s 9c 8s 8c 7c | Ks Kd Kc Js Tc | Qd Jd Td 8d 7d | As Ah Ad Ac Qs | Kh Qh Jh Th 9h")
+    >>> out = showdown(a, a, Deal.from_exposed("8h 7h 9d Ts 7s Qc Jc")).to_model()
+    >>> out.kind, out.slots[4].a.category, out.slots[4].a.hand
+    ('showdown', 'straight_flush', 'straight flush, king high')
+
+The game's own JSON needs no solver: ``quintet`` never imports ``solver``, and this module is
+loaded only when JSON is written.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+__all__ = [
+    "GameModel", "dump", "HandOut", "ShowdownSlotOut", "ShowdownOut", "HandValueOut", "HandReportOut",
+    "RankedHandOut", "CompareOut", "DrawOptionOut", "DrawOut",
+]
+
+
+class GameModel(BaseModel):
+    """A JSON object of the game: no field beyond those declared."""
+
+    model_config = ConfigDict(extra="forbid")
+
+
+def dump(model: BaseModel) -> dict[str, Any]:
+    """A model's JSON object (what the command lines print with ``--json``)."""
+    return model.model_dump(mode="json")
+
+
+def _absent(value: object) -> bool:
+    return value is None
+
+
+CATEGORY = Field(description="the hand's category, a machine name the same in every rule set: high_card, pair, "
+                             "two_pair, three_of_a_kind, straight, flush, full_house, four_of_a_kind, straight_flush, "
+                             "five_of_a_kind, colour, straight_colour")
+
+
+class HandOut(GameModel):
+    """One hand shown down: its cards, category, the hand in words and its strength key."""
+
+    cards: list[str]
+    category: str = CATEGORY
+    hand: str = Field(description="the hand in words, e.g. 'two pair, nines and eights'")
+    key: int = Field(description="the hand's strength key: higher wins")
+
+
+class ShowdownSlotOut(GameModel):
+    slot: int
+    points: int = Field(description="the slot's points at stake")
+    a: HandOut
+    b: HandOut
+    winner: Literal["A", "B"] | None = Field(description="null for a tie")
+    points_a: float
+    points_b: float
+
+
+class ShowdownOut(GameModel):
+    """Two arrangements shown down slot by slot (``quintet showdown --json``; at a table of the
+    page, A is the seat asking and B the other side)."""
+
+    kind: Literal["showdown"] = "showdown"
+    exposed: list[str]
+    rules: str = Field(description="the rule set's name")
+    rules_description: str
+    slots: list[ShowdownSlotOut]
+    points_a: float
+    points_b: float
+    margin: float = Field(description="A's points minus B's")
+    winner: Literal["A", "B"] | None = Field(description="null for a tie")
+
+
+class HandValueOut(GameModel):
+    """One hand evaluated under a rule set."""
+
+    hand: list[str] = Field(description="the cards, grouped (jokers first)")
+    category: str = CATEGORY
+    category_strength: int = Field(description="the category's index in the rule set's table, lowest 0")
+    description: str = Field(description="the hand in words, e.g. 'five of a kind, aces'")
+    key: int = Field(description="the hand's strength key: higher wins")
+    percentile: float = Field(description="share of the deck's hands this hand beats or ties")
+    stand_ins: dict[str, str] = Field(description="joker → the card it plays")
+
+
+class _HandReportHead(GameModel):
+    kind: Literal["hand"] = "hand"
+    rules: str = Field(description="the rule set's name")
+    rules_description: str
+
+
+class HandReportOut(HandValueOut, _HandReportHead):
+    """``quintet hand --json``: the kind and rule set, then the hand (fields in this order)."""
+
+
+class RankedHandOut(HandValueOut):
+    """One hand of ``quintet compare``, with its place."""
+
+    index: int = Field(description="the hand's position as given, 1-based")
+    place: int = Field(description="1 for the strongest; equal hands share a place")
+    tied: bool
+
+
+class CompareOut(GameModel):
+    """``quintet compare --json``: hands ranked, strongest first."""
+
+    kind: Literal["compare"] = "compare"
+    rules: str
+    rules_description: str
+    hands: list[RankedHandOut]
+
+
+class DrawOptionOut(GameModel):
+    """One exchange: keep ``keep``, draw ``draw`` cards (exact over every draw)."""
+
+    keep: list[str]
+    discard: list[str]
+    draw: int
+    outcomes: int
+    expected_percentile: float
+    p_win: float
+    p_tie: float
+    equity: float
+    categories: dict[str, int] = Field(description="final hands per category (count of draws)")
+    at_least: dict[str, float] | None = Field(default=None, exclude_if=_absent,
+                                              description="P(at least each category), in the ranked options")
+    p_at_least: float | None = Field(default=None, exclude_if=_absent,
+                                     description="with the objective at-least:CATEGORY")
+    at_least_count: int | None = Field(default=None, exclude_if=_absent)
+
+
+class DrawOut(GameModel):
+    """``quintet draw --json``: the 32 exchanges of a five-card hand, ranked."""
+
+    kind: Literal["draw"] = "draw"
+    rules: str
+    hand: list[str]
+    known: list[str]
+    unseen: int
+    objective: str
+    opponent_model: str
+    percentile_of: str
+    recommended: dict[str, DrawOptionOut] = Field(description="the best exchange for each objective")
+    options: list[DrawOptionOut] = Field(description="all 32 exchanges, best first for the objective")
+    seconds: float

@@ -1,0 +1,57 @@
+// The form helpers every tab shares: a field's message, a tab's error box, and numbers read
+// against the server's ranges (GET /api/limits: ``limits``, loaded once before the tabs start).
+
+import { call } from "./api.js";
+
+const $ = (id) => document.getElementById(id);
+
+/** The server's ranges and defaults (solver.advisor.limits), as GET /api/limits sends them:
+ * ``limits.ranges.seed.high``, ``limits.defaults.SOLVE_EPSILON.value``. */
+export const limits = { ranges: {}, defaults: {} };
+
+export async function loadLimits() {
+  const { data } = await call("GET", "/api/limits");
+  limits.ranges = data.ranges;
+  limits.defaults = data.defaults;
+  return limits;
+}
+
+/** Show ``message`` under the field ``id`` (its ``id-msg`` element) and mark the field
+ * invalid; an empty message clears both. */
+export function fieldMessage(id, message) {
+  const msg = $(`${id}-msg`);
+  msg.textContent = message;
+  msg.hidden = !message;
+  $(id).setAttribute("aria-invalid", message ? "true" : "false");
+}
+
+/** The function that shows a message in the error box ``id`` (an empty message hides it). */
+export function errorBox(id) {
+  return (message) => {
+    const box = $(id);
+    box.hidden = !message;
+    box.textContent = message || "";
+  };
+}
+
+/** ``text`` as a number in the server's range ``name`` (limits.ranges), or the message naming
+ * the problem as the server words it (``what`` names the field): {value} or {error}. */
+export function readInRange(text, name, what = null) {
+  const range = limits.ranges[name];
+  const label = what || range.name;
+  const t = text.trim();
+  if (!t) return { error: `${label}: type ${range.integer ? "a whole number" : "a number"}` };
+  const shown = t.length > 20 ? `${t.slice(0, 20)}…` : t;
+  const x = Number(t);
+  if (!/^[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/i.test(t) || !Number.isFinite(x)) {
+    return { error: `${label} must be ${range.integer ? range.text : "a number"}, got ${shown}` };
+  }
+  const inside = (range.low_open ? x > range.low : x >= range.low) && x <= range.high;
+  if (!inside || (range.integer && !Number.isInteger(x))) return { error: `${label} must be ${range.text}, got ${shown}` };
+  return { value: x };
+}
+
+/** A fresh random seed in the server's seed range (the browser's cryptographic generator). */
+export function randomSeed() {
+  return crypto.getRandomValues(new Uint32Array(1))[0] % (limits.ranges.seed.high + 1);
+}
