@@ -20,6 +20,8 @@ from __future__ import annotations
 
 import argparse
 import json
+import statistics
+import sys
 import time
 from collections.abc import Callable, Sequence
 from contextlib import nullcontext
@@ -36,6 +38,8 @@ from ..rules import RULE_SETS, TIEBREAKS, Rules
 from ..terminal import SHARED_HELP, Terminal, command_word, grid
 from ..text import quote
 from .bots import BOT_KINDS, AdvisorBot, make_bot
+from .cfr.betting import DRAW
+from .cfr.strategy import ITERATIONS, Strategy
 from .game import (
     MAX_PLAYERS,
     MIN_PLAYERS,
@@ -70,7 +74,7 @@ COMMAND_HELP = (
                    "table plays --demand-any-turn)"),
     ("exchange CARDS", "discard these cards (names like 7c Kd, or positions 1-5) and draw as many"),
     ("stand", "exchange nothing (keep all five cards)"),
-    ("hint", "the advisor's exchange and your current equity"),
+    ("hint", "the advisor's exchange and your current equity; heads-up, the equilibrium strategy's moves and why"),
     ("stacks", "everybody's chips"),
     *SHARED_HELP,
 )
@@ -141,7 +145,8 @@ def add_command(sub: Any) -> None:
     table = p.add_argument_group("the table")
     table.add_argument("--players", type=int_at_least(2), default=4, help="players at the table, 2-6 (default 4)")
     table.add_argument("--bots", default="advisor", metavar="KIND[,KIND…]",
-                       help=f"the bots: {' or '.join(BOT_KINDS)}, one for all or one per bot seat (default advisor)")
+                       help=f"the bots: {', '.join(BOT_KINDS)} (heads-up: the equilibrium strategy), one for all or "
+                       "one per bot seat (default advisor)")
     table.add_argument("--bots-only", action="store_true", help="no person: bots in every seat")
     table.add_argument("--hands", type=int_at_least(1), default=None,
                        help="hands to play (default: --bots-only 100; at the terminal until the match ends)")
@@ -279,12 +284,13 @@ class TerminalPlayer:
     and each accepted command is remembered in the terminal's history."""
 
     def __init__(self, screen: Screen, rules: Rules, seed: int, terms: Terms,
-                 read: Callable[[str], str | None] | None = None) -> None:
+                 read: Callable[[str], str | None] | None = None, strategy: Strategy | None = None) -> None:
         self.screen = screen
         self.rules = rules
         self.terms = terms
         self.read = read or screen.term.read
         self.seed = seed
+        self.strategy = strategy  # heads-up: the equilibrium strategy, for hint
         self._advisor: AdvisorBot | None = None
 
     def act(self, state: State) -> Action:
@@ -436,6 +442,48 @@ class TerminalPlayer:
         opponents = len(state.in_hand) - 1
         say(f"Equity against the {_plural(opponents, 'opponent')} still in: "
             f"{100 * advisor.equity(state, seat):.1f}% (the advisor bot's estimate)")
+        if self.strategy is not None and sum(state.dealt_in) == 2:
+            self.strategy_hint(state, seat)
+
+    def strategy_hint(self, state: State, seat: int) -> None:
+        """The heads-up strategy here: its action probabilities for your class, the pot odds, what each
+        exchange draws to, and why, in a line (``quintet.draw.cfr.bot.advise``)."""
+        from .cfr.bot import advise
+
+        assert self.strategy is not None
+        advice = advise(self.strategy, state, seat)
+        say = self.screen.say
+        shown = sorted(advice.actions, key=lambda a: -a.probability)
+        moves = " · ".join(f"{a.text} {100 * a.probability:.0f}%" for a in shown if a.probability >= 0.005)
+        say(f"Strategy (heads-up equilibrium of the abstract game): {moves}")
+        if advice.pot_odds is not None:
+            say(f"Pot {advice.pot}; staying in costs {advice.to_call}: pot odds {100 * advice.pot_odds:.0f}% "
+                f"(your equity against his range: {100 * advice.equity:.0f}%)")
+        if any(a.value is not None for a in advice.actions):
+            table, rows = grid("", ">", ">")
+            for a in shown:
+                table.add_row(a.text, f"{100 * a.probability:.0f}%", f"{a.value:+.2f} chips")
+            say(Group("Each action against his range, both then playing the strategy:", rows))
+        if advice.exchanges:
+            probability = {a.code: a.probability for a in advice.actions}
+            table, rows = grid("", ">", ">", "")
+            for option in advice.exchanges:
+                kept = Text("stand pat") if option.drawn == 0 else Text(f"draw {option.drawn}")
+                if option.keep and option.drawn:
+                    kept.append(" (keep ").append_text(self.screen.cards(list(option.keep), "group")).append(")")
+                chances = _likeliest(option.at_least)
+                table.add_row(kept, f"{100 * probability[DRAW + option.drawn]:.0f}%",
+                              f"mean {100 * option.expected:.1f}%", chances)
+            say(Group("Each exchange (the strategy's probability, the final hand's exact mean percentile, "
+                      "its likeliest categories):", rows))
+        say(f"Why: {advice.why}")
+
+
+def _likeliest(at_least: tuple[tuple[str, float], ...], count: int = 2) -> str:
+    """The ``count`` likeliest categories of a final hand, from its chances of each category or better."""
+    exact = [(name, p - (at_least[i - 1][1] if i else 0.0)) for i, (name, p) in enumerate(at_least)]
+    top = sorted((e for e in exact if e[1] > 0), key=lambda e: -e[1])[:count]
+    return ", ".join(f"{name} {100 * p:.0f}%" for name, p in top)
 
 
 def _span(values: range) -> str:
@@ -467,7 +515,7 @@ def _bot_kinds(text: str, count: int) -> list[str]:
     kinds = [k.strip().lower() for k in text.split(",") if k.strip()]
     bad = [k for k in kinds if k not in BOT_KINDS]
     if bad or not kinds:
-        raise UsageError(f"unknown bot {quote(bad[0] if bad else text)} (use {' or '.join(BOT_KINDS)})")
+        raise UsageError(f"unknown bot {quote(bad[0] if bad else text)} (use {', '.join(BOT_KINDS)})")
     if len(kinds) == 1:
         return kinds * count
     if len(kinds) != count:
@@ -491,12 +539,40 @@ def run(args: argparse.Namespace, rules: Rules, *, term: Terminal | None = None)
         term = term or Terminal.for_streams(plain=args.plain, unicode=args.unicode,
                                             history=user_cache_dir() / "poker-history", words=WORDS)
         screen = Screen(rules, names, term)
-        agents: list[Agent] = [TerminalPlayer(screen, rules, args.seed, terms)] if person else []
-        agents += [make_bot(kind, rules, seed=args.seed * 1000 + i + 1, bluff=args.bluff)
+        strategy = _cfr_strategy(rules, terms, args.players, screen) if "cfr" in kinds else \
+            _stored_strategy(rules, terms) if person and args.players == 2 else None
+        agents: list[Agent] = [TerminalPlayer(screen, rules, args.seed, terms, strategy=strategy)] if person else []
+        agents += [make_bot(kind, rules, seed=args.seed * 1000 + i + 1, bluff=args.bluff, terms=terms,
+                            strategy=strategy)
                    for i, kind in enumerate(kinds)]
         if person:
             return _interactive(table, agents, screen, kinds, args, history)
         return _unattended(table, agents, screen, kinds, args, history)
+
+
+def _cfr_strategy(rules: Rules, terms: Terms, players: int, screen: Screen) -> Strategy | None:
+    """The strategy of the cfr bots: heads-up, found or trained now (a progress bar on stderr); at a bigger
+    table only if stored already (the bots play as the advisor until a hand is dealt to two)."""
+    from .cfr.strategy import store_dir, strategy_for
+
+    found = _stored_strategy(rules, terms)
+    if found is not None or players > 2:
+        return found
+    screen.say(f"Solving the heads-up strategy of these rules and terms, once (stored in {store_dir()}) …")
+    from tqdm import tqdm
+
+    with tqdm(total=ITERATIONS, desc="CFR+", unit="it", file=sys.stderr, leave=False) as bar:
+        return strategy_for(rules, terms, progress=lambda done, total: bar.update(1))
+
+
+def _stored_strategy(rules: Rules, terms: Terms) -> Strategy | None:
+    """The heads-up strategy if shipped or stored (for hint), without training one."""
+    from .cfr.strategy import StrategyError, strategy_for
+
+    try:
+        return strategy_for(rules, terms, build=False)
+    except StrategyError:
+        return None
 
 
 def _describe_table(table: Table, kinds: list[str], screen: Screen, chips: int) -> None:
@@ -508,6 +584,10 @@ def _describe_table(table: Table, kinds: list[str], screen: Screen, chips: int) 
     demand = demand_when(terms)
     screen.say(f"Terms: ante {terms.ante}; stakes {terms.stake}-{terms.limit} a turn, never below the previous stake; "
                f"{_plural(terms.circles, 'circle')} {when}; exchange {fee}; show-down demands {demand}; no credit.")
+    if "cfr" in kinds:
+        screen.say("cfr: the heads-up equilibrium strategy of the abstract game (docs/draw-poker.md, the CFR "
+                   "strategy)" + ("." if len(table.names) == 2 else "; in a hand dealt to three or more it plays "
+                                  "as the advisor."))
 
 
 def _write(history: TextIO | None, table: Table, state: State, kinds: Sequence[str]) -> None:
@@ -563,28 +643,38 @@ def _unattended(table: Table, agents: list[Agent], screen: Screen, kinds: list[s
     hands = 100 if args.hands is None else args.hands
     _describe_table(table, kinds, screen, args.chips)
     started = list(table.stacks)
+    won: list[list[int]] = [[] for _ in table.names]  # each seat's chips won in each hand it was dealt
     clock = time.perf_counter()
     while not table.over and table.hands_played < hands:
         before = table.seated
         state = table.play_hand(agents)
         _write(history, table, state, kinds)
         for seat in before:
+            won[seat].append(state.stacks[seat] - state.stacks_before[seat])
             if table.stacks[seat] < table.terms.ante:
                 screen.say(f"hand {table.hands_played}: {table.names[seat]} has too few chips for the ante "
                            "and leaves the table")
     seconds = time.perf_counter() - clock
     rate = table.hands_played / seconds if seconds > 0 else float("inf")
     screen.say(f"{_plural(table.hands_played, 'hand')} in {seconds:.2f} s ({rate:,.0f} hands/s).")
-    _summary(table, screen, started)
+    _summary(table, screen, started, won)
     return 0
 
 
-def _summary(table: Table, screen: Screen, started: list[int]) -> None:
+def _summary(table: Table, screen: Screen, started: list[int], won: list[list[int]] | None = None) -> None:
+    """The standings; with ``won`` (each seat's chips won per hand), each seat's mean a hand with a 95%
+    confidence interval (± 1.96 standard errors over the hands it played)."""
     hands = table.hands_played
     why = "fewer than two players can pay the ante" if table.over else f"{_plural(hands, 'hand')} played"
-    standings, shown = grid("!", ">", ">", ">")
+    standings, shown = grid("!", ">", ">", ">", ">")
     for seat, name in enumerate(table.names):
         net = table.stacks[seat] - started[seat]
         per_hand = f"{net / hands:+.2f} a hand" if hands else ""
-        standings.add_row(name, f"{table.stacks[seat]} chips", f"{net:+d}", per_hand)
+        interval = ""
+        if won is not None and len(won[seat]) >= 2:
+            half = 1.96 * statistics.stdev(won[seat]) / len(won[seat]) ** 0.5
+            mean = statistics.fmean(won[seat])
+            per_hand = f"{mean:+.2f} a hand"
+            interval = f"95% [{mean - half:+.2f}, {mean + half:+.2f}]"
+        standings.add_row(name, f"{table.stacks[seat]} chips", f"{net:+d}", per_hand, interval)
     screen.say(Group(Text(f"Match over: {why}.", style="bold"), shown))

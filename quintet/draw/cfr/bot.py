@@ -8,9 +8,9 @@ probabilities of that class at that spot, and plays it — the exchange "draw d"
 all but the best 5 - d cards (exact mean percentile).  Where the real game forbids the action
 (no credit: the abstract game's stacks are deep) it calls if it can, else folds.
 
-At a table of three or more still in the hand the strategy does not apply (it is heads-up): the
-bot plays as the advisor bot there (``quintet.draw.bots.AdvisorBot``), and switches to the strategy
-only in a hand dealt to two players.
+In a hand dealt to three or more the strategy does not apply (it is heads-up): the bot plays
+as the advisor bot there (``quintet.draw.bots.AdvisorBot``), and switches to the strategy in a
+hand dealt to two players (at a bigger table, once the others have left it).
 
 ``advise(strategy, state, seat)`` explains a spot for a person (``quintet poker``'s ``hint``, the
 page's Draw tab): the strategy's probabilities of the seat's class, the pot odds, the other
@@ -43,7 +43,7 @@ from ..game import (
 )
 from .betting import CALL, DEMAND, DRAW, EXCHANGE, FOLD, RAISE, SEEING, End, Spot, action_text
 from .classes import draw_values
-from .strategy import Strategy, strategy_for
+from .strategy import Strategy, StrategyError, strategy_for
 
 __all__ = ["CfrBot", "Line", "line", "Advice", "ActionAdvice", "ExchangeOption", "advise", "action_of"]
 
@@ -135,13 +135,15 @@ class CfrBot:
     kind = "cfr"
 
     def __init__(self, rules: Rules, terms: Terms, seed: int = 0, *, strategy: Strategy | None = None,
-                 steps: np.ndarray | None = None, bluff: float = 0.1) -> None:
+                 steps: np.ndarray | None = None, bluff: float = 0.1, build: bool = True) -> None:
         from ..bots import AdvisorBot  # the fallback at a table of three or more
 
         self.rules = rules
         self.terms = terms
         self.seed = seed
-        self.strategy = strategy if strategy is not None else strategy_for(rules, terms)
+        self.build = build
+        self._strategy = strategy
+        self._missing = False
         self._steps = steps
         self._rng = random.Random(seed)
         self._fallback = AdvisorBot(rules, seed, bluff=bluff)
@@ -149,16 +151,34 @@ class CfrBot:
     def __repr__(self) -> str:
         return f"CfrBot({self.rules.name!r}, seed={self.seed})"
 
+    @property
+    def strategy(self) -> Strategy | None:
+        """The strategy, found (or, with ``build``, trained) on first need; None if there is none and
+        ``build`` is off (then the bot plays as the advisor)."""
+        if self._strategy is None and not self._missing:
+            try:
+                self._strategy = strategy_for(self.rules, self.terms, build=self.build)
+            except StrategyError:
+                self._missing = True
+        return self._strategy
+
+    def _solved(self) -> Strategy:
+        strategy = self.strategy
+        if strategy is None:
+            raise StrategyError(f"no strategy is stored for {self.rules.name} under these terms")
+        return strategy
+
     def probabilities(self, state: State, seat: int) -> tuple[Line, list[int], np.ndarray]:
         """(the line, the action codes here, their probabilities for the seat's class)."""
-        hand = line(self.strategy, state)
+        strategy = self._solved()
+        hand = line(strategy, state)
         spot = hand.spot
         if not isinstance(spot, Spot) or hand.seats[spot.turn] != seat:
             raise ValueError(f"seat {seat} is not to act in the abstract game")
-        codes = [c for c, _ in self.strategy.betting.moves(spot)]
-        x = hand_class(self.strategy, state, seat)
+        codes = [c for c, _ in strategy.betting.moves(spot)]
+        x = hand_class(strategy, state, seat)
         if self._steps is None:
-            probs = self.strategy.block(spot, hand.offset)[x]
+            probs = strategy.block(spot, hand.offset)[x]
         else:
             k = len(codes)
             row = self._steps[hand.offset + x * k: hand.offset + (x + 1) * k].astype(np.float64)
@@ -169,7 +189,7 @@ class CfrBot:
         seat = state.actor
         if seat is None:
             raise ValueError("no seat is to act")
-        if sum(state.dealt_in) != 2:
+        if sum(state.dealt_in) != 2 or self.strategy is None:
             return self._fallback.act(state)
         _, codes, probs = self.probabilities(state, seat)
         code = codes[_pick(self._rng, probs)]

@@ -184,17 +184,22 @@ def finish(tree: PublicTree, average: np.ndarray) -> np.ndarray:
 
 
 def train(rules: Rules, terms: Terms, *, iterations: int = ITERATIONS, pre: int = PRE_CLASSES,
-          post: int = POST_CLASSES, progress: Callable[[int, int], None] | None = None) -> Strategy:
+          post: int = POST_CLASSES, progress: Callable[[int, int], None] | None = None,
+          monitor: Callable[[CFRPlus], None] | None = None, game: AbstractGame | None = None) -> Strategy:
     """Solve the abstract game of these rules and terms by CFR+ (module doc); ``progress(done, total)``
-    after each iteration."""
+    after each iteration; ``monitor(solver)`` too (a benchmark measures the average there); ``game``: the
+    abstract game, built already (of these rules, terms and classes)."""
     start = time.process_time()
-    classes = hand_classes(rules, pre, post)
-    game = build_game(terms, classes)
+    if game is None:
+        game = build_game(terms, hand_classes(rules, pre, post))
+    classes = game.classes
     solver = CFRPlus(game.tree)
     for i in range(iterations):
         solver.iterate(1)
         if progress is not None:
             progress(i + 1, iterations)
+        if monitor is not None:
+            monitor(solver)
     average = solver.average()
     measured = exploitability(game.tree, average)
     steps = quantise(game.tree, finish(game.tree, average))
