@@ -45,6 +45,7 @@ PRE_CLASSES = 30
 POST_CLASSES = 32
 GROUP_MIN = 5  # classes at least, for a group of 5% of the hands or more
 BOUNDARY_SAMPLES = 400_000
+BOUNDARY_CHUNK = 20_000
 BOUNDARY_SEED = 2026
 
 
@@ -243,9 +244,12 @@ def hand_classes(rules: Rules, pre: int = PRE_CLASSES, post: int = POST_CLASSES)
 
     # after the exchange: finer at the top, by the final hands of players exchanging by the policy
     rng = np.random.default_rng(BOUNDARY_SEED)
-    deals = rng.permuted(np.tile(cards, (BOUNDARY_SAMPLES, 1)), axis=1)[:, :10]
-    finals, _ = draw_kernels.exchanged_hands(deals, policy.best_many(np.ascontiguousarray(deals[:, :5])))
-    sample = np.sort(t.percentiles[t.classes(finals)])
+    parts = []
+    for _ in range(BOUNDARY_SAMPLES // BOUNDARY_CHUNK):  # in chunks: a few MB at a time
+        deals = np.ascontiguousarray(rng.permuted(np.tile(cards, (BOUNDARY_CHUNK, 1)), axis=1)[:, :10])
+        finals, _ = draw_kernels.exchanged_hands(deals, policy.best_many(np.ascontiguousarray(deals[:, :5])))
+        parts.append(t.percentiles[t.classes(finals)])
+    sample = np.sort(np.concatenate(parts))
     post_cuts = _cuts(sample, 1.0 - (1.0 - np.arange(1, post) / post) ** 2)
     post_cuts = post_cuts[post_cuts < t.percentiles.max()]
     n_post = post_cuts.shape[0] + 1
