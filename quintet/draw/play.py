@@ -39,7 +39,7 @@ from ..terminal import SHARED_HELP, Terminal, command_word, grid
 from ..text import quote
 from .bots import BOT_KINDS, AdvisorBot, make_bot
 from .cfr.betting import DRAW
-from .cfr.strategy import ITERATIONS, Strategy
+from .cfr.strategy import Strategy
 from .game import (
     MAX_PLAYERS,
     MIN_PLAYERS,
@@ -553,16 +553,16 @@ def run(args: argparse.Namespace, rules: Rules, *, term: Terminal | None = None)
 def _cfr_strategy(rules: Rules, terms: Terms, players: int, screen: Screen) -> Strategy | None:
     """The strategy of the cfr bots: heads-up, found or trained now (a progress bar on stderr); at a bigger
     table only if stored already (the bots play as the advisor until a hand is dealt to two)."""
-    from .cfr.strategy import store_dir, strategy_for
+    from .cfr import strategy as solved
 
     found = _stored_strategy(rules, terms)
     if found is not None or players > 2:
         return found
-    screen.say(f"Solving the heads-up strategy of these rules and terms, once (stored in {store_dir()}) …")
+    screen.say(f"Solving the heads-up strategy of these rules and terms, once (stored in {solved.store_dir()}) …")
     from tqdm import tqdm
 
-    with tqdm(total=ITERATIONS, desc="CFR+", unit="it", file=sys.stderr, leave=False) as bar:
-        return strategy_for(rules, terms, progress=lambda done, total: bar.update(1))
+    with tqdm(total=solved.ITERATIONS, desc="CFR+", unit="it", file=sys.stderr, leave=False) as bar:
+        return solved.strategy_for(rules, terms, progress=lambda done, total: bar.update(1))
 
 
 def _stored_strategy(rules: Rules, terms: Terms) -> Strategy | None:

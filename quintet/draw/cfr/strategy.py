@@ -238,7 +238,7 @@ def strategy_for(rules: Rules, terms: Terms, *, build: bool = True,
             return strategy
     if not build:
         raise StrategyError(f"no strategy is stored for {rules.name} under these terms")
-    strategy = train(rules, terms, progress=progress)
+    strategy = train(rules, terms, iterations=ITERATIONS, progress=progress)
     strategy.save(store_dir() / f"{key}.npz")
     _LOADED[key] = strategy
     return strategy
