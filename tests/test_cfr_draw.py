@@ -13,8 +13,8 @@ from cfr_brute import history_best_response, history_value
 
 from quintet.draw.bots import AdvisorBot, make_bot
 from quintet.draw.cfr import betting as B
-from quintet.draw.cfr.betting import Betting, End, Navigator, Spot, build_game
-from quintet.draw.cfr.bot import CfrBot, action_of, advise, line
+from quintet.draw.cfr.betting import Betting, End, Navigator, Spot, action_text, build_game, parse_action
+from quintet.draw.cfr.bot import CfrBot, action_of, advise, advise_line, line
 from quintet.draw.cfr.classes import best_draw, draw_values, hand_classes
 from quintet.draw.cfr.solve import CFRPlus, best_response, exploitability
 from quintet.draw.cfr.strategy import Strategy, StrategyError, finish, quantise, strategy_key, train
@@ -347,3 +347,34 @@ def test_advice_explains_a_spot(small_strategy):
     assert advice.phase == "after" and all(a.value is not None for a in advice.actions)
     fold = next(a for a in advice.actions if a.code == B.FOLD)
     assert fold.value == -state.contributions[state.actor]  # folding loses what is in
+
+
+def test_actions_as_text_round_trip_and_refuse_what_is_not_one():
+    betting = Betting(Terms())
+    spot, codes = betting.root(), []
+    rng = random.Random(2)
+    while isinstance(spot, Spot):
+        moves = betting.moves(spot)
+        for code, _ in moves:
+            assert parse_action(action_text(code)) == code
+        code, spot = moves[rng.randrange(1, len(moves))]  # never fold
+        codes.append(code)
+    assert parse_action("stand") == parse_action("Stand Pat") == B.DRAW
+    for bad in ("check", "raise", "raise two", "draw 6", "raise 12345", ""):
+        with pytest.raises(ValueError):
+            parse_action(bad)
+
+
+def test_advice_for_a_position_given_as_actions(small_strategy):
+    strategy, _, terms = small_strategy
+    hand = SMALL.deck.cards()[:5]
+    first = advise_line(strategy, hand, [], 0)
+    assert first.player == 0 and first.pot == 2 * terms.ante and first.to_call == terms.stake
+    with pytest.raises(ValueError, match="it is the first player's turn, not yours"):
+        advise_line(strategy, hand, [], 1)
+    with pytest.raises(ValueError, match=r"action 1 \(raise 5\) is not allowed there \(allowed: fold, call, raise 2\)"):
+        advise_line(strategy, hand, [B.RAISE + 5], 0)
+    with pytest.raises(ValueError, match="the hand is over"):
+        advise_line(strategy, hand, [B.FOLD], 1)
+    after = advise_line(strategy, hand, [B.CALL, B.CALL, B.DRAW + 1], 1)
+    assert after.spot is Phase.EXCHANGE and len(after.exchanges) == 6

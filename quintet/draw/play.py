@@ -553,16 +553,20 @@ def run(args: argparse.Namespace, rules: Rules, *, term: Terminal | None = None)
 def _cfr_strategy(rules: Rules, terms: Terms, players: int, screen: Screen) -> Strategy | None:
     """The strategy of the cfr bots: heads-up, found or trained now (a progress bar on stderr); at a bigger
     table only if stored already (the bots play as the advisor until a hand is dealt to two)."""
+    from tqdm import tqdm
+
     from .cfr import strategy as solved
 
     found = _stored_strategy(rules, terms)
     if found is not None or players > 2:
         return found
-    screen.say(f"Solving the heads-up strategy of these rules and terms, once (stored in {solved.store_dir()}) …")
-    from tqdm import tqdm
-
-    with tqdm(total=solved.ITERATIONS, desc="CFR+", unit="it", file=sys.stderr, leave=False) as bar:
-        return solved.strategy_for(rules, terms, progress=lambda done, total: bar.update(1))
+    try:
+        solved.check_size(terms)
+        screen.say(f"Solving the heads-up strategy of these rules and terms, once (stored in {solved.store_dir()}) …")
+        with tqdm(total=solved.ITERATIONS, desc="CFR+", unit="it", file=sys.stderr, leave=False) as bar:
+            return solved.strategy_for(rules, terms, progress=lambda done, total: bar.update(1))
+    except solved.StrategyError as exc:
+        raise UsageError(f"--bots cfr: {exc}") from None
 
 
 def _stored_strategy(rules: Rules, terms: Terms) -> Strategy | None:

@@ -38,14 +38,15 @@ from functools import cache
 
 import numpy as np
 
+from ...text import quote
 from ..game import Terms
 from .classes import HandClasses
 from .tree import DECISION, ONES, SIGN, TERMINAL, TRANSITION, PublicTree, TreeBuilder
 
 __all__ = ["FOLD", "CALL", "RAISE", "DEMAND", "DRAW", "BEFORE", "EXCHANGE", "AFTER", "SEEING", "Spot", "End",
-           "Betting", "AbstractGame", "Navigator", "build_game", "build_subtree", "action_text"]
+           "Betting", "AbstractGame", "Navigator", "build_game", "build_subtree", "action_text", "parse_action"]
 
-FOLD, CALL, RAISE, DEMAND, DRAW = 0, 1, 100, 200, 300
+FOLD, CALL, RAISE, DEMAND, DRAW = 0, 1, 1000, 2000, 3000  # + the stake (below 1000), + the cards drawn
 BEFORE, EXCHANGE, AFTER, SEEING = 0, 1, 2, 3
 
 
@@ -60,6 +61,22 @@ def action_text(code: int) -> str:
     if code >= DEMAND:
         return f"demand {code - DEMAND}"
     return f"raise {code - RAISE}"
+
+
+def parse_action(text: str) -> int:
+    """The code of an action as ``action_text`` writes it: fold, call, raise N, demand N, draw D, stand pat
+    (also ``stand``) — ``ValueError`` with a sentence otherwise."""
+    words = text.strip().lower().split()
+    if words in (["fold"], ["call"]):
+        return FOLD if words[0] == "fold" else CALL
+    if words in (["stand"], ["stand", "pat"]):
+        return DRAW
+    if len(words) == 2 and words[0] in ("raise", "demand", "draw") and words[1].isdigit() and len(words[1]) <= 3:
+        n = int(words[1])
+        if words[0] == "draw" and n > 5:
+            raise ValueError(f"a draw is of 0 to 5 cards, got {n}")
+        return {"raise": RAISE, "demand": DEMAND, "draw": DRAW}[words[0]] + n
+    raise ValueError(f"not an action: {quote(text)} (fold, call, raise N, demand N, draw D, stand pat)")
 
 
 @dataclass(frozen=True, slots=True)

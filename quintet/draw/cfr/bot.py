@@ -22,6 +22,7 @@ one-line reason.
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -31,21 +32,22 @@ from ..advisor import advise as draw_advice
 from ..game import (
     Action,
     ActionKind,
-    AntePosting,
     Call,
     Demand,
     Exchange,
     Fold,
     IllegalActionError,
+    Phase,
     Raise,
     State,
     Terms,
 )
-from .betting import CALL, DEMAND, DRAW, EXCHANGE, FOLD, RAISE, SEEING, End, Spot, action_text
+from .betting import AFTER, BEFORE, CALL, DEMAND, DRAW, EXCHANGE, FOLD, RAISE, SEEING, End, Spot, action_text
 from .classes import draw_values
 from .strategy import Strategy, StrategyError, strategy_for
 
-__all__ = ["CfrBot", "Line", "line", "Advice", "ActionAdvice", "ExchangeOption", "advise", "action_of"]
+__all__ = ["CfrBot", "Line", "line", "follow", "Advice", "ActionAdvice", "ExchangeOption", "advise", "advise_line",
+           "action_of"]
 
 
 @dataclass(frozen=True)
@@ -62,17 +64,18 @@ class Line:
         return self.seats.index(seat)
 
 
-def _code(record: object) -> int | None:
+def _move(record: object) -> tuple[int, int] | None:
+    """(seat, action code) of a record of a move (None: an ante, the show-down, a fold-out)."""
     if isinstance(record, Fold):
-        return FOLD
+        return record.seat, FOLD
     if isinstance(record, Call):
-        return CALL
+        return record.seat, CALL
     if isinstance(record, Raise):
-        return RAISE + record.amount
+        return record.seat, RAISE + record.amount
     if isinstance(record, Demand):
-        return DEMAND + record.amount
+        return record.seat, DEMAND + record.amount
     if isinstance(record, Exchange):
-        return DRAW + len(record.discarded)
+        return record.seat, DRAW + len(record.discarded)
     return None
 
 
@@ -82,25 +85,32 @@ def line(strategy: Strategy, state: State) -> Line:
     if len(dealt) != 2:
         raise ValueError(f"the strategy is heads-up; this hand was dealt to {len(dealt)} players")
     order = sorted(dealt, key=lambda s: (s - state.dealer - 1) % state.n_seats)
+    acted = [move for record in state.records if (move := _move(record)) is not None]
+    steps, spot, offset = follow(strategy, [code for _, code in acted])
+    for (at, _, _), (seat, _) in zip(steps, acted, strict=True):
+        if seat != order[at.turn]:
+            raise ValueError(f"seat {seat} acts where the abstract game has player {at.turn}")
+    return Line((order[0], order[1]), steps, spot, offset)
+
+
+def follow(strategy: Strategy, codes: Sequence[int]) -> tuple[tuple[tuple[Spot, int, int], ...], Spot | End, int]:
+    """Walk a line of action codes from the root: each step (spot, its block's offset, the code), and where it
+    ends (``ValueError`` naming the first action the abstract game does not have there)."""
     nav = strategy.navigator
     spot: Spot | End = strategy.betting.root()
     offset = 0
     steps: list[tuple[Spot, int, int]] = []
-    for record in state.records:
-        if isinstance(record, AntePosting):
-            continue
-        code = _code(record)
-        if code is None:
-            break
+    for i, code in enumerate(codes):
         if not isinstance(spot, Spot):
-            raise ValueError("the hand goes on past the abstract game's end")
-        seat = getattr(record, "seat", None)
-        if seat != order[spot.turn]:
-            raise ValueError(f"seat {seat} acts where the abstract game has player {spot.turn}")
-        nxt, at = nav.follow(spot, offset, code)
+            raise ValueError(f"action {i + 1} ({action_text(code)}) comes after the hand is over")
+        try:
+            nxt, at = nav.follow(spot, offset, code)
+        except ValueError:
+            legal = ", ".join(action_text(c) for c, _ in strategy.betting.moves(spot))
+            raise ValueError(f"action {i + 1} ({action_text(code)}) is not allowed there (allowed: {legal})") from None
         steps.append((spot, offset, code))
         spot, offset = nxt, at
-    return Line((order[0], order[1]), tuple(steps), spot, offset)
+    return tuple(steps), spot, offset
 
 
 def hand_class(strategy: Strategy, state: State, seat: int) -> int:
@@ -254,6 +264,7 @@ class Advice:
     equity: float
     exchanges: tuple[ExchangeOption, ...]
     why: str
+    spot: Phase
 
     @property
     def best(self) -> ActionAdvice:
@@ -310,32 +321,48 @@ def _exchange_options(rules: Rules, hand: tuple[int, ...]) -> tuple[ExchangeOpti
 def advise(strategy: Strategy, state: State, seat: int, *, values: bool = True) -> Advice:
     """The strategy's advice to ``seat`` (whose turn it is) in a heads-up hand (module doc)."""
     hand = line(strategy, state)
-    spot = hand.spot
-    if not isinstance(spot, Spot) or hand.seats[spot.turn] != seat:
+    if not isinstance(hand.spot, Spot) or hand.seats[hand.spot.turn] != seat:
         raise ValueError(f"seat {seat} is not to act")
-    player = spot.turn
-    x = hand_class(strategy, state, seat)
-    moves = strategy.betting.moves(spot)
-    probs = strategy.block(spot, hand.offset)[x]
-    opponent = _opponent_range(strategy, hand, 1 - player)
+    return advise_line(strategy, state.hand(seat), [code for _, _, code in hand.steps], hand.spot.turn,
+                       values=values, seat=seat)
+
+
+def advise_line(strategy: Strategy, cards: Sequence[int], codes: Sequence[int], player: int, *, values: bool = True,
+                seat: int | None = None) -> Advice:
+    """The advice to ``player`` (0: first to act, on the dealer's left) holding ``cards`` (five card ints: as
+    dealt before his exchange, the final hand after it) after the actions ``codes`` of both players from the
+    start of the hand (``ValueError`` with a sentence: an action not allowed, a hand over, not his turn)."""
+    steps, spot, offset = follow(strategy, codes)
+    if not isinstance(spot, Spot):
+        raise ValueError("the hand is over: nobody is to act")
+    if spot.turn != player:
+        raise ValueError(f"it is the {'first' if spot.turn == 0 else 'second'} player's turn, not yours")
+    hand = Line((0, 1), steps, spot, offset)
+    classes = strategy.classes
     exchanged_me, exchanged_them = spot.exchanged(player), spot.exchanged(1 - player)
-    mine = np.zeros(strategy.classes.n_post if exchanged_me else strategy.classes.n_pre)
+    x = classes.post_class(sum(1 << c for c in cards)) if exchanged_me else classes.pre_class(list(cards))
+    moves = strategy.betting.moves(spot)
+    probs = strategy.block(spot, offset)[x]
+    opponent = _opponent_range(strategy, hand, 1 - player)
+    mine = np.zeros(classes.n_post if exchanged_me else classes.n_pre)
     mine[x] = 1.0
     equity = _equity(_final(strategy, mine, exchanged_me), _final(strategy, opponent, exchanged_them))
-    worth = _action_values(strategy, spot, hand.offset, x, opponent) if values and spot.phase != EXCHANGE \
+    worth = _action_values(strategy, spot, offset, x, opponent) if values and spot.phase != EXCHANGE \
         and exchanged_me and exchanged_them else None
     actions = tuple(ActionAdvice(code, action_text(code), float(p), None if worth is None else worth[i])
                     for i, ((code, _), p) in enumerate(zip(moves, probs.tolist(), strict=True)))
     to_call = spot.demand if spot.phase == SEEING else 0 if spot.phase == EXCHANGE else spot.stake
-    pot = state.pot
-    classes = strategy.classes
+    pot = sum(spot.paid)
     low, high = (float(v) for v in (classes.post_range[x] if exchanged_me else classes.pre_range[x]))
-    exchanges = _exchange_options(state.rules, state.hand(seat)) if spot.phase == EXCHANGE else ()
-    advice = Advice(seat, player, "after" if exchanged_me else "before", x,
+    exchanges = _exchange_options(strategy.rules, tuple(cards)) if spot.phase == EXCHANGE else ()
+    advice = Advice(player if seat is None else seat, player, "after" if exchanged_me else "before", x,
                     classes.n_post if exchanged_me else classes.n_pre, (low, high), actions, pot, to_call,
                     to_call / (pot + to_call) if to_call else None, tuple(float(v) for v in opponent), equity,
-                    exchanges, "")
+                    exchanges, "", _PHASES[spot.phase])
     return _with_why(advice)
+
+
+_PHASES = {BEFORE: Phase.BETTING_BEFORE, EXCHANGE: Phase.EXCHANGE, AFTER: Phase.BETTING_AFTER, SEEING: Phase.SEEING}
 
 
 def _with_why(a: Advice) -> Advice:

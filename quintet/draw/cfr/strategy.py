@@ -41,13 +41,14 @@ from .classes import BOUNDARY_SAMPLES, BOUNDARY_SEED, POST_CLASSES, PRE_CLASSES,
 from .solve import CFRPlus, best_response, exploitability
 from .tree import DECISION, PublicTree
 
-__all__ = ["FORMAT", "ITERATIONS", "Strategy", "StrategyError", "train", "strategy_for", "strategy_key",
-           "store_dir", "quantise", "finish"]
+__all__ = ["FORMAT", "ITERATIONS", "MAX_ENTRIES", "Strategy", "StrategyError", "train", "strategy_for",
+           "strategy_key", "store_dir", "quantise", "finish"]
 
 FORMAT = 1
 ITERATIONS = 400
 UNREACHED = 1e-12  # own reach below this: the information set is off the strategy's own path
 PURE_BELOW = 1e-6  # own reach below this: one action stored (what a file of a few MB can hold)
+MAX_ENTRIES = 30_000_000  # strategy entries: solving takes about 60 bytes each (the default terms: 13 million)
 
 
 class StrategyError(ValueError):
@@ -218,6 +219,15 @@ def train(rules: Rules, terms: Terms, *, iterations: int = ITERATIONS, pre: int 
     return strategy
 
 
+def check_size(terms: Terms) -> None:
+    """Refuse (``StrategyError``) terms whose game is too big to solve here (``MAX_ENTRIES``)."""
+    betting = Betting(terms)
+    entries = Navigator(betting, PRE_CLASSES + 6, POST_CLASSES).entries(betting.root())
+    if entries > MAX_ENTRIES:
+        raise StrategyError(f"the heads-up game of these terms is too big to solve here: about {entries:,} strategy "
+                            f"entries, at most {MAX_ENTRIES:,} (lower the limit or the circles)")
+
+
 _LOADED: dict[str, Strategy] = {}
 
 
@@ -238,6 +248,7 @@ def strategy_for(rules: Rules, terms: Terms, *, build: bool = True,
             return strategy
     if not build:
         raise StrategyError(f"no strategy is stored for {rules.name} under these terms")
+    check_size(terms)
     strategy = train(rules, terms, iterations=ITERATIONS, progress=progress)
     strategy.save(store_dir() / f"{key}.npz")
     _LOADED[key] = strategy
