@@ -341,6 +341,11 @@ def test_advice_explains_a_spot(small_strategy):
     assert state.phase is Phase.EXCHANGE
     advice = advise(strategy, state, state.actor)
     assert [o.drawn for o in advice.exchanges] == list(range(6)) and advice.exchanges[0].keep == state.hand(1)
+    out = advice.to_model(strategy).model_dump(mode="json")
+    assert out["kind"] == "draw_strategy" and out["phase"] == "exchange" and out["player"] == "first"
+    assert [e["draw"] for e in out["exchanges"]] == list(range(6)) and len(out["exchanges"][5]["keep"]) == 0
+    assert all("chips" not in a for a in out["actions"])  # before both exchanged: no worth in chips
+    assert out["strategy"]["iterations"] == 30 and sum(out["opponent_classes"]) == pytest.approx(1.0)
     state.exchange()
     state.exchange()
     advice = advise(strategy, state, state.actor)

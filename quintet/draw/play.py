@@ -448,7 +448,7 @@ class TerminalPlayer:
     def strategy_hint(self, state: State, seat: int) -> None:
         """The heads-up strategy here: its action probabilities for your class, the pot odds, what each
         exchange draws to, and why, in a line (``quintet.draw.cfr.bot.advise``)."""
-        from .cfr.bot import advise
+        from .cfr.bot import advise, likeliest
 
         assert self.strategy is not None
         advice = advise(self.strategy, state, seat)
@@ -471,19 +471,12 @@ class TerminalPlayer:
                 kept = Text("stand pat") if option.drawn == 0 else Text(f"draw {option.drawn}")
                 if option.keep and option.drawn:
                     kept.append(" (keep ").append_text(self.screen.cards(list(option.keep), "group")).append(")")
-                chances = _likeliest(option.at_least)
+                chances = ", ".join(f"{name} {100 * p:.0f}%" for name, p in likeliest(option.at_least))
                 table.add_row(kept, f"{100 * probability[DRAW + option.drawn]:.0f}%",
                               f"mean {100 * option.expected:.1f}%", chances)
             say(Group("Each exchange (the strategy's probability, the final hand's exact mean percentile, "
                       "its likeliest categories):", rows))
         say(f"Why: {advice.why}")
-
-
-def _likeliest(at_least: tuple[tuple[str, float], ...], count: int = 2) -> str:
-    """The ``count`` likeliest categories of a final hand, from its chances of each category or better."""
-    exact = [(name, p - (at_least[i - 1][1] if i else 0.0)) for i, (name, p) in enumerate(at_least)]
-    top = sorted((e for e in exact if e[1] > 0), key=lambda e: -e[1])[:count]
-    return ", ".join(f"{name} {100 * p:.0f}%" for name, p in top)
 
 
 def _span(values: range) -> str:

@@ -24,9 +24,11 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
+from ...cards import format_cards
 from ...rules import Rules
 from ..advisor import advise as draw_advice
 from ..game import (
@@ -46,8 +48,11 @@ from .betting import AFTER, BEFORE, CALL, DEMAND, DRAW, EXCHANGE, FOLD, RAISE, S
 from .classes import draw_values
 from .strategy import Strategy, StrategyError, strategy_for
 
+if TYPE_CHECKING:
+    from ...schema import DrawStrategyOut
+
 __all__ = ["CfrBot", "Line", "line", "follow", "Advice", "ActionAdvice", "ExchangeOption", "advise", "advise_line",
-           "action_of"]
+           "action_of", "likeliest"]
 
 
 @dataclass(frozen=True)
@@ -269,6 +274,31 @@ class Advice:
     @property
     def best(self) -> ActionAdvice:
         return max(self.actions, key=lambda a: a.probability)
+
+    def to_model(self, strategy: Strategy) -> DrawStrategyOut:
+        """The advice as JSON (``quintet.schema.DrawStrategyOut``): what the page's Draw tab receives."""
+        from ...schema import DrawStrategyOut, StrategyActionOut, StrategyExchangeOut, StrategyInfoOut
+
+        deck = strategy.rules.deck
+        return DrawStrategyOut(
+            rules=strategy.rules.name, player="first" if self.player == 0 else "second", phase=str(self.spot),
+            hand_class=self.hand_class + 1, classes=self.classes, class_range=list(self.class_range),
+            actions=[StrategyActionOut(action=a.text, probability=a.probability, chips=a.value) for a in self.actions],
+            best=self.best.text, pot=self.pot, to_call=self.to_call, pot_odds=self.pot_odds, equity=self.equity,
+            opponent_classes=list(self.opponent),
+            exchanges=[StrategyExchangeOut(draw=o.drawn, keep=format_cards(list(o.keep), deck, order="group").split(),
+                                           expected_percentile=o.expected, likeliest=dict(likeliest(o.at_least)))
+                       for o in self.exchanges],
+            why=self.why,
+            strategy=StrategyInfoOut(algorithm=strategy.info["algorithm"], iterations=strategy.info["iterations"],
+                                     exploitability=strategy.info["exploitability"]["stored"]),
+        )
+
+
+def likeliest(at_least: tuple[tuple[str, float], ...], count: int = 2) -> list[tuple[str, float]]:
+    """The ``count`` likeliest categories of a final hand, from its chances of each category or better."""
+    exact = [(name, p - (at_least[i - 1][1] if i else 0.0)) for i, (name, p) in enumerate(at_least)]
+    return sorted((e for e in exact if e[1] > 0), key=lambda e: -e[1])[:count]
 
 
 def _opponent_range(strategy: Strategy, hand: Line, opponent: int) -> np.ndarray:
