@@ -4,7 +4,9 @@
     python benchmarks/bench_startup.py --baseline /tmp/old    # and the same for another checkout, A/B
 
 Runs the README's first command (``quintet-solve 8h 7h 9d Ts 7s Qc Jc --no-store``, the
-equilibrium) and the uniform advice (``--opponent uniform``) as separate processes:
+equilibrium), the uniform advice (``--opponent uniform``) and the other quick answers (``QUICK``:
+a grade, a completion, a stored equilibrium; warm, each in its own process and then through the
+resident process, ``quintet-solve --daemon``) as separate processes:
 
 * cold — ``NUMBA_CACHE_DIR`` pointing to an empty directory, so every kernel is compiled, as on
   a fresh machine (a fresh virtualenv has no cache either);
@@ -110,7 +112,9 @@ FLOOR = "import gc\nimport numba\nfrom floor_kernel import one\none(1)\ngc.freez
 
 
 def child_env(cache: str, tree: str | None, bytecode: bool) -> dict[str, str]:
-    env = dict(os.environ, NUMBA_CACHE_DIR=cache)
+    # no resident process unless one is started on purpose (``measure``), and a store of the run's own
+    env = dict(os.environ, NUMBA_CACHE_DIR=cache, QUINTET_SOCKET=str(Path(cache, "run", "solve.sock")),
+               QUINTET_STORE=str(Path(cache, "store.sqlite")))
     if tree is not None:
         env["PYTHONPATH"] = tree + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
     if bytecode:
@@ -152,6 +156,7 @@ class Figures:
     split: list[tuple[float, float, float]] = field(default_factory=list)  # warm uniform: (imports, work, wall) s
     floor_python: list[Run] = field(default_factory=list)  # `python -c pass`
     floor_numba: list[Run] = field(default_factory=list)  # import numba, call one trivial cached kernel
+    quick: dict[str, tuple[list[Run], list[Run]]] = field(default_factory=dict)  # name: (in-process, resident)
 
 
 def measure(tree: str | None, repeat: int, bytecode: bool, generic: bool) -> Figures:
@@ -170,6 +175,7 @@ def measure(tree: str | None, repeat: int, bytecode: bool, generic: bool) -> Fig
             wall, _, err = run_capture([sys.executable, "-c", SPLIT, *EXAMPLE, "--opponent", "uniform"], env)
             imports, work = next(line.split("\t")[1:] for line in err.splitlines() if line.startswith("SPLIT\t"))
             out.split.append((float(imports), float(work), wall))
+        out.quick = quick_answers(solve, env, repeat)
     with tempfile.TemporaryDirectory() as cold:
         env = child_env(cold, tree, bytecode)
         Path(cold, "floor_kernel.py").write_text(FLOOR_KERNEL, encoding="utf-8")
@@ -194,6 +200,31 @@ def measure(tree: str | None, repeat: int, bytecode: bool, generic: bool) -> Fig
         kernels = [line.split("\t")[1:] for line in err.splitlines() if line.startswith("KERNEL\t")]
         out.kernels = [(name, float(secs), int(n)) for name, secs, n in kernels]
     return out
+
+
+QUICK = {
+    "`--opponent uniform`": ["--opponent", "uniform"],
+    "`--grade ARRANGEMENT`": ["--opponent", "uniform", "--grade", "Th Td Tc 7d 7c | Js Jh Jd 8s 8d | Qs Qh Qd 9h 9c | "
+                              "Ks Kh Kd Kc 8c | As Ah Ad Ac 9s"],
+    "`--fix \"5=As Ah Ad Ac 9s\"`": ["--opponent", "uniform", "--fix", "5=As Ah Ad Ac 9s"],
+    "the stored equilibrium": ["--quiet"],
+}
+"""The quick answers of the example deal: warm, each in a process of its own, then through the resident process."""
+
+
+def quick_answers(solve: list[str], env: dict[str, str], repeat: int) -> dict[str, tuple[list[Run], list[Run]]]:
+    """Each ``QUICK`` command ``repeat`` times in its own process (warm cache), then as many times
+    through a resident process (``quintet-solve --daemon``, started first and stopped after)."""
+    run([*solve, *EXAMPLE, "--quiet"], env)  # solves and stores the example's equilibrium
+    own = {name: [run([*solve, *EXAMPLE, *args], env) for _ in range(repeat)] for name, args in QUICK.items()}
+    run([*solve, "--daemon"], env)
+    try:
+        for args in QUICK.values():  # untimed: the first waits for the resident process's warm-up
+            run([*solve, *EXAMPLE, *args], env)
+        resident = {name: [run([*solve, *EXAMPLE, *args], env) for _ in range(repeat)] for name, args in QUICK.items()}
+    finally:
+        run([*solve, "--stop-daemon"], env)
+    return {name: (own[name], resident[name]) for name in QUICK}
 
 
 def median(runs: list[Run], k: int) -> float:
@@ -244,6 +275,15 @@ def main() -> None:
               f"{median(new.floor_python, 0):.2f} / {median(new.floor_python, 1):.2f}; a process that imports numba "
               f"and calls one trivial cached kernel {median(new.floor_numba, 0):.2f} / "
               f"{median(new.floor_numba, 1):.2f}."]
+    lines += ["", "Warm quick answers of the example deal (`quintet-solve 8h 7h 9d Ts 7s Qc Jc …`), medians of "
+              f"{args.repeat} runs: each a process of its own, then the same command through the resident process "
+              "(`quintet-solve --daemon` started first: the command hands itself over a UNIX socket to a process "
+              "that has the kernels loaded and forks one child per command).  The goal is ≤ 0.3 s wall.", "",
+              "| command | own process: wall s | CPU s | through the resident process: wall s | CPU s (client) |",
+              "|---|---|---|---|---|"]
+    for name, (own, resident) in new.quick.items():
+        lines.append(f"| {name} | {median(own, 0):.2f} | {median(own, 1):.2f} | {median(resident, 0):.3f} | "
+                     f"{median(resident, 1):.3f} |")
     if old is not None:
         lines += ["", f"Against `--baseline` ({args.baseline}), measured right after in the same run (ratio "
                   "new / old):", "",

@@ -113,7 +113,7 @@ def hand_keys32(masks, strengths, straight_top, tiebreak):
     keys = np.empty(n, dtype=np.uint32)
     cats = np.empty(n, dtype=np.uint8)
     for i in range(n):
-        k, c = hand_key32(masks[i], strengths, straight_top, tiebreak)
+        k, c = hand_key32(np.int64(masks[i]), strengths, straight_top, tiebreak)  # one specialisation: int64
         keys[i] = k
         cats[i] = c
     return keys, cats
@@ -222,3 +222,17 @@ def dense_classes(global_classes, n_global):
     for i in range(n):
         out[i] = present[global_classes[i]]
     return out, running
+
+
+def kernel_specimens() -> list[tuple[Any, tuple[Any, ...]]]:
+    """(kernel, arguments of the types the evaluator calls it with): ``solver.engines.precompile``
+    compiles these ahead of a command on a cold cache (the values are placeholders)."""
+    i64 = np.zeros(1, dtype=np.int64)
+    u16 = np.zeros(1, dtype=np.uint16)
+    return [
+        (hand_key32, (np.int64(0), i64, i64, 0)),
+        (hand_keys32, (np.zeros(1, dtype=np.uint32), i64, i64, 0)),
+        (hand_table32, (i64, i64, 0)),
+        (packets32, (np.int64(0), u16, u16)),
+        (dense_classes, (np.zeros(1, dtype=np.int32), 0)),
+    ]

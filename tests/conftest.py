@@ -64,6 +64,20 @@ def ctrl_c_as_from_a_terminal():
         signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
+@pytest.fixture(scope="session", autouse=True)
+def no_resident_process(tmp_path_factory):
+    """quintet-solve started by a test never finds a resident process of the user's
+    (``solver.apps.solve_client``): its socket is a path of the session's, where none listens
+    unless a test starts one."""
+    previous = os.environ.get("QUINTET_SOCKET")
+    os.environ["QUINTET_SOCKET"] = str(tmp_path_factory.mktemp("no-resident") / "solve.sock")
+    yield
+    if previous is None:
+        os.environ.pop("QUINTET_SOCKET", None)
+    else:
+        os.environ["QUINTET_SOCKET"] = previous
+
+
 @pytest.fixture(scope="session")
 def all_combos() -> list[tuple[int, ...]]:
     """Every 5-subset of card ints 0..31, in lexicographic order."""
@@ -78,3 +92,19 @@ def all_masks(all_combos) -> np.ndarray:
     arr = np.array(all_combos, dtype=np.int64)
     masks = np.bitwise_or.reduce(np.left_shift(np.int64(1), arr), axis=1)
     return masks.astype(np.uint32)
+
+
+QUICK = "Kc Qh Qd Js 9d 8s 7d"
+"""The quick deal: its exact equilibrium takes about a second, CP-SAT's recheck of it far longer."""
+
+
+@pytest.fixture(scope="session")
+def quick_exact_equilibrium():
+    """QUICK's exact equilibrium (ε 0), solved once per session: the modules that recheck,
+    thin or stop a solve of it (test_verify, test_sparse, test_stop) share it."""
+    from quintet.game import Deal
+    from solver.advisor.equilibrium import equilibrium
+
+    eq = equilibrium(Deal.from_exposed(QUICK), epsilon=0.0, time_limit=300)
+    assert eq.converged and eq.proven
+    return eq

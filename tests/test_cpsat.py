@@ -168,7 +168,7 @@ def example_tables() -> DealTables:
 def example_uniform(example_tables):
     V = slot_values(Uniform().marginals(example_tables), example_tables.rules.weights)
     problem = BestResponseProblem(example_tables, V)
-    return problem, solve_cpsat(problem, time_limit=120)
+    return problem, solve_cpsat(problem, time_limit=None)
 
 
 # ----------------------------------------------------------------------------- brute force
@@ -190,7 +190,7 @@ def test_three_fixed_matches_brute_force(seed, opp, objective, tie):
     problem = BestResponseProblem(tables, V, fixed=random_fixed(tables, rng, 2))
     best, _ = brute_force(problem)
     for local_search in (True, False):  # without it the hint is weak and CP-SAT must work
-        result = solve_cpsat(problem, time_limit=30, options=CpsatOptions(local_search=local_search))
+        result = solve_cpsat(problem, time_limit=None, options=CpsatOptions(local_search=local_search))
         assert result.optimal
         assert abs(result.value - best) <= 1e-9
         assert_sound(problem, result, best)
@@ -213,7 +213,7 @@ def test_two_fixed_matches_brute_force(seed, opp, objective, tie):
     best, arrangement = brute_force(problem)
     assert_legal(problem, arrangement)
     for local_search in (True, False):
-        result = solve_cpsat(problem, time_limit=60, options=CpsatOptions(local_search=local_search))
+        result = solve_cpsat(problem, time_limit=None, options=CpsatOptions(local_search=local_search))
         assert result.optimal
         assert abs(result.value - best) <= 1e-9
         assert_sound(problem, result, best)
@@ -234,11 +234,11 @@ def test_pruned_model_optimum_equals_plain_model(seed, kind):
     V = random_values(rng, tables.n_classes, kind)
     problem = BestResponseProblem(tables, V, fixed=random_fixed(tables, rng, 2))
     best, _ = brute_force(problem)
-    plain = solve_cpsat(problem, time_limit=60, options=PLAIN)
+    plain = solve_cpsat(problem, time_limit=None, options=PLAIN)
     assert plain.optimal and plain.stats["pruned_pairs"] == 0
     assert_sound(problem, plain, best)
     for local_search in (True, False):
-        pruned = solve_cpsat(problem, time_limit=60, options=CpsatOptions(local_search=local_search))
+        pruned = solve_cpsat(problem, time_limit=None, options=CpsatOptions(local_search=local_search))
         assert pruned.optimal
         assert abs(pruned.value - plain.value) <= 1e-9
         assert abs(pruned.value - best) <= 1e-9
@@ -254,8 +254,8 @@ def test_pruned_model_optimum_equals_unpruned_three_free(kind, seed):
     V = random_values(rng, tables.n_classes, kind)
     problem = BestResponseProblem(tables, V, fixed=random_fixed(tables, rng, 3))
     best, _ = brute_force(problem)
-    pruned = solve_cpsat(problem, time_limit=60, options=NO_LOCAL)
-    unpruned = solve_cpsat(problem, time_limit=60, options=CpsatOptions(local_search=False, prune=False))
+    pruned = solve_cpsat(problem, time_limit=None, options=NO_LOCAL)
+    unpruned = solve_cpsat(problem, time_limit=None, options=CpsatOptions(local_search=False, prune=False))
     assert pruned.optimal and unpruned.optimal
     assert pruned.stats["pruned_pairs"] > 0 and unpruned.stats["pruned_pairs"] == 0
     assert abs(pruned.value - unpruned.value) <= 1e-9
@@ -279,7 +279,7 @@ def test_each_rule_alone_keeps_the_optimum(flags, seed):
     V = random_values(rng, tables.n_classes, KINDS[seed])
     problem = BestResponseProblem(tables, V, fixed=random_fixed(tables, rng, 3))
     best, _ = brute_force(problem)
-    result = solve_cpsat(problem, time_limit=60, options=CpsatOptions(local_search=False, **flags))
+    result = solve_cpsat(problem, time_limit=None, options=CpsatOptions(local_search=False, **flags))
     assert result.optimal
     assert abs(result.value - best) <= 1e-9
     assert_sound(problem, result, best)
@@ -293,9 +293,9 @@ def test_four_free_slots_agree(kind):
     tables = DealTables.build(random_deal(77))
     V = random_values(rng, tables.n_classes, kind)
     problem = BestResponseProblem(tables, V, fixed=random_fixed(tables, rng, 4))
-    a = solve_cpsat(problem, time_limit=60)
-    b = solve_cpsat(problem, time_limit=60, options=NO_LOCAL)
-    c = solve_cpsat(problem, time_limit=60, options=CpsatOptions(local_search=False, symmetry=False))
+    a = solve_cpsat(problem, time_limit=None)
+    b = solve_cpsat(problem, time_limit=None, options=NO_LOCAL)
+    c = solve_cpsat(problem, time_limit=None, options=CpsatOptions(local_search=False, symmetry=False))
     for r in (a, b, c):
         assert r.optimal
         assert_sound(problem, r)
@@ -314,7 +314,7 @@ def test_near_ties_below_the_integer_resolution(seed, plain):
     V = np.maximum.accumulate(base + rng.random(base.shape) * 1e-11, axis=0)
     problem = BestResponseProblem(tables, V, fixed=random_fixed(tables, rng, 2 + seed % 2))
     best, _ = brute_force(problem)
-    result = solve_cpsat(problem, time_limit=30, options=PLAIN if plain else NO_LOCAL)
+    result = solve_cpsat(problem, time_limit=None, options=PLAIN if plain else NO_LOCAL)
     assert result.optimal
     assert best - result.value <= VALUE_TOLERANCE
     assert result.bound >= best  # no tolerance: the rounding slack must be accounted for

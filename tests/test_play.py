@@ -25,7 +25,7 @@ from quintet.symmetry import canonical_exposed
 from solver.advisor.advice import best_response, complete, grade
 from solver.advisor.equilibrium import STORE_KIND, EquilibriumResult, solve_equilibrium
 from solver.advisor.plans import plans
-from solver.advisor.sparse import sparse_equilibrium
+from solver.advisor.sparse import SparseEquilibrium
 from solver.apps.play_cli import main as play_main
 from solver.apps.play_commands import COMMANDS, Command, parse_command
 from solver.play.computer import Computer
@@ -540,10 +540,14 @@ def test_equilibrium_opponent_from_the_store(tmp_path):
     assert d["opponent"] == "equilibrium"
 
 
-def test_hint_k_and_the_equilibrium_s_plans_through_stdin(tmp_path):
+def test_hint_k_and_the_equilibrium_s_plans_through_stdin(tmp_path, monkeypatch):
     """Against the equilibrium, 'odds' shows its plans and 'hint K' the K-mix found from the same
     equilibrium in-process, with the die roll of the game's seed; against greedy, no plans."""
     exposed, seed = "Kc Qh Qd Js 9d 8s 7d", 3  # its equilibrium solves in seconds
+    hinted: list[SparseEquilibrium] = []  # the K-mixes the game found (kept, not searched for again)
+    mix_hint = GameSession.mix_hint
+    monkeypatch.setattr(GameSession, "mix_hint", lambda game, k, stop_event=None: hinted.append(
+        mix_hint(game, k, stop_event)) or hinted[-1])
     proc = play(tmp_path, "odds\nhint 2\nhint 0\nhint\n", "--exposed", exposed, "--seed", str(seed), "--quiet")
     assert proc.returncode == 0, proc.stderr
     assert "Traceback" not in proc.stdout + proc.stderr
@@ -556,7 +560,10 @@ def test_hint_k_and_the_equilibrium_s_plans_through_stdin(tmp_path):
     rows = [line.split() for line in proc.stdout.splitlines()]
     for plan in found[:5]:  # the five most likely, one row each: share, count, a category per slot
         assert [f"{100 * plan.probability:.1f}%", str(plan.arrangements), *" ".join(plan.labels).split()] in rows
-    sp = sparse_equilibrium(deal, 2, equilibrium=eq, time_limit=120)
+    (sp,) = hinted  # 'hint 0' is refused before any search
+    assert sp.max_support == 2 and sp.deal == deal  # from the stored equilibrium, the one the computer plays:
+    assert (sp.equilibrium_exploitability, sp.equilibrium_support) == (eq.exploitability, len(eq.mix))
+    assert 1 <= len(sp.mix) <= 2
     roll = sp.roll(seed, MIX_HINT_ROLL_STREAM)  # not the computer's draw: the seed's first number
     assert roll.value != float(seed_rng(seed).random())
     assert "Hint: a mix of at most 2 arrangements against the equilibrium — " in proc.stdout

@@ -215,7 +215,7 @@ def test_quote_cuts_and_says_the_length():
     (["--opponent", "uniform", "--seed", "١"], "not an integer"),
     (["--opponent", "uniform", "--fix", "²=Ah Kh Qh Jh Th"], "is not a slot"),
     (["--opponent", "uniform:-1,greedy:1"], "must be a positive number"),
-    (["--opponent", "uniform", "--workers", "2"], "only the CP-SAT engine uses threads"),
+    (["--opponent", "uniform", "--threads", "2"], "only the CP-SAT engine uses threads"),
     (["--epsilon", "1e999"], "not a finite number"),
 ])
 def test_quintet_solve_bad_input_is_one_short_line_exit_2(args, words):

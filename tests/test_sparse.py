@@ -154,9 +154,10 @@ def test_two_slot_quintet_k_mixes_match_enumeration():
 
 
 @pytest.fixture(scope="module")
-def quick_frontier():
+def quick_frontier(quick_exact_equilibrium):
     deal = Deal.from_exposed(QUICK)
-    eq = equilibrium(deal, epsilon=0.0, time_limit=300)
+    eq = quick_exact_equilibrium  # solved once per session (conftest)
+    assert eq.deal == deal
     return deal, eq, sparse_frontier(deal, [1, 2, 3, len(eq.mix)], equilibrium=eq, time_limit=300)
 
 

@@ -601,7 +601,8 @@ def test_cli_hand_json(capsys):
     rc, out, err = run_main(capsys, "hand", "As Ah Ad Ac Jk", "--rules", "draw54", "--json")
     assert rc == 0 and err == ""
     data = json.loads(out)
-    assert data["description"] == "five of a kind, aces" and data["category"] == "five of a kind"
+    assert data["description"] == "five of a kind, aces" and data["category"] == "five_of_a_kind"
+    assert data["kind"] == "hand"
     assert data["rules"] == "draw54" and data["hand"][0] == "Jk1"
     assert data["stand_ins"]["Jk1"][0] == "A"
     assert data["key"] == ev.hand_key("As Ah Ad Ac Jk", get_rules("draw54"))

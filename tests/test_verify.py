@@ -58,10 +58,10 @@ def test_status_rules():
     assert v(1.2, 1.5).status == "refuted"
 
 
-def test_exact_equilibrium_certificate_is_confirmed():
+def test_exact_equilibrium_certificate_is_confirmed(quick_exact_equilibrium):
     """ε = 0: an exact equilibrium (to float tolerance), and CP-SAT finds nothing gaining."""
-    deal = Deal.from_exposed(FAST)
-    eq = equilibrium(deal, epsilon=0.0, time_limit=120)
+    eq = quick_exact_equilibrium
+    assert eq.deal == Deal.from_exposed(FAST)
     assert eq.converged and eq.proven and eq.exploitability <= 1e-9
     check = verify_equilibrium(eq, time_limit=300)
     assert check.claim == "exploitability" and check.engine == "cpsat"

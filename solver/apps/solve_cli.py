@@ -38,6 +38,7 @@ from solver.advisor.safe import SafeResponse
 from solver.advisor.sparse import SparseEquilibrium
 from solver.apps.interrupt import run_interruptible
 from solver.engines.base import ENGINE_NAMES, MAX_THREADS
+from solver.engines.precompile import groups_for, precompile
 from solver.games.double_oracle import IterationRecord
 from solver.games.sparse_mix import SparseRecord
 from solver.problem.best_response import OBJECTIVES, VALUE_TOLERANCE
@@ -93,6 +94,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--verify-time-limit", type=number, default=VERIFY_TIME_LIMIT, metavar="SECONDS",
                    help=f"time for --verify (default {VERIFY_TIME_LIMIT:g} s; inconclusive when it runs out)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.add_argument("--daemon", action="store_true",
+                   help="answer through this user's resident process (kernels loaded: a quick answer in a blink), "
+                        "starting it if none runs; alone, only start it.  Without it a running one (quintet-solve "
+                        "--daemon, quintet-serve --daemon) is used anyway; a command runs here when none can serve")
+    p.add_argument("--stop-daemon", action="store_true", help="stop the resident process")
     p.add_argument("--unicode", action="store_true", help="print suits as ♣ ♦ ♥ ♠")
     add_rules_arguments(p)
     return p
@@ -283,6 +289,8 @@ def format_equilibrium(eq: EquilibriumResult, *, seed: int = 0, unicode: bool = 
 
 def _main(argv: Sequence[str] | None) -> int:
     args = build_parser().parse_args(argv)
+    if args.stop_daemon:  # the front door (solver.apps.solve_client) takes both before this program runs
+        raise UsageError("--stop-daemon takes no other arguments")
     rules = rules_from_args(args)
     if args.no_store and args.store:
         raise UsageError("--store and --no-store cannot be combined")
@@ -292,6 +300,8 @@ def _main(argv: Sequence[str] | None) -> int:
         fix=parse_fix_options(args.fix), grade=args.grade,
         verify=args.verify_time_limit if args.verify else None, max_exploitability=args.max_exploitability,
         max_support=args.max_support)
+    precompile(groups_for(classic_evaluator=rules.deck.field == 8 and rules.hand_size == 5,
+                          local_search=request.wants_equilibrium))  # a cold cache: compiled in parallel
     answer = _solve(args, request)
     if isinstance(answer.result, EquilibriumResult):
         for note in answer.result.notes:

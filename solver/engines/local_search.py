@@ -27,7 +27,7 @@ from numba import njit
 
 from quintet.kernels import NO_WRAPPERS
 from solver.problem.best_response import FLOAT_NOISE, BestResponseProblem
-from solver.problem.packet_index import PacketIndex, build_packet_index, packet_index
+from solver.problem.packet_index import PacketIndex, build_packet_index, packet_index, specimen_index
 
 __all__ = ["local_optimum", "improving_partitions"]
 
@@ -250,3 +250,11 @@ def improving_partitions(problem: BestResponseProblem, starts: Iterable[tuple[in
             if key not in found or found[key][0] < value:
                 found[key] = (value, result)
     return sorted(found.values(), key=lambda x: -x[0])[:limit]
+
+
+def kernel_specimens() -> list[tuple[object, tuple[object, ...]]]:
+    """(kernel, arguments of the types ``LocalSearch`` calls it with), for
+    ``solver.engines.precompile``."""
+    i64 = np.zeros(1, dtype=np.int64)
+    i64_2 = np.zeros((1, 1), dtype=np.int64)
+    return [(improve, (i64, np.zeros((1, 1)), i64, specimen_index(), i64, i64_2, 0.0))]

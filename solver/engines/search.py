@@ -85,7 +85,8 @@ between calls, so a stopped search still returns its incumbent and a sound bound
 
 Kernel state is passed as named tuples of arrays: ``_Packets`` (the deal's packets sorted
 strongest first, read-only), ``_Stack`` (one row per search level), ``_Prices`` (rule 6),
-``_Incumbent`` and ``_Switches`` (which rules are on).
+``_Incumbent``, ``_Switches`` (which rules are on) and ``_Scratch`` (the helpers' working arrays); a
+level's node (free cards U, free slots F, value so far) is read from the stack, not passed.
 
 Compilation is the first run's cost (numba caches it on disk after), so the kernels are laid
 out to compile fast: helpers are functions of their own, not inlined into ``_run`` (the two
@@ -110,7 +111,7 @@ from quintet.kernels import NO_WRAPPERS
 from solver.engines.base import check_hint
 from solver.problem.best_response import VALUE_TOLERANCE, BestResponseProblem, EngineResult
 from solver.problem.deal_tables import DealTables
-from solver.problem.packet_index import build_packet_index, packet_index
+from solver.problem.packet_index import build_packet_index, packet_index, specimen_index
 
 __all__ = ["SearchOptions", "PLAIN", "solve_search"]
 
@@ -185,6 +186,12 @@ up with prices scans its candidates in that order, the others by class."""
 
 _Incumbent = namedtuple("_Incumbent", "value packets")
 _Incumbent.__doc__ = "The best arrangement so far: value[0] and its table indices per slot."
+
+_Scratch = namedtuple("_Scratch", "bounds dp packing thresholds leaf_pos leaf_bit")
+_Scratch.__doc__ = """Working arrays of the helpers, allocated once per ``_run`` call: bounds — the class bounds
+H_1..H_m of the node being set up (rule 5), copied to ``_Stack.H``; dp — ``_assign_best``'s 2^slots
+table; packing — rule 5's packing tests (``_PACKING_WORK`` entries); thresholds — the least class
+each free slot can use (rule 2); leaf_pos, leaf_bit — ``_leaf2``'s ten cards."""
 
 _Switches = namedtuple("_Switches", "best_packet thresholds branch_order exchange packing packing_cap card_exchanges")
 _Switches.__doc__ = "SearchOptions as integers for the kernels (1 = rule on)."
@@ -411,10 +418,13 @@ def _next_member(member, pos, end):
 
 
 @_inner
-def _price_level(d, U, F, cur, V, pk, st, pr):
-    """Rule 6 at level d: fills pr.level_max[d] and returns cur + λ(U) + Σ_t m_t, each m_t over
-    the members that can serve slot t (class ≥ st.k[d, t])."""
-    total = cur
+def _price_level(level, V, pk, st, pr):
+    """Rule 6 at ``level`` (its node: free cards U, free slots F, value cur in ``st``): fills
+    pr.level_max[level] and returns cur + λ(U) + Σ_t m_t, each m_t over the members that can
+    serve slot t (class ≥ st.k[level, t])."""
+    d = level
+    U, F = st.U[d], st.F[d]
+    total = st.cur[d]
     for b in range(64):
         if U >> b & 1:
             total += pr.card[b]
@@ -443,15 +453,20 @@ def _price_level(d, U, F, cur, V, pk, st, pr):
 
 
 @_inner
-def _setup_level(d, U, F, cur, floor, V, pk, st, pr, sw, best, H, dp, work, k_of):
-    """Prepare level d for node (U, F, cur): bounds, thresholds, branching slot, candidates.
+def _setup_level(level, floor, V, pk, st, pr, sw, best, scratch):
+    """Prepare ``level`` for its node (``st.U``, ``st.F``, ``st.cur`` at that level: the free
+    cards, free slots and value so far) against the incumbent's value ``best``: bounds,
+    thresholds, branching slot, candidates (``scratch``: ``_Scratch``).
 
-    ``st.member[d]`` holds the packets inside U (exact for classes ≥ ``floor``), and no class
+    ``st.member[level]`` holds the packets inside U (exact for classes ≥ ``floor``), and no class
     below ``floor`` can help this node (rule 2).  Candidates are the members that can serve
     the branching slot, met strongest first (class order) or, once the level has card prices,
     in the slot's price order so that rule 6 ends the scan.  Returns False when the node is
     pruned (rules 1, 2, 5, 6).
     """
+    d = level
+    F, cur = st.F[d], st.cur[d]
+    H, dp, k_of = scratch.bounds, scratch.dp, scratch.thresholds
     n_slots = V.shape[1]
     for t in range(n_slots):
         k_of[t] = 0
@@ -471,7 +486,7 @@ def _setup_level(d, U, F, cur, floor, V, pk, st, pr, sw, best, H, dp, work, k_of
     target = best + TOL
     m = _popcount(F)
     if sw.packing:
-        _class_bounds(out, n, complete, pk.masks, pk.cls, m, floor, H, sw.packing_cap, work)
+        _class_bounds(out, n, complete, pk.masks, pk.cls, m, floor, H, sw.packing_cap, scratch.packing)
     else:
         for i in range(m):
             H[i] = pk.cls[out[0]]
@@ -502,7 +517,7 @@ def _setup_level(d, U, F, cur, floor, V, pk, st, pr, sw, best, H, dp, work, k_of
         st.k[d, t] = max(k_of[t], floor)
     pr.level_on[d] = 0
     if pr.on[0]:  # rule 6
-        total = _price_level(d, U, F, cur, V, pk, st, pr)
+        total = _price_level(d, V, pk, st, pr)
         if total <= target:
             return False
         pr.level_total[d] = total
@@ -607,13 +622,10 @@ def _run(V, pk, fixed, st, pr, sw, inc, budget, stats):
     Returns 0 when the search is complete (incumbent optimal), 1 when paused.
     """
     n_slots = V.shape[1]
-    H = np.zeros(n_slots, dtype=np.int64)
     # scratch for the helpers, allocated once per call rather than at every node
-    dp = np.empty(1 << n_slots)
-    work = np.empty(_PACKING_WORK, dtype=np.int64)
-    k_of = np.empty(n_slots, dtype=np.int64)
-    pos = np.empty(10, dtype=np.int64)
-    bit = np.empty(10, dtype=np.int64)
+    scratch = _Scratch(np.zeros(n_slots, dtype=np.int64), np.empty(1 << n_slots),
+                       np.empty(_PACKING_WORK, dtype=np.int64), np.empty(n_slots, dtype=np.int64),
+                       np.empty(10, dtype=np.int64), np.empty(10, dtype=np.int64))
     nodes = 0
     d = st.depth[0]
     if d == -2:  # fresh start: set up the root
@@ -621,7 +633,7 @@ def _run(V, pk, fixed, st, pr, sw, inc, budget, stats):
             _solve_small_root(V, pk, st, inc, fixed)
             st.depth[0] = -1
             return 0
-        ok = _setup_level(ZERO, st.U[0], st.F[0], st.cur[0], ZERO, V, pk, st, pr, sw, inc.value[0], H, dp, work, k_of)
+        ok = _setup_level(ZERO, ZERO, V, pk, st, pr, sw, inc.value[0], scratch)
         d = 0 if ok else -1
     while d >= 0:
         if nodes >= budget:
@@ -677,7 +689,7 @@ def _run(V, pk, fixed, st, pr, sw, inc, budget, stats):
                         break
                 if h < 0 or (sw.best_packet and cur2 + V[h, s1] + V[h, s2] <= target):
                     continue
-            value, a = _leaf2(U2, s1, s2, cur2, V, pk.ix, pos, bit)
+            value, a = _leaf2(U2, s1, s2, cur2, V, pk.ix, scratch.leaf_pos, scratch.leaf_bit)
             stats[STAT_LEAVES] += 1
             if value > target:
                 _improve(inc, value, d, st, pk, fixed)
@@ -693,7 +705,7 @@ def _run(V, pk, fixed, st, pr, sw, inc, budget, stats):
             low = st.H[d, 0] + 1
             for t in range(n_slots):
                 if F2 >> t & 1:
-                    others = _assign_best(V, st.H[d], m2 - 1, F2 & ~(1 << t), n_slots, dp)
+                    others = _assign_best(V, st.H[d], m2 - 1, F2 & ~(1 << t), n_slots, scratch.dp)
                     k = _first_class_above(V[:, t], target - cur2 - others)
                     if k < low:
                         low = k
@@ -704,7 +716,7 @@ def _run(V, pk, fixed, st, pr, sw, inc, budget, stats):
         st.U[d + 1] = U2
         st.F[d + 1] = F2
         st.cur[d + 1] = cur2
-        if _setup_level(d + 1, U2, F2, cur2, floor, V, pk, st, pr, sw, inc.value[0], H, dp, work, k_of):
+        if _setup_level(d + 1, floor, V, pk, st, pr, sw, inc.value[0], scratch):
             d += 1
     st.depth[0] = -1
     stats[STAT_NODES] += nodes
@@ -956,3 +968,21 @@ def solve_search(
         stats={"nodes": int(stats[STAT_NODES]), "leaves": int(stats[STAT_LEAVES]),
                "improvements": int(stats[STAT_IMPROVEMENTS])},
     )
+
+
+def kernel_specimens() -> list[tuple[object, tuple[object, ...]]]:
+    """(kernel, arguments of the types ``solve_search`` calls it with; placeholder values), for
+    ``solver.engines.precompile``: ``_run`` compiles every helper it calls."""
+    i64, f64 = np.zeros(1, dtype=np.int64), np.zeros(1)
+    i64_2, f64_2 = np.zeros((1, 1), dtype=np.int64), np.zeros((1, 1))
+    i32 = np.zeros(1, dtype=np.int32)
+    pk = _Packets(i64, i32, i32, i64_2, specimen_index(), i64, i64, i64_2, i64)
+    st = _Stack(U=i64, F=i64, cur=f64, slot=i64, pos=i64, end=i64, k=i64_2, others=f64, pick=i64, cut=i64, H=i64_2,
+                prefix=i64_2, depth=i64, member=i64_2, floor=i64)
+    pr = _Prices(i64, f64, f64, i64, f64, f64_2, i64_2, i64)
+    return [
+        (_packet_cards, (i64,)),
+        (_fill_contains, (i64_2, i64_2)),
+        (_card_prices, (pk, i64, f64_2, 0, 0, pr)),
+        (_run, (f64_2, pk, i64, st, pr, _Switches(*(1,) * 7), _Incumbent(f64, i64), 0, i64)),
+    ]

@@ -10,6 +10,7 @@ same builder with integer variables (SCIP), for the sparse mix over a candidate 
 
 from __future__ import annotations
 
+import importlib
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -59,13 +60,17 @@ def solve_lp(c: np.ndarray, A: np.ndarray, lower: np.ndarray, upper: np.ndarray,
     """Optimize ``c·x`` s.t. ``lower ≤ A x ≤ upper``, ``var_lower ≤ x ≤ var_upper`` (GLOP, tuned by
     ``glop_parameters``: GlopParameters in protobuf text); returns (x, the optimal value, the row
     duals).  ``RuntimeError`` naming ``what`` if it fails."""
-    from ortools.linear_solver import linear_solver_pb2, pywraplp
+    from ortools.linear_solver import linear_solver_pb2
 
+    # imported by name: its stubs would make mypy read ortools.linear_solver as a typed package
+    model_builder_helper = importlib.import_module("ortools.linear_solver.python.model_builder_helper")
     request = _request(c, A, lower, upper, var_lower, var_upper, maximize, None)
     request.solver_type = linear_solver_pb2.MPModelRequest.GLOP_LINEAR_PROGRAMMING
     request.solver_specific_parameters = glop_parameters
-    response = linear_solver_pb2.MPSolutionResponse()
-    pywraplp.Solver.SolveWithProto(request, response)
+    # the solve releases the GIL (pywraplp.Solver.SolveWithProto holds it): a search in another
+    # thread runs meanwhile (solver.games.double_oracle overlaps the two)
+    answer = model_builder_helper.ModelSolverHelper("").solve_serialized_request(request.SerializeToString())
+    response = linear_solver_pb2.MPSolutionResponse.FromString(answer)
     if response.status != linear_solver_pb2.MPSOLVER_OPTIMAL:
         raise RuntimeError(f"{what} failed: status {response.status} {response.status_str}")
     return np.array(response.variable_value), float(response.objective_value), np.array(response.dual_value)

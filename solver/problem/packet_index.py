@@ -62,3 +62,17 @@ def build_packet_index(tables: DealTables) -> PacketIndex:
     binom = np.array([[comb(a, k) for k in range(6)] for a in range(len(bits) + 1)], dtype=np.int64)
     colex_to_lex = _colex_to_lex(tables.masks.astype(np.int64), live_pos, binom)
     return PacketIndex(live_pos, binom, colex_to_lex, tables.classes)
+
+
+def kernel_specimens() -> list[tuple[object, tuple[object, ...]]]:
+    """(kernel, arguments of the types ``build_packet_index`` calls it with), for
+    ``solver.engines.precompile``."""
+    i64 = np.zeros(1, dtype=np.int64)
+    return [(_colex_to_lex, (i64, i64, np.zeros((1, 1), dtype=np.int64)))]
+
+
+def specimen_index() -> PacketIndex:
+    """A ``PacketIndex`` of the kernels' types (placeholder values), for other modules' specimens."""
+    i64 = np.zeros(1, dtype=np.int64)
+    i32 = np.zeros(1, dtype=np.int32)
+    return PacketIndex(i64, np.zeros((1, 1), dtype=np.int64), i32, i32)

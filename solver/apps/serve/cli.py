@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import os
 import socket
+import subprocess
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -51,6 +52,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help=f"an idle table expires after this long (default {DEFAULT_TTL:g}: a day)")
     p.add_argument("--max-tables", type=positive_int, default=DEFAULT_MAX_TABLES, metavar="N",
                    help=f"open tables at most; more are refused with 503 (default {DEFAULT_MAX_TABLES})")
+    p.add_argument("--daemon", action="store_true",
+                   help="also run quintet-solve's resident process (this user's UNIX socket, $QUINTET_SOCKET) while "
+                        "the server runs: quintet-solve then answers without loading numba; stopped with the server")
     return p
 
 
@@ -72,6 +76,25 @@ def _bind(host: str, port: int) -> socket.socket:
     sock.listen(128)
     sock.set_inheritable(True)
     return sock
+
+
+def _start_resident() -> subprocess.Popen[bytes] | None:
+    """quintet-solve's resident process for the server's life (``solve_client.start_daemon``); None,
+    with a line, when one is running already or it cannot start."""
+    from solver.apps.solve_client import DaemonUnusable, is_listening, socket_path, start_daemon
+
+    path = socket_path()
+    if is_listening(path):
+        print(f"quintet-serve: --daemon: quintet-solve's resident process already listens on {path}", file=sys.stderr,
+              flush=True)
+        return None
+    try:
+        process = start_daemon(path, detach=False)
+    except DaemonUnusable as exc:
+        print(f"quintet-serve: --daemon: {exc}", file=sys.stderr, flush=True)
+        return None
+    print(f"quintet-serve: quintet-solve's resident process listens on {path}", file=sys.stderr, flush=True)
+    return process
 
 
 def _main(argv: Sequence[str] | None) -> int:
@@ -108,11 +131,16 @@ def _main(argv: Sequence[str] | None) -> int:
           f"{args.workers} worker{'s' if args.workers > 1 else ''}; store {store}; tables {tables.path}; Ctrl-C stops",
           file=sys.stderr, flush=True)
     config = uvicorn.Config(app, log_level="warning", timeout_graceful_shutdown=3, access_log=False)
+    resident = _start_resident() if args.daemon else None
 
     try:
         Server(config).run(sockets=[sock])
     except KeyboardInterrupt:  # uvicorn re-raises the Ctrl-C it handled, after a clean shutdown
         pass
+    finally:
+        if resident is not None:
+            resident.terminate()  # it finishes the commands it runs, then stops
+            resident.wait()
     print("quintet-serve: stopped", file=sys.stderr, flush=True)
     global _served
     _served = True
