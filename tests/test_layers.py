@@ -223,6 +223,22 @@ def test_the_game_algorithms_know_nothing_of_quintet():
     assert quintet_aware == []
 
 
+CFR_ALGORITHMS = ("tree", "kernels", "solve", "toys")  # quintet.draw.cfr: the solvers and their test games
+
+
+def test_the_cfr_algorithms_know_nothing_of_cards():
+    # CFR and the best response take a game through quintet.draw.cfr.tree; they import no card, rule or poker
+    cfr = ROOT / "quintet" / "draw" / "cfr"
+    allowed = {"quintet.draw.cfr", *(f"quintet.draw.cfr.{name}" for name in CFR_ALGORITHMS)}
+
+    def aware(name: str) -> list[str]:
+        return [f"{name} imports {module}" for module in sorted(_imports(cfr / f"{name}.py"))
+                if module.split(".")[0] in ("quintet", "solver") and module not in allowed]
+
+    assert [line for name in CFR_ALGORITHMS for line in aware(name)] == []
+    assert "betting imports quintet.draw.game" in aware("betting")  # the control: the game's side does
+
+
 # ---------------------------------------------------------------------------- declared dependencies
 
 

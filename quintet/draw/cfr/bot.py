@@ -28,8 +28,9 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ...cards import format_cards
+from ...cards import format_cards, parse_cards
 from ...rules import Rules
+from ...text import quote
 from ..advisor import advise as draw_advice
 from ..game import (
     Action,
@@ -44,7 +45,21 @@ from ..game import (
     State,
     Terms,
 )
-from .betting import AFTER, BEFORE, CALL, DEMAND, DRAW, EXCHANGE, FOLD, RAISE, SEEING, End, Spot, action_text
+from .betting import (
+    AFTER,
+    BEFORE,
+    CALL,
+    DEMAND,
+    DRAW,
+    EXCHANGE,
+    FOLD,
+    RAISE,
+    SEEING,
+    End,
+    Spot,
+    action_text,
+    parse_action,
+)
 from .classes import draw_values
 from .strategy import Strategy, StrategyError, strategy_for
 
@@ -52,7 +67,7 @@ if TYPE_CHECKING:
     from ...schema import DrawStrategyOut
 
 __all__ = ["CfrBot", "Line", "line", "follow", "Advice", "ActionAdvice", "ExchangeOption", "advise", "advise_line",
-           "action_of", "likeliest"]
+           "position_advice", "action_of", "likeliest"]
 
 
 @dataclass(frozen=True)
@@ -390,6 +405,24 @@ def advise_line(strategy: Strategy, cards: Sequence[int], codes: Sequence[int], 
                     to_call / (pot + to_call) if to_call else None, tuple(float(v) for v in opponent), equity,
                     exchanges, "", _PHASES[spot.phase])
     return _with_why(advice)
+
+
+def position_advice(rules: Rules, terms: Terms, hand: str, actions: Sequence[str], player: str) -> DrawStrategyOut:
+    """The advice for a position given as text — the one door of every front-end's request: the player's
+    five cards (as dealt before his exchange, after it his final hand), both players' moves from the start
+    (``parse_action`` words), and ``player`` (``first``: on the dealer's left; ``second``: the dealer).
+    Only a shipped or stored strategy is used (none is solved on demand); ``ValueError`` with a sentence for
+    a bad position, or when there is no strategy for these rules and terms."""
+    if player not in ("first", "second"):
+        raise ValueError(f"player is first or second, got {quote(player)}")
+    cards = parse_cards(hand, rules.deck, count=5, what="cards in a hand")
+    codes = [parse_action(a) for a in actions]
+    try:
+        strategy = strategy_for(rules, terms, build=False)
+    except StrategyError:
+        raise ValueError(f"no heads-up strategy is stored for {rules.name} under these terms "
+                         "(quintet poker --players 2 --bots cfr solves and stores it)") from None
+    return advise_line(strategy, cards, codes, 0 if player == "first" else 1).to_model(strategy)
 
 
 _PHASES = {BEFORE: Phase.BETTING_BEFORE, EXCHANGE: Phase.EXCHANGE, AFTER: Phase.BETTING_AFTER, SEEING: Phase.SEEING}

@@ -1,18 +1,21 @@
 """The solved strategy of heads-up draw poker: built by CFR+, stored, shipped and looked up.
 
 ``train(rules, terms)`` builds the abstract game (``quintet.draw.cfr.betting``), runs CFR+ on it
-and returns a ``Strategy``: the average strategy, where both players' own play reaches; and at
-the information sets a player's own strategy never reaches (after a line it never plays
-itself, which a person or another bot may play), a best response to the other player's
-strategy — what to do once there.  Those sets do not change the strategy's value nor its
-exploitability (a test checks it).  Probabilities are stored in 1/255 steps (uint8).
+and returns a ``Strategy``: the average strategy where a player's own play reaches an information
+set with probability at least ``PURE_BELOW``; below that its likeliest action alone (what lets
+the file be a few MB); and where its own play never reaches (``UNREACHED``: after a line it never
+plays itself, which a person or another bot may play) a best response to the other player's
+strategy — what to do once there.  The unreached sets change neither the strategy's value nor
+its exploitability (a test checks it); the info header records the exploitability before and
+after storing.  Probabilities are stored in 1/255 steps (uint8, lzma-compressed).
 
 ``strategy_for(rules, terms)`` finds the strategy of a table: the one shipped with the package
 (``quintet/draw/cfr/data``: the default rule set and terms), else one built before and stored
 in the user's cache (``~/.cache/quintet/cfr``, or ``$QUINTET_CFR_DIR``), else it trains one (a few
-minutes; ``progress`` reports the iterations) and stores it.  A file is keyed and checked by
-its format version, the rules fingerprint (``quintet.fingerprint``), the terms and the
-abstraction's parameters; a file of another version is not read (it is rebuilt beside it).
+minutes; ``progress`` reports the iterations) and stores it; terms whose game is too big to solve
+here (``MAX_ENTRIES``) are refused.  A file is keyed and checked by its format version, the rules
+fingerprint (``quintet.fingerprint``), the terms and the abstraction's parameters; a file of
+another version is not read (it is rebuilt beside it).
 """
 
 from __future__ import annotations

@@ -34,6 +34,7 @@ from pathlib import Path
 from pydantic import BaseModel, ValidationError
 
 from quintet.draw import advise
+from quintet.draw.game import Terms
 from quintet.faults import Fault
 from quintet.rules import Rules
 from quintet.text import one_line
@@ -43,7 +44,7 @@ from solver.apps.serve.tables.tasks import PlayTask
 from solver.games.double_oracle import IterationRecord
 from solver.storage.store import SolutionStore
 
-__all__ = ["Task", "DrawTask", "worker_main", "run_task"]
+__all__ = ["Task", "DrawTask", "StrategyTask", "worker_main", "run_task"]
 
 POLL_SECONDS = 0.05
 WARM_UP_DEAL = "8h 7h 9d Ts 7s Qc Jc"
@@ -60,9 +61,25 @@ class DrawTask:
 
 
 @dataclass(frozen=True)
+class StrategyTask:
+    """A heads-up draw-poker position for the equilibrium strategy (``quintet.draw.cfr.bot.position_advice``)."""
+
+    rules: Rules
+    terms: Terms
+    hand: str
+    actions: tuple[str, ...]
+    player: str
+
+    def run(self) -> BaseModel:
+        from quintet.draw.cfr.bot import position_advice
+
+        return position_advice(self.rules, self.terms, self.hand, self.actions, self.player)
+
+
+@dataclass(frozen=True)
 class Task:
     number: int  # unique per server run, > 0
-    payload: SolveRequest | DrawTask | PlayTask
+    payload: SolveRequest | DrawTask | StrategyTask | PlayTask
 
 
 class _LazyStore:
@@ -83,7 +100,7 @@ class _LazyStore:
             self._store = None
 
 
-def run_task(payload: SolveRequest | DrawTask | PlayTask, store: Callable[[], SolutionStore],
+def run_task(payload: SolveRequest | DrawTask | StrategyTask | PlayTask, store: Callable[[], SolutionStore],
              stop: threading.Event, progress: Callable[[IterationRecord], None]) -> BaseModel | dict[str, object]:
     """The answer to one task as its response model (its JSON is what the matching CLI prints
     with ``--json``; a table's task answers its JSON, ``solver.apps.serve.tables.tasks``);
@@ -92,6 +109,8 @@ def run_task(payload: SolveRequest | DrawTask | PlayTask, store: Callable[[], So
     before anything runs: no term names a file."""
     if isinstance(payload, PlayTask):
         return payload.run(store, stop)
+    if isinstance(payload, StrategyTask):
+        return payload.run()
     if isinstance(payload, DrawTask):
         return DrawOut.model_validate(
             advise(payload.hand, payload.rules, known=payload.known, objective=payload.objective).to_dict())
