@@ -1,7 +1,7 @@
 """Benchmark of the heads-up draw-poker strategy (``quintet.draw.cfr``): solving it, and playing it.
 
     python benchmarks/bench_cfr.py curve [--iterations N] [--es-seconds S] [--vanilla N] [--ship]
-    python benchmarks/bench_cfr.py play [--deals N] [--br-deals N] [--table-hands N] [--seed S]
+    python benchmarks/bench_cfr.py play [--deals N] [--random-deals N] [--br-deals N] [--table-hands N]
     python benchmarks/bench_cfr.py report
 
 Each stage saves its figures under ``benchmarks/data/`` (``cfr_curve.json``, ``cfr_play.json``) with its
@@ -17,9 +17,9 @@ them (``curve`` and ``play`` call it too).  The default rule set and terms (``qu
   measured the same way.  ``--ship`` writes the final CFR+ strategy into the package, exactly as
   ``python -m quintet.draw.cfr --ship --iterations N`` does (CFR+ is deterministic: the same file).
 * **play** — the shipped strategy at a real table (``quintet.draw.game.State``), stacks of 100 at every
-  hand: the CFR bot against the advisor bot and against the random bot over ``--deals`` duplicate deals
-  each (every deck played twice, the bots' seats swapped: 2 × deals hands), chips per hand with a 95%
-  interval over the deals; the best response to the strategy in the abstract game played in the real
+  hand: the CFR bot against the advisor bot over ``--deals`` duplicate deals and against the random bot
+  over ``--random-deals`` (every deck played twice, the bots' seats swapped: 2 × deals hands), chips per
+  hand with a 95% interval over the deals; the best response to the strategy in the abstract game played in the real
   game against it (``--br-deals`` duplicate deals): a lower bound on the strategy's real exploitability;
   and the CFR bot at a table of four with three advisor bots (``--table-hands`` hands, deep stacks),
   where it plays as the advisor.
@@ -164,11 +164,14 @@ def play_hand(rules, terms, bots, order, dealer, stack):  # type: ignore[no-unty
     return state
 
 
-def duplicate(rules, terms, a, b, deals: int, seed: int) -> dict[str, float]:  # type: ignore[no-untyped-def]
-    """``a``'s chips over ``deals`` decks each played twice (seats swapped): per hand, 95% interval."""
+def duplicate(rules, terms, a, b, deals: int, seed: int, classes=None) -> dict[str, float]:  # type: ignore[no-untyped-def]
+    """``a``'s chips over ``deals`` decks each played twice (seats swapped): per hand, 95% interval; with
+    ``classes``, how many hands reached a show-down and in how many the two final classes were equal (the
+    abstract game calls those a tie)."""
     rng = np.random.default_rng(seed)
     deck = np.array(rules.deck.cards())
     totals = []
+    shown = same = 0
     cpu = time.process_time()
     for i in range(deals):
         order = rng.permutation(deck).tolist()
@@ -177,11 +180,17 @@ def duplicate(rules, terms, a, b, deals: int, seed: int) -> dict[str, float]:  #
             bots = [a, b] if seat_a == 0 else [b, a]
             state = play_hand(rules, terms, bots, order, i % 2, STACK)
             total += state.stacks[seat_a] - STACK
+            if classes is not None and state.history()["showdown"]:
+                shown += 1
+                same += classes.post_class(state.hands[0]) == classes.post_class(state.hands[1])
         totals.append(total)
     mean = statistics.fmean(totals) / 2
     half = 1.96 * statistics.stdev(totals) / len(totals) ** 0.5 / 2
-    return {"deals": deals, "hands": 2 * deals, "mean": mean, "low": mean - half, "high": mean + half,
-            "sd_per_deal": statistics.stdev(totals), "cpu": time.process_time() - cpu}
+    out = {"deals": deals, "hands": 2 * deals, "mean": mean, "low": mean - half, "high": mean + half,
+           "sd_per_deal": statistics.stdev(totals), "cpu": time.process_time() - cpu}
+    if classes is not None:
+        out |= {"showdowns": shown, "same_class": same}
+    return out
 
 
 def table_of_four(rules, terms, strategy, hands: int, seed: int) -> dict[str, float]:  # type: ignore[no-untyped-def]
@@ -204,7 +213,8 @@ def play(args: argparse.Namespace, run: Run) -> None:
     out: dict[str, object] = {"rules": RULES, "terms": terms.to_dict(), "stack": STACK, "info": strategy.info}
     cfr = CfrBot(rules, terms, args.seed, strategy=strategy)
     for name, other in (("advisor", AdvisorBot(rules, args.seed + 1)), ("random", RandomBot(args.seed + 2))):
-        result = duplicate(rules, terms, cfr, other, args.deals, args.seed)
+        result = duplicate(rules, terms, cfr, other, args.deals if name == "advisor" else args.random_deals,
+                           args.seed, strategy.classes)
         out[name] = result
         print(f"cfr vs {name}: {result}", flush=True)
     tree = strategy.game.tree
@@ -298,6 +308,10 @@ def report() -> None:
             f"| advisor bot | {p['advisor']['hands']:,} | {_interval(p['advisor'])} | {p['advisor']['cpu']:.0f} |",
             f"| random bot | {p['random']['hands']:,} | {_interval(p['random'])} | {p['random']['cpu']:.0f} |",
             "",
+            f"Against the advisor {p['advisor']['showdowns']:,} hands reached a show-down; in "
+            f"{p['advisor']['same_class']:,} of them ({p['advisor']['same_class'] / p['advisor']['showdowns']:.1%}) "
+            "the two final hands were of one class, which the abstract game calls a tie.",
+            "",
             "Exploitability in the real game, a lower bound: the abstract game's best response to the strategy "
             f"(worth {br['total']:+.4f} chips a hand there) played as a bot in the real game against the CFR bot "
             f"wins {_interval(p['best_response_bot'])} chips a hand over {p['best_response_bot']['hands']:,} "
@@ -339,8 +353,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--es-seconds", type=float, default=300.0)
     parser.add_argument("--walks", type=int, default=20_000, help="ES-MCCFR walks per player per iteration")
     parser.add_argument("--ship", action="store_true", help="curve: write the final strategy into the package")
-    parser.add_argument("--deals", type=int, default=50_000, help="play: duplicate deals per opponent")
-    parser.add_argument("--br-deals", type=int, default=25_000)
+    parser.add_argument("--deals", type=int, default=100_000, help="play: duplicate deals against the advisor")
+    parser.add_argument("--random-deals", type=int, default=50_000, help="play: duplicate deals against random")
+    parser.add_argument("--br-deals", type=int, default=50_000)
     parser.add_argument("--table-hands", type=int, default=10_000)
     parser.add_argument("--seed", type=int, default=2026)
     parser.add_argument("--no-write", action="store_true", help="print only; leave RESULTS.md alone")
