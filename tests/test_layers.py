@@ -114,6 +114,11 @@ SERVER = """
     deal = Deal.random(3)
     task = PlayTask("odds", deal, "uniform", computer=random_arrangement(deal, 1).format())
     run_task(task, lambda: None, None, lambda record: None)  # a worker's
+    from quintet.draw.game import Terms
+    from quintet.rules import get_rules
+    from solver.apps.serve.worker import StrategyTask
+    run_task(StrategyTask(get_rules("draw36-joker-11"), Terms(), "8s 8c Ks Qh 9d", ("call",), "second"),
+             lambda: None, None, lambda record: None)  # the heads-up strategy's advice
 """
 
 TERMINAL = """

@@ -12,6 +12,7 @@ import sys
 import time
 from pathlib import Path
 
+import numpy as np
 import pytest
 from tmux_pane import Pane
 
@@ -114,6 +115,77 @@ def test_raising_demand_ends_is_a_term_of_the_table(tmp_path: Path):
             assert replay(line).history()["actions"] == line["actions"]
 
 
+# ------------------------------------------------------------------- the CFR bot --------------
+
+
+def test_cfr_bot_heads_up_against_the_advisor(tmp_path: Path, capsys):
+    path = tmp_path / "h.jsonl"
+    assert main(["poker", "--players", "2", "--bots", "cfr,advisor", "--bots-only", "--hands", "40", "--seed", "2",
+                 "--chips", "1000", "--history", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "bot1 (cfr), bot2 (advisor)" in out and "cfr: the heads-up equilibrium strategy" in out
+    standings = out.split("Match over")[1].splitlines()[1:]
+    assert all("95% [" in line for line in standings)
+    lines = [json.loads(line) for line in path.read_text().splitlines()]
+    assert len(lines) == 40 and [s["player"] for s in lines[0]["seats"]] == ["cfr", "advisor"]
+    for line in lines[:10]:
+        assert replay(line).history()["actions"] == line["actions"]
+
+
+def test_cfr_bots_at_a_table_of_four_play_as_the_advisor_and_solve_nothing(tmp_path: Path, monkeypatch, capsys):
+    monkeypatch.setenv("QUINTET_CFR_DIR", str(tmp_path / "cfr"))
+    assert main(["poker", "--players", "4", "--bots", "cfr", "--bots-only", "--hands", "10", "--seed", "1",
+                 "--circles", "2"]) == 0  # terms with no strategy stored
+    assert "in a hand dealt to three or more it plays as the advisor" in capsys.readouterr().out
+    assert not (tmp_path / "cfr").exists()
+
+
+def test_heads_up_cfr_under_other_terms_is_solved_once_with_a_progress_bar(tmp_path: Path, monkeypatch, capsys):
+    from quintet.draw.cfr import strategy as solved
+
+    monkeypatch.setenv("QUINTET_CFR_DIR", str(tmp_path / "cfr"))
+    monkeypatch.setattr(solved, "ITERATIONS", 3)
+    monkeypatch.setattr(solved, "_LOADED", {})
+    argv = ["poker", "--players", "2", "--bots", "cfr,random", "--bots-only", "--hands", "5", "--seed", "1",
+            "--circles", "1", "--limit", "2", "--no-betting-before-exchange"]
+    assert main(argv) == 0
+    captured = capsys.readouterr()
+    assert "Solving the heads-up strategy of these rules and terms, once" in captured.out
+    assert "CFR+" in captured.err  # the progress bar
+    [stored] = (tmp_path / "cfr").glob("draw36-joker-11-*.npz")
+    assert json.loads(np.load(stored)["header"].tobytes())["iterations"] == 3
+    monkeypatch.setattr(solved, "_LOADED", {})
+    assert main(argv) == 0
+    assert "Solving" not in capsys.readouterr().out  # stored: found, not solved again
+
+
+def test_hint_heads_up_shows_the_strategy_and_why():
+    from quintet.draw.cfr.strategy import strategy_for
+
+    rules = get_rules("draw36-joker-11")
+    strategy = strategy_for(rules, Terms(), build=False)
+    state = State(rules, Terms(), [100, 100], dealer=1, seed=9)
+    state.post_ante()
+    state.post_ante()
+    out = io.StringIO()
+    player = TerminalPlayer(Screen(rules, ["you", "bot1"], Terminal(colour=False, unicode=False, line_editing=False,
+                                                                       out=out)), rules, 0, state.terms,
+                            strategy=strategy)
+    assert player.parse("hint", state) is None
+    text = out.getvalue()
+    assert "Strategy (heads-up equilibrium of the abstract game): " in text
+    assert "pot odds 33%" in text and "Why: " in text
+    for _ in range(6):
+        state.call()
+    player.parse("hint", state)  # the exchange: what each draw draws to
+    text = out.getvalue()
+    assert "Each exchange (the strategy's probability" in text and "stand pat" in text and "draw 5" in text
+    state.exchange()
+    state.exchange()
+    player.parse("hint", state)
+    assert "Each action against his range, both then playing the strategy:" in out.getvalue()
+
+
 @pytest.mark.parametrize("argv, message", [
     (["--players", "7"], "2 to 6 players"),
     (["--players", "1"], "at least 2"),
@@ -124,6 +196,7 @@ def test_raising_demand_ends_is_a_term_of_the_table(tmp_path: Path):
     (["--bots", "random,advisor"], "names 2 bots but there are 4 bot seats"),
     (["--players", "6", "--rules", "draw32"], "at most 5 players"),
     (["--bluff", "2"], "between 0 and 1"),
+    (["--players", "2", "--bots", "cfr", "--limit", "7"], "--bots cfr: the heads-up game of these terms is too big"),
     (["--hands", "zero"], "not an integer"),
     (["--colour"], "unrecognized arguments"),
 ])

@@ -440,8 +440,9 @@ def _with_why(a: Advice) -> Advice:
     text = f"{where}, {100 * a.equity:.0f}% equity against his range after the exchange"
     if a.pot_odds is not None:
         text += f"; a call needs {100 * a.pot_odds:.0f}% (pot odds)"
-    if best.value is not None:
-        text += f"; {best.text} is worth {best.value:+.1f} chips"
+    fold = next((x for x in a.actions if x.code == FOLD), None)
+    if best.value is not None and fold is not None and fold.value is not None and best is not fold:
+        text += f"; {best.text} is worth {best.value - fold.value:+.2f} chips more than folding"
     why = f"{best.text} {share}: {text}"
     return Advice(**{**a.__dict__, "why": why})
 

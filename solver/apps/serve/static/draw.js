@@ -382,7 +382,11 @@ function renderStrategy(a) {
     tr.append(el("td", "", m.action), p, el("td", "", m.chips === undefined ? "" : `${signed(m.chips, 2)} chips`));
     return tr;
   });
-  const out = [heading, facts, strategyTable(["move", "probability", "worth"], rows)];
+  const out = [heading, facts, strategyTable(["move", "probability", "chips"], rows)];
+  if (a.actions.some((m) => m.chips !== undefined)) {
+    out.push(el("p", "hint", "chips: your result of the whole hand on average (what you put in counted), both "
+      + "players then following the strategy."));
+  }
   const odds = el("p", "", `Pot ${a.pot}` + (a.pot_odds === null ? "" : `; staying in costs ${a.to_call}: pot `
     + `odds ${pct(a.pot_odds, 0)}`) + `; your equity against his range: ${pct(a.equity, 0)}.`);
   out.push(odds);
