@@ -12,10 +12,11 @@ A shown output is marked in the page by a comment naming the command, followed b
 ``<!-- output (exit 2): … -->`` marks a command that must exit with status 2 (an error shown
 on purpose); any other status is an error of this script.  A command may run over several
 lines (``\\`` at the end of a line, as in a shell).  Each command runs in bash, in a fresh
-temporary directory, with a fresh empty store (``QUINTET_STORE``) and this interpreter's
-scripts first on ``PATH``; the block shows the command and what it wrote to stdout and stderr,
-interleaved as a terminal shows them.  Durations (``1.064 s``) differ from run to run, so
-they are shown as ``… s``.
+temporary directory (its user data and cache directories too: the games' records and
+histories; the records' time fixed by ``SOURCE_DATE_EPOCH``), with a fresh empty store
+(``QUINTET_STORE``) and this interpreter's scripts first on ``PATH``; the block shows the
+command and what it wrote to stdout and stderr, interleaved as a terminal shows them.
+Durations (``1.064 s``) differ from run to run, so they are shown as ``… s``.
 
     python docs/generate.py            # rewrite the marked blocks of README.md and docs/*.md
     python docs/generate.py --check    # exit 1 if a page differs from what the commands print now
@@ -38,6 +39,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 PAGES = (ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md")))
 TIMEOUT = 900  # seconds per command
+SOURCE_DATE_EPOCH = "1764590400"  # 2025-12-01 12:00 UTC: the games' records show this time, at every run
 
 MARKED = re.compile(
     r"^<!-- output(?: \(exit (?P<status>\d+)\))?: (?P<command>.*?) -->\n```console\n(?P<shown>.*?)^```$",
@@ -57,7 +59,8 @@ def commands(text: str) -> list[str]:
 def run(command: str, expected_status: int = 0) -> str:
     """What ``command`` prints (stdout and stderr interleaved), durations masked."""
     with tempfile.TemporaryDirectory(prefix="quintet-docs-") as tmp:
-        env = dict(os.environ, QUINTET_STORE=str(Path(tmp) / "solutions.sqlite"), PYTHONUNBUFFERED="1",
+        env = dict(os.environ, QUINTET_STORE=str(Path(tmp) / "solutions.sqlite"), XDG_DATA_HOME=tmp,
+                   XDG_CACHE_HOME=tmp, SOURCE_DATE_EPOCH=SOURCE_DATE_EPOCH, PYTHONUNBUFFERED="1",
                    PYTHONIOENCODING="utf-8", COLUMNS="120", TERM="dumb", NO_COLOR="1",
                    PATH=os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")]))
         proc = subprocess.run(["bash", "-c", command], cwd=tmp, env=env, stdin=subprocess.DEVNULL,

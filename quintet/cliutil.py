@@ -20,7 +20,7 @@ from .text import one_line, quote
 __all__ = [
     "OneLineParser", "UsageError", "TIEBREAK_HELP", "add_rules_arguments", "rules_from_args", "run_cli", "print_json",
     "number", "positive_float", "integer", "int_at_least", "int_between", "positive_int",
-    "user_cache_dir",
+    "user_cache_dir", "user_data_dir", "directory_problem", "output_file", "kept_file",
 ]
 
 EXIT_USAGE = 2
@@ -127,6 +127,64 @@ def user_cache_dir() -> Path:
     # The XDG spec says a relative value is invalid and must be ignored.
     base = Path(cache) if cache and Path(cache).is_absolute() else Path.home() / ".cache"
     return base / "quintet"
+
+
+def user_data_dir() -> Path:
+    """``$XDG_DATA_HOME/quintet`` (an absolute ``XDG_DATA_HOME``), else ``~/.local/share/quintet``:
+    where the games keep their records between sessions."""
+    data = os.environ.get("XDG_DATA_HOME")
+    base = Path(data) if data and Path(data).is_absolute() else Path.home() / ".local" / "share"
+    return base / "quintet"
+
+
+PATH_LIMIT = 200  # characters of a path quoted in a message
+
+
+def directory_problem(path: str | os.PathLike[str]) -> str | None:
+    """Why no file can be made at ``path`` because of its directory (missing, or not a
+    directory), in a few words; None when the directory is there.  The one check of every
+    path option that names a file to write (``--record``, ``--history``, ``--store``): a
+    missing directory is refused, never made."""
+    parent = Path(path).expanduser().parent
+    if not parent.exists():
+        return f"directory {quote(str(parent), PATH_LIMIT)} does not exist"
+    if not parent.is_dir():
+        return f"{quote(str(parent), PATH_LIMIT)} is not a directory"
+    return None
+
+
+def output_file(text: str, option: str) -> Path:
+    """A file option to append to (``--record FILE``): its directory must exist and the file be
+    writable — checked now, by opening it for appending (an existing file is not changed);
+    ``UsageError`` naming the option and the problem otherwise."""
+    path = Path(text).expanduser()
+    problem = directory_problem(path)
+    if problem is None and path.is_dir():
+        problem = "is a directory"
+    if problem is None:
+        try:
+            with open(path, "a", encoding="utf-8"):
+                pass
+        except OSError as exc:
+            problem = f"cannot be written ({exc.strerror or exc})"
+    if problem is not None:
+        raise UsageError(f"{option} {quote(text, PATH_LIMIT)}: {problem}")
+    return path
+
+
+def kept_file(text: str | None, default: str, option: str) -> Path:
+    """Where a game keeps what was played, between sessions: the option's FILE (``text``, checked
+    by ``output_file``), else ``default`` in the user data directory (made if missing: it is
+    ours); ``UsageError`` when neither can be written."""
+    if text is not None:
+        return output_file(text, option)
+    path = user_data_dir() / default
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise UsageError(f"cannot make the directory {str(path.parent)!r} ({exc.strerror or exc}): give {option} "
+                         "FILE, or keep nothing") from None
+    return output_file(str(path), option)
 
 
 def print_json(obj: object) -> None:

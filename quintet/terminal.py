@@ -26,8 +26,9 @@ import os
 import shutil
 import sys
 import threading
+import time
 from collections import deque
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TextIO
@@ -139,6 +140,14 @@ class StatusLine:
         as ``^C``, is wiped) and the cursor goes to the next line."""
         with self._lock:
             self._end()
+
+    def clear(self) -> None:
+        """Wipe the line (at a terminal): nothing of it stays on the screen."""
+        with self._lock:
+            if self._text:
+                self.stream.write("\r\x1b[K")
+                self.stream.flush()
+                self._text = ""
 
     def _end(self) -> None:
         if self._text:
@@ -255,23 +264,52 @@ class Terminal:
         self.show(Text("error: " + message, style="bold red"))
 
     def card(self, card: int, deck: Deck) -> Text:
-        """One card, coloured by suit (jokers magenta)."""
-        style = "bold magenta" if deck.is_joker(card) else SUIT_STYLES[deck.suit_of(card)]
-        return Text(format_card(card, deck, unicode=self.unicode), style=style)
+        """One card, coloured by suit; a joker is ``Jk`` in magenta (its Unicode sign is a box
+        in many terminal fonts)."""
+        if deck.is_joker(card):
+            return Text(format_card(card, deck), style="bold magenta")
+        return Text(format_card(card, deck, unicode=self.unicode), style=SUIT_STYLES[deck.suit_of(card)])
 
     def cards(self, cards: int | Iterable[int], deck: Deck, order: str = "group") -> Text:
         """Cards separated by spaces, in ``order`` (``quintet.cards.order_cards``; ``given``: as given)."""
         return Text(" ").join(self.card(c, deck) for c in order_cards(cards, deck, order))
 
+    @contextmanager
+    def working(self, describe: Callable[[float], str], *, after: float = 0.5, every: float = 0.5) -> Iterator[None]:
+        """While the block runs, a progress line on stderr — ``describe(seconds so far)``,
+        rewritten every ``every`` seconds from ``after`` seconds on — wiped at the end.  Only
+        when stderr is a terminal: piped, the block runs without one."""
+        if not self.status.tty:
+            yield
+            return
+        done = threading.Event()
+        start = time.monotonic()
+
+        def tick() -> None:
+            wait = after
+            while not done.wait(wait):
+                self.status.update(describe(time.monotonic() - start))
+                wait = every
+
+        ticker = threading.Thread(target=tick, daemon=True)
+        ticker.start()
+        try:
+            yield
+        finally:
+            done.set()
+            ticker.join()
+            self.status.clear()
+
     # -------------------------------------------------------------- input
 
-    def read(self, prompt: str) -> str | None:
+    def read(self, prompt: str, *, toolbar: Callable[[], str] | None = None) -> str | None:
         """The next command line, or None at the end of input.  A line over ``MAX_LINE`` is
         refused with one line and the prompt comes again; Ctrl-C at a line-editing prompt clears
-        the line, on plain line input it ends the input."""
+        the line, on plain line input it ends the input.  ``toolbar``: a line under a
+        line-editing prompt, redrawn twice a second (what runs in the background)."""
         while True:
             try:
-                line = self._next_line(prompt)
+                line = self._next_line(prompt, toolbar)
             except KeyboardInterrupt:
                 if not self.line_editing:
                     return None
@@ -300,13 +338,15 @@ class Terminal:
             if answer:
                 self.error("answer y or n")
 
-    def _next_line(self, prompt: str) -> str | None:
+    def _next_line(self, prompt: str, toolbar: Callable[[], str] | None = None) -> str | None:
         if self._queued:
             line = self._queued.popleft()
             self._echo(prompt, line)
             return line
         if self._session is not None:
             draft, self._draft = self._draft, ""
+            self._session.bottom_toolbar = toolbar  # per call: prompt() keeps a toolbar it was given once
+            self._session.refresh_interval = 0.5 if toolbar else 0
             try:
                 return str(self._session.prompt(prompt, default=draft))
             except EOFError:

@@ -65,6 +65,22 @@ def ctrl_c_as_from_a_terminal():
 
 
 @pytest.fixture(scope="session", autouse=True)
+def games_keep_their_records_here(tmp_path_factory):
+    """The games record every finished game in the user data directory by default
+    (``quintet-play``, ``quintet poker``): during the tests that is a directory of the session's
+    own (``XDG_DATA_HOME``, inherited by the programs the tests start), never the user's."""
+    previous = os.environ.get("XDG_DATA_HOME")
+    os.environ["XDG_DATA_HOME"] = str(tmp_path_factory.mktemp("data-home"))
+    try:
+        yield
+    finally:
+        if previous is None:
+            os.environ.pop("XDG_DATA_HOME", None)
+        else:
+            os.environ["XDG_DATA_HOME"] = previous
+
+
+@pytest.fixture(scope="session", autouse=True)
 def no_resident_process(tmp_path_factory):
     """quintet-solve started by a test never finds a resident process of the user's
     (``solver.apps.solve_client``): its socket is a path of the session's, where none listens

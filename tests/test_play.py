@@ -51,6 +51,7 @@ def arrangement_text(arrangement: Arrangement) -> str:
 def env_for(tmp_path: Path) -> dict[str, str]:
     env = dict(os.environ)
     env["XDG_CACHE_HOME"] = str(tmp_path / "cache")  # the prompt history, never the user's
+    env["XDG_DATA_HOME"] = str(tmp_path / "data")  # the games' records
     env["QUINTET_STORE"] = str(tmp_path / "store.sqlite")
     env.pop("NO_COLOR", None)
     return env
@@ -65,10 +66,10 @@ def play_process(tmp_path: Path, stdin: str, *args: str, timeout: float = 120) -
 def play(tmp_path: Path, stdin: str, *args: str) -> Ran:
     """quintet-play in this process, as ``play_process`` runs it (the same environment)."""
     with pytest.MonkeyPatch.context() as patch:
-        for name in ("XDG_CACHE_HOME", "QUINTET_STORE", "NO_COLOR"):
+        for name in ("XDG_CACHE_HOME", "XDG_DATA_HOME", "QUINTET_STORE", "NO_COLOR"):
             patch.delenv(name, raising=False)
         for name, value in env_for(tmp_path).items():
-            if name in ("XDG_CACHE_HOME", "QUINTET_STORE"):
+            if name in ("XDG_CACHE_HOME", "XDG_DATA_HOME", "QUINTET_STORE"):
                 patch.setenv(name, value)
         return run_main(play_main, args, stdin)
 
@@ -92,6 +93,10 @@ def test_parse_command_forms():
     assert parse_command("play a | b") == Command("play", None, "a | b")
     assert parse_command("hint 3") == Command("hint", k=3) and str(Command("hint", k=3)) == "hint 3"
     assert parse_command("hint  007 ") == Command("hint", k=7)
+    assert parse_command("swap As, 9c") == Command("swap", text="As 9c") and str(Command("swap", text="As 9c")) == \
+        "swap As 9c"
+    assert parse_command("review") == Command("review") and parse_command("review 2") == Command("review", k=2)
+    assert parse_command("STATS") == Command("stats")
     for name in ("undo", "show", "hint", "grade", "odds", "done", "help", "quit"):
         assert parse_command(f"  {name}  ") == Command(name)
 
@@ -114,6 +119,12 @@ def test_parse_command_forms():
     ("hint x", "'hint' takes nothing or a number K of arrangements"),
     ("hint 3 4", "a number K"),
     ("hint -2", "a number K"),
+    ("swap As", "'swap' needs two cards, e.g. 'swap As 9c', got 'As'"),
+    ("swap", "'swap' needs two cards"),
+    ("swap As 9c 8d", "needs two cards"),
+    ("review x", "'review' takes nothing or a game number"),
+    ("review 0", "a game number"),
+    ("stats now", "takes no arguments"),
 ])
 def test_parse_command_errors_name_the_problem(line, problem):
     with pytest.raises(PlayError, match=problem):
@@ -160,7 +171,7 @@ def test_place_clear_undo_and_their_errors():
     game.place(2, packet)
     game.clear(1)
     assert game.placed == {2: move.after}
-    undone = game.undo()  # the clear
+    (undone,) = game.undo()  # the clear
     assert undone.slot == 1 and game.placed[1] == undone.after
     game.undo()  # slot 2 placed
     game.undo()  # slot 1 replaced
@@ -189,6 +200,43 @@ def test_hint_completes_the_placed_slots_optimally():
     assert hinted.expected_margin == pytest.approx(complete(game.deal, {5: packet}, Uniform()).expected_margin)
     assert hinted.expected_margin <= best.expected_margin + 1e-9
     assert game.hints == ["hint", "hint"]
+
+
+def test_swap_moves_two_cards_between_slots_as_one_step():
+    game = session("greedy")
+    mine = best_response(game.deal, "greedy").arrangement
+    for s, packet in enumerate(mine.packets, start=1):
+        game.place(s, packet)
+    a, b = (format_cards(p & -p) for p in (mine.packets[0], mine.packets[3]))  # a card of slot 1, one of slot 4
+    assert game.can_swap(a, b) and not game.can_swap(a, a)
+    moves = game.swap(a, b)
+    assert [m.slot for m in moves] == [1, 4]
+    assert game.slots[0] == mine.packets[0] ^ parse_mask(a) ^ parse_mask(b)
+    assert game.slots[3] == mine.packets[3] ^ parse_mask(a) ^ parse_mask(b)
+    g = game.grade()  # the grade's best swap is one 'swap' away
+    if g.best_swap is not None:
+        game.swap(g.best_swap.card_a, g.best_swap.card_b)
+        assert Arrangement(tuple(game.slots)) == g.best_swap.arrangement
+        game.undo()
+    undone = game.undo()  # one step: both slots back
+    assert [m.slot for m in undone] == [1, 4] and tuple(game.slots) == mine.packets
+    # one placed card and one not placed: the other takes its place
+    game.clear(5)
+    loose = format_cards(mine.packets[4] & -mine.packets[4])
+    (move,) = game.swap(a, loose)
+    assert move.slot == 1 and game.slots[0] == mine.packets[0] ^ parse_mask(a) ^ parse_mask(loose)
+    second = format_cards(mine.packets[4] & ~(mine.packets[4] & -mine.packets[4]))[:2]
+    assert not any(p & (parse_mask(a) | parse_mask(second)) for p in game.slots)  # both not placed
+    for x, y, problem in [(a, second, "neither"), (a, "Zz", "unknown"), (a, a, "twice"),
+                          (format_cards(game.deal.exposed & -game.deal.exposed), a, "exposed"),
+                          (b, format_cards(game.slots[3] & ~parse_mask(b))[:2], "both in slot 4")]:
+        with pytest.raises(PlayError, match=problem):
+            game.swap(x, y)
+
+
+def parse_mask(card: str) -> int:
+    (c,) = parse_cards(card)
+    return 1 << c
 
 
 def test_placing_waits_while_a_hint_is_computed(monkeypatch):
@@ -222,12 +270,12 @@ def test_grade_odds_and_phase_rules():
     assert all(len(slot) == 1 and slot[0].probability == pytest.approx(1.0) for slot in odds.slots)  # greedy is pure
     for s, packet in enumerate(greedy.packets, start=1):
         game.place(s, packet)
-    with pytest.raises(PlayError, match="all five slots are filled"):
-        game.hint()
+    full = game.hint()  # all five filled: the best arrangement, nothing kept
+    assert full.arrangement == best_response(game.deal, game.computer.model).arrangement
     g = game.grade()
     assert g.given.expected_margin == pytest.approx(0.0)  # the mirror of greedy ties every slot
     assert g.regret == pytest.approx(grade(game.deal, greedy, game.computer.model).regret)
-    assert game.hints == ["odds", "grade"]
+    assert game.hints == ["odds", "hint", "grade"]
     laid = game.confirm()
     assert laid == greedy and game.phase is Phase.SHOWDOWN
     for action in (lambda: game.place(1, greedy.packets[0]), game.undo, game.hint, lambda: game.clear(1)):
@@ -546,8 +594,8 @@ def test_hint_k_and_the_equilibrium_s_plans_through_stdin(tmp_path, monkeypatch)
     exposed, seed = "Kc Qh Qd Js 9d 8s 7d", 3  # its equilibrium solves in seconds
     hinted: list[SparseEquilibrium] = []  # the K-mixes the game found (kept, not searched for again)
     mix_hint = GameSession.mix_hint
-    monkeypatch.setattr(GameSession, "mix_hint", lambda game, k, stop_event=None: hinted.append(
-        mix_hint(game, k, stop_event)) or hinted[-1])
+    monkeypatch.setattr(GameSession, "mix_hint", lambda game, k, stop_event=None, progress=None: hinted.append(
+        mix_hint(game, k, stop_event, progress)) or hinted[-1])
     proc = play(tmp_path, "odds\nhint 2\nhint 0\nhint\n", "--exposed", exposed, "--seed", str(seed), "--quiet")
     assert proc.returncode == 0, proc.stderr
     assert "Traceback" not in proc.stdout + proc.stderr
@@ -589,7 +637,12 @@ def test_hint_k_and_the_equilibrium_s_plans_through_stdin(tmp_path, monkeypatch)
     (["--opponent", "bogus"], "unknown opponent 'bogus'"),
     (["--opponent", "style:/no/such/file.jsonl"], "not found"),
     (["--games", "0"], "games must be an integer from 1 to 100, got 0"),
-    (["--record", "/no/such/dir/games.jsonl"], "No such file"),
+    (["--record", "/no/such/dir/games.jsonl"], "--record '/no/such/dir/games.jsonl': directory '/no/such/dir' does "
+                                               "not exist"),
+    (["--record", "/etc/passwd/games.jsonl"], "'/etc/passwd' is not a directory"),
+    (["--record", "/"], "--record '/': is a directory"),
+    (["--store", "/no/such/dir/s.sqlite"], "--store '/no/such/dir/s.sqlite': directory '/no/such/dir' does not exist"),
+    (["--store", "/etc/passwd/s.sqlite"], "'/etc/passwd' is not a directory"),
     (["--store", "x.sqlite", "--no-store"], "cannot be combined"),
     (["--frobnicate"], "unrecognized arguments"),
 ])
@@ -637,7 +690,12 @@ def test_rules_help_and_quit_words_and_a_clear_end_when_piped(tmp_path):
         assert part in out
     assert out.count("Commands (one per line):") == 3 and "  help, ?, h        this list" in out
     assert "Play another match?" not in out  # piped input: no question, the summary is the end
-    assert out.rstrip().splitlines()[-1].startswith("Regret: ") and "Match over after 1 game:" in out
+    last = out.rstrip().splitlines()
+    assert last[-2].startswith("Regret: ") and "Match over after 1 game:" in out
+    records = Path(env_for(tmp_path)["XDG_DATA_HOME"]) / "quintet" / "games.jsonl"  # recorded by default
+    assert last[-1] == (f"Your record ({records}): 1 game recorded: won 1, lost 0, drawn 0; mean regret 0.00; most "
+                        "points lost in slot 4 (6). ('quintet-play stats' for more.)")
+    assert len(read_records(records)) == 1
     quit_early = play(tmp_path, "Q\n", "--seed", str(SEED), "--opponent", "greedy")
     assert quit_early.returncode == 0 and "Game 1 was not finished" in quit_early.stdout
 
@@ -651,10 +709,16 @@ def test_an_over_long_line_is_refused_in_one_line_when_piped(tmp_path):
 
 
 def test_the_store_is_checked_before_the_banner_and_made_only_when_needed(tmp_path):
-    unused = tmp_path / "nonexistent" / "dir" / "s.sqlite"
+    unused = tmp_path / "s.sqlite"
     for opponent in ("greedy", "uniform", "br:uniform"):
         proc = play(tmp_path, "quit\n", "--seed", "1", "--opponent", opponent, "--store", str(unused))
         assert proc.returncode == 0, proc.stderr
+    assert not unused.exists()
+    missing = tmp_path / "nonexistent" / "dir" / "s.sqlite"
+    for opponent in ("equilibrium", "greedy"):  # a missing directory: refused, even when unused
+        proc = play(tmp_path, "quit\n", "--seed", "1", "--opponent", opponent, "--store", str(missing))
+        assert proc.returncode == 2 and proc.stdout == "", proc.stdout[:300]
+        assert proc.stderr == f"quintet-play: error: --store '{missing}': directory '{missing.parent}' does not exist\n"
     assert not (tmp_path / "nonexistent").exists()
     not_a_store = tmp_path / "notes.sqlite"
     not_a_store.write_text("my notes\n")
@@ -667,11 +731,17 @@ def test_the_store_is_checked_before_the_banner_and_made_only_when_needed(tmp_pa
 # ----------------------------------------------------------------------------- in a real terminal
 
 
-def play_pane(tmp_path: Path, *args: str, width: int = 80) -> Pane:
+def play_pane(tmp_path: Path, *args: str, width: int = 80, height: int = 50) -> Pane:
     """quintet-play in a tmux pane ``width`` columns wide (a cache and store of the test's own)."""
     env = env_for(tmp_path)
-    return Pane(tmp_path, [sys.executable, "-m", "solver.apps.play_cli", *args], width=width, cwd=ROOT,
-                env={k: env[k] for k in ("XDG_CACHE_HOME", "QUINTET_STORE")})
+    return Pane(tmp_path, [sys.executable, "-m", "solver.apps.play_cli", *args], width=width, height=height,
+                cwd=ROOT, env={k: env[k] for k in ("XDG_CACHE_HOME", "XDG_DATA_HOME", "QUINTET_STORE")})
+
+
+def fits(pane: Pane, width: int) -> None:
+    """Every line the program wrote fits ``width`` columns (the 'play …' line to copy is left whole)."""
+    for line in pane.screen(joined=True).split("\n"):
+        assert len(line.rstrip()) <= width or line.startswith("To play it: play "), line
 
 
 @pytest.mark.tmux
@@ -697,6 +767,9 @@ def test_a_game_inside_tmux(tmp_path):
         pane.keys("Up", "Up", "Enter")  # the history brings back 'slot 1 …'
         pane.wait_for("game 1 (1/5 placed)>")
         pane.enter(f"play {arrangement_text(mine)}")
+        shown = pane.wait_for("Enter: the match's summary · review · stats · quit>")  # the show-down is read first
+        assert "Show-down:" in shown and "Match over" not in shown
+        pane.keys("Enter")
         shown = pane.wait_for("Play another match? [y/n]")
         assert "Show-down:" in shown and "Match over after 1 game" in shown and "EXIT" not in shown
         pane.enter("y")
@@ -759,6 +832,8 @@ def test_show_down_colours_each_slot_s_winner_in_tmux(tmp_path):
     with play_pane(tmp_path, "--seed", str(SEED), "--opponent", "greedy") as pane:
         pane.wait_for("game 1 (0/5 placed)>")
         pane.enter(f"play {arrangement_text(mine)}")
+        pane.wait_for("Enter: the match's summary")
+        pane.keys("Enter")
         pane.wait_for("Play another match? [y/n]")
         coloured = pane.screen(colours=True)
         for verdict, colour in [("slot 1 (3 pts): \x1b[1m\x1b[32myou win 3", "green"),
@@ -820,15 +895,141 @@ def test_the_history_holds_only_accepted_lines_in_tmux(tmp_path):
 
 
 @pytest.mark.tmux
-def test_ctrl_c_during_a_solve_ends_the_progress_line_first_in_tmux(tmp_path):
-    with play_pane(tmp_path, "--exposed", EXAMPLE, "--no-store", "--epsilon", "1e-9", "--seed", "1") as pane:
-        pane.wait_for("iteration ")
+def test_the_deal_is_shown_while_the_computer_solves_and_ctrl_c_stops_the_wait_in_tmux(tmp_path):
+    """The computer's equilibrium is solved in the background: the deal is shown at once, a line
+    under the prompt says how far the solve is, slots can be placed meanwhile; a command that
+    needs the computer waits for it (the progress on stderr), Ctrl-C then stops the solve — the
+    progress line is ended first and no ^C is left."""
+    with play_pane(tmp_path, "--exposed", EXAMPLE, "--no-store", "--epsilon", "1e-9", "--seed", "1",
+                   height=30) as pane:
+        shown = pane.wait_for("The computer's equilibrium solve: iteration ")
+        assert "game 1 (0/5 placed)>" in shown and "Exposed (out of play):" in shown
+        assert "The computer is choosing its packets (solving the deal's equilibrium)" in shown
+        pane.enter("slot 1 Ah Kh Qh Jh Th")  # placing does not wait
+        pane.wait_for("game 1 (1/5 placed)>")
+        pane.enter("odds")  # the computer's model: wait for it
+        pane.wait_for("Waiting for the computer to lay its packets")
+        pane.wait_for("quintet-play: equilibrium solve: iteration ")
         pane.keys("C-c")
-        pane.wait_for("game 1 (0/5 placed)>")
+        shown = pane.wait_for("The computer's odds per slot")
         lines = pane.lines()
         assert any(line.startswith("Ctrl-C: stopping the computer's solve; using the best found so far")
                    for line in lines), "\n".join(lines)
+        assert "The computer has laid its packets: it plays equilibrium: a sample from its" in pane.screen(joined=True)
         assert not any("iteration" in line and "Ctrl-C" in line for line in lines)
         assert not any(line.strip() in ("C", "^C") for line in lines)  # the echoed ^C is wiped with the line
+        assert "The computer's equilibrium solve" not in pane.screen().split("game 1 (1/5 placed)> odds")[-1]
         pane.enter("quit")
+        assert "EXIT=0" in pane.wait_for("EXIT=")
+
+
+QUICK = "Kc Qh Qd Js 9d 8s 7d"  # its equilibrium solves in seconds
+SPOILT = "Ks Kh Ts 9s 8s | 7s 7h 7c Jh Td | Ah Ad As Tc 9c | Qs Jc 8c 9h Th | Jd 8d 8h 9s 7d"
+
+
+@pytest.mark.tmux
+@pytest.mark.parametrize("size", [(80, 30), (120, 40)])
+def test_grade_swap_hint_and_hint_k_at_80_and_120_columns_in_tmux(tmp_path, size):
+    """The grade's best swap in coloured cards with the command that makes it; 'swap' makes it;
+    'hint' with five slots filled is the best arrangement; 'hint 2' never splits a packet."""
+    width, height = size
+    deal = Deal.from_exposed(QUICK)
+    tables = DealTables.build(deal)
+    mine = greedy_arrangement(tables)
+    with play_pane(tmp_path, "--exposed", QUICK, "--seed", "3", width=width, height=height) as pane:
+        pane.wait_for("game 1 (0/5 placed)>")
+        for s, packet in enumerate(mine.packets, start=1):
+            pane.enter(f"slot {s} {format_cards(packet)}")
+        pane.wait_for("game 1 (5/5 placed)>")
+        pane.enter("grade")
+        pane.wait_for("regret ")
+        prompt = "game 1 (5/5 placed)>"
+        pane.wait_for(prompt, after=1)
+        joined = pane.screen(joined=True)
+        swap = next((line for line in joined.split("\n") if line.startswith("To make it: swap ")), None)
+        if swap is not None:  # a two-card swap improves it: the line above names it in coloured cards
+            assert "Best two-card swap: " in joined and " ↔ " in joined and "<->" not in joined
+            assert "\x1b[" in pane.screen(colours=True).split("Best two-card swap: ")[-1].split("\n")[0]
+            pane.enter(swap.removeprefix("To make it: "))
+            pane.wait_for("Swapped: slot ")
+            pane.wait_for(prompt, after=2)
+        pane.enter("hint")
+        pane.wait_for("Your five slots are full: the best arrangement ('grade' rates yours).")
+        pane.wait_for(prompt, after=2 + (swap is not None))
+        pane.enter("hint 2")
+        pane.wait_for("Die roll (seed 3")
+        pane.wait_for(prompt, after=3 + (swap is not None))
+        fits(pane, width)
+        block = pane.screen(joined=True).split("Hint: a mix of at most 2")[-1].split("Die roll")[0]
+        rows = [line for line in block.split("\n") if line.strip().startswith(("slot ", "1 ", "2 "))]
+        assert len(rows) == (5 if width == 80 else 2), block  # 80: a column per arrangement; 120: a row each
+        pane.enter("quit")
+        assert "EXIT=0" in pane.wait_for("EXIT=")
+
+
+@pytest.mark.tmux
+@pytest.mark.parametrize("size", [(80, 30), (120, 40)])
+def test_after_a_game_review_and_stats_then_the_next_game_in_tmux(tmp_path, size):
+    """After the show-down the program waits: 'review' reviews the game (slots and why, the regret
+    against the model and against the equilibrium), 'stats' the statistics of every game recorded,
+    Enter the next game."""
+    width, height = size
+    deal = Deal.from_exposed(QUICK)
+    mine = best_response(deal, "uniform").arrangement
+    with play_pane(tmp_path, "--exposed", QUICK, "--seed", "3", "--games", "2", "--opponent", "greedy",
+                   width=width, height=height) as pane:
+        pane.wait_for("game 1 (0/5 placed)>")
+        pane.enter(f"play {arrangement_text(mine)}")
+        shown = pane.wait_for("Enter: game 2 · review · stats · quit>")
+        assert shown.count("Show-down:") == 1 and "Game 2 of 2" not in shown
+        pane.enter("review")
+        shown = pane.wait_for("Against the equilibrium (certified exploitability")
+        pane.wait_for("Enter: game 2 · review · stats · quit>", after=1)
+        joined = pane.screen(joined=True)
+        assert "Review of game 1 (seed 3, against greedy" in joined
+        assert "Against the computer's model (greedy): your expected margin" in joined
+        for s in range(1, 6):
+            assert f"slot {s} ({s + 2} pts):" in joined.split("Review of game 1")[-1]
+        assert any(w in joined for w in (" beats ", "equal hands"))
+        pane.enter("stats")
+        pane.wait_for("Per slot (where the points go):")
+        pane.wait_for("Enter: game 2 · review · stats · quit>", after=2)
+        pane.enter("frobnicate")
+        pane.wait_for("error: 'frobnicate': press Enter for game 2, or type review, stats or quit")
+        pane.keys("Enter")
+        pane.wait_for("game 2 (0/5 placed)>")
+        fits(pane, width)
+        pane.enter("review 1")  # an earlier game of the match, from the game's prompt
+        pane.wait_for("Against the equilibrium (certified exploitability", after=1)
+        pane.enter("quit")
+        shown = pane.wait_for("EXIT=")
+        assert "Game 2 was not finished; it is not recorded." in shown and "EXIT=0" in shown
+        records = Path(env_for(tmp_path)["XDG_DATA_HOME"]) / "quintet" / "games.jsonl"
+        assert len(read_records(records)) == 1
+        assert "Traceback" not in shown
+
+
+@pytest.mark.tmux
+def test_a_puzzle_in_tmux(tmp_path):
+    from test_review import store_with
+
+    store_with(Path(env_for(tmp_path)["QUINTET_STORE"]), [3])
+    with SolutionStore(Path(env_for(tmp_path)["QUINTET_STORE"])) as store:
+        from solver.play.puzzle import pick_puzzle
+        puzzle = pick_puzzle(store, Deal.random(3).rules, 1)
+    best = puzzle.solve().arrangement
+    env = env_for(tmp_path)
+    with Pane(tmp_path, [sys.executable, "-m", "solver.apps.play_cli", "puzzle", "--seed", "1", "--count", "2"],
+              width=80, height=30, cwd=ROOT, env={k: env[k] for k in ("XDG_CACHE_HOME", "XDG_DATA_HOME",
+                                                                       "QUINTET_STORE")}) as pane:
+        pane.wait_for("puzzle 1 (0/5 placed)>")
+        pane.enter("hint")
+        pane.wait_for("error: no 'hint' in a puzzle")
+        pane.enter(f"play {arrangement_text(best)}")
+        pane.wait_for("Solved ★★★: no arrangement does better")
+        pane.wait_for("puzzle 2 (0/5 placed)>")
+        pane.enter("answer")
+        shown = pane.wait_for("Puzzles: 2, solved 1, 1 given up; stars 3 of 6")
+        assert "The best arrangement: expected margin" in shown
+        fits(pane, 80)
         assert "EXIT=0" in pane.wait_for("EXIT=")

@@ -14,23 +14,28 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from programs import run_main
 from tmux_pane import Pane
 
 from quintet.cards import parse_cards
 from quintet.cli import main
 from quintet.draw.game import Action, ActionKind, IllegalActionError, Phase, State, Terms, replay
-from quintet.draw.play import EndOfMatch, Screen, TerminalPlayer, help_text
+from quintet.draw.play import EndOfMatch, Screen, TerminalPlayer, help_text, rules_text
 from quintet.draw.policy import exchange_policy
+from quintet.draw.stats import poker_stats, read_history
 from quintet.evaluator import describe
 from quintet.rules import get_rules
 from quintet.terminal import Terminal
 
-ENV = dict(os.environ, PYTHONIOENCODING="utf-8")
+
+def env() -> dict[str, str]:
+    """The tests' environment (read when a program starts: the session's own XDG_DATA_HOME)."""
+    return dict(os.environ, PYTHONIOENCODING="utf-8")
 
 
 def quintet(*args: str, stdin: str | None = None, timeout: float = 300) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "quintet.cli", *args], input=stdin, capture_output=True,
-                          text=True, encoding="utf-8", env=ENV, timeout=timeout)
+                          text=True, encoding="utf-8", env=env(), timeout=timeout)
 
 
 # ------------------------------------------------------------------- unattended -----------
@@ -199,6 +204,9 @@ def test_hint_heads_up_shows_the_strategy_and_why():
     (["--players", "2", "--bots", "cfr", "--limit", "7"], "--bots cfr: the heads-up game of these terms is too big"),
     (["--hands", "zero"], "not an integer"),
     (["--colour"], "unrecognized arguments"),
+    (["--history", "/no/such/dir/h.jsonl"], "--history '/no/such/dir/h.jsonl': directory '/no/such/dir' does not "
+                                             "exist"),
+    (["--history", "/"], "--history '/': is a directory"),
 ])
 def test_bad_options_are_one_line_exit_2(argv, message, capsys):
     try:
@@ -344,7 +352,80 @@ def test_hint_gives_the_exact_exchange_and_the_equity():
         kept = player.screen.cards([c for i, c in enumerate(hand) if keep >> i & 1], "given")
         assert f"(keep {kept})" in line and line.endswith(f"{100 * float(expected[keep]):6.2f}%")
     assert lines[2].lstrip().startswith("exchange 9h 5h 2c (keep Ah Kh)")  # the pair draw beats the flush draw
-    assert lines[5].startswith("Equity against the 1 opponent still in")
+    assert lines[5].startswith("Chance of the best hand at the show-down: ")
+    assert lines[5].endswith("% against the 1 player still in (an even share: 50.0%) — the advisor bot's estimate "
+                             "if everybody exchanges as it would, all staying to the end; ties count half.")
+
+
+def test_a_call_that_leaves_too_little_for_the_stake_is_warned_of():
+    state, player, out = person_state()
+    state.stacks[0] = 2  # the stake is 1: a call leaves 1, enough
+    player.show_turn(state)
+    assert "Careful" not in out.getvalue()
+    state.call()  # you call 1
+    state.raise_to(2)  # bot1 raises to 2; your turn again, holding 1 + 2
+    state.stacks[0] = 3
+    assert state.actor == 0
+    player.show_turn(state)
+    assert ("Careful: a call leaves you 1 chip, less than the stake of 2: no credit, so if the betting goes on you "
+            "can only fold.") in out.getvalue()
+
+
+def test_rules_say_what_the_joker_colour_and_straight_colour_are():
+    out = io.StringIO()
+    term = Terminal(colour=False, unicode=True, line_editing=False, out=out)
+    term.show(rules_text(get_rules("draw36-joker-11"), Terms()))
+    text = out.getvalue()
+    assert ("colour: five cards of one colour, red (♦ ♥) or black (♣ ♠), not all of one suit; it ranks above full "
+            "house") in " ".join(text.split())
+    assert "straight colour: a straight in one colour, not all of one suit" in text
+    assert "Joker      the 6s is the joker: it stands for any card you like" in text
+    assert "five of a kind: four of a rank and a joker" in text
+    out.truncate(0)
+    term.show(rules_text(get_rules("draw52"), Terms()))
+    assert "Joker" not in out.getvalue() and "colour" not in out.getvalue()
+    out.truncate(0)
+    term.show(rules_text(get_rules("draw54-11"), Terms()))
+    assert "the jokers are wild: each stands for any card" in " ".join(out.getvalue().split())
+
+
+def test_the_seed_is_random_and_printed_unless_given(tmp_path: Path):
+    seeds = []
+    for _ in range(2):
+        ran = run_main(main, ["poker", "--bots-only", "--hands", "1", "--players", "2"])
+        assert ran.returncode == 0, ran.stderr
+        seeds.append(int(ran.stdout.split("; seed ")[1].split(".")[0]))
+    assert seeds[0] != seeds[1]  # two draws of 2^31 seeds
+    fixed = [run_main(main, ["poker", "--bots-only", "--hands", "3", "--players", "2", "--seed", str(seeds[0])])
+             for _ in range(2)]
+    assert f"; seed {seeds[0]}." in fixed[0].stdout
+    assert fixed[0].stdout.split(" hands in ")[0] == fixed[1].stdout.split(" hands in ")[0]  # one seed, one match
+    bad = run_main(main, ["poker", "--bots-only", "--seed", "-1"])
+    assert bad.returncode == 2 and "--seed must be an integer from 0 to 2147483647, got -1" in bad.stderr
+
+
+def test_hands_are_recorded_and_the_statistics_come_from_them(tmp_path: Path, monkeypatch):
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+    ran = run_main(main, ["poker", "--players", "2", "--seed", "3", "--hands", "4"], "fold\n" * 40 + "stats\n")
+    assert ran.returncode == 0, ran.stderr
+    path = tmp_path / "data" / "quintet" / "poker-hands.jsonl"  # by default, in the user data directory
+    lines = read_history(path)
+    assert len(lines) == 4 and all(s["player"] in ("person", "advisor") for line in lines for s in line["seats"])
+    stats = poker_stats(lines)
+    nets = [s["stack_after"] - s["stack_before"] for line in lines for s in line["seats"] if s["player"] == "person"]
+    assert stats.hands == 4 and stats.net == sum(nets) and stats.chips.mean == pytest.approx(sum(nets) / 4)
+    assert sum(o.hands for o in stats.outcomes) == 4 and sum(o.chips for o in stats.outcomes) == stats.net
+    assert f"Your record: 4 hands recorded, chips {stats.net:+d}" in ran.stdout
+    again = run_main(main, ["poker", "--stats"])
+    assert again.returncode == 0 and again.stdout.startswith(f"Your hands ({path}): 4 hands — won {stats.won}")
+    assert "How they ended (where the chips go):" in again.stdout
+    run_main(main, ["poker", "--players", "2", "--seed", "4", "--hands", "1", "--no-history"], "fold\n" * 10)
+    assert len(read_history(path)) == 4  # --no-history: nothing kept
+    bad = run_main(main, ["poker", "--history", str(path), "--no-history"])
+    assert bad.returncode == 2 and "cannot be combined" in bad.stderr
+    (tmp_path / "junk.jsonl").write_text("{}\n")
+    junk = run_main(main, ["poker", "--stats", "--history", str(tmp_path / "junk.jsonl")])
+    assert junk.returncode == 2 and "line 1: not a hand's history" in junk.stderr
 
 
 def test_illegal_action_error_is_a_value_error_with_a_sentence():
@@ -376,7 +457,7 @@ def test_terminal_game_through_stdin(tmp_path: Path):
     assert "\n> foo\nerror: unknown command 'foo'" in out and "\n> raise 99\nerror: the limit" in out
     assert "\n>\n> hint\nYour hand: " in out and "empty" not in out
     assert "(пас)" not in out and "Your cards now: " in out  # the new hand after your exchange, named
-    assert "Equity against the" in out
+    assert "Chance of the best hand at the show-down: " in out
     assert "Your move: fold | call 1 | raise 2-5 | hint" in out and "Your move: exchange CARDS" in out
     assert "Match over: 3 hands played." in out and len(path.read_text().splitlines()) == 3
     assert "Show-down:" in out or "the pot of" in out
@@ -477,7 +558,7 @@ def test_an_over_long_line_is_refused_in_one_line_when_piped():
 def test_ctrl_c_on_piped_input_ends_the_match_with_the_standings():
     proc = subprocess.Popen([sys.executable, "-m", "quintet.cli", "poker", "--players", "2", "--seed", "3"],
                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            encoding="utf-8", env=ENV)
+                            encoding="utf-8", env=env())
     assert proc.stdout is not None
     for line in proc.stdout:  # the program waits for the person's first move
         if line.startswith("Your move:"):
@@ -492,9 +573,10 @@ def test_ctrl_c_on_piped_input_ends_the_match_with_the_standings():
 # ------------------------------------------------------------------- inside tmux -------------
 
 
-def poker_pane(tmp_path: Path, *args: str, width: int = 100) -> Pane:
-    return Pane(tmp_path, [sys.executable, "-m", "quintet.cli", "poker", *args], width=width,
-                env={"XDG_CACHE_HOME": str(tmp_path / "cache"), "PYTHONIOENCODING": "utf-8"})
+def poker_pane(tmp_path: Path, *args: str, width: int = 100, height: int = 50) -> Pane:
+    return Pane(tmp_path, [sys.executable, "-m", "quintet.cli", "poker", *args], width=width, height=height,
+                env={"XDG_CACHE_HOME": str(tmp_path / "cache"), "XDG_DATA_HOME": str(tmp_path / "data"),
+                     "PYTHONIOENCODING": "utf-8"})
 
 
 @pytest.mark.tmux
@@ -516,16 +598,46 @@ def test_terminal_game_inside_tmux(tmp_path: Path):
         pane.enter("raise banana")
         pane.wait_for("error: not a whole number of chips: 'banana'")
         pane.enter("hint")
-        pane.wait_for("Equity against the")
+        pane.wait_for("Chance of the best hand at the show-down: ")
         pane.type("fol")
         pane.keys("C-c")  # clears the line; the game goes on
         pane.wait_for("(Ctrl-C: type 'quit' or press Ctrl-D to leave)")
+        deadline = time.monotonic() + 10  # the prompt comes back, empty
+        while pane.prompt_line() != ">" and time.monotonic() < deadline:
+            time.sleep(0.1)
         assert pane.prompt_line() == ">"
         pane.keys("C-d")
         text = pane.wait_for("EXIT=")
         assert "Match ended by you (an unfinished hand does not count)." in text and "EXIT=0" in text
         assert "Match over: 1 hand played." in text and "  you " in text and "Traceback" not in text
         assert len(history.read_text().splitlines()) == 1
+
+
+@pytest.mark.tmux
+@pytest.mark.parametrize("size", [(80, 30), (120, 40)])
+def test_out_of_chips_offers_another_match_in_tmux(tmp_path: Path, size):
+    """Two chips, ante 1: folding loses the match; the program offers another, from the next seed,
+    with fresh stacks; the statistics of both are kept."""
+    width, height = size
+    with poker_pane(tmp_path, "--players", "2", "--seed", "5", "--chips", "2", "--bots", "random",
+                    width=width, height=height) as pane:
+        for _ in range(2):
+            pane.wait_for("Your move:", after=_)
+            pane.enter("fold")
+        pane.wait_for("Play again: a new match, seed 6? [y/n]")
+        shown = pane.screen()
+        assert "You are out of chips." in shown or "You have too few chips" in shown
+        assert "Your record: 2 hands recorded, chips -2 (-1.00 a hand)." in pane.screen(joined=True)
+        pane.enter("y")
+        pane.wait_for("chips each; seed 6.")
+        pane.wait_for("Your move:", after=2)
+        pane.enter("stats")
+        pane.wait_for("How they ended (where the chips go):")
+        pane.enter("quit")
+        text = pane.wait_for("EXIT=")
+        assert "EXIT=0" in text and "Traceback" not in text
+        for line in pane.screen(joined=True).split("\n"):
+            assert len(line.rstrip()) <= width, line
 
 
 @pytest.mark.tmux

@@ -66,6 +66,7 @@ def test_default_store_path(monkeypatch, tmp_path):
 
 def test_store_uses_default_path(monkeypatch, tmp_path):
     monkeypatch.setenv("QUINTET_STORE", str(tmp_path / "env" / "s.sqlite"))
+    (tmp_path / "env").mkdir()
     with SolutionStore() as store:
         assert store.path == tmp_path / "env" / "s.sqlite"
         store.put(FP, KIND, 1, {"a": 1}, 1.0)
@@ -250,8 +251,22 @@ def test_bad_arguments_raise_store_error(tmp_path):
         store.get(FP, KIND, 1)
 
 
-def test_missing_directories_are_created(tmp_path):
-    path = tmp_path / "a" / "b" / "c" / "solutions.sqlite"
+def test_a_missing_directory_is_refused_and_nothing_is_made(tmp_path, monkeypatch):
+    for path, problem in [(tmp_path / "a" / "b" / "s.sqlite", f"directory '{tmp_path / 'a' / 'b'}' does not exist"),
+                          (Path("/etc/passwd/s.sqlite"), "'/etc/passwd' is not a directory")]:
+        with pytest.raises(StoreError) as info:
+            SolutionStore(path)
+        assert str(info.value) == f"solution store '{path}': {problem}"
+    assert list(tmp_path.iterdir()) == []
+    # the default location's directory (the user cache directory) is made
+    monkeypatch.delenv("QUINTET_STORE", raising=False)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    with SolutionStore() as store:
+        assert store.path == tmp_path / "cache" / "quintet" / "solutions.sqlite"
+
+
+def test_a_new_store_is_made_in_an_existing_directory(tmp_path):
+    path = tmp_path / "solutions.sqlite"
     with SolutionStore(path) as store:
         store.put(FP, KIND, 1, {"ok": True}, 0.0)
     assert path.is_file()
@@ -374,6 +389,7 @@ WRITER = """
 @pytest.mark.subprocess
 def test_two_processes_write_concurrently(tmp_path):
     path = tmp_path / "shared" / "s.sqlite"
+    path.parent.mkdir()  # the store's directory must exist; the file itself both writers may create
     go = tmp_path / "go"
     procs = [run_child(WRITER, str(path), str(go), who, "200") for who in ("A", "B")]
     for p in procs:

@@ -88,3 +88,42 @@ def test_flow_never_splits_an_item():
     lines = flow(items, 45).plain.split("\n")
     assert all(len(line) <= 45 for line in lines) and len(lines) == 3
     assert " · ".join(lines) == " · ".join(item.plain for item in items)
+
+
+def test_a_joker_is_written_jk_even_with_unicode_suits():
+    """The Unicode joker is a box in many terminal fonts: a joker is Jk (magenta), the suits stay."""
+    from quintet.cards import parse_cards
+    from quintet.rules import get_rules
+
+    deck = get_rules("draw54").deck
+    term = Terminal(colour=True, unicode=True, line_editing=False, out=io.StringIO())
+    jokers = parse_cards("Jk Jk", deck)
+    assert [term.card(c, deck).plain for c in jokers] == ["Jk1", "Jk2"]
+    assert term.card(jokers[0], deck).style == "bold magenta"
+    assert term.cards(parse_cards("Ah Jk", deck), deck, "given").plain == "A♥ Jk1"
+
+
+class _Stream(io.StringIO):
+    def __init__(self, tty: bool) -> None:
+        super().__init__()
+        self.tty = tty
+
+    def isatty(self) -> bool:
+        return self.tty
+
+
+def test_working_shows_a_progress_line_at_a_terminal_and_wipes_it():
+    import time
+
+    for tty in (True, False):
+        term, _ = plain()
+        term.status = StatusLine(_Stream(tty))
+        with term.working(lambda s: f"searching, {s:.0f} s", after=0.05, every=0.05):
+            deadline = time.monotonic() + (10 if tty else 0.3)  # at a terminal: until the line is drawn
+            while "searching" not in term.status.stream.getvalue() and time.monotonic() < deadline:
+                time.sleep(0.02)
+        written = term.status.stream.getvalue()
+        if tty:  # rewritten in place, then wiped: nothing of it stays on the line
+            assert "searching, 0 s" in written and written.endswith("\r\x1b[K") and term.status._text == ""
+        else:  # piped: no line at all
+            assert written == ""

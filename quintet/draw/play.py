@@ -4,7 +4,8 @@ A person sits in seat 0 ("you") against ``--players - 1`` bots; on each turn the
 shows the cards, the pot, the stake and the legal moves and reads one command line:
 ``fold`` (``pass``, ``пас``), ``call``, ``raise N``, ``demand [N]``, ``exchange CARDS``
 (cards by name, ``7c Kd``, or by position 1–5), ``stand``, ``hint`` (the advisor's exchange and
-the current equity), ``stacks``, ``help`` (``?``, ``h``), ``rules``, ``quit`` (``q``).  The
+the chance of the best hand at the show-down), ``stacks``, ``stats``, ``help`` (``?``, ``h``),
+``rules``, ``quit`` (``q``).  The
 terminal layer is ``quintet-play``'s (``quintet.terminal``): colour and ♣ ♦ ♥ ♠ in a terminal
 (``--plain`` or ``NO_COLOR`` turn them off), line editing and a history of accepted commands,
 plain text with each command echoed after its prompt when piped.  A bad line gets one line of
@@ -13,7 +14,11 @@ clears the line; ``quit``, Ctrl-D or the end of input ends the match with the st
 Messages are English; ``пас`` is accepted as a command too.
 
 ``--bots-only`` plays ``--hands`` hands unattended and prints a summary; ``--history FILE``
-appends one JSON line per hand (``State.history`` plus the hand number and names).
+appends one JSON line per hand (``State.history`` plus the hand number and names) — at the
+terminal by default ``poker-hands.jsonl`` in the user data directory, where the statistics
+(``quintet.draw.stats``; the ``stats`` command, ``--stats``) come from.  A match is dealt from
+``--seed`` (default: a random seed, printed); in a terminal, a match that ends because a
+player is out of chips offers another.
 """
 
 from __future__ import annotations
@@ -26,15 +31,26 @@ import time
 from collections.abc import Callable, Sequence
 from contextlib import nullcontext
 from math import comb
+from pathlib import Path
 from typing import Any, TextIO
 
 from rich.console import Group, RenderableType
 from rich.text import Text
 
 from ..cards import order_cards, parse_cards
-from ..cliutil import TIEBREAK_HELP, UsageError, int_at_least, number, user_cache_dir
+from ..cliutil import (
+    TIEBREAK_HELP,
+    UsageError,
+    int_at_least,
+    integer,
+    kept_file,
+    number,
+    user_cache_dir,
+    user_data_dir,
+)
 from ..evaluator import describe
-from ..rules import RULE_SETS, TIEBREAKS, Rules
+from ..rules import RULE_SETS, TIEBREAKS, Category, Rules
+from ..seeds import SEED_MAX, check_seed, fresh_seed
 from ..terminal import SHARED_HELP, Terminal, command_word, grid
 from ..text import quote
 from .bots import BOT_KINDS, AdvisorBot, make_bot
@@ -59,6 +75,7 @@ from .game import (
     State,
     Terms,
 )
+from .stats import HistoryError, PokerStats, poker_stats, read_history
 from .table import Agent, Table
 
 __all__ = ["add_command", "run"]
@@ -74,12 +91,15 @@ COMMAND_HELP = (
                    "table plays --demand-any-turn)"),
     ("exchange CARDS", "discard these cards (names like 7c Kd, or positions 1-5) and draw as many"),
     ("stand", "exchange nothing (keep all five cards)"),
-    ("hint", "the advisor's exchange and your current equity; heads-up, the equilibrium strategy's moves and why"),
+    ("hint", "the advisor's exchange and your chance of the best hand at the show-down; heads-up, the "
+             "equilibrium strategy's moves and why"),
     ("stacks", "everybody's chips"),
+    ("stats", "your statistics over the hands recorded (this match and earlier ones)"),
     *SHARED_HELP,
 )
 """The person's commands as (how it is typed, what it does): the rows of ``help``."""
-WORDS = ("fold", "pass", "call", "raise", "demand", "exchange", "stand", "hint", "stacks", "help", "rules", "quit")
+WORDS = ("fold", "pass", "call", "raise", "demand", "exchange", "stand", "hint", "stacks", "stats", "help", "rules",
+         "quit")
 
 
 def help_text() -> RenderableType:
@@ -107,6 +127,13 @@ def rules_text(rules: Rules, terms: Terms) -> RenderableType:
                                "folds. The best hand takes the pot; equal best hands split it.")
     table.add_row("Hands", "strongest first: " + ", ".join(rules.category_label(c) for c in reversed(rules.categories))
                   + ".")
+    for name, what in _category_notes(rules):
+        table.add_row("", f"{name}: {what}")
+    if rules.deck.jokers:
+        card = f"the {rules.deck.joker_alias} is the joker: it stands" if rules.deck.joker_alias else (
+            "the jokers are wild: each stands" if rules.deck.jokers > 1 else "the joker is wild: it stands")
+        table.add_row("Joker", f"{card} for any card you like, even one you hold (four aces and a joker are five "
+                               "aces; a joker with four hearts makes a flush).")
     return Group(Text(f"Five-card draw poker: {_deck_text(rules)}:", style="bold"), shown)
 
 
@@ -116,6 +143,25 @@ def demand_when(terms: Terms) -> str:
         return "on any turn after the exchange"
     first = "" if terms.raising_demand_ends else " at the current stake"
     return f"in circle 1 after the exchange{first} until somebody raises, and in circle {terms.circles}"
+
+
+def _category_notes(rules: Rules) -> list[tuple[str, str]]:
+    """What the categories a newcomer may not know are, in this table (and where a colour and a
+    flush stand against a full house)."""
+    notes = []
+    cats = list(rules.categories)
+    if Category.COLOUR in cats:
+        above = [rules.category_label(c) for c in cats[:cats.index(Category.COLOUR)]][-1:]
+        notes.append(("colour", "five cards of one colour, red (♦ ♥) or black (♣ ♠), not all of one suit"
+                      + (f"; it ranks above {above[0]}" if above else "")))
+    if Category.STRAIGHT_COLOUR in cats:
+        notes.append(("straight colour", "a straight in one colour, not all of one suit"))
+    if Category.FLUSH in cats and Category.FULL_HOUSE in cats and cats.index(Category.FLUSH) > cats.index(
+            Category.FULL_HOUSE):
+        notes.append(("flush", "five cards of one suit; here it beats a full house"))
+    if Category.FIVE_OF_A_KIND in cats:
+        notes.append(("five of a kind", "four of a rank and a joker"))
+    return notes
 
 
 def _deck_text(rules: Rules) -> str:
@@ -151,9 +197,15 @@ def add_command(sub: Any) -> None:
     table.add_argument("--hands", type=int_at_least(1), default=None,
                        help="hands to play (default: --bots-only 100; at the terminal until the match ends)")
     table.add_argument("--chips", type=int_at_least(1), default=100, help="each player's chips (default 100)")
-    table.add_argument("--seed", type=int, default=0, help="seed of the deals and the bots (default 0)")
+    table.add_argument("--seed", type=integer, default=None,
+                       help=f"seed of the deals and the bots, 0..{SEED_MAX} (default: a random seed, printed)")
     table.add_argument("--bluff", type=number, default=0.1, help="advisor bots' bluff rate per hand (default 0.1)")
-    table.add_argument("--history", metavar="FILE", help="append one JSON line per hand to FILE")
+    table.add_argument("--history", metavar="FILE",
+                       help="append one JSON line per hand to FILE (default at the terminal: poker-hands.jsonl in the "
+                            "user data directory, where your statistics come from)")
+    table.add_argument("--no-history", action="store_true", help="record no hand")
+    table.add_argument("--stats", action="store_true",
+                       help="print your statistics over the hands recorded (the --history file) and exit")
     table.add_argument("--plain", action="store_true",
                        help="plain text and plain line input even in a terminal (NO_COLOR: no colours)")
     table.add_argument("--unicode", action="store_true", help="suits as ♣ ♦ ♥ ♠ in plain text too")
@@ -284,12 +336,14 @@ class TerminalPlayer:
     and each accepted command is remembered in the terminal's history."""
 
     def __init__(self, screen: Screen, rules: Rules, seed: int, terms: Terms,
-                 read: Callable[[str], str | None] | None = None, strategy: Strategy | None = None) -> None:
+                 read: Callable[[str], str | None] | None = None,
+                 stats: Callable[[], RenderableType] | None = None, strategy: Strategy | None = None) -> None:
         self.screen = screen
         self.rules = rules
         self.terms = terms
         self.read = read or screen.term.read
         self.seed = seed
+        self.stats = stats
         self.strategy = strategy  # heads-up: the equilibrium strategy, for hint
         self._advisor: AdvisorBot | None = None
 
@@ -335,6 +389,11 @@ class TerminalPlayer:
         moves = ["fold"]
         if stack >= state.call_amount:
             moves.append(f"call {state.call_amount}")
+            left = stack - state.call_amount
+            if state.phase is not Phase.SEEING and left < state.current_stake:
+                say(Text(f"Careful: a call leaves you {_plural(left, 'chip')}, less than the stake of "
+                         f"{state.current_stake}: no credit, so if the betting goes on you can only fold.",
+                         style="yellow"))
         else:
             moves.append(f"(no credit: you cannot pay {state.call_amount})")
         raises, demands = state.raise_range(), state.demand_range()
@@ -353,7 +412,7 @@ class TerminalPlayer:
         if not words:
             return None
         verb, rest = command_word(words[0]), words[1:]
-        if verb in ("quit", "help", "rules", "stacks", "hint"):
+        if verb in ("quit", "help", "rules", "stacks", "hint", "stats"):
             _no_arguments(verb, rest)
         if verb == "quit":
             raise EndOfMatch
@@ -368,6 +427,9 @@ class TerminalPlayer:
             return None
         if verb == "stacks":
             self.screen.say("Stacks: " + self.screen.stacks(state.stacks) + f" · pot {state.pot}")
+            return None
+        if verb == "stats":
+            self.screen.say(self.stats() if self.stats is not None else Text("No hands are recorded (--no-history)."))
             return None
         if verb in ("fold", "pass", "пас", "f"):
             _no_arguments(verb, rest)
@@ -440,8 +502,10 @@ class TerminalPlayer:
                 table.add_row(what, f"{100 * float(expected[keep]):.2f}%")
             say(Group("Advisor's exchange (exact expected percentile of the final hand):", shown))
         opponents = len(state.in_hand) - 1
-        say(f"Equity against the {_plural(opponents, 'opponent')} still in: "
-            f"{100 * advisor.equity(state, seat):.1f}% (the advisor bot's estimate)")
+        how = "if everybody exchanges as it would" if state.drawn[seat] is None else "from what each drew"
+        say(f"Chance of the best hand at the show-down: {100 * advisor.equity(state, seat):.1f}% against the "
+            f"{_plural(opponents, 'player')} still in (an even share: {100 / (opponents + 1):.1f}%) — the advisor "
+            f"bot's estimate {how}, all staying to the end; ties count half.")
         if self.strategy is not None and sum(state.dealt_in) == 2:
             self.strategy_hint(state, seat)
 
@@ -516,6 +580,52 @@ def _bot_kinds(text: str, count: int) -> list[str]:
     return kinds
 
 
+def default_history() -> Path:
+    """Where the person's hands are recorded unless ``--history FILE`` or ``--no-history``:
+    ``poker-hands.jsonl`` in the user data directory."""
+    return user_data_dir() / "poker-hands.jsonl"
+
+
+def _history_path(args: argparse.Namespace, person: bool) -> Path | None:
+    if args.history and args.no_history:
+        raise UsageError("--history and --no-history cannot be combined")
+    if args.no_history or args.stats or (not person and not args.history):
+        return None  # --stats reads the history, writes nothing
+    return kept_file(args.history, default_history().name, "--history")
+
+
+_WAYS = {"up": "rising", "down": "falling"}
+
+
+def stats_text(stats: PokerStats, path: Path | None) -> RenderableType:
+    """The person's statistics over the hands recorded (``quintet.draw.stats``)."""
+    where = f" ({path})" if path is not None else ""
+    if not stats.hands:
+        return Text(f"No hands recorded yet{where}.")
+    t = stats.chips
+    assert t.mean is not None
+    trend = ""
+    if t.recent is not None and t.earlier is not None:
+        trend = (f"; the last {t.window} hands {t.recent:+.2f} a hand, the {_plural(t.count - t.window, 'hand')} "
+                 f"before {t.earlier:+.2f} ({_WAYS.get(t.direction or '', 'steady')})")
+    table, shown = grid("!", "hands>", "chips>")
+    for o in stats.outcomes:
+        table.add_row(o.what, str(o.hands), f"{o.chips:+d}")
+    return Group(Text(f"Your hands{where}: {_plural(stats.hands, 'hand')} — won {stats.won}, split {stats.split}; "
+                      f"chips {stats.net:+d} ({t.mean:+.2f} a hand{trend}).", style="bold"),
+                 Text("How they ended (where the chips go):"), shown)
+
+
+def _print_stats(path: Path, term: Terminal) -> int:
+    """``--stats``: the statistics of the history file, then exit."""
+    try:
+        lines = read_history(path) if path.is_file() or path != default_history() else []
+    except HistoryError as exc:
+        raise UsageError(str(exc)) from None
+    term.show(stats_text(poker_stats(lines), path))
+    return 0
+
+
 def run(args: argparse.Namespace, rules: Rules, *, term: Terminal | None = None) -> int:
     """``quintet poker``: validate the options, seat the players, play (on ``term``, by default
     the terminal of the standard streams)."""
@@ -527,20 +637,44 @@ def run(args: argparse.Namespace, rules: Rules, *, term: Terminal | None = None)
     person = not args.bots_only
     kinds = _bot_kinds(args.bots, args.players - person)
     names = (["you"] if person else []) + [f"bot{i}" for i in range(1, len(kinds) + 1)]
-    table = Table(rules, terms, names, args.chips, seed=args.seed)
-    with open(args.history, "a", encoding="utf-8") if args.history else nullcontext() as history:
-        term = term or Terminal.for_streams(plain=args.plain, unicode=args.unicode,
-                                            history=user_cache_dir() / "poker-history", words=WORDS)
-        screen = Screen(rules, names, term)
-        strategy = _cfr_strategy(rules, terms, args.players, screen) if "cfr" in kinds else \
-            _stored_strategy(rules, terms) if person and args.players == 2 else None
-        agents: list[Agent] = [TerminalPlayer(screen, rules, args.seed, terms, strategy=strategy)] if person else []
-        agents += [make_bot(kind, rules, seed=args.seed * 1000 + i + 1, bluff=args.bluff, terms=terms,
-                            strategy=strategy)
-                   for i, kind in enumerate(kinds)]
-        if person:
-            return _interactive(table, agents, screen, kinds, args, history)
-        return _unattended(table, agents, screen, kinds, args, history)
+    seed = fresh_seed() if args.seed is None else check_seed(args.seed, "--seed")
+    path = _history_path(args, person)
+    term = term or Terminal.for_streams(plain=args.plain, unicode=args.unicode,
+                                        history=user_cache_dir() / "poker-history", words=WORDS)
+    if args.stats:
+        return _print_stats(Path(args.history) if args.history else default_history(), term)
+    strategy = _cfr_strategy(rules, terms, args.players, Screen(rules, names, term)) if "cfr" in kinds else \
+        _stored_strategy(rules, terms) if person and args.players == 2 else None
+    with open(path, "a", encoding="utf-8") if path else nullcontext() as history:
+        while True:
+            table = Table(rules, terms, names, args.chips, seed=seed)
+            screen = Screen(rules, names, term)
+
+            def stats(path: Path | None = path) -> RenderableType:
+                try:
+                    return stats_text(poker_stats(read_history(path)), path) if path else Text("No hands recorded.")
+                except HistoryError as exc:
+                    return Text(f"error: {exc}", style="bold red")
+
+            agents: list[Agent] = [TerminalPlayer(screen, rules, seed, terms, stats=stats, strategy=strategy)
+                                   ] if person else []
+            agents += [make_bot(kind, rules, seed=seed * 1000 + i + 1, bluff=args.bluff, terms=terms,
+                                strategy=strategy)
+                       for i, kind in enumerate(kinds)]
+            if not person:
+                return _unattended(table, agents, screen, kinds, args, history, seed)
+            broke = _interactive(table, agents, screen, kinds, args, history, seed)
+            if path is not None:
+                screen.say(Text(f"Your record: {_stats_line(poker_stats(read_history(path)))} ('stats' at the "
+                                "table, or quintet poker --stats, for more.)", style="dim"))
+            seed = seed + 1 if seed < SEED_MAX else 0
+            if not (broke and term.line_editing and term.ask(f"Play again: a new match, seed {seed}?")):
+                return 0
+
+
+def _stats_line(stats: PokerStats) -> str:
+    return (f"{_plural(stats.hands, 'hand')} recorded, chips {stats.net:+d}"
+            + (f" ({stats.chips.mean:+.2f} a hand)" if stats.chips.mean is not None else "") + ".")
 
 
 def _cfr_strategy(rules: Rules, terms: Terms, players: int, screen: Screen) -> Strategy | None:
@@ -572,10 +706,10 @@ def _stored_strategy(rules: Rules, terms: Terms) -> Strategy | None:
         return None
 
 
-def _describe_table(table: Table, kinds: list[str], screen: Screen, chips: int) -> None:
+def _describe_table(table: Table, kinds: list[str], screen: Screen, chips: int, seed: int) -> None:
     rules, terms = table.rules, table.terms
     bots = ", ".join(f"{n} ({k})" for n, k in zip(table.names[-len(kinds):], kinds, strict=True))
-    screen.say(f"Five-card draw poker: {_deck_text(rules)}; {bots}; {chips} chips each.")
+    screen.say(f"Five-card draw poker: {_deck_text(rules)}; {bots}; {chips} chips each; seed {seed}.")
     fee = f"{terms.exchange_fee} a card" if terms.exchange_fee else "free"
     when = "before and after the exchange" if terms.betting_before_exchange else "after the exchange"
     demand = demand_when(terms)
@@ -599,14 +733,18 @@ def _write(history: TextIO | None, table: Table, state: State, kinds: Sequence[s
 
 
 def _interactive(table: Table, agents: list[Agent], screen: Screen, kinds: list[str], args: argparse.Namespace,
-                 history: TextIO | None) -> int:
-    _describe_table(table, kinds, screen, args.chips)
+                 history: TextIO | None, seed: int) -> bool:
+    """One match with the person in seat 0; True if it ended because a player ran out of chips
+    (not by ``quit``, the end of input or ``--hands``)."""
+    _describe_table(table, kinds, screen, args.chips, seed)
     screen.say("You are seat 0. Type help for the commands, rules for the rules.")
     started = list(table.stacks)
+    broke = False
     try:
         while not table.over and (args.hands is None or table.hands_played < args.hands):
             if table.stacks[0] < table.terms.ante:
                 screen.say("You are out of chips.")
+                broke = True
                 break
             hand_no = table.hands_played + 1
             dealer = table.names[table.next_dealer]
@@ -628,17 +766,18 @@ def _interactive(table: Table, agents: list[Agent], screen: Screen, kinds: list[
                 if state.dealt_in[seat] and chips < table.terms.ante:
                     who = "You have" if seat == 0 else f"{table.names[seat]} has"
                     screen.say(f"{who} too few chips for the ante and leave{'' if seat == 0 else 's'} the table.")
+        broke = broke or table.over
     except (EndOfMatch, KeyboardInterrupt):  # quit, the end of input, or Ctrl-C away from the prompt
         screen.say()
         screen.say("Match ended by you (an unfinished hand does not count).")
     _summary(table, screen, started)
-    return 0
+    return broke
 
 
 def _unattended(table: Table, agents: list[Agent], screen: Screen, kinds: list[str], args: argparse.Namespace,
-                history: TextIO | None) -> int:
+                history: TextIO | None, seed: int) -> int:
     hands = 100 if args.hands is None else args.hands
-    _describe_table(table, kinds, screen, args.chips)
+    _describe_table(table, kinds, screen, args.chips, seed)
     started = list(table.stacks)
     won: list[list[int]] = [[] for _ in table.names]  # each seat's chips won in each hand it was dealt
     clock = time.perf_counter()

@@ -269,6 +269,16 @@ class EquilibriumStore:
         """The stored certified exploitability of a canonical deal, or None (no record is parsed)."""
         return self.store.quality(self.fingerprint, STORE_KIND, canonical)
 
+    def stored(self, canonical_deal: Deal) -> EquilibriumResult | None:
+        """The current entry of ``canonical_deal`` (its exposed mask must be canonical), parsed;
+        None when there is none (an entry of an earlier certificate version is not one)."""
+        record = self.store.get(self.fingerprint, STORE_KIND, canonical_deal.exposed)
+        return None if record is None else EquilibriumResult.from_record(canonical_deal, record)
+
+    def deals(self) -> list[int]:
+        """The canonical exposed masks with a current entry, in increasing order."""
+        return [canonical for _, _, canonical in self.store.keys(STORE_KIND, self.fingerprint)]
+
     def look_up(self, canonical_deal: Deal, epsilon: float) -> StoreLookup:
         """The entry of ``canonical_deal`` (its exposed mask must be canonical), parsed."""
         record = self.store.get(self.fingerprint, STORE_KIND, canonical_deal.exposed)

@@ -23,7 +23,8 @@ front-end refuses, every front-end refuses, with the same one line:
 The ranges (``RANGES``, each a ``Range``): ``epsilon`` 0 to ``EPSILON_MAX`` points; a time limit
 more than 0 and at most ``TIME_LIMIT_MAX`` seconds; CP-SAT's threads 1 to ``MAX_THREADS``; a safe
 solve's max exploitability 0 to ``MAX_EXPLOITABILITY_MAX`` points; a K-mix's K 1 to
-``MAX_SUPPORT_MAX``; a match 1 to ``MAX_GAMES`` games; a seed 0 to ``SEED_MAX``, checked by
+``MAX_SUPPORT_MAX``; a match 1 to ``MAX_GAMES`` games; the records of one statistics request 0 to
+``MAX_RECORDS``, a trend's window 1 to ``MAX_WINDOW``; a seed 0 to ``SEED_MAX``, checked by
 ``quintet.seeds.check_seed`` (the game's, which every front-end shares).  ``to_model()`` is all
 of them as JSON (``GET /api/limits``: the page reads its ranges and defaults there).
 
@@ -51,13 +52,13 @@ if TYPE_CHECKING:
 __all__ = [
     # ranges
     "SEED_MAX", "MAX_THREADS", "EPSILON_MAX", "TIME_LIMIT_MAX", "MAX_EXPLOITABILITY_MAX", "MAX_SUPPORT_MAX",
-    "MAX_POPULATION", "MAX_STYLE_RECORDS", "MAX_GAMES",
+    "MAX_POPULATION", "MAX_STYLE_RECORDS", "MAX_GAMES", "MAX_RECORDS", "MAX_WINDOW",
     # defaults
     "SOLVE_EPSILON", "SOLVE_TIME_LIMIT", "VERIFY_TIME_LIMIT", "PLAY_EPSILON", "PLAY_TIME_LIMIT",
     "TABLE_SEARCH_TIME_LIMIT", "TOURNAMENT_EPSILON", "TOURNAMENT_TIME_LIMIT", "BATCH_EPSILON", "BATCH_TIME_LIMIT",
     # the checks
     "LimitError", "Range", "Default", "RANGES", "DEFAULTS", "check_epsilon", "check_time_limit", "check_threads",
-    "check_max_exploitability", "check_max_support", "check_games", "parse_slot", "to_model",
+    "check_max_exploitability", "check_max_support", "check_games", "check_window", "parse_slot", "to_model",
 ]
 
 # ---------------------------------------------------------------------------------- ranges
@@ -76,6 +77,10 @@ MAX_STYLE_RECORDS = 10_000
 """Game records in a request's style."""
 MAX_GAMES = 100
 """Games in one match (``quintet-play --games``, a table of the page)."""
+MAX_RECORDS = 500
+"""Game records in one statistics request (``POST /api/stats``: about 0.6 MB of JSON)."""
+MAX_WINDOW = 1_000
+"""Games (or hands) per block of a statistics' trend."""
 
 # -------------------------------------------------------------------------------- defaults
 
@@ -172,6 +177,8 @@ RANGES: dict[str, Range] = {
     "max_support": Range("max support", 1, MAX_SUPPORT_MAX, integer=True),
     "games": Range("games", 1, MAX_GAMES, integer=True),
     "seed": Range("seed", 0, SEED_MAX, integer=True),
+    "records": Range("records", 0, MAX_RECORDS, integer=True),
+    "window": Range("window", 1, MAX_WINDOW, integer=True),
 }
 """Every range by its field name (the JSON's and the Python API's); a seed is checked by the
 game's ``quintet.seeds.check_seed`` (the same range and words)."""
@@ -234,6 +241,11 @@ def check_max_exploitability(value: object) -> float:
 def check_max_support(value: object) -> int:
     """A K-mix's size: an integer from 1 to ``MAX_SUPPORT_MAX`` arrangements."""
     return int(RANGES["max_support"].check(value))
+
+
+def check_window(value: object) -> int:
+    """A statistics trend's window: games (or hands) per block."""
+    return int(RANGES["window"].check(value))
 
 
 def check_games(value: object) -> int:

@@ -50,11 +50,13 @@ __all__ = [
     "MixEntryOut", "SlotMarginalOut", "PlanOut", "EquilibriumOut", "SafeOut", "RollOut", "SparseOut", "ProgressOut",
     "SolveAnswerOut", "OddsOut", "RangeOut", "DefaultOut", "LimitsOut", "BestResponseValueOut",
     "DealEquilibriumOut", "TournamentDealOut", "EquilibriumSummaryOut", "TournamentOut", "BatchDealOut", "BatchOut",
-    "BookOut", "dump", "CATEGORY",
-    "CATEGORIES",
+    "BookOut", "dump", "CATEGORY", "CATEGORIES", "KmixProgressOut", "JobProgressOut",
     # the game's (quintet.schema)
     "HandOut", "ShowdownSlotOut", "ShowdownOut", "HandValueOut", "HandReportOut", "RankedHandOut", "CompareOut",
     "DrawOptionOut", "DrawOut", "DrawStrategyOut",
+    # the games' review, statistics and puzzles (solver.play)
+    "ReviewHandOut", "SlotReviewOut", "RegretOut", "ReviewOut", "TrendOut", "SlotStatsOut", "StatsOut", "PuzzleOut",
+    "PuzzleResultOut",
 ]
 
 
@@ -291,6 +293,7 @@ class SparseOut(ResultModel):
 class ProgressOut(ResultModel):
     """An equilibrium solve's progress: its last iteration (``ProgressOut.of``)."""
 
+    kind: Literal["equilibrium"] = "equilibrium"
     iteration: int
     exploitability: float = Field(description="the best certified exploitability so far (points)")
     support: int
@@ -302,6 +305,21 @@ class ProgressOut(ResultModel):
         """The progress of one iteration of the double oracle."""
         return cls(iteration=record.iteration, exploitability=max(0.0, record.exploitability),
                    support=record.support, pool_size=record.pool_size, seconds=record.seconds)
+
+
+class KmixProgressOut(ResultModel):
+    """A K-mix search's progress, after its equilibrium (``SparseRecord``): the mixes of at most
+    K arrangements certified so far and the least exploitability among them."""
+
+    kind: Literal["kmix"] = "kmix"
+    certified: int = Field(description="mixes certified so far (each by an exact best response)")
+    support: int = Field(description="arrangements in the mix certified last")
+    exploitability: float = Field(description="the least certified exploitability so far (points)")
+    seconds: float
+
+
+JobProgressOut = Annotated[ProgressOut | KmixProgressOut, Field(discriminator="kind")]
+"""A job's progress: the equilibrium's iterations, then (a K-mix) the mixes certified."""
 
 
 SolveAnswerOut = Annotated[EquilibriumOut | SafeOut | SparseOut | GradeOut | SolutionOut, Field(discriminator="kind")]
@@ -474,3 +492,131 @@ class BookOut(ResultModel):
     cpu_hours: float | None
     cpu_hours_ci95: list[float] | None
     lower_bound: bool = Field(description="some sampled deals hit the time limit: the estimate is a lower bound")
+
+
+# ----------------------------------------------------------------------------- the games' review, statistics, puzzles
+
+
+class ReviewHandOut(ResultModel):
+    """One side's packet in a reviewed slot."""
+
+    cards: list[str] = Field(description="the packet, largest rank group first")
+    hand: str = Field(description="the hand's description")
+    category: str = CATEGORY
+
+
+class SlotReviewOut(ResultModel):
+    """One slot of a reviewed show-down, from the player's side."""
+
+    slot: int = Field(description="1-based")
+    points: int = Field(description="the slot's points at stake")
+    winner: Literal["player", "computer"] | None = Field(description="null: a tie")
+    player_points: float
+    computer_points: float
+    player: ReviewHandOut
+    computer: ReviewHandOut = Field(description="the other side's packet (the computer's, or the person's across)")
+    reason: str = Field(description="why the slot went so, e.g. 'full house beats two pair'")
+
+
+class RegretOut(ResultModel):
+    """The player's arrangement graded against one model."""
+
+    against: Literal["model", "equilibrium"] = Field(description="model: the computer's model; equilibrium: the "
+                                                                 "deal's certified equilibrium mix")
+    model: str = Field(description="the model's name")
+    exploitability: float | None = Field(description="the equilibrium's certified exploitability (null for "
+                                                      "another model)")
+    regret: float = Field(description="the optimum minus the arrangement's expected margin (an upper bound if "
+                                      "the optimum is not proven)")
+    grade: GradeOut = Field(description="value, optimum, best arrangement and best two-card swap")
+
+
+class ReviewOut(ResultModel):
+    """A finished game reviewed (``solver.play.review``)."""
+
+    kind: Literal["review"] = "review"
+    game: int
+    seed: int
+    time: str
+    opponent: str
+    rules: str = Field(description="the rule set, described")
+    exposed: list[str]
+    player: list[list[str]]
+    computer: list[list[str]]
+    points: dict[str, float] = Field(description="{'player': …, 'computer': …}")
+    hints: list[str] = Field(description="the advice the player asked for, in order")
+    slots: list[SlotReviewOut]
+    model: RegretOut | None = Field(description="against the computer's model (null against a person)")
+    equilibrium: RegretOut | None = Field(description="against the deal's equilibrium (null when not solved)")
+    notes: list[str] = Field(description="what could not be reviewed, and why")
+
+
+class TrendOut(ResultModel):
+    """A series' mean and trend (``quintet.trend.Trend``)."""
+
+    count: int
+    mean: float | None
+    recent: float | None = Field(description="the mean of the last `window` values (null until there are more)")
+    earlier: float | None = Field(description="the mean of the values before them")
+    slope: float | None = Field(description="least-squares change per value")
+    window: int
+    blocks: list[float] = Field(description="means of consecutive blocks of `window` values")
+    direction: Literal["up", "down", "steady"] | None
+
+
+class SlotStatsOut(ResultModel):
+    """One slot over the games."""
+
+    slot: int
+    points: int
+    won: int
+    lost: int
+    tied: int
+    points_won: float
+    points_lost: float
+
+
+class StatsOut(ResultModel):
+    """Session statistics of game records (``solver.play.statistics``)."""
+
+    kind: Literal["stats"] = "stats"
+    games: int
+    won: int
+    lost: int
+    drawn: int
+    points_player: float
+    points_computer: float
+    margin: TrendOut = Field(description="the player's points minus the other side's, per game")
+    regret: TrendOut = Field(description="per game with a regret (not against a person)")
+    slots: list[SlotStatsOut]
+    opponents: dict[str, int] = Field(description="games per opponent")
+    first: str | None = Field(description="the first game's time (ISO 8601 UTC)")
+    last: str | None
+
+
+class PuzzleOut(ResultModel):
+    """A "find the best arrangement" puzzle (``solver.play.puzzle``)."""
+
+    kind: Literal["puzzle"] = "puzzle"
+    exposed: list[str] = Field(description="the deal, in the canonical suits the store keeps it in")
+    live: list[str]
+    rules: str = Field(description="the rule set's name")
+    rules_description: str
+    opponent: Literal["equilibrium", "greedy", "uniform"]
+    model: str
+    exploitability: float | None = Field(description="the stored equilibrium's certified exploitability")
+    number: int = Field(description="the deal's place among the store's solved deals, 1-based")
+    count: int = Field(description="solved deals in the store")
+    seed: int | None = Field(description="the seed that picked it (null: asked by its deal)")
+
+
+class PuzzleResultOut(ResultModel):
+    """A puzzle's answer graded exactly."""
+
+    kind: Literal["puzzle-result"] = "puzzle-result"
+    puzzle: PuzzleOut
+    given_up: bool = Field(description="no answer was given: the grade is the best arrangement's")
+    solved: bool = Field(description="no arrangement does better (regret 0)")
+    stars: int = Field(description="3 solved, 2 within 0.1 points, 1 within 0.5, 0 beyond or given up")
+    regret: float
+    grade: GradeOut

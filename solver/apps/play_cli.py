@@ -1,310 +1,174 @@
-"""``quintet-play`` — play Quintet against the computer in the terminal, with hints.
+"""``quintet-play`` — play Quintet against the computer in the terminal, with hints; review the
+games, see your statistics, train on puzzles.
 
     quintet-play                                   # one game against the equilibrium
     quintet-play --games 5 --opponent greedy --record games.jsonl
     quintet-play --opponent style:games.jsonl      # the computer exploits your recorded style
     printf 'hint\\nplay …\\n' | quintet-play --seed 7 --opponent uniform    # scripted
     printf 'odds\\nhint 3\\n' | quintet-play --seed 7     # the equilibrium's plans; a 3-arrangement mix
+    quintet-play review games.jsonl --game 3       # a recorded game reviewed
+    quintet-play stats                             # your statistics over the games recorded
+    quintet-play puzzle --count 5                  # find the best arrangement: the store's solved deals
 
-The game's rules live in ``solver.play.session`` (``GameSession``); this module reads commands and
-draws the board through the terminal layer both games share (``quintet.terminal``: colours,
-Unicode suits, line editing and history in a terminal, plain text and echoed commands when
-piped; docs/playing.md).  Bad input gets one line and the prompt again; Ctrl-C stops a running
-solve (the best found so far is used), at the prompt it clears the line; end of input ends the
-match — finished games are recorded as they finish.  After a match in a terminal the program
-offers another one.
+The game's rules live in ``solver.play.session`` (``GameSession``); the review, the statistics
+and the puzzles in ``solver.play.review``, ``statistics`` and ``puzzle``; what is shown in
+``solver.apps.play_views``.  This module reads commands and runs them through the terminal
+layer both games share (``quintet.terminal``: colours, Unicode suits, line editing and history
+in a terminal, plain text and echoed commands when piped; docs/playing.md).  Bad input gets one
+line and the prompt again; Ctrl-C stops a running solve (the best found so far is used), at
+the prompt it clears the line; end of input ends the match — finished games are recorded as
+they finish (by default in the user data directory, where the statistics come from).
+
+In a terminal the computer's packets are chosen in the background while the deal is shown, so
+the player can place while its equilibrium is solved (a line under the prompt says how far it
+is); advice and confirming wait for it.  After each game's show-down the program waits for
+Enter (or ``review``, ``stats``) before the next game, and after a match it offers another.
 """
 
 from __future__ import annotations
 
 import argparse
+import sys
 import threading
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from functools import partial
+from pathlib import Path
 from typing import TypeVar
 
-from rich.console import Group, RenderableType
+from rich.console import Group
 from rich.text import Text
 
-from quintet.cards import SUIT_SYMBOLS, cards_of, format_cards
 from quintet.cliutil import (
+    PATH_LIMIT,
     OneLineParser,
     UsageError,
     add_rules_arguments,
+    directory_problem,
     integer,
+    kept_file,
     number,
+    print_json,
     rules_from_args,
     run_cli,
     user_cache_dir,
+    user_data_dir,
 )
-from quintet.evaluator import describe
-from quintet.game import Deal
+from quintet.game import Arrangement, Deal
 from quintet.rules import Rules
-from quintet.seeds import SEED_MAX, fresh_seed, seed_series
-from quintet.terminal import SUIT_STYLES, Terminal, flow, grid
+from quintet.seeds import SEED_MAX, check_seed, fresh_seed, seed_series
+from quintet.terminal import Terminal, command_word, grid
 from quintet.text import quote
-from solver.advisor.advice import Grade, Solution
 from solver.advisor.equilibrium import EquilibriumResult, solve_equilibrium
 from solver.advisor.limits import (
     MAX_GAMES,
+    MAX_WINDOW,
     PLAY_EPSILON,
     PLAY_TIME_LIMIT,
     check_epsilon,
     check_games,
     check_time_limit,
+    check_window,
 )
-from solver.advisor.sparse import SparseEquilibrium
-from solver.apps.interrupt import run_interruptible
+from solver.apps.interrupt import Background, run_interruptible
 from solver.apps.play_commands import COMMANDS, Command, parse_command
+from solver.apps.play_views import (
+    board,
+    grade_text,
+    help_text,
+    hint_text,
+    mix_hint_text,
+    odds_text,
+    puzzle_answer_text,
+    puzzle_heading,
+    puzzle_result_text,
+    puzzles_summary,
+    review_text,
+    rules_text,
+    showdown_text,
+    stats_line,
+    stats_text,
+    summary_text,
+    verdict,
+)
 from solver.games.double_oracle import IterationRecord
+from solver.games.sparse_mix import SparseRecord
 from solver.play.computer import Computer, ComputerSpec, EquilibriumProvider
-from solver.play.session import MIX_HINT_ROLL_STREAM, GameSession, Odds, Phase, PlayError, Reveal
+from solver.play.puzzle import OPPONENTS as PUZZLE_OPPONENTS
+from solver.play.puzzle import Puzzle, PuzzleError, PuzzleResult, pick_puzzle
+from solver.play.review import GameReview, review
+from solver.play.session import GameSession, Move, Person, Phase, PlayError
+from solver.play.statistics import WINDOW, statistics
 from solver.problem.opponent_spec import OPPONENT_HELP
 from solver.problem.opponents import Uniform
-from solver.storage.records import GameRecord, append_record
+from solver.storage.records import GameRecord, RecordError, append_record, read_records
 from solver.storage.store import SolutionStore
 
-__all__ = ["build_parser", "main"]
+__all__ = ["build_parser", "main", "default_records"]
 
 T = TypeVar("T")
 
 PROG = "quintet-play"
-SUIT_NAMES = ("clubs", "diamonds", "hearts", "spades")
+SUBCOMMANDS = ("review", "stats", "puzzle")
+_NEEDS_COMPUTER = ("hint", "grade", "odds", "play", "done")
 
 
-# ----------------------------------------------------------------------------- what is shown
-
-
-def _heading(text: str) -> Text:
-    return Text(text, style="bold")
+def default_records() -> Path:
+    """Where the games are recorded unless ``--record FILE`` or ``--no-record``: ``games.jsonl``
+    in the user data directory (``$XDG_DATA_HOME/quintet``, else ``~/.local/share/quintet``)."""
+    return user_data_dir() / "games.jsonl"
 
 
 def _points(x: float) -> str:
     return f"{x:g}"
 
 
-def _signed(x: float) -> str:
-    return f"{0.0 if abs(x) < 0.005 else x:+.2f}"
-
-
 def _plural(n: int, word: str) -> str:
     return f"{n} {word}{'' if n == 1 else 's'}"
 
 
-def _slot_label(rules: Rules, s: int) -> str:
-    return f"slot {s + 1} ({rules.weights[s]} pts)"
+class _Quit(Exception):
+    """The player ended the match during a game (``quit``, end of input, Ctrl-C while reading a pipe)."""
 
 
-def board(term: Terminal, game: GameSession, header: str | None) -> RenderableType:
-    """The exposed cards, the cards left to place by suit, and the slots."""
-    rules = game.rules
-    deck = rules.deck
-    parts: list[RenderableType] = []
-    if header:
-        parts.append(_heading(header))
-        parts.append(Text("Exposed (out of play): ").append_text(term.cards(game.deal.exposed, deck, "rank")))
-    left = game.unplaced
-    parts.append(Text(f"Cards to place ({left.bit_count()} of {game.deal.live.bit_count()}):"))
-    suits, shown = grid("!", "!")
-    for suit in reversed(range(4)):
-        cards = [c for c in cards_of(left) if not deck.is_joker(c) and deck.suit_of(c) == suit]
-        if cards:
-            name = f"{SUIT_SYMBOLS[suit]} {SUIT_NAMES[suit]}" if term.unicode else SUIT_NAMES[suit]
-            suits.add_row(Text(name, style=SUIT_STYLES[suit]), term.cards(cards, deck, "rank"))
-    jokers = [c for c in cards_of(left) if deck.is_joker(c)]
-    if jokers:
-        suits.add_row("jokers", term.cards(jokers, deck, "given"))
-    if suits.row_count:
-        parts.append(shown)
-    parts.append(Text("Your slots:"))
-    slots, shown = grid("!", "!", "")
-    for s, packet in enumerate(game.slots):
-        if packet:
-            slots.add_row(_slot_label(rules, s), term.cards(packet, deck), describe(packet, rules))
-        else:
-            slots.add_row(_slot_label(rules, s), Text("-", style="dim"), "")
-    parts.append(shown)
-    return Group(*parts)
+class _Stop(Exception):
+    """The player ended the match between two games (nothing is left unfinished)."""
 
 
-def help_text() -> RenderableType:
-    table, shown = grid("!", "")
-    for usage, what in COMMANDS.values():
-        table.add_row(usage, what)
-    return Group(_heading("Commands (one per line):"), shown,
-                 Text("Cards: Ah, Td or 10d, 7s (upper or lower case, ♣ ♦ ♥ ♠ too), separated by spaces or commas; "
-                      "packets in 'play' separated by '|' or '/'."))
+class _Progress:
+    """The latest progress of the computer's solve: on stderr while the program waits for it
+    (``foreground``), else kept for the line under the prompt."""
+
+    def __init__(self, term: Terminal, quiet: bool) -> None:
+        self.term = term
+        self.quiet = quiet
+        self.text = ""
+        self.foreground = True
+
+    def report(self, text: str) -> None:
+        self.text = text
+        if self.foreground and not self.quiet:
+            self.term.status.update(f"{PROG}: equilibrium solve: {text}")
+
+    def waiting(self) -> None:
+        """The program waits for the solve from now on: its progress goes to stderr."""
+        self.foreground = True
+        if self.text and not self.quiet:
+            self.term.status.update(f"{PROG}: equilibrium solve: {self.text}")
 
 
-def rules_text(rules: Rules) -> RenderableType:
-    """The rules of Quintet in a few lines, for the rule set being played."""
-    n = rules.n_slots
-    weights = ", ".join(map(str, rules.weights[:-1])) + f" and {rules.weights[-1]}"
-    tie = (f"each player scores {_points(rules.tie_points)} of its points" if rules.tie_points
-           else "nobody scores it")
-    live = rules.deck.size - rules.n_exposed
-    table, shown = grid("!", "")
-    table.add_row("The deal", f"{rules.n_exposed} of the {rules.deck.size} cards are dealt face up and are out of "
-                              f"play; both players hold the same other {live} cards.")
-    table.add_row("Arranging", f"each player splits them into {n} packets of {rules.hand_size}, laid face down in "
-                               f"slots 1-{n} worth {weights} points; the computer has laid its packets before you "
-                               "start.")
-    table.add_row("Show-down", f"slot by slot the two packets meet as poker hands: the better hand scores the slot's "
-                               f"points (equal hands: {tie}); the higher total wins the game, and a match adds up "
-                               "its games.")
-    table.add_row("Hands", "strongest first: " + ", ".join(rules.category_label(c) for c in reversed(rules.categories))
-                  + ".")
-    return Group(_heading(f"Quintet ({rules.describe()}):"), shown)
+@dataclass
+class _Match:
+    """What a match's games share."""
 
-
-def _advice_table(term: Terminal, sol: Solution, yours: set[int]) -> RenderableType:
-    """One row a slot (yours marked ``*``): its packet, hand, odds against the model and expected margin."""
-    rules = sol.deal.rules
-    table, shown = grid("slot!", "cards!", "hand", "win>", "tie>", "margin>")
-    for s, (advice, packet) in enumerate(zip(sol.per_slot, sol.arrangement.packets, strict=True)):
-        mine = s + 1 in yours
-        table.add_row(f"{s + 1}{'*' if mine else ''}", term.cards(packet, rules.deck), advice.hand,
-                      f"{100 * advice.p_win:.1f}%", f"{100 * advice.p_tie:.1f}%", _signed(advice.expected_margin),
-                      style="bold" if mine else "")
-    return shown
-
-
-def _proof(sol: Solution) -> str:
-    if sol.optimal:
-        return "proven optimal"
-    reason = "interrupted" if sol.interrupted else "time limit"
-    return f"{reason}: best found, at most {sol.gap:.2f} below the optimum"
-
-
-def hint_text(term: Terminal, sol: Solution, yours: set[int]) -> RenderableType:
-    kept = f"your slot{'s' if len(yours) > 1 else ''} {', '.join(map(str, sorted(yours)))} kept (*)" if yours \
-        else "the best arrangement"
-    return Group(_heading(f"Hint against the computer's model ({sol.opponent}) — {kept}; {_proof(sol)}:"),
-                 _advice_table(term, sol, yours),
-                 Text(f"Expected margin {_signed(sol.expected_margin)} against the model."),
-                 Text("To play it: play " + sol.arrangement.format(sol.deal.rules), style="dim", no_wrap=True,
-                      overflow="ignore"))
-
-
-def grade_text(term: Terminal, g: Grade) -> RenderableType:
-    best = f"{_signed(g.best.value)} ({_proof(g.best)})"
-    if g.best_swap is None:
-        swap = "No swap of two cards improves it."
-    else:
-        sw = g.best_swap
-        swap = (f"Best two-card swap: {sw.card_a} (slot {sw.slot_a}) <-> {sw.card_b} (slot {sw.slot_b}) → "
-                f"{_signed(sw.value)} ({_signed(sw.value - g.given.value)}).")
-    return Group(_heading(f"Your arrangement against the computer's model ({g.given.opponent}): expected margin "
-                          f"{_signed(g.given.value)}; the best {best}; regret {g.regret:.2f}."),
-                 _advice_table(term, g.given, set()), Text(swap))
-
-
-
-
-def mix_hint_text(term: Terminal, sp: SparseEquilibrium, seed: int, yours: set[int]) -> RenderableType:
-    """``hint K``: the K-mix's arrangements with their shares, the die roll of the game's seed (on
-    its own stream: the computer draws its arrangement from the seed's first number) and
-    the arrangement it picks, the certified exploitability beside the full equilibrium's."""
-    rules = sp.deal.rules
-    if sp.method == "equilibrium":
-        claim = "the full equilibrium fits"
-    elif sp.optimal:
-        claim = "proven the least exploitable"
-    else:
-        claim = "best found (not proven the best)"
-    kept = "; whole arrangements: your slots are not kept" if yours else ""
-    n = sp.max_support
-    parts: list[RenderableType] = [_heading(f"Hint: a mix of at most {_plural(n, 'arrangement')} against the "
-                                            f"equilibrium — {claim}{kept}:")]
-    table, shown = grid("#>", "share>", *(f"slot {s + 1}" for s in range(rules.n_slots)))
-    for i, (p, a) in enumerate(sp.mix, start=1):
-        table.add_row(str(i), f"{100 * p:.1f}%", *(term.cards(m, rules.deck) for m in a.packets))
-    parts.append(shown)
-    roll = sp.roll(seed, MIX_HINT_ROLL_STREAM)
-    play = sp.mix[roll.index][1]
-    parts.append(Text(f"Die roll (seed {seed}, the hints' stream): {roll.value:.4f} falls in arrangement "
-                      f"{roll.index + 1}'s share "
-                      f"[{roll.low:.4f}, {roll.high:.4f}): play it."))
-    extra = " — interrupted" if sp.interrupted else ""
-    parts.append(Text(f"Exploitability {sp.exploitability:.4f} (certified: no arrangement gains more against the "
-                      f"mix); the full equilibrium {sp.equilibrium_exploitability:.4f} with "
-                      f"{_plural(sp.equilibrium_support, 'arrangement')}{extra}."))
-    parts.append(Text("To play it: play " + play.format(rules), style="dim", no_wrap=True, overflow="ignore"))
-    return Group(*parts)
-
-
-def odds_text(term: Terminal, odds: Odds, rules: Rules, top: int = 5) -> RenderableType:
-    labels = [_slot_label(rules, s) for s in range(len(odds.slots))]
-    room = term.width - 2 - max(map(len, labels)) - 2  # the indent, the label column, the gap
-    table, shown = grid("!", "")
-    for label, hands in zip(labels, odds.slots, strict=True):
-        table.add_row(label, flow((Text(f"{h.hand} {100 * h.probability:.1f}%") for h in hands), room))
-    parts: list[RenderableType] = [_heading(f"The computer's odds per slot (its model: {odds.model}):"), shown]
-    if odds.plans:
-        more = f", the {top} most likely" if len(odds.plans) > top else ""
-        parts.append(Text(f"Its plans (hand category per slot): {_plural(odds.arrangements, 'arrangement')} in "
-                          f"{_plural(len(odds.plans), 'plan')}{more}:"))
-        plan_table, plan_shown = grid("share>", "arrangements>", *(f"slot {s + 1}" for s in range(rules.n_slots)))
-        for plan in odds.plans[:top]:
-            plan_table.add_row(f"{100 * plan.probability:.1f}%", str(plan.arrangements), *plan.labels)
-        parts.append(plan_shown)
-    return Group(*parts)
-
-
-def showdown_text(term: Terminal, rules: Rules, reveals: Sequence[Reveal]) -> RenderableType:
-    """The show-down, slot by slot: who won it in words and in colour (green you, red the
-    computer, dim a tie), both hands, the running score."""
-    deck = rules.deck
-    width = max(term.cards(m, deck).cell_len for r in reveals for m in (r.result.hand_a.mask, r.result.hand_b.mask))
-    parts: list[RenderableType] = [_heading("Show-down:")]
-    for reveal in reveals:
-        r = reveal.result
-        if r.winner == "A":
-            verdict, style = f"you win {_points(r.points_a)}", "bold green"
-        elif r.winner == "B":
-            verdict, style = f"the computer wins {_points(r.points_b)}", "bold red"
-        else:
-            verdict, style = "tie" + (f", {_points(r.points_a)} each" if r.points_a else ", nobody scores"), "dim"
-        parts.append(Text.assemble(f"  {_slot_label(rules, r.slot - 1)}: ", (verdict, style),
-                                   f" — you {_points(reveal.player_points)} : "
-                                   f"{_points(reveal.computer_points)} computer"))
-        table, shown = grid("!", "!", "", indent=4)
-        table.columns[1].min_width = width
-        for side, hand in (("A", r.hand_a), ("B", r.hand_b)):
-            marked = style if r.winner in (side, None) else ""  # the winner's (both, in a tie) in its colour
-            table.add_row(Text("you" if side == "A" else "computer", style=marked), term.cards(hand.mask, deck),
-                          Text(hand.description, style=marked))
-        parts.append(shown)
-    return Group(*parts)
-
-
-def _verdict(player: float, computer: float, what: str = "") -> str:
-    """'you win by 11', 'the computer wins the match by 3', 'a draw' …"""
-    if player == computer:
-        return f"{what} is drawn" if what else "a draw"
-    winner = "you win" if player > computer else "the computer wins"
-    return f"{winner}{' ' + what if what else ''} by {_points(abs(player - computer))}"
-
-
-def summary_text(term: Terminal, records: Sequence[GameRecord], rules: Rules) -> RenderableType:
-    you = sum(r.showdown.points_a for r in records)
-    them = sum(r.showdown.points_b for r in records)
-    won = sum(r.showdown.points_a > r.showdown.points_b for r in records)
-    lost = sum(r.showdown.points_a < r.showdown.points_b for r in records)
-    n = len(records)
-    table, shown = grid("game>", "seed>", "exposed!", "you>", "computer>", "margin>", "regret>", "hints>", indent=0)
-    for r in records:
-        table.add_row(str(r.game), str(r.seed), term.cards(r.deal.exposed, rules.deck, "rank"),
-                      _points(r.showdown.points_a), _points(r.showdown.points_b), f"{r.showdown.margin:+g}",
-                      "-" if r.regret is None else f"{r.regret:.2f}", str(len(r.hints)))
-    drawn = n - won - lost
-    return Group(_heading(f"Match over after {_plural(n, 'game')}: you {_points(you)}, computer {_points(them)} — "
-                          f"{_verdict(you, them, 'the match')} (games won {won}, lost {lost}, drawn {drawn})."),
-                 shown,
-                 Text("Regret: how much more (expected points of margin) the best response to the computer's model "
-                      "would have won than your arrangement; 0 = you played a best response."))
-
-
-# ----------------------------------------------------------------------------- the game loop
+    term: Terminal
+    args: argparse.Namespace
+    rules: Rules
+    progress: _Progress
+    provider: EquilibriumProvider
+    records_path: Path | None
+    records: list[GameRecord] = field(default_factory=list)
+    equilibria: dict[int, EquilibriumResult] = field(default_factory=dict)  # game → its deal's equilibrium
 
 
 def _interruptible(term: Terminal, job: Callable[[threading.Event], T], what: str) -> T:
@@ -312,91 +176,32 @@ def _interruptible(term: Terminal, job: Callable[[threading.Event], T], what: st
                                                          "using the best found so far", style="yellow")))
 
 
-class _Quit(Exception):
-    """The player ended the match (``quit``, end of input, Ctrl-C while reading a pipe)."""
+def _working(m: _Match, what: str, job: Callable[[threading.Event], T],
+             detail: Callable[[], str] | None = None) -> T:
+    """A search the player waits for (a hint, a grade, a K-mix, a review), with a line on stderr
+    saying so after half a second (at a terminal, unless --quiet) — ``detail()`` adds how far
+    it is; Ctrl-C stops it."""
+    if m.args.quiet:
+        return _interruptible(m.term, job, what)
+
+    def line(seconds: float) -> str:
+        more = detail() if detail is not None else ""
+        return f"{PROG}: {what}, {seconds:.0f} s{', ' + more if more else ''} (Ctrl-C: use the best so far)"
+
+    with m.term.working(line):
+        return _interruptible(m.term, job, what)
 
 
-def _execute(term: Terminal, game: GameSession, command: Command) -> None:
-    rules = game.rules
-    name = command.name
-    if name == "slot":
-        assert command.slot is not None
-        game.place(command.slot, command.text)
-        term.show(board(term, game, None))
-    elif name == "clear":
-        assert command.slot is not None
-        game.clear(command.slot)
-        term.show(board(term, game, None))
-    elif name == "undo":
-        move = game.undo()
-        what = f"slot {move.slot} holds {format_cards(move.after, rules.deck)} again" if move.after \
-            else f"slot {move.slot} is empty again"
-        term.show(f"Undone: {what}.")
-        term.show(board(term, game, None))
-    elif name == "show":
-        term.show(board(term, game, "The board"))
-    elif name == "help":
-        term.show(help_text())
-    elif name == "rules":
-        term.show(rules_text(rules))
-    elif name == "hint" and command.k is not None:
-        k = command.k
-        game.verify_mix_hint()
-        sp = _interruptible(term, lambda stop: game.mix_hint(k, stop), "mix search")
-        term.show(mix_hint_text(term, sp, game.seed, set(game.placed)))
-    elif name == "hint":
-        game.verify_hint()
-        yours = set(game.placed)
-        term.show(hint_text(term, _interruptible(term, game.hint, "search"), yours))
-    elif name == "grade":
-        game.verify_grade()
-        term.show(grade_text(term, _interruptible(term, game.grade, "search")))
-    elif name == "odds":
-        term.show(odds_text(term, game.odds(), rules))
-    elif name == "play":
-        game.confirm(command.text)
-    elif name == "done":
-        game.confirm()
-    elif name == "quit":
-        raise _Quit
-    else:  # pragma: no cover - parse_command knows every command
-        raise PlayError(f"unknown command {quote(name)}")
+# ----------------------------------------------------------------------------- the computer
 
 
-def _place_and_confirm(term: Terminal, game: GameSession) -> None:
-    """Read commands until the player confirms an arrangement (raises ``_Quit`` to stop)."""
-    while game.phase is Phase.PLACING:
-        line = term.read(f"game {game.game} ({len(game.placed)}/{game.rules.n_slots} placed)> ")
-        if line is None:
-            raise _Quit
-        try:
-            command = parse_command(line, game.rules.n_slots)
-            if command is not None:
-                _execute(term, game, command)
-                term.remember(line)
-        except PlayError as exc:
-            term.error(str(exc))
-        except _Quit:
-            raise
-        except Exception as exc:  # a bug must not lose the game: report it in one line
-            term.error(f"internal error, please report it ({type(exc).__name__}: {exc}); the game goes on")
-
-
-def _show_down(term: Terminal, game: GameSession) -> None:
-    reveals = []
-    while game.phase is Phase.SHOWDOWN:
-        reveals.append(game.reveal())
-    term.show(showdown_text(term, game.rules, reveals))
-
-
-def _equilibrium_provider(term: Terminal, args: argparse.Namespace) -> EquilibriumProvider:
-    def progress(record: IterationRecord) -> None:
-        term.status.update(f"{PROG}: equilibrium solve: iteration {record.iteration}, "
-                           f"exploitability {record.exploitability:.4f}, {record.seconds:.1f} s")
+def _equilibrium_provider(term: Terminal, args: argparse.Namespace, progress: _Progress) -> EquilibriumProvider:
+    def report(record: IterationRecord) -> None:
+        progress.report(f"iteration {record.iteration}, exploitability {record.exploitability:.4f}, "
+                        f"{record.seconds:.1f} s")
 
     def provide(deal: Deal, stop: threading.Event | None) -> EquilibriumResult:
-        common = dict(epsilon=args.epsilon, time_limit=args.time_limit, stop_event=stop,
-                      progress=None if args.quiet else progress)
+        common = dict(epsilon=args.epsilon, time_limit=args.time_limit, stop_event=stop, progress=report)
         try:
             if args.no_store:
                 return solve_equilibrium(deal, **common)
@@ -408,8 +213,300 @@ def _equilibrium_provider(term: Terminal, args: argparse.Namespace) -> Equilibri
     return provide
 
 
+def _seat(m: _Match, game: GameSession, pending: Background[Computer] | None, *, wait: bool) -> None:
+    """Seat the computer chosen in the background once it is ready (``wait``: wait for it)."""
+    if pending is None or isinstance(game.computer, Computer) or not (wait or pending.done):
+        return
+    if not pending.done:
+        m.term.show(Text("Waiting for the computer to lay its packets (Ctrl-C: it stops its solve and plays the "
+                         "best found so far)…", style="dim"))
+        m.progress.waiting()
+    computer = pending.wait(lambda: m.term.show(Text("Ctrl-C: stopping the computer's solve; using the best found "
+                                                     "so far", style="yellow")))
+    m.progress.foreground = True
+    game.seat(computer)
+    m.term.show(f"The computer has laid its packets: it plays {computer.description}.")
+
+
+def _toolbar(m: _Match, pending: Background[Computer]) -> Callable[[], str]:
+    def line() -> str:
+        if pending.done:
+            return " The computer has laid its packets."
+        if m.progress.text:
+            return f" The computer's equilibrium solve: {m.progress.text}"
+        return " The computer is choosing its packets…"
+    return line
+
+
+# ----------------------------------------------------------------------------- commands
+
+
+def _execute(m: _Match, game: GameSession, command: Command, pending: Background[Computer] | None) -> None:
+    term, rules = m.term, game.rules
+    name = command.name
+    if name in _NEEDS_COMPUTER:
+        if name in ("play", "done"):
+            game.verify_confirm(command.text or None)  # an illegal arrangement is refused before any wait
+        _seat(m, game, pending, wait=True)
+    if name == "slot":
+        assert command.slot is not None
+        game.place(command.slot, command.text)
+        term.show(board(term, game, None))
+    elif name == "clear":
+        assert command.slot is not None
+        game.clear(command.slot)
+        term.show(board(term, game, None))
+    elif name == "swap":
+        a, b = command.text.split()
+        term.show(_moves_text(term, "Swapped", game.swap(a, b), rules, ""))
+        term.show(board(term, game, None))
+    elif name == "undo":
+        term.show(_moves_text(term, "Undone", game.undo(), rules, " again"))
+        term.show(board(term, game, None))
+    elif name == "show":
+        term.show(board(term, game, "The board"))
+    elif name == "help":
+        term.show(help_text())
+    elif name == "rules":
+        term.show(rules_text(rules))
+    elif name == "hint" and command.k is not None:
+        k = command.k
+        game.verify_mix_hint()
+        best: list[float] = []
+
+        def certified(record: SparseRecord) -> None:
+            best[:] = [record.best]
+
+        sp = _working(m, f"hint {k}: searching", lambda stop: game.mix_hint(k, stop, certified),
+                      lambda: f"the best mix so far exploitable by {best[0]:.4f}" if best else "")
+        term.show(mix_hint_text(term, sp, game.seed, set(game.placed)))
+    elif name == "hint":
+        kept = game.verify_hint()
+        full = all(game.slots)
+        term.show(hint_text(term, _working(m, "hint: searching", game.hint), set(kept), full=full))
+    elif name == "grade":
+        game.verify_grade()
+        term.show(grade_text(term, _working(m, "grade: searching", game.grade)))
+    elif name == "odds":
+        term.show(odds_text(term, game.odds(), rules))
+    elif name == "play":
+        game.confirm(command.text)
+    elif name == "done":
+        game.confirm()
+    elif name == "review":
+        _review_in_match(m, command.k)
+    elif name == "stats":
+        _show_stats(m)
+    elif name == "quit":
+        raise _Quit
+    else:  # pragma: no cover - parse_command knows every command
+        raise PlayError(f"unknown command {quote(name)}")
+
+
+def _moves_text(term: Terminal, what: str, moves: Sequence[Move], rules: Rules, again: str) -> Text:
+    """'Undone: slot 1 holds A♣ 7♠ 7♥ 7♦ 7♣ again; slot 2 is empty again.'"""
+    line = Text(f"{what}: ")
+    for i, mv in enumerate(moves):
+        line.append("; " if i else "")
+        if mv.after:
+            line.append(f"slot {mv.slot} holds ").append_text(term.cards(mv.after, rules.deck)).append(again)
+        else:
+            line.append(f"slot {mv.slot} is empty{again}")
+    return line.append(".")
+
+
+def _review_in_match(m: _Match, number: int | None) -> None:
+    """``review [N]``: game N of this match (default the last finished) reviewed, against the
+    computer's model and the deal's equilibrium (solved if need be, through the store)."""
+    if not m.records:
+        raise PlayError("no game of this match is finished yet: 'review' reviews a finished game")
+    n = len(m.records) if number is None else number
+    if not 1 <= n <= len(m.records):
+        raise PlayError(f"there is no finished game {n} in this match (games 1-{len(m.records)})")
+    record = m.records[n - 1]
+    eq = m.equilibria.get(n)
+    if eq is None:
+        m.progress.waiting()
+        eq = _interruptible(m.term, lambda stop: m.provider(record.deal, stop), "equilibrium solve")
+        m.equilibria[n] = eq
+    found = _working(m, "review: grading your arrangement",
+                     lambda stop: review(record, equilibrium=eq, time_limit=m.args.time_limit, stop_event=stop))
+    m.term.show(review_text(m.term, found))
+
+
+def _all_records(m: _Match) -> tuple[list[GameRecord], Path | None]:
+    """The games recorded (the records file, earlier sessions too), else this match's."""
+    path = m.records_path
+    if path is None or not path.is_file():
+        return list(m.records), None
+    try:
+        return read_records(path, m.rules, skip_other_rules=True), path
+    except RecordError as exc:
+        raise PlayError(f"cannot read the records: {exc}") from None
+
+
+def _show_stats(m: _Match) -> None:
+    records, path = _all_records(m)
+    m.term.show(stats_text(m.term, statistics(records), path))
+
+
+def _place_and_confirm(m: _Match, game: GameSession, pending: Background[Computer] | None) -> None:
+    """Read commands until the player confirms an arrangement (raises ``_Quit`` to stop)."""
+    term = m.term
+    while game.phase is Phase.PLACING:
+        _seat(m, game, pending, wait=False)
+        waiting = pending is not None and not isinstance(game.computer, Computer)
+        line = term.read(f"game {game.game} ({len(game.placed)}/{game.rules.n_slots} placed)> ",
+                         toolbar=_toolbar(m, pending) if waiting and pending is not None else None)
+        if line is None:
+            raise _Quit
+        try:
+            command = parse_command(line, game.rules.n_slots)
+            if command is not None:
+                _execute(m, game, command, pending)
+                term.remember(line)
+        except PlayError as exc:
+            term.error(str(exc))
+        except _Quit:
+            raise
+        except Exception as exc:  # a bug must not lose the game: report it in one line
+            term.error(f"internal error, please report it ({type(exc).__name__}: {exc}); the game goes on")
+
+
+def _after_game(m: _Match, k: int, last: bool) -> None:
+    """At a terminal: wait for Enter before the next game (or the match's summary), so the
+    show-down is read; ``review`` and ``stats`` meanwhile.  ``_Stop`` ends the match."""
+    if not m.term.line_editing:
+        return
+    what = "the match's summary" if last else f"game {k + 1}"
+    while True:
+        line = m.term.read(f"Enter: {what} · review · stats · quit> ")
+        word = command_word(line.strip()) if line is not None else "quit"
+        try:
+            if word == "":
+                return
+            if word == "quit":
+                raise _Stop
+            if word == "review":
+                _review_in_match(m, k)
+            elif word == "stats":
+                _show_stats(m)
+            elif word == "help":
+                m.term.show(f"Enter goes on to {what}; 'review' reviews game {k}; 'stats' shows your statistics; "
+                            "'quit' ends the match.")
+            else:
+                raise PlayError(f"{quote(line)}: press Enter for {what}, or type review, stats or quit")
+            if line is not None:
+                m.term.remember(line.strip())
+        except PlayError as exc:
+            m.term.error(str(exc))
+
+
+# ----------------------------------------------------------------------------- a match
+
+
+def _play_match(m: _Match, fixed: Deal | None, seed: int) -> bool:
+    """One match of ``args.games`` games from ``seed``; True if it was played to the end in a
+    terminal (then another match is offered)."""
+    term, args = m.term, m.args
+    term.show(Text(f"Quintet against the computer: {_plural(args.games, 'game')}, seed {seed}. "
+                   "Type 'help' for the commands, 'rules' for the rules.", style="bold"))
+    m.records.clear()
+    m.equilibria.clear()
+    ended = False
+    try:
+        for k in range(1, args.games + 1):
+            game_seed = seed + k - 1
+            deal = fixed or Deal.random(game_seed, m.rules)
+            m.records.append(_play_game(m, deal, k, game_seed))
+            _after_game(m, k, last=k == args.games)
+    except _Quit:
+        term.show(f"Game {len(m.records) + 1} was not finished; it is not recorded.")
+        ended = True
+    except _Stop:
+        ended = True
+    if m.records:
+        term.show(summary_text(term, m.records, m.rules))
+        if m.records_path is not None:
+            records, _ = _all_records(m)
+            term.show(Text(f"Your record ({m.records_path}): {stats_line(statistics(records))} "
+                           "('quintet-play stats' for more.)", style="dim"))
+    return not ended and len(m.records) == args.games and term.line_editing
+
+
+def _play_game(m: _Match, deal: Deal, k: int, seed: int) -> GameRecord:
+    """Game ``k`` of the match, from the computer's choice to the record (written at once)."""
+    term, args = m.term, m.args
+
+    def choose(stop: threading.Event) -> Computer:
+        return Computer.choose(deal, args.opponent, seed=seed, equilibrium=m.provider, time_limit=args.time_limit,
+                               stop_event=stop)
+
+    you = sum(r.showdown.points_a for r in m.records)
+    them = sum(r.showdown.points_b for r in m.records)
+    term.show(Text(f"\nGame {k} of {args.games} (seed {seed}) — match: you {_points(you)}, computer {_points(them)}",
+                   style="bold"))
+    pending: Background[Computer] | None = None
+    if term.line_editing and args.opponent.plays not in ("greedy", "uniform"):
+        m.progress.foreground = False
+        m.progress.text = ""
+        pending = Background(choose)
+        game = GameSession(deal, Person(spec=args.opponent.format(), description="the computer"), game=k, seed=seed,
+                           time_limit=args.time_limit)
+        solving = "solving the deal's equilibrium" if args.opponent.needs_equilibrium else "its best response"
+        term.show(f"The computer is choosing its packets ({solving}); place yours meanwhile — hints, odds and "
+                  "confirming wait for it.")
+    else:
+        m.progress.waiting()
+        computer = _interruptible(term, choose, "computer's solve")
+        game = GameSession(deal, computer, game=k, seed=seed, time_limit=args.time_limit)
+        term.show(f"The computer plays {computer.description}.")
+    term.show(board(term, game, "The deal"))
+    try:
+        _place_and_confirm(m, game, pending)
+    except _Quit:
+        if pending is not None:
+            pending.stop()
+            pending.wait()
+        raise
+    reveals = []
+    while game.phase is Phase.SHOWDOWN:
+        reveals.append(game.reveal())
+    term.show(showdown_text(term, game.rules, reveals))
+    record = _working(m, "the regret against the computer's model", game.record)
+    if game.equilibrium is not None:
+        m.equilibria[k] = game.equilibrium
+    if m.records_path is not None:
+        append_record(m.records_path, record)
+    mine, theirs = record.showdown.points_a, record.showdown.points_b
+    term.show(Text(f"Game {k}: you {_points(mine)}, computer {_points(theirs)} — {verdict(mine, theirs)}. "
+                   f"Match: you {_points(you + mine)}, computer {_points(them + theirs)}.", style="bold"))
+    return record
+
+
+# ----------------------------------------------------------------------------- command lines
+
+
+def _add_solve_options(p: argparse.ArgumentParser, what: str) -> None:
+    p.add_argument("--epsilon", type=number, default=PLAY_EPSILON, metavar="POINTS",
+                   help=f"equilibrium: certified exploitability to reach (default {PLAY_EPSILON:g})")
+    p.add_argument("--time-limit", type=number, default=PLAY_TIME_LIMIT, metavar="SECONDS",
+                   help=f"stop any solve ({what}) after this long and use the best found (default {PLAY_TIME_LIMIT:g})")
+    p.add_argument("--store", metavar="PATH", default=None,
+                   help="store of solved equilibria (default: $QUINTET_STORE or the user cache directory)")
+    p.add_argument("--no-store", action="store_true", help="neither read nor write the store")
+    p.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
+
+
+def _add_terminal_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--plain", action="store_true",
+                   help="plain text and plain line input even in a terminal (NO_COLOR: no colours)")
+    p.add_argument("--unicode", action="store_true", help="suits as ♣ ♦ ♥ ♠ in plain text too")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    p = OneLineParser(prog=PROG, description="Play Quintet against the computer, with hints.",
+    p = OneLineParser(prog=PROG, description="Play Quintet against the computer, with hints. Also: "
+                      f"'{PROG} review FILE', '{PROG} stats [FILE]', '{PROG} puzzle' (each with --help).",
                       epilog="Commands during a game: " + ", ".join(COMMANDS) + " (type 'help'; docs/playing.md).")
     p.add_argument("--games", type=integer, default=1, metavar="N",
                    help=f"games in the match, 1..{MAX_GAMES} (default 1)")
@@ -421,94 +518,279 @@ def build_parser() -> argparse.ArgumentParser:
                    help="the computer: equilibrium (default: a sample from the certified mix), greedy, uniform "
                         f"(a random arrangement), or a model of you it best-responds to: br:MODEL or {OPPONENT_HELP}")
     p.add_argument("--record", metavar="FILE", default=None,
-                   help="append one JSON line per finished game to FILE")
-    p.add_argument("--epsilon", type=number, default=PLAY_EPSILON, metavar="POINTS",
-                   help=f"equilibrium: certified exploitability to reach (default {PLAY_EPSILON:g})")
-    p.add_argument("--time-limit", type=number, default=PLAY_TIME_LIMIT, metavar="SECONDS",
-                   help="stop any solve (the computer's equilibrium or best response, a hint, a grade) after "
-                        f"this long and use the best found (default {PLAY_TIME_LIMIT:g})")
-    p.add_argument("--store", metavar="PATH", default=None,
-                   help="store of solved equilibria (default: $QUINTET_STORE or the user cache directory)")
-    p.add_argument("--no-store", action="store_true", help="neither read nor write the store")
-    p.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
-    p.add_argument("--plain", action="store_true",
-                   help="plain text and plain line input even in a terminal (NO_COLOR: no colours)")
-    p.add_argument("--unicode", action="store_true", help="suits as ♣ ♦ ♥ ♠ in plain text too")
+                   help="append one JSON line per finished game to FILE (default: games.jsonl in the user data "
+                        "directory, where the statistics come from)")
+    p.add_argument("--no-record", action="store_true", help="record no game")
+    _add_solve_options(p, "the computer's equilibrium or best response, a hint, a grade, a review")
+    _add_terminal_options(p)
     add_rules_arguments(p)
     return p
 
 
-def _main(argv: Sequence[str] | None) -> int:
-    args = build_parser().parse_args(argv)
-    args.games, args.epsilon = check_games(args.games), check_epsilon(args.epsilon)
+def _check_store_options(args: argparse.Namespace) -> None:
+    args.epsilon = check_epsilon(args.epsilon)
     args.time_limit = check_time_limit(args.time_limit)
-    rules = rules_from_args(args)
     if args.no_store and args.store:
         raise UsageError("--store and --no-store cannot be combined")
+    if args.store is not None and (problem := directory_problem(args.store)) is not None:
+        raise UsageError(f"--store {quote(args.store, PATH_LIMIT)}: {problem}")  # even when no store is needed
+
+
+def _records_path(args: argparse.Namespace) -> Path | None:
+    """The records file of this run: ``--record FILE``, none with ``--no-record``, else the
+    default one (``default_records``)."""
+    if args.no_record:
+        if args.record is not None:
+            raise UsageError("--record and --no-record cannot be combined")
+        return None
+    return kept_file(args.record, default_records().name, "--record")
+
+
+def _play(argv: Sequence[str]) -> int:
+    args = build_parser().parse_args(argv)
+    args.games = check_games(args.games)
+    _check_store_options(args)
+    rules = rules_from_args(args)
     fixed = Deal.from_exposed(args.exposed, rules) if args.exposed is not None else None
     seeds = seed_series(fresh_seed(args.games) if args.seed is None else args.seed, args.games, "--seed", "games")
     args.opponent = ComputerSpec.parse(args.opponent)  # a bad --opponent is one line, before anything is shown
     if args.opponent.target is not None:  # and so is a model file that cannot be used
         args.opponent.target.resolve(fixed or Deal.random(seeds[0], rules), extra={"equilibrium": Uniform()})
-    if args.record is not None:
-        with open(args.record, "a", encoding="utf-8"):
-            pass  # fail now, in one line, if the file cannot be written
+    records_path = _records_path(args)
     if args.opponent.needs_equilibrium and not args.no_store:
         SolutionStore(args.store).close()  # the store game 1 needs: a bad one fails now (none is made otherwise)
     term = Terminal.for_streams(plain=args.plain, unicode=args.unicode, history=user_cache_dir() / "play-history",
                                 words=list(COMMANDS))
-    provider = _equilibrium_provider(term, args)
+    progress = _Progress(term, args.quiet)
+    m = _Match(term, args, rules, progress, _equilibrium_provider(term, args, progress), records_path)
     seed = seeds[0]
-    while _play_match(term, args, rules, fixed, seed, provider) and term.ask("Play another match?"):
+    while _play_match(m, fixed, seed) and term.ask("Play another match?"):
         last = seed + args.games - 1
         seed = last + 1 if last + args.games <= SEED_MAX else fresh_seed(args.games)
     return 0
 
 
-def _play_match(term: Terminal, args: argparse.Namespace, rules: Rules, fixed: Deal | None, seed: int,
-                provider: EquilibriumProvider) -> bool:
-    """One match of ``args.games`` games from ``seed``; True if it was played to the end in a
-    terminal (then another match is offered)."""
-    term.show(_heading(f"Quintet against the computer: {_plural(args.games, 'game')}, seed {seed}. "
-                       "Type 'help' for the commands, 'rules' for the rules."))
-    records: list[GameRecord] = []
-    try:
-        for k in range(1, args.games + 1):
-            game_seed = seed + k - 1
-            deal = fixed or Deal.random(game_seed, rules)
-            records.append(_play_game(term, args, deal, k, game_seed, provider, records))
-    except _Quit:
-        term.show(f"Game {len(records) + 1} was not finished; it is not recorded.")
-    if records:
-        term.show(summary_text(term, records, rules))
-    return len(records) == args.games and term.line_editing
+# ----------------------------------------------------------------------------- review, stats, puzzle
 
 
-def _play_game(term: Terminal, args: argparse.Namespace, deal: Deal, k: int, seed: int,
-               provider: EquilibriumProvider, earlier: Sequence[GameRecord]) -> GameRecord:
-    """Game ``k`` of the match, from the computer's choice to the record (written at once)."""
+def _review_parser() -> argparse.ArgumentParser:
+    p = OneLineParser(prog=f"{PROG} review", description="Review recorded games (quintet-play's records, or the "
+                      "page's): each slot's packets and hands, who scored and why, your regret against the computer's "
+                      "model and against the deal's equilibrium, the best arrangement and the best swap.")
+    p.add_argument("file", metavar="FILE", nargs="?", default=None,
+                   help="a records file (JSON lines; default: the games recorded in the user data directory)")
+    which = p.add_mutually_exclusive_group()
+    which.add_argument("--game", type=integer, default=None, metavar="N",
+                       help="the N-th record of the file, 1-based (default: the last)")
+    which.add_argument("--all", action="store_true", help="every record of the file")
+    p.add_argument("--no-equilibrium", action="store_true",
+                   help="no regret against the equilibrium (nothing is solved)")
+    p.add_argument("--json", action="store_true", help="print the review as JSON (a list with --all)")
+    _add_solve_options(p, "the equilibrium, each grade")
+    _add_terminal_options(p)
+    add_rules_arguments(p)
+    return p
 
-    def choose(stop: threading.Event) -> Computer:
-        return Computer.choose(deal, args.opponent, seed=seed, equilibrium=provider, time_limit=args.time_limit,
-                               stop_event=stop)
 
-    computer = _interruptible(term, choose, "computer's solve")
-    game = GameSession(deal, computer, game=k, seed=seed, time_limit=args.time_limit)
-    you = sum(r.showdown.points_a for r in earlier)
-    them = sum(r.showdown.points_b for r in earlier)
-    term.show(Text(f"\nGame {k} of {args.games} (seed {seed}) — match: you {_points(you)}, computer {_points(them)}",
+def _records_of(text: str | None, rules: Rules) -> tuple[list[GameRecord], Path]:
+    path = Path(text).expanduser() if text is not None else default_records()
+    if text is None and not path.is_file():
+        raise UsageError(f"no games recorded yet ({path}): play some, or name a records file")
+    return read_records(path, rules), path
+
+
+def _review(argv: Sequence[str]) -> int:
+    args = _review_parser().parse_args(argv)
+    _check_store_options(args)
+    rules = rules_from_args(args)
+    records, path = _records_of(args.file, rules)
+    if not records:
+        raise UsageError(f"{path}: no records")
+    if args.all:
+        chosen = records
+    else:
+        n = len(records) if args.game is None else args.game
+        if not 1 <= n <= len(records):
+            raise UsageError(f"--game {n}: {path} holds records 1 to {len(records)}")
+        chosen = [records[n - 1]]
+    term = Terminal.for_streams(plain=args.plain or args.json, unicode=args.unicode)
+    progress = _Progress(term, args.quiet)
+    provider = _equilibrium_provider(term, args, progress)
+    reviews: list[GameReview] = []
+    for record in chosen:
+        reviews.append(_review_one(term, record, None if args.no_equilibrium else provider, args.time_limit))
+    if args.json:
+        print_json([r.to_dict() for r in reviews] if args.all else reviews[0].to_dict())
+    else:
+        for r in reviews:
+            term.show(review_text(term, r))
+    return 0
+
+
+def _review_one(term: Terminal, record: GameRecord, provider: EquilibriumProvider | None,
+                time_limit: float | None) -> GameReview:
+    """``record`` reviewed, against its deal's equilibrium from ``provider`` (None: not)."""
+    eq = None if provider is None else _interruptible(term, lambda stop: provider(record.deal, stop),
+                                                      "equilibrium solve")
+    return _interruptible(term, lambda stop: review(record, equilibrium=eq, time_limit=time_limit, stop_event=stop),
+                          "review")
+
+
+def _stats_parser() -> argparse.ArgumentParser:
+    p = OneLineParser(prog=f"{PROG} stats", description="Statistics of recorded games: games, points, the mean "
+                      "regret and its trend, per slot where the points go.")
+    p.add_argument("file", metavar="FILE", nargs="?", default=None,
+                   help="a records file (default: the games recorded in the user data directory)")
+    p.add_argument("--window", type=integer, default=WINDOW, metavar="N",
+                   help=f"games per block of the trend, 1..{MAX_WINDOW} (default {WINDOW})")
+    p.add_argument("--json", action="store_true", help="print the statistics as JSON")
+    _add_terminal_options(p)
+    add_rules_arguments(p)
+    return p
+
+
+def _stats(argv: Sequence[str]) -> int:
+    args = _stats_parser().parse_args(argv)
+    args.window = check_window(args.window)
+    rules = rules_from_args(args)
+    path = Path(args.file).expanduser() if args.file is not None else default_records()
+    records = read_records(path, rules, skip_other_rules=args.file is None) if args.file is not None or \
+        path.is_file() else []
+    stats = statistics(records, args.window)
+    if args.json:
+        print_json(stats.to_dict())
+        return 0
+    term = Terminal.for_streams(plain=args.plain, unicode=args.unicode)
+    term.show(stats_text(term, stats, path))
+    return 0
+
+
+PUZZLE_WORDS = ("slot", "clear", "swap", "undo", "show", "play", "done", "help", "rules", "quit")
+PUZZLE_HELP = (*((COMMANDS[w][0], COMMANDS[w][1]) for w in PUZZLE_WORDS[:-3]),
+               ("play ARRANGEMENT, done", "answer: your five packets (graded exactly)"),
+               ("answer", "give up: the best arrangement"),
+               (COMMANDS["help"][0], COMMANDS["help"][1]), (COMMANDS["rules"][0], COMMANDS["rules"][1]),
+               ("quit, q", "end the training"))
+
+
+def _puzzle_parser() -> argparse.ArgumentParser:
+    p = OneLineParser(prog=f"{PROG} puzzle", description="Training: find the best arrangement of deals the store "
+                      "has solved, against their equilibrium (or greedy, or uniform); each answer graded exactly.")
+    p.add_argument("--count", type=integer, default=5, metavar="N", help="puzzles, 1..100 (default 5)")
+    p.add_argument("--seed", type=integer, default=None,
+                   help=f"seed of puzzle 1, 0..{SEED_MAX} (puzzle k uses SEED+k-1; default: random, printed)")
+    p.add_argument("--opponent", default="equilibrium", choices=PUZZLE_OPPONENTS,
+                   help="the opponent to answer (default equilibrium: the deal's certified mix)")
+    p.add_argument("--time-limit", type=number, default=PLAY_TIME_LIMIT, metavar="SECONDS",
+                   help=f"stop a grade's search after this long (default {PLAY_TIME_LIMIT:g})")
+    p.add_argument("--store", metavar="PATH", default=None,
+                   help="store of solved equilibria (default: $QUINTET_STORE or the user cache directory)")
+    p.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
+    _add_terminal_options(p)
+    add_rules_arguments(p)
+    return p
+
+
+def _puzzles(argv: Sequence[str]) -> int:
+    args = _puzzle_parser().parse_args(argv)
+    if not 1 <= args.count <= 100:
+        raise UsageError(f"--count must be from 1 to 100, got {args.count}")
+    args.time_limit = check_time_limit(args.time_limit)
+    rules = rules_from_args(args)
+    seed = check_seed(fresh_seed(args.count) if args.seed is None else args.seed, "--seed")
+    seed_series(seed, args.count, "--seed", "puzzles")
+    if args.store is not None and (problem := directory_problem(args.store)) is not None:
+        raise UsageError(f"--store {quote(args.store, PATH_LIMIT)}: {problem}")
+    with SolutionStore(args.store) as store:
+        try:
+            puzzles = [pick_puzzle(store, rules, seed + k, args.opponent) for k in range(args.count)]
+        except PuzzleError as exc:
+            raise UsageError(str(exc)) from None
+    term = Terminal.for_streams(plain=args.plain, unicode=args.unicode, history=user_cache_dir() / "play-history",
+                                words=[*PUZZLE_WORDS, "answer"])
+    term.show(Text(f"Training: {_plural(args.count, 'puzzle')}, seed {seed}. Type 'help' for the commands.",
                    style="bold"))
-    term.show(f"The computer plays {computer.description}.")
-    term.show(board(term, game, "The deal"))
-    _place_and_confirm(term, game)
-    _show_down(term, game)
-    record = _interruptible(term, game.record, "regret search")
-    if args.record is not None:
-        append_record(args.record, record)
-    mine, theirs = record.showdown.points_a, record.showdown.points_b
-    term.show(Text(f"Game {k}: you {_points(mine)}, computer {_points(theirs)} — {_verdict(mine, theirs)}. "
-                   f"Match: you {_points(you + mine)}, computer {_points(them + theirs)}.", style="bold"))
-    return record
+    m = _Match(term, args, rules, _Progress(term, args.quiet), _no_equilibrium, None)
+    results: list[PuzzleResult] = []
+    for k, puzzle in enumerate(puzzles, start=1):
+        term.show(puzzle_heading(puzzle, k, args.count))
+        game = GameSession(puzzle.deal, Person(spec="puzzle", description="the puzzle"), game=k,
+                           time_limit=args.time_limit)
+        term.show(board(term, game, "The deal"))
+        answer = _answer(m, game, k)
+        if answer is None:
+            break
+        if isinstance(answer, str):
+            given_up = _working(m, "the best arrangement", partial(_give_up, puzzle, args.time_limit))
+            term.show(puzzle_answer_text(term, given_up.grade.best))
+            results.append(given_up)
+            continue
+        result = _working(m, "grading your answer", partial(_grade_answer, puzzle, answer, args.time_limit))
+        results.append(result)
+        term.show(puzzle_result_text(term, result))
+    if results:
+        term.show(puzzles_summary(results))
+    return 0
+
+
+def _grade_answer(puzzle: Puzzle, answer: Arrangement, time_limit: float | None,
+                  stop: threading.Event) -> PuzzleResult:
+    return puzzle.grade(answer, time_limit=time_limit, stop_event=stop)
+
+
+def _give_up(puzzle: Puzzle, time_limit: float | None, stop: threading.Event) -> PuzzleResult:
+    return puzzle.give_up(time_limit=time_limit, stop_event=stop)
+
+
+def _no_equilibrium(deal: Deal, stop: threading.Event | None) -> EquilibriumResult:
+    raise PlayError("no equilibrium is solved here")
+
+
+def _answer(m: _Match, game: GameSession, k: int) -> Arrangement | str | None:
+    """Read a puzzle's commands until an answer: the arrangement laid, ``"answer"`` (given up) or
+    None (quit, the end of input)."""
+    term = m.term
+    while True:
+        line = term.read(f"puzzle {k} ({len(game.placed)}/{game.rules.n_slots} placed)> ")
+        if line is None:
+            return None
+        words = line.split()
+        try:
+            if words and command_word(words[0]) == "answer":
+                if len(words) > 1:
+                    raise PlayError("'answer' takes no arguments")
+                term.remember(line)
+                return "answer"
+            if words and command_word(words[0]) == "help":
+                table, shown = grid("!", "")
+                for usage, what in PUZZLE_HELP:
+                    table.add_row(usage, what)
+                term.show(Group(Text("Commands (one per line):", style="bold"), shown))
+                term.remember(line)
+                continue
+            command = parse_command(line, game.rules.n_slots)
+            if command is None:
+                continue
+            if command.name not in PUZZLE_WORDS:
+                raise PlayError(f"no '{command.name}' in a puzzle: place your packets and 'play' them ('answer' "
+                                "gives up and shows the best arrangement)")
+            if command.name == "quit":
+                return None
+            if command.name in ("play", "done"):
+                laid = game.verify_confirm(command.text or None)
+                term.remember(line)
+                return laid
+            _execute(m, game, command, None)
+            term.remember(line)
+        except PlayError as exc:
+            term.error(str(exc))
+
+
+def _main(argv: Sequence[str] | None) -> int:
+    args = list(sys.argv[1:] if argv is None else argv)
+    if args and args[0] in SUBCOMMANDS:
+        return {"review": _review, "stats": _stats, "puzzle": _puzzles}[args[0]](args[1:])
+    return _play(args)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -18,7 +18,8 @@ __all__ = ["COMMANDS", "Command", "parse_command"]
 COMMANDS: dict[str, tuple[str, str]] = {
     "slot": ("slot N CARDS", "put five cards in slot N (1 = 3 points … 5 = 7 points)"),
     "clear": ("clear N", "empty slot N"),
-    "undo": ("undo", "take back the last slot or clear"),
+    "swap": ("swap A B", "exchange two cards between slots (one may be a card not placed), e.g. a grade's best swap"),
+    "undo": ("undo", "take back the last slot, clear or swap"),
     "show": ("show", "the board: exposed cards, cards left to place, your slots"),
     "hint": ("hint [K]", "the best completion of your slots against the computer's model; 'hint 3' against "
                          "the equilibrium: a mix of at most 3 arrangements and a die roll"),
@@ -26,17 +27,19 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "odds": ("odds", "the computer's per-slot odds: which hands it plays where"),
     "play": ("play ARRANGEMENT", "lay all five packets at once, '|'-separated, and confirm them"),
     "done": ("done", "confirm the five packets placed"),
+    "review": ("review [N]", "the review of game N of this match (default: the last one finished)"),
+    "stats": ("stats", "your statistics over every game recorded (this match and earlier sessions)"),
     **{usage.split(",")[0]: (usage, what) for usage, what in SHARED_HELP},
 }
 """Command name → (how it is typed, what it does); ``help``, ``rules`` and ``quit`` are the
 terminal layer's shared words (``quintet.terminal``), with their aliases ``?``, ``h`` and ``q``."""
-_NO_ARGUMENTS = ("undo", "show", "grade", "odds", "done", "help", "rules", "quit")
+_NO_ARGUMENTS = ("undo", "show", "grade", "odds", "done", "stats", "help", "rules", "quit")
 
 
 @dataclass(frozen=True)
 class Command:
-    """One line of input: ``name`` (a key of ``COMMANDS``), a slot, the cards/arrangement text,
-    the K of ``hint K``."""
+    """One line of input: ``name`` (a key of ``COMMANDS``), a slot, the cards/arrangement text
+    (the two cards of ``swap``), the K of ``hint K`` or the N of ``review N``."""
 
     name: str
     slot: int | None = None
@@ -70,6 +73,17 @@ def parse_command(line: str, n_slots: int = 5) -> Command | None:
             return Command(name, k=check_max_support(int(rest)))
         except LimitError as exc:
             raise PlayError(f"hint K: {exc}") from None
+    if name == "review":
+        if not rest:
+            return Command(name)
+        if not re.fullmatch(r"[0-9]{1,6}", rest) or int(rest) < 1:
+            raise PlayError(f"'review' takes nothing or a game number (e.g. 'review 2'), got {quote(rest)}")
+        return Command(name, k=int(rest))
+    if name == "swap":
+        pair = rest.replace(",", " ").split()
+        if len(pair) != 2:
+            raise PlayError(f"'swap' needs two cards, e.g. 'swap As 9c', got {quote(rest) if rest else 'none'}")
+        return Command(name, text=" ".join(pair))
     if name == "play":
         if not rest:
             raise PlayError("'play' needs five packets separated by '|', e.g. 'play Ah Kh Qh Jh Th | …'")

@@ -35,7 +35,7 @@ from solver.problem.deal_tables import DealTables
 from solver.problem.opponent_spec import OpponentSpec
 from solver.problem.opponents import ArrangementMix, Greedy, OpponentError, OpponentModel, Uniform, greedy_arrangement
 
-__all__ = ["PLAYS", "ComputerSpec", "Computer", "EquilibriumProvider", "random_arrangement"]
+__all__ = ["PLAYS", "ComputerSpec", "Computer", "EquilibriumProvider", "random_arrangement", "computer_model"]
 
 PLAYS = ("equilibrium", "greedy", "uniform")
 """The strategies the computer plays as such; anything else is a model of the player it best-responds to."""
@@ -136,19 +136,27 @@ class Computer:
         spec = ComputerSpec.parse(spec, files=files) if isinstance(spec, str) else spec
         arrangement.validate(deal)
         eq = _need(equilibrium)(deal, None) if spec.needs_equilibrium else None
-        model: OpponentModel
-        if spec.plays == "equilibrium":
-            assert eq is not None
-            model = eq.opponent()
-        elif spec.plays == "greedy":
-            model = Greedy()
-        elif spec.plays == "uniform":
-            model = Uniform()
-        else:
-            assert spec.target is not None
-            target = spec.target.resolve(deal, equilibrium=None if eq is None else eq.opponent(), files=files)
-            model = _best_response_model(arrangement, target.name)
+        model = computer_model(spec.format(), arrangement, eq)
         return cls(spec.format(), arrangement, model, description, eq)
+
+
+def computer_model(spec: str, arrangement: Arrangement, equilibrium: EquilibriumResult | None) -> OpponentModel:
+    """The model of a computer that played ``arrangement`` as ``spec`` (a record's
+    ``opponent``), read without opening any file: the ``equilibrium``'s mix (needed for
+    ``equilibrium``), greedy, uniform, or a best response's one arrangement.  ``OpponentError``
+    for a ``spec`` that is no computer (``friend``) or an equilibrium missing."""
+    text = spec.strip() if isinstance(spec, str) else ""
+    if text == "equilibrium":
+        if equilibrium is None:
+            raise OpponentError("the computer played the equilibrium: its model needs the deal's equilibrium")
+        return equilibrium.opponent()
+    if text == "greedy":
+        return Greedy()
+    if text == "uniform":
+        return Uniform()
+    if text.startswith("br:") and len(text) > 3:
+        return _best_response_model(arrangement, text[3:])
+    raise OpponentError(f"{quote(spec)} is not a computer this program plays (equilibrium, greedy, uniform, br:MODEL)")
 
 
 def _best_response_model(arrangement: Arrangement, target: str) -> ArrangementMix:

@@ -4,15 +4,16 @@ and the tables of ``quintet-serve``.
     deal = Deal.random(7)
     computer = Computer.choose(deal, "greedy", seed=7)     # the computer lays its packets first
     game = GameSession(deal, computer, seed=7)
-    game.place(5, "Ah Kh Qh Jh Th"); game.undo(); game.hint(); …
+    game.place(5, "Ah Kh Qh Jh Th"); game.undo(); game.hint(); game.swap("Ah", "9c"); …
     game.confirm("Th Td Tc 7d 7c | …")                     # or place all five and confirm()
     while game.phase is Phase.SHOWDOWN:
         game.reveal()                                      # slot by slot
     # or all at once: game.play_out("Th Td Tc 7d 7c | …") → the reveals
     game.record(...)                                       # the game as a GameRecord
 
-Phases: ``PLACING`` (place, clear, undo, advice: hint, grade, odds, the K-mix ``mix_hint``; ``HINTING`` while a hint
-or grade is computed, so a front-end running it in the background refuses other moves) →
+Phases: ``PLACING`` (place, clear, swap, undo, advice: hint, grade, odds, the K-mix ``mix_hint``;
+``HINTING`` while a hint or grade is computed, so a front-end running it in the background
+refuses other moves) →
 ``confirm`` → ``SHOWDOWN`` (``reveal`` one slot at a time) → ``OVER``.  Against a ``Person`` (a
 friend at a ``quintet-serve`` table) the other arrangement is not known when the player
 confirms: ``confirm`` → ``WAITING`` → ``face(their arrangement)`` → ``SHOWDOWN``.  Each action has ``verify_x``
@@ -34,8 +35,9 @@ server replaying its flow) never builds them.
 from __future__ import annotations
 
 import datetime as _dt
+import os
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from enum import Enum
@@ -52,6 +54,7 @@ from solver.advisor.equilibrium import EquilibriumResult
 from solver.advisor.mix import HandShare
 from solver.advisor.plans import Plan, plans
 from solver.advisor.sparse import SparseEquilibrium, sparse_equilibrium
+from solver.games.sparse_mix import SparseRecord
 from solver.problem.deal_tables import DealTables
 from solver.problem.opponents import FixedMarginals, OpponentModel
 from solver.storage.records import GameRecord
@@ -71,6 +74,15 @@ __all__ = [
     "Reveal",
     "GameSession",
 ]
+
+
+def _now() -> _dt.datetime:
+    """Now, UTC — or ``$SOURCE_DATE_EPOCH`` (seconds since 1970) when set, the reproducible-builds
+    convention: the manual's transcripts show the same times at every run."""
+    fixed = os.environ.get("SOURCE_DATE_EPOCH", "")
+    if fixed.isdigit():
+        return _dt.datetime.fromtimestamp(int(fixed), _dt.UTC)
+    return _dt.datetime.now(_dt.UTC)
 
 
 class PlayError(ValueError):
@@ -156,7 +168,7 @@ class GameSession:
     phase: Phase = field(default=Phase.PLACING, init=False)
     slots: list[int] = field(init=False)  # the player's packets (masks), 0 = empty
     hints: list[str] = field(default_factory=list, init=False)  # advice commands used, in order
-    _history: list[Move] = field(default_factory=list, init=False, repr=False)
+    _history: list[tuple[Move, ...]] = field(default_factory=list, init=False, repr=False)  # a step: its moves
     _tables: DealTables | None = field(default=None, init=False, repr=False)  # built on first advice
     _model: FixedMarginals | None = field(default=None, init=False, repr=False)
     _arrangement: Arrangement | None = field(default=None, init=False, repr=False)
@@ -230,6 +242,28 @@ class GameSession:
             raise PlayError(f"there is no slot {slot} (slots are 1-{self.rules.n_slots})")
         return slot - 1
 
+    # -------------------------------------------------------------- the other side
+
+    def verify_seat(self, computer: Computer) -> None:
+        """``seat`` is allowed: placing (not yet confirmed) and the other side not known yet."""
+        self._require(Phase.PLACING, "seat the computer")
+        if self._other is not None:
+            raise PlayError("the other side has laid its packets already")
+        try:
+            computer.arrangement.validate(self.deal)
+        except ArrangementError as exc:
+            raise PlayError(f"the computer's arrangement: {exc}") from None
+
+    def seat(self, computer: Computer) -> Computer:
+        """The computer has laid its packets, chosen while the player was placing (a session
+        started with a ``Person`` standing in for it: ``quintet-play`` shows the deal while the
+        computer's equilibrium is solved)."""
+        self.verify_seat(computer)
+        self.computer = computer
+        self._other = computer.arrangement
+        self._model = None  # advice now refers to the computer's model
+        return computer
+
     # -------------------------------------------------------------- placing
 
     def verify_place(self, slot: int, cards: str | int) -> int:
@@ -268,7 +302,7 @@ class GameSession:
     def place(self, slot: int, cards: str | int) -> Move:
         """Put five live cards in ``slot`` (replacing what was there)."""
         mask = self.verify_place(slot, cards)
-        return self._apply(Move(slot, self.slots[slot - 1], mask))
+        return self._apply(Move(slot, self.slots[slot - 1], mask))[0]
 
     def verify_clear(self, slot: int) -> None:
         self._require(Phase.PLACING, "clear a slot")
@@ -285,12 +319,60 @@ class GameSession:
 
     def clear(self, slot: int) -> Move:
         self.verify_clear(slot)
-        return self._apply(Move(slot, self.slots[slot - 1], 0))
+        return self._apply(Move(slot, self.slots[slot - 1], 0))[0]
 
-    def _apply(self, move: Move) -> Move:
-        self.slots[move.slot - 1] = move.after
-        self._history.append(move)
-        return move
+    def _card(self, text: str | int, what: str) -> int:
+        if not isinstance(text, str):
+            return int(text)
+        try:
+            cards = parse_cards(text, self.rules.deck, what=what)
+        except CardError as exc:
+            raise PlayError(str(exc)) from None
+        if len(cards) != 1:
+            raise PlayError(f"{what}: one card, got {len(cards)}")
+        return cards[0]
+
+    def _slot_of(self, card: int) -> int | None:
+        """The slot (0-based) holding ``card``, None when it is not placed."""
+        return next((s for s, p in enumerate(self.slots) if p >> card & 1), None)
+
+    def verify_swap(self, card_a: str | int, card_b: str | int) -> tuple[Move, ...]:
+        """The moves ``swap`` would make (one per slot it changes); else ``PlayError``."""
+        self._require(Phase.PLACING, "swap cards")
+        a, b = self._card(card_a, "the first card"), self._card(card_b, "the second card")
+        for card in (a, b):
+            if self.deal.exposed >> card & 1:
+                raise PlayError(f"{self._format(1 << card)} is exposed (out of play)")
+        if a == b:
+            raise PlayError(f"a swap needs two different cards, got {self._format(1 << a)} twice")
+        slot_a, slot_b = self._slot_of(a), self._slot_of(b)
+        if slot_a is None and slot_b is None:
+            raise PlayError(f"neither {self._format(1 << a)} nor {self._format(1 << b)} is in a slot")
+        if slot_a is not None and slot_a == slot_b:
+            raise PlayError(f"{self._format(1 << a)} and {self._format(1 << b)} are both in slot {slot_a + 1}: "
+                            "a swap moves cards between slots")
+        swapped = (1 << a) | (1 << b)
+        return tuple(Move(s + 1, self.slots[s], self.slots[s] ^ swapped)
+                     for s in sorted(x for x in (slot_a, slot_b) if x is not None))
+
+    def can_swap(self, card_a: str | int, card_b: str | int) -> bool:
+        try:
+            self.verify_swap(card_a, card_b)
+        except PlayError:
+            return False
+        return True
+
+    def swap(self, card_a: str | int, card_b: str | int) -> tuple[Move, ...]:
+        """Exchange two cards: both in slots, each goes to the other's slot; one in a slot and
+        the other not placed, the other takes its place.  One step for ``undo``; the moves
+        made, one per slot changed."""
+        return self._apply(*self.verify_swap(card_a, card_b))
+
+    def _apply(self, *moves: Move) -> tuple[Move, ...]:
+        for move in moves:
+            self.slots[move.slot - 1] = move.after
+        self._history.append(moves)
+        return moves
 
     def verify_undo(self) -> None:
         self._require(Phase.PLACING, "undo")
@@ -304,28 +386,30 @@ class GameSession:
             return False
         return True
 
-    def undo(self) -> Move:
-        """Take back the last ``place`` or ``clear``; returns the move that undoes it."""
+    def undo(self) -> tuple[Move, ...]:
+        """Take back the last ``place``, ``clear`` or ``swap``; returns the moves that undo it
+        (one per slot it changed)."""
         self.verify_undo()
         last = self._history.pop()
-        self.slots[last.slot - 1] = last.before
-        return Move(last.slot, last.after, last.before)
+        for move in last:
+            self.slots[move.slot - 1] = move.before
+        return tuple(Move(m.slot, m.after, m.before) for m in last)
 
     # -------------------------------------------------------------- advice
 
-    def verify_hint(self) -> None:
+    def verify_hint(self) -> dict[int, int]:
+        """The slots a hint keeps (all five filled: none, the hint is the best arrangement)."""
         self._require(Phase.PLACING, "give a hint")
-        if all(self.slots):
-            raise PlayError("all five slots are filled: 'grade' rates them, 'clear N' frees a slot")
+        return {} if all(self.slots) else self.placed
 
     def hint(self, stop_event: threading.Event | None = None) -> Solution:
         """The best completion of the placed slots against the computer's model (with nothing
-        placed, the best arrangement)."""
-        self.verify_hint()
+        placed, or all five slots filled, the best arrangement)."""
+        kept = self.verify_hint()
         tables, model = self._advice()
         self.hints.append("hint")
         with self._hinting():
-            return complete(self.deal, self.placed, model, time_limit=self.time_limit, stop_event=stop_event,
+            return complete(self.deal, kept, model, time_limit=self.time_limit, stop_event=stop_event,
                             tables=tables)
 
     @property
@@ -340,15 +424,17 @@ class GameSession:
                             "('hint' alone completes your slots)")
         return self.equilibrium
 
-    def mix_hint(self, k: int, stop_event: threading.Event | None = None) -> SparseEquilibrium:
+    def mix_hint(self, k: int, stop_event: threading.Event | None = None,
+                 progress: Callable[[SparseRecord], None] | None = None) -> SparseEquilibrium:
         """The least exploitable mix of at most ``k`` whole arrangements found, certified, from the
         computer's equilibrium (the placed slots are not kept: a mix is of whole arrangements);
-        its die roll is the game's seed's (``SparseEquilibrium.roll(seed)``)."""
+        its die roll is the game's seed's (``SparseEquilibrium.roll(seed)``).  ``progress``
+        receives each mix certified on the way."""
         eq = self.verify_mix_hint()
         self.hints.append(f"hint {k}")
         with self._hinting():
             return sparse_equilibrium(self.deal, k, equilibrium=eq, time_limit=self.time_limit,
-                                      stop_event=stop_event)
+                                      stop_event=stop_event, progress=progress)
 
     @contextmanager
     def _hinting(self) -> Iterator[None]:
@@ -533,11 +619,11 @@ class GameSession:
 
     def record(self, stop_event: threading.Event | None = None, *, time: _dt.datetime | None = None) -> GameRecord:
         """The finished game as a ``GameRecord`` (with its regret against the computer, None
-        against a person; ``time`` defaults to now, UTC).  The record's ``computer`` is the
-        other side's arrangement."""
+        against a person; ``time`` defaults to now, UTC, or ``$SOURCE_DATE_EPOCH``).  The
+        record's ``computer`` is the other side's arrangement."""
         result = self.result
         assert self._arrangement is not None and self._other is not None
-        moment = (time or _dt.datetime.now(_dt.UTC)).astimezone(_dt.UTC)
+        moment = (time or _now()).astimezone(_dt.UTC)
         return GameRecord(
             game=self.game, seed=self.seed, time=moment.strftime("%Y-%m-%dT%H:%M:%SZ"), opponent=self.computer.spec,
             deal=self.deal, player=self._arrangement, computer=self._other, showdown=result,

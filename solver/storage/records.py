@@ -16,24 +16,30 @@ A record (``GameRecord.to_dict``) holds::
 
 Cards are two-character ASCII.  ``read_player_games`` reads what a style model needs from
 such a file — each line's ``exposed`` and ``player``, validated against the rules — so
-hand-written lines with just those two fields are records too.
+hand-written lines with just those two fields are records too.  ``GameRecord.from_dict`` reads
+a whole record back (``read_records`` a file of them, ``records_from_json`` decoded JSON): the
+show-down is played again from the two arrangements, and a record whose points disagree with
+it is refused.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from quintet.cards import CardError, format_cards
 from quintet.evaluator import HandValue
 from quintet.fingerprint import rules_fingerprint
-from quintet.game import Arrangement, ArrangementError, Deal, Showdown
+from quintet.game import Arrangement, ArrangementError, Deal, Showdown, showdown
+from quintet.jsonlines import read_json_lines
 from quintet.rules import Rules
 from quintet.text import quote
 
-__all__ = ["RecordError", "GameRecord", "append_record", "read_player_games", "player_games_from_json"]
+__all__ = [
+    "RecordError", "GameRecord", "append_record", "read_player_games", "player_games_from_json", "read_records",
+    "records_from_json",
+]
 
 
 class RecordError(ValueError):
@@ -82,6 +88,46 @@ class GameRecord:
             "regret": self.regret,
         }
 
+    @classmethod
+    def from_dict(cls, entry: object, rules: Rules) -> GameRecord:
+        """The record ``to_dict`` wrote (read back under ``rules``); ``RecordError`` naming the
+        field for anything else.  The show-down is played again from the arrangements: points
+        that disagree with it are refused."""
+        if not isinstance(entry, dict):
+            raise RecordError("expected a JSON object (a game record)")
+        deal, player = _player_game(entry, rules, rules_fingerprint(rules))
+        for key in ("game", "seed", "time", "opponent", "computer", "points"):
+            if key not in entry:
+                raise RecordError(f"no '{key}' field")
+        game, seed = entry["game"], entry["seed"]
+        for key, value in (("game", game), ("seed", seed)):
+            if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+                raise RecordError(f"'{key}' must be a whole number, got {quote(value)}")
+        for key in ("time", "opponent"):
+            if not isinstance(entry[key], str) or len(entry[key]) > 500:
+                raise RecordError(f"'{key}' must be a short string, got {quote(entry[key])}")
+        try:
+            computer = Arrangement.parse(_cards(entry["computer"], "computer"), rules)
+            result = showdown(player, computer, deal)
+        except (ArrangementError, CardError) as exc:
+            raise RecordError(f"'computer': {exc}") from None
+        points = entry["points"]
+        if not isinstance(points, dict) or points.get("player") != result.points_a \
+                or points.get("computer") != result.points_b:
+            raise RecordError(f"'points' {quote(points)} are not the show-down's "
+                              f"({result.points_a:g} : {result.points_b:g})")
+        hints = entry.get("hints", [])
+        if not isinstance(hints, list) or not all(isinstance(h, str) and len(h) <= 40 for h in hints) \
+                or len(hints) > 1000:
+            raise RecordError("'hints' must be a list of advice commands")
+        regret = entry.get("regret")
+        if regret is not None and (isinstance(regret, bool) or not isinstance(regret, (int, float))
+                                   or not 0 <= regret < 1e6):
+            raise RecordError(f"'regret' must be null or a number of points, got {quote(regret)}")
+        return cls(game=game, seed=seed, time=entry["time"], opponent=entry["opponent"], deal=deal, player=player,
+                   computer=computer, showdown=result, hints=tuple(hints),
+                   regret=None if regret is None else float(regret))
+
 
 def append_record(path: str | Path, record: GameRecord) -> None:
     """Append ``record`` as one JSON line (written and flushed at once)."""
@@ -123,22 +169,9 @@ def read_player_games(path: str | Path, rules: Rules) -> list[tuple[Deal, Arrang
     JSON object with ``exposed`` and ``player``, an illegal arrangement, other rules, or a
     file without records.
     """
-    path = Path(path)
-    if not path.is_file():
-        raise RecordError(f"records file {str(path)!r} not found")
-    try:
-        lines: Sequence[str] = path.read_text(encoding="utf-8").splitlines()
-    except (OSError, UnicodeDecodeError) as exc:
-        raise RecordError(f"{path}: cannot read ({exc})") from None
     fingerprint = rules_fingerprint(rules)
     games = []
-    for number, line in enumerate(lines, start=1):
-        if not line.strip():
-            continue
-        try:
-            entry = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise RecordError(f"{path}: line {number}: not valid JSON ({exc.msg})") from None
+    for number, entry in read_json_lines(path, RecordError, "records file"):
         try:
             games.append(_player_game(entry, rules, fingerprint))
         except RecordError as exc:
@@ -165,3 +198,37 @@ def player_games_from_json(entries: object, rules: Rules, *, where: str = "style
         except RecordError as exc:
             raise RecordError(f"{where}: record {number}: {exc}") from None
     return games
+
+
+def read_records(path: str | Path, rules: Rules, *, skip_other_rules: bool = False) -> list[GameRecord]:
+    """The whole records of a file (``GameRecord.from_dict`` line by line; blank lines are
+    skipped); ``RecordError`` naming the file and the line, or a missing file.
+    ``skip_other_rules``: records of other rules are left out (the games' own records file
+    holds every rule set played), not refused."""
+    fingerprint = rules_fingerprint(rules)
+    records = []
+    for number, entry in read_json_lines(path, RecordError, "records file"):
+        if skip_other_rules and isinstance(entry, dict) and entry.get("rules", fingerprint) != fingerprint:
+            continue
+        try:
+            records.append(GameRecord.from_dict(entry, rules))
+        except RecordError as exc:
+            raise RecordError(f"{path}: line {number}: {exc}") from None
+    return records
+
+
+def records_from_json(entries: object, rules: Rules, *, where: str = "records",
+                      limit: int | None = None) -> list[GameRecord]:
+    """Whole records from decoded JSON (a list of ``to_dict`` objects); ``RecordError`` naming
+    ``where`` and the record's number.  At most ``limit`` records."""
+    if not isinstance(entries, list):
+        raise RecordError(f"{where}: expected a list of game records")
+    if limit is not None and len(entries) > limit:
+        raise RecordError(f"{where}: at most {limit:,} records, got {len(entries):,}")
+    records = []
+    for number, entry in enumerate(entries, start=1):
+        try:
+            records.append(GameRecord.from_dict(entry, rules))
+        except RecordError as exc:
+            raise RecordError(f"{where}: record {number}: {exc}") from None
+    return records

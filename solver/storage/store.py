@@ -13,7 +13,9 @@ Safety
   checked *before* anything is written: random bytes, a damaged database, a database of
   another application or of another schema version raise ``StoreError`` naming the path
   and the problem, and the file is left byte-for-byte untouched (it is inspected through a
-  read-only connection).  A missing or empty file is created (parent directories too).
+  read-only connection).  A missing or empty file is created; its directory must exist (a
+  missing one is refused: ``quintet.cliutil.directory_problem``), except the user cache
+  directory of the default location, which is made.
 * WAL journal mode and a busy timeout (30 s by default) let several processes read and
   write one store; every write runs in one ``BEGIN IMMEDIATE`` transaction, so a writer
   killed mid-transaction leaves the previous committed state (SQLite rolls the partial
@@ -38,7 +40,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from quintet.cliutil import user_cache_dir
+from quintet.cliutil import directory_problem, user_cache_dir
 from quintet.faults import Fault
 
 __all__ = [
@@ -149,8 +151,10 @@ class SolutionStore:
 
     # ------------------------------------------------------------------ opening
 
-    def _fail(self, problem: str) -> StoreError:
-        return StoreError(f"solution store {str(self.path)!r}: {problem}", public=f"the solution store: {problem}")
+    def _fail(self, problem: str, public: str | None = None) -> StoreError:
+        """``public``: the problem as a server may tell it (no path; default ``problem``)."""
+        return StoreError(f"solution store {str(self.path)!r}: {problem}",
+                          public=f"the solution store: {problem if public is None else public}")
 
     def _open(self) -> None:
         path = self.path
@@ -159,11 +163,15 @@ class SolutionStore:
         existing = path.is_file() and path.stat().st_size > 0
         if existing:
             self._inspect_existing()
-        else:
+        elif path.parent == user_cache_dir() and not path.parent.exists():
             try:
                 path.parent.mkdir(parents=True, exist_ok=True)
             except OSError as exc:
                 raise self._fail(f"cannot create directory: {exc.strerror or exc}") from None
+        else:
+            problem = directory_problem(path)
+            if problem is not None:
+                raise self._fail(problem, "its directory is missing or not a directory")
         try:
             conn = sqlite3.connect(str(path), timeout=self.timeout, isolation_level=None)
         except sqlite3.Error as exc:

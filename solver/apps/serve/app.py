@@ -8,6 +8,8 @@ the worker pool (``solver.apps.serve.jobs``) and the tables; its endpoints are f
   /api/jobs/ID/events`` (server-sent events);
 * ``routers.game`` — ``POST /api/showdown``, ``/api/hand``, ``/api/draw`` (``quintet showdown``,
   ``hand``, ``draw``), ``GET /api/deal?seed=N``, ``GET /api/rules``;
+* ``routers.training`` — ``POST /api/review``, ``/api/stats``, ``GET /api/puzzles``, ``POST
+  /api/puzzles/grade`` (``quintet-play review``, ``stats``, ``puzzle``);
 * ``routers.server`` — ``GET /api/health`` and the page;
 * ``routers.tables`` — ``/api/tables``: play against the computer or a friend by a link (each
   seat named by its token), the table's events as server-sent events (the tables themselves:
@@ -29,7 +31,7 @@ from starlette.concurrency import run_in_threadpool
 from starlette.routing import Mount, Route
 
 from solver.apps.serve.errors import MAX_BODY_BYTES, BodyLimit, install_error_handlers
-from solver.apps.serve.routers import game, server, solve, tables
+from solver.apps.serve.routers import game, server, solve, tables, training
 from solver.apps.serve.state import AppState, ServeConfig
 
 __all__ = ["ServeConfig", "create_app", "MAX_BODY_BYTES"]
@@ -67,7 +69,7 @@ def create_app(config: ServeConfig | None = None) -> FastAPI:
     )
     app.state.quintet = state
     app.add_middleware(BodyLimit, limit=state.config.max_body_bytes)
-    routers = (solve.router, game.router, tables.router, server.router)
+    routers = (solve.router, game.router, tables.router, training.router, server.router)
     for router in routers:
         app.include_router(router)
     server.mount_page(app)

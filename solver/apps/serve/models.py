@@ -44,9 +44,12 @@ from solver.advisor.schema import (
     GradeOut,
     HandOut,
     HandReportOut,
+    JobProgressOut,
+    KmixProgressOut,
     MixEntryOut,
     OddsOut,
     ProgressOut,
+    ReviewOut,
     SafeOut,
     ShowdownOut,
     ShowdownSlotOut,
@@ -68,7 +71,8 @@ __all__ = [
     "ErrorOut", "JobOut", "HealthOut", "DealOut", "RuleSetOut", "MAX_CARDS_TEXT", "MAX_NAME_LENGTH",
     # the answers (defined in solver.advisor.schema and, the game's, quintet.schema)
     "SlotAdviceOut", "AnswerOut", "SolutionOut", "SwapOut", "GradeOut", "MixEntryOut", "SlotMarginalOut",
-    "EquilibriumOut", "SafeOut", "SparseOut", "ProgressOut", "VerificationOut", "SolveAnswerOut", "OddsOut",
+    "EquilibriumOut", "SafeOut", "SparseOut", "ProgressOut", "KmixProgressOut", "VerificationOut", "SolveAnswerOut",
+    "OddsOut",
     "ImmediateAnswerOut", "ShowdownOut", "ShowdownSlotOut", "HandOut", "HandReportOut", "CompareOut", "DrawOut",
     "DrawOptionOut",
 ]
@@ -342,6 +346,11 @@ class ErrorOut(_Out):
     error: str = Field(description="one line naming the problem")
 
 
+JobResultOut = Annotated[EquilibriumOut | SafeOut | SparseOut | GradeOut | SolutionOut | ReviewOut,
+                         Field(discriminator="kind")]
+"""A job's answer: any answer of a solve (``SolveAnswerOut``), or a review (``POST /api/review``)."""
+
+
 class JobOut(_Out):
     """A job: an equilibrium solve, a safe exploitation or a K-mix, followed by the client."""
 
@@ -349,11 +358,12 @@ class JobOut(_Out):
     status: Literal["queued", "running", "cancelling", "done", "cancelled", "failed"]
     request: dict[str, Any] = Field(description="the request's fields as the client gave them")
     elapsed: float = Field(description="seconds since the job was submitted")
-    progress: ProgressOut | None = Field(description="the equilibrium solve's last iteration (null before the "
-                                                     "first, and for a safe exploitation)")
-    result: SolveAnswerOut | None = Field(
-        description="the answer — an equilibrium (EquilibriumOut), a safe mix (SafeOut), a K-mix (SparseOut) — "
-                    "(when cancelled: the best found before, marked interrupted)")
+    progress: JobProgressOut | None = Field(description="the last progress: the equilibrium solve's iteration "
+                                                        "(kind 'equilibrium'), then a K-mix's certifications (kind "
+                                                        "'kmix'); null before the first, and for a safe exploitation")
+    result: JobResultOut | None = Field(
+        description="the answer — an equilibrium (EquilibriumOut), a safe mix (SafeOut), a K-mix (SparseOut), a "
+                    "review (ReviewOut) — (when cancelled: the best found before, marked interrupted)")
     error: str | None
 
 

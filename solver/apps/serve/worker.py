@@ -39,9 +39,11 @@ from quintet.faults import Fault
 from quintet.rules import Rules
 from quintet.text import one_line
 from solver.advisor.request import SolveRequest, solve_request
-from solver.advisor.schema import DrawOut, ProgressOut
+from solver.advisor.schema import DrawOut, KmixProgressOut, ProgressOut
 from solver.apps.serve.tables.tasks import PlayTask
+from solver.apps.serve.training import TRAINING_TASKS, TrainingTask
 from solver.games.double_oracle import IterationRecord
+from solver.games.sparse_mix import SparseRecord
 from solver.storage.store import SolutionStore
 
 __all__ = ["Task", "DrawTask", "StrategyTask", "worker_main", "run_task"]
@@ -79,7 +81,7 @@ class StrategyTask:
 @dataclass(frozen=True)
 class Task:
     number: int  # unique per server run, > 0
-    payload: SolveRequest | DrawTask | StrategyTask | PlayTask
+    payload: SolveRequest | DrawTask | StrategyTask | PlayTask | TrainingTask
 
 
 class _LazyStore:
@@ -100,8 +102,29 @@ class _LazyStore:
             self._store = None
 
 
-def run_task(payload: SolveRequest | DrawTask | StrategyTask | PlayTask, store: Callable[[], SolutionStore],
-             stop: threading.Event, progress: Callable[[IterationRecord], None]) -> BaseModel | dict[str, object]:
+Progress = Callable[[dict[str, object]], None]
+"""Where a task's progress goes, as JSON: an equilibrium's iterations (``ProgressOut``, kind
+``equilibrium``), a K-mix's certifications (``KmixProgressOut``, kind ``kmix``)."""
+
+
+def _equilibrium_progress(progress: Progress) -> Callable[[IterationRecord], None]:
+    return lambda record: progress(ProgressOut.of(record).model_dump(mode="json"))
+
+
+def _kmix_progress(progress: Progress) -> Callable[[SparseRecord], None]:
+    certified = [0]
+
+    def report(record: SparseRecord) -> None:
+        certified[0] += 1
+        progress(KmixProgressOut(certified=certified[0], support=record.support, exploitability=max(0.0, record.best),
+                                 seconds=record.seconds).model_dump(mode="json"))
+
+    return report
+
+
+def run_task(payload: SolveRequest | DrawTask | StrategyTask | PlayTask | TrainingTask,
+             store: Callable[[], SolutionStore], stop: threading.Event,
+             progress: Progress) -> BaseModel | dict[str, object]:
     """The answer to one task as its response model (its JSON is what the matching CLI prints
     with ``--json``; a table's task answers its JSON, ``solver.apps.serve.tables.tasks``);
     ``store`` opens the store, called only when an equilibrium is needed.  A request that may
@@ -111,13 +134,15 @@ def run_task(payload: SolveRequest | DrawTask | StrategyTask | PlayTask, store: 
         return payload.run(store, stop)
     if isinstance(payload, StrategyTask):
         return payload.run()
+    if isinstance(payload, TRAINING_TASKS):
+        return payload.run(store, stop, _equilibrium_progress(progress))
     if isinstance(payload, DrawTask):
         return DrawOut.model_validate(
             advise(payload.hand, payload.rules, known=payload.known, objective=payload.objective).to_dict())
     if not payload.files:
         payload.opponent.refuse_files()
     return solve_request(payload, store=store() if payload.wants_equilibrium else None, stop_event=stop,
-                         progress=progress).to_model()
+                         progress=_equilibrium_progress(progress), sparse_progress=_kmix_progress(progress)).to_model()
 
 
 def _warm_up() -> None:
@@ -170,8 +195,8 @@ def worker_main(tasks: Connection, results: Connection, cancel: Synchronized, st
         stop = threading.Event()
         current[0] = (number, stop)
 
-        def progress(record: IterationRecord, number: int = number) -> None:
-            _send(results, ("progress", number, ProgressOut.of(record).model_dump(mode="json")))
+        def progress(data: dict[str, object], number: int = number) -> None:
+            _send(results, ("progress", number, data))
 
         try:
             message: tuple[object, ...] = ("done", number, run_task(task.payload, store, stop, progress))

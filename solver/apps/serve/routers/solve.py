@@ -22,7 +22,7 @@ from solver.advisor.equilibrium import certified_within, stored_exploitability
 from solver.advisor.request import RequestError, SolveRequest
 from solver.apps.serve.errors import JsonBodyRoute, error_responses
 from solver.apps.serve.jobs import Job
-from solver.apps.serve.models import ImmediateAnswerOut, JobOut, ProgressOut, SolveIn
+from solver.apps.serve.models import ImmediateAnswerOut, JobOut, KmixProgressOut, ProgressOut, SolveIn
 from solver.apps.serve.state import AppState, ServeConfig, app_state
 
 __all__ = ["router", "solve_request_of", "job_out", "echo", "EVENT_INTERVAL", "STOP_GRACE"]
@@ -64,10 +64,15 @@ def solve_request_of(body: SolveIn, config: ServeConfig) -> SolveRequest:
         max_support=body.max_support, files=False)
 
 
+def _progress(progress: dict[str, Any]) -> ProgressOut | KmixProgressOut:
+    return KmixProgressOut.model_validate(progress) if progress.get("kind") == "kmix" else \
+        ProgressOut.model_validate(progress)
+
+
 def job_out(job: Job) -> JobOut:
     """A job's JSON (``GET /api/jobs/ID``)."""
     return JobOut(job=job.id, status=job.status, request=job.request, elapsed=round(job.elapsed, 3),
-                  progress=None if job.progress is None else ProgressOut.model_validate(job.progress),
+                  progress=None if job.progress is None else _progress(job.progress),
                   result=job.result, error=job.error)
 
 

@@ -10,7 +10,7 @@
 // as the form no longer asks that question.
 
 import { call, followJob } from "./api.js";
-import { ArrangementEditor, arrangementText, DECK, HAND_SIZE, N_EXPOSED, N_SLOTS } from "./arrange.js";
+import { ArrangementEditor, arrangementText, DECK, HAND_SIZE, N_EXPOSED, N_SLOTS, readArrangement } from "./arrange.js";
 import { CardGrid, cardEl, cardsTextEl, cardTextEl, readCards, sortCards } from "./cards.js";
 import { CATEGORIES, categoryColour, categoryWords } from "./categories.js";
 import { errorBox, fieldMessage, limits, randomSeed, readInRange } from "./form.js";
@@ -41,6 +41,7 @@ const state = {
   job: null, // the equilibrium job being followed
   busy: false,
   answer: null, // what the answer shown was asked for: {deal, opponent, objective, epsilon, mine}
+  linkSeed: null, // a link's equilibrium draw: the seed of the answer it reopens (used once)
 };
 
 let deckGrid;
@@ -159,14 +160,34 @@ function readNumber(id, what, range) {
   return value;
 }
 
-/** The K box: null when blank (the full equilibrium), else the whole number typed — its range is
- * the server's to check (one request model decides), so 0 is sent and its refusal shown. */
+/** The K box: null when blank (the full equilibrium), else a whole number in the server's range
+ * (GET /api/limits: max_support), or a FormError saying so. */
 function readK() {
   const text = $("max-support").value.trim();
   if (!text) return null;
-  if (!/^\d+$/.test(text)) throw new FormError(`K: ${text} is not a whole number (blank: the full equilibrium)`,
-    "max-support");
-  return Number(text);
+  const { value, error } = readInRange(text, "max_support", "K");
+  if (error) throw new FormError(`${error} (blank: the full equilibrium)`, "max-support");
+  return value;
+}
+
+/** The rule options shown (the Rules box): {} for classic, else the options set. */
+function readRules() {
+  const rules = {};
+  if ($("rule-tie").value !== "0") rules.tie_points = Number($("rule-tie").value);
+  if ($("rule-tiebreak").value !== "kickers") rules.tiebreak = $("rule-tiebreak").value;
+  if ($("rule-ace-low").checked) rules.ace_low_straight = true;
+  if ($("rule-flush").checked) rules.flush_over_full_house = true;
+  return rules;
+}
+
+/** The rule options in words ("classic", "classic; ties score half; ace-low straight"). */
+function rulesWords(rules) {
+  const words = ["classic"];
+  if (rules.tie_points) words.push(`a tie scores ${rules.tie_points} each`);
+  if (rules.tiebreak) words.push(rules.tiebreak === "group-only" ? "only the groups decide" : "no kickers");
+  if (rules.ace_low_straight) words.push("ace-low straight");
+  if (rules.flush_over_full_house) words.push("flush above full house");
+  return words.join("; ");
 }
 
 function readDeal() {
@@ -235,7 +256,10 @@ export function buildRequest(kind) {
   if (k !== null) {
     body.max_support = k;
     body.seed = $("seed").value.trim() ? readSeed() : randomSeed();
-  } else if (equilibriumItself) body.seed = randomSeed();
+  } else if (equilibriumItself) body.seed = state.linkSeed ?? randomSeed(); // a link's answer: its own draw
+  state.linkSeed = null;
+  const rules = readRules();
+  if (Object.keys(rules).length) body.rules = { name: "classic", ...rules };
   if (kind === "grade") body.grade = readMine("grade");
   if (kind === "complete") body.fix = readMine("complete");
   return body;
@@ -256,6 +280,7 @@ function question() {
     objective: $("objective").value,
     epsilon,
     k: $("max-support").value.trim(),
+    rules: JSON.stringify(readRules()),
     mine: arrangementText(mine.mine),
   };
 }
@@ -317,7 +342,14 @@ async function run(kind) {
   $("answer").replaceChildren();
   let failed = false;
   try {
-    const { status, data } = await call("POST", "/api/solve", body);
+    const queue = watchQueue();
+    let response;
+    try {
+      response = await call("POST", "/api/solve", body);
+    } finally {
+      queue.stop();
+    }
+    const { status, data } = response;
     let result = data;
     let cancelled = false;
     if (status === 202) {
@@ -353,6 +385,52 @@ function focusAnswer(target) {
   if (idle && target) target.focus({ preventScroll: true });
 }
 
+/** While a quick answer is awaited: after 0.4 s the progress box says where the question is —
+ * computed, or queued behind busy workers (GET /api/health) — until ``stop()``. */
+function watchQueue() {
+  let stopped = false;
+  let timer = null;
+  const started = performance.now();
+  const poll = async () => {
+    let text = `Waiting for the answer… ${((performance.now() - started) / 1000).toFixed(1)} s`;
+    try {
+      const { data } = await call("GET", "/api/health");
+      text = queueWords(data, performance.now() - started);
+    } catch {
+      // the answer's own error, if any, says what is wrong
+    }
+    if (stopped) return;
+    $("progress").hidden = false;
+    $("cancel").hidden = true; // a quick answer is not a job: nothing to cancel
+    $("progress-text").textContent = text;
+    timer = setTimeout(poll, 500);
+  };
+  timer = setTimeout(poll, 400);
+  return {
+    stop() {
+      stopped = true;
+      clearTimeout(timer);
+      $("cancel").hidden = false;
+    },
+  };
+}
+
+const plural = (n, word) => `${n} ${word}${n === 1 ? "" : "s"}`;
+
+/** Where a quick question is, from the server's health: "Queued: 1 of 1 worker busy with a
+ * long solve (…); yours is next · 2.1 s", or "Computing… 0.8 s". */
+export function queueWords(health, ms) {
+  const time = ` · ${(ms / 1000).toFixed(1)} s`;
+  if (health.workers_busy < health.workers || !health.waiting.quick) return `Computing…${time}`;
+  const long = health.running.long;
+  const busy = `${health.workers_busy} of ${plural(health.workers, "worker")} busy`
+    + (long ? ` with ${long === 1 ? "a long solve" : `${long} long solves`} (an equilibrium, a K-mix or a safe mix)`
+      : "");
+  const line = health.waiting.quick <= 1 ? "yours is next"
+    : `yours is one of ${health.waiting.quick} quick questions waiting`;
+  return `Queued: ${busy}; ${line}${time}`;
+}
+
 let ticker = null;
 
 function stopProgress() {
@@ -380,7 +458,11 @@ async function follow(job) {
     let text = j.status === "queued" ? "Waiting for a free worker…"
       : k === undefined ? "Solving the equilibrium…" : `Solving the equilibrium, then the best mix of at most ${k}…`;
     if (j.status === "cancelling") text = "Cancelling…";
-    if (p) {
+    if (p && p.kind === "kmix") {
+      text = `${j.status === "cancelling" ? "Cancelling… " : ""}The equilibrium is solved; mixes of at most ${k}: `
+        + `${p.certified} ${p.certified === 1 ? "mix" : "mixes"} certified (each by an exact best response), the least exploitable so far `
+        + `${p.exploitability.toFixed(4)}`;
+    } else if (p) {
       text += ` iteration ${p.iteration} · certified ε ≤ ${p.exploitability.toFixed(4)} (target ${target})`
         + ` · ${p.support} arrangements in the mix`;
     }
@@ -392,7 +474,7 @@ async function follow(job) {
   const update = (j) => {
     last = j;
     lastAt = performance.now();
-    const p = j.progress;
+    const p = j.progress && j.progress.kind !== "kmix" ? j.progress : null; // the sparkline: the equilibrium's
     if (p && (!history.length || history[history.length - 1].iteration !== p.iteration)) history.push(p);
     draw();
     drawSparkline(history, target);
@@ -509,6 +591,7 @@ function answerFor(deal, asked) {
   let against = ` · against ${opponentWords(asked.body.opponent)}`;
   if (asked.body.objective) against += ` · ${OBJECTIVE_WORDS[asked.body.objective]}`;
   if (asked.body.epsilon !== undefined) against += ` · target ε ${asked.body.epsilon}`;
+  if (asked.body.rules) against += ` · rules: ${rulesWords(asked.body.rules)}`;
   p.append(against);
   return p;
 }
@@ -533,12 +616,14 @@ function refreshStale() {
   const note = $("stale-note");
   if (!state.answer || !note) {
     box.dataset.stale = "false";
+    updateLink(null);
     return;
   }
   const now = question();
   const a = state.answer;
   const changed = [];
   if (now.deal !== a.deal) changed.push("the deal");
+  if (now.rules !== a.rules) changed.push("the rules");
   if (now.opponent !== a.body.opponent) changed.push("the opponent");
   else {
     if (a.body.objective && now.objective !== a.body.objective) changed.push("the objective");
@@ -555,6 +640,7 @@ function refreshStale() {
     b.dataset.needsDeal = now.deal === a.deal && (b.classList.contains("take") || !stale) ? "fresh" : "stale";
     b.setAttribute("aria-disabled", state.busy || b.dataset.needsDeal === "stale" ? "true" : "false");
   }
+  updateLink(stale ? null : a);
 }
 
 function renderSolution(sol, cancelled, asked) {
@@ -795,10 +881,17 @@ function renderEquilibrium(eq, cancelled, asked) {
     + ` --seed ${asked.body.seed}`));
   const mixTitle = el("h4", "", `The mix: ${eq.mix.length} arrangement${eq.mix.length > 1 ? "s" : ""}`
     + (eq.mix.length > MIX_SHOWN ? ` (the ${MIX_SHOWN} most likely)` : ""));
+  const rest = [plansEl(eq.plans, eq.mix.length), mixTitle, mixEl(eq.mix),
+    el("h4", "", "Per-slot hands (marginals)"), ...marginalsEl(eq.slot_marginals)];
+  if ((cancelled || eq.interrupted) && !eq.converged) { // stopped short of ε: shown, not offered to play
+    const note = el("p", "stale-note stopped-note", `Stopped before the target ε ${eq.epsilon}: this is the best mix `
+      + `found so far, not an equilibrium to play. Ask again to go on from it (${eq.iterations} iterations so far).`);
+    showAnswer(`${cancelled ? "Cancelled" : "Interrupted"}: the best mix found so far`, eq.exposed, asked,
+      [cert, note, ...rest]);
+    return;
+  }
   showAnswer("Equilibrium: a certified mixed strategy", eq.exposed, asked, [
-    cert, play, packetsEl(eq), totalsEl(eq), actions, replay, plansEl(eq.plans, eq.mix.length), mixTitle,
-    mixEl(eq.mix),
-    el("h4", "", "Per-slot hands (marginals)"), ...marginalsEl(eq.slot_marginals),
+    cert, play, packetsEl(eq), totalsEl(eq), actions, replay, ...rest,
   ]);
 }
 
@@ -814,6 +907,144 @@ function render(data, cancelled, asked) {
   renderers[data.kind]();
 }
 
+function optionsChanged() {
+  const choice = $("opponent").value;
+  const eq = opponentNames(opponentText()).includes("equilibrium");
+  for (const e of document.querySelectorAll(".mixture-only")) e.hidden = choice !== "mixture";
+  for (const e of document.querySelectorAll(".eq-only")) e.hidden = !eq;
+  for (const e of document.querySelectorAll(".kmix-only")) e.hidden = choice !== "equilibrium";
+  const k = $("max-support").value.trim();
+  $("solve").textContent = choice !== "equilibrium" ? "Best arrangement"
+    : /^\d+$/.test(k) ? `Solve a mix of at most ${k}` : "Solve the equilibrium";
+  $("opponent-help").textContent = OPPONENT_HELP[choice];
+  $("rules-summary").textContent = `Rules: ${rulesWords(readRules())}`;
+  checkOptions();
+  refreshStale();
+}
+
+// ---------------------------------------------------------------- a position as a link
+
+const LINK = "#advise?";
+
+const linkValue = (v) => encodeURIComponent(v).replace(/%2F/g, "/").replace(/%3A/g, ":").replace(/%2C/g, ",");
+
+/**
+ * The form as a link's fragment: ``#advise?deal=…&opponent=…`` — the deal (and its seed), the
+ * opponent, the objective, ε and the time limit (when they apply), K, the rule options, my
+ * arrangement (packets separated by "/", cards by "."); ``ask``: the question of the answer
+ * shown ({kind, body}) and its equilibrium draw's seed, so the link reopens to that answer.
+ */
+export function positionFragment(ask = null) {
+  const q = [];
+  const add = (key, value) => {
+    if (value !== "" && value !== null && value !== undefined) q.push(`${key}=${linkValue(String(value))}`);
+  };
+  add("deal", sortCards(state.exposed).join("."));
+  add("seed", $("seed").value.trim());
+  add("opponent", opponentText());
+  if ($("objective").value !== "margin") add("objective", $("objective").value);
+  if (opponentNames(opponentText()).includes("equilibrium")) {
+    if ($("epsilon").value.trim() !== String(limits.defaults.SOLVE_EPSILON.value)) add("epsilon", $("epsilon").value.trim());
+    if ($("time-limit").value.trim() !== String(limits.defaults.SOLVE_TIME_LIMIT.value)) {
+      add("time", $("time-limit").value.trim());
+    }
+    add("k", $("max-support").value.trim());
+  }
+  const rules = readRules();
+  add("tie", rules.tie_points);
+  add("tiebreak", rules.tiebreak);
+  if (rules.ace_low_straight) add("acelow", 1);
+  if (rules.flush_over_full_house) add("flush", 1);
+  const packets = mine.mine.map((p) => p.join("."));
+  while (packets.length && !packets[packets.length - 1]) packets.pop();
+  add("mine", packets.join("/"));
+  if (ask) {
+    add("ask", ask.kind);
+    if (ask.kind === "solve" && ask.body.seed !== undefined && ask.body.max_support === undefined) {
+      add("draw", ask.body.seed);
+    }
+  }
+  return LINK + q.join("&");
+}
+
+/** Keep the address bar's fragment the form's position (and the answer's question while the
+ * answer shown is still the form's) — unless it names another tab's place (#play/…, #join/…). */
+function updateLink(ask) {
+  if (state.holdLink || $("panel-advisor").hidden) return;
+  if (location.hash && !location.hash.startsWith(LINK)) return;
+  const fragment = positionFragment(ask);
+  if (location.hash !== fragment) history.replaceState(null, "", fragment);
+}
+
+/** Open ``#advise?…``: fill the form from it (any part it names) and, when it names the question
+ * answered, ask it again — the same answer (an equilibrium drawn with the link's seed). */
+function openLink(hash) {
+  if (!hash.startsWith(LINK)) return;
+  const p = new URLSearchParams(hash.slice(LINK.length).replace(/\+/g, "%2B"));
+  const problems = [];
+  const deal = p.get("deal");
+  if (deal !== null) {
+    const { cards, error } = readCards(deal.replace(/\./g, " "), DECK);
+    if (error || cards.length !== N_EXPOSED) problems.push(`the deal: ${error || `${cards.length} cards, not ${N_EXPOSED}`}`);
+    else setExposed(cards);
+  }
+  if (p.get("seed") !== null) {
+    $("seed").value = p.get("seed");
+    if (deal !== null) state.dealSeed = readInRange(p.get("seed"), "seed").value ?? null;
+  }
+  const opponent = p.get("opponent");
+  if (opponent !== null) {
+    const listed = [...$("opponent").options].some((o) => o.value === opponent && o.value !== "mixture");
+    $("opponent").value = listed ? opponent : "mixture";
+    if (!listed) $("mixture").value = opponent;
+  }
+  const objective = p.get("objective") || "margin";
+  if (["margin", "points"].includes(objective)) $("objective").value = objective;
+  else problems.push(`objective ${objective}`);
+  $("epsilon").value = p.get("epsilon") ?? String(limits.defaults.SOLVE_EPSILON.value);
+  $("time-limit").value = p.get("time") ?? String(limits.defaults.SOLVE_TIME_LIMIT.value);
+  $("max-support").value = p.get("k") ?? "";
+  $("rule-tie").value = p.get("tie") === "0.5" ? "0.5" : "0";
+  $("rule-tiebreak").value = ["group-only", "no-kickers"].includes(p.get("tiebreak")) ? p.get("tiebreak") : "kickers";
+  $("rule-ace-low").checked = p.get("acelow") === "1";
+  $("rule-flush").checked = p.get("flush") === "1";
+  if (p.get("mine")) {
+    const text = p.get("mine").replace(/\./g, " ").replace(/\//g, " | ");
+    const { packets, error } = readArrangement(text, state.exposed, false);
+    if (error) problems.push(`my arrangement: ${error}`);
+    else mine.set(packets, { undoable: false });
+  }
+  optionsChanged();
+  if (problems.length) {
+    showError(`This link could not be read whole: ${problems.join("; ")}.`);
+    return;
+  }
+  const ask = p.get("ask");
+  if (["solve", "grade", "complete"].includes(ask)) {
+    const draw = p.get("draw");
+    state.linkSeed = draw === null ? null : readInRange(draw, "seed").value ?? null;
+    run(ask);
+  }
+}
+
+async function copyLink() {
+  const link = `${location.origin}${location.pathname}${positionFragment(state.answer && $("answer").dataset.stale
+    !== "true" ? state.answer : null)}`;
+  let message = "Copied: this position";
+  try {
+    await navigator.clipboard.writeText(link);
+    if (state.answer) message += " and the question answered";
+  } catch {
+    message = `The link: ${link}`; // no clipboard (an insecure page): shown to copy by hand
+  }
+  const msg = $("copy-link-msg");
+  msg.textContent = message;
+  msg.hidden = false;
+  setTimeout(() => {
+    msg.hidden = true;
+  }, 4000);
+}
+
 /** On a narrow screen the answer sits below the controls: bring it into view when its top
  * is in the lower half of the screen or out of sight. */
 function reveal() {
@@ -825,6 +1056,8 @@ function reveal() {
 // ---------------------------------------------------------------- setup
 
 export function setupAdvisor() {
+  const link = location.hash; // read before the form, being set up, writes its own position there
+  state.holdLink = true;
   $("epsilon").value = String(limits.defaults.SOLVE_EPSILON.value);
   $("time-limit").value = String(limits.defaults.SOLVE_TIME_LIMIT.value);
   mine = new ArrangementEditor({ slots: $("mine-slots"), text: $("mine-text"), textMsg: $("mine-text-msg"),
@@ -860,25 +1093,18 @@ export function setupAdvisor() {
   });
   $("seed").addEventListener("input", () => fieldMessage("seed", ""));
   $("clear-deal").addEventListener("click", () => setExposed([]));
-  const optionsChanged = () => {
-    const choice = $("opponent").value;
-    const eq = opponentNames(opponentText()).includes("equilibrium");
-    for (const e of document.querySelectorAll(".mixture-only")) e.hidden = choice !== "mixture";
-    for (const e of document.querySelectorAll(".eq-only")) e.hidden = !eq;
-    for (const e of document.querySelectorAll(".kmix-only")) e.hidden = choice !== "equilibrium";
-    const k = $("max-support").value.trim();
-    $("solve").textContent = choice !== "equilibrium" ? "Best arrangement"
-      : /^\d+$/.test(k) ? `Solve a mix of at most ${k}` : "Solve the equilibrium";
-    $("opponent-help").textContent = OPPONENT_HELP[choice];
-    checkOptions();
-    refreshStale();
-  };
-  for (const id of ["opponent", "objective"]) $(id).addEventListener("change", optionsChanged);
+  for (const id of ["opponent", "objective", "rule-tie", "rule-tiebreak", "rule-ace-low", "rule-flush"]) {
+    $(id).addEventListener("change", optionsChanged);
+  }
   for (const id of ["mixture", "epsilon", "time-limit", "max-support"]) $(id).addEventListener("input", optionsChanged);
   optionsChanged();
   $("solve").addEventListener("click", () => run("solve"));
   $("grade").addEventListener("click", () => run("grade"));
   $("complete").addEventListener("click", () => run("complete"));
   $("cancel").addEventListener("click", cancelJob);
+  $("copy-link").addEventListener("click", copyLink);
   dealChanged();
+  state.holdLink = false;
+  openLink(link);
+  window.addEventListener("hashchange", () => openLink(location.hash)); // a link pasted into this tab
 }

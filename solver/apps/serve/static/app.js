@@ -1,10 +1,12 @@
-// The page: three tabs (arrangement advisor, draw advisor, play) and the server's health line.
+// The page: four tabs (arrangement advisor, draw advisor, play, review and training) and the
+// server's health line.
 
 import { setupAdvisor } from "./advisor.js";
 import { call } from "./api.js";
 import { setupDraw } from "./draw.js";
 import { loadLimits } from "./form.js";
 import { setupPlay } from "./play.js";
+import { setupReview } from "./review.js";
 
 /** The tabs; returns select(tab). */
 function setupTabs() {
@@ -56,6 +58,7 @@ async function start() {
     document.getElementById("draw-error").textContent = e.message;
   });
   setupPlay({ select: () => select(document.getElementById("tab-play"), false) });
+  setupReview();
   showHealth();
   document.body.dataset.ready = "true";
 }

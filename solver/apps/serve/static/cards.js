@@ -198,14 +198,16 @@ function typedForms(deck) {
 /**
  * Read typed cards against ``deck``: accepts "Ah", "10h", "A♥", "ah", commas; jokers as "Jk",
  * "Jk1", "joker" (a bare "Jk" is the deck's first joker not yet taken).  ``taken``: cards that
- * count as already used (for duplicates across boxes), ``what``: the cards' name in messages.
+ * count as already used (for duplicates across boxes; ``takenWhere`` says where they are, e.g. "in
+ * your hand"), ``what``: the cards' name in messages.
  * ``partial``: a last token that is the start of a card ("A", "1", "Jk" on a two-joker deck
  * being typed) is not an error yet.  Returns {cards, error} (error: one line, or "").
  */
-export function readCards(text, deck, { taken = [], partial = false } = {}) {
+export function readCards(text, deck, { taken = [], takenWhere = "", partial = false } = {}) {
   const cards = [];
   let error = "";
   const used = new Set(taken);
+  const elsewhere = new Set(taken);
   const tokens = text.replace(/[♠♥♦♣♤♡♢♧]/g, (m) => SYMBOLS[m]).split(/[\s,;]+/).filter(Boolean);
   const jokers = deck.filter((c) => c.startsWith("Jk"));
   const fail = (message) => {
@@ -242,7 +244,8 @@ export function readCards(text, deck, { taken = [], partial = false } = {}) {
       continue;
     }
     if (used.has(code)) {
-      fail(`${token}: ${cardName(code)} is there twice`);
+      fail(elsewhere.has(code) && takenWhere ? `${token}: the ${cardName(code)} is ${takenWhere}`
+        : `${token}: ${cardName(code)} is there twice`);
       continue;
     }
     used.add(code);

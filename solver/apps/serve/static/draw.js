@@ -57,15 +57,32 @@ const same = (a, b) => a.length === b.length && a.every((x, i) => x === b[i]);
 export function tableLabel(categories) {
   if (same(categories, CLASSIC_TABLE)) return "Quintet's (no five of a kind)";
   if (same(categories, STANDARD_TABLE)) return "standard, five of a kind on top";
-  const notes = [];
   const at = (c) => categories.indexOf(c);
-  const colour = categories.includes("colour");
-  if (colour) notes.push("with colour");
-  const without = ["straight", "flush"].filter((c) => !categories.includes(c));
-  if (without.length) notes.push(`without ${without.join(" or ")}`);
+  const has = (c) => categories.includes(c);
+  if (renamedStraight(categories)) return "no flush or colour; a straight is a straight flush";
+  const notes = [];
+  if (has("colour")) notes.push("with colour and straight colour");
+  if (!has("flush")) notes.push("no flush");
+  if (has("straight") && has("full house") && at("full house") > at("straight") && !has("flush")) {
+    notes.push("full house above straight");
+  }
   if (at("four of a kind") > at("straight flush")) notes.push("four of a kind above straight flush");
-  else if (colour) notes.push("straight flush above four of a kind");
   return notes.join("; ") || categories.join(" < ");
+}
+
+/** A table whose only straight is the straight flush, named "straight" (the 7-category tables:
+ * no flush, colour or straight flush, and the straight above the full house). */
+export function renamedStraight(categories) {
+  return categories.includes("straight") && !categories.includes("flush") && !categories.includes("straight flush")
+    && categories.indexOf("straight") > categories.indexOf("full house");
+}
+
+/** The categories, highest first, in words: the renamed straight says what it is. */
+export function categoryList(categories) {
+  const renamed = renamedStraight(categories);
+  return [...categories].reverse()
+    .map((c) => (c === "straight" && renamed ? "straight (five in sequence of one suit: a straight flush)" : c))
+    .join(" > ");
 }
 
 /** "highest mean percentile", "at least a flush", "best chance to beat one random hand". */
@@ -108,7 +125,7 @@ function fillTables(keep) {
   $("draw-rules").replaceChildren(...deck.sets.map((r) => {
     const o = el("option", "", tableLabel(r.categories));
     o.value = r.name;
-    o.title = `${r.name}: ${[...r.categories].reverse().join(" > ")}`;
+    o.title = `${r.name}: ${categoryList(r.categories)}`;
     return o;
   }));
   const match = keep && deck.sets.find((r) => same(r.categories, keep.categories));
@@ -142,10 +159,15 @@ function buildGrid() {
   }));
   if (rules.categories.includes(keep)) target.value = keep;
   $("draw-rules-help").textContent = `${deckLabel(rules.deck)}. Hands, highest first: `
-    + `${[...rules.categories].reverse().join(" > ")}. (quintet draw --rules ${rules.name})`;
+    + `${categoryList(rules.categories)}. (quintet draw --rules ${rules.name})`;
+  const dropped = state.hand.filter((c) => !rules.deck.includes(c));
   state.hand = state.hand.filter((c) => rules.deck.includes(c));
   state.handError = "";
   changed();
+  if (dropped.length) {  // said, not done silently
+    fieldMessage("draw-hand", `${dropped.map(cardName).join(" and ")} ${dropped.length > 1 ? "are" : "is"} not in `
+      + `this deck (${deckLabel(rules.deck)}): taken out of your hand`);
+  }
   checkKnown();
 }
 
@@ -190,7 +212,8 @@ function readHand(partial) {
 }
 
 function readKnown(partial) {
-  return readCards($("draw-known").value, currentRules().deck, { taken: state.hand, partial });
+  return readCards($("draw-known").value, currentRules().deck, { taken: state.hand, takenWhere: "in your hand, not out",
+    partial });
 }
 
 function checkKnown(partial = true) {
@@ -213,6 +236,13 @@ function keepEl(option) {
   return box;
 }
 
+/** "keep A♥ K♥ and draw 3", "stand pat (keep all five)", "draw five new cards". */
+export function keepWords(option) {
+  if (option.draw === 0) return [el("span", "", "stand pat (keep all five)")];
+  if (!option.keep.length) return [el("span", "", `draw ${HAND_SIZE} new cards`)];
+  return [el("span", "", "keep "), keepEl(option), el("span", "", ` and draw ${option.draw}`)];
+}
+
 function render(advice, asked) {
   const out = [];
   const heading = el("h3", "answer-heading", "Recommended");
@@ -231,8 +261,7 @@ function render(advice, asked) {
   for (const [name, o] of Object.entries(advice.recommended)) {
     const li = el("li");
     li.dataset.objective = name;
-    li.append(el("b", "", `${objectiveWords(name)}: `), el("span", "", "keep "), keepEl(o),
-      el("span", "", ` and draw ${o.draw}`));
+    li.append(el("b", "", `${objectiveWords(name)}: `), ...keepWords(o));
     rec.append(li);
   }
   out.push(rec);
@@ -257,7 +286,7 @@ function render(advice, asked) {
     if (best.includes(o.keep.join(" "))) tr.classList.add("best");
     const keep = el("td");
     keep.append(keepEl(o));
-    tr.append(el("td", "", String(i + 1)), keep, el("td", "", String(o.draw)));
+    tr.append(el("td", "", String(i + 1)), keep, el("td", "", o.draw === 0 ? "stand pat" : String(o.draw)));
     columns.forEach(([, value], k) => tr.append(el("td", k === 0 ? "measure" : "", pct(value(o), 2))));
     table.append(tr);
   });

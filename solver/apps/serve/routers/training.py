@@ -1,0 +1,174 @@
+"""The games' review, statistics and training puzzles (``quintet-play review``, ``stats`` and
+``puzzle``): ``POST /api/review``, ``POST /api/stats``, ``GET /api/puzzles``, ``POST
+/api/puzzles/grade``.  Each is computed by the one module of its concept (``solver.play.review``,
+``statistics``, ``puzzle``); the records are ``quintet-play --record``'s JSON lines (the Play
+tab's downloads are the same), read by ``GameRecord.from_dict``.
+
+A review grades an arrangement with the exact engines and wants the deal's equilibrium: it runs
+in the worker pool — at once (200) when the equilibrium is in the store to the target ε or not
+wanted, else as a job (202, followed as ``POST /api/solve``'s are).  The statistics are
+arithmetic (answered here); a puzzle is drawn from the store here and its answer graded in the
+pool's quick lane.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from fastapi import APIRouter, Depends, HTTPException, Query
+from fastapi.responses import JSONResponse
+from pydantic import Field
+from starlette.concurrency import run_in_threadpool
+
+from quintet.game import Arrangement, ArrangementError, Deal
+from quintet.seeds import SEED_MAX, fresh_seed
+from solver.advisor.equilibrium import certified_within, stored_exploitability
+from solver.advisor.limits import (
+    EPSILON_MAX,
+    MAX_RECORDS,
+    MAX_WINDOW,
+    PLAY_EPSILON,
+    PLAY_TIME_LIMIT,
+    TIME_LIMIT_MAX,
+)
+from solver.advisor.schema import PuzzleOut, PuzzleResultOut, ReviewOut, StatsOut
+from solver.apps.serve.errors import JsonBodyRoute, error_responses
+from solver.apps.serve.models import MAX_NAME_LENGTH, ArrangementText, Cards, JobOut, RulesIn, _Strict
+from solver.apps.serve.routers.solve import echo, job_out
+from solver.apps.serve.state import AppState, app_state
+from solver.apps.serve.training import PuzzleGradeTask, ReviewTask
+from solver.play.puzzle import OPPONENTS, PuzzleError, pick_puzzle
+from solver.play.statistics import WINDOW, statistics
+from solver.storage.records import GameRecord, records_from_json
+
+__all__ = ["router", "ReviewIn", "StatsIn", "PuzzleGradeIn"]
+
+router = APIRouter(route_class=JsonBodyRoute)
+State = Annotated[AppState, Depends(app_state)]
+
+
+class ReviewIn(_Strict):
+    """``quintet-play review``'s question: one game record."""
+
+    record: dict[str, Any] = Field(description="a game record as quintet-play --record writes it (one JSON line of "
+                                               "the records file, or of the Play tab's download)")
+    equilibrium: bool = Field(default=True, description="grade the arrangement against the deal's equilibrium too "
+                                                        "(solved if the store does not hold it)")
+    epsilon: float | None = Field(default=None, ge=0, le=EPSILON_MAX, allow_inf_nan=False,
+                                  description=f"the equilibrium's target exploitability (default {PLAY_EPSILON:g})")
+    time_limit: float | None = Field(default=None, gt=0, le=TIME_LIMIT_MAX, allow_inf_nan=False,
+                                     description=f"seconds for the equilibrium and each grade (default "
+                                                 f"{PLAY_TIME_LIMIT:g})")
+    rules: RulesIn = Field(default=RulesIn(), description="the rule set the game was played under (default classic)")
+
+
+class StatsIn(_Strict):
+    """``quintet-play stats``'s question: game records."""
+
+    records: list[dict[str, Any]] = Field(max_length=MAX_RECORDS, description=(
+        f"game records as quintet-play --record writes them, at most {MAX_RECORDS}"))
+    window: int = Field(default=WINDOW, ge=1, le=MAX_WINDOW,
+                        description=f"games per block of the trend (default {WINDOW})")
+    rules: RulesIn = Field(default=RulesIn(), description="the rule set (default classic)")
+
+
+class PuzzleGradeIn(_Strict):
+    """A puzzle's answer (``quintet-play puzzle``)."""
+
+    exposed: Cards = Field(description="the puzzle's deal, as GET /api/puzzles gave it")
+    opponent: Literal[OPPONENTS] = Field(default="equilibrium")  # type: ignore[valid-type]
+    arrangement: ArrangementText | None = Field(description="the answer; null gives up (the best arrangement)")
+    time_limit: float | None = Field(default=None, gt=0, le=TIME_LIMIT_MAX, allow_inf_nan=False,
+                                     description=f"seconds for the grade (default {PLAY_TIME_LIMIT:g})")
+    rules: RulesIn = Field(default=RulesIn(), description="the rule set (default classic)")
+
+
+def _time_limit(state: AppState, asked: float | None) -> float:
+    cap = state.config.max_time_limit
+    limit = PLAY_TIME_LIMIT if asked is None else asked
+    if cap is not None and limit > cap:
+        if asked is not None:
+            raise ValueError(f"time_limit: at most {cap:g} seconds on this server, got {asked:g}")
+        limit = cap
+    return limit
+
+
+@router.post("/api/review", tags=["training"], operation_id="review", response_model=ReviewOut,
+             response_description="exactly what quintet-play review --json prints",
+             responses={202: {"model": JobOut, "description": "the deal's equilibrium is not in the store: the "
+                              "review is a job (its result: the review)",
+                              "headers": {"Location": {"description": "/api/jobs/ID", "schema": {"type": "string"}}}},
+                        **error_responses(400, 413, 422, 500, 503)})
+async def review(body: ReviewIn, state: State) -> Any:
+    """A finished game reviewed: each slot's packets and hands, who scored and why, the regret
+    against the computer's model and against the deal's equilibrium, the best arrangement and
+    the best two-card swap."""
+    rules = body.rules.to_rules()
+    record = GameRecord.from_dict(body.record, rules)  # RecordError (a ValueError): 400
+    epsilon = (PLAY_EPSILON if body.epsilon is None else body.epsilon) if body.equilibrium else None
+    task = ReviewTask(record, epsilon, _time_limit(state, body.time_limit))
+
+    def stored() -> bool:
+        quality = stored_exploitability(record.deal, state.store())
+        return quality is not None and certified_within(quality, epsilon)  # type: ignore[arg-type]
+
+    long = epsilon is not None and not await run_in_threadpool(stored)
+    job = state.pool.submit(task, lane="long" if long else "quick", request=echo(body) | {"record": "…"})
+    if long:
+        return JSONResponse(job_out(job).model_dump(mode="json"), status_code=202,
+                            headers={"Location": f"/api/jobs/{job.id}"})
+    return await state.answer(job)
+
+
+@router.post("/api/stats", tags=["training"], operation_id="stats", response_model=StatsOut,
+             response_description="exactly what quintet-play stats --json prints",
+             responses=error_responses(400, 413, 422))
+async def stats(body: StatsIn) -> StatsOut:
+    """Session statistics of game records: games, points, the mean regret and its trend, per
+    slot where the points go."""
+    rules = body.rules.to_rules()
+
+    def compute() -> StatsOut:
+        return statistics(records_from_json(body.records, rules, limit=MAX_RECORDS), body.window).to_model()
+
+    return await run_in_threadpool(compute)
+
+
+@router.get("/api/puzzles", tags=["training"], operation_id="puzzle", response_model=PuzzleOut,
+            responses=error_responses(400, 404, 422))
+async def puzzle(state: State,
+                 seed: int | None = Query(None, ge=0, le=SEED_MAX,
+                                          description=f"picks the puzzle, 0 to {SEED_MAX} (default: a fresh one)"),
+                 opponent: Literal[OPPONENTS] = Query("equilibrium", description="the opponent to answer"),  # type: ignore[valid-type]
+                 rules: str = Query("classic", max_length=MAX_NAME_LENGTH, description="rule set")) -> PuzzleOut:
+    """A "find the best arrangement" puzzle: one of the store's solved deals, drawn with
+    ``seed`` (quintet-play puzzle --seed)."""
+    r = RulesIn(name=rules).to_rules()
+    chosen = fresh_seed() if seed is None else seed
+
+    def pick() -> PuzzleOut:
+        try:
+            return pick_puzzle(state.store(), r, chosen, opponent).to_model()
+        except PuzzleError as exc:
+            raise HTTPException(404, str(exc)) from None
+
+    return await run_in_threadpool(pick)
+
+
+@router.post("/api/puzzles/grade", tags=["training"], operation_id="grade_puzzle", response_model=PuzzleResultOut,
+             responses=error_responses(400, 413, 422, 500, 503))
+async def grade_puzzle(body: PuzzleGradeIn, state: State) -> Any:
+    """A puzzle's answer graded exactly (its regret against the best arrangement, proven by an
+    exact engine); ``arrangement`` null gives up and answers the best arrangement."""
+    rules = body.rules.to_rules()
+    deal = Deal.from_exposed(body.exposed, rules)
+    arrangement = None
+    if body.arrangement is not None:
+        try:
+            arrangement = Arrangement.parse(body.arrangement, rules)
+            arrangement.validate(deal)
+        except ArrangementError as exc:
+            raise ValueError(f"arrangement: {exc}") from None
+    task = PuzzleGradeTask(deal, body.opponent, arrangement, _time_limit(state, body.time_limit))
+    return await state.answer(state.pool.submit(task, lane="quick", request=echo(body)))
+

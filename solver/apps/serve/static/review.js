@@ -1,0 +1,433 @@
+// The Review tab: your games (records loaded from a file — the Play tab's download or
+// quintet-play's records — and kept in this browser), a game reviewed (POST /api/review), the
+// statistics of your games (POST /api/stats), and training puzzles (GET /api/puzzles, POST
+// /api/puzzles/grade).  The numbers are the server's (solver.play.review, statistics, puzzle):
+// this module only shows them.
+
+import { packetsEl, proofText } from "./advisor.js";
+import { call, followJob } from "./api.js";
+import { ArrangementEditor, HAND_SIZE } from "./arrange.js";
+import { cardEl, cardsTextEl, cardTextEl } from "./cards.js";
+import { categoryColour } from "./categories.js";
+import { errorBox, fieldMessage, limits, randomSeed } from "./form.js";
+import { el, seconds, signed } from "./format.js";
+
+const $ = (id) => document.getElementById(id);
+const KEPT = "quintet-records"; // localStorage: the records loaded, oldest first
+const showError = errorBox("review-error");
+
+const review = { records: [], busy: false, puzzle: null, editor: null, tally: { puzzles: 0, solved: 0, stars: 0 } };
+
+// ---------------------------------------------------------------- the records kept
+
+/** A record's identity: the same game loaded twice is kept once. */
+function recordKey(r) {
+  return JSON.stringify([r.time, r.seed, r.exposed, r.player]);
+}
+
+function loadKept() {
+  try {
+    const kept = JSON.parse(localStorage.getItem(KEPT) || "[]");
+    return Array.isArray(kept) ? kept : [];
+  } catch {
+    return [];
+  }
+}
+
+function saveKept(records) {
+  try {
+    localStorage.setItem(KEPT, JSON.stringify(records));
+    return "";
+  } catch (e) {
+    return `cannot keep them in this browser (${e.message})`;
+  }
+}
+
+/** Read a records file (JSON lines): {records, error} (error names the line). */
+export function parseRecords(text, name) {
+  const records = [];
+  const lines = text.split(/\r?\n/);
+  for (let i = 0; i < lines.length; i++) {
+    if (!lines[i].trim()) continue;
+    let entry;
+    try {
+      entry = JSON.parse(lines[i]);
+    } catch {
+      return { records, error: `${name}: line ${i + 1} is not JSON (a records file holds one JSON object a line)` };
+    }
+    if (!entry || typeof entry !== "object" || Array.isArray(entry) || !entry.player || !entry.computer) {
+      return { records, error: `${name}: line ${i + 1} is not a game record (no 'player' and 'computer')` };
+    }
+    records.push(entry);
+  }
+  if (!records.length) return { records, error: `${name}: no game records` };
+  return { records, error: "" };
+}
+
+async function loadFiles(files) {
+  fieldMessage("records-file", "");
+  const added = [];
+  for (const file of files) {
+    const { records, error } = parseRecords(await file.text(), file.name);
+    if (error) {
+      fieldMessage("records-file", error);
+      return;
+    }
+    try { // the server reads them as it will for the statistics: a record it refuses is refused here
+      await call("POST", "/api/stats", { records: records.slice(-limits.ranges.records.high) });
+    } catch (e) {
+      fieldMessage("records-file", `${file.name}: ${e.message}`);
+      return;
+    }
+    added.push(...records);
+  }
+  const known = new Set(review.records.map(recordKey));
+  const fresh = added.filter((r) => !known.has(recordKey(r)));
+  const all = [...review.records, ...fresh].sort((a, b) => String(a.time).localeCompare(String(b.time)));
+  const most = limits.ranges.records.high;
+  const dropped = Math.max(0, all.length - most);
+  review.records = all.slice(dropped);
+  const problem = saveKept(review.records);
+  const message = `${fresh.length} game${fresh.length === 1 ? "" : "s"} added`
+    + (added.length > fresh.length ? ` (${added.length - fresh.length} already here)` : "")
+    + (dropped ? `; the oldest ${dropped} left out (the statistics keep the last ${most})` : "")
+    + (problem ? `; ${problem}` : ".");
+  fieldMessage("records-file", message);
+  $("records-file-msg").classList.add("ok");
+  showGames();
+  showStats();
+}
+
+function forget() {
+  review.records = [];
+  saveKept([]);
+  fieldMessage("records-file", "Forgotten: this browser keeps no game.");
+  showGames();
+  showStats();
+}
+
+// ---------------------------------------------------------------- the games
+
+function showGames() {
+  const table = $("games");
+  table.replaceChildren();
+  $("records-forget").disabled = !review.records.length;
+  if (!review.records.length) return;
+  const head = el("tr");
+  for (const [h, cls] of [["#", "n"], ["when", ""], ["against", ""], ["you", ""], ["them", ""], ["regret", ""],
+    ["", ""]]) head.append(el("th", cls, h));
+  table.append(head);
+  [...review.records].reverse().forEach((r, j) => {
+    const i = review.records.length - 1 - j;
+    const tr = el("tr");
+    tr.dataset.index = String(i);
+    const b = el("button", "quiet small review-game", "Review");
+    b.type = "button";
+    b.setAttribute("aria-label", `Review game ${i + 1}`);
+    b.addEventListener("click", () => reviewGame(i));
+    const cell = el("td");
+    cell.append(b);
+    const when = el("td", "when", String(r.time || "").slice(5, 16).replace("T", " "));
+    when.title = String(r.time || "");
+    tr.append(el("td", "n", String(i + 1)), when,
+      el("td", "", String(r.opponent)), el("td", "", String(r.points?.player ?? "")),
+      el("td", "", String(r.points?.computer ?? "")),
+      el("td", "", r.regret === null || r.regret === undefined ? "–" : Number(r.regret).toFixed(2)), cell);
+    table.append(tr);
+  });
+}
+
+// ---------------------------------------------------------------- a review
+
+function verdictEl(slot, other) {
+  if (slot.winner === "player") return el("b", "verdict win", `you win ${slot.player_points}`);
+  if (slot.winner === "computer") return el("b", "verdict loss", `${other} wins ${slot.computer_points}`);
+  return el("b", "verdict tie", "tie");
+}
+
+function handRow(who, hand) {
+  const row = el("div", "review-hand");
+  const cards = el("span", "packet-cards");
+  for (const code of hand.cards) cards.append(cardEl(code, "small"));
+  const name = el("span", "hand", hand.hand);
+  name.dataset.category = hand.category;
+  name.style.borderColor = categoryColour(hand.category);
+  row.append(el("span", "who", who), cards, name);
+  return row;
+}
+
+function swapEl(grade) {
+  const sw = grade.best_swap;
+  const p = el("p", "swap-line");
+  if (!sw) {
+    p.textContent = "No swap of two cards improves it.";
+    return p;
+  }
+  p.append("Best two-card swap: ", cardTextEl(sw.card_a), ` (slot ${sw.slot_a}) ↔ `, cardTextEl(sw.card_b),
+    ` (slot ${sw.slot_b}) → ${signed(sw.value, 2)} (${signed(sw.value - grade.value, 2)}).`);
+  return p;
+}
+
+function regretEl(regret, title) {
+  const box = el("section", "regret");
+  box.dataset.against = regret.against;
+  const g = regret.grade;
+  box.append(el("h4", "", title));
+  const line = el("p", "regret-line");
+  const value = el("b", regret.regret < 0.005 ? "regret zero" : "regret", regret.regret.toFixed(2));
+  line.append(`Your expected margin ${signed(g.value, 2)}, the best ${signed(g.optimum, 2)} `
+    + `(${g.optimum_proven ? "proven optimal" : `bound ${g.bound.toFixed(2)}`}) — regret `, value, ".");
+  box.append(line, swapEl(g));
+  if (regret.regret >= 0.005) {
+    const best = el("details", "best-arrangement");
+    best.append(el("summary", "", "The best arrangement"), packetsEl(g.best), el("p", "proof", proofText(g.best)));
+    box.append(best);
+  }
+  return box;
+}
+
+export function renderReview(r) {
+  const other = r.opponent === "friend" ? "they" : "the computer";
+  const out = [];
+  const heading = el("h3", "answer-heading", `Game ${r.game} (seed ${r.seed}) against ${r.opponent}: you `
+    + `${r.points.player}, ${other === "they" ? "your friend" : "the computer"} ${r.points.computer}`);
+  heading.id = "review-heading";
+  heading.tabIndex = -1;
+  const dealP = el("p", "answer-for");
+  dealP.append("Exposed ", cardsTextEl(r.exposed), ` · ${r.time.slice(0, 16).replace("T", " ")} · advice asked: `
+    + `${r.hints.length ? r.hints.join(", ") : "none"}`);
+  out.push(heading, dealP);
+  const list = el("ol", "review-slots");
+  for (const s of r.slots) {
+    const li = el("li", "review-slot");
+    li.dataset.slot = String(s.slot);
+    li.dataset.winner = s.winner || "tie";
+    const head = el("div", "review-slot-head");
+    head.append(el("span", "slot-label", `Slot ${s.slot} · ${s.points} pts`), verdictEl(s, other),
+      el("span", "reason", s.reason));
+    li.append(head, handRow("you", s.player), handRow(other === "they" ? "they" : "computer", s.computer));
+    list.append(li);
+  }
+  out.push(list);
+  if (r.model) out.push(regretEl(r.model, `Against the computer's model (${r.model.model})`));
+  if (r.equilibrium) {
+    const title = `Against the equilibrium (certified exploitability ${r.equilibrium.exploitability.toFixed(4)})`;
+    if (r.model && r.opponent === "equilibrium") out.push(el("p", "hint", `${title}: the same — the computer played it.`));
+    else out.push(regretEl(r.equilibrium, title));
+  }
+  for (const note of r.notes) out.push(el("p", "hint small", note));
+  $("review").replaceChildren(...out);
+  return heading;
+}
+
+async function reviewGame(index) {
+  if (review.busy) return;
+  review.busy = true;
+  showError("");
+  const record = review.records[index];
+  $("review-progress").hidden = false;
+  $("review-progress-text").textContent = `Reviewing game ${index + 1}…`;
+  let focus = $("review-error");
+  try {
+    const { status, data } = await call("POST", "/api/review", { record });
+    let result = data;
+    if (status === 202) {
+      const job = await followJob(data, (j) => {
+        const p = j.progress;
+        $("review-progress-text").textContent = j.status === "queued" ? "Waiting for a free worker…"
+          : `Solving the deal's equilibrium for the review…${p ? ` iteration ${p.iteration}, certified ε ≤ `
+            + `${p.exploitability.toFixed(4)}` : ""} · ${seconds(j.elapsed)}`;
+      });
+      if (job.status !== "done") throw new Error(job.error || `the review was ${job.status}`);
+      result = job.result;
+    }
+    focus = renderReview(result);
+  } catch (e) {
+    showError(e.message);
+  } finally {
+    $("review-progress").hidden = true;
+    review.busy = false;
+    focus.focus({ preventScroll: false });
+  }
+}
+
+// ---------------------------------------------------------------- statistics
+
+function trendWords(t, what) {
+  if (t.mean === null) return `no ${what} yet`;
+  let text = `mean ${what} ${t.mean.toFixed(2)}`;
+  if (t.recent !== null) {
+    const arrow = { up: "getting worse", down: "improving", steady: "steady" }[t.direction];
+    text += `; the last ${t.window} games ${t.recent.toFixed(2)}, the ${t.count - t.window} before `
+      + `${t.earlier.toFixed(2)} (${arrow})`;
+  }
+  return text;
+}
+
+/** Bars of the trend's blocks (one per ``window`` games), their means written under them. */
+function blocksEl(t) {
+  const box = el("div", "blocks");
+  box.setAttribute("role", "img");
+  box.setAttribute("aria-label", `mean regret by ${t.window} games: ${t.blocks.map((b) => b.toFixed(2)).join(", ")}`);
+  const top = Math.max(...t.blocks, 0.01);
+  t.blocks.forEach((b, i) => {
+    const col = el("div", "block");
+    const bar = el("span", "block-bar");
+    bar.style.height = `${Math.max(2, (100 * b) / top)}%`;
+    col.title = `games ${i * t.window + 1}–${Math.min((i + 1) * t.window, t.count)}: ${b.toFixed(2)}`;
+    col.append(bar, el("small", "", b.toFixed(2)));
+    box.append(col);
+  });
+  return box;
+}
+
+export function renderStats(s) {
+  if (!s.games) return [el("p", "hint", "No games yet: load your records above.")];
+  const out = [];
+  const summary = el("p", "stats-summary");
+  summary.id = "stats-summary";
+  summary.append(el("b", "", `${s.games} game${s.games === 1 ? "" : "s"}`), ` since ${s.first.slice(0, 10)} — won `
+    + `${s.won}, lost ${s.lost}, drawn ${s.drawn}; points ${s.points_player} : ${s.points_computer} `
+    + `(${signed(s.margin.mean, 2)} a game).`);
+  const regret = el("p", "stats-regret");
+  regret.id = "stats-regret";
+  regret.textContent = `Regret (the best reply to the computer's model minus yours): ${trendWords(s.regret, "regret")}.`;
+  out.push(summary, regret);
+  if (s.regret.blocks.length > 1) out.push(el("p", "hint small", `Mean regret by ${s.regret.window} games:`), blocksEl(s.regret));
+  const table = el("table", "match slot-stats");
+  table.id = "slot-stats";
+  const head = el("tr");
+  for (const h of ["slot", "pts", "won", "lost", "tied", "points won", "points lost"]) head.append(el("th", "", h));
+  table.append(head);
+  const worst = s.slots.filter((x) => x.points_lost > 0).sort((a, b) => b.points_lost - a.points_lost)[0];
+  for (const x of s.slots) {
+    const tr = el("tr");
+    if (worst && x.slot === worst.slot) tr.classList.add("worst");
+    for (const v of [x.slot, x.points, x.won, x.lost, x.tied, x.points_won, x.points_lost]) tr.append(el("td", "", String(v)));
+    table.append(tr);
+  }
+  const wrap = el("div", "table-wrap");
+  wrap.append(table);
+  out.push(el("h4", "", "Per slot: where the points go"), wrap);
+  if (worst) out.push(el("p", "hint", `Most points lost in slot ${worst.slot} (${worst.points} pts): ${worst.points_lost}.`));
+  out.push(el("p", "hint small", `Opponents: ${Object.entries(s.opponents).map(([k, v]) => `${k} ${v}`).join(", ")}.`));
+  return out;
+}
+
+async function showStats() {
+  if (!review.records.length) {
+    $("stats").replaceChildren(...renderStats({ games: 0 }));
+    return;
+  }
+  try {
+    const { data } = await call("POST", "/api/stats", { records: review.records });
+    $("stats").replaceChildren(...renderStats(data));
+  } catch (e) {
+    $("stats").replaceChildren(el("p", "error", `The statistics: ${e.message}`));
+  }
+}
+
+// ---------------------------------------------------------------- puzzles
+
+const STARS = (n) => "★".repeat(n) + "☆".repeat(3 - n);
+
+async function newPuzzle() {
+  if (review.busy) return;
+  showError("");
+  const opponent = $("puzzle-opponent").value;
+  try {
+    const { data } = await call("GET", `/api/puzzles?seed=${randomSeed()}&opponent=${opponent}`);
+    review.puzzle = data;
+  } catch (e) {
+    $("puzzle").hidden = true;
+    $("puzzle-result").replaceChildren(el("p", "error", e.message));
+    return;
+  }
+  const p = review.puzzle;
+  const deal = $("puzzle-deal");
+  const against = { equilibrium: `the deal's equilibrium (exploitability ${p.exploitability?.toFixed(4)})`,
+    greedy: "greedy", uniform: "uniform random" }[p.opponent];
+  deal.replaceChildren("Exposed ", cardsTextEl(p.exposed), ` · solved deal ${p.number} of ${p.count} (seed ${p.seed})`
+    + ` · against ${against}`);
+  $("puzzle").hidden = false;
+  $("puzzle-result").replaceChildren();
+  review.editor.setDeal(p.exposed);
+  $("puzzle-title").focus();
+}
+
+async function answerPuzzle(giveUp) {
+  if (review.busy || !review.puzzle) return;
+  const ed = review.editor;
+  if (!giveUp) {
+    if (ed.error) {
+      fieldMessage("puzzle-text", ed.error);
+      return;
+    }
+    const short = ed.mine.findIndex((p) => p.length < HAND_SIZE);
+    if (short >= 0) {
+      fieldMessage("puzzle-text", `slot ${short + 1} holds ${ed.mine[short].length} of ${HAND_SIZE} cards: an answer `
+        + "is five full packets");
+      return;
+    }
+  }
+  review.busy = true;
+  const body = { exposed: review.puzzle.exposed.join(" "), opponent: review.puzzle.opponent,
+    arrangement: giveUp ? null : ed.text() };
+  $("puzzle-result").replaceChildren(el("p", "hint", giveUp ? "Solving…" : "Grading your answer…"));
+  try {
+    const { data } = await call("POST", "/api/puzzles/grade", body);
+    review.tally.puzzles += 1;
+    review.tally.solved += data.solved ? 1 : 0;
+    review.tally.stars += data.stars;
+    renderPuzzleResult(data);
+  } catch (e) {
+    $("puzzle-result").replaceChildren(el("p", "error", e.message));
+  } finally {
+    review.busy = false;
+  }
+}
+
+export function renderPuzzleResult(r) {
+  const g = r.grade;
+  const out = [];
+  const head = el("h3", "answer-heading puzzle-verdict");
+  head.id = "puzzle-verdict";
+  head.tabIndex = -1;
+  if (r.given_up) head.textContent = "The answer";
+  else if (r.solved) head.append(el("span", "stars", STARS(3)), " Solved: no arrangement does better");
+  else head.append(el("span", "stars", STARS(r.stars)), ` Regret ${r.regret.toFixed(2)}`);
+  out.push(head);
+  if (!r.given_up) {
+    out.push(el("p", "", `Your expected margin ${signed(g.value, 2)}; the best ${signed(g.optimum, 2)} `
+      + `(${g.optimum_proven ? "proven optimal" : `bound ${g.bound.toFixed(2)}`}).`));
+    if (!r.solved) out.push(swapEl(g));
+  }
+  if (!r.solved) {
+    out.push(el("h4", "", "The best arrangement"), packetsEl(g.best), el("p", "proof", proofText(g.best)));
+  }
+  const t = review.tally;
+  $("puzzle-score").textContent = `This session: ${t.puzzles} puzzle${t.puzzles === 1 ? "" : "s"}, ${t.solved} `
+    + `solved, ${t.stars} of ${3 * t.puzzles} stars.`;
+  $("puzzle-result").replaceChildren(...out);
+  head.focus();
+  return head;
+}
+
+// ---------------------------------------------------------------- setup
+
+export function setupReview() {
+  review.records = loadKept();
+  review.editor = new ArrangementEditor({ slots: $("puzzle-slots"), text: $("puzzle-text"),
+    textMsg: $("puzzle-text-msg"), pool: $("puzzle-pool"), undo: $("puzzle-undo"), clear: $("puzzle-clear") },
+  { poolHint: "The puzzle's 25 cards appear here." });
+  $("records-file").addEventListener("change", async (e) => {
+    await loadFiles([...e.target.files]);
+    e.target.value = "";
+  });
+  $("records-forget").addEventListener("click", forget);
+  $("puzzle-new").addEventListener("click", newPuzzle);
+  $("puzzle-answer").addEventListener("click", () => answerPuzzle(false));
+  $("puzzle-give-up").addEventListener("click", () => answerPuzzle(true));
+  showGames();
+  showStats();
+}

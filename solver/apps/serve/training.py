@@ -1,0 +1,64 @@
+"""The games' review and training puzzles for the worker processes: what ``POST /api/review``
+and ``POST /api/puzzles/grade`` send to the pool (``solver.apps.serve.routers.training``).  Each
+task runs the one module of its concept — ``solver.play.review``, ``solver.play.puzzle`` — as
+``quintet-play review`` and ``quintet-play puzzle`` do, and answers its response model.
+
+A review wants the deal's equilibrium: through the store (``solve_equilibrium``: at once when
+it is stored to the target ε, else solved — the router then makes the request a job of the long
+lane).  A puzzle's grade reads the store only (a puzzle is one of its solved deals)."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from pydantic import BaseModel
+
+from quintet.game import Arrangement, Deal
+from solver.advisor.equilibrium import solve_equilibrium
+from solver.games.double_oracle import IterationRecord
+from solver.play.puzzle import load_puzzle
+from solver.play.review import review
+from solver.storage.records import GameRecord
+from solver.storage.store import SolutionStore
+
+__all__ = ["ReviewTask", "PuzzleGradeTask", "TrainingTask", "TRAINING_TASKS"]
+
+
+@dataclass(frozen=True)
+class ReviewTask:
+    """A finished game to review; ``epsilon`` None: not against the equilibrium."""
+
+    record: GameRecord
+    epsilon: float | None
+    time_limit: float
+
+    def run(self, store: Callable[[], SolutionStore], stop: threading.Event,
+            progress: Callable[[IterationRecord], None]) -> BaseModel:
+        eq = None
+        if self.epsilon is not None:
+            eq = solve_equilibrium(self.record.deal, epsilon=self.epsilon, time_limit=self.time_limit, store=store(),
+                                   stop_event=stop, progress=progress)
+        return review(self.record, equilibrium=eq, time_limit=self.time_limit, stop_event=stop).to_model()
+
+
+@dataclass(frozen=True)
+class PuzzleGradeTask:
+    """A puzzle's answer to grade: the deal as the puzzle showed it, its opponent, the answer."""
+
+    deal: Deal
+    opponent: str
+    arrangement: Arrangement | None  # None: given up (the puzzle's best arrangement, solved)
+    time_limit: float
+
+    def run(self, store: Callable[[], SolutionStore], stop: threading.Event,
+            progress: Callable[[IterationRecord], None]) -> BaseModel:
+        puzzle = load_puzzle(store(), self.deal, self.opponent)
+        if self.arrangement is None:
+            return puzzle.give_up(time_limit=self.time_limit, stop_event=stop).to_model()
+        return puzzle.grade(self.arrangement, time_limit=self.time_limit, stop_event=stop).to_model()
+
+
+TrainingTask = ReviewTask | PuzzleGradeTask
+TRAINING_TASKS = (ReviewTask, PuzzleGradeTask)

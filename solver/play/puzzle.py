@@ -1,0 +1,172 @@
+"""Training: "find the best arrangement" puzzles from the store's solved deals, graded exactly —
+the one place ``quintet-play puzzle``, ``/api/puzzles`` and the page's Review tab take them from.
+
+A puzzle is a deal whose equilibrium the store holds (``EquilibriumStore``: the deals
+``quintet-batch``, ``quintet-solve`` and the games have solved), in its canonical suits, and an
+opponent model: the deal's certified equilibrium mix (the default), ``greedy`` or ``uniform``.
+The answer is an arrangement; its grade (``solver.advisor.advice.grade``) is exact: the
+optimum is proven by an exact engine (or, past the time limit, bounded — the regret is then an
+upper bound), so a puzzle is **solved** only by an arrangement no arrangement beats
+(regret ≤ ``VALUE_TOLERANCE``).  ``stars`` grade the rest: 3 solved, 2 within ``CLOSE``
+points of expected margin, 1 within ``NEAR``, 0 beyond.
+
+    pz = pick_puzzle(store, CLASSIC, seed=7)       # PuzzleError when the store holds no deal
+    result = pz.grade("9s 9c 8s 8c 7c | …")         # result.solved, result.stars, result.grade.best …
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from quintet.cards import format_cards
+from quintet.game import Arrangement, Deal
+from quintet.rules import Rules
+from quintet.seeds import check_seed, seed_rng
+from quintet.symmetry import canonical_exposed, symmetry_group
+from quintet.text import quote
+from solver.advisor.advice import Grade, Solution, best_response, grade
+from solver.advisor.equilibrium import EquilibriumResult, EquilibriumStore
+from solver.problem.best_response import VALUE_TOLERANCE
+from solver.problem.opponents import Greedy, OpponentModel, Uniform
+from solver.storage.store import SolutionStore
+
+if TYPE_CHECKING:
+    from solver.advisor.schema import PuzzleOut, PuzzleResultOut
+
+__all__ = ["OPPONENTS", "CLOSE", "NEAR", "PuzzleError", "Puzzle", "PuzzleResult", "pick_puzzle", "load_puzzle"]
+
+OPPONENTS = ("equilibrium", "greedy", "uniform")
+CLOSE = 0.1
+NEAR = 0.5
+PUZZLE_STREAM = 3
+"""The stream of the seed that picks a puzzle's deal (apart from the deals' and the computer's)."""
+
+
+class PuzzleError(ValueError):
+    """No puzzle: the store holds no solved deal, a deal given is not in it, an unknown opponent."""
+
+
+@dataclass(frozen=True)
+class Puzzle:
+    """A deal and the opponent to find the best arrangement against (see the module doc);
+    ``number`` is the deal's place (1-based) among the store's ``count`` solved deals."""
+
+    deal: Deal
+    opponent: str
+    model: OpponentModel
+    exploitability: float | None  # the stored equilibrium's certified exploitability
+    number: int
+    count: int
+    seed: int | None = None  # the seed that picked it, if one did
+
+    def grade(self, arrangement: Arrangement | str, *, time_limit: float | None = None,
+              stop_event: threading.Event | None = None) -> PuzzleResult:
+        """The answer ``arrangement`` graded exactly (``ArrangementError`` for an illegal one)."""
+        if isinstance(arrangement, str):
+            arrangement = Arrangement.parse(arrangement, self.deal.rules)
+        arrangement.validate(self.deal)
+        return PuzzleResult(self, grade(self.deal, arrangement, self.model, time_limit=time_limit,
+                                        stop_event=stop_event))
+
+    def solve(self, *, time_limit: float | None = None, stop_event: threading.Event | None = None) -> Solution:
+        """The puzzle's answer: the best arrangement against its opponent."""
+        return best_response(self.deal, self.model, time_limit=time_limit, stop_event=stop_event)
+
+    def give_up(self, *, time_limit: float | None = None, stop_event: threading.Event | None = None) -> PuzzleResult:
+        """The puzzle given up: its answer, graded (no stars)."""
+        best = self.solve(time_limit=time_limit, stop_event=stop_event)
+        return PuzzleResult(self, grade(self.deal, best.arrangement, self.model, time_limit=time_limit,
+                                        stop_event=stop_event), given_up=True)
+
+    def to_model(self) -> PuzzleOut:
+        from solver.advisor.schema import PuzzleOut
+        rules = self.deal.rules
+        return PuzzleOut(exposed=format_cards(self.deal.exposed, rules.deck).split(),
+                         live=format_cards(self.deal.live, rules.deck).split(), rules=rules.name,
+                         rules_description=rules.describe(), opponent=self.opponent, model=self.model.name,  # type: ignore[arg-type]
+                         exploitability=self.exploitability, number=self.number, count=self.count, seed=self.seed)
+
+    def to_dict(self) -> dict[str, object]:
+        from solver.advisor.schema import dump
+        return dump(self.to_model())
+
+
+@dataclass(frozen=True)
+class PuzzleResult:
+    """A puzzle's answer graded: ``grade`` (value, optimum, regret, best arrangement, best swap);
+    ``given_up``: no answer, the grade is the best arrangement's (no stars)."""
+
+    puzzle: Puzzle
+    grade: Grade
+    given_up: bool = False
+
+    @property
+    def solved(self) -> bool:
+        return not self.given_up and self.grade.regret <= VALUE_TOLERANCE
+
+    @property
+    def stars(self) -> int:
+        regret = self.grade.regret
+        return 0 if self.given_up else 3 if self.solved else 2 if regret <= CLOSE else 1 if regret <= NEAR else 0
+
+    def to_model(self) -> PuzzleResultOut:
+        from solver.advisor.schema import PuzzleResultOut
+        return PuzzleResultOut(puzzle=self.puzzle.to_model(), given_up=self.given_up, solved=self.solved,
+                               stars=self.stars, regret=self.grade.regret, grade=self.grade.to_model())
+
+    def to_dict(self) -> dict[str, object]:
+        from solver.advisor.schema import dump
+        return dump(self.to_model())
+
+
+def _model(opponent: str, equilibrium: EquilibriumResult | None) -> OpponentModel:
+    if opponent == "greedy":
+        return Greedy()
+    if opponent == "uniform":
+        return Uniform()
+    assert equilibrium is not None
+    return equilibrium.opponent()
+
+
+def _check_opponent(opponent: str) -> str:
+    if opponent not in OPPONENTS:
+        raise PuzzleError(f"a puzzle's opponent is {', '.join(OPPONENTS)}, got {quote(opponent)}")
+    return opponent
+
+
+def _puzzle(entries: EquilibriumStore, deals: list[int], index: int, opponent: str, seed: int | None) -> Puzzle:
+    deal = Deal(deals[index], entries.rules)
+    eq = entries.stored(deal)
+    if eq is None:  # pragma: no cover - removed from the store in between
+        raise PuzzleError(f"the deal {deal.format()} is no longer in the store")
+    return Puzzle(deal, opponent, _model(opponent, eq), eq.exploitability, index + 1, len(deals), seed)
+
+
+def pick_puzzle(store: SolutionStore, rules: Rules, seed: int, opponent: str = "equilibrium") -> Puzzle:
+    """The puzzle of ``seed`` (0 to ``SEED_MAX``): one of the store's solved deals of ``rules``,
+    drawn with the seed (the same store and seed, the same puzzle)."""
+    _check_opponent(opponent)
+    entries = EquilibriumStore(store, rules)
+    deals = entries.deals()
+    if not deals:
+        raise PuzzleError(f"the store {str(store.path)!r} holds no solved deal of the rules {rules.name!r}: solve "
+                          "some first (quintet-batch --random N, or play a few games)")
+    index = int(seed_rng(check_seed(seed), PUZZLE_STREAM).integers(len(deals)))
+    return _puzzle(entries, deals, index, opponent, seed)
+
+
+def load_puzzle(store: SolutionStore, deal: Deal, opponent: str = "equilibrium") -> Puzzle:
+    """The puzzle of ``deal`` as a puzzle shows it (its exposed cards in canonical suits): it
+    must be one of the store's solved deals."""
+    _check_opponent(opponent)
+    rules = deal.rules
+    canonical, _ = canonical_exposed(deal.exposed, rules.deck, group=symmetry_group(rules))
+    entries = EquilibriumStore(store, rules)
+    deals = entries.deals()
+    if canonical != deal.exposed or canonical not in deals:
+        raise PuzzleError(f"the deal {deal.format()} is not a puzzle: not one of the store's solved deals "
+                          f"({len(deals):,}) as a puzzle shows it")
+    return _puzzle(entries, deals, deals.index(canonical), opponent, None)
+
