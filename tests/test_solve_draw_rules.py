@@ -74,6 +74,38 @@ def test_search_and_cpsat_agree(name):
         assert abs(a.expected_margin - b.expected_margin) <= 2 * VALUE_TOLERANCE
 
 
+def _draw54(second_joker_live: bool) -> Deal:
+    """A draw54 deal whose second joker (card 63, the sign bit of the kernels' int64 masks) is
+    live or exposed."""
+    for seed in range(100):
+        deal = seeded_deal("draw54", seed)
+        if bool(deal.live >> 63 & 1) == second_joker_live:
+            return deal
+    raise AssertionError("no such deal in 100 seeds")
+
+
+def test_card_63_is_a_card_like_the_others():
+    """draw54's second joker is card 63: a packet holding it has its index (packet_index once
+    looped forever on it), the search proves its best response and CP-SAT agrees; and a deal
+    with the card live after one without it (numba types a kernel by its first call: the
+    mask of live cards once overflowed the int64 it was typed as)."""
+    from solver.problem.packet_index import build_packet_index, packet_index
+
+    exposed, live = _draw54(False), _draw54(True)
+    assert best_response(exposed, "uniform").optimal
+    tables = DealTables.build(live)
+    ix = build_packet_index(tables)
+    holding = [i for i, m in enumerate(tables.masks) if int(m) >> 63 & 1]
+    assert holding
+    for i in holding[:: max(1, len(holding) // 50)]:
+        mask = int(tables.masks[i])
+        assert packet_index(np.int64(mask - (1 << 64)), ix) == i
+    a = best_response(live, "uniform", engine="search", time_limit=120)
+    b = best_response(live, "uniform", engine="cpsat", time_limit=10)
+    assert a.optimal and any(int(p) >> 63 & 1 for p in a.arrangement.packets)
+    assert b.expected_margin <= a.expected_margin + VALUE_TOLERANCE <= b.bound + 2 * VALUE_TOLERANCE
+
+
 def test_equilibrium_is_stored_under_the_rule_sets_symmetry(tmp_path):
     deal = seeded_deal("draw36-11", seed=2)
     group = symmetry_group(deal.rules)

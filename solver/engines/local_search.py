@@ -29,6 +29,8 @@ from quintet.kernels import NO_WRAPPERS
 from solver.problem.best_response import FLOAT_NOISE, BestResponseProblem
 from solver.problem.packet_index import PacketIndex, build_packet_index, packet_index, specimen_index
 
+# packet_index is compiled into these kernels, and numba re-checks only this file before using its cache: a
+# change to packet_index.py (bit 63, draw54's second joker) goes with a change here
 __all__ = ["local_optimum", "improving_partitions"]
 
 

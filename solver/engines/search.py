@@ -113,6 +113,8 @@ from solver.problem.best_response import VALUE_TOLERANCE, BestResponseProblem, E
 from solver.problem.deal_tables import DealTables
 from solver.problem.packet_index import build_packet_index, packet_index, specimen_index
 
+# packet_index is compiled into these kernels, and numba re-checks only this file before using its cache: a
+# change to packet_index.py (bit 63, draw54's second joker) goes with a change here
 __all__ = ["SearchOptions", "PLAIN", "solve_search"]
 
 TOL = VALUE_TOLERANCE
@@ -931,7 +933,7 @@ def solve_search(
         inc.value[0] = problem.value_of(hint)
         inc.packets[:] = hint
     stats = np.zeros(3, dtype=np.int64)
-    live = int(tables.deal.live)
+    live = _as_int64(int(tables.deal.live))  # as int64 always: numba types a call by its first (bit 63: draw54)
     status = 1
     stopped = False
     while status == 1:

@@ -31,7 +31,7 @@ def packet_index(mask, ix):
     while m:
         low = m & -m
         b = 0
-        while (low >> b) != 1:
+        while not (low >> b) & 1:  # not ``!= 1``: card bit 63 (draw54's second joker) is the sign bit
             b += 1
         r += ix.binom[ix.live_pos[b], i]
         i += 1

@@ -37,7 +37,7 @@ class Lookup:
         self.sorted = masks[self.order]
 
     def __call__(self, query: np.ndarray | int) -> np.ndarray:
-        q = np.atleast_1d(np.asarray(query, dtype=np.int64)).astype(self.sorted.dtype)
+        q = np.atleast_1d(np.asarray(query, dtype=self.sorted.dtype))  # uint64: card 63 (draw54) is a card
         pos = np.searchsorted(self.sorted, q)
         pos = np.minimum(pos, self.sorted.shape[0] - 1)
         if not np.all(self.sorted[pos] == q):
@@ -87,7 +87,7 @@ def greedy_hint(problem: BestResponseProblem, *, improve: bool = True, n_improve
     lookup = Lookup(tables.masks)
     masks = tables.masks
     classes = tables.classes
-    cand = np.flatnonzero((masks.astype(np.int64) & ~np.int64(cards)) == 0)
+    cand = np.flatnonzero((masks & ~np.uint64(cards)) == 0)
 
     def complete(taken: dict[int, int]) -> tuple[int, ...]:
         arr = list(packets)

@@ -180,7 +180,7 @@ def _start_build(problem: BestResponseProblem, hint: tuple[int, ...] | None, opt
     hint, rank, keys = _first_hint(problem, hint, free, options, stop_event)
     fixed_value = float(sum(V[tables.classes[p], s] for s, p in enumerate(problem.fixed) if p >= 0))
     cards = free_mask(problem)
-    cand = np.flatnonzero((tables.masks.astype(np.int64) & ~np.int64(cards)) == 0)
+    cand = np.flatnonzero((tables.masks & ~np.uint64(cards)) == 0)  # uint64: card 63 (draw54) is a card
     ccls = tables.classes[cand]
     Vc = np.ascontiguousarray(V[ccls][:, free])
     T = problem.value_of(hint)
