@@ -318,6 +318,18 @@ def report() -> None:
             "hands. At a table of four (three advisor bots, deep stacks) the CFR bot plays as the advisor: "
             f"{_interval(p['table_of_four'])} chips a hand over {p['table_of_four']['hands']:,} hands. A decision "
             f"of the CFR bot takes {p['decision_ms']:.2f} ms.",
+            "",
+            "**What was abstracted, and what it costs.** The cards: a player knows the class of his hand "
+            f"({p['info']['key']['classes']['post']} classes after the exchange), not the hand; the classes of "
+            "the two players are drawn independently (no card removal); two final hands of one class tie; stacks "
+            "are deep; nobody folds during the exchange (docs/draw-poker.md, \"The CFR strategy\"). The betting, "
+            "the exchange's transitions and the show-down order of classes are exact. The cost, measured: the "
+            f"stored strategy is exploitable by {p['info']['exploitability']['stored']:.4f} chips a hand in the "
+            "abstract game; in the real game the abstract best response wins "
+            f"{p['best_response_bot']['mean']:+.3f} chips a hand against it (a lower bound: a responder that "
+            "reads the exact cards may win more); and "
+            f"{p['advisor']['same_class'] / p['advisor']['showdowns']:.1%} of the show-downs against the advisor "
+            "met two hands the abstraction cannot tell apart.",
         ]
     write_section("cfr", "Draw poker heads-up: the CFR strategy, its exploitability, its play", "\n".join(lines))
     if curve_path.exists():

@@ -137,6 +137,18 @@ def test_cfr_bot_heads_up_against_the_advisor(tmp_path: Path, capsys):
         assert replay(line).history()["actions"] == line["actions"]
 
 
+@pytest.mark.slow
+def test_cfr_bot_beats_the_advisor_heads_up_with_an_interval_above_zero(capsys):
+    """The shipped strategy wins against the advisor bot: 3,000 seeded hands, deep stacks (about 10 CPU-s)."""
+    assert main(["poker", "--players", "2", "--bots", "cfr,advisor", "--bots-only", "--hands", "3000",
+                 "--chips", "100000", "--seed", "7", "--no-history"]) == 0
+    standings = capsys.readouterr().out.split("Match over")[1].splitlines()[1:3]
+    cfr = standings[0].split()
+    assert cfr[0] == "bot1"
+    low, high = (float(x.strip("[],")) for x in cfr[-2:])
+    assert 0 < low < high, standings
+
+
 def test_cfr_bots_at_a_table_of_four_play_as_the_advisor_and_solve_nothing(tmp_path: Path, monkeypatch, capsys):
     monkeypatch.setenv("QUINTET_CFR_DIR", str(tmp_path / "cfr"))
     assert main(["poker", "--players", "4", "--bots", "cfr", "--bots-only", "--hands", "10", "--seed", "1",
