@@ -326,7 +326,7 @@ def report() -> None:
             "the exchange's transitions and the show-down order of classes are exact. The cost, measured: the "
             f"stored strategy is exploitable by {p['info']['exploitability']['stored']:.4f} chips a hand in the "
             "abstract game; in the real game the abstract best response wins "
-            f"{p['best_response_bot']['mean']:+.3f} chips a hand against it (a lower bound: a responder that "
+            f"{_interval(p['best_response_bot'])} chips a hand against it (a lower bound: a responder that "
             "reads the exact cards may win more); and "
             f"{p['advisor']['same_class'] / p['advisor']['showdowns']:.1%} of the show-downs against the advisor "
             "met two hands the abstraction cannot tell apart.",
