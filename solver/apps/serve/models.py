@@ -297,11 +297,11 @@ class DrawIn(_Strict):
 class TermsIn(_Strict):
     """The terms of a draw-poker table (``quintet poker``'s terms options; ``quintet.draw.game.Terms``)."""
 
-    ante: int = Field(default=1, ge=1, le=1000)
-    stake: int = Field(default=1, ge=1, le=1000)
-    limit: int = Field(default=5, ge=1, le=1000)
-    exchange_fee: int = Field(default=0, ge=0, le=1000)
-    circles: int = Field(default=3, ge=1, le=10)
+    ante: Annotated[int, Field(ge=1, le=1000), BeforeValidator(integral)] = 1
+    stake: Annotated[int, Field(ge=1, le=1000), BeforeValidator(integral)] = 1
+    limit: Annotated[int, Field(ge=1, le=1000), BeforeValidator(integral)] = 5
+    exchange_fee: Annotated[int, Field(ge=0, le=1000), BeforeValidator(integral)] = 0
+    circles: Annotated[int, Field(ge=1, le=10), BeforeValidator(integral)] = 3
     betting_before_exchange: bool = True
     demand_any_turn: bool = False
     raising_demand_ends: bool = False
