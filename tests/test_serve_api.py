@@ -275,6 +275,47 @@ def test_showdown_hand_draw_are_exactly_the_cli_json(client, capsys):
     assert len(response.json()["options"]) == 32
 
 
+def test_draw_strategy_is_the_hint_at_a_position(client):
+    from quintet.draw.cfr.bot import position_advice
+    from quintet.draw.game import Terms
+    from quintet.rules import get_rules
+
+    body = {"hand": "8s 8c Ks Qh 9d", "actions": ["call", "call", "raise 3"], "player": "second"}
+    response = post(client, "/api/draw/strategy", body)
+    assert response.status_code == 200, response.text
+    answer = response.json()
+    want = position_advice(get_rules("draw36-joker-11"), Terms(), body["hand"], body["actions"], "second")
+    assert answer == want.model_dump(mode="json")  # the one door: what the terminal's hint computes
+    assert answer["kind"] == "draw_strategy" and answer["to_call"] == 3
+    assert [a["action"] for a in answer["actions"]] == ["fold", "call", "raise 4", "raise 5"]
+    assert sum(a["probability"] for a in answer["actions"]) == pytest.approx(1.0)
+    exchange = post(client, "/api/draw/strategy", {**body, "actions": ["call"] * 6, "player": "first"}).json()
+    assert exchange["phase"] == "exchange" and [x["draw"] for x in exchange["exchanges"]] == list(range(6))
+
+
+@pytest.mark.parametrize("body, message", [
+    ({"actions": ["raise 7"]}, "action 1 (raise 7) is not allowed there (allowed: fold, call, raise 2, raise 3, "
+                               "raise 4, raise 5)"),
+    ({"player": "second"}, "it is the first player's turn, not yours"),
+    ({"actions": ["check"]}, "not an action: 'check'"),
+    ({"actions": ["fold"], "player": "second"}, "the hand is over: nobody is to act"),
+    ({"rules": {"name": "draw52"}}, "no heads-up strategy is stored for draw52 under these terms"),
+    ({"terms": {"limit": 4}}, "no heads-up strategy is stored for draw36-joker-11 under these terms"),
+    ({"hand": "8s 8c Ks Qh"}, "5 cards"),
+])
+def test_draw_strategy_bad_positions_are_400_with_the_reason(client, body, message):
+    full = {"hand": "8s 8c Ks Qh 9d", "player": "first"} | body
+    assert message in assert_error(post(client, "/api/draw/strategy", full), 400)
+
+
+def test_draw_strategy_refuses_unknown_fields_and_long_lines(client):
+    assert post(client, "/api/draw/strategy", {"hand": "8s 8c Ks Qh 9d", "player": "first", "seat": 0}
+                ).status_code == 422
+    assert post(client, "/api/draw/strategy", {"hand": "8s 8c Ks Qh 9d", "player": "first",
+                                               "actions": ["call"] * 65}).status_code == 422
+    assert post(client, "/api/draw/strategy", {"hand": "8s 8c Ks Qh 9d", "player": "third"}).status_code == 422
+
+
 def test_random_deal_is_seeded(client):
     a = client.get("/api/deal?seed=7").json()
     assert a == client.get("/api/deal?seed=7").json()

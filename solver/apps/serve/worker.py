@@ -34,6 +34,7 @@ from pathlib import Path
 from pydantic import BaseModel, ValidationError
 
 from quintet.draw import advise
+from quintet.draw.game import Terms
 from quintet.faults import Fault
 from quintet.rules import Rules
 from quintet.text import one_line
@@ -45,7 +46,7 @@ from solver.games.double_oracle import IterationRecord
 from solver.games.sparse_mix import SparseRecord
 from solver.storage.store import SolutionStore
 
-__all__ = ["Task", "DrawTask", "worker_main", "run_task"]
+__all__ = ["Task", "DrawTask", "StrategyTask", "worker_main", "run_task"]
 
 POLL_SECONDS = 0.05
 WARM_UP_DEAL = "8h 7h 9d Ts 7s Qc Jc"
@@ -62,9 +63,25 @@ class DrawTask:
 
 
 @dataclass(frozen=True)
+class StrategyTask:
+    """A heads-up draw-poker position for the equilibrium strategy (``quintet.draw.cfr.bot.position_advice``)."""
+
+    rules: Rules
+    terms: Terms
+    hand: str
+    actions: tuple[str, ...]
+    player: str
+
+    def run(self) -> BaseModel:
+        from quintet.draw.cfr.bot import position_advice
+
+        return position_advice(self.rules, self.terms, self.hand, self.actions, self.player)
+
+
+@dataclass(frozen=True)
 class Task:
     number: int  # unique per server run, > 0
-    payload: SolveRequest | DrawTask | PlayTask | TrainingTask
+    payload: SolveRequest | DrawTask | StrategyTask | PlayTask | TrainingTask
 
 
 class _LazyStore:
@@ -105,8 +122,9 @@ def _kmix_progress(progress: Progress) -> Callable[[SparseRecord], None]:
     return report
 
 
-def run_task(payload: SolveRequest | DrawTask | PlayTask | TrainingTask, store: Callable[[], SolutionStore],
-             stop: threading.Event, progress: Progress) -> BaseModel | dict[str, object]:
+def run_task(payload: SolveRequest | DrawTask | StrategyTask | PlayTask | TrainingTask,
+             store: Callable[[], SolutionStore], stop: threading.Event,
+             progress: Progress) -> BaseModel | dict[str, object]:
     """The answer to one task as its response model (its JSON is what the matching CLI prints
     with ``--json``; a table's task answers its JSON, ``solver.apps.serve.tables.tasks``);
     ``store`` opens the store, called only when an equilibrium is needed.  A request that may
@@ -114,6 +132,8 @@ def run_task(payload: SolveRequest | DrawTask | PlayTask | TrainingTask, store: 
     before anything runs: no term names a file."""
     if isinstance(payload, PlayTask):
         return payload.run(store, stop)
+    if isinstance(payload, StrategyTask):
+        return payload.run()
     if isinstance(payload, TRAINING_TASKS):
         return payload.run(store, stop, _equilibrium_progress(progress))
     if isinstance(payload, DrawTask):

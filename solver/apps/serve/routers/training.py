@@ -17,7 +17,7 @@ from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Depends, HTTPException, Query
 from fastapi.responses import JSONResponse
-from pydantic import Field
+from pydantic import BeforeValidator, Field
 from starlette.concurrency import run_in_threadpool
 
 from quintet.game import Arrangement, ArrangementError, Deal
@@ -33,7 +33,7 @@ from solver.advisor.limits import (
 )
 from solver.advisor.schema import PuzzleOut, PuzzleResultOut, ReviewOut, StatsOut
 from solver.apps.serve.errors import JsonBodyRoute, error_responses
-from solver.apps.serve.models import MAX_NAME_LENGTH, ArrangementText, Cards, JobOut, RulesIn, _Strict
+from solver.apps.serve.models import MAX_NAME_LENGTH, ArrangementText, Cards, JobOut, RulesIn, _Strict, integral
 from solver.apps.serve.routers.solve import echo, job_out
 from solver.apps.serve.state import AppState, app_state
 from solver.apps.serve.training import PuzzleGradeTask, ReviewTask
@@ -67,8 +67,8 @@ class StatsIn(_Strict):
 
     records: list[dict[str, Any]] = Field(max_length=MAX_RECORDS, description=(
         f"game records as quintet-play --record writes them, at most {MAX_RECORDS}"))
-    window: int = Field(default=WINDOW, ge=1, le=MAX_WINDOW,
-                        description=f"games per block of the trend (default {WINDOW})")
+    window: Annotated[int, Field(ge=1, le=MAX_WINDOW), BeforeValidator(integral)] = Field(
+        default=WINDOW, description=f"games per block of the trend (default {WINDOW})")
     rules: RulesIn = Field(default=RulesIn(), description="the rule set (default classic)")
 
 
