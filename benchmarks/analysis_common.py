@@ -71,6 +71,7 @@ class Run:
         self.date = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
         self.cpu0 = time.process_time()
         self.wall0 = time.perf_counter()
+        self.load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
 
     @classmethod
     def from_dict(cls, saved: dict[str, Any]) -> Run:
@@ -79,6 +80,7 @@ class Run:
         run.command, run.commit, run.machine, run.date = (saved["command"], saved["commit"], saved["machine"],
                                                           saved["date"])
         run.cpu0, run.wall0 = time.process_time() - saved["cpu_seconds"], time.perf_counter() - saved["wall_seconds"]
+        run.load = saved.get("load", float("nan"))
         return run
 
     def cpu(self) -> float:
@@ -90,12 +92,13 @@ class Run:
     def line(self) -> str:
         """The provenance paragraph every RESULTS section starts with."""
         return (f"Run: `{self.command}` at commit `{self.commit}` on {self.date}; {self.machine}. "
-                f"This process: {self.cpu() / 60:.1f} CPU-minutes ({self.wall() / 60:.1f} min wall; the machine is "
-                f"shared, so every time below is CPU time, `time.process_time`, unless it says wall).")
+                f"This process: {self.cpu() / 60:.1f} CPU-minutes ({self.wall() / 60:.1f} min wall). Times below "
+                "are CPU time (`time.process_time`) unless they say wall; CPU time too grows when the machine is "
+                "loaded (the Book section measures by how much), so times are compared within one run only.")
 
     def to_dict(self) -> dict[str, object]:
         return {"command": self.command, "commit": self.commit, "machine": self.machine, "date": self.date,
-                "cpu_seconds": self.cpu(), "wall_seconds": self.wall()}
+                "cpu_seconds": self.cpu(), "wall_seconds": self.wall(), "load": self.load}
 
 
 def save_data(name: str, run: Run, payload: dict[str, Any]) -> Path:
@@ -198,3 +201,207 @@ def savefig(fig: Any, name: str) -> Path:
     path = HERE / name
     fig.savefig(path, dpi=110)
     return path
+
+
+class CpuBudget:
+    """A stop event set once this process has spent ``seconds`` of CPU time (``time.process_time``,
+    all threads) since ``start()``: the solvers' own limits count wall-clock time, which a loaded
+    machine stretches.  A watcher thread polls every ``poll`` seconds, so a solver stops within one
+    poll plus its own reaction (one LP, one engine poll); ``spent()`` is what it really used."""
+
+    def __init__(self, seconds: float | None, poll: float = 0.01, event: Any = None) -> None:
+        import threading
+
+        self.seconds = seconds
+        self.poll = poll
+        self.event = threading.Event() if event is None else event  # an event the solver already watches
+        self._done = threading.Event()
+        self._thread: threading.Thread | None = None
+        self.cpu0 = time.process_time()
+
+    def start(self) -> CpuBudget:
+        import threading
+
+        self.cpu0 = time.process_time()
+        self.event.clear()
+        self._done.clear()
+        if self.seconds is not None:
+            self._thread = threading.Thread(target=self._watch, daemon=True)
+            self._thread.start()
+        return self
+
+    def _watch(self) -> None:
+        assert self.seconds is not None
+        while not self._done.wait(self.poll):
+            if time.process_time() - self.cpu0 >= self.seconds:
+                self.event.set()
+                return
+
+    def spent(self) -> float:
+        return time.process_time() - self.cpu0
+
+    def left(self) -> float | None:
+        return None if self.seconds is None else max(0.0, self.seconds - self.spent())
+
+    def stop(self) -> float:
+        """Stop watching; the CPU seconds spent."""
+        self._done.set()
+        if self._thread is not None:
+            self._thread.join()
+        return self.spent()
+
+    def __enter__(self) -> CpuBudget:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+
+def add_shard_options(ap: Any, name: str) -> None:
+    """The options of a resumable, shardable run: one JSON line per deal in ``--jsonl`` (default
+    ``benchmarks/data/NAME.jsonl``); ``--start``/``--stop`` pick positions of the sample (a
+    shard); deals already in the file are skipped (resume); ``--report`` only aggregates."""
+    ap.add_argument("--jsonl", type=Path, default=DATA / f"{name}.jsonl",
+                    help=f"records, one JSON line per deal (default benchmarks/data/{name}.jsonl)")
+    ap.add_argument("--start", type=int, default=0, help="first position of the sample to run (a shard)")
+    ap.add_argument("--stop", type=int, default=None, help="stop before this position (default: the end)")
+    ap.add_argument("--report", action="store_true",
+                    help="solve nothing: the RESULTS section, the plot and the summary from the JSON lines")
+
+
+def read_jsonl(path: Path) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """(runs, records) of a JSON-lines file: the lines with a ``run`` key describe an invocation
+    (its provenance), the others are records; a torn last line (a killed run) is ignored."""
+    runs: list[dict[str, Any]] = []
+    records: list[dict[str, Any]] = []
+    if not path.exists():
+        return runs, records
+    for line in path.read_text().splitlines():
+        if not line.strip():
+            continue
+        try:
+            row = json.loads(line)
+        except json.JSONDecodeError:
+            continue
+        (runs if "run" in row and len(row) == 1 else records).append(row)
+    return runs, records
+
+
+def append_jsonl(path: Path, row: dict[str, Any]) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("a") as f:
+        f.write(json.dumps(row, default=_json_default) + "\n")
+
+
+def start_shard(path: Path, run: Run, params: dict[str, Any]) -> set[Any]:
+    """Record this invocation's provenance in the file; the keys (``key``) already done."""
+    _, records = read_jsonl(path)
+    append_jsonl(path, {"run": {**run.to_dict(), "params": params}})
+    return {r["key"] for r in records}
+
+
+def provenance(runs: list[dict[str, Any]]) -> str:
+    """One paragraph naming every invocation that wrote the records: commands, commits, machines,
+    dates and CPU time; warns when a commit was not clean."""
+    opened = [r["run"] for r in runs if not r["run"].get("closing")]
+    if not opened:
+        return "Provenance: none recorded."
+    commits = sorted({r["commit"] for r in opened})
+    machines = sorted({r["machine"] for r in opened})
+    dates = sorted(r["date"] for r in opened)
+    cpu = sum(r["run"].get("cpu_seconds", 0.0) for r in runs if r["run"].get("closing"))
+    commands = list(dict.fromkeys(r["command"] for r in opened))
+    dirty = [c for c in commits if c.endswith("+dirty") or c == "unknown"]
+    text = (f"Runs: {len(opened)} invocation(s) of {', '.join(f'`{c}`' for c in commands[:3])}"
+            f"{' and others' if len(commands) > 3 else ''}; commit(s) {', '.join(f'`{c}`' for c in commits)}; "
+            f"{'; '.join(machines)}; {dates[0]} to {dates[-1]}; {cpu / 3600:.2f} CPU-hours in the invocations "
+            "that finished.")
+    if dirty:
+        text += f" **Not a clean commit: {', '.join(dirty)}.**"
+    return text
+
+
+def finish_shard(path: Path, run: Run) -> None:
+    """Close this invocation's provenance with its CPU and wall time (a line per invocation)."""
+    append_jsonl(path, {"run": {**run.to_dict(), "closing": True}})
+
+
+def clopper_pearson(k: int, n: int, level: float = 0.95) -> tuple[float, float]:
+    """The exact (Clopper–Pearson) interval of a binomial proportion k / n (bisection on the
+    binomial tails: P(X ≥ k | lo) = P(X ≤ k | hi) = (1 − level) / 2)."""
+    if n == 0:
+        return math.nan, math.nan
+    a = (1 - level) / 2
+
+    def solve(f: Callable[[float], float]) -> float:  # f increasing in p, root in [0, 1]
+        lo_, hi_ = 0.0, 1.0
+        for _ in range(60):
+            mid = (lo_ + hi_) / 2
+            lo_, hi_ = (mid, hi_) if f(mid) < 0 else (lo_, mid)
+        return (lo_ + hi_) / 2
+
+    lo = 0.0 if k == 0 else solve(lambda p: binom_sf(k, n, p) - a)
+    hi = 1.0 if k == n else solve(lambda p: a - binom_cdf(k, n, p))
+    return lo, hi
+
+
+def binom_cdf(k: int, n: int, p: float) -> float:
+    """P(X ≤ k) for X ~ Binomial(n, p)."""
+    return float(sum(math.comb(n, i) * p ** i * (1 - p) ** (n - i) for i in range(0, k + 1)))
+
+
+def binom_sf(k: int, n: int, p: float) -> float:
+    """P(X ≥ k) for X ~ Binomial(n, p)."""
+    return float(sum(math.comb(n, i) * p ** i * (1 - p) ** (n - i) for i in range(k, n + 1)))
+
+
+def median_ci(values: Sequence[float] | np.ndarray, level: float = 0.95) -> tuple[float, float, float]:
+    """(median, low, high): the distribution-free interval of a median from order statistics — the
+    ranks j, n + 1 − j with P(Binomial(n, ½) < j) ≤ (1 − level) / 2 (exact coverage ≥ level)."""
+    x = np.sort(np.asarray(values, dtype=np.float64))
+    n = x.size
+    if n == 0:
+        return math.nan, math.nan, math.nan
+    a = (1 - level) / 2
+    j = 0
+    while j + 1 <= n and binom_cdf(j, n, 0.5) <= a:  # P(X ≤ j) ≤ a: the (j+1)-th value is a lower bound
+        j += 1
+    if j == 0:
+        return float(np.median(x)), float(x[0]), float(x[-1])
+    return float(np.median(x)), float(x[j - 1]), float(x[n - j])
+
+
+def holm(pvalues: Sequence[float]) -> list[float]:
+    """Holm's step-down adjustment of p-values (family-wise error over the family given)."""
+    p = np.asarray(pvalues, dtype=np.float64)
+    order = np.argsort(p)
+    adjusted = np.empty_like(p)
+    running = 0.0
+    for rank, i in enumerate(order):
+        running = max(running, min(1.0, (len(p) - rank) * p[i]))
+        adjusted[i] = running
+    return adjusted.tolist()
+
+
+def sign_flip_p(differences: Sequence[float] | np.ndarray, n: int = 20000, seed: int = 0) -> float:
+    """Two-sided p-value of "the mean paired difference is 0": random sign flips of the
+    differences (exact in distribution for symmetric differences; one per deal)."""
+    d = np.asarray(differences, dtype=np.float64)
+    d = d[np.isfinite(d)]
+    if d.size == 0 or np.all(d == 0):
+        return 1.0
+    rng = np.random.default_rng(seed)
+    observed = abs(d.mean())
+    flips = rng.choice([-1.0, 1.0], size=(n, d.size))
+    null = np.abs((flips * d).mean(axis=1))
+    return float((1 + np.sum(null >= observed - 1e-15)) / (n + 1))
+
+
+def sign_test_p(wins: int, losses: int) -> float:
+    """Two-sided exact binomial (sign) test of wins vs losses (ties left out): twice the smaller
+    tail, at most 1."""
+    n = wins + losses
+    if n == 0:
+        return 1.0
+    k = min(wins, losses)
+    return min(1.0, 2 * binom_cdf(k, n, 0.5))

@@ -33,6 +33,7 @@ import argparse
 import json
 import sys
 import time
+import warnings
 from collections.abc import Sequence
 from itertools import permutations
 from pathlib import Path
@@ -42,7 +43,16 @@ import numpy as np
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from analysis_common import DATA, Run, bootstrap_ci, save_data, savefig, warm_kernels  # noqa: E402
+from analysis_common import (  # noqa: E402
+    DATA,
+    Run,
+    bootstrap_ci,
+    holm,
+    save_data,
+    savefig,
+    sign_test_p,
+    warm_kernels,
+)
 from bench_best_response import random_good_arrangement  # noqa: E402
 from benchmark_results import write_section  # noqa: E402
 
@@ -166,12 +176,21 @@ def run_lp_pool(tables: DealTables, deal_seed: int, args: argparse.Namespace) ->
     return out
 
 
-def first_reach(trace: list[tuple[int, float, float]], eps: float) -> tuple[float, float]:
-    """(iteration, CPU seconds) when the certified ε first reached ``eps`` (inf if never)."""
+def first_reach(trace: list[tuple[int, float, float]], eps: float, budget: float) -> tuple[float, float]:
+    """(iteration, CPU seconds) when the certified ε first reached ``eps`` within ``budget`` CPU
+    seconds (inf if not: an iteration finished past the budget does not count)."""
     for it, cpu, e in trace:
+        if cpu > budget:
+            break
         if e <= eps + 1e-9:
             return float(it), cpu
     return float("inf"), float("inf")
+
+
+def at_budget(trace: list[tuple[int, float, float]], budget: float) -> float:
+    """The least certified ε among the iterations finished within ``budget`` CPU seconds."""
+    done = [e for _, cpu, e in trace if cpu <= budget]
+    return min(done) if done else TRIVIAL
 
 
 def main() -> None:
@@ -193,7 +212,9 @@ def main() -> None:
         saved = json.loads((DATA / "convergence.json").read_text())
         args = argparse.Namespace(**{**saved["params"], "report": True, "no_write": args.no_write})
         deals = saved["deals"]
-        report = make_report(deals, Run.from_dict(saved["run"]), args)
+        reread = Run()
+        report = make_report(deals, Run.from_dict(saved["run"]), args, reread=f"`{reread.command}` at commit "
+                             f"`{reread.commit}` on {reread.date}")
         print(report)
         if args.no_write:
             return
@@ -228,17 +249,31 @@ def main() -> None:
     write_section("convergence", "Convergence: double oracle, fictitious play, a sampled-pool LP", report)
 
 
-def make_report(deals: list[dict], run: Run, args: argparse.Namespace) -> str:  # type: ignore[type-arg]
+def make_report(deals: list[dict], run: Run, args: argparse.Namespace,  # type: ignore[type-arg]
+                reread: str | None = None) -> str:
     n = len(deals)
-    lines = [run.line(), "",
-             f"{n} deals as dealt (`Deal.random`, seeds {args.seed}–{args.seed + n - 1}); each method from the best "
-             f"response to uniform, stopped at certified ε ≤ {args.target:g} or {args.budget:g} CPU s; every ε is "
-             "certified by the exact best response (the best so far). Medians with 95% bootstrap intervals over deals "
-             "(a deal that never reached the target counts as ∞: an interval reaching ∞ is shown as such).", "",
-             "| method | reached ε ≤ 0.05 | CPU s to ε ≤ 0.05: median [95% CI] | iterations to ε ≤ 0.05 (median) | "
-             f"reached ε ≤ {args.target:g} | CPU s to ε ≤ {args.target:g}: median [95% CI] | "
-             "final certified ε: median |",
-             "|---|---:|---|---:|---:|---|---:|"]
+    B = args.budget
+    used = {m: [d[m][-1][1] for d in deals] for m in METHODS[:3]}
+    lines = [run.line(), ""]
+    if reread:
+        lines += [f"*This section re-reads the data of that run (`benchmarks/data/convergence.json`): {reread}.*", ""]
+    lines += [f"{n} deals as dealt (`Deal.random`, seeds {args.seed}–{args.seed + n - 1}); each method from the best "
+              f"response to uniform. **Budgets as run:** fictitious play stopped at {B:g} CPU s; the double oracles "
+              f"had a wall-clock limit of {B:g} × {args.wall_factor:g} = {B * args.wall_factor:g} s (their best "
+              "responses count wall time), so they could run past the CPU budget (most CPU s in one run: "
+              + ", ".join(f"{LABELS[m]} {max(used[m]):.1f}" for m in METHODS[:3]) + "). **Every figure below "
+              f"cuts each trace at {B:g} CPU s** (only iterations finished within it count), so each method has "
+              "the same budget on the same clock (`time.process_time`). Every ε is certified by the exact best "
+              "response (the best so far). Medians with 95% bootstrap intervals over deals (a deal that did not "
+              "reach the target within the budget counts as ∞: an interval reaching ∞ is shown as such). "
+              "Fictitious play adds one best response (with its slot orders) per iteration, as the double "
+              "oracles do, but plays the empirical mix of the responses instead of the restricted game's "
+              f"equilibrium; it stopped after {min(len(d['fictitious-play']) for d in deals)}–"
+              f"{max(len(d['fictitious-play']) for d in deals)} iterations. It is the only baseline run here.", "",
+              "| method | reached ε ≤ 0.05 | CPU s to ε ≤ 0.05: median [95% CI] | iterations to ε ≤ 0.05 (median) | "
+              f"reached ε ≤ {args.target:g} | CPU s to ε ≤ {args.target:g}: median [95% CI] | "
+              f"certified ε at {B:g} CPU s: median |",
+              "|---|---:|---|---:|---:|---|---:|"]
 
     def _count(v: float) -> str:
         return f"{v:.0f}" if np.isfinite(v) else "∞"
@@ -250,29 +285,50 @@ def make_report(deals: list[dict], run: Run, args: argparse.Namespace) -> str:  
             f"{v:.2f}" if np.isfinite(v) else "∞" for v in (lo, hi)) + "]"
 
     for m in METHODS[:3]:
-        r05 = np.array([first_reach(d[m], 0.05) for d in deals])
-        rt = np.array([first_reach(d[m], args.target) for d in deals])
-        final = np.array([d[m][-1][2] for d in deals])
+        r05 = np.array([first_reach(d[m], 0.05, B) for d in deals])
+        rt = np.array([first_reach(d[m], args.target, B) for d in deals])
+        final = np.array([at_budget(d[m], B) for d in deals])
         lines.append(f"| {LABELS[m]} | {int(np.isfinite(r05[:, 1]).sum())}/{n} | {cell(r05[:, 1])} | "
                      f"{_count(np.median(r05[:, 0]))} | {int(np.isfinite(rt[:, 1]).sum())}/{n} | {cell(rt[:, 1])} | "
                      f"{np.median(final):.4f} |")
-    lines += ["", "LP over a fixed sampled pool (each pool size solved from scratch; CPU s includes the pool's LP "
+    lines += ["", "Paired, the double oracle as shipped against the exact oracle only, same deals, same budget "
+              "(ratio = shipped CPU s / exact-only CPU s to the target on the deals both reached; a deal only one "
+              "reached is a win for that one; two-sided sign tests, Holm-adjusted over the two targets):", "",
+              "| target ε | both reached | shipped faster | exact-only faster | median ratio [95% bootstrap CI] | "
+              "sign test p (Holm) |", "|---:|---:|---:|---:|---|---:|"]
+    rows, pvalues = [], []
+    for eps in (0.05, args.target):
+        a = np.array([first_reach(d["do-shipped"], eps, B)[1] for d in deals])
+        b = np.array([first_reach(d["do-exact-only"], eps, B)[1] for d in deals])
+        both = np.isfinite(a) & np.isfinite(b)
+        wins = int(np.sum(both & (a < b)) + np.sum(np.isfinite(a) & ~np.isfinite(b)))
+        losses = int(np.sum(both & (b < a)) + np.sum(np.isfinite(b) & ~np.isfinite(a)))
+        rows.append((eps, int(both.sum()), wins, losses, bootstrap_ci(a[both] / b[both], np.median)))
+        pvalues.append(sign_test_p(wins, losses))
+    for (eps, nb, w, lo_, (ratio, r_lo, r_hi)), p in zip(rows, holm(pvalues), strict=True):
+        lines.append(f"| {eps:g} | {nb} | {w} | {lo_} | {ratio:.2f} [{r_lo:.2f}, {r_hi:.2f}] | {p:.2g} |")
+    lines += ["", "Fictitious play reached neither target within the budget on any deal, so it gives no ratio. "
+              "The baselines that share the double oracle's exact oracle and orbit expansion but pick the mix "
+              "differently (PSRO with regret-matching+ or Hedge as meta-solver, the online double oracle: "
+              "`solver/games/psro.py`, tested) have not been run on these deals yet.", "",
+              "LP over a fixed sampled pool (each pool size solved from scratch; CPU s includes the pool's LP "
               "and the exact best response that certifies it):", "",
               "| partitions in the pool (× 120 orders) | CPU s: median | certified ε: median [95% CI] | best deal | "
               "worst deal |", "|---:|---:|---|---:|---:|"]
     for j, k in enumerate(args.pool_sizes):
         cpu = np.array([d["lp-pool"][j][1] for d in deals])
         eps = np.array([d["lp-pool"][j][2] for d in deals])
-        m, lo, hi = bootstrap_ci(eps, np.median)
-        lines.append(f"| {k:,} | {np.median(cpu):.2f} | {m:.3f} [{lo:.3f}, {hi:.3f}] | {eps.min():.3f} | "
+        med, lo, hi = bootstrap_ci(eps, np.median)
+        lines.append(f"| {k:,} | {np.median(cpu):.2f} | {med:.3f} [{lo:.3f}, {hi:.3f}] | {eps.min():.3f} | "
                      f"{eps.max():.3f} |")
     lines += ["", "![convergence](convergence.png)"]
     return "\n".join(lines)
 
 
-def on_grid(trace: list[tuple[int, float, float]], grid: np.ndarray, col: int) -> np.ndarray:
+def on_grid(trace: list[tuple[int, float, float]], grid: np.ndarray, col: int, target: float) -> np.ndarray:
     """Best-so-far certified ε at each grid point of iterations (col 0) or CPU seconds (col 1);
-    before the first certificate the trivial bound; after the run ended its final ε."""
+    before the first certificate the trivial bound; after the run ended its final ε if it reached
+    ``target``, else NaN (a stopped run is not drawn on)."""
     xs = np.array([t[col] for t in trace], dtype=float)
     es = np.array([t[2] for t in trace], dtype=float)
     out = np.full(grid.shape, TRIVIAL)
@@ -280,6 +336,8 @@ def on_grid(trace: list[tuple[int, float, float]], grid: np.ndarray, col: int) -
         k = np.searchsorted(xs, g, side="right")
         if k:
             out[i] = es[:k].min()
+    if es.min() > target + 1e-9:
+        out[grid > xs[-1]] = np.nan
     return np.maximum(out, FLOOR)
 
 
@@ -295,8 +353,11 @@ def plot(deals: list[dict], args: argparse.Namespace) -> None:  # type: ignore[t
     cpu_grid = np.logspace(-1, np.log10(args.budget), 60)
     for j, m in enumerate(METHODS[:3]):
         for ax, grid, col in ((axes[0], it_grid, 0), (axes[1], cpu_grid, 1)):
-            ys = np.array([on_grid(d[m], grid, col) for d in deals])
-            q1, med, q3 = np.quantile(ys, [0.25, 0.5, 0.75], axis=0)
+            ys = np.array([on_grid(d[m], grid, col, args.target) for d in deals])
+            ys[:, np.isnan(ys).sum(axis=0) > len(deals) // 2] = np.nan  # drawn while most runs go on
+            with np.errstate(invalid="ignore"), warnings.catch_warnings():
+                warnings.simplefilter("ignore", RuntimeWarning)  # all-NaN columns: not drawn
+                q1, med, q3 = np.nanquantile(ys, [0.25, 0.5, 0.75], axis=0)
             ax.plot(grid, med, color=f"C{j}", label=LABELS[m])
             ax.fill_between(grid, q1, q3, color=f"C{j}", alpha=0.18)
     cpu = np.array([[d["lp-pool"][k][1] for k in range(len(args.pool_sizes))] for d in deals])

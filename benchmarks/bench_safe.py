@@ -183,16 +183,28 @@ def make_report(deals: list[dict], limits: list[float], run: Run, args: argparse
     jd = pick[0]
     lines += ["", f"**When the model is wrong** — trained on the row's model at D = {limits[jd]:g} (and as the plain "
               "best response, D = BR), played against the column's: margin minus the equilibrium's margin against the "
-              "column model (points per game; mean [95% CI]):", "",
+              "column model (points per game); mean [95% CI] over deals, then the **worst deal** and the 10th "
+              "percentile (a mean hides the deals where the wrong model costs most):", "",
               "| trained on \\ played against | " + " | ".join(MODELS) + " |", "|---|" + "---|" * len(MODELS)]
+    worst: dict[str, float] = {}
     for a in MODELS:
         for j, tag in ((jd, f"D = {limits[jd]:g}"), (-1, "BR")):
             cells = []
             for b in MODELS:
                 diff = np.array([d["models"][a][j]["vs"][b] - d["models"][b][0]["vs"][b] for d in deals])
                 m, lo, hi = bootstrap_ci(diff)
-                cells.append(f"{m:+.2f} [{lo:+.2f}, {hi:+.2f}]")
+                p10 = np.quantile(diff, 0.1)
+                cells.append(f"{m:+.2f} [{lo:+.2f}, {hi:+.2f}]; worst {diff.min():+.2f}, p10 {p10:+.2f}")
+                if a != b:
+                    worst[tag] = min(worst.get(tag, np.inf), float(diff.min()))
             lines.append(f"| {a}, {tag} | " + " | ".join(cells) + " |")
+    own = {tag: min(min(d["models"][a][j]["vs"][b] for d in deals) for a in MODELS for b in MODELS if a != b)
+           for j, tag in ((jd, f"D = {limits[jd]:g}"), (-1, "BR"))}
+    lines += ["", f"Off the diagonal, the worst deal: the safe mix (D = {limits[jd]:g}) falls "
+              f"{-worst[f'D = {limits[jd]:g}']:.2f} points short of the equilibrium's margin, the plain best response "
+              f"{-worst['BR']:.2f}; the mix's own margin against the wrong model is never below "
+              f"{own[f'D = {limits[jd]:g}']:+.2f} (its guarantee: −{limits[jd]:g}), the plain best response's "
+              f"{own['BR']:+.2f}."]
     lines += ["", "The diagonal is the gain where the model is right. Off the diagonal the safe mix's own margin is "
               f"never below −{limits[jd]:g} (no arrangement beats it by more than D), but it can fall short of the "
               "equilibrium's margin by more than D, because the equilibrium too wins from the wrong model's "
@@ -231,10 +243,11 @@ def plot(deals: list[dict], limits: list[float], args: argparse.Namespace) -> No
 
     jd = next((j for j, D in enumerate(limits) if D == 0.5), len(limits) - 1)
     fig, axes = plt.subplots(1, 2, figsize=(11, 4.2))
-    for ax, j, tag in ((axes[0], jd, f"safe mix, D = {limits[jd]:g}"), (axes[1], -1, "plain best response")):
-        M = np.array([[np.mean([d["models"][a][j]["vs"][b] - d["models"][b][0]["vs"][b] for d in deals])
-                       for b in MODELS] for a in MODELS])
-        lim = max(1e-9, float(np.abs(M).max()))
+    panels = [(axes[0], jd, f"safe mix, D = {limits[jd]:g}"), (axes[1], -1, "plain best response")]
+    matrices = [np.array([[np.mean([d["models"][a][j]["vs"][b] - d["models"][b][0]["vs"][b] for d in deals])
+                           for b in MODELS] for a in MODELS]) for _, j, _ in panels]
+    lim = max(1e-9, max(float(np.abs(M).max()) for M in matrices))  # one colour scale for both panels
+    for (ax, _, tag), M in zip(panels, matrices, strict=True):
         im = ax.imshow(M, cmap="RdBu", vmin=-lim, vmax=lim)
         for r in range(len(MODELS)):
             for c in range(len(MODELS)):

@@ -24,7 +24,8 @@ from pydantic import BaseModel, ConfigDict, Field
 
 __all__ = [
     "GameModel", "dump", "HandOut", "ShowdownSlotOut", "ShowdownOut", "HandValueOut", "HandReportOut",
-    "RankedHandOut", "CompareOut", "DrawOptionOut", "DrawOut",
+    "RankedHandOut", "CompareOut", "DrawOptionOut", "DrawOut", "StrategyActionOut", "StrategyExchangeOut",
+    "StrategyInfoOut", "DrawStrategyOut",
 ]
 
 
@@ -159,3 +160,57 @@ class DrawOut(GameModel):
     recommended: dict[str, DrawOptionOut] = Field(description="the best exchange for each objective")
     options: list[DrawOptionOut] = Field(description="all 32 exchanges, best first for the objective")
     seconds: float
+
+
+class StrategyActionOut(GameModel):
+    """One move at a spot of heads-up draw poker, by the equilibrium strategy."""
+
+    action: str = Field(description="fold, call, raise N, demand N, draw D or stand pat")
+    probability: float = Field(description="the strategy's probability of it for the player's class")
+    chips: float | None = Field(default=None, exclude_if=_absent,
+                                description="after the exchange: its worth in chips against the other player's "
+                                            "range, both then following the strategy")
+
+
+class StrategyExchangeOut(GameModel):
+    """One exchange: draw ``draw`` cards keeping the best 5 - draw (exact over every draw)."""
+
+    draw: int
+    keep: list[str]
+    expected_percentile: float = Field(description="the final hand's mean percentile over every draw")
+    likeliest: dict[str, float] = Field(description="the final hand's likeliest categories and their chances")
+
+
+class StrategyInfoOut(GameModel):
+    """The solved strategy: how it was made and how far from an equilibrium of its abstract game."""
+
+    algorithm: str
+    iterations: int
+    exploitability: float = Field(description="chips a hand a best responder wins above the game's value, in the "
+                                              "abstract game (exact)")
+
+
+class DrawStrategyOut(GameModel):
+    """The heads-up equilibrium strategy's advice at a spot of draw poker (docs/draw-poker.md, the CFR strategy)."""
+
+    kind: Literal["draw_strategy"] = "draw_strategy"
+    rules: str
+    player: Literal["first", "second"] = Field(description="first: on the dealer's left, acting first")
+    phase: str = Field(description="betting before the exchange, exchange, betting after the exchange, or paying "
+                                   "to see")
+    hand_class: int = Field(description="the class of the player's hand, 1 the weakest")
+    classes: int
+    class_range: list[float] = Field(description="the class's range: the best exchange's mean final percentile "
+                                                 "before the exchange, the final hand's percentile after it")
+    actions: list[StrategyActionOut]
+    best: str = Field(description="the strategy's likeliest move")
+    pot: int
+    to_call: int = Field(description="what staying in costs now (0 at the exchange)")
+    pot_odds: float | None = Field(description="to_call / (pot + to_call): the equity a call needs")
+    equity: float = Field(description="the player's chance to win the show-down against the other's range (ties "
+                                      "half), after both exchange")
+    opponent_classes: list[float] = Field(description="the other player's classes now, by Bayes' rule from the "
+                                                      "strategy and his moves")
+    exchanges: list[StrategyExchangeOut] = Field(description="at the exchange: each number of cards to draw")
+    why: str = Field(description="the strategy's reason, in one line")
+    strategy: StrategyInfoOut

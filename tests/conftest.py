@@ -1,12 +1,14 @@
 """Shared fixtures: every 5-card hand of the 32-card deck, built independently of quintet; Ctrl-C
 at its default for the programs the tests start.  The tiers (the ``fast`` marker on every test
-that needs nothing else, ``tiers.require``) and the Hypothesis profiles."""
+that needs nothing else, ``tiers.require``), the Hypothesis profiles, and the run on two
+processes (pytest-xdist, a file per process at a time)."""
 
 from __future__ import annotations
 
 import os
 import signal
 import sys
+from collections import Counter
 from collections.abc import Iterator
 from itertools import combinations
 from pathlib import Path
@@ -33,11 +35,41 @@ settings.register_profile("dev", deadline=None, print_blob=True)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci" if os.environ.get("CI") else "dev"))
 
 
-@pytest.hookimpl(tryfirst=True)  # before -m deselects: "pytest -m fast" sees the marker
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+WORKERS = 2  # CI's machine has two cores
+
+
+@pytest.hookimpl(tryfirst=True)  # before pytest-xdist reads its options
+def pytest_cmdline_main(config: pytest.Config) -> None:
+    """Two processes unless told otherwise (``-n N``; ``-n 0`` or ``-p no:xdist``: this process
+    alone), each running whole files (``--dist loadfile``: a module's fixtures are made once).
+    A run of one file (or of tests in one file) stays in this process: a file is never split."""
+    if not config.pluginmanager.has_plugin("xdist") or hasattr(config, "workerinput"):
+        return
+    option = config.option
+    if option.numprocesses is None and not (option.usepdb or option.trace or option.collectonly):
+        files = {arg.split("::")[0] for arg in config.args}
+        if len(files) > 1 or not all(Path(f).is_file() for f in files):
+            option.numprocesses = WORKERS
+    if option.numprocesses and option.dist == "no":
+        option.dist = "loadfile"
+        option.loadscopereorder = False  # the costliest files first (pytest_collection_modifyitems below)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> Iterator[None]:
+    """Marks ``fast`` every test with none of ``tiers.NOT_FAST`` (before -m deselects: "pytest -m
+    fast" sees the marker).  Then, on two processes, orders the files that will run costliest
+    first, so that no long file starts last while the other process has nothing left (a file's
+    cost: its tests, each counted by ``tiers.COST``); in one process the order stays as found."""
     for item in items:
-        if not any(item.get_closest_marker(name) for name in (*tiers.NEEDS, *tiers.TIERS)):
+        if not any(item.get_closest_marker(name) for name in tiers.NOT_FAST):
             item.add_marker(pytest.mark.fast)
+    yield  # -m and -k deselect here
+    if hasattr(config, "workerinput"):
+        cost: Counter[str] = Counter()
+        for item in items:
+            cost[item.nodeid.split("::")[0]] += max((tiers.COST.get(m.name, 1) for m in item.iter_markers()), default=1)
+        items.sort(key=lambda item: -cost[item.nodeid.split("::")[0]])  # stable: a file's tests keep their order
 
 
 @pytest.hookimpl(wrapper=True)
@@ -62,6 +94,42 @@ def ctrl_c_as_from_a_terminal():
         yield
     finally:
         signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def worker_pools_need_the_server_marker():
+    """A server's worker processes (``WorkerPool.start``: an in-process application whose
+    lifespan runs, as under ``TestClient``) are a server's cost: the test needs the ``server``
+    marker, like one that starts a live quintet-serve."""
+    from solver.apps.serve.jobs import WorkerPool
+
+    start = WorkerPool.start
+
+    def start_with_its_marker(pool: WorkerPool) -> None:
+        tiers.require("server")
+        start(pool)
+
+    WorkerPool.start = start_with_its_marker  # type: ignore[method-assign]
+    yield
+    WorkerPool.start = start  # type: ignore[method-assign]
+
+
+@pytest.fixture(scope="session", autouse=True)
+def no_user_cache(tmp_path_factory):
+    """The programs and servers the tests start never read or write the user's cache: the store
+    and its tables file (``$QUINTET_STORE``), the games' line histories and anything else under
+    ``$XDG_CACHE_HOME/quintet`` are paths of the session's (one per process), so what another
+    checkout's program left in the user's cache changes nothing."""
+    names = ("QUINTET_STORE", "XDG_CACHE_HOME")
+    previous = {name: os.environ.get(name) for name in names}
+    os.environ["XDG_CACHE_HOME"] = str(tmp_path_factory.mktemp("cache-home"))
+    os.environ["QUINTET_STORE"] = str(tmp_path_factory.mktemp("no-user-store") / "solutions.sqlite")
+    yield
+    for name, value in previous.items():
+        if value is None:
+            os.environ.pop(name, None)
+        else:
+            os.environ[name] = value
 
 
 @pytest.fixture(scope="session", autouse=True)
@@ -121,6 +189,6 @@ def quick_exact_equilibrium():
     from quintet.game import Deal
     from solver.advisor.equilibrium import equilibrium
 
-    eq = equilibrium(Deal.from_exposed(QUICK), epsilon=0.0, time_limit=300)
+    eq = equilibrium(Deal.from_exposed(QUICK), epsilon=0.0, time_limit=None)  # proven: no limit (pytest-timeout)
     assert eq.converged and eq.proven
     return eq

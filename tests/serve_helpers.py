@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 import re
+import resource
 import signal
 import subprocess
 import sys
@@ -83,6 +85,41 @@ def wait_for_workers(get_health: Callable[[], dict], n: int, timeout: float = 12
         if time.monotonic() > deadline:
             raise TimeoutError(f"workers not ready after {timeout} s: {health}")
         time.sleep(0.2)
+
+
+def _processes() -> Iterator[tuple[int, int, float, float]]:
+    """(pid, ppid, own CPU seconds, CPU seconds of the children it waited for) of every process, from /proc."""
+    tick = os.sysconf("SC_CLK_TCK")
+    for entry in os.scandir("/proc"):
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = Path(entry.path, "stat").read_text()
+        except OSError:  # gone meanwhile
+            continue
+        fields = stat[stat.rindex(")") + 2:].split()  # from field 3 (state) on: ppid, …, utime (14) … cstime (17)
+        yield (int(entry.name), int(fields[1]), (int(fields[11]) + int(fields[12])) / tick,
+               (int(fields[13]) + int(fields[14])) / tick)
+
+
+def children_cpu_seconds() -> float:
+    """CPU seconds (user + system) spent so far by this process's living child processes — an
+    in-process server's worker processes — read from /proc.  What a worker does after a cancel is
+    counted in these, whatever else the machine is busy with (a wall clock would count the load)."""
+    me = os.getpid()
+    return sum(own for _, ppid, own, _ in _processes() if ppid == me)
+
+
+def process_cpu_seconds(pid: int) -> float:
+    """CPU seconds so far of process ``pid`` (a live server), its living children (its workers)
+    and every child either has waited for."""
+    return sum(own + waited for p, ppid, own, waited in _processes() if pid in (p, ppid))
+
+
+def reaped_cpu_seconds() -> float:
+    """CPU seconds of the child processes this process has waited for (and of theirs)."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
 
 
 @contextlib.contextmanager

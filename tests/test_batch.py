@@ -130,6 +130,7 @@ def _check_certificates(store_path: Path, keys: set[int]) -> dict[int, float]:
     return out
 
 
+@pytest.mark.subprocess  # a dask cluster: worker processes of its own
 def test_dask_engine_stores_the_same_results_as_local(tmp_path):
     pytest.importorskip("dask.distributed")
     masks = [Deal.from_exposed(d).exposed for d in FAST]

@@ -9,6 +9,7 @@ import re
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 BENCHMARKS = Path(__file__).resolve().parent.parent / "benchmarks"
@@ -47,36 +48,6 @@ def test_benchmark_loads_and_answers_help(path, monkeypatch, capsys):
         module.main()
     assert stop.value.code == 0
     assert "usage:" in capsys.readouterr().out
-
-
-def test_kmix_report_from_a_stopped_runs_lines(monkeypatch, capsys, tmp_path):
-    """bench_kmix --report-log: the frontier table from the per-deal lines a run printed — per K
-    the median and the worst over the classes (the example deal apart), nothing solved."""
-    module = load_benchmark(BENCHMARKS / "bench_kmix.py", "benchmark_kmix_report", monkeypatch)
-    log = tmp_path / "kmix.log"
-    log.write_text(
-        "0/3 Qc Jc Ts 9d 8h 7s 7h: equilibrium 0.0000 (105 arrangements, 9.4 s) | K1 6.000 K3 3.000 | 123 s cpu "
-        "(baselines 2 s); CP-SAT {'confirmed': 3}\n"
-        "a line of something else\n"
-        "1/3 Ad Ac Kh Kc 9h 8s 8d: equilibrium 0.0000 (19 arrangements, 0.3 s) | K1 11.000 K3 1.205 | 35 s cpu "
-        "(baselines 0 s)\n"
-        "2/3 Kc Jh Jd Ts 9d 7s 7d: equilibrium 0.0010 (61 arrangements, 1.3 s) | K1 9.000 K3 3.417 | 110 s cpu "
-        "(baselines 1 s)\n")
-    monkeypatch.setattr(sys, "argv", ["bench_kmix.py", "--report-log", str(log), "--no-write"])
-    module.main()
-    out = capsys.readouterr().out
-    assert "stopped after 2 of its 3 classes" in out
-    assert "| 1 | 10.000 | 10.800 | 11.000 | 6.000 | 0 of 2 |" in out  # median of 11 and 9; the example apart
-    assert "| 3 | 2.311 | 3.196 | 3.417 | 3.000 | 0 of 2 |" in out
-    assert "| full (median 40, max 61 arrangements) | 0.0005 |" in out
-    # the last class from another shard (``--first 3``): the joined lines make the whole run
-    with log.open("a") as f:
-        f.write("3/3 Ac Kd Jd Td 9d 8c 7c: equilibrium 0.0000 (13 arrangements, 0.3 s) | K1 6.000 K3 0.956 | 33 s cpu "
-                "(baselines 0 s)\n")
-    module.main()
-    out = capsys.readouterr().out
-    assert "run in shards (`--first`) over all 3 classes" in out and "stopped after" not in out
-    assert "| 1 | 9.000 | 10.600 | 11.000 | 6.000 | 0 of 3 |" in out
 
 
 def test_equilibrium_benchmark_on_deals_as_dealt(monkeypatch, capsys):
@@ -122,3 +93,32 @@ def test_equilibrium_profile_times_every_part(monkeypatch, capsys, tmp_path):
         assert row["cheap_calls"] >= 1 and row["working_max"] >= row["support_max"] >= 1, row
         parts = row["first_cpu"] + row["exact_cpu"] + row["cheap_cpu"] + row["lp_cpu"] + row["payoffs_cpu"]
         assert parts <= row["cpu"] + 1e-6, row
+
+
+def test_convergence_counts_only_what_the_budget_allows(monkeypatch):
+    """bench_convergence: a target reached after the CPU budget is not reached; the ε at the budget
+    is the least certified within it."""
+    module = load_benchmark(BENCHMARKS / "bench_convergence.py", "benchmark_convergence_budget", monkeypatch)
+    trace = [(1, 0.5, 3.0), (2, 4.0, 0.04), (3, 30.0, 0.001)]
+    assert module.first_reach(trace, 0.05, 20.0) == (2.0, 4.0)
+    assert module.first_reach(trace, 0.005, 20.0) == (float("inf"), float("inf"))
+    assert module.first_reach(trace, 0.005, 60.0) == (3.0, 30.0)
+    assert module.at_budget(trace, 20.0) == 0.04
+    assert module.at_budget(trace, 0.1) == module.TRIVIAL
+
+
+def test_reread_statistics(monkeypatch):
+    """bench_reread: average ranks for ties, Spearman against a direct computation, a permutation
+    p-value that separates a monotone relation from noise, cross-validated R² near 1 on a line."""
+    module = load_benchmark(BENCHMARKS / "bench_reread.py", "benchmark_reread", monkeypatch)
+    assert module.ranks(np.array([3.0, 1.0, 2.0, 2.0])).tolist() == [4.0, 1.0, 2.5, 2.5]
+    rng = np.random.default_rng(0)
+    x = rng.integers(0, 5, 60).astype(float)
+    y = x + rng.normal(0, 1, 60)
+    rx, ry = module.ranks(x), module.ranks(y)
+    assert module.spearman(x, y) == pytest.approx(float(np.corrcoef(rx, ry)[0, 1]))
+    assert module.spearman_p(x, x ** 3, n=500) < 0.01
+    assert module.spearman_p(x, rng.permutation(60).astype(float), n=500) > 0.001
+    X = rng.normal(size=(50, 2))
+    assert module.cv_r2(X, X @ np.array([1.0, -2.0]) + 0.01 * rng.normal(size=50), seed=1) > 0.99
+    assert module.cv_r2(X, rng.normal(size=50), seed=1) < 0.2

@@ -246,6 +246,7 @@ def test_pruned_model_optimum_equals_plain_model(seed, kind):
         assert pruned.stats["variables"] < plain.stats["variables"]
 
 
+@pytest.mark.heavy  # brute force over three free slots (the fast tier has the two-slot cases above)
 @pytest.mark.parametrize("kind,seed", [("steps", 0), ("proportional", 1)])
 def test_pruned_model_optimum_equals_unpruned_three_free(kind, seed):
     """Three free slots (9,009 variables unpruned), weak hint: pruning changes nothing."""
@@ -272,6 +273,7 @@ def test_pruned_model_optimum_equals_unpruned_three_free(kind, seed):
     dict(objective_cut=False),
 ])
 @pytest.mark.parametrize("seed", range(3))
+@pytest.mark.heavy  # 18 CP-SAT solves against brute force over three free slots
 def test_each_rule_alone_keeps_the_optimum(flags, seed):
     """Three free slots, weak hint, the strengthenings switched on and off in groups."""
     rng = np.random.default_rng(2000 + seed)
@@ -302,6 +304,7 @@ def test_four_free_slots_agree(kind):
     assert abs(a.value - b.value) <= 1e-9 and abs(a.value - c.value) <= 1e-9
 
 
+@pytest.mark.heavy  # ten CP-SAT solves against brute force
 @pytest.mark.parametrize("seed", [6, 7, 13, 14, 15])
 @pytest.mark.parametrize("plain", [False, True])
 def test_near_ties_below_the_integer_resolution(seed, plain):
@@ -335,9 +338,9 @@ def test_example_deal_uniform_is_proven(example_uniform):
 def test_short_time_limit_returns_hint_and_sound_bound(example_uniform, example_tables):
     problem, proven = example_uniform
     hint_value = problem.value_of(greedy_hint(problem))
-    t = time.perf_counter()
+    t = time.process_time()  # CPU seconds: the model's building and 0.01 s of search, whatever the load
     result = solve_cpsat(problem, time_limit=0.01)
-    assert time.perf_counter() - t < 5.0
+    assert time.process_time() - t < 5.0
     assert_sound(problem, result, proven.value)
     assert result.value >= hint_value - 1e-12
     if not result.optimal:
@@ -369,22 +372,28 @@ def test_stop_event_before_start(example_uniform):
 
 def test_stop_event_from_another_thread(example_tables):
     """The plain model of a 20-card problem (62k variables) needs several seconds to prove
-    here; a stop set 2 s after the start returns within a few seconds, with a sound answer."""
+    here; a stop set 2 s after the start returns within a few CPU seconds after it was set
+    (counted in CPU: the wall clock would count the machine's load), with a sound answer."""
     rng = np.random.default_rng(11)
     V = random_values(rng, example_tables.n_classes, "random")
     problem = BestResponseProblem(example_tables, V, fixed=random_fixed(example_tables, rng, 4))
     stop = threading.Event()
-    timer = threading.Timer(2.0, stop.set)
-    t = time.perf_counter()
+    set_at: list[float] = []
+
+    def set_stop() -> None:
+        set_at.append(time.process_time())
+        stop.set()
+
+    timer = threading.Timer(2.0, set_stop)
     timer.start()
     try:
         result = solve_cpsat(problem, time_limit=120, stop_event=stop, options=PLAIN)
     finally:
         timer.cancel()
-    elapsed = time.perf_counter() - t
+    after_the_stop = time.process_time() - set_at[0] if set_at else None
     assert_sound(problem, result)
     if not result.optimal:  # (a machine fast enough to prove it in 2 s passes trivially)
-        assert elapsed < 6.0
+        assert after_the_stop is not None and after_the_stop < 4.0
         assert result.stats["status"] in ("FEASIBLE", "UNKNOWN", "NOT_RUN")
 
 

@@ -184,6 +184,7 @@ def _generator():
 GENERATED = [page for page in PAGES if _generator().commands(page.read_text(encoding="utf-8"))]
 
 
+@pytest.mark.subprocess  # the command runs as the installed program, in a shell
 def test_the_readme_shows_what_its_command_prints():
     """The fast case of the next test: the README's example, a best response of about a second."""
     generate = _generator()

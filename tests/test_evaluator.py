@@ -189,6 +189,7 @@ def test_rank_packets_rejects_too_few_cards():
 # ---------------------------------------------------------- reference ranker ----------
 
 
+@pytest.mark.heavy  # every hand through the slow reference ranker, per option set
 @pytest.mark.parametrize("option_set", list(OPTION_SETS))
 def test_order_equals_reference_on_every_hand(option_set, ref_cards):
     rules = rules_for(option_set)

@@ -74,6 +74,7 @@ def test_the_doc_has_examples():
     assert {status for _, status, _ in EXAMPLES} >= {200, 400, 404, 405, 422}
 
 
+@pytest.mark.server  # the application with its worker
 @pytest.mark.parametrize("command, status, output", EXAMPLES, ids=[c[:90] for c, _, _ in EXAMPLES])
 def test_a_doc_example_is_what_the_server_sends(client, command, status, output):
     method, path, headers, body = request_of(command)

@@ -114,6 +114,11 @@ SERVER = """
     deal = Deal.random(3)
     task = PlayTask("odds", deal, "uniform", computer=random_arrangement(deal, 1).format())
     run_task(task, lambda: None, None, lambda record: None)  # a worker's
+    from quintet.draw.game import Terms
+    from quintet.rules import get_rules
+    from solver.apps.serve.worker import StrategyTask
+    run_task(StrategyTask(get_rules("draw36-joker-11"), Terms(), "8s 8c Ks Qh 9d", ("call",), "second"),
+             lambda: None, None, lambda record: None)  # the heads-up strategy's advice
 """
 
 TERMINAL = """
@@ -221,6 +226,22 @@ def test_the_game_algorithms_know_nothing_of_quintet():
                     module.startswith("solver.games.") and module != "solver.games.quintet_game"):
                 quintet_aware.append(f"{name} imports {module}")
     assert quintet_aware == []
+
+
+CFR_ALGORITHMS = ("tree", "kernels", "solve", "toys")  # quintet.draw.cfr: the solvers and their test games
+
+
+def test_the_cfr_algorithms_know_nothing_of_cards():
+    # CFR and the best response take a game through quintet.draw.cfr.tree; they import no card, rule or poker
+    cfr = ROOT / "quintet" / "draw" / "cfr"
+    allowed = {"quintet.draw.cfr", *(f"quintet.draw.cfr.{name}" for name in CFR_ALGORITHMS)}
+
+    def aware(name: str) -> list[str]:
+        return [f"{name} imports {module}" for module in sorted(_imports(cfr / f"{name}.py"))
+                if module.split(".")[0] in ("quintet", "solver") and module not in allowed]
+
+    assert [line for name in CFR_ALGORITHMS for line in aware(name)] == []
+    assert "betting imports quintet.draw.game" in aware("betting")  # the control: the game's side does
 
 
 # ---------------------------------------------------------------------------- declared dependencies

@@ -59,6 +59,7 @@ def _stop_the_app():
     shutil.rmtree(STORE_DIR, ignore_errors=True)
 
 
+@pytest.mark.server
 @schema.parametrize()
 @settings(max_examples=DEFAULT_EXAMPLES, deadline=None, derandomize=True, database=None,
           suppress_health_check=list(HealthCheck))
@@ -67,6 +68,7 @@ def test_every_response_is_as_documented(case):
 
 
 @pytest.mark.fuzz
+@pytest.mark.server
 @schema.parametrize()
 @settings(max_examples=EXAMPLES, deadline=None, derandomize=True, database=None,
           suppress_health_check=list(HealthCheck))
@@ -74,6 +76,7 @@ def test_every_response_is_as_documented_at_the_full_count(case):
     case.call_and_validate(timeout=60)
 
 
+@pytest.mark.server
 def test_a_job_through_its_links_is_as_documented():
     """A 202's links lead to its job: GET, the event stream, DELETE — while it runs and once it
     is finished — each response checked against the schema like the generated ones."""
@@ -127,3 +130,49 @@ def test_the_schema_documents_errors_as_sent():
     assert {"503", "202"} <= set(spec["paths"]["/api/solve"]["post"]["responses"])
     assert "503" in spec["paths"]["/api/draw"]["post"]["responses"]
     assert "404" in spec["paths"]["/api/jobs/{job_id}"]["delete"]["responses"]
+
+
+def _request_models() -> list[type]:
+    """Every strict (request) model of the server's modules."""
+    import importlib
+    import inspect
+    import pkgutil
+
+    from pydantic import BaseModel
+
+    import solver.apps.serve as serve
+
+    found: dict[str, type] = {}
+    for info in pkgutil.walk_packages(serve.__path__, "solver.apps.serve."):
+        for obj in vars(importlib.import_module(info.name)).values():
+            if inspect.isclass(obj) and issubclass(obj, BaseModel) and obj.model_config.get("strict"):
+                found[f"{obj.__module__}.{obj.__qualname__}"] = obj
+    return list(found.values())
+
+
+def test_every_integer_field_takes_a_whole_number_written_with_a_fraction():
+    """JSON Schema counts 6.0 as an integer, so the documented ``integer`` fields must take it
+    (schemathesis sends ``498.0``); a strict model refuses it unless the field says so
+    (``models.integral``).  6.5 stays refused."""
+    import typing
+
+    from pydantic import ValidationError
+
+    from solver.apps.serve.models import integral
+
+    checked = []
+    for model in _request_models():
+        for name, field in model.model_fields.items():
+            if not (field.annotation is int or int in typing.get_args(field.annotation)):
+                continue
+            assert any(getattr(m, "func", None) is integral for m in field.metadata), \
+                f"{model.__name__}.{name} refuses a whole number written 6.0"
+            checked.append(f"{model.__name__}.{name}")
+    assert {"TermsIn.ante", "StatsIn.window", "TableIn.games"} <= set(checked)
+    from solver.apps.serve.models import TermsIn
+    from solver.apps.serve.routers.training import StatsIn
+
+    assert TermsIn.model_validate({"circles": 4.0}).circles == 4
+    assert StatsIn.model_validate({"records": [], "window": 498.0}).window == 498
+    with pytest.raises(ValidationError):
+        TermsIn.model_validate({"circles": 4.5})

@@ -12,6 +12,7 @@ import sys
 import time
 from pathlib import Path
 
+import numpy as np
 import pytest
 from programs import run_main
 from tmux_pane import Pane
@@ -103,6 +104,105 @@ def test_bots_only_match_ends_when_one_player_has_every_chip(tmp_path: Path):
     assert [s["player"] for s in lines[0]["seats"]] == ["advisor", "random", "random"]
 
 
+def test_raising_demand_ends_is_a_term_of_the_table(tmp_path: Path):
+    # the earlier reading: a demand above the stake in circle 1 ends the betting; every bot demand obeys the terms
+    for flag, expected in (((), False), (("--raising-demand-ends",), True)):
+        path = tmp_path / f"h{len(flag)}.jsonl"
+        assert main(["poker", "--bots-only", "--players", "3", "--bots", "random", "--hands", "150", "--seed", "4",
+                     "--chips", "1000", "--no-betting-before-exchange", "--history", str(path), *flag]) == 0
+        lines = [json.loads(line) for line in path.read_text().splitlines()]
+        assert all(line["terms"]["raising_demand_ends"] is expected for line in lines)
+        early = [a for line in lines for a in line["actions"]
+                 if a["action"] == "demand" and a["circle"] == 1 and a["amount"] > line["terms"]["stake"]]
+        assert bool(early) is expected  # random bots try every legal demand
+        assert all(demands_follow_the_circle_rule(line) for line in lines) is not expected
+        for line in lines[:40]:
+            assert replay(line).history()["actions"] == line["actions"]
+
+
+# ------------------------------------------------------------------- the CFR bot --------------
+
+
+def test_cfr_bot_heads_up_against_the_advisor(tmp_path: Path, capsys):
+    path = tmp_path / "h.jsonl"
+    assert main(["poker", "--players", "2", "--bots", "cfr,advisor", "--bots-only", "--hands", "40", "--seed", "2",
+                 "--chips", "1000", "--history", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "bot1 (cfr), bot2 (advisor)" in out and "cfr: the heads-up equilibrium strategy" in out
+    standings = out.split("Match over")[1].splitlines()[1:]
+    assert all("95% [" in line for line in standings)
+    lines = [json.loads(line) for line in path.read_text().splitlines()]
+    assert len(lines) == 40 and [s["player"] for s in lines[0]["seats"]] == ["cfr", "advisor"]
+    for line in lines[:10]:
+        assert replay(line).history()["actions"] == line["actions"]
+
+
+@pytest.mark.slow
+def test_cfr_bot_beats_the_advisor_heads_up_with_an_interval_above_zero(capsys):
+    """The shipped strategy wins against the advisor bot: 3,000 seeded hands, deep stacks (about 10 CPU-s)."""
+    assert main(["poker", "--players", "2", "--bots", "cfr,advisor", "--bots-only", "--hands", "3000",
+                 "--chips", "100000", "--seed", "7", "--no-history"]) == 0
+    standings = capsys.readouterr().out.split("Match over")[1].splitlines()[1:3]
+    cfr = standings[0].split()
+    assert cfr[0] == "bot1"
+    low, high = (float(x.strip("[],")) for x in cfr[-2:])
+    assert 0 < low < high, standings
+
+
+def test_cfr_bots_at_a_table_of_four_play_as_the_advisor_and_solve_nothing(tmp_path: Path, monkeypatch, capsys):
+    monkeypatch.setenv("QUINTET_CFR_DIR", str(tmp_path / "cfr"))
+    assert main(["poker", "--players", "4", "--bots", "cfr", "--bots-only", "--hands", "10", "--seed", "1",
+                 "--circles", "2"]) == 0  # terms with no strategy stored
+    assert "in a hand dealt to three or more it plays as the advisor" in capsys.readouterr().out
+    assert not (tmp_path / "cfr").exists()
+
+
+def test_heads_up_cfr_under_other_terms_is_solved_once_with_a_progress_bar(tmp_path: Path, monkeypatch, capsys):
+    from quintet.draw.cfr import strategy as solved
+
+    monkeypatch.setenv("QUINTET_CFR_DIR", str(tmp_path / "cfr"))
+    monkeypatch.setattr(solved, "ITERATIONS", 3)
+    monkeypatch.setattr(solved, "_LOADED", {})
+    argv = ["poker", "--players", "2", "--bots", "cfr,random", "--bots-only", "--hands", "5", "--seed", "1",
+            "--circles", "1", "--limit", "2", "--no-betting-before-exchange"]
+    assert main(argv) == 0
+    captured = capsys.readouterr()
+    assert "Solving the heads-up strategy of these rules and terms, once" in captured.out
+    assert "CFR+" in captured.err  # the progress bar
+    [stored] = (tmp_path / "cfr").glob("draw36-joker-11-*.npz")
+    assert json.loads(np.load(stored)["header"].tobytes())["iterations"] == 3
+    monkeypatch.setattr(solved, "_LOADED", {})
+    assert main(argv) == 0
+    assert "Solving" not in capsys.readouterr().out  # stored: found, not solved again
+
+
+def test_hint_heads_up_shows_the_strategy_and_why():
+    from quintet.draw.cfr.strategy import strategy_for
+
+    rules = get_rules("draw36-joker-11")
+    strategy = strategy_for(rules, Terms(), build=False)
+    state = State(rules, Terms(), [100, 100], dealer=1, seed=9)
+    state.post_ante()
+    state.post_ante()
+    out = io.StringIO()
+    player = TerminalPlayer(Screen(rules, ["you", "bot1"], Terminal(colour=False, unicode=False, line_editing=False,
+                                                                       out=out)), rules, 0, state.terms,
+                            strategy=strategy)
+    assert player.parse("hint", state) is None
+    text = out.getvalue()
+    assert "Strategy (heads-up equilibrium of the abstract game): " in text
+    assert "pot odds 33%" in text and "Why: " in text
+    for _ in range(6):
+        state.call()
+    player.parse("hint", state)  # the exchange: what each draw draws to
+    text = out.getvalue()
+    assert "Each exchange (the strategy's probability" in text and "stand pat" in text and "draw 5" in text
+    state.exchange()
+    state.exchange()
+    player.parse("hint", state)
+    assert "Each action against his range, both then playing the strategy:" in out.getvalue()
+
+
 @pytest.mark.parametrize("argv, message", [
     (["--players", "7"], "2 to 6 players"),
     (["--players", "1"], "at least 2"),
@@ -113,6 +213,7 @@ def test_bots_only_match_ends_when_one_player_has_every_chip(tmp_path: Path):
     (["--bots", "random,advisor"], "names 2 bots but there are 4 bot seats"),
     (["--players", "6", "--rules", "draw32"], "at most 5 players"),
     (["--bluff", "2"], "between 0 and 1"),
+    (["--players", "2", "--bots", "cfr", "--limit", "7"], "--bots cfr: the heads-up game of these terms is too big"),
     (["--hands", "zero"], "not an integer"),
     (["--colour"], "unrecognized arguments"),
     (["--history", "/no/such/dir/h.jsonl"], "--history '/no/such/dir/h.jsonl': directory '/no/such/dir' does not "
@@ -231,21 +332,21 @@ def test_messages_are_english_and_agree_with_the_subject():
     screen.record(state, state.records[-1], reveal=0)
     state.exchange()
     screen.record(state, state.records[-1], reveal=0)
-    screen.record(state, state.demand_show_down(3), reveal=0)
+    screen.record(state, state.demand_show_down(), reveal=0)
     screen.record(state, state.fold(), reveal=0)
     lines = out.getvalue().splitlines()
     hand = screen.cards(state.hands[0])
     assert lines[0].startswith("you exchange 3 cards: 9h 5h 2c -> ")
     assert lines[1] == f"Your cards now: {hand} ({describe(state.hands[0], state.rules)})"
     assert lines[2] == "bot1 stands pat"
-    assert lines[3] == "you stake 3 and demand the show-down · pot 5"
+    assert lines[3] == "you stake 1 and demand the show-down · pot 3"
     assert lines[4] == "bot1 folds"  # the hand is over: no pot
     state, player, out = person_state(betting_before_exchange=False)
     state.exchange()
     state.exchange()
     state.call()
-    player.screen.record(state, state.demand_show_down(2), reveal=0)
-    assert out.getvalue() == "bot1 stakes 2 and demands the show-down · pot 5\n"
+    player.screen.record(state, state.demand_show_down(1), reveal=0)
+    assert out.getvalue() == "bot1 stakes 1 and demands the show-down · pot 4\n"
     help_out = io.StringIO()
     Terminal(colour=False, unicode=False, line_editing=False, out=help_out).show(help_text())
     assert all(ord(c) < 0x400 or ord(c) > 0x4FF for c in help_out.getvalue())  # no Cyrillic in the help either
@@ -375,13 +476,20 @@ def test_terminal_game_through_stdin(tmp_path: Path):
 
 
 def demands_follow_the_circle_rule(line: dict) -> bool:
-    """Every demand of the hand came in circle 1 before any raise in it, or in the last circle."""
-    circles, raised = line["terms"]["circles"], False
+    """Every demand of the hand came in circle 1 before any raise in it, at the current stake (a demand above it
+    is a raise, and waits), or in the last circle."""
+    terms = line["terms"]
+    circles, raised, stake = terms["circles"], False, terms["stake"]
     for action in line["actions"]:
         if action["action"] == "raise" and action["phase"] == "betting after the exchange" and action["circle"] == 1:
             raised = True
-        if action["action"] == "demand" and not (action["circle"] == circles or action["circle"] == 1 and not raised):
-            return False
+        if action["action"] == "demand":
+            if action["circle"] == 1 and circles > 1 and (raised or action["amount"] != stake):
+                return False
+            if 1 < action["circle"] < circles:
+                return False
+        if action["action"] in ("call", "raise") and action["phase"] != "paying to see":
+            stake = action["amount"]
     return True
 
 
@@ -389,12 +497,13 @@ def demands_follow_the_circle_rule(line: dict) -> bool:
 def test_the_reported_hand_no_longer_demands_in_the_second_circle(tmp_path: Path):
     # bot1 raised in the first circle after the exchange, then demanded the show-down in the second
     path = tmp_path / "h.jsonl"
-    proc = quintet("poker", "--players", "2", "--bots", "random", "--seed", "1", "--hands", "1",
+    proc = quintet("poker", "--players", "2", "--bots", "random", "--seed", "3", "--hands", "1",
                    "--no-betting-before-exchange", "--history", str(path),
                    stdin="call\ncall\ncall\nstand\nraise 2\ncall\ncall\ncall\nquit\n")
     assert proc.returncode == 0 and proc.stderr == ""
     assert "(a raise in circle 1: demand in circle 3)" in proc.stdout
-    assert "show-down demands in circle 1 after the exchange until somebody raises, and in circle 3;" in proc.stdout
+    assert ("show-down demands in circle 1 after the exchange at the current stake until somebody raises, and in "
+            "circle 3;") in proc.stdout
     line = json.loads(path.read_text())
     assert line["terms"]["demand_any_turn"] is False and demands_follow_the_circle_rule(line)
 

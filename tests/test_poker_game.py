@@ -199,10 +199,10 @@ def test_demand_show_down_others_pay_to_see_or_fold():
     state.call()
     with pytest.raises(IllegalActionError, match="below the current stake"):
         state.demand_show_down(0)
-    assert state.demand_show_down(4) == Demand(1, 4, 1)
-    assert state.phase is Phase.SEEING and state.actor == 2 and state.call_amount == 4
+    assert state.demand_show_down() == Demand(1, 1, 1)
+    assert state.phase is Phase.SEEING and state.actor == 2 and state.call_amount == 1
     assert not state.can_raise_to(5) and not state.can_demand_show_down()
-    assert state.call() == Call(2, 4, Phase.SEEING, 1)
+    assert state.call() == Call(2, 1, Phase.SEEING, 1)
     state.fold()  # seat 0 will not buy the opening
     assert state.phase is Phase.SHOWDOWN
     record = state.show_down()
@@ -238,7 +238,7 @@ FORCED = ("no show-down demand in circle {c} of 3: the stakes were raised in the
 def test_after_a_raise_in_the_first_circle_the_demand_waits_for_the_last_circle():
     # «Но если ставки за это время повысились, то карты можно открывать лишь по проведении трех кругов игры»
     state = after_the_exchange()
-    assert list(state.demand_range()) == [1, 2, 3, 4, 5]  # circle 1, nobody has raised yet
+    assert list(state.demand_range()) == [1]  # circle 1, nobody has raised yet: at the current stake
     state.raise_to(2)
     assert state.demand_range() == range(0) and not state.can_demand_show_down(3)
     with pytest.raises(IllegalActionError, match=re.escape(FORCED.format(c=1))):
@@ -265,10 +265,53 @@ def test_a_demand_in_the_first_circle_before_any_raise_ends_the_betting():
     state = after_the_exchange()
     state.call()
     state.call()
-    assert state.demand_show_down(5) == Demand(2, 5, 1)  # more than the stake: allowed, it ends the betting
+    assert state.demand_show_down() == Demand(2, 1, 1)  # the current stake: it ends the betting
     state.call()
     state.call()
-    assert state.phase is Phase.SHOWDOWN and state.history()["pot"] == 3 + 1 + 1 + 5 + 5 + 5
+    assert state.phase is Phase.SHOWDOWN and state.history()["pot"] == 3 + 1 + 1 + 1 + 1 + 1
+
+
+RAISING = ("a demand above the current stake 1 raises it, and after a raise in the first circle after the exchange "
+           "the cards are shown only after all 3 circles: demand 1 now, or raise and demand in circle 3")
+
+
+def test_a_demand_above_the_stake_in_the_first_circle_is_a_raise_and_waits():
+    # «Но если ставки за это время повысились, то карты можно открывать лишь по проведении трех кругов игры»:
+    # a demand that raises the stake is a raise, so it waits for the last circle like any raise
+    state = after_the_exchange()
+    assert list(state.demand_range()) == [1] and not state.can_demand_show_down(2)
+    assert state.demand_raise_waits()
+    before = state.history()
+    with pytest.raises(IllegalActionError, match=re.escape(RAISING)):
+        state.demand_show_down(5)
+    assert state.history() == before  # refused without a trace
+    assert [a.amount for a in state.legal_actions() if a.kind is ActionKind.DEMAND] == [1]
+    state.raise_to(5)  # what the demand meant: then all three circles
+    call_circle(state)
+    call_circle(state)
+    assert state.circle == 3 and not state.demand_raise_waits() and list(state.demand_range()) == [5]
+
+
+def test_a_demand_above_the_stake_with_one_circle_or_any_turn_or_the_earlier_reading():
+    for terms in ({"circles": 1}, {"demand_any_turn": True}, {"raising_demand_ends": True}):
+        state = after_the_exchange(**terms)
+        assert list(state.demand_range()) == [1, 2, 3, 4, 5] and not state.demand_raise_waits(), terms
+        state.call()
+        assert state.demand_show_down(5) == Demand(1, 5, 1)  # ends the betting at once
+        assert state.phase is Phase.SEEING and state.call_amount == 5
+        assert state.history()["terms"]["raising_demand_ends"] is terms.get("raising_demand_ends", False)
+
+
+def test_a_history_line_from_before_the_option_replays_under_the_earlier_reading():
+    state = after_the_exchange(raising_demand_ends=True)
+    state.demand_show_down(4)
+    state.fold()
+    line = state.history()
+    del line["terms"]["raising_demand_ends"]  # as such lines were written
+    assert replay(line).stacks == state.stacks
+    line["terms"]["raising_demand_ends"] = False
+    with pytest.raises(IllegalActionError, match="^a demand above the current stake 1 raises it"):
+        replay(line)
 
 
 def test_demand_any_turn_allows_the_demand_after_a_raise():
@@ -291,9 +334,9 @@ def test_demand_that_nobody_pays_for_wins_unseen():
     state = new_state({0: "2c 3d 4h 5s 7c", 1: "As Ks Qs Js Ts"}, betting_before_exchange=False)
     state.exchange()
     state.exchange()
-    state.demand_show_down(5)  # a bluff with the worst hand
+    state.demand_show_down()  # a bluff with the worst hand
     state.fold()
-    assert state.over and state.records[-1] == FoldOut(0, 2 + 5) and state.stacks == [99 - 5 + 7, 99]
+    assert state.over and state.records[-1] == FoldOut(0, 2 + 1) and state.stacks == [99 - 1 + 3, 99]
 
 
 # ------------------------------------------------------------------- no credit --------------
@@ -314,7 +357,7 @@ def test_no_credit_a_player_who_cannot_pay_must_fold():
 
 def test_no_credit_when_paying_to_see():
     state = new_state({0: "As Ks Qs Js Ts", 1: "9c 9d 8h 8s 2d"}, stacks=[100, 3],
-                      betting_before_exchange=False)
+                      betting_before_exchange=False, circles=1)
     state.exchange()
     state.exchange()
     state.demand_show_down(5)  # seat 1 has 2 chips after the ante: it must fold, even holding cards

@@ -235,6 +235,7 @@ def test_quintet_play_checks_its_options_before_the_banner():
         assert words in proc.stderr and len(proc.stderr.strip().splitlines()) == 1, proc.stderr
 
 
+@pytest.mark.server  # the HTTP API with its worker
 def test_one_seed_deals_the_same_cards_in_every_front_end(tmp_path):
     seed = 7
     deal = Deal.random(seed)

@@ -104,7 +104,9 @@ def test_two_slot_quintet_matches_the_full_program(seed, model):
 @pytest.fixture(scope="module")
 def frontier():
     deal = Deal.from_exposed(FAST)
-    return deal, [safe_response(deal, "greedy", D, time_limit=300) for D in (0.0, 0.5, 2.0, 30.0)]
+    # no time limit: the tests assert proofs, and a limit would fail them on a slow or busy machine
+    # (pytest-timeout guards a hang)
+    return deal, [safe_response(deal, "greedy", D, time_limit=None) for D in (0.0, 0.5, 2.0, 30.0)]
 
 
 def test_the_frontier_rises_with_the_limit(frontier):
@@ -120,9 +122,10 @@ def test_the_frontier_rises_with_the_limit(frontier):
     assert results[-1].expected_margin == pytest.approx(results[-1].best_response_margin, abs=1e-7)
 
 
+@pytest.mark.heavy  # a CP-SAT recheck
 def test_the_certificate_is_confirmed_by_cpsat(frontier):
     deal, results = frontier
-    check = verify_mix(deal, results[1].mix, results[1].exploitability, time_limit=300)
+    check = verify_mix(deal, results[1].mix, results[1].exploitability, time_limit=None)  # a proof: no limit
     assert check.status == "confirmed", check.describe()
     assert check.bound <= 0.5 + 1e-8
 

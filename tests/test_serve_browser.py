@@ -828,6 +828,35 @@ def test_draw_advisor_tab(page, server):
     assert pg.get_attribute("#draw-answer", "data-stale") == "true"
 
 
+def test_draw_tab_asks_the_heads_up_strategy(page, server, tmp_path):
+    pg = page
+    pg.click("#tab-draw")
+    choose_rules(pg, "draw36-joker-11")
+    pg.fill("#draw-hand", "8s 8c Ks Qh 9d")
+    pg.dispatch_event("#draw-hand", "change")
+    pg.select_option("#draw-player", "second")
+    pg.fill("#draw-moves", "call, call; raise 3")
+    with pg.expect_response("**/api/draw/strategy"):
+        pg.click("#draw-strategy")
+    pg.wait_for_selector("#draw-strategy-answer table")
+    want = api(server, "/api/draw/strategy", {"hand": "8s 8c Ks Qh 9d", "rules": {"name": "draw36-joker-11"},
+                                              "player": "second", "actions": ["call", "call", "raise 3"]})
+    rows = pg.eval_on_selector_all("#draw-strategy-answer table tr", "rows => rows.slice(1).map(r => "
+                                   "r.querySelector('td').textContent)")
+    ranked = sorted(want["actions"], key=lambda a: -a["probability"])
+    assert rows == [a["action"] for a in ranked]
+    text = pg.inner_text("#draw-strategy-answer")
+    assert f"Why: {want['why']}" in text and "pot odds" in text and "You are the dealer" in text
+    assert pg.evaluate("document.activeElement.closest('#draw-strategy-answer') !== null")
+    pg.screenshot(path=str(tmp_path / "draw-strategy.png"), full_page=True)
+    # a move the rules do not allow: the error names it, the page stays
+    pg.fill("#draw-moves", "raise 9")
+    with pg.expect_response("**/api/draw/strategy"):
+        pg.click("#draw-strategy")
+    pg.wait_for_selector("#draw-strategy-error:not([hidden])")
+    assert "action 1 (raise 9) is not allowed there" in pg.inner_text("#draw-strategy-error")
+
+
 def test_draw_joker_is_an_svg_card_typed_or_clicked(any_page):
     """Issue 19: a typed Jk (draw54) lit no joker and could not be clicked off; the joker was an emoji."""
     pg = any_page

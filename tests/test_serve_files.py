@@ -153,6 +153,7 @@ def test_the_workers_task_runner_opens_nothing(disk):
     _check_refusals(messages, disk)
 
 
+@pytest.mark.server  # the application with its worker
 def test_the_application_over_http_opens_nothing(disk, tmp_path):
     app = create_app(ServeConfig(workers=1, warm_up=False, store=tmp_path / "s.sqlite", limits=Limits.off()))
     specs = opponents(disk)

@@ -68,6 +68,7 @@ def cli_json(tmp_path: Path, store: Path, *argv: str) -> object:
     return json.loads(ran.stdout)
 
 
+@pytest.mark.server  # the application with its worker
 def test_a_review_is_what_quintet_play_review_prints(client, store_path, tmp_path):
     record = played("greedy", seed=SEED)
     path = tmp_path / "games.jsonl"
@@ -89,6 +90,7 @@ def test_a_review_is_what_quintet_play_review_prints(client, store_path, tmp_pat
     assert response.json()["model"]["model"] == "best response to style:/etc/passwd"
 
 
+@pytest.mark.server  # the application with its worker
 def test_a_review_whose_equilibrium_is_not_stored_is_a_job(client):
     deal = Deal.from_exposed(QUICK)
     from solver.play.computer import Computer
@@ -109,6 +111,7 @@ def test_a_review_whose_equilibrium_is_not_stored_is_a_job(client):
     assert job["result"]["kind"] == "review" and job["result"]["equilibrium"]["exploitability"] <= 0.05
 
 
+@pytest.mark.server  # the application with its worker
 def test_statistics_are_what_quintet_play_stats_prints(client, store_path, tmp_path):
     records = [played("greedy" if k % 2 else "uniform", seed=SEED + k) for k in range(4)]
     path = tmp_path / "games.jsonl"
@@ -126,6 +129,7 @@ def test_statistics_are_what_quintet_play_stats_prints(client, store_path, tmp_p
     assert bad.status_code == 400 and bad.json()["error"].startswith("records: record 2: ")
 
 
+@pytest.mark.server  # the application with its worker
 def test_puzzles_are_drawn_from_the_store_and_graded_exactly(client, store_path):
     response = client.get("/api/puzzles?seed=5")
     assert response.status_code == 200, response.text
@@ -152,6 +156,7 @@ def test_puzzles_are_drawn_from_the_store_and_graded_exactly(client, store_path)
     assert client.get("/api/puzzles?opponent=bogus").status_code == 422
 
 
+@pytest.mark.server  # the application with its worker
 def test_no_puzzle_without_a_solved_deal(tmp_path):
     with TestClient(create_app(ServeConfig(workers=1, store=tmp_path / "empty.sqlite", warm_up=False)),
                     base_url="http://localhost") as c:

@@ -291,6 +291,12 @@ OPTION_CASES = [
 ]
 
 
+def heavy_if_large(name: str, *rest: object) -> object:
+    """The case as a parameter; a 52- or 53-card deck's (2.6 or 2.9 million hands through the slow
+    reference) marked ``heavy``: in the default run, not in the fast tier."""
+    return pytest.param(name, *rest, marks=[pytest.mark.heavy] if get_rules(name).deck.size >= 52 else [])
+
+
 def check_against_reference(rules):
     masks, ref_keys = reference_hands(rules)
     assert masks.shape[0] == comb(rules.deck.size, 5)
@@ -311,7 +317,7 @@ def check_against_reference(rules):
     return counts
 
 
-@pytest.mark.parametrize("name", FAST_RULES)
+@pytest.mark.parametrize("name", [heavy_if_large(name) for name in FAST_RULES])
 def test_exhaustive_against_reference(name):
     check_against_reference(get_rules(name))
 
@@ -322,7 +328,7 @@ def test_exhaustive_against_reference_slow(name):
     check_against_reference(get_rules(name))
 
 
-@pytest.mark.parametrize("name,options", OPTION_CASES)
+@pytest.mark.parametrize("name,options", [heavy_if_large(*case) for case in OPTION_CASES])
 def test_exhaustive_options_against_reference(name, options):
     check_against_reference(get_rules(name, **options))
 

@@ -1,12 +1,22 @@
 """The test tiers: a helper that starts a server, a browser, tmux or a notebook asks for its
-marker (``require``), so a test that needs one cannot land in the fast tier unmarked."""
+marker (``require``), so a test that needs one cannot land in the fast tier unmarked.
+
+``NEEDS`` are what a test needs besides this process; ``HEAVY`` is a CPU-heavy independent
+recheck that needs nothing else (a CP-SAT certificate, an exhaustive ranking): both stay in the
+README's ``pytest`` and out of ``pytest -m fast``.  ``TIERS`` are deselected by the README's
+``pytest`` and run by ``pytest -m "slow or fuzz"``.  Every other test is marked ``fast``
+(tests/conftest.py)."""
 
 from __future__ import annotations
 
 import pytest
 
 NEEDS = ("server", "browser", "tmux", "notebook", "subprocess")  # what a test needs besides this process
+HEAVY = ("heavy",)  # CPU-heavy rechecks: in the default run, out of the fast tier
 TIERS = ("slow", "fuzz")  # deselected by the README's pytest
+NOT_FAST = (*NEEDS, *HEAVY, *TIERS)
+# a test's rough cost, against 1 for a fast one: on two processes the costliest files start first
+COST = {"server": 20, "browser": 20, "notebook": 20, "heavy": 20, "slow": 20, "fuzz": 5, "tmux": 10, "subprocess": 10}
 current: pytest.Item | None = None  # the test being set up, run or torn down (tests/conftest.py)
 
 

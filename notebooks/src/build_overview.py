@@ -149,9 +149,9 @@ if heur:
     eps_h = heur["params"]["epsilon"]
     cats = [c.label for c in reversed(rules.categories)]
     share = np.mean([np.array(r["mix"]["category_by_slot"]) for r in H], axis=0)
-    fig, ax = plt.subplots(figsize=(9, 5))
+    fig, ax = plt.subplots(figsize=(9, 5.5))
     im = ax.imshow(share, cmap="Blues", vmin=0, vmax=1)
-    ax.set_xticks(range(5), SLOTS)
+    ax.set_xticks(range(5), SLOTS, rotation=30, ha="right")
     ax.set_yticks(range(len(cats)), cats)
     for i in range(len(cats)):
         for j in range(5):
@@ -173,31 +173,29 @@ md(r"""
 
 The old version of this notebook said "every played hand sits in the top few percent"; its own plot showed otherwise
 for the cheap slots. Below: per slot, the probability that the hand is the deal's best possible packet, that it is
-beaten by at most 0.1% of the deal's 53,130 packets, and that the slot is **conceded on purpose** — the packet's
-expected share of the slot, P(win) + ½ P(tie) against the mix's own slot marginal, is below 10% (and, weaker, below
-50%: below the median opponent packet). Means over deals with 95%
-bootstrap intervals.
+beaten by at most 0.1% of the deal's 53,130 packets. Means over deals with 95% bootstrap intervals. (An earlier
+version also showed a "conceded on purpose" share — the packet's share of the slot against the mix's own slot marginal
+below 10% — but that statistic is within half the largest atom of 10% for *any* mix: it measured the transform, and is
+withdrawn; see RESULTS' Re-read and Structure sections.)
 """)
 
 code(r"""
 if heur:
     rows = {"P(best packet of the deal)": [r["mix"]["p_best_hand"] for r in H],
-            "P(beaten by ≤ 0.1% of packets)": [r["mix"]["p_top_tenth_percent"] for r in H],
-            "P(conceded: share < 10%)": [r["mix"]["concede"]["0.1"] for r in H],
-            "P(share < 50%)": [r["mix"]["concede"]["0.5"] for r in H]}
+            "P(beaten by ≤ 0.1% of packets)": [r["mix"]["p_top_tenth_percent"] for r in H]}
     fig, ax = plt.subplots(figsize=(10, 4))
     width = 0.2
     for k, (label, v) in enumerate(rows.items()):
         v = np.array(v)
         ci = np.array([boot(v[:, s]) for s in range(5)])
-        ax.bar(np.arange(5) + (k - 1.5) * width, 100 * ci[:, 0], width, yerr=100 * np.abs(ci[:, 1:].T - ci[:, 0]),
+        ax.bar(np.arange(5) + (k - 0.5) * width, 100 * ci[:, 0], width, yerr=100 * np.abs(ci[:, 1:].T - ci[:, 0]),
                capsize=3, label=label)
         print(f"{label:32s} " + "  ".join(f"{SLOTS[s]} {100 * ci[s, 0]:5.1f}% [{100 * ci[s, 1]:.1f}, {100 * ci[s, 2]:.1f}]"
                                           for s in range(5)))
     ax.set_xticks(range(5), SLOTS)
     ax.set_ylabel("probability under the mix (%)")
     ax.set_xlabel("slot (points)")
-    ax.set_title(f"Slot strength and concessions, {len(H)} deals as dealt, ε ≤ {eps_h:g}; bars: 95% bootstrap")
+    ax.set_title(f"Slot strength, {len(H)} deals as dealt, ε ≤ {eps_h:g}; bars: 95% bootstrap")
     ax.legend(fontsize=8)
     plt.show()
 """)
@@ -246,8 +244,9 @@ the robust object; "the mix" and its likeliest arrangement are not.
 ## 2. What randomisation is worth, and which heuristics lose how much
 
 For every pure strategy P two numbers (exact): its **loss against the mix** −u(P, mix), and its **exploitability** —
-what a best response to P wins. The best single arrangement found is the least exploitable arrangement among the mix's
-30 likeliest. CDFs over the dealt deals, with 95% DKW bands.
+what a best response to P wins. "best-pure" is the least exploitable arrangement among the mix's 30 likeliest — no
+search for the least exploitable arrangement (greedy beats it on some deals), and the values the pure strategies
+concede (mostly 11, 6 or 2) follow from their tie structure by the cyclic shift of `docs/kmix.md`. CDFs over the dealt deals, with 95% DKW bands.
 """)
 
 code(r"""
@@ -376,20 +375,25 @@ fixed sampled pool. Median over deals with the interquartile band; ε = 0 is dra
 code(r"""
 if conv:
     C = conv["deals"]; P = conv["params"]; TRIV, FLOOR = 25.0, 1e-4
-    def on_grid(trace, grid, col):
+    def on_grid(trace, grid, col):  # a run that stopped short of the target is not drawn past its end
+        trace = [t for t in trace if t[1] <= P["budget"]]  # one CPU budget for every method
         xs = np.array([t[col] for t in trace], float); es = np.array([t[2] for t in trace], float)
         out = np.full(grid.shape, TRIV)
         for i, g in enumerate(grid):
             k = np.searchsorted(xs, g, side="right")
             if k:
                 out[i] = es[:k].min()
+        if es.min() > P["target"] + 1e-9:
+            out[grid > xs[-1]] = np.nan
         return np.maximum(out, FLOOR)
     fig, axes = plt.subplots(1, 2, figsize=(13, 4.6))
     grids = (np.unique(np.round(np.logspace(0, 3, 60))), np.logspace(-1, np.log10(P["budget"]), 60))
     for j, m in enumerate(["do-shipped", "do-exact-only", "fictitious-play"]):
         for ax, grid, col in ((axes[0], grids[0], 0), (axes[1], grids[1], 1)):
             ys = np.array([on_grid(d[m], grid, col) for d in C])
-            q1, med, q3 = np.quantile(ys, [0.25, 0.5, 0.75], axis=0)
+            ys[:, np.isnan(ys).sum(axis=0) > len(C) // 2] = np.nan  # drawn while most runs go on
+            with np.errstate(invalid="ignore"):
+                q1, med, q3 = np.nanquantile(ys, [0.25, 0.5, 0.75], axis=0)
             ax.plot(grid, med, color=f"C{j}", label=m); ax.fill_between(grid, q1, q3, color=f"C{j}", alpha=0.18)
     cpu = np.median([[p[1] for p in d["lp-pool"]] for d in C], axis=0)
     eps_p = np.median([[max(p[2], FLOOR) for p in d["lp-pool"]] for d in C], axis=0)
@@ -436,47 +440,29 @@ md(r"""
 The old notebook plotted solve time against iterations and support size: those are *outcomes* of the solve, not
 predictors. Here only features known before solving: the number of rank classes among the deal's packets, the
 exposed cards' suit distribution (largest suit count, suits present), distinct ranks and pairs among the exposed cards,
-the number of straight flushes and quads available, the orbit size. Outcome: log₂ of the iterations (a count, free of
-the machine's load) and log of the CPU seconds. Spearman correlations with bootstrap intervals, then a linear model's
-5-fold cross-validated R² (against 0 for predicting the mean).
+the number of straight flushes and quads available, the orbit size — and greedy's exploitability (a cheap
+computation before solving). Outcomes: log CPU seconds of the solve and log iterations. Spearman correlations (average
+ranks for ties) with bootstrap intervals and Holm-adjusted permutation p-values, then a linear model's 5-fold
+cross-validated R² repeated over 200 random splits (median and the splits' 2.5–97.5% range). The computation is
+`benchmarks/bench_reread.py`'s (its RESULTS section), run here on the same data.
 """)
 
 code(r"""
-def spearman(x, y):
-    rx = np.argsort(np.argsort(x)); ry = np.argsort(np.argsort(y))
-    return float(np.corrcoef(rx, ry)[0, 1])
+import sys
+sys.path.insert(0, str(DATA.parent))
+from bench_reread import hardness
 
 if heur:
-    F = list(H[0]["features"])
-    X = np.array([[r["features"][f] for f in F] for r in H])
-    outcomes = {"log2 iterations": np.log2([r["iterations"] for r in H])}
-    timed = [i for i, r in enumerate(H) if r["solve_cpu"] is not None]
-    rng = np.random.default_rng(0)
-    for name, y in outcomes.items():
-        print(f"outcome: {name} ({len(y)} deals)")
-        for j, f in enumerate(F):
-            if np.std(X[:, j]) == 0:
-                continue
-            rho = spearman(X[:, j], y)
-            b = [spearman(X[i, j], y[i]) for i in rng.integers(0, len(y), (1000, len(y)))]
-            print(f"  {f:24s} Spearman ρ {rho:+.2f} [{np.nanquantile(b, 0.025):+.2f}, {np.nanquantile(b, 0.975):+.2f}]")
-        keep = [j for j in range(len(F)) if np.std(X[:, j]) > 0]
-        Z = (X[:, keep] - X[:, keep].mean(0)) / X[:, keep].std(0)
-        folds = np.array_split(rng.permutation(len(y)), 5)
-        sse = sst = 0.0
-        for k in range(5):
-            test = folds[k]; train = np.setdiff1d(np.arange(len(y)), test)
-            A = np.c_[np.ones(len(train)), Z[train]]
-            coef = np.linalg.lstsq(A, y[train], rcond=None)[0]
-            pred = np.c_[np.ones(len(test)), Z[test]] @ coef
-            sse += ((y[test] - pred) ** 2).sum(); sst += ((y[test] - y[train].mean()) ** 2).sum()
-        print(f"  linear model on all features: 5-fold cross-validated R² = {1 - sse / sst:.3f}")
+    lines = []
+    hardness(lines)
+    print("\n".join(l for l in lines[3:] if l.startswith("|")))
 """)
 
 md(r"""
-Read the correlations with their intervals: a feature whose interval straddles 0 predicts nothing here, and a
-cross-validated R² near 0 means the features known before solving do not tell the hard deals from the easy ones —
-the honest conclusion when that is what the numbers say.
+Read the correlations with their Holm-adjusted p-values and the R² with its range over splits: greedy's
+exploitability and several features predict the log CPU time on this population, though most of its variation stays
+unexplained (a cross-validated R² of about 0.2). The earlier reading — "the features do not tell hard deals from easy
+ones", from one split's R² on iterations — does not hold.
 
 ## 4. Opponent models: style, and safe exploitation
 
@@ -549,12 +535,16 @@ md(r"""
 
 * "0 disagreements in 1,000" (soundness sweep): no disagreement was seen, which bounds the per-instance error rate
   at about 3/1,000 = 0.3% with 95% confidence (rule of three), not at zero.
-* "every variant proved its optimum on all 1,000": the basic search (rules 1–3) proved 809 of 1,000 within its 5 s
+* "every variant proved its optimum on all 1,000": the basic search (rules 1–3) proved 808 of 1,000 within its 5 s
   limit; the other variants proved all.
 * The style model's 99%: one bot of the model's own family at one noise level; section 4 shows other bots and the
   learning curve.
-* "Every played hand sits in the top few percent" was contradicted by its own plot: the cheap slots are often
-  conceded (section 1).
+* "Every played hand sits in the top few percent" was contradicted by its own plot; the "conceded on purpose" share
+  that replaced it measured the transform (≈ 10% for any mix) and is withdrawn (section 1).
+* "The features known before solving do not tell hard deals from easy ones" came from one fold split on iterations;
+  on log CPU with repeated cross-validation they do, partly, and greedy's exploitability best (section 3).
+* The convergence comparison gave the double oracles a wall-clock limit of 4 × the CPU budget; the plot now cuts every
+  trace at the CPU budget and draws no stopped run past its end (section 3; RESULTS has the paired result).
 * Support sizes (13–193 in the old text) are vertices of the restricted LP the solver built, not properties of the
   game; equilibria need not be unique (section 1, `bench_uniqueness.py`).
 * The old cost "drivers" (iterations, support) are outcomes of the solve; section 3 uses only predictors known before

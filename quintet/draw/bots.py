@@ -1,4 +1,4 @@
-"""Seeded bots for draw poker (``quintet.draw.game``): ``random`` and ``advisor``.
+"""Seeded bots for draw poker (``quintet.draw.game``): ``random``, ``advisor`` and ``cfr``.
 
 * ``RandomBot`` — uniform over ``State.legal_actions()`` (every raise and demand amount and
   every set of discards is one action).
@@ -14,8 +14,9 @@
 
   - demands the show-down (after the exchange, on a turn that allows it) or else raises when
     the equity is at least 1.5 times its fair share 1 / (k + 1), or the fair share + 0.15 if
-    less — the more above, the higher the stake, up to the limit; with equity ≥ 0.5 it
-    demands at the highest stake it may;
+    less — the more above, the higher the stake, up to the limit; with equity ≥ 0.5 after the
+    exchange it wants the highest stake it may: a demand of it, or a raise to it where a
+    demand may stake only the current stake (the first circle after the exchange);
   - calls when equity · (pot + (k + 1) · r · s) > r · s, i.e. when staking to the end has
     a positive expectation if everybody keeps calling;
   - folds otherwise (and whenever it cannot pay: no credit).
@@ -23,19 +24,26 @@
   With probability ``bluff`` (default 0.1) per hand it bluffs: it bets as if its equity were
   0.9 whatever its cards.  These betting rules are estimates (the equity model ignores what
   the opponents' bets say); only the exchange is exact.
+* ``CfrBot`` (``quintet.draw.cfr.bot``) — heads-up, the equilibrium strategy of the abstract game
+  solved by CFR+; at a table of three or more still dealt in, the advisor.
 """
 
 from __future__ import annotations
 
 import random
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from ..rules import Rules
 from ..text import quote
-from .game import Action, ActionKind, Phase, State
+from .game import Action, ActionKind, Phase, State, Terms
 from .policy import exchange_policy, strength_model
+
+if TYPE_CHECKING:
+    from .cfr.bot import CfrBot
+    from .cfr.strategy import Strategy
 
 __all__ = ["RandomBot", "AdvisorBot", "BOT_KINDS", "make_bot"]
 
@@ -157,10 +165,12 @@ class AdvisorBot:
         target = stake + round(strength * (top - stake))
         after = state.phase is Phase.BETTING_AFTER
         if equity >= min(1.5 * fair, fair + 0.15):
-            if after and state.demand_range():
-                return Action(ActionKind.DEMAND, top if equity >= 0.5 else max(stake, target))
-            if target > stake:
-                return Action(ActionKind.RAISE, target)
+            wanted = top if after and equity >= 0.5 else max(stake, target)
+            demands = state.demand_range()
+            if demands and (wanted <= demands[-1] or not state.raise_range()):
+                return Action(ActionKind.DEMAND, min(wanted, demands[-1]))
+            if wanted > stake:  # a demand may not stake that much now (a raise waits for the last circle)
+                return Action(ActionKind.RAISE, wanted)
         turns = state.terms.circles - state.circle + 1 + (0 if after else 1)
         cost = turns * stake
         if equity * (state.pot + (opponents + 1) * cost) > cost:
@@ -168,14 +178,20 @@ class AdvisorBot:
         return Action(ActionKind.FOLD)
 
 
-BOT_KINDS = ("advisor", "random")
+BOT_KINDS = ("advisor", "random", "cfr")
 
 
-def make_bot(kind: str, rules: Rules, seed: int, *, bluff: float = 0.1) -> RandomBot | AdvisorBot:
-    """A bot by name (``BOT_KINDS``)."""
+def make_bot(kind: str, rules: Rules, seed: int, *, bluff: float = 0.1, terms: Terms | None = None,
+             strategy: Strategy | None = None) -> RandomBot | AdvisorBot | CfrBot:
+    """A bot by name (``BOT_KINDS``); ``cfr`` plays ``strategy`` (default: the one of these rules and
+    ``terms``, ``quintet.draw.cfr.strategy.strategy_for``) heads-up, and as the advisor otherwise."""
     if kind == "random":
         return RandomBot(seed)
     if kind == "advisor":
         return AdvisorBot(rules, seed, bluff=bluff)
-    raise ValueError(f"unknown bot {quote(kind)} (use {' or '.join(BOT_KINDS)})")
+    if kind == "cfr":
+        from .cfr.bot import CfrBot
+
+        return CfrBot(rules, terms or Terms(), seed, strategy=strategy, bluff=bluff)
+    raise ValueError(f"unknown bot {quote(kind)} (use {', '.join(BOT_KINDS)})")
 

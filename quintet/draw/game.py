@@ -30,7 +30,10 @@ The hand, in order (``Phase``):
    see (``call``) or folds.  A demand is allowed in the first circle until somebody raises
    in it, and in the last circle; after a raise in the first circle the circles between
    are played out («карты можно открывать лишь по проведении трех кругов игры»).
-   ``Terms.demand_any_turn`` allows it on any turn of this betting instead.
+   A demand above the current stake raises it, and a raise waits for the last circle: in the
+   first circle a demand stakes the current stake (``Terms.raising_demand_ends`` keeps the
+   earlier reading, where a higher demand there ends the betting at once).
+   ``Terms.demand_any_turn`` allows a demand of any stake on any turn of this betting instead.
 5. **show-down** (``show_down``) — the best hand per the rule set takes the whole pot; equal
    best hands split it, the odd chips one each to the winners from the dealer's left.
 
@@ -86,7 +89,10 @@ class Terms:
       or only after it (the second);
     * ``demand_any_turn`` — a show-down demand on any turn of the betting after the exchange
       (the second description read alone), instead of only in the first circle before anybody
-      raises in it and in the last circle (default).
+      raises in it and in the last circle (default);
+    * ``raising_demand_ends`` — a demand above the current stake in the first circle after the
+      exchange ends the betting at once (the earlier reading), instead of being a raise that
+      waits for the last circle (default: in the first circle a demand stakes the current stake).
     """
 
     ante: int = 1
@@ -96,6 +102,7 @@ class Terms:
     circles: int = 3
     betting_before_exchange: bool = True
     demand_any_turn: bool = False
+    raising_demand_ends: bool = False
 
     def __post_init__(self) -> None:
         for name in ("ante", "stake", "limit", "exchange_fee", "circles"):
@@ -117,7 +124,7 @@ class Terms:
         return {
             "ante": self.ante, "stake": self.stake, "limit": self.limit, "exchange_fee": self.exchange_fee,
             "circles": self.circles, "betting_before_exchange": self.betting_before_exchange,
-            "demand_any_turn": self.demand_any_turn,
+            "demand_any_turn": self.demand_any_turn, "raising_demand_ends": self.raising_demand_ends,
         }
 
 
@@ -512,7 +519,15 @@ class State:
         """Legal stakes for a show-down demand by the seat to act (empty when none)."""
         if self.demand_refusal() is not None:
             return range(0)
-        return range(self.current_stake, min(self.terms.limit, self.stacks[self._queue[0]]) + 1)
+        top = self.current_stake if self.demand_raise_waits() else self.terms.limit
+        return range(self.current_stake, min(top, self.stacks[self._queue[0]]) + 1)
+
+    def demand_raise_waits(self) -> bool:
+        """True when a demand may stake only the current stake: the first circle after the exchange,
+        where a demand above the stake would be a raise, and a raise there waits for the last circle."""
+        terms = self.terms
+        return (self.phase is Phase.BETTING_AFTER and self.circle == 1 and terms.circles > 1
+                and not terms.demand_any_turn and not terms.raising_demand_ends)
 
     def demand_refusal(self) -> str | None:
         """Why the seat to act may not demand the show-down now, whatever the stake (None: it may)."""
@@ -537,7 +552,14 @@ class State:
         refusal = self.demand_refusal()
         if refusal is not None:
             raise IllegalActionError(refusal)
-        self._verify_stake(self._queue[0], self.current_stake if amount is None else amount, raising=False)
+        stake = self.current_stake
+        self._verify_stake(self._queue[0], stake if amount is None else amount, raising=False)
+        if amount is not None and amount > stake and self.demand_raise_waits():
+            circles = self.terms.circles
+            raise IllegalActionError(
+                f"a demand above the current stake {stake} raises it, and after a raise in the first circle after "
+                f"the exchange the cards are shown only after all {circles} circles: demand {stake} now, or raise "
+                f"and demand in circle {circles}")
 
     def can_demand_show_down(self, amount: int | None = None) -> bool:
         return self._can(lambda: self.verify_demand_show_down(amount))
@@ -798,6 +820,9 @@ def replay(history: str | bytes | Mapping[str, Any]) -> State:
     """Rebuild a hand from its history — a ``--history`` JSON line, or the object (``history()``,
     or a line parsed) — by the same deal (seed, or stacked deck) and every action again.
 
+    A line written before ``Terms.raising_demand_ends`` existed (no such key in its ``terms``) was
+    played under that earlier reading and is replayed under it.
+
     Raises ``IllegalActionError`` (or ``TermsError``) if the history is not a legal hand, and
     ``ValueError`` if it is not a hand's history at all.
     """
@@ -812,7 +837,7 @@ def replay(history: str | bytes | Mapping[str, Any]) -> State:
     if missing:
         raise ValueError(f"not a hand's history: no {quote(missing[0])}")
     rules = get_rules(history["rules"], **history.get("rule_options", {}))
-    terms = Terms(**history["terms"])
+    terms = Terms(**{"raising_demand_ends": True, **history["terms"]})  # older lines: the only reading then
     stacks = [0] * int(history["table_size"])
     for seat in history["seats"]:
         stacks[int(seat["seat"])] = int(seat["stack_before"])

@@ -25,6 +25,8 @@ from __future__ import annotations
 
 import argparse
 import json
+import statistics
+import sys
 import time
 from collections.abc import Callable, Sequence
 from contextlib import nullcontext
@@ -52,6 +54,8 @@ from ..seeds import SEED_MAX, check_seed, fresh_seed
 from ..terminal import SHARED_HELP, Terminal, command_word, grid
 from ..text import quote
 from .bots import BOT_KINDS, AdvisorBot, make_bot
+from .cfr.betting import DRAW
+from .cfr.strategy import Strategy
 from .game import (
     MAX_PLAYERS,
     MIN_PLAYERS,
@@ -83,11 +87,12 @@ COMMAND_HELP = (
     ("call", "stake the current stake (when paying to see: the demanded stake)"),
     ("raise N", "stake N chips, more than the current stake, at most the limit"),
     ("demand [N]", "after the exchange: stake N (default the current stake) and demand the show-down (in the "
-                   "first circle until somebody raises, and in the last circle, unless the table plays "
-                   "--demand-any-turn)"),
+                   "first circle, at the current stake, until somebody raises, and in the last circle, unless the "
+                   "table plays --demand-any-turn)"),
     ("exchange CARDS", "discard these cards (names like 7c Kd, or positions 1-5) and draw as many"),
     ("stand", "exchange nothing (keep all five cards)"),
-    ("hint", "the advisor's exchange and your chance of the best hand at the show-down"),
+    ("hint", "the advisor's exchange and your chance of the best hand at the show-down; heads-up, the "
+             "equilibrium strategy's moves and why"),
     ("stacks", "everybody's chips"),
     ("stats", "your statistics over the hands recorded (this match and earlier ones)"),
     *SHARED_HELP,
@@ -110,8 +115,7 @@ def rules_text(rules: Rules, terms: Terms) -> RenderableType:
     circles = f"{_plural(terms.circles, 'circle')} of betting"
     betting = f"{circles} before the exchange and after it" if terms.betting_before_exchange \
         else f"the exchange at once, then {circles}"
-    demand = ("on any turn after the exchange" if terms.demand_any_turn or terms.circles == 1
-              else f"in circle 1 after the exchange until somebody raises, and in circle {terms.circles}")
+    demand = demand_when(terms)
     table, shown = grid("!", "")
     table.add_row("Ante", f"everybody puts {terms.ante} in the pot and gets five cards.")
     table.add_row("Betting", f"{betting}. On a turn: fold, or stake from the current stake (at first "
@@ -131,6 +135,14 @@ def rules_text(rules: Rules, terms: Terms) -> RenderableType:
         table.add_row("Joker", f"{card} for any card you like, even one you hold (four aces and a joker are five "
                                "aces; a joker with four hearts makes a flush).")
     return Group(Text(f"Five-card draw poker: {_deck_text(rules)}:", style="bold"), shown)
+
+
+def demand_when(terms: Terms) -> str:
+    """When a show-down demand is allowed under these terms, in a phrase."""
+    if terms.demand_any_turn or terms.circles == 1:
+        return "on any turn after the exchange"
+    first = "" if terms.raising_demand_ends else " at the current stake"
+    return f"in circle 1 after the exchange{first} until somebody raises, and in circle {terms.circles}"
 
 
 def _category_notes(rules: Rules) -> list[tuple[str, str]]:
@@ -179,7 +191,8 @@ def add_command(sub: Any) -> None:
     table = p.add_argument_group("the table")
     table.add_argument("--players", type=int_at_least(2), default=4, help="players at the table, 2-6 (default 4)")
     table.add_argument("--bots", default="advisor", metavar="KIND[,KIND…]",
-                       help=f"the bots: {' or '.join(BOT_KINDS)}, one for all or one per bot seat (default advisor)")
+                       help=f"the bots: {', '.join(BOT_KINDS)} (heads-up: the equilibrium strategy), one for all or "
+                       "one per bot seat (default advisor)")
     table.add_argument("--bots-only", action="store_true", help="no person: bots in every seat")
     table.add_argument("--hands", type=int_at_least(1), default=None,
                        help="hands to play (default: --bots-only 100; at the terminal until the match ends)")
@@ -212,6 +225,10 @@ def add_command(sub: Any) -> None:
     terms.add_argument("--demand-any-turn", action="store_true", default=Terms.demand_any_turn,
                        help="allow a show-down demand on any turn after the exchange (default: in the first "
                        "circle until somebody raises, and in the last circle)")
+    terms.add_argument("--raising-demand-ends", action="store_true", default=Terms.raising_demand_ends,
+                       help="a demand above the current stake in the first circle after the exchange ends the "
+                       "betting at once (default: it is a raise, which waits for the last circle; a demand in the "
+                       "first circle stakes the current stake)")
     rules = p.add_argument_group("hand values")
     rules.add_argument("--rules", default=DEFAULT_RULES, choices=POKER_RULE_SETS,
                        help=f"a draw rule set (default {DEFAULT_RULES}: 36 cards, the 6s is the joker, 11 categories)")
@@ -320,13 +337,14 @@ class TerminalPlayer:
 
     def __init__(self, screen: Screen, rules: Rules, seed: int, terms: Terms,
                  read: Callable[[str], str | None] | None = None,
-                 stats: Callable[[], RenderableType] | None = None) -> None:
+                 stats: Callable[[], RenderableType] | None = None, strategy: Strategy | None = None) -> None:
         self.screen = screen
         self.rules = rules
         self.terms = terms
         self.read = read or screen.term.read
         self.seed = seed
         self.stats = stats
+        self.strategy = strategy  # heads-up: the equilibrium strategy, for hint
         self._advisor: AdvisorBot | None = None
 
     def act(self, state: State) -> Action:
@@ -488,6 +506,41 @@ class TerminalPlayer:
         say(f"Chance of the best hand at the show-down: {100 * advisor.equity(state, seat):.1f}% against the "
             f"{_plural(opponents, 'player')} still in (an even share: {100 / (opponents + 1):.1f}%) — the advisor "
             f"bot's estimate {how}, all staying to the end; ties count half.")
+        if self.strategy is not None and sum(state.dealt_in) == 2:
+            self.strategy_hint(state, seat)
+
+    def strategy_hint(self, state: State, seat: int) -> None:
+        """The heads-up strategy here: its action probabilities for your class, the pot odds, what each
+        exchange draws to, and why, in a line (``quintet.draw.cfr.bot.advise``)."""
+        from .cfr.bot import advise, likeliest
+
+        assert self.strategy is not None
+        advice = advise(self.strategy, state, seat)
+        say = self.screen.say
+        shown = sorted(advice.actions, key=lambda a: -a.probability)
+        moves = " · ".join(f"{a.text} {100 * a.probability:.0f}%" for a in shown if a.probability >= 0.005)
+        say(f"Strategy (heads-up equilibrium of the abstract game): {moves}")
+        if advice.pot_odds is not None:
+            say(f"Pot {advice.pot}; staying in costs {advice.to_call}: pot odds {100 * advice.pot_odds:.0f}% "
+                f"(your equity against his range: {100 * advice.equity:.0f}%)")
+        if any(a.value is not None for a in advice.actions):
+            table, rows = grid("", ">", ">")
+            for a in shown:
+                table.add_row(a.text, f"{100 * a.probability:.0f}%", f"{a.value:+.2f} chips")
+            say(Group("Each action against his range, both then playing the strategy:", rows))
+        if advice.exchanges:
+            probability = {a.code: a.probability for a in advice.actions}
+            table, rows = grid("", ">", ">", "")
+            for option in advice.exchanges:
+                kept = Text("stand pat") if option.drawn == 0 else Text(f"draw {option.drawn}")
+                if option.keep and option.drawn:
+                    kept.append(" (keep ").append_text(self.screen.cards(list(option.keep), "group")).append(")")
+                chances = ", ".join(f"{name} {100 * p:.0f}%" for name, p in likeliest(option.at_least))
+                table.add_row(kept, f"{100 * probability[DRAW + option.drawn]:.0f}%",
+                              f"mean {100 * option.expected:.1f}%", chances)
+            say(Group("Each exchange (the strategy's probability, the final hand's exact mean percentile, "
+                      "its likeliest categories):", rows))
+        say(f"Why: {advice.why}")
 
 
 def _span(values: range) -> str:
@@ -512,14 +565,14 @@ def _no_arguments(verb: str, rest: list[str]) -> None:
 def _terms(args: argparse.Namespace) -> Terms:
     return Terms(ante=args.ante, stake=args.stake, limit=args.limit, exchange_fee=args.exchange_fee,
                  circles=args.circles, betting_before_exchange=args.betting_before_exchange,
-                 demand_any_turn=args.demand_any_turn)
+                 demand_any_turn=args.demand_any_turn, raising_demand_ends=args.raising_demand_ends)
 
 
 def _bot_kinds(text: str, count: int) -> list[str]:
     kinds = [k.strip().lower() for k in text.split(",") if k.strip()]
     bad = [k for k in kinds if k not in BOT_KINDS]
     if bad or not kinds:
-        raise UsageError(f"unknown bot {quote(bad[0] if bad else text)} (use {' or '.join(BOT_KINDS)})")
+        raise UsageError(f"unknown bot {quote(bad[0] if bad else text)} (use {', '.join(BOT_KINDS)})")
     if len(kinds) == 1:
         return kinds * count
     if len(kinds) != count:
@@ -590,6 +643,8 @@ def run(args: argparse.Namespace, rules: Rules, *, term: Terminal | None = None)
                                         history=user_cache_dir() / "poker-history", words=WORDS)
     if args.stats:
         return _print_stats(Path(args.history) if args.history else default_history(), term)
+    strategy = _cfr_strategy(rules, terms, args.players, Screen(rules, names, term)) if "cfr" in kinds else \
+        _stored_strategy(rules, terms) if person and args.players == 2 else None
     with open(path, "a", encoding="utf-8") if path else nullcontext() as history:
         while True:
             table = Table(rules, terms, names, args.chips, seed=seed)
@@ -601,8 +656,10 @@ def run(args: argparse.Namespace, rules: Rules, *, term: Terminal | None = None)
                 except HistoryError as exc:
                     return Text(f"error: {exc}", style="bold red")
 
-            agents: list[Agent] = [TerminalPlayer(screen, rules, seed, terms, stats=stats)] if person else []
-            agents += [make_bot(kind, rules, seed=seed * 1000 + i + 1, bluff=args.bluff)
+            agents: list[Agent] = [TerminalPlayer(screen, rules, seed, terms, stats=stats, strategy=strategy)
+                                   ] if person else []
+            agents += [make_bot(kind, rules, seed=seed * 1000 + i + 1, bluff=args.bluff, terms=terms,
+                                strategy=strategy)
                        for i, kind in enumerate(kinds)]
             if not person:
                 return _unattended(table, agents, screen, kinds, args, history, seed)
@@ -620,16 +677,48 @@ def _stats_line(stats: PokerStats) -> str:
             + (f" ({stats.chips.mean:+.2f} a hand)" if stats.chips.mean is not None else "") + ".")
 
 
+def _cfr_strategy(rules: Rules, terms: Terms, players: int, screen: Screen) -> Strategy | None:
+    """The strategy of the cfr bots: heads-up, found or trained now (a progress bar on stderr); at a bigger
+    table only if stored already (the bots play as the advisor until a hand is dealt to two)."""
+    from tqdm import tqdm
+
+    from .cfr import strategy as solved
+
+    found = _stored_strategy(rules, terms)
+    if found is not None or players > 2:
+        return found
+    try:
+        solved.check_size(terms)
+        screen.say(f"Solving the heads-up strategy of these rules and terms, once (stored in {solved.store_dir()}) …")
+        with tqdm(total=solved.ITERATIONS, desc="CFR+", unit="it", file=sys.stderr, leave=False) as bar:
+            return solved.strategy_for(rules, terms, progress=lambda done, total: bar.update(1))
+    except solved.StrategyError as exc:
+        raise UsageError(f"--bots cfr: {exc}") from None
+
+
+def _stored_strategy(rules: Rules, terms: Terms) -> Strategy | None:
+    """The heads-up strategy if shipped or stored (for hint), without training one."""
+    from .cfr.strategy import StrategyError, strategy_for
+
+    try:
+        return strategy_for(rules, terms, build=False)
+    except StrategyError:
+        return None
+
+
 def _describe_table(table: Table, kinds: list[str], screen: Screen, chips: int, seed: int) -> None:
     rules, terms = table.rules, table.terms
     bots = ", ".join(f"{n} ({k})" for n, k in zip(table.names[-len(kinds):], kinds, strict=True))
     screen.say(f"Five-card draw poker: {_deck_text(rules)}; {bots}; {chips} chips each; seed {seed}.")
     fee = f"{terms.exchange_fee} a card" if terms.exchange_fee else "free"
     when = "before and after the exchange" if terms.betting_before_exchange else "after the exchange"
-    demand = ("on any turn after the exchange" if terms.demand_any_turn or terms.circles == 1
-              else f"in circle 1 after the exchange until somebody raises, and in circle {terms.circles}")
+    demand = demand_when(terms)
     screen.say(f"Terms: ante {terms.ante}; stakes {terms.stake}-{terms.limit} a turn, never below the previous stake; "
                f"{_plural(terms.circles, 'circle')} {when}; exchange {fee}; show-down demands {demand}; no credit.")
+    if "cfr" in kinds:
+        screen.say("cfr: the heads-up equilibrium strategy of the abstract game (docs/draw-poker.md, the CFR "
+                   "strategy)" + ("." if len(table.names) == 2 else "; in a hand dealt to three or more it plays "
+                                  "as the advisor."))
 
 
 def _write(history: TextIO | None, table: Table, state: State, kinds: Sequence[str]) -> None:
@@ -690,28 +779,38 @@ def _unattended(table: Table, agents: list[Agent], screen: Screen, kinds: list[s
     hands = 100 if args.hands is None else args.hands
     _describe_table(table, kinds, screen, args.chips, seed)
     started = list(table.stacks)
+    won: list[list[int]] = [[] for _ in table.names]  # each seat's chips won in each hand it was dealt
     clock = time.perf_counter()
     while not table.over and table.hands_played < hands:
         before = table.seated
         state = table.play_hand(agents)
         _write(history, table, state, kinds)
         for seat in before:
+            won[seat].append(state.stacks[seat] - state.stacks_before[seat])
             if table.stacks[seat] < table.terms.ante:
                 screen.say(f"hand {table.hands_played}: {table.names[seat]} has too few chips for the ante "
                            "and leaves the table")
     seconds = time.perf_counter() - clock
     rate = table.hands_played / seconds if seconds > 0 else float("inf")
     screen.say(f"{_plural(table.hands_played, 'hand')} in {seconds:.2f} s ({rate:,.0f} hands/s).")
-    _summary(table, screen, started)
+    _summary(table, screen, started, won)
     return 0
 
 
-def _summary(table: Table, screen: Screen, started: list[int]) -> None:
+def _summary(table: Table, screen: Screen, started: list[int], won: list[list[int]] | None = None) -> None:
+    """The standings; with ``won`` (each seat's chips won per hand), each seat's mean a hand with a 95%
+    confidence interval (± 1.96 standard errors over the hands it played)."""
     hands = table.hands_played
     why = "fewer than two players can pay the ante" if table.over else f"{_plural(hands, 'hand')} played"
-    standings, shown = grid("!", ">", ">", ">")
+    standings, shown = grid("!", ">", ">", ">", ">")
     for seat, name in enumerate(table.names):
         net = table.stacks[seat] - started[seat]
         per_hand = f"{net / hands:+.2f} a hand" if hands else ""
-        standings.add_row(name, f"{table.stacks[seat]} chips", f"{net:+d}", per_hand)
+        interval = ""
+        if won is not None and len(won[seat]) >= 2:
+            half = 1.96 * statistics.stdev(won[seat]) / len(won[seat]) ** 0.5
+            mean = statistics.fmean(won[seat])
+            per_hand = f"{mean:+.2f} a hand"
+            interval = f"95% [{mean - half:+.2f}, {mean + half:+.2f}]"
+        standings.add_row(name, f"{table.stacks[seat]} chips", f"{net:+d}", per_hand, interval)
     screen.say(Group(Text(f"Match over: {why}.", style="bold"), shown))

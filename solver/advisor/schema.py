@@ -13,7 +13,7 @@ OpenAPI description of the HTTP API is generated from these same classes.
     ('SolutionOut', True, 24.8669)
 
 Every answer names its ``kind`` (``solution``, ``grade``, ``equilibrium``, ``safe``, ``kmix``;
-the game's ``showdown``, ``hand``, ``compare``, ``draw``; ``tournament``, ``batch``, ``book``;
+the game's ``showdown``, ``hand``, ``compare``, ``draw``, ``draw_strategy``; ``tournament``, ``batch``, ``book``;
 a table's ``odds``), so a client never guesses it from the fields; every hand names its
 ``category``, a machine name the same in every rule set (``full_house``: ``Category.slug``),
 beside the hand in words.  The game's own models (``ShowdownOut``, ``HandOut``…) live in
@@ -33,6 +33,7 @@ from quintet.schema import (
     CompareOut,
     DrawOptionOut,
     DrawOut,
+    DrawStrategyOut,
     HandOut,
     HandReportOut,
     HandValueOut,
@@ -52,7 +53,7 @@ __all__ = [
     "BookOut", "dump", "CATEGORY", "CATEGORIES", "KmixProgressOut", "JobProgressOut",
     # the game's (quintet.schema)
     "HandOut", "ShowdownSlotOut", "ShowdownOut", "HandValueOut", "HandReportOut", "RankedHandOut", "CompareOut",
-    "DrawOptionOut", "DrawOut",
+    "DrawOptionOut", "DrawOut", "DrawStrategyOut",
     # the games' review, statistics and puzzles (solver.play)
     "ReviewHandOut", "SlotReviewOut", "RegretOut", "ReviewOut", "TrendOut", "SlotStatsOut", "StatsOut", "PuzzleOut",
     "PuzzleResultOut",

@@ -21,6 +21,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, PlainValidator, WithJsonSchema
 from pydantic_core import PydanticCustomError
 
+from quintet.draw.game import Terms
 from quintet.rules import TIEBREAKS, Rules, get_rules
 from quintet.seeds import SEED_MAX
 from solver.advisor.limits import (
@@ -38,6 +39,7 @@ from solver.advisor.schema import (
     CompareOut,
     DrawOptionOut,
     DrawOut,
+    DrawStrategyOut,
     EquilibriumOut,
     GradeOut,
     HandOut,
@@ -65,6 +67,7 @@ from solver.problem.opponent_spec import MAX_SPEC_LENGTH
 
 __all__ = [
     "Cards", "ArrangementText", "RulesIn", "SolveIn", "PopulationEntry", "ShowdownIn", "HandIn", "DrawIn",
+    "TermsIn", "DrawStrategyIn", "DrawStrategyOut",
     "ErrorOut", "JobOut", "JobCreatedOut", "HealthOut", "DealOut", "RuleSetOut", "MAX_CARDS_TEXT", "MAX_NAME_LENGTH",
     # the answers (defined in solver.advisor.schema and, the game's, quintet.schema)
     "SlotAdviceOut", "AnswerOut", "SolutionOut", "SwapOut", "GradeOut", "MixEntryOut", "SlotMarginalOut",
@@ -289,6 +292,41 @@ class DrawIn(_Strict):
     objective: str = Field(default="expected", max_length=MAX_NAME_LENGTH,
                            description="expected | at-least:CATEGORY | beat-random")
     rules: RulesIn = Field(default=RulesIn(), description="the rule set (default classic)")
+
+
+class TermsIn(_Strict):
+    """The terms of a draw-poker table (``quintet poker``'s terms options; ``quintet.draw.game.Terms``)."""
+
+    ante: Annotated[int, Field(ge=1, le=1000), BeforeValidator(integral)] = 1
+    stake: Annotated[int, Field(ge=1, le=1000), BeforeValidator(integral)] = 1
+    limit: Annotated[int, Field(ge=1, le=1000), BeforeValidator(integral)] = 5
+    exchange_fee: Annotated[int, Field(ge=0, le=1000), BeforeValidator(integral)] = 0
+    circles: Annotated[int, Field(ge=1, le=10), BeforeValidator(integral)] = 3
+    betting_before_exchange: bool = True
+    demand_any_turn: bool = False
+    raising_demand_ends: bool = False
+
+    def to_terms(self) -> Terms:
+        return Terms(**self.model_dump())
+
+
+MAX_ACTIONS = 64
+"""Moves in a heads-up hand's line (a hand has at most about 20)."""
+
+
+class DrawStrategyIn(_Strict):
+    """A position of heads-up draw poker, for the equilibrium strategy's advice."""
+
+    model_config = _examples({"hand": "Ah Kh 9h 5h 2c", "actions": ["call", "raise 3"], "player": "first"})
+
+    hand: Cards = Field(description="your five cards: as dealt before your exchange, your final hand after it")
+    actions: list[Annotated[str, Field(max_length=16)]] = Field(
+        default=[], max_length=MAX_ACTIONS,
+        description="both players' moves from the start, in order: fold, call, raise N, demand N, draw D, stand pat")
+    player: Literal["first", "second"] = Field(description="first: on the dealer's left, acting first; second: "
+                                                           "the dealer")
+    rules: RulesIn = Field(default=RulesIn(name="draw36-joker-11"), description="a draw rule set")
+    terms: TermsIn = Field(default=TermsIn(), description="the table's terms")
 
 
 # ---------------------------------------------------------------------- the server's responses

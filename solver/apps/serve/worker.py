@@ -35,6 +35,7 @@ from typing import Protocol
 from pydantic import BaseModel, ValidationError
 
 from quintet.draw import advise
+from quintet.draw.game import Terms
 from quintet.faults import Fault
 from quintet.rules import Rules
 from quintet.text import one_line
@@ -45,7 +46,7 @@ from solver.games.double_oracle import IterationRecord
 from solver.games.sparse_mix import SparseRecord
 from solver.storage.store import SolutionStore
 
-__all__ = ["Task", "DrawTask", "worker_main", "run_task"]
+__all__ = ["Task", "DrawTask", "StrategyTask", "worker_main", "run_task"]
 
 POLL_SECONDS = 0.05
 WARM_UP_DEAL = "8h 7h 9d Ts 7s Qc Jc"
@@ -69,9 +70,25 @@ class Runnable(Protocol):
 
 
 @dataclass(frozen=True)
+class StrategyTask:
+    """A heads-up draw-poker position for the equilibrium strategy (``quintet.draw.cfr.bot.position_advice``)."""
+
+    rules: Rules
+    terms: Terms
+    hand: str
+    actions: tuple[str, ...]
+    player: str
+
+    def run(self) -> BaseModel:
+        from quintet.draw.cfr.bot import position_advice
+
+        return position_advice(self.rules, self.terms, self.hand, self.actions, self.player)
+
+
+@dataclass(frozen=True)
 class Task:
     number: int  # unique per server run, > 0
-    payload: SolveRequest | DrawTask | TrainingTask | Runnable
+    payload: SolveRequest | DrawTask | StrategyTask | TrainingTask | Runnable
 
 
 class _LazyStore:
@@ -112,14 +129,17 @@ def _kmix_progress(progress: Progress) -> Callable[[SparseRecord], None]:
     return report
 
 
-def run_task(payload: SolveRequest | DrawTask | TrainingTask | Runnable, store: Callable[[], SolutionStore],
-             stop: threading.Event, progress: Progress) -> BaseModel | dict[str, object]:
+def run_task(payload: SolveRequest | DrawTask | StrategyTask | TrainingTask | Runnable,
+             store: Callable[[], SolutionStore], stop: threading.Event,
+             progress: Progress) -> BaseModel | dict[str, object]:
     """The answer to one task as its response model (its JSON is what the matching CLI prints
     with ``--json``; a task that runs itself — a table's, ``solver.apps.serve.tables.tasks`` —
     answers its JSON);
     ``store`` opens the store, called only when an equilibrium is needed.  A request that may
     not read files (``files=False``: every request a server takes) is checked again here,
     before anything runs: no term names a file."""
+    if isinstance(payload, StrategyTask):
+        return payload.run()
     if isinstance(payload, TRAINING_TASKS):
         return payload.run(store, stop, _equilibrium_progress(progress))
     if isinstance(payload, DrawTask):

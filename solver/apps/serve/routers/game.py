@@ -1,5 +1,6 @@
 """The game and draw poker: ``POST /api/showdown``, ``/api/hand``, ``/api/draw`` (``quintet
-showdown``, ``hand``, ``draw`` with ``--json``), ``GET /api/deal`` (a seeded deal), ``GET
+showdown``, ``hand``, ``draw`` with ``--json``), ``/api/draw/strategy`` (the heads-up
+strategy's advice), ``GET /api/deal`` (a seeded deal), ``GET
 /api/rules`` (the rule sets) and ``GET /api/limits`` (every default and range)."""
 
 from __future__ import annotations
@@ -21,6 +22,8 @@ from solver.apps.serve.models import (
     DealOut,
     DrawIn,
     DrawOut,
+    DrawStrategyIn,
+    DrawStrategyOut,
     HandIn,
     HandReportOut,
     RuleSetOut,
@@ -30,7 +33,7 @@ from solver.apps.serve.models import (
 )
 from solver.apps.serve.routers.solve import echo
 from solver.apps.serve.state import AppState, app_state, solver_on
-from solver.apps.serve.worker import DrawTask
+from solver.apps.serve.worker import DrawTask, StrategyTask
 
 __all__ = ["router"]
 
@@ -61,6 +64,18 @@ async def draw(body: DrawIn, state: State, http: Request) -> Any:
     """``quintet draw``: the draw advisor — all 32 exchanges of a five-card hand, exact."""
     client = state.take(http, "solves")
     task = DrawTask(body.hand, body.rules.to_rules(), body.known, body.objective)
+    return await state.answer(state.pool.submit(task, lane="quick", request=echo(body), owner=client), http)
+
+
+@router.post("/api/draw/strategy", tags=["draw"], operation_id="draw_strategy", response_model=DrawStrategyOut,
+             response_description="the heads-up equilibrium strategy's advice at the position",
+             responses=error_responses(400, 403, 413, 422, 429, 500, 503), dependencies=[Depends(solver_on)])
+async def draw_strategy(body: DrawStrategyIn, state: State, http: Request) -> Any:
+    """Heads-up draw poker: what the equilibrium strategy (solved by CFR+) does at a position — its
+    probability of each move for your hand's class, the pot odds, your equity against the other player's
+    range, each exchange's draw, and why (``quintet poker``'s ``hint``)."""
+    client = state.take(http, "solves")
+    task = StrategyTask(body.rules.to_rules(), body.terms.to_terms(), body.hand, tuple(body.actions), body.player)
     return await state.answer(state.pool.submit(task, lane="quick", request=echo(body), owner=client), http)
 
 

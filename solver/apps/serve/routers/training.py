@@ -67,8 +67,8 @@ class StatsIn(_Strict):
 
     records: list[dict[str, Any]] = Field(max_length=MAX_RECORDS, description=(
         f"game records as quintet-play --record writes them, at most {MAX_RECORDS}"))
-    window: Annotated[int, Field(ge=1, le=MAX_WINDOW), BeforeValidator(integral)] = Field(default=WINDOW,
-                        description=f"games per block of the trend (default {WINDOW})")
+    window: Annotated[int, Field(ge=1, le=MAX_WINDOW), BeforeValidator(integral)] = Field(
+        default=WINDOW, description=f"games per block of the trend (default {WINDOW})")
     rules: RulesIn = Field(default=RulesIn(), description="the rule set (default classic)")
 
 

@@ -4,7 +4,7 @@
 import { call } from "./api.js";
 import { CardGrid, cardEl, cardName, cardsTextEl, parseCard, rankText, readCards, sortCards } from "./cards.js";
 import { errorBox, fieldMessage } from "./form.js";
-import { el, pct } from "./format.js";
+import { el, pct, signed } from "./format.js";
 
 const $ = (id) => document.getElementById(id);
 const HAND_SIZE = 5;
@@ -369,5 +369,106 @@ export async function setupDraw() {
     changed();
   });
   $("draw-advise").addEventListener("click", advise);
+  $("draw-strategy").addEventListener("click", strategyAdvice);
   buildGrid();
+}
+
+// ---- Heads-up: the equilibrium strategy at a position (POST /api/draw/strategy; quintet poker's hint) ----
+
+/** "call, raise 3; draw 2" → ["call", "raise 3", "draw 2"]: moves separated by commas, semicolons or lines. */
+export function parseMoves(text) {
+  return text.split(/[,;\n]+/).map((m) => m.trim().replace(/\s+/g, " ")).filter((m) => m);
+}
+
+const showStrategyError = errorBox("draw-strategy-error");
+let strategyBusy = false;
+
+function strategyTable(head, rows) {
+  const wrap = el("div", "table-wrap");
+  const table = el("table", "draw-table strategy-table");
+  const tr = el("tr");
+  for (const h of head) tr.append(el("th", "", h));
+  table.append(tr, ...rows);
+  wrap.append(table);
+  return wrap;
+}
+
+function renderStrategy(a) {
+  const heading = el("h3", "answer-heading", `The strategy: ${a.best}`);
+  heading.tabIndex = -1;
+  const who = a.player === "first" ? "first to act (on the dealer's left)" : "the dealer (second to act)";
+  const measure = a.phase === "exchange" || a.phase.startsWith("betting before") ? "its best exchange's mean "
+    + "final percentile" : "percentile";
+  const facts = el("p", "answer-for", `You are ${who}; ${a.phase}; your hand's class ${a.hand_class} of `
+    + `${a.classes} (${measure} ${pct(a.class_range[0])}–${pct(a.class_range[1])}).`);
+  const rows = [...a.actions].sort((x, y) => y.probability - x.probability).map((m) => {
+    const tr = el("tr");
+    if (m.action === a.best) tr.classList.add("best");
+    const bar = el("span", "prob-bar");
+    bar.style.width = `${Math.round(100 * m.probability)}%`;
+    const p = el("td", "measure");
+    p.append(el("span", "", pct(m.probability, 0)), bar);
+    tr.append(el("td", "", m.action), p, el("td", "", m.chips === undefined ? "" : `${signed(m.chips, 2)} chips`));
+    return tr;
+  });
+  const out = [heading, facts, strategyTable(["move", "probability", "chips"], rows)];
+  if (a.actions.some((m) => m.chips !== undefined)) {
+    out.push(el("p", "hint", "chips: your result of the whole hand on average (what you put in counted), both "
+      + "players then following the strategy."));
+  }
+  const odds = el("p", "", `Pot ${a.pot}` + (a.pot_odds === null ? "" : `; staying in costs ${a.to_call}: pot `
+    + `odds ${pct(a.pot_odds, 0)}`) + `; your equity against his range: ${pct(a.equity, 0)}.`);
+  out.push(odds);
+  if (a.exchanges.length) {
+    const draws = a.exchanges.map((x) => {
+      const tr = el("tr");
+      const keep = el("td");
+      keep.append(keepEl(x));
+      const move = a.actions.find((m) => m.action === (x.draw ? `draw ${x.draw}` : "stand pat"));
+      const likely = Object.entries(x.likeliest).map(([c, p]) => `${c} ${pct(p, 0)}`).join(", ");
+      tr.append(el("td", "", x.draw ? `draw ${x.draw}` : "stand pat"), keep,
+        el("td", "measure", pct(move ? move.probability : 0, 0)), el("td", "", pct(x.expected_percentile)),
+        el("td", "", likely));
+      return tr;
+    });
+    out.push(el("h3", "", "Each exchange"), strategyTable(["exchange", "keep", "strategy", "mean percentile",
+      "likeliest"], draws));
+  }
+  out.push(el("p", "why", `Why: ${a.why}`));
+  out.push(el("p", "proof", `${a.strategy.algorithm}, ${a.strategy.iterations} iterations; exploitability `
+    + `${a.strategy.exploitability.toFixed(4)} chips a hand in its abstract game (docs: draw poker, the CFR `
+    + "strategy)"));
+  $("draw-strategy-answer").replaceChildren(...out);
+  return heading;
+}
+
+async function strategyAdvice() {
+  if (strategyBusy) return;
+  const hand = readHand(false);
+  const problem = hand.error || (hand.cards.length !== HAND_SIZE ? `${hand.cards.length} of ${HAND_SIZE} cards: `
+    + `pick ${HAND_SIZE - hand.cards.length} more` : "");
+  if (problem) {
+    fieldMessage("draw-hand", problem);
+    showStrategyError(problem);
+    $("draw-hand").focus();
+    return;
+  }
+  showStrategyError("");
+  strategyBusy = true;
+  $("draw-strategy").setAttribute("aria-disabled", "true");
+  let focus = null;
+  try {
+    const body = { hand: hand.cards.join(" "), rules: { name: currentRules().name }, player: $("draw-player").value,
+      actions: parseMoves($("draw-moves").value) };
+    const { data } = await call("POST", "/api/draw/strategy", body);
+    focus = renderStrategy(data);
+  } catch (e) {
+    showStrategyError(e.message);
+    focus = $("draw-strategy-error");
+  } finally {
+    strategyBusy = false;
+    $("draw-strategy").setAttribute("aria-disabled", "false");
+    const active = document.activeElement;
+    if (focus && (!active || active === document.body || active.id === "draw-strategy")) focus.focus();
+  }
 }
