@@ -24,6 +24,8 @@ from solver.apps.serve.public import Public, client_address, parse_public_url, r
 from solver.apps.serve.quota import Limits
 from solver.apps.serve.state import PLAY_ONLY
 
+pytestmark = pytest.mark.server  # applications with their worker processes (the tiers)
+
 D54 = "Jk1 As Ac Ks Kh Qs Qd Qc Js Jh Td Tc 9s 8s 8h 8c 7s 7h 6c 5d 5c 4s 4d 3s 3h 3c 2s 2h 2d"  # Jk2 live
 
 
@@ -221,6 +223,7 @@ def test_a_play_only_server_turns_the_solver_off(tmp_path):
                                    ("GET", "/api/jobs/x", None), ("DELETE", "/api/jobs/x", None),
                                    ("GET", "/api/jobs/x/events", None),
                                    ("POST", "/api/draw", {"hand": "Ah Kh 9h 5h 2c"}),
+                                   ("POST", "/api/draw/strategy", {"hand": "Ah Kh 9h 5h 2c"}),
                                    ("POST", "/api/review", {"record": {}}), ("GET", "/api/puzzles", None),
                                    ("POST", "/api/puzzles/grade", {"exposed": EXAMPLE, "arrangement": None})):
             assert error(c.request(method, path, json=body), 403) == PLAY_ONLY, path

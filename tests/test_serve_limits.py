@@ -17,6 +17,8 @@ from solver.apps.serve.app import ServeConfig, create_app
 from solver.apps.serve.jobs import STOPPED_AT_LIMIT, WorkerPool, task_limit
 from solver.apps.serve.quota import Limits, RateLimiter, TooMany
 
+pytestmark = pytest.mark.server  # applications with their worker processes (the tiers)
+
 HARD = {"exposed": EXAMPLE, "epsilon": 1e-9}  # an equilibrium that runs to its limit
 # a best response CP-SAT does not prove within a minute (draw54, seed 0: measured 40 s at a 40 s limit)
 SLOW = {"exposed": "Jk1 As Ah Ac Kd Qs Qd Js Jd Jc 9s 9h 9c 8h 8d 7s 7c 6s 6d 5s 5h 4s 4h 4c 3d 3c 2s 2h 2c",
@@ -69,6 +71,16 @@ def test_every_task_has_a_limit():
     assert task_limit(SolveRequest.parse(EXAMPLE, time_limit=100)) == 100 + jobs.LIMIT_MARGIN
     assert task_limit(SolveRequest.parse(EXAMPLE, max_support=2, time_limit=100)) == 200 + jobs.LIMIT_MARGIN
     assert task_limit(SolveRequest.parse(EXAMPLE, opponent="uniform")) is None  # the server always sets one
+    # a review (the equilibrium, then two grades) and a puzzle's grade (given up: a search, then a grade)
+    from test_review import played
+
+    from quintet.game import Deal
+    from solver.apps.serve.training import PuzzleGradeTask, ReviewTask
+
+    record = played("greedy")
+    assert task_limit(ReviewTask(record, 0.05, 10.0)) == 30 + jobs.LIMIT_MARGIN
+    assert task_limit(ReviewTask(record, None, 10.0)) == 10 + jobs.LIMIT_MARGIN
+    assert task_limit(PuzzleGradeTask(Deal.from_exposed(EXAMPLE), "uniform", None, 10.0)) == 20 + jobs.LIMIT_MARGIN
 
 
 def test_the_server_gives_every_solve_its_time_limit(tmp_path):
