@@ -15,6 +15,11 @@
    record and regret are computed by a worker after the reveal (not waited for here).
 4. Memory: the server's resident set before and after opening ``--open`` more tables (one
    seat confirmed at each), per table; the tables file's size per table.
+5. Streams: ``--streams`` event streams held open at once (both seats of friends' tables), the
+   memory per stream, and the latency of an event (a confirm at one of those tables → the
+   other seat's stream) while they are open.
+6. Solves: ``--solves`` quick best responses (``POST /api/solve``, uniform, distinct deals) from
+   ``--clients`` clients at once: answered per second, p50 / p95.
 
 Every request must answer as expected and every seat must see every reveal; the scores of
 each finished game are recomputed by ``quintet.game.showdown``.
@@ -81,7 +86,13 @@ async def play_table(client: httpx.AsyncClient, body: dict, stats: Stats) -> Non
         return
     data = r.json()
     table = data["table"]
-    seats = [(s["seat"], {"Authorization": f"Bearer {s['token']}"}) for s in data["seats"]]
+    tokens = [data["token"]]
+    if data["invitation"]:  # the friend's page exchanges the invitation for seat 2's own token
+        joined = await client.post(f"/api/tables/{table}/join",
+                                   json={"invitation": data["invitation"]["link"].rsplit("/", 1)[1]})
+        stats.requests += 1
+        tokens.append(joined.json()["token"])
+    seats = [(seat, {"Authorization": f"Bearer {token}"}) for seat, token in enumerate(tokens, start=1)]
     games = body["games"]
     reveal_seen: dict[int, list[float]] = {s: [] for s, _ in seats}
     connected = {s: asyncio.Event() for s, _ in seats}
@@ -135,7 +146,7 @@ async def play_table(client: httpx.AsyncClient, body: dict, stats: Stats) -> Non
         mine, theirs = last.get("you", {}).get("arrangement"), last.get("other", {}).get("arrangement")
         if sd and mine and theirs:
             expected = showdown(Arrangement.parse(mine), Arrangement.parse(theirs), deal)
-            stats.mismatches += (sd["you"], sd["other"]) != (expected.points_a, expected.points_b)
+            stats.mismatches += (sd["points_a"], sd["points_b"]) != (expected.points_a, expected.points_b)  # A is you
         stats.games += 1
         while len(reveal_seen[seats[-1][0]]) < game or len(reveal_seen[seats[0][0]]) < game:
             await asyncio.sleep(0.005)
@@ -174,12 +185,82 @@ async def open_tables(url: str, n: int) -> list[tuple[str, str]]:
         for i in range(n):
             r = await client.post("/api/tables", json={"opponent": "friend", "games": 3, "seed": 10_000 + i})
             data = r.json()
-            token = data["seats"][0]["token"]
+            token = data["token"]
             deal = Deal.random(10_000 + i)
             await client.post(f"/api/tables/{data['table']}/arrangement", headers={"Authorization": f"Bearer {token}"},
                               json={"arrangement": random_arrangement(deal, i).format()})
             out.append((data["table"], token))
     return out
+
+
+async def hold_streams(url: str, n: int, probes: int) -> tuple[float, float, list[float]]:
+    """``n`` event streams open at once (both seats of ``n // 2`` friends' tables); the server's
+    memory before and with them, and the latencies of ``probes`` confirms reaching the other
+    seat's stream while they are all open."""
+    limits = httpx.Limits(max_connections=n + 16, max_keepalive_connections=n + 16)
+    async with httpx.AsyncClient(base_url=url, timeout=120, limits=limits) as client:
+        seats: list[tuple[str, str, str]] = []  # (table, seat 1's token, seat 2's)
+        for i in range(n // 2):
+            data = (await client.post("/api/tables", json={"opponent": "friend", "seed": 20_000 + i})).json()
+            code = data["invitation"]["link"].rsplit("/", 1)[1]
+            friend = (await client.post(f"/api/tables/{data['table']}/join", json={"invitation": code})).json()
+            seats.append((data["table"], data["token"], friend["token"]))
+        before = rss_mb(SERVER_PID[0])
+        seen: dict[tuple[str, int], asyncio.Queue[float]] = {}
+        opened = asyncio.Event()
+        count = [0]
+
+        async def follow(table: str, seat: int, token: str) -> None:
+            queue = seen.setdefault((table, seat), asyncio.Queue())
+            async with client.stream("GET", f"/api/tables/{table}/events",
+                                     headers={"Authorization": f"Bearer {token}"}) as stream:
+                async for line in stream.aiter_lines():
+                    if line == "event: view":
+                        count[0] += 1
+                        if count[0] == n:
+                            opened.set()
+                    elif line == "event: confirmed":
+                        queue.put_nowait(time.perf_counter())
+
+        tasks = [asyncio.create_task(follow(t, s, tok)) for t, one, two in seats for s, tok in ((1, one), (2, two))]
+        await asyncio.wait_for(opened.wait(), 300)
+        await asyncio.sleep(1)
+        held = rss_mb(SERVER_PID[0])
+        latencies = []
+        for i, (table, one, _) in enumerate(seats[:probes]):
+            deal = Deal.random(20_000 + i)
+            sent = time.perf_counter()
+            r = await client.post(f"/api/tables/{table}/arrangement", headers={"Authorization": f"Bearer {one}"},
+                                  json={"arrangement": random_arrangement(deal, 1).format()})
+            assert r.status_code == 200, r.text
+            latencies.append(await asyncio.wait_for(seen[table, 2].get(), 60) - sent)
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+    return before, held, latencies
+
+
+async def solve_many(url: str, n: int, clients: int) -> tuple[float, list[float], int]:
+    """``n`` quick best responses (distinct deals, uniform) from ``clients`` clients at once:
+    wall clock, latencies, answers that were not 200."""
+    bodies = [{"exposed": Deal.random(30_000 + i).format(), "opponent": "uniform"} for i in range(n)]
+    latencies: list[float] = []
+    failed = [0]
+    async with httpx.AsyncClient(base_url=url, timeout=300) as client:
+        async def worker() -> None:
+            while bodies:
+                body = bodies.pop()
+                t = time.perf_counter()
+                r = await client.post("/api/solve", json=body)
+                latencies.append(time.perf_counter() - t)
+                failed[0] += r.status_code != 200
+
+        start = time.perf_counter()
+        await asyncio.gather(*(worker() for _ in range(clients)))
+        return time.perf_counter() - start, latencies, failed[0]
+
+
+SERVER_PID = [0]
 
 
 def summary(values: list[float]) -> str:
@@ -194,6 +275,8 @@ def main() -> None:
     parser.add_argument("--clients", type=int, default=25, help="tables played at once (default 25)")
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--open", type=int, default=2000, help="tables opened for the memory figure (default 2000)")
+    parser.add_argument("--streams", type=int, default=600, help="event streams held open at once (default 600)")
+    parser.add_argument("--solves", type=int, default=60, help="quick best responses asked (default 60)")
     parser.add_argument("--no-write", action="store_true", help="print only; leave RESULTS.md alone")
     args = parser.parse_args()
 
@@ -201,9 +284,13 @@ def main() -> None:
     tmp = Path(tempfile.mkdtemp(prefix="bench-tables-"))
     tables_file = tmp / "tables.sqlite"
     command = ["--port", "0", "--workers", str(args.workers), "--store", str(tmp / "solutions.sqlite"),
-               "--tables", str(tables_file), "--max-tables", str(10 * (args.tables + args.computer_tables + args.open))]
+               "--tables-per-minute", "0", "--moves-per-minute", "0", "--solves-per-minute", "0",
+               "--jobs-per-client", "0", "--max-connections", str(args.streams + 100),
+               "--tables", str(tables_file),
+               "--max-tables", str(10 * (args.tables + args.computer_tables + args.open + args.streams))]
     proc = subprocess.Popen([sys.executable, "-m", "solver.apps.serve.cli", *command], cwd=ROOT,
                             stderr=subprocess.PIPE, text=True)
+    SERVER_PID[0] = proc.pid
     try:
         assert proc.stderr is not None
         url = re.search(r"(http://\S+)/ ", proc.stderr.readline()).group(1)  # type: ignore[union-attr]
@@ -253,10 +340,17 @@ def main() -> None:
         print(f"memory: {rss_before:.0f} → {rss_after:.0f} MB for {args.open} more open tables: "
               f"{per_table_kb:.1f} KB each; tables file {size_after / 1e6:.1f} MB", flush=True)
         del opened
+        s_before, s_held, s_latency = asyncio.run(hold_streams(url, args.streams, 20))
+        per_stream_kb = (s_held - s_before) * 1024 / args.streams
+        print(f"streams: {args.streams} open: {s_before:.0f} → {s_held:.0f} MB, {per_stream_kb:.1f} KB each; a confirm "
+              f"reaching the other seat's stream {summary(s_latency)}", flush=True)
+        solve_wall, solve_latency, solve_failed = asyncio.run(solve_many(url, args.solves, args.clients))
+        print(f"solves: {args.solves} best responses in {solve_wall:.1f} s ({args.solves / solve_wall:.2f}/s), "
+              f"{summary(solve_latency)}; not answered {solve_failed}", flush=True)
     finally:
         proc.send_signal(signal.SIGINT)
         proc.wait(timeout=60)
-    lost = len(f_stats.failed) + len(c_stats.failed) + len(alone.failed)
+    lost = len(f_stats.failed) + len(c_stats.failed) + len(alone.failed) + solve_failed
     wrong = f_stats.mismatches + c_stats.mismatches
     expected_reveals = 2 * f_stats.games + c_stats.games
     seen_reveals = len(f_stats.reveal) + len(c_stats.reveal)
@@ -302,6 +396,15 @@ def main() -> None:
         f"**{per_table_kb:.1f} KB per open table** (a table lives in the tables file, not in memory: the figure "
         f"is SQLite's page cache and Python's allocator); the tables file holds {all_tables} tables in "
         f"{size_after / 1e6:.1f} MB ({(size_after - size_before) / 1024 / args.open:.1f} KB per table added).",
+        "",
+        f"Streams: **{args.streams} event streams held open at once** ({args.streams // 2} friends' tables, both "
+        f"seats; the server's `--max-connections` {args.streams + 100}): its resident set went from {s_before:.0f} MB "
+        f"to {s_held:.0f} MB, **{per_stream_kb:.1f} KB per open stream**; a confirm at one of those tables reached "
+        f"the other seat's stream in {summary(s_latency)} (p50 / p95 of 20) while all were open.",
+        "",
+        f"Solves: **{args.solves / solve_wall:.2f} quick best responses answered per second** ({args.solves} "
+        f"distinct deals against `uniform`, {args.clients} clients at once, {args.workers} worker processes), each "
+        f"in {summary(solve_latency)} (p50 / p95, queueing included); not answered: {solve_failed}.",
     ])
     print(body)
     shutil.rmtree(tmp, ignore_errors=True)

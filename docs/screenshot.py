@@ -68,7 +68,7 @@ def main() -> None:
             time.sleep(0.2)
         with sync_playwright() as p:
             browser = p.chromium.launch(executable_path="/usr/bin/chromium", args=ARGS)
-            page = browser.new_page(viewport={"width": 1280, "height": 980})
+            page = browser.new_page(viewport={"width": 1280, "height": 980}, bypass_csp=True)  # eval'd predicates
             pin_random(page, args.seed)
             solve_example(page, url, "uniform")
             page.wait_for_timeout(300)
@@ -108,7 +108,7 @@ def main() -> None:
             page.wait_for_timeout(300)
             page.screenshot(path=str(HERE / "quintet-serve-play.png"), full_page=True)
             # a phone: the arrangement typed in, graded
-            phone = browser.new_page(viewport={"width": 390, "height": 844}, is_mobile=True)
+            phone = browser.new_page(viewport={"width": 390, "height": 844}, is_mobile=True, bypass_csp=True)
             pin_random(phone, args.seed)
             solve_example(phone, url, "uniform")
             phone.fill("#mine-text", MINE)

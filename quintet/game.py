@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 
 from .cards import (
     CardError,
+    Deck,
     WrongCardCountError,
     cards_of,
     format_card,
@@ -26,6 +27,7 @@ from .cards import (
     popcount,
 )
 from .evaluator import HandValue, evaluate
+from .hands import TieBreak, tie_break
 from .rules import CLASSIC, Rules
 from .seeds import seed_rng, seed_series
 
@@ -39,6 +41,7 @@ __all__ = [
     "Arrangement",
     "SlotResult",
     "Showdown",
+    "deciding_card",
     "showdown",
 ]
 
@@ -237,6 +240,21 @@ class SlotResult:
     points_a: float
     points_b: float
 
+    def tie_break(self, rules: Rules = CLASSIC) -> TieBreak | None:
+        """What decided between two hands of the same name (a kicker, a flush's second card…);
+        None when the names differ (they say why) or the hands tie."""
+        if self.hand_a.description != self.hand_b.description:
+            return None
+        return tie_break(self.hand_a.key, self.hand_b.key, rules)
+
+
+def deciding_card(hand: HandValue, rank: int, deck: Deck) -> int:
+    """The card of ``hand`` at a tie-break place of rank ``rank`` (``TieBreak.rank_a``/``rank_b``):
+    the one of that rank (a kicker's rank is once in a hand), else the joker standing for it."""
+    cards = list(cards_of(hand.mask))
+    ranked = [c for c in cards if not deck.is_joker(c) and deck.rank_of(c) == rank]
+    return (ranked or [c for c in cards if deck.is_joker(c)])[0]
+
 
 @dataclass(frozen=True)
 class Showdown:
@@ -263,15 +281,23 @@ class Showdown:
         assert self.deal is not None, "a show-down made by showdown() knows its deal"
         rules = self.deal.rules
 
-        def hand(h: HandValue) -> HandOut:
+        def hand(h: HandValue, decider: int | None = None) -> HandOut:
             return HandOut(cards=format_cards(h.mask, rules.deck).split(), category=h.category.slug,
-                           hand=h.description, key=h.key)
+                           hand=h.description, key=h.key,
+                           decider=None if decider is None else format_card(deciding_card(h, decider, rules.deck),
+                                                                            rules.deck))
+
+        def slot(s: SlotResult) -> ShowdownSlotOut:
+            tb = s.tie_break(rules)
+            return ShowdownSlotOut(slot=s.slot, points=s.weight, a=hand(s.hand_a, None if tb is None else tb.rank_a),
+                                   b=hand(s.hand_b, None if tb is None else tb.rank_b),
+                                   winner=s.winner,  # type: ignore[arg-type]
+                                   decided_by=None if tb is None else str(tb), points_a=s.points_a,
+                                   points_b=s.points_b)
 
         return ShowdownOut(
             exposed=self.deal.format().split(), rules=rules.name, rules_description=rules.describe(),
-            slots=[ShowdownSlotOut(slot=s.slot, points=s.weight, a=hand(s.hand_a), b=hand(s.hand_b),
-                                   winner=s.winner, points_a=s.points_a, points_b=s.points_b)  # type: ignore[arg-type]
-                   for s in self.slots],
+            slots=[slot(s) for s in self.slots],
             points_a=self.points_a, points_b=self.points_b, margin=self.margin,
             winner=self.winner,  # type: ignore[arg-type]
         )

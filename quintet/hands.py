@@ -20,19 +20,23 @@ the highest card of high card.  Flushes, colours and straights keep their places
 of their cards belongs to the category.  Both evaluators take the option as a
 ``tiebreak_code`` (``TIEBREAK_*``).
 
-This module reads keys back (``category_of_key``, ``describe_key``), builds the one rank
+This module reads keys back (``category_of_key``, ``describe_key``; ``tie_break``: what decides
+between two hands of one name), builds the one rank
 table both evaluators need (``straight_top_table``) and gives their kernels the category ids
 as plain ints (``PAIR``, ``FLUSH``, …).
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
 from .cards import RANK_NAMES
 from .rules import CLASSIC, TIEBREAKS, Category, Rules
 
-__all__ = ["STRENGTH_SHIFT", "category_of_key", "describe_key", "straight_top_table", "tiebreak_code"]
+__all__ = ["STRENGTH_SHIFT", "TieBreak", "category_of_key", "describe_key", "tie_break", "straight_top_table",
+           "tiebreak_code"]
 
 STRENGTH_SHIFT = 20  # a key's category strength sits above five 4-bit tie-break places
 
@@ -99,6 +103,65 @@ def describe_key(key: int, rules: Rules = CLASSIC) -> str:
     if category == Category.PAIR:
         return f"pair of {place(0)[1]}"
     return f"high card, {place(0)[0]}"
+
+
+# The tie-break places a hand's name gives (``describe_key``) and what the later ones are called.
+_FIVE_CARDS = ("highest card", "second-highest card", "third-highest card", "fourth-highest card", "lowest card")
+_PLACES: dict[Category, tuple[int, tuple[str, ...]]] = {
+    Category.FLUSH: (1, _FIVE_CARDS),
+    Category.COLOUR: (1, _FIVE_CARDS),
+    Category.HIGH_CARD: (1, _FIVE_CARDS),
+    Category.FOUR_OF_A_KIND: (1, ("four", "fifth card")),
+    Category.THREE_OF_A_KIND: (1, ("three", "higher kicker", "lower kicker")),
+    Category.TWO_PAIR: (2, ("high pair", "low pair", "fifth card")),
+    Category.PAIR: (1, ("pair", "highest kicker", "second kicker", "lowest kicker")),
+}
+
+
+@dataclass(frozen=True)
+class TieBreak:
+    """Why one of two hands of the same name is stronger: the first tie-break place where
+    their keys differ (``place``, 1..4; ``what`` it is), and the rank each hand has there
+    (rank indices of the deck, lowest 0)."""
+
+    place: int
+    what: str
+    rank_a: int
+    rank_b: int
+    rules: Rules = CLASSIC
+
+    def rank_name(self, rank: int) -> str:
+        return RANK_NAMES[self.rules.deck.ranks[rank]][0]
+
+    def __str__(self) -> str:
+        """'second-highest card: queen over jack' (the stronger hand's rank first)."""
+        high, low = sorted((self.rank_a, self.rank_b), reverse=True)
+        return f"{self.what}: {self.rank_name(high)} over {self.rank_name(low)}"
+
+
+def tie_break(key_a: int, key_b: int, rules: Rules = CLASSIC) -> TieBreak | None:
+    """What decides between two hands whose names (``describe_key``) are the same but whose
+    keys are not: a kicker, a flush's second-highest card…  None when the keys are equal (a
+    tie), the categories differ, or a place the names give differs (the names say why).
+
+    >>> from quintet.evaluator import hand_key
+    >>> str(tie_break(hand_key("Kh Qh Jh 9h 7h"), hand_key("Kd Qd Td 9d 8d")))
+    'third-highest card: jack over ten'
+    >>> str(tie_break(hand_key("As Ad Kc 9h 8h"), hand_key("Ah Ac Qc Jh 9s")))
+    'highest kicker: king over queen'
+    >>> tie_break(hand_key("As Ad Kc 9h 8h"), hand_key("Ks Kd Ac 9h 8d")) is None  # the names differ
+    True
+    """
+    category = category_of_key(key_a, rules)
+    if key_a == key_b or category != category_of_key(key_b, rules) or category not in _PLACES:
+        return None
+    named, places = _PLACES[category]
+    for place in range(5):
+        shift = 16 - 4 * place
+        rank_a, rank_b = (int(key_a) >> shift) & 0xF, (int(key_b) >> shift) & 0xF
+        if rank_a != rank_b:
+            return None if place < named else TieBreak(place, places[place], rank_a, rank_b, rules)
+    return None
 
 
 def straight_top_table(rules: Rules) -> np.ndarray:

@@ -56,6 +56,8 @@ class HandOut(GameModel):
     category: str = CATEGORY
     hand: str = Field(description="the hand in words, e.g. 'two pair, nines and eights'")
     key: int = Field(description="the hand's strength key: higher wins")
+    decider: str | None = Field(default=None, exclude_if=_absent, description=(
+        "against a hand of the same name, this hand's card at the place that decided (see decided_by)"))
 
 
 class ShowdownSlotOut(GameModel):
@@ -64,6 +66,9 @@ class ShowdownSlotOut(GameModel):
     a: HandOut
     b: HandOut
     winner: Literal["A", "B"] | None = Field(description="null for a tie")
+    decided_by: str | None = Field(default=None, exclude_if=_absent, description=(
+        "when both hands have the same name and one wins: the place that decides and its ranks, the winner's "
+        "first — 'second-highest card: queen over jack' (quintet.hands.tie_break)"))
     points_a: float
     points_b: float
 

@@ -24,6 +24,9 @@ EXAMPLE = "8h 7h 9d Ts 7s Qc Jc"
 ARR_A = "9s 9c 8s 8c 7c | Ks Kd Kc Js Tc | Qd Jd Td 8d 7d | As Ah Ad Ac Qs | Kh Qh Jh Th 9h"
 # an illegal one: 8c appears twice (and 9c nowhere)
 ARR_ILLEGAL = "As Ac Ah 8d 8c | Ks Qs Js 9s 8s | Kh Qh Jh Th 9h | Ad Kd Qd Jd Td | 7d 7c Kc Tc 8c"
+# the per-client limits off: a test's one client plays for many (quintet-serve's options)
+NO_LIMITS = ("--tables-per-minute", "0", "--moves-per-minute", "0", "--solves-per-minute", "0", "--mixes-per-minute",
+             "0", "--jobs-per-client", "0")
 # deals whose equilibrium converges to ε 0.05 within a few seconds (found by trying)
 QUICK_DEALS = ("As Ts 9h 9c 8s 7s 7d", "Ac Kh Kd Kc Qd Ts 7s")
 
@@ -58,6 +61,19 @@ def cli_error(main: Callable[[Sequence[str]], int], argv: Sequence[str], capsys:
     lines = err.strip().splitlines()
     assert len(lines) == 1, err
     return lines[0].split(": error: ", 1)[1]
+
+
+def secret_of(job: dict) -> dict[str, str]:
+    """The headers of a call about ``job`` (its 202 answer): its secret."""
+    return {"Authorization": f"Bearer {job['secret']}"}
+
+
+def children(pid: int) -> list[int]:
+    """The child processes of ``pid`` (a live server's workers: the API does not show them)."""
+    out = []
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        out += [int(c) for c in (task / "children").read_text().split()]
+    return out
 
 
 def wait_for_workers(get_health: Callable[[], dict], n: int, timeout: float = 120.0) -> dict:

@@ -171,11 +171,24 @@ class SeatClient:
         return EventReader(self.url, self.table, self.token).start()
 
 
+def join(url: str, invitation_link: str) -> httpx.Response:
+    """Exchange an invitation (its link, …/#join/TABLE/CODE) as the friend's page does."""
+    table, code = invitation_link.rsplit("#join/", 1)[1].split("/")
+    return httpx.post(f"{url}/api/tables/{table}/join", json={"invitation": code}, timeout=60)
+
+
 def new_table(url: str, body: dict[str, Any]) -> list[SeatClient]:
+    """A new table's seats: seat 1 (the creator's token), and at a friend's table seat 2 by
+    exchanging the invitation, as the friend's page does."""
     r = httpx.post(f"{url}/api/tables", json=body, timeout=60)
     assert r.status_code == 201, r.text
     data = r.json()
-    return [SeatClient(url, data["table"], s["seat"], s["token"]) for s in data["seats"]]
+    seats = [SeatClient(url, data["table"], 1, data["token"])]
+    if data["invitation"] is not None:
+        joined = join(url, data["invitation"]["link"])
+        assert joined.status_code == 201, joined.text
+        seats.append(SeatClient(url, data["table"], 2, joined.json()["token"]))
+    return seats
 
 
 def deal_of(view: dict[str, Any]) -> Deal:

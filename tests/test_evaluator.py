@@ -23,6 +23,7 @@ from quintet.evaluator import (
     hand_keys,
     rank_packets,
 )
+from quintet.hands import tie_break
 from quintet.rules import CLASSIC, Category, get_rules
 
 FULL = CLASSIC_DECK.full_mask
@@ -557,6 +558,39 @@ DESCRIPTIONS = [
 def test_describe(hand, text):
     assert describe(hand) == text
     assert evaluate(hand).description == text
+
+
+def test_tie_break_names_the_first_place_the_reference_orders_by(all_masks, full_table):
+    """Pairs of hands of the same name (40,000 drawn, every name with two keys or more): the
+    tie-break is the reference ranker's first differing place after the category, and the
+    ranks there; a tie or two names, no tie-break."""
+    rng = np.random.default_rng(30)
+    by_name: dict[str, list[int]] = {}
+    names = {}
+    for i in rng.permutation(len(all_masks))[:60_000].tolist():
+        mask = int(all_masks[i])
+        names[mask] = describe(mask)
+        by_name.setdefault(names[mask], []).append(mask)
+    tried = decided = 0
+    for group in by_name.values():
+        for _ in range(min(400, len(group) * 2)):
+            a, b = (group[j] for j in rng.integers(0, len(group), 2))
+            order_a, order_b = ref.order_tuple(ref.cards_from_mask(a)), ref.order_tuple(ref.cards_from_mask(b))
+            tb = tie_break(hand_key(a), hand_key(b))
+            tried += 1
+            if order_a == order_b:
+                assert tb is None
+                continue
+            place = next(i for i, (x, y) in enumerate(zip(order_a, order_b, strict=True)) if x != y) - 1
+            assert tb is not None and tb.place == place, (names[a], tb)
+            assert (7 + tb.rank_a, 7 + tb.rank_b) == (order_a[place + 1], order_b[place + 1])
+            decided += 1
+    assert tried > 10_000 and decided > 5_000
+    pair, kings = hand_key("As Ad Kc 9h 8h"), hand_key("Ks Kd Ac 9h 8d")
+    assert tie_break(pair, kings) is None and tie_break(pair, pair) is None  # two names; a tie
+    group_only = get_rules("classic", tiebreak="group-only")  # the kickers do not count: a tie
+    assert tie_break(hand_key("Ks Kd Kc Ad 7h", group_only), hand_key("Ks Kh Kc Qd Jh", group_only), group_only) is None
+    assert str(tie_break(hand_key("Ks Kd Kc Ad 7h"), hand_key("Ks Kh Kc Qd Jh"))) == "higher kicker: ace over queen"
 
 
 # ---------------------------------------------------------------- API checks ----------

@@ -346,6 +346,24 @@ def test_group_only_rules_change_the_showdown():
     assert kick.slots[1].winner == "B" and group.slots[1].winner == "B"  # full house vs four kings
 
 
+def test_the_showdown_json_says_what_decides_between_hands_of_one_name():
+    # slot 1: four aces each, the fifth card decides (king over queen); the other slots tie or
+    # have names that say it
+    exposed = "7c 7d 7h 7s 8c 8d 8h"
+    a = "As Ah Ad Ac Ks | Kd Kh Kc Qs Qd | Qh Qc Js Jd Jh | Jc Ts Td Th Tc | 9s 9d 9h 9c 8s"
+    b = "As Ah Ad Ac Qs | Kd Kh Kc Ks Qd | Qh Qc Js Jd Jh | Jc Ts Td Th Tc | 9s 9d 9h 9c 8s"
+    out = showdown(Arrangement.parse(a), Arrangement.parse(b), Deal.from_exposed(exposed)).to_model()
+    first = out.slots[0]
+    assert first.decided_by == "fifth card: king over queen"
+    assert (first.a.decider, first.b.decider) == ("Ks", "Qs")
+    assert [s.decided_by for s in out.slots[1:]] == [None] * 4
+    dumped = out.slots[1].model_dump(mode="json")
+    assert "decided_by" not in dumped and "decider" not in dumped["a"]  # absent, not null
+    group = showdown(Arrangement.parse(a), Arrangement.parse(b),
+                     Deal.from_exposed(exposed, get_rules(tiebreak="group-only"))).to_model()
+    assert group.slots[0].winner is None and group.slots[0].decided_by is None  # the kicker does not count: a tie
+
+
 def test_classic_weights():
     assert CLASSIC.weights == (3, 4, 5, 6, 7)
     assert sum(CLASSIC.weights) == 25

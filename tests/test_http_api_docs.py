@@ -65,7 +65,7 @@ EXAMPLES = examples()
 @pytest.fixture(scope="module")
 def client(tmp_path_factory):
     app = create_app(ServeConfig(workers=1, warm_up=False, store=Path(tmp_path_factory.mktemp("doc")) / "s.sqlite"))
-    with TestClient(app) as c:
+    with TestClient(app, base_url="http://localhost:8000") as c:
         yield c
 
 

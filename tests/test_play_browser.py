@@ -1,13 +1,19 @@
 """The Play tab in a real browser (Debian's chromium, Playwright) against a live quintet-serve:
-two browser contexts play a friend's match against each other, one plays the computer, the
-keyboard and the phone width, the page's own commitment check.
+two browser contexts play a friend's match by the invitation the page shows, one plays the
+computer; a seat is its address (a reload, a new tab, another device resume it); the
+invitation exchanged once; presence, the tab title, two devices on one seat; "New match"
+asks first; the arrangement being laid survives a reload; the show-down turned before its
+result; what decides between two hands of one name; the commitment check's note; the
+progress of a search; odds that are the whole of each slot; a rematch; the keyboard and the
+phone width; errors beside the control; a script error shown, never silent.
 
-What a page is checked against is the API's answer for the same seat (its token read from the
-page's sessionStorage) and ``quintet.game.showdown`` — never cards typed in here for a seed.
+What a page is checked against is the API's answer for the same seat (its token read from
+the page's address) and ``quintet.game.showdown`` — never cards typed in here for a seed.
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import random
@@ -17,23 +23,26 @@ import time
 import httpx
 import pytest
 import tiers
-from serve_helpers import live_server, wait_for_workers
-from table_helpers import packet_sets, packets_found, two_arrangements
+from serve_helpers import NO_LIMITS, QUICK_DEALS, live_server, wait_for_workers
+from table_helpers import SeatClient, packet_sets, packets_found, two_arrangements
 
 from quintet.game import Arrangement, Deal, showdown
+from quintet.hands import tie_break
 from solver.play.commitment import check, commit
+from solver.play.computer import random_arrangement
 
 pytestmark = [pytest.mark.browser, pytest.mark.server]
 playwright_api = pytest.importorskip("playwright.sync_api", reason="the Playwright package is not installed")
 from test_serve_browser import CHROMIUM, CHROMIUM_ARGS, DESKTOP, PHONE, TIMEOUT_MS  # noqa: E402
 
 SEED = 21
+SEAT_LINK = re.compile(r"#play/([\w-]{22})/([12])/([\w-]{43})$")
 
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
     base = tmp_path_factory.mktemp("play")
-    with live_server("--workers", "1", "--store", str(base / "solutions.sqlite")) as (url, _):
+    with live_server("--workers", "1", *NO_LIMITS, "--store", str(base / "solutions.sqlite")) as (url, _):
         wait_for_workers(lambda: httpx.get(f"{url}/api/health").json(), 1)
         yield url
 
@@ -50,9 +59,11 @@ def browser():
 class Page:
     """A browser context with one page; page errors are collected (none allowed)."""
 
-    def __init__(self, browser, viewport) -> None:
+    def __init__(self, browser, viewport=DESKTOP) -> None:
         phone = viewport["width"] < 500
-        self.context = browser.new_context(viewport=viewport, is_mobile=phone, has_touch=phone, accept_downloads=True)
+        # bypass_csp: Playwright evaluates its string predicates with eval, which the page's CSP forbids
+        self.context = browser.new_context(viewport=viewport, is_mobile=phone, has_touch=phone, accept_downloads=True,
+                                           bypass_csp=True)
         self.pg = self.context.new_page()
         self.pg.set_default_timeout(TIMEOUT_MS)
         self.errors: list[str] = []
@@ -65,15 +76,23 @@ class Page:
         self.pg.wait_for_selector("body[data-ready=true]")
 
     def seat(self) -> dict:
-        return json.loads(self.pg.evaluate("sessionStorage.getItem('quintet-play-seat')"))
+        """The seat the page is at: its address, #play/TABLE/SEAT/TOKEN."""
+        m = SEAT_LINK.search(self.pg.url)
+        assert m, self.pg.url
+        return {"table": m.group(1), "seat": int(m.group(2)), "token": m.group(3)}
+
+    def client(self, server: str) -> SeatClient:
+        s = self.seat()
+        return SeatClient(server, s["table"], s["seat"], s["token"])
 
     def api_view(self, server: str) -> dict:
-        seat = self.seat()
-        return httpx.get(f"{server}/api/tables/{seat['table']}",
-                         headers={"Authorization": f"Bearer {seat['token']}"}).json()
+        return self.client(server).view()
 
     def wait_status(self, status: str, game: int) -> None:
         self.pg.wait_for_selector(f"#panel-play[data-status={status}][data-game='{game}']")
+
+    def wait_revealed(self) -> None:
+        self.pg.wait_for_selector("#panel-play[data-revealed='5']")
 
     def close(self) -> None:
         self.context.close()
@@ -92,6 +111,22 @@ def start_match(page: Page, opponent: str, games: int, seed: int, hints: bool | 
     pg.wait_for_selector("#panel-play[data-status]")
 
 
+def invitation(page: Page) -> str:
+    page.pg.wait_for_function("document.querySelector('#play-share-link').value !== ''")
+    return page.pg.input_value("#play-share-link")
+
+
+def join_by_api(server: str, link: str) -> SeatClient:
+    """Seat 2 over HTTP: the invitation's code exchanged for its token."""
+    m = re.search(r"#join/([\w-]+)/([\w-]+)$", link)
+    assert m, link
+    r = httpx.post(f"{server}/api/tables/{m.group(1)}/join", json={"invitation": m.group(2)}, timeout=60)
+    assert r.status_code == 201, r.text
+    data = r.json()
+    assert data["seat"] == 2 and data["link"].endswith(f"#play/{data['table']}/2/{data['token']}")
+    return SeatClient(server, data["table"], 2, data["token"])
+
+
 def late_answer(route) -> None:
     """A Playwright route handler: the server's answer, delivered 2 s late."""
     answer = route.fetch()
@@ -108,13 +143,19 @@ def click_arrangement(pg, arrangement: str) -> None:
     assert pg.input_value("#play-text") == arrangement  # the typed box follows the clicks
 
 
+def board(pg) -> list[list[str]]:
+    return pg.eval_on_selector_all("#play-slots .mine-slot", "e => e.map(s => "
+                                   "[...s.querySelectorAll('button.placed')].map(c => c.dataset.card))")
+
+
 def dom_packets(pg) -> set[frozenset[str]]:
     """Every group of exactly five cards the page shows together (an element holding five card
-    elements), and the five-card windows of every text it keeps in sessionStorage."""
+    elements), and the five-card windows of every text it keeps in its storage."""
     groups = pg.evaluate("""() => [...document.querySelectorAll('*')]
         .filter(e => !e.dataset.card && e.querySelectorAll('[data-card]').length === 5)
         .map(e => [...e.querySelectorAll('[data-card]')].map(c => c.dataset.card))""")
-    stored = pg.evaluate("() => Object.keys(sessionStorage).map(k => sessionStorage.getItem(k)).join('\\n')")
+    stored = pg.evaluate("() => [sessionStorage, localStorage].flatMap(s => Object.keys(s).map(k => s.getItem(k)))"
+                         ".join('\\n')")
     return {frozenset(g) for g in groups} | {frozenset(p) for p in packets_in_text(stored)}
 
 
@@ -130,18 +171,59 @@ def shown_scores(pg) -> tuple[float, float]:
     return float(m.group(1)), float(m.group(2))
 
 
+def presence(pg) -> dict[str, bool]:
+    return dict(pg.eval_on_selector_all("#play-presence [data-presence]",
+                                        "e => e.map(x => [x.dataset.presence, x.dataset.on === 'true'])"))
+
+
+def wait_title(pg, words: str) -> None:
+    try:
+        pg.wait_for_function("w => document.title.includes(w)", arg=words)
+    except playwright_api.TimeoutError:
+        raise AssertionError(f"the title is {pg.title()!r}, not with {words!r}") from None
+
+
+def gap_below(pg, control: str, message: str = "#play-error") -> float:
+    """Pixels from the bottom of ``control`` to the top of ``message`` (negative: above it)."""
+    return pg.evaluate("([c, m]) => document.querySelector(m).getBoundingClientRect().top"
+                       " - document.querySelector(c).getBoundingClientRect().bottom", [control, message])
+
+
+# ---------------------------------------------------------------------- a friend's match
+
+
 def test_two_browsers_play_a_three_game_friend_match(browser, server):
+    """Seat 1 starts, its address is its seat link, it sends the invitation the page shows;
+    seat 2's page exchanges it for its own seat link.  Presence and the tab title follow
+    every event; nothing of the other seat is on a page before the reveal."""
     a, b = Page(browser, DESKTOP), Page(browser, PHONE)
     a.open(server + "/")
     start_match(a, "friend", 3, SEED, hints=False)
     a.wait_status("placing", 1)
-    link = a.pg.input_value("#play-share-link")
-    assert re.fullmatch(re.escape(server) + r"/#play/[\w-]{22}/2/[\w-]{43}", link)
-    assert a.pg.url.endswith("/1") and a.seat()["token"] not in a.pg.url  # the token is not in the address bar
+    host = a.seat()
+    assert host["seat"] == 1 and a.pg.url == f"{server}/#play/{host['table']}/1/{host['token']}"
+    link = invitation(a)
+    assert re.fullmatch(re.escape(server) + r"/#join/" + host["table"] + r"/[\w-]+", link)
+    assert host["token"] not in link
+    assert presence(a.pg) == {"joined": False}
+    assert a.pg.text_content("#play-presence [data-presence=joined]") == "has not opened your invitation yet"
+    # a loopback link: only this machine can open it; the server says so, the page shows it beside the link
+    warning = a.client(server).request("GET", "/invitation").json()["warning"]
+    assert warning and a.pg.text_content("#play-share-warning") == warning
+    wait_title(a.pg, "Waiting for your friend to join")
     b.open(link)
     b.wait_status("placing", 1)
-    assert b.seat()["token"] not in b.pg.url and b.pg.is_visible("#panel-play")
+    guest = b.seat()
+    assert guest["seat"] == 2 and guest["table"] == host["table"] and guest["token"] != host["token"]
+    assert b.pg.url == f"{server}/#play/{host['table']}/2/{guest['token']}"  # the invitation is gone from the address
     assert "hints off for both of you" in b.pg.text_content("#play-against")
+    # seat 1 is told: the invitation gives way to "your friend has joined", presence, the title
+    a.pg.wait_for_selector("#play-share", state="hidden")
+    assert a.pg.text_content("#play-presence").startswith("Your friend") and presence(a.pg)["joined"]
+    assert a.pg.text_content("#play-presence [data-presence=joined]") == "has joined"
+    a.pg.wait_for_function("document.querySelector('#play-presence [data-presence=connected]')?.dataset.on === 'true'")
+    wait_title(a.pg, "Your move")
+    assert presence(b.pg) == {"connected": True, "confirmed": False}
     total = [0.0, 0.0]
     for game in (1, 2, 3):
         deal = Deal.from_exposed(" ".join(a.api_view(server)["deal"]["exposed"]))
@@ -154,31 +236,39 @@ def test_two_browsers_play_a_three_game_friend_match(browser, server):
             first.pg.fill("#play-text", first_arr)
         first.pg.click("#play-confirm")
         first.wait_status("waiting", game)
+        wait_title(first.pg, "Waiting for your friend")
         second.pg.wait_for_selector("#play-commitment:not([hidden])")
         assert "committed: SHA-256" in second.pg.text_content("#play-commitment")
+        wait_title(second.pg, "Your friend has confirmed")
+        second.pg.wait_for_function(
+            "document.querySelector('#play-presence [data-presence=confirmed]')?.dataset.on === 'true'")
         # before the reveal the page holds none of the other seat's packets (shown or stored)
         theirs = set(packet_sets(first_arr, deal))
         assert not dom_packets(second.pg) & theirs
         assert packets_found(second.pg.content(), list(theirs)) == []
-        if game == 2:  # a reload resumes the seat (token from sessionStorage)
+        if game == 2:  # a reload resumes the seat: its address is its link
             second.pg.reload()
             second.pg.wait_for_selector("body[data-ready=true]")
             second.wait_status("placing", game)
         second.pg.fill("#play-text", second_arr)
         second.pg.press("#play-text", "Enter")
         for page in (a, b):
-            page.pg.wait_for_selector("#panel-play[data-revealed='5']")
+            page.wait_revealed()
             page.wait_status("showdown", game)
         assert theirs <= dom_packets(second.pg)  # the control: after it, every one is shown
         expected = showdown(Arrangement.parse(arr_a), Arrangement.parse(arr_b), deal)
         assert shown_scores(a.pg) == (expected.points_a, expected.points_b)
         assert shown_scores(b.pg) == (expected.points_b, expected.points_a)
+        wait_title(a.pg, f"Game {game}: " if game < 3 else "Match over: ")
         winners = a.pg.eval_on_selector_all("#play-showdown .sd-slot", "e => e.map(x => x.dataset.winner)")
         assert winners == [{"A": "you", "B": "other", None: "tie"}[s.winner] for s in expected.slots]
         # the seat that confirmed second saw the first one's commitment: it checks out
         assert second.pg.get_attribute("#play-check", "data-ok") == "true"
         assert first.pg.get_attribute("#play-check", "data-ok") == "true"
         assert "checks out" in second.pg.text_content("#play-check")
+        assert "confirmed after you" in first.pg.text_content("#play-check")
+        for page in (a, b):  # what the check proves, in the server's words
+            assert page.api_view(server)["commitments"]["proves"] in page.pg.text_content("#play-check")
         total[0] += expected.points_a
         total[1] += expected.points_b
         rows = a.pg.eval_on_selector_all("#play-match tr[data-game]", "e => e.length")
@@ -191,8 +281,92 @@ def test_two_browsers_play_a_three_game_friend_match(browser, server):
     assert f"Match: you {total[0]:g}" in a.pg.text_content("#play-score")
     last = a.pg.eval_on_selector("#play-match tr.total", "e => [...e.cells].map(c => c.textContent)")
     assert [float(last[2]), float(last[3])] == total
+    wait_title(a.pg, "Match over")
+    # a rematch: one click a seat; seat 1 asks first and is told it waits, seat 2 sees the request
+    a.pg.click("#play-rematch")
+    a.pg.wait_for_selector("#play-rematch-note:has-text('when your friend asks too')")
+    b.pg.wait_for_selector("#play-rematch-note:has-text('Your friend asks for a rematch')")
+    wait_title(b.pg, "Your friend asks for a rematch")
+    b.pg.click("#play-rematch")
+    for page in (a, b):
+        page.wait_status("placing", 1)
+        assert board(page.pg) == [[]] * 5 and not page.pg.is_visible("#play-showdown-box")
+    assert a.seat() == host and b.seat() == guest  # both keep their seats
     a.close()
     b.close()
+
+
+def test_the_host_keeps_the_seat_on_any_device(browser, server):
+    """The address after Start is seat 1's link: opened on another device it resumes the seat
+    and shows the invitation again (until the friend has opened it); two pages of one seat
+    are warned; "New match" asks first, and the link brings the seat back."""
+    a = Page(browser)
+    a.open(server + "/")
+    start_match(a, "friend", 2, SEED + 1, hints=False)
+    a.wait_status("placing", 1)
+    link = invitation(a)
+    address = a.pg.url
+    assert not a.pg.is_visible("#play-devices")
+    other = Page(browser, PHONE)  # another device: only the address
+    other.open(address)
+    other.wait_status("placing", 1)
+    assert other.seat() == a.seat() and invitation(other) == link
+    for page in (a, other):
+        page.pg.wait_for_selector("#play-devices:not([hidden])")
+        assert "open in 2 places" in page.pg.text_content("#play-devices")
+    other.close()
+    a.pg.wait_for_selector("#play-devices", state="hidden")
+    # a new tab of the same browser: the same seat
+    tab = a.context.new_page()
+    tab.goto(address)
+    tab.wait_for_selector("#panel-play[data-status=placing]")
+    tab.wait_for_function("document.querySelector('#play-share-link').value !== ''")  # asked of the server
+    assert tab.input_value("#play-share-link") == link
+    tab.close()
+    # "New match" asks first; Stay keeps the seat
+    a.pg.click("#play-leave")
+    assert a.pg.is_visible("#play-leave-confirm") and a.pg.input_value("#play-leave-link") == address
+    a.pg.click("#play-leave-no")
+    assert not a.pg.is_visible("#play-leave-confirm") and a.pg.is_visible("#play-table") and a.pg.url == address
+    a.pg.click("#play-leave")
+    a.pg.click("#play-leave-yes")
+    assert a.pg.is_visible("#play-setup") and "#play" not in a.pg.url
+    a.open(address)  # the link brings it back, invitation and all
+    a.wait_status("placing", 1)
+    assert invitation(a) == link
+    a.close()
+
+
+def test_an_invitation_opens_seat_2_once(browser, server):
+    """The friend's page exchanges the invitation; the same device opening it again goes back
+    to its seat; another device gets a clear refusal, and the host is told."""
+    a, b, c = Page(browser), Page(browser), Page(browser)
+    a.open(server + "/")
+    start_match(a, "friend", 1, SEED + 2, hints=False)
+    link = invitation(a)
+    b.open(link)
+    b.wait_status("placing", 1)
+    seat_b = b.seat()
+    b.open(link)  # the invitation again, on the device that took the seat: back to it, no second exchange
+    b.wait_status("placing", 1)
+    assert b.seat() == seat_b
+    c.open(link)
+    c.pg.wait_for_selector("#play-error:not([hidden])")
+    message = c.pg.text_content("#play-error")
+    assert "used already" in message and "opens your friend's seat once" in message
+    assert c.pg.is_visible("#play-setup") and "#join" not in c.pg.url and "#play" not in c.pg.url
+    assert 0 <= gap_below(c.pg, "#play-start") < 40  # beside the form it is about
+    c.open(server + "/#join/" + seat_b["table"] + "/" + "x" * 22)  # a made-up code
+    c.pg.wait_for_selector("#play-error:has-text('not valid')")
+    # seat 1 is told someone else has the link; the table and both seats are as they were
+    a.pg.wait_for_selector("#play-reused:not([hidden])")
+    assert "someone besides your friend has its link" in a.pg.text_content("#play-reused")
+    assert b.api_view(server)["seat"] == 2 and a.api_view(server)["presence"]["joined"] is True
+    for page in (a, b, c):
+        page.close()
+
+
+# ---------------------------------------------------------------------- against the computer
 
 
 def test_a_computer_match_through_the_page(browser, server):
@@ -201,7 +375,9 @@ def test_a_computer_match_through_the_page(browser, server):
     page.open(server + "/")
     start_match(page, "greedy", 2, SEED + 10)
     page.wait_status("placing", 1)
-    assert pg.is_visible("#play-advice-buttons") and "greedy" in pg.text_content("#play-against")
+    assert pg.is_visible("#play-advice-buttons") and pg.text_content("#play-against").startswith(
+        "Against the computer: greedy: the strongest hand left")
+    assert not pg.is_visible("#play-presence") and not pg.is_visible("#play-share")
     commitment = page.api_view(server)["other"]["commitment"]
     assert commitment[:12] in pg.text_content("#play-commitment")
     # game 1: a hint, taken, confirmed
@@ -213,11 +389,12 @@ def test_a_computer_match_through_the_page(browser, server):
     # must keep the newer view, not the late answer's "computing…"
     pg.route("**/arrangement", late_answer)
     pg.click("#play-confirm")
-    pg.wait_for_selector("#panel-play[data-revealed='5']")
+    page.wait_revealed()
     pg.unroute("**/arrangement")
     view = page.api_view(server)
     assert check(commitment, view["other"]["salt"], " | ".join(" ".join(p) for p in view["other"]["arrangement"]))
     assert pg.get_attribute("#play-check", "data-ok") == "true"
+    assert view["commitments"]["proves"] in pg.text_content("#play-check")
     assert shown_scores(pg) == (view["showdown"]["points_a"], view["showdown"]["points_b"])
     pg.wait_for_function("document.querySelector('#play-match tr[data-game=\"1\"]').cells[5].textContent "
                          "!== 'computing…'")
@@ -231,11 +408,15 @@ def test_a_computer_match_through_the_page(browser, server):
     pg.fill("#play-text", mine)
     pg.click("#play-grade")
     pg.wait_for_selector("#play-grade-regret")
+    placed = pg.input_value("#play-text")
+    pg.click("#play-hint")  # five full slots: the hint is the best arrangement (as quintet-play's)
+    pg.wait_for_selector("#play-advice h3:has-text('Hint: the best arrangement')")
+    assert not pg.is_visible("#play-error") and pg.input_value("#play-text") == placed  # the slots as they were
     pg.click("#play-odds")
     pg.wait_for_selector("#play-advice .marginals")
     assert "greedy" in pg.text_content("#play-advice")
     pg.click("#play-confirm")
-    pg.wait_for_selector("#panel-play[data-revealed='5']")
+    page.wait_revealed()
     # the status follows the reveal's view: waited for, not read at once (a busy machine lags)
     pg.wait_for_function("document.querySelector('#play-status').textContent.includes('The match is over')")
     assert not pg.is_visible("#play-next")
@@ -247,26 +428,138 @@ def test_a_computer_match_through_the_page(browser, server):
     seat = page.seat()
     served = httpx.get(f"{server}/api/tables/{seat['table']}/records",
                        headers={"Authorization": f"Bearer {seat['token']}"}).text.splitlines()
-    assert lines == served and [json.loads(x)["hints"] for x in lines] == [["hint"], ["grade", "odds"]]
+    assert lines == served and [json.loads(x)["hints"] for x in lines] == [["hint"], ["grade", "hint", "odds"]]
     assert json.loads(lines[1])["player"] == Arrangement.parse(mine).card_lists()
+    # a rematch against the computer: one click, a new match of as many games at the same seat
+    pg.click("#play-rematch")
+    page.wait_status("placing", 1)
+    assert page.seat() == seat and board(pg) == [[]] * 5 and "Game 1 of 2" in pg.text_content("#play-title")
+    assert not pg.is_visible("#play-match-box") and not pg.is_visible("#play-rematch-row")
     page.close()
 
 
-def test_a_mix_of_k_at_the_equilibrium_computers_table(browser, server):
-    """quintet-play's 'hint K' on the page: the K-mix with the game's die roll, its pick taken and
-    confirmed; a K that is not one is refused at the box, with no request."""
+def test_the_show_down_turns_before_its_result_is_shown(browser, server):
+    """While the slots are turned over one by one, neither the match table nor "The match is
+    over." nor the final score gives the result away."""
+    page = Page(browser)
+    pg = page.pg
+    page.open(server + "/")
+    start_match(page, "uniform", 1, SEED + 20)
+    page.wait_status("placing", 1)
+    pg.evaluate("""() => { window.states = [];
+        new MutationObserver(() => window.states.push([
+            Number(document.querySelector('#panel-play').dataset.revealed || 0),
+            !document.querySelector('#play-match-box').hidden,
+            document.querySelector('#play-status').textContent,
+            document.querySelector('#play-score').textContent])).observe(
+            document.querySelector('#panel-play'), {subtree: true, childList: true, attributes: true,
+                                                    characterData: true}); }""")
+    deal = Deal.from_exposed(" ".join(page.api_view(server)["deal"]["exposed"]))
+    pg.fill("#play-text", two_arrangements(deal)[0])
+    pg.click("#play-confirm")
+    page.wait_revealed()
+    pg.wait_for_selector("#play-match-box:not([hidden])")
+    states = pg.evaluate("window.states")
+    turning = [s for s in states if 0 <= s[0] < 5 and "show-down" in s[2]]
+    assert len({s[0] for s in turning}) == 5, states  # every step of the turning was seen
+    for revealed, match_shown, status, score in turning:
+        assert not match_shown and "over" not in status and "Game 1:" not in score, (revealed, status, score)
+    assert "The match is over." in pg.text_content("#play-status")
+    page.close()
+
+
+def test_hands_of_one_name_and_the_commitment_notes(browser, server):
+    """A slot won between two hands of the same name says which cards decided it, and marks
+    them.  The commitment note says who committed first — on a fresh device too — and, at a
+    friend's table, that the server computed the commitments.  Seat 2 plays over HTTP."""
+    for seed in range(200, 400):
+        deal = Deal.random(seed)
+        pairs = [(random_arrangement(deal, 10 * k), random_arrangement(deal, 10 * k + 1)) for k in range(8)]
+        found = [(a, b, s) for a, b in pairs for s in showdown(a, b, deal).slots
+                 if s.hand_a.description == s.hand_b.description and s.winner is not None]
+        if found:
+            break
+    arr_a, arr_b, slot = found[0]
+    page = Page(browser)
+    pg = page.pg
+    page.open(server + "/")
+    start_match(page, "friend", 2, seed, hints=False)
+    friend = join_by_api(server, invitation(page))
+    friend.confirm(arr_b.format())  # seat 2 confirms first: its commitment is shown to seat 1
+    page.pg.wait_for_selector("#play-commitment:not([hidden])")
+    pg.fill("#play-text", arr_a.format())
+    pg.click("#play-confirm")
+    page.wait_revealed()
+    row = f"#play-showdown .sd-slot[data-slot='{slot.slot}']"
+    tb = tie_break(slot.hand_a.key, slot.hand_b.key)
+    assert tb is not None
+    what, ranks = str(tb).split(": ")  # 'highest kicker: ace over queen'
+    assert pg.text_content(f"{row} .sd-why") == f"Both {slot.hand_a.description}: the {what} decides, {ranks}."
+    marked = pg.eval_on_selector_all(f"{row} .card.decider", "e => e.map(c => c.dataset.card)")
+    assert [c[0] for c in marked] == ["789TJQKA"[tb.rank_a], "789TJQKA"[tb.rank_b]]  # yours, then your friend's
+    assert pg.eval_on_selector_all("#play-showdown .sd-why", "e => e.length") == sum(
+        s.hand_a.description == s.hand_b.description and s.winner is not None
+        for s in showdown(arr_a, arr_b, deal).slots)
+    note = pg.text_content("#play-check")
+    assert "checks out" in note and "the value this page showed before you confirmed" in note
+    assert page.api_view(server)["commitments"]["by"] == "server"
+    assert page.api_view(server)["commitments"]["proves"] in note
+    # the same seat on a fresh device: the commitment was shown before, not there
+    fresh = Page(browser)
+    fresh.open(page.pg.url)
+    fresh.wait_revealed()
+    note = fresh.pg.text_content("#play-check")
+    assert "though not on this device" in note and "confirmed after you" not in note
+    fresh.close()
+    # game 2: seat 1 confirms first — the friend's commitment comes with the show-down
+    pg.click("#play-next")
+    friend.request("POST", "/next")
+    page.wait_status("placing", 2)
+    deal2 = Deal.from_exposed(" ".join(friend.view()["deal"]["exposed"]))
+    mine, theirs = two_arrangements(deal2)
+    pg.fill("#play-text", mine)
+    pg.click("#play-confirm")
+    page.wait_status("waiting", 2)
+    friend.confirm(theirs)
+    page.wait_revealed()
+    assert "Your friend confirmed after you" in pg.text_content("#play-check")
+    page.close()
+
+
+def test_a_mix_of_k_shows_its_progress_and_can_be_cancelled(browser, server):
+    """quintet-play's 'hint K' on the page: the search says what it does and for how long,
+    can be cancelled, and its K-mix with the game's die roll is taken and confirmed; a K that
+    is not one is refused at the box, with no request."""
     page = Page(browser, DESKTOP)
     pg = page.pg
     page.open(server + "/")
     start_match(page, "equilibrium", 1, 5)  # a deal whose equilibrium is certified in seconds
+    assert "the computer: the computer" not in pg.text_content("#play-against").lower()
     page.wait_status("placing", 1)
+    assert pg.text_content("#play-against").startswith("Against the computer: equilibrium")
     assert pg.is_visible("#play-mix-box")
     pg.fill("#play-k", "0")
     pg.click("#play-mix")
     assert "from 1 to 1000" in pg.text_content("#play-k-msg") and not pg.is_visible("#play-advice-box")
+    # held back: the progress is seen ticking, then cancelled (the request never reaches the server)
+    held = []
+    pg.route("**/hint", lambda route: held.append(route))
     pg.fill("#play-k", "2")
+    pg.click("#play-mix")
+    pg.wait_for_selector("#play-progress:not([hidden])")
+    assert "least exploitable mix of at most 2 arrangements" in pg.text_content("#play-progress-text")
+    pg.wait_for_function("/… [1-9]\\d* s/.test(document.querySelector('#play-progress-text').textContent)")
+    pg.click("#play-cancel")
+    pg.wait_for_selector("#play-error:has-text('Cancelled')")
+    assert not pg.is_visible("#play-progress") and pg.get_attribute("#play-mix", "aria-disabled") == "false"
+    pg.unroute("**/hint")
+    for route in held:
+        with contextlib.suppress(playwright_api.Error):  # the page has cancelled it already
+            route.abort()
     pg.press("#play-k", "Enter")
+    pg.wait_for_selector("#play-progress:not([hidden])")
     pg.wait_for_selector("#play-mix-roll")
+    assert not pg.is_visible("#play-progress") and not pg.is_visible("#play-error")
     entries = pg.eval_on_selector_all("#play-advice .kmix-entry", "e => e.map(x => x.dataset.picked)")
     assert 1 <= len(entries) <= 2 and entries.count("true") == 1
     pick = entries.index("true") + 1
@@ -277,14 +570,123 @@ def test_a_mix_of_k_at_the_equilibrium_computers_table(browser, server):
                                      "e => e.map(p => [...p.querySelectorAll('[data-card]')].map(c => c.dataset.card))")
     assert pg.input_value("#play-text") == " | ".join(" ".join(p) for p in picked)
     pg.click("#play-confirm")
-    pg.wait_for_selector("#panel-play[data-revealed='5']")
+    page.wait_revealed()
     pg.wait_for_function("document.querySelector('#play-match tr[data-game=\"1\"]').cells[5].textContent "
                          "!== 'computing…'")  # the record is written (a worker, just after the reveal)
-    seat = page.seat()
-    served = httpx.get(f"{server}/api/tables/{seat['table']}/records",
-                       headers={"Authorization": f"Bearer {seat['token']}"}).text.splitlines()
+    served = page.client(server).request("GET", "/records").text.splitlines()
     assert [json.loads(line)["hints"] for line in served] == [["hint 2"]]
     assert page.api_view(server)["you"]["arrangement"] == picked
+    page.close()
+
+
+def test_odds_draw_the_whole_of_each_slot(browser, server):
+    """Against uniform every slot holds a hundred hand names: the page gets and draws them all,
+    so each slot's bar is full and its segments are the API's odds."""
+    page = Page(browser)
+    pg = page.pg
+    page.open(server + "/")
+    start_match(page, "uniform", 1, SEED + 30)
+    page.wait_status("placing", 1)
+    with pg.expect_response("**/odds") as answer:
+        pg.click("#play-odds")
+    slots = answer.value.json()["slots"]
+    pg.wait_for_selector("#play-advice .marginals")
+    for slot in slots:
+        assert sum(h["probability"] for h in slot) == pytest.approx(1) and len(slot) > 4
+    drawn = pg.eval_on_selector_all("#play-advice .marginal-bar", "bars => bars.map(b => [...b.children].map("
+                                    "s => [s.dataset.hand, s.getBoundingClientRect().width]))")
+    widths = pg.eval_on_selector_all("#play-advice .marginal-bar", "bars => bars.map(b => b.clientWidth)")
+    for segments, slot, width in zip(drawn, slots, widths, strict=True):
+        assert [h for h, _ in segments] == [h["hand"] for h in slot]
+        assert sum(w for _, w in segments) == pytest.approx(width, abs=1.5)
+    page.close()
+
+
+# ---------------------------------------------------------------------- the page itself
+
+
+def test_the_arrangement_being_laid_survives_a_reload(browser, server):
+    page = Page(browser)
+    pg = page.pg
+    page.open(server + "/")
+    start_match(page, "uniform", 2, SEED + 40)
+    page.wait_status("placing", 1)
+    deal = Deal.from_exposed(" ".join(page.api_view(server)["deal"]["exposed"]))
+    mine = two_arrangements(deal)[0]
+    packets = [p.split() for p in mine.split(" | ")]
+    click_arrangement(pg, " | ".join(" ".join(p) for p in packets[:2]))
+    pg.click('#play-slots [data-slot="4"] .slot-head')
+    for card in packets[3][:3]:
+        pg.click(f'#play-pool [data-card="{card}"]')
+    laid = board(pg)
+    assert laid == [packets[0], packets[1], [], packets[3][:3], []]
+    pg.reload()
+    pg.wait_for_selector("body[data-ready=true]")
+    page.wait_status("placing", 1)
+    assert board(pg) == laid
+    tab = page.context.new_page()  # a new tab of this browser, too
+    tab.goto(pg.url)
+    tab.wait_for_selector("#panel-play[data-status=placing]")
+    assert board(tab) == laid
+    tab.close()
+    pg.fill("#play-text", mine)
+    pg.click("#play-confirm")
+    page.wait_revealed()
+    assert pg.evaluate("localStorage.getItem('quintet-play-drafts')") in (None, "{}")  # kept until confirmed
+    pg.click("#play-next")
+    page.wait_status("placing", 2)
+    assert board(pg) == [[]] * 5
+    page.close()
+
+
+def test_start_works_after_an_equilibrium_answer_and_a_script_error_is_shown(browser, server):
+    """The equilibrium answer's seed label once shared its id with the Play tab's seed box, and
+    "Start the match" then failed without a word.  Ids are unique; a script error is shown."""
+    page = Page(browser)
+    pg = page.pg
+    page.open(server + "/")
+    pg.fill("#exposed-text", QUICK_DEALS[1])
+    pg.press("#exposed-text", "Enter")
+    pg.select_option("#opponent", "equilibrium")
+    pg.fill("#epsilon", "0.05")
+    pg.click("#solve")
+    pg.wait_for_selector("#answer .certificate")
+    ids = pg.eval_on_selector_all("[id]", "e => e.map(x => x.id)")
+    assert len(ids) == len(set(ids)), sorted({i for i in ids if ids.count(i) > 1})
+    start_match(page, "uniform", 1, SEED)
+    page.wait_status("placing", 1)
+    assert not pg.is_visible("#page-error")
+    page.errors.clear()
+    pg.evaluate("setTimeout(() => { throw new TypeError('a test error'); })")
+    pg.wait_for_selector("#page-error:not([hidden])")
+    assert "TypeError: a test error" in pg.text_content("#page-error")
+    pg.evaluate("() => { Promise.reject(new Error('a lost promise')); }")
+    pg.wait_for_selector("#page-error:has-text('a lost promise')")
+    page.errors.clear()
+    page.close()
+
+
+@pytest.mark.parametrize("viewport", [DESKTOP, PHONE], ids=["1280px", "390px"])
+def test_errors_are_shown_beside_what_they_are_about(browser, server, viewport):
+    page = Page(browser, viewport)
+    pg = page.pg
+    page.open(server + "/")
+    pg.click("#tab-play")
+    pg.fill("#play-games", "0")
+    pg.click("#play-start")
+    assert "from 1 to 100" in pg.text_content("#play-games-msg")
+    start_match(page, "greedy", 1, SEED + 50)
+    page.wait_status("placing", 1)
+    pg.click("#play-confirm", force=True)  # an empty board: the button says it cannot confirm (aria-disabled)
+    pg.wait_for_selector("#play-error:not([hidden])")
+    assert "slot 1 holds 0 of 5 cards" in pg.text_content("#play-error")
+    assert 0 <= gap_below(pg, "#play-confirm") < 40
+    pg.fill("#play-text", " ".join(page.api_view(server)["deal"]["live"][:3]))
+    pg.click("#play-hint")
+    pg.wait_for_selector("#play-error:has-text('a hint keeps your full packets')")
+    assert 0 <= gap_below(pg, "#play-hint") < 40
+    box = pg.eval_on_selector("#play-error", "e => e.getBoundingClientRect().toJSON()")
+    assert box["right"] <= viewport["width"] + 0.5
     page.close()
 
 
@@ -309,10 +711,10 @@ def test_the_play_tab_by_keyboard_at_phone_width(browser, server):
     assert pg.get_attribute("#play-confirm", "aria-disabled") == "false"
     pg.focus("#play-confirm")
     pg.keyboard.press("Enter")
-    pg.wait_for_selector("#panel-play[data-revealed='5']")
+    page.wait_revealed()
     width = pg.evaluate("document.documentElement.scrollWidth")
     assert width <= PHONE["width"], f"the page is {width} px wide at {PHONE['width']} px"
-    for selector in ("#play-showdown .sd-slot", "#play-confirm", "#play-slots .slot-head"):
+    for selector in ("#play-showdown .sd-slot", "#play-confirm", "#play-slots .slot-head", "#play-rematch"):
         box = pg.eval_on_selector(selector, "e => e.getBoundingClientRect().toJSON()")
         assert box["right"] <= PHONE["width"] + 0.5, (selector, box)
     page.close()
@@ -324,7 +726,7 @@ def test_the_page_checks_commitments_with_its_own_sha256(browser, server):
     rng = random.Random(5)
     texts = ["", "abc", "x" * 55, "y" * 56, "z" * 64, "é ♠ " * 40] + [
         "".join(rng.choice("0123456789abcdef:| AKQJT987shdc") for _ in range(rng.randrange(200))) for _ in range(20)]
-    ours = page.pg.evaluate("async (ts) => { const m = await import('/static/sha256.js'); "
+    ours = page.pg.evaluate("async (ts) => { const m = await import('./static/sha256.js'); "
                             "return ts.map(t => m.sha256Hex(t)); }", texts)
     assert ours == [hashlib.sha256(t.encode()).hexdigest() for t in texts]
     deal = Deal.random(SEED)
@@ -333,8 +735,24 @@ def test_the_page_checks_commitments_with_its_own_sha256(browser, server):
     packets = arrangement.card_lists()
     changed = [list(p) for p in packets]
     changed[0][0], changed[4][0] = changed[4][0], changed[0][0]
-    result = page.pg.evaluate("async ([d, s, a, b]) => { const m = await import('/static/sha256.js'); "
+    result = page.pg.evaluate("async ([d, s, a, b]) => { const m = await import('./static/sha256.js'); "
                               "return [m.checkCommitment(d, s, a), m.checkCommitment(d, s, b), "
                               "m.commitmentText(s, a)]; }", [c.digest, c.salt, packets, changed])
     assert result == [True, False, c.text]
     page.close()
+
+
+def test_a_play_only_server_shows_the_play_tab_alone(browser, tmp_path):
+    """quintet-serve --play-only: the page hides the tabs whose requests it refuses (the
+    Arrangement, Draw poker and Review tabs: solves, draw advice, reviews), opens on Play, and a
+    match against the computer starts there."""
+    with live_server("--workers", "1", "--play-only", "--store", str(tmp_path / "s.sqlite")) as (url, _):
+        page = Page(browser, PHONE)
+        pg = page.pg
+        page.open(url + "/")
+        pg.wait_for_selector("body[data-play-only=true]")
+        assert [pg.is_visible(f"#tab-{t}") for t in ("advisor", "draw", "review", "play")] == [False] * 3 + [True]
+        assert pg.get_attribute("#tab-play", "aria-selected") == "true" and "play only" in pg.text_content("#health")
+        start_match(page, "greedy", 1, SEED + 70)
+        page.wait_status("placing", 1)
+        page.close()

@@ -255,7 +255,8 @@ def test_one_seed_deals_the_same_cards_in_every_front_end(tmp_path):
 
     from solver.apps.serve.app import ServeConfig, create_app
 
-    with TestClient(create_app(ServeConfig(workers=1, store=tmp_path / "s.sqlite", warm_up=False))) as client:
+    app = create_app(ServeConfig(workers=1, store=tmp_path / "s.sqlite", warm_up=False))
+    with TestClient(app, base_url="http://localhost") as client:
         answer = client.get(f"/api/deal?seed={seed}").json()
         assert answer["exposed"] == deal.format().split() and answer["seed"] == seed
         assert client.get("/api/deal?seed=-1").status_code == 422

@@ -115,8 +115,8 @@ def result(a: str, b: str, weight: int = 5, tie: float = 0.0) -> SlotResult:
     ("As Ah Ad 8c 8d", "Ks Kh 9s 9d 7c", 0.0, "full house beats two pair"),
     ("7s 7h 9s 9d Ac", "Js Jh Jd 8c 8d", 0.0, "full house beats two pair"),
     ("Js Jh Jd Tc Td", "8s 8h 8d Tc Td", 0.0, "both full house: jacks over tens beats eights over tens"),
-    ("Ks Kh As Qc 9d", "Kd Kc Ah Jc 9h", 0.0, "both pair of kings; the other cards decide: Ks Kh As Qc 9d beats "
-                                               "Kd Kc Ah Jc 9h"),
+    ("Ks Kh As Qc 9d", "Kd Kc Ah Jc 9h", 0.0, "both pair of kings; second kicker: queen over jack"),
+    ("Kh Qh Jh 9h 7h", "Kd Qd Td 9d 8d", 0.0, "both flush, king high; third-highest card: jack over ten"),
     ("As Ks Qs Js 9s", "Ah Kh Qh Jh 9h", 0.0, "equal hands (flush, ace high): nobody scores"),
     ("As Ks Qs Js 9s", "Ah Kh Qh Jh 9h", 0.5, "equal hands (flush, ace high): each scores 2.5"),
 ])

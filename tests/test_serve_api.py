@@ -21,6 +21,7 @@ from serve_helpers import (
     children_cpu_seconds,
     cli_error,
     cli_json,
+    secret_of,
     wait_for_workers,
     without_seconds,
 )
@@ -32,6 +33,7 @@ from solver.advisor.request import SolveRequest, solve_request
 from solver.apps import solve_cli
 from solver.apps.serve.app import ServeConfig, create_app
 from solver.apps.serve.models import EquilibriumOut, GradeOut, JobOut, SafeOut, SolutionOut, SparseOut
+from solver.apps.serve.quota import Limits
 from solver.problem.best_response import VALUE_TOLERANCE
 from solver.storage.store import SolutionStore
 
@@ -54,8 +56,8 @@ def store_path(tmp_path_factory) -> Path:
 
 @pytest.fixture(scope="module")
 def client(store_path):
-    app = create_app(ServeConfig(workers=2, queue_size=64, store=store_path))
-    with TestClient(app) as c:
+    app = create_app(ServeConfig(workers=2, queue_size=64, store=store_path, limits=Limits.off()))
+    with TestClient(app, base_url="http://localhost") as c:
         wait_for_workers(lambda: c.get("/api/health").json(), 2)
         yield c
 
@@ -70,13 +72,13 @@ def post(client, path: str, body: object) -> httpx.Response:
 def run_job(client, response: httpx.Response, timeout: float = 120.0) -> dict:
     """Follow a 202 job by polling until it is finished."""
     assert response.status_code == 202, response.text
-    job = response.json()
+    job = created = response.json()
     assert response.headers["location"] == f"/api/jobs/{job['job']}"
     deadline = time.monotonic() + timeout
     while job["status"] not in ("done", "cancelled", "failed"):
         assert time.monotonic() < deadline, job
         time.sleep(0.1)
-        job = client.get(f"/api/jobs/{job['job']}").json()
+        job = client.get(f"/api/jobs/{job['job']}", headers=secret_of(created)).json()
     return job
 
 
@@ -159,7 +161,7 @@ def test_equilibrium_job_runs_stores_and_then_answers_from_the_store(client, sto
     stricter = post(client, "/api/solve", {"exposed": JOB_DEAL, "epsilon": result["exploitability"] / 2})
     if result["exploitability"] > 2 * VALUE_TOLERANCE:  # targets are met to float tolerance
         assert stricter.status_code == 202
-        client.delete(f"/api/jobs/{stricter.json()['job']}")
+        client.delete(f"/api/jobs/{stricter.json()['job']}", headers=secret_of(stricter.json()))
     else:
         assert stricter.status_code == 200
 
@@ -198,7 +200,7 @@ def test_job_event_stream(client):
     response = post(client, "/api/solve", {**HARD_TOO, "time_limit": 3})
     job_id = response.json()["job"]
     seen = []
-    with client.stream("GET", f"/api/jobs/{job_id}/events") as stream:
+    with client.stream("GET", f"/api/jobs/{job_id}/events", headers=secret_of(response.json())) as stream:
         assert stream.headers["content-type"].startswith("text/event-stream")
         for line in stream.iter_lines():
             if line.startswith("data: "):
@@ -213,26 +215,43 @@ def test_job_event_stream(client):
 def test_cancel_really_stops_the_running_solve(client):
     response = post(client, "/api/solve", HARD)
     job = response.json()
+    key = secret_of(job)
     deadline = time.monotonic() + 60
     while job["progress"] is None:  # running, past its first iteration
         assert time.monotonic() < deadline, job
         time.sleep(0.1)
-        job = client.get(f"/api/jobs/{job['job']}").json()
-    cancelled = _cancel_within_a_second(client, job["job"])
+        job = client.get(f"/api/jobs/{job['job']}", headers=key).json()
+    cancelled = _cancel_within_a_second(client, job["job"], key)
     # the worker's solver returned (its result is here), so the worker is free again
     assert cancelled["result"]["interrupted"] is True
     assert cancelled["result"]["exploitability"] > 1e-9
     health = client.get("/api/health").json()
     assert health["running"] == {"quick": 0, "long": 0} and health["workers_busy"] == 0
     # cancelling again, or a finished job, changes nothing
-    assert client.delete(f"/api/jobs/{job['job']}").json()["status"] == "cancelled"
+    assert client.delete(f"/api/jobs/{job['job']}", headers=key).json()["status"] == "cancelled"
 
 
-def test_unknown_job_is_404(client):
-    for method in ("GET", "DELETE"):
-        response = client.request(method, "/api/jobs/nope")
-        assert response.status_code == 404
-        assert response.json() == {"error": "no job 'nope' (unknown, or finished long ago)"}
+def test_a_job_is_its_clients_alone(client):
+    """A job's calls need its secret: none is 401; another job's, a made-up one, or no such job
+    the same 404 — another client can neither read nor cancel it."""
+    mine = post(client, "/api/solve", HARD).json()
+    other = post(client, "/api/solve", HARD_TOO).json()
+    assert len(mine["secret"]) >= 43 and mine["secret"] != other["secret"]  # 256 bits
+    refused = []
+    for method, path in (("GET", ""), ("DELETE", ""), ("GET", "/events")):
+        for headers in ({}, {"Authorization": "Basic dXNlcjpwYXNz"}):
+            response = client.request(method, f"/api/jobs/{mine['job']}{path}", headers=headers)
+            assert "secret" in assert_error(response, 401) and response.headers["www-authenticate"] == "Bearer"
+        for job_id, secret in ((mine["job"], other["secret"]), (mine["job"], "A" * 43), (mine["job"], "x"),
+                               ("nope", mine["secret"])):
+            response = client.request(method, f"/api/jobs/{job_id}{path}",
+                                      headers={"Authorization": f"Bearer {secret}"})
+            assert "with this secret" in assert_error(response, 404)
+            refused.append((job_id, response.content))
+    assert len({content for job_id, content in refused if job_id == mine["job"]}) == 1
+    assert client.get(f"/api/jobs/{mine['job']}", headers=secret_of(mine)).json()["status"] in ("queued", "running")
+    for job in (mine, other):
+        assert client.delete(f"/api/jobs/{job['job']}", headers=secret_of(job)).status_code == 200
 
 
 def test_concurrent_burst_answers_every_request_correctly(client):
@@ -243,7 +262,7 @@ def test_concurrent_burst_answers_every_request_correctly(client):
 
     async def burst() -> list[httpx.Response]:
         transport = httpx.ASGITransport(app=client.app)
-        async with httpx.AsyncClient(transport=transport, base_url="http://test", timeout=120) as c:
+        async with httpx.AsyncClient(transport=transport, base_url="http://localhost", timeout=120) as c:
             return await asyncio.gather(*(c.post("/api/solve", json=b) for b in bodies))
 
     responses = asyncio.run(burst())
@@ -332,7 +351,8 @@ def test_rules_health_openapi_and_page(client):
     assert len(rules["classic"]["deck"]) == 32 and len(rules["draw54"]["deck"]) == 54
     assert rules["classic"]["categories"][-1] == "straight flush"
     health = client.get("/api/health").json()
-    assert health["status"] == "ok" and health["workers"] == 2 and len(health["worker_pids"]) == 2
+    assert health["status"] == "ok" and health["workers"] == 2
+    assert "worker_pids" not in health and "store" not in health  # no path, no process id: anyone may read it
     spec = client.get("/openapi.json").json()
     for path in ("/api/solve", "/api/jobs/{job_id}", "/api/jobs/{job_id}/events", "/api/showdown", "/api/hand",
                  "/api/draw", "/api/deal", "/api/rules", "/api/health"):
@@ -342,10 +362,10 @@ def test_rules_health_openapi_and_page(client):
     # every asset the page names is served from the package (no CDN)
     import re
 
-    assets = re.findall(r'(?:src|href)="(/static/[^"]+)"', page.text)
-    assert len(assets) >= 3
+    assets = re.findall(r'(?:src|href)="([^"]+)"', page.text)
+    assert len(assets) >= 3 and not any(a.startswith("/") for a in assets)  # relative: the page works under a prefix
     for asset in assets:
-        assert client.get(asset).status_code == 200, asset
+        assert client.get(f"/{asset}").status_code == 200, asset
     for module in ("app.js", "advisor.js", "draw.js", "cards.js", "api.js", "format.js", "form.js", "play.js"):
         text = client.get(f"/static/{module}").text
         for imported in re.findall(r'from "\./([^"]+)"', text):
@@ -382,7 +402,7 @@ def test_a_broken_store_is_the_server_s_fault_never_bad_input(tmp_path):
     junk = tmp_path / "junk.sqlite"
     junk.write_bytes(b"this is not a database" * 100)
     app = create_app(ServeConfig(workers=1, warm_up=False, store=junk))
-    with TestClient(app, raise_server_exceptions=False) as c:
+    with TestClient(app, base_url="http://localhost", raise_server_exceptions=False) as c:
         wait_for_workers(lambda: c.get("/api/health").json(), 1)
         # the server's process reads the store to see whether the equilibrium is solved
         answer = post(c, "/api/solve", {"exposed": STORED_DEAL, "epsilon": 0.05})
@@ -569,11 +589,14 @@ def test_405_says_what_the_path_allows(client, method, path, allow):
 
 
 def test_a_long_path_or_job_id_is_not_echoed(client):
-    long_id = "x" * 50_000
+    long_id = "x" * 10_000
     for method in ("GET", "DELETE"):
-        message = assert_error(client.request(method, f"/api/jobs/{long_id}"), 404)
-        assert len(message) < 200 and "50,000 characters" in message
-    message = assert_error(client.get("/api/" + "y" * 50_000), 404)
+        message = assert_error(client.request(method, f"/api/jobs/{long_id}", headers={"Authorization": "Bearer x"}),
+                               404)
+        assert len(message) < 200 and "10,000 characters" in message
+    message = assert_error(client.get("/api/" + "y" * 10_000), 404)
+    assert len(message) < 200
+    message = assert_error(client.get("/api/" + "y" * 50_000), 431)  # past the head's limit
     assert len(message) < 200
 
 
@@ -680,18 +703,18 @@ def test_style_and_population_travel_in_the_body(client, tmp_path, capsys):
 CANCEL_CPU_SECONDS = 1.0  # what the workers may spend after a cancel, in CPU seconds
 
 
-def _cancel_within_a_second(client, job_id: str, *context: object) -> dict:
-    """DELETE the job; it must end cancelled after at most ``CANCEL_CPU_SECONDS`` of the workers'
-    CPU — the work a solve does before it sees the cancel, however busy the machine (a wall clock
-    would measure the load).  The minute is a hang guard only."""
+def _cancel_within_a_second(client, job_id: str, key: dict[str, str], *context: object) -> dict:
+    """DELETE the job (``key``: its secret's header); it must end cancelled after at most
+    ``CANCEL_CPU_SECONDS`` of the workers' CPU — the work a solve does before it sees the cancel,
+    however busy the machine (a wall clock would measure the load).  The minute is a hang guard only."""
     before, asked = children_cpu_seconds(), time.monotonic()
-    job = client.delete(f"/api/jobs/{job_id}").json()
+    job = client.delete(f"/api/jobs/{job_id}", headers=key).json()
     assert job["status"] in ("cancelling", "cancelled"), job
     while job["status"] not in ("cancelled", "done", "failed"):
         assert children_cpu_seconds() - before < CANCEL_CPU_SECONDS, (*context, job)
         assert time.monotonic() - asked < 60, (*context, job)
         time.sleep(0.02)
-        job = client.get(f"/api/jobs/{job_id}").json()
+        job = client.get(f"/api/jobs/{job_id}", headers=key).json()
     assert children_cpu_seconds() - before < CANCEL_CPU_SECONDS, (*context, job)
     assert job["status"] == "cancelled", (*context, job)
     return job
@@ -707,7 +730,7 @@ def test_a_running_job_cancels_within_a_second_in_every_phase(client, body, wait
     response = post(client, "/api/solve", body)
     assert response.status_code == 202, response.text
     time.sleep(wait)
-    _cancel_within_a_second(client, response.json()["job"])
+    _cancel_within_a_second(client, response.json()["job"], secret_of(response.json()))
 
 
 def test_a_resubmitted_cancelled_solve_cancels_within_a_second(client):
@@ -717,9 +740,9 @@ def test_a_resubmitted_cancelled_solve_cancels_within_a_second(client):
     for wait in (8.0, 0.2, 0.0, 2.0):
         response = post(client, "/api/solve", body)
         assert response.status_code == 202, response.text
-        job_id = response.json()["job"]
+        job_id, key = response.json()["job"], secret_of(response.json())
         time.sleep(wait)
-        job = _cancel_within_a_second(client, job_id, wait)
+        job = _cancel_within_a_second(client, job_id, key, wait)
         if wait >= 2.0:
             assert job["progress"] is not None and job["result"]["interrupted"] is True
     health = client.get("/api/health").json()
@@ -753,7 +776,7 @@ def test_no_500_on_any_bad_input_so_far(client):
     """The server logged no fault: /api/health still ok, workers all alive and idle."""
     health = client.get("/api/health").json()
     assert health["status"] == "ok" and health["workers_ready"] == 2
-    for pid in health["worker_pids"]:
+    for pid in client.app.state.quintet.pool.pids():
         os.kill(pid, 0)  # alive
 
 
@@ -762,8 +785,8 @@ def test_no_500_on_any_bad_input_so_far(client):
 
 @pytest.fixture()
 def small_client(tmp_path):
-    app = create_app(ServeConfig(workers=1, queue_size=1, store=tmp_path / "s.sqlite"))
-    with TestClient(app) as c:
+    app = create_app(ServeConfig(workers=1, queue_size=1, store=tmp_path / "s.sqlite", limits=Limits.off()))
+    with TestClient(app, base_url="http://localhost") as c:
         wait_for_workers(lambda: c.get("/api/health").json(), 1)
         yield c
 
@@ -777,18 +800,18 @@ def test_full_queue_is_503_with_retry_after_and_a_dead_worker_is_replaced(small_
     assert "busy" in assert_error(full, 503)
     assert int(full.headers["retry-after"]) > 0
     # cancelling the waiting job frees its place at once
-    assert c.delete(f"/api/jobs/{waiting['job']}").json()["status"] == "cancelled"
+    assert c.delete(f"/api/jobs/{waiting['job']}", headers=secret_of(waiting)).json()["status"] == "cancelled"
     # the worker running the first job dies: the job fails (500 only here: a server fault), a new worker starts
-    pid = c.get("/api/health").json()["worker_pids"][0]
-    while c.get(f"/api/jobs/{running['job']}").json()["status"] != "running":
+    [pid] = c.app.state.quintet.pool.pids()
+    while c.get(f"/api/jobs/{running['job']}", headers=secret_of(running)).json()["status"] != "running":
         time.sleep(0.05)
     os.kill(pid, signal.SIGKILL)
     deadline = time.monotonic() + 30
-    while (job := c.get(f"/api/jobs/{running['job']}").json())["status"] != "failed":
+    while (job := c.get(f"/api/jobs/{running['job']}", headers=secret_of(running)).json())["status"] != "failed":
         assert time.monotonic() < deadline, job
         time.sleep(0.05)
     assert "worker process died" in job["error"]
-    health = wait_for_workers(lambda: c.get("/api/health").json(), 1)
-    assert health["worker_pids"] != [pid]
+    wait_for_workers(lambda: c.get("/api/health").json(), 1)
+    assert c.app.state.quintet.pool.pids() != [pid]
     response = post(c, "/api/solve", {"exposed": EXAMPLE, "opponent": "uniform"})
     assert response.status_code == 200 and response.json()["optimal"] is True

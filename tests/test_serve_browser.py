@@ -19,7 +19,7 @@ from pathlib import Path
 import httpx
 import pytest
 import tiers
-from serve_helpers import ARR_A, EXAMPLE, QUICK_DEALS, live_server, wait_for_workers
+from serve_helpers import ARR_A, EXAMPLE, NO_LIMITS, QUICK_DEALS, live_server, wait_for_workers
 
 from quintet.evaluator import evaluate
 from solver.advisor.limits import SOLVE_EPSILON, SOLVE_TIME_LIMIT
@@ -45,7 +45,7 @@ ANOTHER_DEAL = "Ac Kh Kd Kc Qd Ts 7s"
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
     store = tmp_path_factory.mktemp("browser") / "solutions.sqlite"
-    with live_server("--workers", "1", "--store", str(store)) as (url, _):  # one worker: a quicker start
+    with live_server("--workers", "1", *NO_LIMITS, "--store", str(store)) as (url, _):  # one worker: a quicker start
         wait_for_workers(lambda: httpx.get(f"{url}/api/health").json(), 1)
         yield url
 
@@ -61,7 +61,9 @@ def browser():
 
 def open_page(browser, server, viewport):
     phone = viewport["width"] < 500
-    context = browser.new_context(viewport=viewport, is_mobile=phone, has_touch=phone)
+    # bypass_csp: Playwright evaluates its string predicates with eval, which the page's CSP forbids
+    # (tests/test_public_server.py checks the page under its CSP)
+    context = browser.new_context(viewport=viewport, is_mobile=phone, has_touch=phone, bypass_csp=True)
     pg = context.new_page()
     pg.set_default_timeout(TIMEOUT_MS)
     errors: list[str] = []
@@ -108,12 +110,13 @@ def solved(server: str, body: dict) -> dict:
     """The API's answer to ``body``, following the job when it is one (an equilibrium not stored yet)."""
     response = httpx.post(f"{server}/api/solve", json=body, timeout=120)
     assert response.status_code in (200, 202), response.text
-    job = response.json()
+    job = created = response.json()
     if response.status_code == 200:
         return job
     while job["status"] not in ("done", "failed", "cancelled"):
         time.sleep(0.2)
-        job = httpx.get(f"{server}/api/jobs/{job['job']}").json()
+        job = httpx.get(f"{server}/api/jobs/{job['job']}",
+                        headers={"Authorization": f"Bearer {created['secret']}"}).json()
     assert job["status"] == "done", job
     return job["result"]
 
@@ -581,7 +584,7 @@ def test_equilibrium_seeded_play_category_colours_and_mix(page, server):
     body = bodies[-1]
     assert set(body) == {"exposed", "opponent", "epsilon", "time_limit", "seed"}  # no objective
     seed = body["seed"]
-    assert 0 <= seed <= MAX_SEED and pg.inner_text("#play-seed") == str(seed)
+    assert 0 <= seed <= MAX_SEED and pg.inner_text("#answer-seed") == str(seed)
     want = api(server, "/api/solve", {"exposed": QUICK_DEALS[1], "epsilon": 0.05, "seed": seed})
     assert want["from_store"] is True
     assert page_packets(pg) == want["arrangement"]  # the arrangement drawn with that seed
@@ -605,7 +608,7 @@ def test_equilibrium_seeded_play_category_colours_and_mix(page, server):
     assert sorted(legend) == sorted(colour_of)
     # "Draw another": a fresh seed, shown, and the arrangement drawn with it
     ask(pg, "#draw-another", "#answer .certificate")
-    assert bodies[-1]["seed"] != seed and pg.inner_text("#play-seed") == str(bodies[-1]["seed"])
+    assert bodies[-1]["seed"] != seed and pg.inner_text("#answer-seed") == str(bodies[-1]["seed"])
     want = api(server, "/api/solve", {"exposed": QUICK_DEALS[1], "epsilon": 0.05, "seed": bodies[-1]["seed"]})
     assert page_packets(pg) == want["arrangement"]
     assert active(pg)["id"] == "answer-heading"

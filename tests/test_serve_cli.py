@@ -18,10 +18,20 @@ import sys
 import threading
 import time
 import uuid
+from pathlib import Path
 
 import httpx
 import pytest
-from serve_helpers import EXAMPLE, ROOT, live_server, process_cpu_seconds, reaped_cpu_seconds, wait_for_workers
+from serve_helpers import (
+    EXAMPLE,
+    ROOT,
+    children,
+    live_server,
+    process_cpu_seconds,
+    reaped_cpu_seconds,
+    secret_of,
+    wait_for_workers,
+)
 
 STOP_CPU_SECONDS = 2.0  # what the server and its workers may spend after Ctrl-C
 STOP_SECONDS = 10.0  # a bound on the wall clock, generous: it counts the machine's load too
@@ -59,7 +69,8 @@ def wait_gone(pids: list[int], timeout: float = 10.0) -> bool:
 def test_serves_then_ctrl_c_stops_everything_even_during_a_solve(tmp_path):
     with live_server("--workers", "1", "--store", str(tmp_path / "s.sqlite")) as (url, proc):
         assert url.startswith("http://127.0.0.1:")  # loopback by default
-        health = wait_for_workers(lambda: httpx.get(f"{url}/api/health").json(), 1)
+        wait_for_workers(lambda: httpx.get(f"{url}/api/health").json(), 1)
+        workers = children(proc.pid)
         assert httpx.get(f"{url}/").status_code == 200
         job = httpx.post(f"{url}/api/solve", json={"exposed": EXAMPLE, "epsilon": 1e-9}).json()
         assert job["status"] in ("queued", "running")
@@ -76,12 +87,12 @@ def test_serves_then_ctrl_c_stops_everything_even_during_a_solve(tmp_path):
     assert "Traceback" not in err and "ERROR" not in err, err
     assert waiting[0].status_code == 503 and waiting[0].json() == {"error": "the server is stopping"}
     assert err.strip().splitlines()[-1] == "quintet-serve: stopped"
-    assert wait_gone(health["worker_pids"])
+    assert workers and wait_gone(workers)
 
 
-def _follow(url: str, job_id: str, events: list[dict]) -> None:
+def _follow(url: str, job: dict, events: list[dict]) -> None:
     """Read a job's event stream to its end (in a thread)."""
-    with httpx.stream("GET", f"{url}/api/jobs/{job_id}/events", timeout=30) as stream:
+    with httpx.stream("GET", f"{url}/api/jobs/{job['job']}/events", headers=secret_of(job), timeout=30) as stream:
         for line in stream.iter_lines():
             if line.startswith("data: "):
                 events.append(json.loads(line[6:]))
@@ -92,11 +103,13 @@ def test_ctrl_c_with_event_streams_open(tmp_path):
     """Each open stream gets a final event (its job, cancelled), the server stops at once (STOP_CPU_SECONDS),
     exit status 0, no traceback and no error from uvicorn."""
     with live_server("--workers", "2", "--store", str(tmp_path / "s.sqlite")) as (url, proc):
-        health = wait_for_workers(lambda: httpx.get(f"{url}/api/health").json(), 2)
+        wait_for_workers(lambda: httpx.get(f"{url}/api/health").json(), 2)
+        workers = children(proc.pid)
         hard = [{"exposed": EXAMPLE, "epsilon": 1e-9}, {"exposed": "Ac Kd Kc Qc Jh 8h 8d", "epsilon": 1e-9}]
-        jobs = [httpx.post(f"{url}/api/solve", json=body).json()["job"] for body in hard]  # one runs, one waits
-        streams = {job: [] for job in jobs}
-        threads = [threading.Thread(target=_follow, args=(url, job, events)) for job, events in streams.items()]
+        created = [httpx.post(f"{url}/api/solve", json=body).json() for body in hard]  # one runs, one waits
+        jobs = [job["job"] for job in created]
+        streams: dict[str, list[dict]] = {job: [] for job in jobs}
+        threads = [threading.Thread(target=_follow, args=(url, job, streams[job["job"]])) for job in created]
         for thread in threads:
             thread.start()
         deadline = time.monotonic() + 60
@@ -114,13 +127,20 @@ def test_ctrl_c_with_event_streams_open(tmp_path):
     running, waiting = (streams[job][-1] for job in jobs)
     assert running["status"] == "cancelled" and running["result"]["interrupted"] is True, running
     assert waiting["status"] == "cancelled" and waiting["result"] is None, waiting
-    assert wait_gone(health["worker_pids"])
+    assert len(workers) >= 2 and wait_gone(workers)  # the workers (and multiprocessing's resource tracker)
 
 
 def _free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
+
+
+def _cmdline(proc: Path) -> str:
+    try:
+        return (proc / "cmdline").read_text()
+    except OSError:
+        return ""
 
 
 @pytest.mark.tmux
@@ -141,7 +161,11 @@ def test_ctrl_c_in_a_terminal_under_tmux(tmp_path):
         while f"127.0.0.1:{port}/" not in pane():
             assert time.monotonic() < deadline, pane()
             time.sleep(0.2)
-        health = wait_for_workers(lambda: httpx.get(f"{url}/api/health").json(), 1)
+        wait_for_workers(lambda: httpx.get(f"{url}/api/health").json(), 1)
+        server = [int(p.name) for p in Path("/proc").iterdir() if p.name.isdigit()
+                  and _cmdline(p).endswith(f"--port\0{port}\0--workers\0001\0--store\0{tmp_path / 's.sqlite'}\0")]
+        assert len(server) == 1
+        workers = children(server[0])
         subprocess.run(["tmux", "send-keys", "-t", session, "C-c"], check=True)
         deadline = time.monotonic() + 30
         while "EXIT=" not in pane():
@@ -150,14 +174,14 @@ def test_ctrl_c_in_a_terminal_under_tmux(tmp_path):
         text = pane()
         assert "EXIT=0" in text and "quintet-serve: stopped" in text and "Traceback" not in text, text
         assert "died" not in text, text  # the terminal's Ctrl-C reaches the workers too: they leave it to the server
-        assert wait_gone(health["worker_pids"])
+        assert workers and wait_gone(workers)
     finally:
         subprocess.run(["tmux", "kill-session", "-t", session], capture_output=True)
 
 
-def run_serve(*args: str) -> subprocess.CompletedProcess:
+def run_serve(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "solver.apps.serve.cli", *args], capture_output=True, text=True,
-                          cwd=ROOT, timeout=60)
+                          cwd=ROOT, timeout=60, env=None if env is None else {**os.environ, **env})
 
 
 def one_line_error(proc: subprocess.CompletedProcess) -> str:
@@ -179,8 +203,10 @@ def one_line_error(proc: subprocess.CompletedProcess) -> str:
     (["--host", "no-such-host.invalid"], "cannot resolve --host"),
 ])
 @pytest.mark.subprocess
-def test_bad_options_are_one_line_exit_2(args, words):
-    assert words in one_line_error(run_serve(*args))
+def test_bad_options_are_one_line_exit_2(args, words, tmp_path):
+    # the default store's directory is tmp_path's: a refused start makes nothing there
+    assert words in one_line_error(run_serve(*args, env={"XDG_CACHE_HOME": str(tmp_path)}))
+    assert list(tmp_path.iterdir()) == []
 
 
 @pytest.mark.subprocess

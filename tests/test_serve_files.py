@@ -24,6 +24,7 @@ from quintet.game import Deal
 from solver.advisor.request import SolveRequest
 from solver.apps.serve.app import ServeConfig, create_app
 from solver.apps.serve.models import SolveIn
+from solver.apps.serve.quota import Limits
 from solver.apps.serve.routers.solve import solve_request_of
 from solver.apps.serve.worker import run_task
 from solver.problem.opponent_spec import OpponentSpec
@@ -154,10 +155,10 @@ def test_the_workers_task_runner_opens_nothing(disk):
 
 @pytest.mark.server  # the application with its worker
 def test_the_application_over_http_opens_nothing(disk, tmp_path):
-    app = create_app(ServeConfig(workers=1, warm_up=False, store=tmp_path / "s.sqlite"))
+    app = create_app(ServeConfig(workers=1, warm_up=False, store=tmp_path / "s.sqlite", limits=Limits.off()))
     specs = opponents(disk)
     messages: dict[str, list[str]] = {name: [] for name in specs}
-    with TestClient(app) as client:
+    with TestClient(app, base_url="http://localhost") as client:
         wait_for_workers(lambda: client.get("/api/health").json(), 1)
         client.post("/api/solve", json={"exposed": EXAMPLE, "opponent": "style:/x"})  # warm the code paths
         with no_files() as attempts:

@@ -20,7 +20,7 @@ import time
 
 import httpx
 import pytest
-from serve_helpers import ROOT, live_server, wait_for_workers
+from serve_helpers import NO_LIMITS, ROOT, live_server, wait_for_workers
 from table_helpers import (
     SeatClient,
     deal_of,
@@ -31,6 +31,7 @@ from table_helpers import (
     two_arrangements,
 )
 
+from quintet.cards import RANK_NAMES
 from quintet.game import Arrangement, Deal, showdown
 from solver.advisor.sparse import roll_mix
 from solver.apps.serve.tables.errors import NOT_FOUND
@@ -130,9 +131,44 @@ def test_seat_view_never_shows_the_other_side_before_both_have_confirmed():
     assert seen > 40
 
 
+def test_the_show_down_says_what_decides_between_hands_of_one_name_and_who_committed_first():
+    """A slot won between two hands of the same name carries the deciding place (the
+    evaluator's ``tie_break``) and each hand's card there — the same from both seats, mirrored;
+    others carry none.  Whoever confirmed first is named from both seats."""
+    decided = 0
+    for seed in range(40):
+        deal = Deal.random(seed)
+        a, b = (random_arrangement(deal, seed * 10 + k).format() for k in (1, 2))
+        table = TableRow("T" * 22, "friend", 1, seed, {"name": "classic"}, False, 0.0, 0.0)
+        table.seat_games = {1: 1, 2: 1}
+        row = GameRow(1, equilibrium=None)
+        row.plays[1], row.plays[2] = _side(a, deal), _side(b, deal)
+        row.plays[2].confirmed = 0.5  # seat 2 confirmed first
+        table.game_rows[1] = row
+        views = {seat: seat_view(table, seat) for seat in (1, 2)}
+        assert views[1].confirmed_first == "other" and views[2].confirmed_first == "you"
+        for s, mirror in zip(views[1].showdown.slots, views[2].showdown.slots, strict=True):
+            assert (s.decided_by is not None) == (s.a.hand == s.b.hand and s.winner is not None), s
+            assert mirror.decided_by == s.decided_by
+            assert (mirror.a.decider, mirror.b.decider) == (s.b.decider, s.a.decider)
+            if s.decided_by is None:
+                assert s.a.decider is None and s.b.decider is None
+                continue
+            decided += 1
+            high, low = (s.a, s.b) if s.winner == "A" else (s.b, s.a)
+            assert s.decided_by.endswith(f": {RANK_NAMES[high.decider[0]][0]} over {RANK_NAMES[low.decider[0]][0]}")
+            assert s.a.decider in s.a.cards and s.b.decider in s.b.cards
+    assert decided >= 3
+    # the computer commits when the game starts: first, whenever the seat confirmed
+    computer = next(t for t, _ in _table_states() if not t.friend and t.shown_down(1) and t.seat_games[1] == 1)
+    assert seat_view(computer, 1).confirmed_first == "other"
+    assert seat_view(next(t for t, _ in _table_states() if not t.shown_down(1)), 1).confirmed_first is None
+
+
 def test_seat_view_statuses():
     table = next(t for t, _ in _table_states() if not t.friend and t.row(1).computer is None and not t.row(1).failed)
     assert seat_view(table, 1).status == "preparing" and seat_view(table, 1).other.confirmed is False
+    assert seat_view(table, 1).description == "uniform"  # what it plays, once ("Against the computer: uniform")
     failed = next(t for t, _ in _table_states() if t.row(1).failed)
     assert seat_view(failed, 1).status == "failed" and seat_view(failed, 1).error == "the worker process died"
 
@@ -166,7 +202,7 @@ def test_commitment_checks_out_with_sha256sum_and_fails_for_a_changed_arrangemen
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
     base = tmp_path_factory.mktemp("tables")
-    with live_server("--workers", "1", "--store", str(base / "solutions.sqlite"),
+    with live_server("--workers", "1", *NO_LIMITS, "--store", str(base / "solutions.sqlite"),
                      "--tables", str(base / "tables.sqlite")) as (url, proc):
         wait_for_workers(lambda: httpx.get(f"{url}/api/health").json(), 1)
         yield url
@@ -185,7 +221,7 @@ ENDPOINTS = [  # (method, path, body)
     ("POST", "/next", None), ("GET", "/records", None), ("POST", "/hint", {"slots": {}}),
     ("POST", "/grade", {"arrangement": "As Ah Ad Ac Ks | Kh Kd Kc Qs Qh | Qd Qc Js Jh Jd | Jc Ts Th Td Tc | "
                                        "9s 9h 9d 9c 8s"}),
-    ("POST", "/odds", None), ("GET", "/events", None),
+    ("POST", "/odds", None), ("GET", "/events", None), ("GET", "/invitation", None), ("POST", "/rematch", None),
 ]
 
 
@@ -226,19 +262,26 @@ def test_the_tables_api_is_typed_and_its_errors_documented(server):
     spec = httpx.get(f"{server}/openapi.json").json()
     paths = {p: ops for p, ops in spec["paths"].items() if p.startswith("/api/tables")}
     expected = {"/api/tables": {"post"}, "/api/tables/{table_id}": {"get"},
-                **{f"/api/tables/{{table_id}}/{x}": {"post"} for x in ("arrangement", "next", "hint", "grade", "odds")},
-                "/api/tables/{table_id}/events": {"get"}, "/api/tables/{table_id}/records": {"get"}}
+                **{f"/api/tables/{{table_id}}/{x}": {"post"}
+                   for x in ("arrangement", "next", "hint", "grade", "odds", "join", "rematch")},
+                "/api/tables/{table_id}/events": {"get"}, "/api/tables/{table_id}/records": {"get"},
+                "/api/tables/{table_id}/invitation": {"get"}}
     assert {p: set(ops) for p, ops in paths.items()} == expected
     models = {"/api/tables": ("201", "TableCreatedOut"), "/api/tables/{table_id}": ("200", "TableView"),
+              "/api/tables/{table_id}/join": ("201", "TableJoinedOut"),
+              "/api/tables/{table_id}/invitation": ("200", "InvitationOut"),
+              "/api/tables/{table_id}/rematch": ("200", "TableView"),
               "/api/tables/{table_id}/arrangement": ("200", "TableView"), "/api/tables/{table_id}/hint":
               ("200", ("SolutionOut", "SparseOut")), "/api/tables/{table_id}/grade": ("200", "GradeOut"),
               "/api/tables/{table_id}/odds": ("200", "OddsOut")}
     for path, ops in paths.items():
         for op in ops.values():
             responses = op["responses"]
-            if path != "/api/tables":
+            if path not in ("/api/tables", "/api/tables/{table_id}/join"):  # the two calls without a token
                 assert {"401", "404"} <= set(responses), path
                 assert op["security"] == [{"seat token": []}]
+            else:
+                assert "security" not in op, path
             for code, r in responses.items():
                 if code[0] in "45":
                     assert r["content"]["application/json"]["schema"]["$ref"].endswith("/ErrorOut"), (path, code)
@@ -407,9 +450,10 @@ def test_the_equilibrium_computer_is_prepared_in_the_long_lane(server):
     assert refused.json()["error"].startswith("max_support: a K-mix is of whole arrangements")
     odds = seat.request("POST", "/odds").json()
     assert odds["model"] == "equilibrium" and len(odds["slots"]) == 5
-    for slot in odds["slots"]:  # the likeliest hands first, at most four
+    for slot in odds["slots"]:  # every hand the model plays there, the likeliest first: the whole slot
         chances = [h["probability"] for h in slot]
-        assert 1 <= len(chances) <= 4 and chances == sorted(chances, reverse=True) and sum(chances) <= 1 + 1e-9
+        assert chances == sorted(chances, reverse=True) and sum(chances) == pytest.approx(1)
+        assert len({h["hand"] for h in slot}) == len(slot)
     arrangement = " | ".join(" ".join(p) for p in hint["arrangement"])
     done = seat.confirm(arrangement).json()
     assert check(ready["other"]["commitment"], done["other"]["salt"],
@@ -569,7 +613,13 @@ async def _play_table(client: httpx.AsyncClient, body: dict, log: dict) -> list[
     assert r.status_code == 201, r.text
     created = r.json()
     table = created["table"]
-    seats = [(s["seat"], {"Authorization": f"Bearer {s['token']}"}) for s in created["seats"]]
+    tokens = [created["token"]]
+    if created["invitation"]:  # the friend's page exchanges the invitation for seat 2's own token
+        code = created["invitation"]["link"].rsplit("/", 1)[1]
+        joined = await client.post(f"/api/tables/{table}/join", json={"invitation": code})
+        assert joined.status_code == 201, joined.text
+        tokens.append(joined.json()["token"])
+    seats = [(seat, {"Authorization": f"Bearer {token}"}) for seat, token in enumerate(tokens, start=1)]
     reveals = {s: 0 for s, _ in seats}
     connected = {s: asyncio.Event() for s, _ in seats}
 

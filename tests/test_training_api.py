@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from fastapi.testclient import TestClient
 from programs import run_main
-from serve_helpers import wait_for_workers
+from serve_helpers import secret_of, wait_for_workers
 from test_review import made_up_equilibrium, played, store_with
 
 from quintet.fingerprint import rules_fingerprint
@@ -22,6 +22,7 @@ from solver.advisor.limits import MAX_RECORDS
 from solver.advisor.request import SolveRequest
 from solver.apps.play_cli import main as play_main
 from solver.apps.serve.app import ServeConfig, create_app
+from solver.apps.serve.quota import Limits
 from solver.apps.serve.worker import run_task
 from solver.play.puzzle import pick_puzzle
 from solver.storage.records import append_record
@@ -53,7 +54,8 @@ def store_path(tmp_path_factory) -> Path:
 
 @pytest.fixture(scope="module")
 def client(store_path):
-    with TestClient(create_app(ServeConfig(workers=1, store=store_path))) as c:
+    with TestClient(create_app(ServeConfig(workers=1, store=store_path, limits=Limits.off())),
+                    base_url="http://localhost") as c:  # a name the Host allow-list knows
         wait_for_workers(lambda: c.get("/api/health").json(), 1)
         yield c
 
@@ -100,10 +102,10 @@ def test_a_review_whose_equilibrium_is_not_stored_is_a_job(client):
     game.play_out(greedy_arrangement(DealTables.build(deal)))
     response = client.post("/api/review", json={"record": game.record().to_dict(), "epsilon": 0.05})
     assert response.status_code == 202, response.text
-    job = response.json()
+    job = created = response.json()
     assert job["request"]["record"] == "…"  # the record is not echoed back
     while job["status"] not in ("done", "failed", "cancelled"):
-        job = client.get(f"/api/jobs/{job['job']}").json()
+        job = client.get(f"/api/jobs/{job['job']}", headers=secret_of(created)).json()
         assert job["progress"] is None or job["progress"]["kind"] == "equilibrium"
     assert job["status"] == "done", job
     assert job["result"]["kind"] == "review" and job["result"]["equilibrium"]["exploitability"] <= 0.05
@@ -118,6 +120,9 @@ def test_statistics_are_what_quintet_play_stats_prints(client, store_path, tmp_p
     response = client.post("/api/stats", json={"records": [r.to_dict() for r in records], "window": 2})
     assert response.status_code == 200, response.text
     assert response.json() == cli_json(tmp_path, store_path, "stats", str(path), "--window", "2", "--json")
+    whole = client.post("/api/stats", json={"records": [r.to_dict() for r in records], "window": 2.0})
+    assert whole.json() == response.json()  # 2.0 is JSON's integer 2, as JSON Schema counts it
+    assert client.post("/api/stats", json={"records": [], "window": 2.5}).status_code == 422
     too_many = client.post("/api/stats", json={"records": [records[0].to_dict()] * (MAX_RECORDS + 1)})
     assert too_many.status_code == 422 and str(MAX_RECORDS) in too_many.json()["error"]
     bad = client.post("/api/stats", json={"records": [records[0].to_dict(), {"exposed": "As"}]})
@@ -153,7 +158,8 @@ def test_puzzles_are_drawn_from_the_store_and_graded_exactly(client, store_path)
 
 @pytest.mark.server  # the application with its worker
 def test_no_puzzle_without_a_solved_deal(tmp_path):
-    with TestClient(create_app(ServeConfig(workers=1, store=tmp_path / "empty.sqlite", warm_up=False))) as c:
+    with TestClient(create_app(ServeConfig(workers=1, store=tmp_path / "empty.sqlite", warm_up=False)),
+                    base_url="http://localhost") as c:
         response = c.get("/api/puzzles")
         assert response.status_code == 404 and "holds no solved deal" in response.json()["error"]
 

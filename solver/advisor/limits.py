@@ -56,6 +56,7 @@ __all__ = [
     # defaults
     "SOLVE_EPSILON", "SOLVE_TIME_LIMIT", "VERIFY_TIME_LIMIT", "PLAY_EPSILON", "PLAY_TIME_LIMIT",
     "TABLE_SEARCH_TIME_LIMIT", "TOURNAMENT_EPSILON", "TOURNAMENT_TIME_LIMIT", "BATCH_EPSILON", "BATCH_TIME_LIMIT",
+    "SERVE_QUICK_TIME_LIMIT", "SERVE_MAX_TIME_LIMIT",
     # the checks
     "LimitError", "Range", "Default", "RANGES", "DEFAULTS", "check_epsilon", "check_time_limit", "check_threads",
     "check_max_exploitability", "check_max_support", "check_games", "check_window", "parse_slot", "to_model",
@@ -108,6 +109,12 @@ BATCH_EPSILON = 0.05
 """Points: ``quintet-batch``'s target per deal (the book is solved to it)."""
 BATCH_TIME_LIMIT = 600.0
 """Seconds: ``quintet-batch``'s limit per deal."""
+SERVE_QUICK_TIME_LIMIT = 20.0
+"""Seconds: ``quintet-serve``'s limit on an answer its request waits for (a best response, a
+completion, a grade) when the request gives none (``--quick-time-limit``)."""
+SERVE_MAX_TIME_LIMIT = 600.0
+"""Seconds: ``quintet-serve``'s cap on any one solve and recheck (``--max-time-limit``): a request
+asking for more is refused, an equilibrium, safe mix or K-mix asking none gets it."""
 
 
 class LimitError(ValueError):
@@ -214,6 +221,10 @@ DEFAULTS: dict[str, Default] = {
     "TOURNAMENT_TIME_LIMIT": Default("time_limit", TOURNAMENT_TIME_LIMIT, "seconds", "quintet-tournament, per deal"),
     "BATCH_EPSILON": Default("epsilon", BATCH_EPSILON, "points", "quintet-batch, the book estimate"),
     "BATCH_TIME_LIMIT": Default("time_limit", BATCH_TIME_LIMIT, "seconds", "quintet-batch, per deal"),
+    "SERVE_QUICK_TIME_LIMIT": Default("time_limit", SERVE_QUICK_TIME_LIMIT, "seconds",
+                                      "quintet-serve: a best response, completion or grade given none"),
+    "SERVE_MAX_TIME_LIMIT": Default("time_limit", SERVE_MAX_TIME_LIMIT, "seconds",
+                                    "quintet-serve: the cap on any one solve and recheck"),
 }
 """Every default by its constant's name; each is in its field's range (a test checks it)."""
 

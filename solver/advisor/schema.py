@@ -331,7 +331,9 @@ class OddsOut(ResultModel):
 
     kind: Literal["odds"] = "odds"
     model: str = Field(description="the model the odds are of")
-    slots: list[list[SlotMarginalOut]] = Field(description="per slot, the likeliest hands and their odds")
+    slots: list[list[SlotMarginalOut]] = Field(description=(
+        "per slot, the hands the model plays there and their odds, the likeliest first (a table's: every hand, "
+        "so that each slot's odds sum to 1)"))
 
 
 class RangeOut(ResultModel):

@@ -54,8 +54,9 @@ def _label(rules: Rules, hand: HandValue) -> str:
 
 def slot_reason(result: SlotResult, rules: Rules) -> str:
     """Why a slot went as it did, in a few words: ``'full house beats two pair'``, ``'both full
-    house: jacks over tens beats eights over tens'``, ``'both pair of kings; the other cards
-    decide: …'``, ``'equal hands (straight, ace high): nobody scores'``."""
+    house: jacks over tens beats eights over tens'``, ``'both pair of kings; second kicker:
+    queen over jack'`` (``quintet.hands.tie_break``'s words, as the show-down's ``decided_by``),
+    ``'equal hands (straight, ace high): nobody scores'``."""
     a, b = result.hand_a, result.hand_b
     if result.winner is None:
         share = f"each scores {result.points_a:g}" if result.points_a else "nobody scores"
@@ -68,6 +69,9 @@ def slot_reason(result: SlotResult, rules: Rules) -> str:
         def bare(h: HandValue) -> str:  # 'full house, jacks over tens' → 'jacks over tens'
             return h.description.removeprefix(f"{label}, ")
         return f"both {label}: {bare(won)} beats {bare(lost)}"
+    decided = result.tie_break(rules)  # the show-down's own words (``decided_by``)
+    if decided is not None:
+        return f"both {won.description}; {decided}"
     cards = (format_cards(h.mask, rules.deck, order="group") for h in (won, lost))
     return f"both {won.description}; the other cards decide: {' beats '.join(cards)}"
 

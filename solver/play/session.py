@@ -464,8 +464,9 @@ class GameSession:
         with self._hinting():
             return grade(self.deal, arrangement, model, time_limit=self.time_limit, stop_event=stop_event)
 
-    def odds(self, top: int = 4) -> Odds:
-        """The computer's model per slot: the ``top`` likeliest hands (by name) and their odds."""
+    def odds(self, top: int | None = 4) -> Odds:
+        """The computer's model per slot: the ``top`` likeliest hands (by name; None: every hand
+        it plays there) and their odds."""
         self._require(Phase.PLACING, "show the odds")
         tables, model = self._advice()
         self.hints.append("odds")

@@ -25,12 +25,15 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from importlib import metadata
+from typing import Any
 
 from fastapi import FastAPI
+from fastapi.middleware.cors import CORSMiddleware
 from starlette.concurrency import run_in_threadpool
 from starlette.routing import Mount, Route
 
-from solver.apps.serve.errors import MAX_BODY_BYTES, BodyLimit, install_error_handlers
+from solver.apps.serve.errors import MAX_BODY_BYTES, BodyLimit, error_response, install_error_handlers
+from solver.apps.serve.guard import Guard
 from solver.apps.serve.routers import game, server, solve, tables, training
 from solver.apps.serve.state import AppState, ServeConfig
 
@@ -39,10 +42,12 @@ __all__ = ["ServeConfig", "create_app", "MAX_BODY_BYTES"]
 DESCRIPTION = """The Quintet arrangement advisor and draw advisor over HTTP (quintet-serve).
 
 Requests are JSON (`Content-Type: application/json`). Every error is one line, `{"error": "…"}`:
-400 bad input (the command lines' words), 401 a table call without a seat token, 404 no such
-endpoint, job or table (a wrong token answers the same 404), 405 a method the path does
-not allow (with `Allow`), 413 a body over the limit, 422 a malformed request (not JSON, a wrong
-type, a number out of range, an unknown or missing field), 503 a full queue (`Retry-After`) or a
+400 bad input (the command lines' words) or a host the server does not answer to, 401 a table
+call without a seat token or a job's without its secret, 403 a cross-site request (or the solver
+off on a play-only server), 404 no such endpoint, job or table (a wrong token or secret answers
+the same 404), 405 a method the path does not allow (with `Allow`), 413 a body over the limit,
+422 a malformed request (not JSON, a wrong type, a number out of range, an unknown or missing
+field), 429 a client over its limits (`Retry-After`), 503 a full queue (`Retry-After`) or a
 stopping server, 500 only for a fault of the server."""
 
 
@@ -68,11 +73,25 @@ def create_app(config: ServeConfig | None = None) -> FastAPI:
         description=DESCRIPTION,
     )
     app.state.quintet = state
-    app.add_middleware(BodyLimit, limit=state.config.max_body_bytes)
+    app.add_middleware(BodyLimit, limit=state.config.max_body_bytes, timeout=state.config.body_timeout)
+    public = state.config.public
+    if public.cors_origins:  # no CORS unless the operator names the origins
+        app.add_middleware(CORSMiddleware, allow_origins=list(public.cors_origins), allow_credentials=False,
+                           allow_methods=["GET", "POST", "DELETE"], allow_headers=["Authorization", "Content-Type"],
+                           expose_headers=["Location", "Retry-After"], max_age=600)
+    app.add_middleware(Guard, public=public, error=error_response)  # outermost: every response gets its headers
     routers = (solve.router, game.router, tables.router, training.router, server.router)
     for router in routers:
         app.include_router(router)
     server.mount_page(app)
     own = [route for route in app.router.routes if isinstance(route, (Route, Mount))]  # /openapi.json, /static
     install_error_handlers(app, own + [route for router in routers for route in router.routes])
+    generate = app.openapi
+
+    def openapi() -> dict[str, Any]:
+        if app.openapi_schema is None:
+            app.openapi_schema = tables.event_stream_schema(generate())
+        return app.openapi_schema
+
+    app.openapi = openapi  # type: ignore[method-assign]
     return app

@@ -4,6 +4,10 @@
     quintet-serve --port 8080 --workers 4 --store solutions.sqlite
     quintet-serve --host 0.0.0.0                 # reachable from other machines: only when asked
     quintet-serve --tables tables.sqlite --table-ttl 3600 --max-tables 200
+    quintet-serve --public-url https://quintet.example.org   # behind a proxy with TLS: the links' address
+
+``docs/public-server.md`` ("Running a public server") is the operator's page: a proxy, TLS,
+the limits, what is exposed.
 
 Ctrl-C stops it cleanly and at once: open event streams get their job's last state (cancelled,
 with its best so far) and end, running solves are cancelled, the workers stopped, exit status 0.
@@ -13,6 +17,7 @@ A bad option or an unusable store is one line on stderr and exit status 2.
 from __future__ import annotations
 
 import argparse
+import copy
 import os
 import socket
 import subprocess
@@ -20,9 +25,40 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 from types import FrameType
+from typing import Any
 
-from quintet.cliutil import OneLineParser, UsageError, int_between, positive_float, positive_int, run_cli
+from quintet.cliutil import (
+    OneLineParser,
+    UsageError,
+    int_at_least,
+    int_between,
+    positive_float,
+    positive_int,
+    run_cli,
+)
 from quintet.text import quote
+from solver.advisor.limits import SERVE_MAX_TIME_LIMIT, SERVE_QUICK_TIME_LIMIT, check_time_limit
+from solver.apps.serve.public import (
+    Public,
+    PublicError,
+    is_loopback_bind,
+    link_warning,
+    machine_names,
+    parse_hosts,
+    parse_origins,
+    parse_proxies,
+    parse_public_url,
+    parse_root_path,
+)
+from solver.apps.serve.quota import (
+    BODY_TIMEOUT,
+    HEADER_TIMEOUT,
+    KEEP_ALIVE,
+    KINDS,
+    MAX_CONNECTIONS,
+    MAX_HEAD_BYTES,
+    Limits,
+)
 from solver.apps.serve.tables.service import DEFAULT_MAX_TABLES, DEFAULT_TTL, TablesConfig, tables_path
 from solver.apps.serve.tables.store import TableStore, TableStoreError
 from solver.storage.store import SolutionStore, default_store_path
@@ -52,10 +88,102 @@ def build_parser() -> argparse.ArgumentParser:
                    help=f"an idle table expires after this long (default {DEFAULT_TTL:g}: a day)")
     p.add_argument("--max-tables", type=positive_int, default=DEFAULT_MAX_TABLES, metavar="N",
                    help=f"open tables at most; more are refused with 503 (default {DEFAULT_MAX_TABLES})")
+    g = p.add_argument_group("limits (docs: Running a public server)")
+    g.add_argument("--max-time-limit", type=_seconds, default=SERVE_MAX_TIME_LIMIT, metavar="SECONDS",
+                   help=f"the most any one solve or recheck may take; a request asking more is refused, a job "
+                        f"asking none gets it (default {SERVE_MAX_TIME_LIMIT:g})")
+    g.add_argument("--quick-time-limit", type=_seconds, default=SERVE_QUICK_TIME_LIMIT, metavar="SECONDS",
+                   help="the limit of a best response, completion or grade that gives none: its request waits for "
+                        f"it (default {SERVE_QUICK_TIME_LIMIT:g})")
+    defaults = Limits()
+    for kind, what in KINDS.items():
+        g.add_argument(f"--{kind}-per-minute", type=int_at_least(0), default=defaults.per_minute(kind), metavar="N",
+                       help=f"per client address, {what} a minute (a burst of N, then N a minute; 0: no limit; "
+                            f"default {defaults.per_minute(kind)})")
+    g.add_argument("--jobs-per-client", type=int_at_least(0), default=defaults.jobs, metavar="N",
+                   help=f"solves one client address may have running or waiting at once (0: no limit; default "
+                        f"{defaults.jobs})")
+    g.add_argument("--play-only", action="store_true",
+                   help="a public server for play: the solver API (solves, jobs, draw advice, reviews, puzzles) "
+                        "off (403); the tables, their hints if a table allows them, show-downs, hands, deals and rule "
+                        "sets stay")
+    g.add_argument("--max-connections", type=positive_int, default=MAX_CONNECTIONS, metavar="N",
+                   help=f"open connections at most (event streams included); more are answered 503 (default "
+                        f"{MAX_CONNECTIONS})")
+    g.add_argument("--header-timeout", type=_seconds, default=HEADER_TIMEOUT, metavar="SECONDS",
+                   help=f"a request's line and headers must arrive within this long (a slow client's connection is "
+                        f"closed; default {HEADER_TIMEOUT:g}); the line and headers hold {MAX_HEAD_BYTES // 1024} KiB "
+                        "at most")
+    g.add_argument("--body-timeout", type=_seconds, default=BODY_TIMEOUT, metavar="SECONDS",
+                   help=f"a request's body must arrive within this long (408; default {BODY_TIMEOUT:g})")
+    g.add_argument("--keep-alive", type=_seconds, default=KEEP_ALIVE, metavar="SECONDS",
+                   help=f"an idle connection between two requests is closed after this long (default {KEEP_ALIVE:g})")
+    g.add_argument("--access-log", action="store_true",
+                   help="log every request on stdout (method, path, status: no token, code or secret is ever in a "
+                        "path; default: no access log)")
+    g = p.add_argument_group("the server's public address (docs: Running a public server)")
+    g.add_argument("--public-url", metavar="URL", default=None,
+                   help="https://HOST[:PORT][/PATH]: where the world reaches this server (its proxy); every link "
+                        "it makes starts with it (default: $QUINTET_PUBLIC_URL, else each request's own address)")
+    g.add_argument("--root-path", metavar="PATH", default="",
+                   help="the path the page is served under behind a proxy, e.g. /quintet (default: the root; a "
+                        "trusted proxy's X-Forwarded-Prefix says it per request)")
+    g.add_argument("--trusted-proxies", metavar="ADDRESSES", action="append", default=None,
+                   help="addresses or networks (comma-separated, repeatable) whose Forwarded / X-Forwarded-* "
+                        "headers are read: the client's address, scheme, host and prefix (default: loopback, "
+                        "127.0.0.0/8 and ::1; 'none': no proxy)")
+    g.add_argument("--allowed-hosts", metavar="NAMES", action="append", default=[],
+                   help="host names the server answers to besides localhost, IP addresses, the public URL's host "
+                        "and (listening beyond loopback) this machine's names: comma-separated, *.example.org for "
+                        "subdomains, * for any (the check keeps DNS-rebinding pages out)")
+    g.add_argument("--cors-origin", metavar="ORIGINS", action="append", default=[],
+                   help="https://APP.EXAMPLE.ORG: a web origin whose pages may call this API (comma-separated, "
+                        "repeatable; default: none, no CORS — only the server's own page)")
     p.add_argument("--daemon", action="store_true",
                    help="also run quintet-solve's resident process (this user's UNIX socket, $QUINTET_SOCKET) while "
                         "the server runs: quintet-solve then answers without loading numba; stopped with the server")
     return p
+
+
+def _seconds(text: str) -> float:
+    try:
+        return check_time_limit(float(text), "seconds")
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc) if "seconds" in str(exc) else f"not a number: {text!r}") from None
+
+
+def limits_of(args: argparse.Namespace) -> Limits:
+    return Limits(tables=args.tables_per_minute, moves=args.moves_per_minute, solves=args.solves_per_minute,
+                  mixes=args.mixes_per_minute, jobs=args.jobs_per_client)
+
+
+def public_of(args: argparse.Namespace) -> Public:
+    """The server's public address from the options (``UsageError`` naming a bad one)."""
+    try:
+        url = args.public_url if args.public_url is not None else os.environ.get("QUINTET_PUBLIC_URL") or None
+        return Public(
+            public_url=None if url is None else parse_public_url(
+                url, "--public-url" if args.public_url is not None else "$QUINTET_PUBLIC_URL"),
+            root_path=parse_root_path(args.root_path),
+            trusted_proxies=parse_proxies(args.trusted_proxies) if args.trusted_proxies is not None
+            else Public().trusted_proxies,
+            allowed_hosts=parse_hosts(args.allowed_hosts),
+            cors_origins=parse_origins(args.cors_origin),
+            machine_names=() if is_loopback_bind(args.host) else machine_names(),
+        )
+    except PublicError as exc:
+        raise UsageError(str(exc)) from None
+
+
+def exposure(host: str, port: int, public: Public) -> list[str]:
+    """What the operator should know when the server listens beyond this machine without a public URL."""
+    if is_loopback_bind(host) or public.public_url is not None:
+        return []
+    return [f"quintet-serve: listening on {host} port {port} without --public-url: anyone who reaches this machine "
+            "there can open tables, play, and start solves (the solver API: --play-only turns it off); the "
+            "connection is plain http (no TLS: tokens cross the network readable); links follow each request's "
+            "address. For the internet put a proxy with TLS in front and give --public-url (docs: Running a public "
+            "server)."]
 
 
 def _bind(host: str, port: int) -> socket.socket:
@@ -99,21 +227,30 @@ def _start_resident() -> subprocess.Popen[bytes] | None:
 
 def _main(argv: Sequence[str] | None) -> int:
     args = build_parser().parse_args(argv)
+    public = public_of(args)
     store = Path(args.store).expanduser() if args.store else default_store_path()
-    SolutionStore(store).close()  # an unusable store is reported now, in one line
     tables = TablesConfig(Path(args.tables).expanduser() if args.tables else tables_path(store), args.table_ttl,
                           args.max_tables)
+    sock = _bind(args.host, args.port)  # a host or port refused before anything is made on disk
     try:
+        SolutionStore(store).close()  # an unusable store is reported now, in one line
         TableStore(tables.path or tables_path(store)).close()  # and so is an unusable tables file
     except TableStoreError as exc:
+        sock.close()
         raise UsageError(str(exc)) from None
-    sock = _bind(args.host, args.port)
+    except BaseException:
+        sock.close()
+        raise
 
     import uvicorn  # the web stack is imported only once the options are good
 
     from solver.apps.serve.app import ServeConfig, create_app
+    from solver.apps.serve.connections import protocol
 
-    app = create_app(ServeConfig(workers=args.workers, queue_size=args.queue_size, store=store, tables=tables))
+    app = create_app(ServeConfig(workers=args.workers, queue_size=args.queue_size, store=store, tables=tables,
+                                 public=public, limits=limits_of(args), max_time_limit=args.max_time_limit,
+                                 quick_time_limit=args.quick_time_limit, play_only=args.play_only,
+                                 body_timeout=args.body_timeout))
     state = app.state.quintet
 
     class Server(uvicorn.Server):
@@ -127,10 +264,19 @@ def _main(argv: Sequence[str] | None) -> int:
 
     host, port = sock.getsockname()[:2]
     shown = f"[{host}]" if ":" in host else host
-    print(f"quintet-serve: http://{shown}:{port}/ (API under /api, OpenAPI at /openapi.json); "
+    links = f"; links {public.public_url}/" if public.public_url else ""
+    print(f"quintet-serve: http://{shown}:{port}/ (API under /api, OpenAPI at /openapi.json){links}; "
           f"{args.workers} worker{'s' if args.workers > 1 else ''}; store {store}; tables {tables.path}; Ctrl-C stops",
           file=sys.stderr, flush=True)
-    config = uvicorn.Config(app, log_level="warning", timeout_graceful_shutdown=3, access_log=False)
+    for line in exposure(host, port, public):
+        print(line, file=sys.stderr, flush=True)
+    if public.public_url and (warning := link_warning(public.public_url)):
+        print(f"quintet-serve: --public-url {public.public_url}: {warning}", file=sys.stderr, flush=True)
+    config = uvicorn.Config(app, log_config=_log_config(args.access_log), log_level=None, access_log=args.access_log,
+                            timeout_graceful_shutdown=3, http=protocol(args.header_timeout),
+                            timeout_keep_alive=max(1, round(args.keep_alive)),
+                            h11_max_incomplete_event_size=MAX_HEAD_BYTES, limit_concurrency=args.max_connections,
+                            proxy_headers=False)  # the application reads them, from --trusted-proxies only
     resident = _start_resident() if args.daemon else None
 
     try:
@@ -145,6 +291,18 @@ def _main(argv: Sequence[str] | None) -> int:
     global _served
     _served = True
     return 0
+
+
+def _log_config(access_log: bool) -> dict[str, Any]:
+    """uvicorn's logging: its warnings and errors on stderr; with ``access_log`` every request on
+    stdout (paths hold no secret: tokens, codes and job secrets travel in headers and bodies)."""
+    from uvicorn.config import LOGGING_CONFIG
+
+    config = copy.deepcopy(LOGGING_CONFIG)
+    config["loggers"]["uvicorn"]["level"] = "WARNING"
+    config["loggers"]["uvicorn.error"] = {"level": "WARNING"}
+    config["loggers"]["uvicorn.access"]["level"] = "INFO" if access_log else "WARNING"
+    return config
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -4,10 +4,14 @@
   opponents, rule sets, options that do not go together (the command lines' words);
 * ``404`` — no such endpoint, no such job; ``405`` — a method the path does not allow (with
   ``Allow`` listing those it does);
+* ``401`` — a call about a job (or a table) without its secret;
+* ``408`` — a body that took longer than the server's limit to arrive (``ServeConfig.body_timeout``);
 * ``413`` — a body over the server's limit (by its Content-Length, or while it is read);
+  ``431`` — a request line and headers over the server's limit (``guard``);
 * ``422`` — a malformed request: a body that is not JSON (wrong Content-Type, not UTF-8, not
   valid JSON, nested too deeply), a wrong JSON type, a number out of its range, an unknown or
   missing field — naming the field;
+* ``429`` — the client is over one of its limits (``solver.apps.serve.quota``; with ``Retry-After``);
 * ``503`` — the queue is full (with ``Retry-After``) or the server is stopping;
 * ``500`` — only for a fault of the server itself: a ``quintet.faults.Fault`` (a store or
   tables file that cannot be used, a worker process that died, an engine that broke its
@@ -23,7 +27,9 @@ about ``quintet.text.QUOTE_LIMIT`` characters of what the client sent.
 
 from __future__ import annotations
 
+import asyncio
 import json
+import re
 import sys
 import traceback
 from collections.abc import Callable, Coroutine, Iterable, Sequence
@@ -43,7 +49,16 @@ from quintet.faults import Fault
 from quintet.text import QUOTE_LIMIT, one_line
 from solver.apps.serve.jobs import Unavailable
 from solver.apps.serve.models import ErrorOut
-from solver.apps.serve.tables.errors import AdviceOff, NoSuchTable, NotNow, Stopping, TableError, TablesFull
+from solver.apps.serve.quota import TooMany
+from solver.apps.serve.tables.errors import (
+    AdviceOff,
+    NoSuchTable,
+    NotNow,
+    NotYours,
+    Stopping,
+    TableError,
+    TablesFull,
+)
 
 __all__ = ["MAX_BODY_BYTES", "MAX_JSON_DEPTH", "BodyError", "BodyLimit", "JsonBodyRoute", "check_json_body",
            "error_response", "error_responses", "install_error_handlers", "validation_message"]
@@ -54,9 +69,13 @@ MAX_JSON_DEPTH = 32
 
 DESCRIPTIONS = {
     400: "bad input: cards, arrangement, opponent, rule set, options that do not go together",
-    404: "no such job (unknown, or finished long ago)",
+    401: "no secret: send 'Authorization: Bearer SECRET' (the job's, from its 202 answer)",
+    403: "the solver API is off on this server (quintet-serve --play-only)",
+    404: "no such job (unknown, or finished long ago), or not its secret (the same bytes for both)",
     413: "the request body is larger than the server's limit",
     422: "malformed request: not JSON, a wrong JSON type, a number out of range, an unknown or missing field",
+    429: "too many requests from your address (its limit per minute, or its solves at once): retry after the "
+         "Retry-After header's seconds",
     500: "a fault of the server itself (its store cannot be used, a worker process died…), in one line",
     503: "the queue is full (retry after the Retry-After header's seconds) or the server is stopping",
 }
@@ -94,13 +113,20 @@ class _BodyTooLarge(StarletteHTTPException):
         super().__init__(413, f"request body is larger than {limit:,} bytes")
 
 
+class _BodyTooSlow(StarletteHTTPException):
+    def __init__(self, seconds: float) -> None:
+        super().__init__(408, f"the request body took longer than {seconds:g} seconds to arrive")
+
+
 class BodyLimit:
     """ASGI middleware: a request body over ``limit`` bytes gets 413 (by its Content-Length
-    at once, or while it is read)."""
+    at once, or while it is read); one that takes longer than ``timeout`` seconds to arrive
+    gets 408."""
 
-    def __init__(self, app: ASGIApp, limit: int) -> None:
+    def __init__(self, app: ASGIApp, limit: int, timeout: float) -> None:
         self.app = app
         self.limit = limit
+        self.timeout = timeout
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -111,14 +137,24 @@ class BodyLimit:
             await error_response(413, _BodyTooLarge(self.limit).detail)(scope, receive, send)
             return
         seen = 0
+        deadline: float | None = None
+        complete = False
 
         async def limited() -> Message:
-            nonlocal seen
-            message = await receive()
+            nonlocal seen, deadline, complete
+            if complete:  # the body is in: what follows is the client's disconnect, whenever it comes
+                return await receive()
+            loop = asyncio.get_running_loop()
+            deadline = deadline or loop.time() + self.timeout
+            try:
+                message = await asyncio.wait_for(receive(), max(0.0, deadline - loop.time()))
+            except TimeoutError:
+                raise _BodyTooSlow(self.timeout) from None
             if message["type"] == "http.request":
                 seen += len(message.get("body", b""))
                 if seen > self.limit:
                     raise _BodyTooLarge(self.limit)
+                complete = not message.get("more_body", False)
             return message
 
         await self.app(scope, limited, send)
@@ -142,12 +178,41 @@ def _depth(value: Any) -> int:
     return deepest
 
 
+def _lone_surrogate(document: Any) -> tuple[str, str] | None:
+    """The first text of ``document`` (a key or a string value) holding a lone surrogate, which
+    is not text: (its field's path, the surrogate escaped); None if there is none."""
+    stack: list[tuple[Any, str]] = [(document, "")]
+    while stack:
+        value, path = stack.pop()
+        if isinstance(value, dict):
+            for key, item in reversed(list(value.items())):
+                where = f"{path}.{key}" if path else str(key)
+                if _surrogate(key):
+                    return f"a key of {path or 'the request body'}", _surrogate(key)
+                stack.append((item, where))
+        elif isinstance(value, list):
+            stack.extend((item, f"{path}.{i}" if path else str(i)) for i, item in reversed(list(enumerate(value))))
+        elif isinstance(value, str) and _surrogate(value):
+            return (path or "request body"), _surrogate(value)
+    return None
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _surrogate(text: str) -> str:
+    """The first lone surrogate of ``text``, escaped (\\udXXX); "" if none."""
+    found = _SURROGATE.search(text)
+    return "" if found is None else f"\\u{ord(found.group()):04x}"
+
+
 def check_json_body(body: bytes, content_type: str | None) -> None:
     """Refuse, with ``BodyError`` naming the problem, a non-empty body that is not a JSON
     document: another Content-Type, bytes that are not UTF-8, text that is not JSON (``NaN``
     and ``Infinity`` are read, so that the field that holds one is named), a number of too
-    many digits, nesting deeper than ``MAX_JSON_DEPTH``.  An empty body passes (the endpoint's
-    model says what is missing)."""
+    many digits, nesting deeper than ``MAX_JSON_DEPTH``, a string with a lone surrogate
+    (``"\\ud800"`` is valid JSON but no text: named by its field).  An empty body passes (the
+    endpoint's model says what is missing)."""
     if not body:
         return
     media = (content_type or "").split(";", 1)[0].strip().lower()
@@ -168,15 +233,20 @@ def check_json_body(body: bytes, content_type: str | None) -> None:
         raise BodyError("request body holds a number with too many digits") from None
     if _depth(document) > MAX_JSON_DEPTH:
         raise BodyError(f"request body is nested too deeply (at most {MAX_JSON_DEPTH} levels)")
+    lone = _lone_surrogate(document)
+    if lone is not None:
+        where, escaped = lone
+        raise BodyError(f"{_cut(where, 60)}: a lone surrogate ({escaped}) is not text: send Unicode text")
 
 
 class JsonBodyRoute(APIRoute):
-    """A route whose body, if it takes one, must be a JSON document (``check_json_body``) before
-    FastAPI reads it: every malformed body is a 422 naming the problem."""
+    """A route whose body must be a JSON document (``check_json_body``) before FastAPI reads it:
+    every malformed body is a 422 naming the problem — a route that takes no body too, so that
+    no route of the API takes what a form of another site could send (``text/plain``)."""
 
     def get_route_handler(self) -> Callable[[Request], Coroutine[Any, Any, Response]]:
         handler = super().get_route_handler()
-        if self.body_field is None:
+        if self.body_field is None and not (self.methods or set()) - {"GET", "HEAD"}:
             return handler
 
         async def checked(request: Request) -> Response:
@@ -238,7 +308,7 @@ def validation_message(errors: list[Any]) -> str:
 # ---------------------------------------------------------------------- the handlers
 
 _TABLE_STATUS: tuple[tuple[type[TableError], int], ...] = (
-    (NoSuchTable, 404), (AdviceOff, 403), (NotNow, 409), (TablesFull, 503), (Stopping, 503))
+    (NoSuchTable, 404), (AdviceOff, 403), (NotYours, 403), (NotNow, 409), (TablesFull, 503), (Stopping, 503))
 
 
 def allowed_methods(routes: Iterable[BaseRoute], scope: Scope) -> list[str]:
@@ -281,6 +351,10 @@ def install_error_handlers(app: FastAPI, routes: Sequence[BaseRoute]) -> None:
     async def _unavailable(_: Request, exc: Unavailable) -> JSONResponse:
         retry = None if exc.retry_after is None else {"Retry-After": str(exc.retry_after)}
         return error_response(503, str(exc), headers=retry)
+
+    @app.exception_handler(TooMany)
+    async def _too_many(_: Request, exc: TooMany) -> JSONResponse:
+        return error_response(429, str(exc), headers={"Retry-After": str(exc.retry_after)})
 
     @app.exception_handler(TableError)
     async def _table(_: Request, exc: TableError) -> JSONResponse:

@@ -15,6 +15,12 @@ Retry-After).  Cancelling a waiting job drops it; cancelling a running one makes
 worker's solver stop and return its best so far.  A worker that dies is replaced and its
 task fails.  A quick task leaves the registry once answered; finished equilibrium jobs
 are kept for the last ``KEEP_FINISHED`` of them.
+
+Every task has a time limit (``limit``, seconds of running): past it the pool cancels it (its
+solver returns its best so far), and ``KILL_GRACE`` seconds later, if it is still running,
+stops its worker process (a new one takes its place; the task fails).  A job belongs to the
+client that asked for it (``owner``): it carries a ``secret`` (256 bits) that only that client
+is given, and one owner has at most ``max_per_owner`` jobs running or waiting (``TooMany``).
 """
 
 from __future__ import annotations
@@ -33,13 +39,42 @@ from pathlib import Path
 from typing import Any, Literal
 
 from quintet.faults import Fault
+from solver.advisor.limits import PLAY_TIME_LIMIT, SERVE_QUICK_TIME_LIMIT, TABLE_SEARCH_TIME_LIMIT
+from solver.advisor.request import SolveRequest
 from solver.apps.interrupt import children_ignore_ctrl_c
+from solver.apps.serve.quota import TooMany
+from solver.apps.serve.tables.tasks import PlayTask
+from solver.apps.serve.training import TRAINING_TASKS
 from solver.apps.serve.worker import Task, worker_main
 
 __all__ = ["Job", "JobStatus", "Lane", "Unavailable", "QueueFull", "TaskRefused", "WorkerFault", "WorkerPool",
-           "KEEP_FINISHED"]
+           "KEEP_FINISHED", "KILL_GRACE", "STOPPED_AT_LIMIT", "LIMIT_MARGIN", "task_limit"]
 
 KEEP_FINISHED = 1000
+KILL_GRACE = 10.0
+"""Seconds a task cancelled at its time limit has to stop before its worker process is stopped."""
+STOPPED_AT_LIMIT = "stopped at the server's time limit of {limit:g} s: the best found by then"
+LIMIT_MARGIN = 30.0
+"""Seconds a task may run beyond its solver's own limits (loading, the store, the answer) before
+the pool cancels it."""
+
+
+def task_limit(payload: object, quick: float = SERVE_QUICK_TIME_LIMIT) -> float | None:
+    """The seconds a task may run before the pool cancels it: its solver's own limits and
+    ``LIMIT_MARGIN`` (None: a solve given no limit; ``quick``: the draw advisor's)."""
+    if isinstance(payload, SolveRequest):
+        if payload.wants_equilibrium or payload.max_exploitability is not None or payload.max_support is not None:
+            solve = payload.long_time_limit * (2 if payload.max_support is not None else 1)  # a K-mix: two solves
+        elif payload.time_limit is None:
+            return None
+        else:
+            solve = payload.time_limit
+        return solve + (payload.verify or 0.0) + LIMIT_MARGIN
+    if isinstance(payload, PlayTask):  # a table's task: at most an equilibrium, then a search
+        return PLAY_TIME_LIMIT + TABLE_SEARCH_TIME_LIMIT + LIMIT_MARGIN
+    if isinstance(payload, TRAINING_TASKS):  # a review, a puzzle's grade: within their searches' limits
+        return payload.seconds + LIMIT_MARGIN
+    return quick + LIMIT_MARGIN  # draw advice (exact, seconds)
 MAX_START_FAILURES = 3
 Lane = Literal["quick", "long"]
 JobStatus = Literal["queued", "running", "cancelling", "done", "cancelled", "failed"]
@@ -79,6 +114,11 @@ class Job:
     lane: Lane
     payload: Any  # what the worker solves (released once the job is finished)
     request: dict[str, Any]  # the request as received (JSON), shown in the job's JSON
+    owner: str | None = None  # the client that asked for it (None: the server's own, a table's)
+    limit: float | None = None  # seconds it may run (None: no limit of the pool's)
+    secret: str = field(default_factory=lambda: secrets.token_urlsafe(32))  # its owner's key to it
+    started: float | None = None
+    timed_out: bool = False  # cancelled at its time limit
     created: float = field(default_factory=time.monotonic)
     status: JobStatus = "queued"
     progress: dict[str, Any] | None = None  # the last iteration's ProgressOut (its JSON)
@@ -146,7 +186,8 @@ class WorkerPool:
     """
 
     def __init__(self, workers: int = 2, *, queue_size: int = 32, store_path: Path | None = None,
-                 warm_up: bool = True) -> None:
+                 warm_up: bool = True, max_per_owner: int = 0,
+                 quick_time_limit: float = SERVE_QUICK_TIME_LIMIT) -> None:
         if workers < 1:
             raise ValueError(f"workers must be at least 1, got {workers}")
         if queue_size < 1:
@@ -155,6 +196,8 @@ class WorkerPool:
         self.queue_size = queue_size
         self.store_path = store_path
         self.warm_up = warm_up
+        self.max_per_owner = max_per_owner  # jobs running or waiting per owner (0: no limit)
+        self.quick_time_limit = quick_time_limit
         self.max_long = max(1, workers - 1)
         self._ctx = multiprocessing.get_context("spawn")
         self._lock = threading.Lock()
@@ -235,18 +278,27 @@ class WorkerPool:
 
     # ------------------------------------------------------------------ jobs
 
-    def submit(self, payload: Any, *, lane: Lane, request: dict[str, Any]) -> Job:
-        """Queue a task (a ``SolveRequest`` or ``DrawTask``); raises ``QueueFull``, or
-        ``Unavailable`` when the pool is stopping or broken."""
+    def submit(self, payload: Any, *, lane: Lane, request: dict[str, Any], owner: str | None = None,
+               limit: float | None = None) -> Job:
+        """Queue a task (a ``SolveRequest``, ``DrawTask``, ``PlayTask`` or a training task) of ``owner`` that may run
+        ``limit`` seconds (default: ``task_limit``); raises ``QueueFull``, ``TooMany`` (the owner's
+        jobs), or ``Unavailable`` when the pool is stopping or broken."""
+        if limit is None:
+            limit = task_limit(payload, self.quick_time_limit)
         with self._lock:
             if self.broken:
                 raise Unavailable(self.broken)
             if self._closing:
                 raise Unavailable("the server is stopping")
+            if owner is not None and self.max_per_owner > 0:
+                mine = sum(1 for j in self._jobs.values() if j.owner == owner and not j.finished)
+                if mine >= self.max_per_owner:
+                    raise TooMany(f"you have {mine} solves running or waiting, the most one client may have on "
+                                  "this server: wait for one to finish, or cancel one", 5)
             if len(self._lanes[lane]) >= self.queue_size:
                 raise QueueFull(lane, self.queue_size)
             self._numbers += 1
-            job = Job(secrets.token_hex(6), self._numbers, lane, payload, request)
+            job = Job(secrets.token_urlsafe(12), self._numbers, lane, payload, request, owner=owner, limit=limit)
             self._jobs[job.id] = job
             self._lanes[lane].append(job)
             self._dispatch()
@@ -276,6 +328,11 @@ class WorkerPool:
         self._notify(done)
         return job
 
+    def pids(self) -> list[int]:
+        """The worker processes' ids (for the machine's operator and tests: the API does not show them)."""
+        with self._lock:
+            return [w.process.pid for w in self._workers]
+
     def stats(self) -> dict[str, Any]:
         with self._lock:
             return {
@@ -286,7 +343,6 @@ class WorkerPool:
                 "running": {lane: sum(1 for w in self._workers if w.job is not None and w.job.lane == lane)
                             for lane in self._lanes},
                 "queue_size": self.queue_size,
-                "worker_pids": [w.process.pid for w in self._workers],
                 "broken": self.broken,
             }
 
@@ -305,7 +361,7 @@ class WorkerPool:
                 self._lanes[job.lane].appendleft(job)
                 w.ready = False
                 continue
-            w.job, job.worker, job.status = job, w.index, "running"
+            w.job, job.worker, job.status, job.started = job, w.index, "running", time.monotonic()
             job.version += 1
 
     def _next(self) -> Job | None:
@@ -359,6 +415,7 @@ class WorkerPool:
         with self._lock:
             if self._closing:
                 return False
+            self._enforce_limits()
             for obj in ready:
                 if obj is self._wake_recv:
                     continue
@@ -375,6 +432,25 @@ class WorkerPool:
         self._notify(done)
         return True
 
+    def _enforce_limits(self) -> None:
+        """Cancel the running tasks past their time limit; stop the workers of those that have not
+        stopped ``KILL_GRACE`` seconds after (their sentinels then report them, ``_replace``)."""
+        now = time.monotonic()
+        for w in self._workers:
+            job = w.job
+            if job is None or job.limit is None or job.started is None:
+                continue
+            over = now - job.started - job.limit
+            if over >= 0 and not job.timed_out:
+                job.timed_out = True
+                job.status = "cancelling"
+                job.version += 1
+                w.cancel.value = job.number
+            elif over >= KILL_GRACE and w.process.is_alive():
+                print(f"quintet-serve: worker {w.index} did not stop its task {KILL_GRACE:g} s after its time "
+                      f"limit of {job.limit:g} s; stopping the worker", file=sys.stderr, flush=True)
+                w.process.kill()
+
     def _handle(self, w: _Worker, message: tuple[Any, ...]) -> list[Job]:
         kind = message[0]
         if kind == "ready":
@@ -390,6 +466,9 @@ class WorkerPool:
         w.job = None
         if kind == "done":
             job.result = message[2]
+            if job.timed_out:  # its best so far is its answer
+                job.error = STOPPED_AT_LIMIT.format(limit=job.limit)
+                return [self._finish(job, "done")]
             return [self._finish(job, "cancelled" if job.status == "cancelling" else "done")]
         job.error_kind, job.error = message[2], message[3]
         return [self._finish(job, "failed")]
@@ -414,5 +493,7 @@ class WorkerPool:
         else:
             self._workers.append(self._spawn(w.index))
         for job in failed:
-            job.error_kind, job.error = "internal", self.broken or f"the worker process died (exit code {code})"
+            job.error_kind, job.error = "internal", self.broken or (
+                f"the task ran past its time limit of {job.limit:g} s and was stopped" if job.timed_out
+                else f"the worker process died (exit code {code})")
         return [self._finish(job, "failed") for job in failed]

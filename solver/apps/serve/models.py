@@ -68,7 +68,7 @@ from solver.problem.opponent_spec import MAX_SPEC_LENGTH
 __all__ = [
     "Cards", "ArrangementText", "RulesIn", "SolveIn", "PopulationEntry", "ShowdownIn", "HandIn", "DrawIn",
     "TermsIn", "DrawStrategyIn", "DrawStrategyOut",
-    "ErrorOut", "JobOut", "HealthOut", "DealOut", "RuleSetOut", "MAX_CARDS_TEXT", "MAX_NAME_LENGTH",
+    "ErrorOut", "JobOut", "JobCreatedOut", "HealthOut", "DealOut", "RuleSetOut", "MAX_CARDS_TEXT", "MAX_NAME_LENGTH",
     # the answers (defined in solver.advisor.schema and, the game's, quintet.schema)
     "SlotAdviceOut", "AnswerOut", "SolutionOut", "SwapOut", "GradeOut", "MixEntryOut", "SlotMarginalOut",
     "EquilibriumOut", "SafeOut", "SparseOut", "ProgressOut", "KmixProgressOut", "VerificationOut", "SolveAnswerOut",
@@ -364,10 +364,21 @@ class JobOut(_Out):
     result: JobResultOut | None = Field(
         description="the answer — an equilibrium (EquilibriumOut), a safe mix (SafeOut), a K-mix (SparseOut), a "
                     "review (ReviewOut) — (when cancelled: the best found before, marked interrupted)")
-    error: str | None
+    error: str | None = Field(description="a failed job's one line (a job stopped at the server's time limit: "
+                                          "says so beside its result)")
+
+
+class JobCreatedOut(JobOut):
+    """A job just started (202): the job, and its secret."""
+
+    secret: str = Field(description="the job's secret (256 bits, shown once, here): GET, DELETE and the events of "
+                                    "the job need it as 'Authorization: Bearer SECRET' — no one else can read or "
+                                    "cancel the job")
 
 
 class HealthOut(_Out):
+    """The server's state, as anyone may see it: no path, no process id."""
+
     status: Literal["ok", "broken"]
     version: str
     workers: int
@@ -376,9 +387,8 @@ class HealthOut(_Out):
     waiting: dict[str, int]
     running: dict[str, int]
     queue_size: int
-    worker_pids: list[int]
     broken: str | None = Field(description="why no worker can run (workers died before they were ready)")
-    store: str
+    solver: bool = Field(description="the solver API (solves, jobs, draw advice) is on; off on a play-only server")
 
 
 class DealOut(_Out):

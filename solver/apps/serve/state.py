@@ -15,13 +15,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from fastapi import Request
+from fastapi import HTTPException, Request
 
+from solver.advisor.limits import SERVE_MAX_TIME_LIMIT, SERVE_QUICK_TIME_LIMIT
 from solver.apps.serve.jobs import Job, Unavailable, WorkerPool
+from solver.apps.serve.public import Public, client_address
+from solver.apps.serve.quota import BODY_TIMEOUT, Kind, Limits, RateLimiter
 from solver.apps.serve.tables.service import TablesConfig, TableService
 from solver.storage.store import SolutionStore, default_store_path
 
-__all__ = ["ServeConfig", "AppState", "app_state"]
+__all__ = ["ServeConfig", "AppState", "app_state", "solver_on", "PLAY_ONLY"]
 
 MAX_BODY_BYTES = 1 << 20
 
@@ -33,16 +36,26 @@ class ServeConfig:
     request; ``warm_up``: workers load the compiled kernels before taking tasks;
     ``tables``: the tables file, their time to live and the most open at once;
     ``max_time_limit``: the most seconds one solve (and one recheck) may take on this server —
-    a request asking for more is refused, one asking for no limit gets this one (None: no cap
-    beyond the solver's own defaults)."""
+    a request asking for more is refused, an equilibrium, safe mix or K-mix asking for no limit
+    gets this one (None: no cap beyond the solver's own defaults); ``quick_time_limit``: the
+    limit of a best response, completion or grade that gives none; ``public``: the server's
+    address as the world sees it (public URL, trusted proxies, host names:
+    ``solver.apps.serve.public``); ``limits``: what one client may ask (``solver.apps.serve.quota``);
+    ``play_only``: the solver API (solves, jobs, draw advice, reviews, puzzles) off — a public server for play;
+    ``body_timeout``: seconds a request body may take to arrive (408 after)."""
 
     workers: int = 2
     queue_size: int = 32
     store: Path = field(default_factory=default_store_path)
     max_body_bytes: int = MAX_BODY_BYTES
+    body_timeout: float = BODY_TIMEOUT
     warm_up: bool = True
-    max_time_limit: float | None = None
+    max_time_limit: float | None = SERVE_MAX_TIME_LIMIT
+    quick_time_limit: float = SERVE_QUICK_TIME_LIMIT
     tables: TablesConfig = field(default_factory=TablesConfig)  # the tables file, TTL, most open tables
+    public: Public = field(default_factory=Public)
+    limits: Limits = field(default_factory=Limits)
+    play_only: bool = False
 
 
 class AppState:
@@ -50,6 +63,7 @@ class AppState:
 
     def __init__(self, config: ServeConfig) -> None:
         self.config = config
+        self.limiter = RateLimiter(config.limits)
         self.pool = self._new_pool()
         self.tables = TableService(config.tables, self.pool, config.store)
         self._stores = threading.local()  # one store connection per server thread (SQLite)
@@ -59,7 +73,19 @@ class AppState:
 
     def _new_pool(self) -> WorkerPool:
         c = self.config
-        return WorkerPool(c.workers, queue_size=c.queue_size, store_path=c.store, warm_up=c.warm_up)
+        return WorkerPool(c.workers, queue_size=c.queue_size, store_path=c.store, warm_up=c.warm_up,
+                          max_per_owner=c.limits.jobs, quick_time_limit=c.quick_time_limit)
+
+    def client(self, request: Request) -> str:
+        """The address the request counts against (behind trusted proxies, the forwarded client's)."""
+        return client_address(self.config.public, request.scope)
+
+    def take(self, request: Request, kind: Kind) -> str:
+        """Count a request of ``kind`` against its client (``TooMany`` past the client's limit);
+        the client."""
+        client = self.client(request)
+        self.limiter.take(client, kind)
+        return client
 
     def store(self) -> SolutionStore:
         if getattr(self._stores, "store", None) is None:
@@ -98,8 +124,9 @@ class AppState:
             pass
         return self.stopping
 
-    async def finished(self, job: Job, *, poll: float = 0.25) -> bool:
-        """Wait until ``job`` is finished (True) or the server is stopping (False)."""
+    async def finished(self, job: Job, *, poll: float = 0.25, request: Request | None = None) -> bool:
+        """Wait until ``job`` is finished (True) or the server is stopping, or ``request``'s client
+        has gone (False)."""
         loop = asyncio.get_running_loop()
         done: asyncio.Future[None] = loop.create_future()
 
@@ -108,7 +135,7 @@ class AppState:
 
         job.add_done_callback(wake)
         while not done.done():
-            if self.stopping:
+            if self.stopping or (request is not None and await request.is_disconnected()):
                 return job.finished
             try:
                 await asyncio.wait_for(asyncio.shield(done), poll)
@@ -116,12 +143,13 @@ class AppState:
                 pass
         return True
 
-    async def answer(self, job: Job) -> Any:
+    async def answer(self, job: Job, request: Request | None = None) -> Any:
         """Wait for a quick job: its answer (``Job.outcome``: its error raised as its kind), or
-        ``Unavailable`` when the server stops first (the job is cancelled)."""
-        if not await self.finished(job):
+        ``Unavailable`` when the server stops or ``request``'s client disconnects first (the job
+        is cancelled: no worker goes on for a client that is gone)."""
+        if not await self.finished(job, request=request):
             self.pool.cancel(job.id)
-            raise Unavailable("the server is stopping")
+            raise Unavailable("the server is stopping" if self.stopping else "the client disconnected")
         return job.outcome()
 
     async def settle(self, job: Job, timeout: float) -> None:
@@ -135,3 +163,13 @@ def app_state(request: Request) -> AppState:
     """The FastAPI dependency that gives an endpoint the shared state."""
     state: AppState = request.app.state.quintet
     return state
+
+
+PLAY_ONLY = ("the solver API is off on this server (quintet-serve --play-only): it serves the tables; run "
+             "quintet-serve or quintet-solve on your own machine to solve")
+
+
+def solver_on(request: Request) -> None:
+    """The dependency of the solver's endpoints: 403 on a play-only server."""
+    if app_state(request).config.play_only:
+        raise HTTPException(403, PLAY_ONLY)

@@ -34,6 +34,12 @@ class ReviewTask:
     epsilon: float | None
     time_limit: float
 
+    @property
+    def seconds(self) -> float:
+        """The most its searches may take: the equilibrium, then a grade against the model and
+        one against the equilibrium, each within ``time_limit``."""
+        return self.time_limit * (1 if self.epsilon is None else 3)
+
     def run(self, store: Callable[[], SolutionStore], stop: threading.Event,
             progress: Callable[[IterationRecord], None]) -> BaseModel:
         eq = None
@@ -51,6 +57,11 @@ class PuzzleGradeTask:
     opponent: str
     arrangement: Arrangement | None  # None: given up (the puzzle's best arrangement, solved)
     time_limit: float
+
+    @property
+    def seconds(self) -> float:
+        """The most its searches may take: a grade (and, given up, the best arrangement first)."""
+        return self.time_limit * (2 if self.arrangement is None else 1)
 
     def run(self, store: Callable[[], SolutionStore], stop: threading.Event,
             progress: Callable[[IterationRecord], None]) -> BaseModel:

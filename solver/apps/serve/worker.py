@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from multiprocessing.connection import Connection
 from multiprocessing.sharedctypes import Synchronized
 from pathlib import Path
+from typing import Protocol
 
 from pydantic import BaseModel, ValidationError
 
@@ -40,7 +41,6 @@ from quintet.rules import Rules
 from quintet.text import one_line
 from solver.advisor.request import SolveRequest, solve_request
 from solver.advisor.schema import DrawOut, KmixProgressOut, ProgressOut
-from solver.apps.serve.tables.tasks import PlayTask
 from solver.apps.serve.training import TRAINING_TASKS, TrainingTask
 from solver.games.double_oracle import IterationRecord
 from solver.games.sparse_mix import SparseRecord
@@ -62,6 +62,13 @@ class DrawTask:
     objective: str = "expected"
 
 
+class Runnable(Protocol):
+    """A task that runs itself: a table's (``solver.apps.serve.tables.tasks.PlayTask``; the
+    server's own, never a client's object)."""
+
+    def run(self, store: Callable[[], SolutionStore], stop: threading.Event) -> dict[str, object]: ...
+
+
 @dataclass(frozen=True)
 class StrategyTask:
     """A heads-up draw-poker position for the equilibrium strategy (``quintet.draw.cfr.bot.position_advice``)."""
@@ -81,7 +88,7 @@ class StrategyTask:
 @dataclass(frozen=True)
 class Task:
     number: int  # unique per server run, > 0
-    payload: SolveRequest | DrawTask | StrategyTask | PlayTask | TrainingTask
+    payload: SolveRequest | DrawTask | StrategyTask | TrainingTask | Runnable
 
 
 class _LazyStore:
@@ -122,16 +129,15 @@ def _kmix_progress(progress: Progress) -> Callable[[SparseRecord], None]:
     return report
 
 
-def run_task(payload: SolveRequest | DrawTask | StrategyTask | PlayTask | TrainingTask,
+def run_task(payload: SolveRequest | DrawTask | StrategyTask | TrainingTask | Runnable,
              store: Callable[[], SolutionStore], stop: threading.Event,
              progress: Progress) -> BaseModel | dict[str, object]:
     """The answer to one task as its response model (its JSON is what the matching CLI prints
-    with ``--json``; a table's task answers its JSON, ``solver.apps.serve.tables.tasks``);
+    with ``--json``; a task that runs itself — a table's, ``solver.apps.serve.tables.tasks`` —
+    answers its JSON);
     ``store`` opens the store, called only when an equilibrium is needed.  A request that may
     not read files (``files=False``: every request a server takes) is checked again here,
     before anything runs: no term names a file."""
-    if isinstance(payload, PlayTask):
-        return payload.run(store, stop)
     if isinstance(payload, StrategyTask):
         return payload.run()
     if isinstance(payload, TRAINING_TASKS):
@@ -139,6 +145,8 @@ def run_task(payload: SolveRequest | DrawTask | StrategyTask | PlayTask | Traini
     if isinstance(payload, DrawTask):
         return DrawOut.model_validate(
             advise(payload.hand, payload.rules, known=payload.known, objective=payload.objective).to_dict())
+    if not isinstance(payload, SolveRequest):
+        return payload.run(store, stop)
     if not payload.files:
         payload.opponent.refuse_files()
     return solve_request(payload, store=store() if payload.wants_equilibrium else None, stop_event=stop,

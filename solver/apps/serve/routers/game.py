@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Depends, Query
+from fastapi import APIRouter, Depends, Query, Request
 
 from quintet.cards import format_cards
 from quintet.game import Deal
@@ -32,7 +32,7 @@ from solver.apps.serve.models import (
     ShowdownOut,
 )
 from solver.apps.serve.routers.solve import echo
-from solver.apps.serve.state import AppState, app_state
+from solver.apps.serve.state import AppState, app_state, solver_on
 from solver.apps.serve.worker import DrawTask, StrategyTask
 
 __all__ = ["router"]
@@ -59,22 +59,24 @@ def hand(body: HandIn) -> HandReportOut:
 
 @router.post("/api/draw", tags=["draw"], operation_id="draw", response_model=DrawOut,
              response_description="exactly what quintet draw --json prints",
-             responses=error_responses(400, 413, 422, 500, 503))
-async def draw(body: DrawIn, state: State) -> Any:
+             responses=error_responses(400, 403, 413, 422, 429, 500, 503), dependencies=[Depends(solver_on)])
+async def draw(body: DrawIn, state: State, http: Request) -> Any:
     """``quintet draw``: the draw advisor — all 32 exchanges of a five-card hand, exact."""
+    client = state.take(http, "solves")
     task = DrawTask(body.hand, body.rules.to_rules(), body.known, body.objective)
-    return await state.answer(state.pool.submit(task, lane="quick", request=echo(body)))
+    return await state.answer(state.pool.submit(task, lane="quick", request=echo(body), owner=client), http)
 
 
 @router.post("/api/draw/strategy", tags=["draw"], operation_id="draw_strategy", response_model=DrawStrategyOut,
              response_description="the heads-up equilibrium strategy's advice at the position",
-             responses=error_responses(400, 413, 422, 500, 503))
-async def draw_strategy(body: DrawStrategyIn, state: State) -> Any:
+             responses=error_responses(400, 403, 413, 422, 429, 500, 503), dependencies=[Depends(solver_on)])
+async def draw_strategy(body: DrawStrategyIn, state: State, http: Request) -> Any:
     """Heads-up draw poker: what the equilibrium strategy (solved by CFR+) does at a position — its
     probability of each move for your hand's class, the pot odds, your equity against the other player's
     range, each exchange's draw, and why (``quintet poker``'s ``hint``)."""
+    client = state.take(http, "solves")
     task = StrategyTask(body.rules.to_rules(), body.terms.to_terms(), body.hand, tuple(body.actions), body.player)
-    return await state.answer(state.pool.submit(task, lane="quick", request=echo(body)))
+    return await state.answer(state.pool.submit(task, lane="quick", request=echo(body), owner=client), http)
 
 
 @router.get("/api/deal", tags=["game"], operation_id="deal", response_model=DealOut,

@@ -24,12 +24,12 @@ State = Annotated[AppState, Depends(app_state)]
 @router.get("/api/health", tags=["server"], operation_id="health", response_model=HealthOut, responses={
     503: {"model": HealthOut, "description": "broken: the worker processes cannot start"}})
 def health(state: State, response: Response) -> HealthOut:
-    """The server's state: workers (ready, busy), waiting and running tasks, the store."""
+    """The server's state: workers (ready, busy), waiting and running tasks (no path, no process id)."""
     stats = state.pool.stats()
     if stats["broken"]:
         response.status_code = 503
     return HealthOut(status="broken" if stats["broken"] else "ok", version=metadata.version("quintet-solver"),
-                     **stats, store=str(state.config.store))
+                     **stats, solver=not state.config.play_only)
 
 
 @router.get("/", include_in_schema=False)

@@ -1,10 +1,12 @@
 """Tables: Quintet played on ``quintet-serve`` — against the computer, or a friend by a link.
 
-``POST /api/tables`` opens a table (a match of N games) and returns one secret **token** per
-seat, and its **link** ``/#play/TABLE/SEAT/TOKEN``.  Every other call names its seat by
-``Authorization: Bearer TOKEN`` (no token: 401).  The game and its secrets are the service's
-(``solver.apps.serve.tables.service``); the service's refusals get their statuses in
-``solver.apps.serve.errors``.
+``POST /api/tables`` opens a table (a match of N games) and returns seat 1's secret **token**
+and its **link** ``/#play/TABLE/1/TOKEN``; at a friend's table also an **invitation** link
+``/#join/TABLE/CODE``, which the friend's page exchanges once for seat 2's own token (``POST
+…/join``).  Every other call names its seat by ``Authorization: Bearer TOKEN`` (no token:
+401).  Links start with the server's public address (``solver.apps.serve.public``).  The game
+and its secrets are the service's (``solver.apps.serve.tables.service``); the service's refusals
+get their statuses in ``solver.apps.serve.errors``.
 
 The table's stream is **server-sent events** (``GET /api/tables/ID/events``; the page reads it
 with ``fetch`` and a stream reader, as ``EventSource`` cannot send the Authorization header),
@@ -16,7 +18,7 @@ from __future__ import annotations
 import asyncio
 import json
 from collections.abc import AsyncIterator
-from typing import Annotated, Any
+from typing import Annotated, Any, get_args
 
 from fastapi import APIRouter, Depends, HTTPException, Request
 from fastapi.responses import Response, StreamingResponse
@@ -25,22 +27,27 @@ from starlette.concurrency import run_in_threadpool
 
 from solver.apps.serve.errors import JsonBodyRoute
 from solver.apps.serve.models import ErrorOut, GradeOut, SolutionOut, SparseOut
+from solver.apps.serve.public import link_warning, public_base
 from solver.apps.serve.state import AppState, app_state
 from solver.apps.serve.tables.events import LAST_EVENTS, Subscriber
 from solver.apps.serve.tables.models import (
     ArrangementIn,
+    EventKind,
     GradeIn,
     HintIn,
+    InvitationOut,
+    JoinIn,
     OddsOut,
     TableCreatedOut,
     TableEventOut,
     TableIn,
+    TableJoinedOut,
     TableView,
 )
-from solver.apps.serve.tables.service import TableService
+from solver.apps.serve.tables.service import Links, TableService
 from solver.apps.serve.tables.tasks import PlayAction
 
-__all__ = ["router", "NO_TOKEN", "KEEP_ALIVE"]
+__all__ = ["router", "NO_TOKEN", "KEEP_ALIVE", "event_stream_schema"]
 
 NO_TOKEN = "a table's calls need its seat's token: send 'Authorization: Bearer TOKEN' (the token of the seat's link)"
 KEEP_ALIVE = 15.0  # seconds between comments on an idle event stream
@@ -56,10 +63,13 @@ _ERRORS: dict[int | str, dict[str, Any]] = {
     413: {"model": ErrorOut, "description": "request body too large"},
     422: {"model": ErrorOut, "description": "malformed request: a wrong JSON type, an unknown field…"},
 }
+_ERRORS[429] = {"model": ErrorOut, "description": "too many requests from your address (Retry-After)"}
 _SEAT_ERRORS: dict[int | str, dict[str, Any]] = {k: _ERRORS[k] for k in (401, 404, 422)}
+_MOVE_ERRORS: dict[int | str, dict[str, Any]] = {k: _ERRORS[k] for k in (401, 404, 413, 422, 429)}
 _ADVICE_ERRORS: dict[int | str, dict[str, Any]] = {
     **_ERRORS,
     403: {"model": ErrorOut, "description": "hints are off at this table"},
+    429: {"model": ErrorOut, "description": "too many requests from your address (Retry-After)"},
     409: {"model": ErrorOut, "description": "not now: confirmed already, or the model is still being prepared"},
     503: {"model": ErrorOut, "description": "the server is busy (Retry-After) or stopping"},
 }
@@ -78,7 +88,14 @@ async def _token(credentials: Annotated[HTTPAuthorizationCredentials | None, Dep
     return credentials.credentials
 
 
+def _links(request: Request, state: State) -> Links:
+    """Where this request's links start, and the warning that goes with them."""
+    base = public_base(state.config.public, request.scope)
+    return Links(base, link_warning(base))
+
+
 Tables = Annotated[TableService, Depends(_service)]
+SeatLinks = Annotated[Links, Depends(_links)]
 Token = Annotated[str, Depends(_token)]  # the seat's token, checked against the table by ``authenticate``
 
 
@@ -86,13 +103,44 @@ Token = Annotated[str, Depends(_token)]  # the seat's token, checked against the
 
 
 @router.post("", status_code=201, response_model=TableCreatedOut, responses={
-    **{k: _ERRORS[k] for k in (400, 413, 422)},
+    **{k: _ERRORS[k] for k in (400, 413, 422, 429)},
     503: {"model": ErrorOut, "description": "the server has its maximum of open tables (Retry-After: seconds "
                                             "until the oldest idle one expires)"}})
-def create_table(body: TableIn, request: Request, tables: Tables) -> TableCreatedOut:
-    """Open a table: a match against the computer (one seat) or a friend (two seats: send seat
-    2's link).  Each seat's token is shown once, here."""
-    return tables.create(body, str(request.base_url))
+def create_table(body: TableIn, tables: Tables, links: SeatLinks, state: State, http: Request) -> TableCreatedOut:
+    """Open a table: a match against the computer (one seat) or a friend (two seats).  Your
+    seat's token and link are shown once, here; at a friend's table the invitation's link is
+    for your friend (GET …/invitation shows it again until they join)."""
+    state.take(http, "tables")
+    return tables.create(body, links)
+
+
+@router.post("/{table_id}/join", status_code=201, response_model=TableJoinedOut, responses={
+    **{k: _ERRORS[k] for k in (413, 422, 429)},
+    404: {"model": ErrorOut, "description": "no such table, or not its invitation (the same bytes for both)"},
+    409: {"model": ErrorOut, "description": "the invitation was used already (seat 1 is told)"}})
+def join(table_id: str, body: JoinIn, tables: Tables, links: SeatLinks, state: State, http: Request) -> TableJoinedOut:
+    """Exchange a friend's table's invitation for seat 2's own token and link (once)."""
+    state.take(http, "moves")
+    return tables.join(table_id, body.invitation, links)
+
+
+@router.get("/{table_id}/invitation", response_model=InvitationOut, responses={
+    **_SEAT_ERRORS,
+    403: {"model": ErrorOut, "description": "the invitation is seat 1's"},
+    409: {"model": ErrorOut, "description": "your friend has joined (or the table is against the computer)"}})
+def invitation(table_id: str, tables: Tables, token: Token, links: SeatLinks) -> InvitationOut:
+    """Seat 1: the invitation's link again, until your friend has joined."""
+    return tables.invitation(table_id, tables.authenticate(table_id, token), links)
+
+
+@router.post("/{table_id}/rematch", response_model=TableView, responses={
+    **_MOVE_ERRORS, 409: {"model": ErrorOut, "description": "the match is not over yet"}})
+def rematch(table_id: str, tables: Tables, token: Token, state: State, http: Request) -> TableView:
+    """Ask for the next match once this one is over: against the computer it starts at once;
+    with a friend once both seats have asked.  Both keep their tokens and links."""
+    seat = tables.authenticate(table_id, token)
+    state.take(http, "moves")
+    return tables.rematch(table_id, seat)
 
 
 @router.get("/{table_id}", response_model=TableView, responses=_SEAT_ERRORS)
@@ -104,17 +152,21 @@ def get_table(table_id: str, tables: Tables, token: Token) -> TableView:
 
 @router.post("/{table_id}/arrangement", response_model=TableView, responses={
     **_ERRORS, 409: {"model": ErrorOut, "description": "already confirmed, or the game is not ready"}})
-def confirm(table_id: str, body: ArrangementIn, tables: Tables, token: Token) -> TableView:
+def confirm(table_id: str, body: ArrangementIn, tables: Tables, token: Token, state: State,
+            http: Request) -> TableView:
     """Confirm your arrangement for your current game (final)."""
-    return tables.confirm(table_id, tables.authenticate(table_id, token), body.arrangement)
+    seat = tables.authenticate(table_id, token)
+    state.take(http, "moves")
+    return tables.confirm(table_id, seat, body.arrangement)
 
 
 @router.post("/{table_id}/next", response_model=TableView, responses={
-    **_SEAT_ERRORS, 413: _ERRORS[413],
-    409: {"model": ErrorOut, "description": "the game is not shown down, or the match is over"}})
-def next_game(table_id: str, tables: Tables, token: Token) -> TableView:
+    **_MOVE_ERRORS, 409: {"model": ErrorOut, "description": "the game is not shown down, or the match is over"}})
+def next_game(table_id: str, tables: Tables, token: Token, state: State, http: Request) -> TableView:
     """Move to the next game once the show-down is there."""
-    return tables.next_game(table_id, tables.authenticate(table_id, token))
+    seat = tables.authenticate(table_id, token)
+    state.take(http, "moves")
+    return tables.next_game(table_id, seat)
 
 
 @router.get("/{table_id}/records", responses={
@@ -133,9 +185,27 @@ def records(table_id: str, tables: Tables, token: Token) -> Response:
 # ---------------------------------------------------------------------- the events
 
 
+_EVENTS_DESCRIPTION = "server-sent events: 'event: KIND', 'data: ' a TableEventOut"
+
+
+def event_stream_schema(spec: dict[str, Any]) -> dict[str, Any]:
+    """The OpenAPI description with the table's event stream described as it is sent: each event
+    an ``event`` name and a ``data`` line holding a ``TableEventOut`` (a component like the
+    others, so that every reference resolves)."""
+    response = spec["paths"]["/api/tables/{table_id}/events"]["get"]["responses"]["200"]
+    ref = response["content"].pop("application/json")["schema"]["$ref"]
+    response["content"]["text/event-stream"] = {"schema": {
+        "type": "object", "required": ["event", "data"], "additionalProperties": False,
+        "description": "one server-sent event",
+        "properties": {
+            "event": {"type": "string", "enum": list(get_args(EventKind))},
+            "data": {"type": "string", "contentMediaType": "application/json", "contentSchema": {"$ref": ref}},
+        }}}
+    return spec
+
+
 @router.get("/{table_id}/events", responses={
-    200: {"content": {"text/event-stream": {"schema": TableEventOut.model_json_schema()}},
-          "description": "server-sent events: 'event: KIND', 'data: ' a TableEventOut"},
+    200: {"model": TableEventOut, "description": _EVENTS_DESCRIPTION},
     **_SEAT_ERRORS})
 async def events(table_id: str, tables: Tables, token: Token) -> StreamingResponse:
     """The table's events for your seat (server-sent events; the first is your view)."""
@@ -163,14 +233,15 @@ async def events(table_id: str, tables: Tables, token: Token) -> StreamingRespon
             tables.unsubscribe(table_id, sub)
 
     return StreamingResponse(stream(), media_type="text/event-stream",
-                             headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
+                             headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"})
 
 
 # ---------------------------------------------------------------------- advice
 
 
-async def _advise(state: AppState, table_id: str, token: str, action: PlayAction, **given: Any) -> Any:
-    """A seat's advice: a quick-lane job of the worker pool, its answer once done."""
+async def _advise(state: AppState, http: Request, table_id: str, token: str, action: PlayAction,
+                  **given: Any) -> Any:
+    """A seat's advice: a quick-lane job of the worker pool (its client's), its answer once done."""
     tables = state.tables
 
     def task_for() -> tuple[int, Any, int]:
@@ -178,28 +249,30 @@ async def _advise(state: AppState, table_id: str, token: str, action: PlayAction
         return (seat, *tables.advice_task(table_id, seat, action, **given))
 
     seat, task, game = await run_in_threadpool(task_for)
-    result = await state.answer(tables.pool.submit(task, lane="quick", request={"table": "(a seat's advice)"}))
+    client = state.take(http, "mixes" if given.get("max_support") is not None else "solves")
+    job = tables.pool.submit(task, lane="quick", request={"table": "(a seat's advice)"}, owner=client)
+    result = await state.answer(job, http)
     used = action if given.get("max_support") is None else f"hint {given['max_support']}"  # as quintet-play
     await run_in_threadpool(tables.advice_used, table_id, seat, game, used)
     return result
 
 
 @router.post("/{table_id}/hint", response_model=SolutionOut | SparseOut, responses=_ADVICE_ERRORS)
-async def hint(table_id: str, state: State, token: Token, body: HintIn | None = None) -> Any:
+async def hint(table_id: str, state: State, token: Token, http: Request, body: HintIn | None = None) -> Any:
     """quintet-play's 'hint': the best completion of the slots you have placed (none: the best
     arrangement) against the computer's model — at a friend's table, the deal's equilibrium;
     with ``max_support`` K, 'hint K': the K-mix of the deal's equilibrium (a SparseOut)."""
     body = body or HintIn()
-    return await _advise(state, table_id, token, "hint", slots=dict(body.slots), max_support=body.max_support)
+    return await _advise(state, http, table_id, token, "hint", slots=dict(body.slots), max_support=body.max_support)
 
 
 @router.post("/{table_id}/grade", response_model=GradeOut, responses=_ADVICE_ERRORS)
-async def grade(table_id: str, body: GradeIn, state: State, token: Token) -> Any:
+async def grade(table_id: str, body: GradeIn, state: State, token: Token, http: Request) -> Any:
     """quintet-play's 'grade': value, regret and best two-card swap of five packets (not confirmed)."""
-    return await _advise(state, table_id, token, "grade", arrangement=body.arrangement)
+    return await _advise(state, http, table_id, token, "grade", arrangement=body.arrangement)
 
 
 @router.post("/{table_id}/odds", response_model=OddsOut, responses=_ADVICE_ERRORS)
-async def odds(table_id: str, state: State, token: Token) -> Any:
+async def odds(table_id: str, state: State, token: Token, http: Request) -> Any:
     """quintet-play's 'odds': per slot, the hands the model plays there and their odds."""
-    return await _advise(state, table_id, token, "odds")
+    return await _advise(state, http, table_id, token, "odds")

@@ -8,15 +8,15 @@ A review grades an arrangement with the exact engines and wants the deal's equil
 in the worker pool — at once (200) when the equilibrium is in the store to the target ε or not
 wanted, else as a job (202, followed as ``POST /api/solve``'s are).  The statistics are
 arithmetic (answered here); a puzzle is drawn from the store here and its answer graded in the
-pool's quick lane.
+pool's quick lane.  Reviews and puzzles are solver work: a client's solves (its rate limit, its
+jobs, cancelled when it disconnects), off on a play-only server (403); the statistics answer there too.
 """
 
 from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, Depends, HTTPException, Query
-from fastapi.responses import JSONResponse
+from fastapi import APIRouter, Depends, HTTPException, Query, Request
 from pydantic import BeforeValidator, Field
 from starlette.concurrency import run_in_threadpool
 
@@ -33,9 +33,9 @@ from solver.advisor.limits import (
 )
 from solver.advisor.schema import PuzzleOut, PuzzleResultOut, ReviewOut, StatsOut
 from solver.apps.serve.errors import JsonBodyRoute, error_responses
-from solver.apps.serve.models import MAX_NAME_LENGTH, ArrangementText, Cards, JobOut, RulesIn, _Strict, integral
-from solver.apps.serve.routers.solve import echo, job_out
-from solver.apps.serve.state import AppState, app_state
+from solver.apps.serve.models import MAX_NAME_LENGTH, ArrangementText, Cards, JobCreatedOut, RulesIn, _Strict, integral
+from solver.apps.serve.routers.solve import echo, job_created
+from solver.apps.serve.state import AppState, app_state, solver_on
 from solver.apps.serve.training import PuzzleGradeTask, ReviewTask
 from solver.play.puzzle import OPPONENTS, PuzzleError, pick_puzzle
 from solver.play.statistics import WINDOW, statistics
@@ -95,11 +95,11 @@ def _time_limit(state: AppState, asked: float | None) -> float:
 
 @router.post("/api/review", tags=["training"], operation_id="review", response_model=ReviewOut,
              response_description="exactly what quintet-play review --json prints",
-             responses={202: {"model": JobOut, "description": "the deal's equilibrium is not in the store: the "
-                              "review is a job (its result: the review)",
+             responses={202: {"model": JobCreatedOut, "description": "the deal's equilibrium is not in the store: "
+                              "the review is a job, followed with its secret (its result: the review)",
                               "headers": {"Location": {"description": "/api/jobs/ID", "schema": {"type": "string"}}}},
-                        **error_responses(400, 413, 422, 500, 503)})
-async def review(body: ReviewIn, state: State) -> Any:
+                        **error_responses(400, 403, 413, 422, 429, 500, 503)}, dependencies=[Depends(solver_on)])
+async def review(body: ReviewIn, state: State, http: Request) -> Any:
     """A finished game reviewed: each slot's packets and hands, who scored and why, the regret
     against the computer's model and against the deal's equilibrium, the best arrangement and
     the best two-card swap."""
@@ -112,12 +112,13 @@ async def review(body: ReviewIn, state: State) -> Any:
         quality = stored_exploitability(record.deal, state.store())
         return quality is not None and certified_within(quality, epsilon)  # type: ignore[arg-type]
 
+    client = state.take(http, "solves")
     long = epsilon is not None and not await run_in_threadpool(stored)
-    job = state.pool.submit(task, lane="long" if long else "quick", request=echo(body) | {"record": "…"})
+    job = state.pool.submit(task, lane="long" if long else "quick", request=echo(body) | {"record": "…"},
+                            owner=client)
     if long:
-        return JSONResponse(job_out(job).model_dump(mode="json"), status_code=202,
-                            headers={"Location": f"/api/jobs/{job.id}"})
-    return await state.answer(job)
+        return job_created(state, job, http)
+    return await state.answer(job, http)
 
 
 @router.post("/api/stats", tags=["training"], operation_id="stats", response_model=StatsOut,
@@ -135,7 +136,7 @@ async def stats(body: StatsIn) -> StatsOut:
 
 
 @router.get("/api/puzzles", tags=["training"], operation_id="puzzle", response_model=PuzzleOut,
-            responses=error_responses(400, 404, 422))
+            responses=error_responses(400, 403, 404, 422), dependencies=[Depends(solver_on)])
 async def puzzle(state: State,
                  seed: int | None = Query(None, ge=0, le=SEED_MAX,
                                           description=f"picks the puzzle, 0 to {SEED_MAX} (default: a fresh one)"),
@@ -156,8 +157,8 @@ async def puzzle(state: State,
 
 
 @router.post("/api/puzzles/grade", tags=["training"], operation_id="grade_puzzle", response_model=PuzzleResultOut,
-             responses=error_responses(400, 413, 422, 500, 503))
-async def grade_puzzle(body: PuzzleGradeIn, state: State) -> Any:
+             responses=error_responses(400, 403, 413, 422, 429, 500, 503), dependencies=[Depends(solver_on)])
+async def grade_puzzle(body: PuzzleGradeIn, state: State, http: Request) -> Any:
     """A puzzle's answer graded exactly (its regret against the best arrangement, proven by an
     exact engine); ``arrangement`` null gives up and answers the best arrangement."""
     rules = body.rules.to_rules()
@@ -170,5 +171,6 @@ async def grade_puzzle(body: PuzzleGradeIn, state: State) -> Any:
         except ArrangementError as exc:
             raise ValueError(f"arrangement: {exc}") from None
     task = PuzzleGradeTask(deal, body.opponent, arrangement, _time_limit(state, body.time_limit))
-    return await state.answer(state.pool.submit(task, lane="quick", request=echo(body)))
+    client = state.take(http, "solves")
+    return await state.answer(state.pool.submit(task, lane="quick", request=echo(body), owner=client), http)
 

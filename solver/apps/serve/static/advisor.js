@@ -501,7 +501,7 @@ async function cancelJob() {
   if (!state.job) return;
   $("cancel").disabled = true;
   try {
-    await call("DELETE", `/api/jobs/${state.job.job}`);
+    await call("DELETE", `api/jobs/${state.job.job}`, undefined, { token: state.job.secret });
   } catch (e) {
     showError(e.message);
   }
@@ -865,7 +865,7 @@ function renderEquilibrium(eq, cancelled, asked) {
     + ` ${status})${eq.interrupted || cancelled ? " — interrupted" : ""}; ${source}.`);
   const play = el("h4", "play-title", "Play this: drawn from the mix with seed ");
   const seed = el("span", "", String(asked.body.seed));
-  seed.id = "play-seed";
+  seed.id = "answer-seed";
   play.append(seed);
   const again = el("button", "answer-action quiet", "Draw another");
   again.type = "button";

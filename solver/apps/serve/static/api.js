@@ -1,4 +1,12 @@
-// The JSON API: requests, errors as {"error": "..."}, and jobs followed by server-sent events.
+// The JSON API: requests, errors as {"error": "..."}, and jobs followed by server-sent events
+// (read with fetch: a job's calls, like a table's, send its secret as Authorization: Bearer).
+// Paths are relative to the page (a leading "/" is dropped): behind a proxy the page may live
+// under a sub-path (HOST/quintet/), and its API is then under it too.
+
+/** ``path`` ("/api/…" or "api/…") relative to the page's own address. */
+export function apiUrl(path) {
+  return path.replace(/^\/+/, "");
+}
 
 export class ApiError extends Error {
   constructor(message, status) {
@@ -7,20 +15,23 @@ export class ApiError extends Error {
   }
 }
 
-/** ``method`` ``path`` with a JSON body (and a seat's ``token``: Authorization: Bearer);
- * resolves to {status, data}, throws ApiError. */
-export async function call(method, path, body, { token = null } = {}) {
+/** ``method`` ``path`` with a JSON body (and a seat's ``token``: Authorization: Bearer;
+ * ``signal``: an AbortSignal that cancels it); resolves to {status, data}, throws ApiError
+ * (an AbortError once ``signal`` aborts). */
+export async function call(method, path, body, { token = null, signal = undefined } = {}) {
   let response;
   const headers = body === undefined ? {} : { "Content-Type": "application/json" };
   if (token) headers.Authorization = `Bearer ${token}`;
   try {
-    response = await fetch(path, {
+    response = await fetch(apiUrl(path), {
       method,
       headers,
       body: body === undefined ? undefined : JSON.stringify(body),
       cache: "no-store",
+      signal,
     });
   } catch (e) {
+    if (signal && signal.aborted) throw e;
     throw new ApiError(`cannot reach the server (${e.message})`, 0);
   }
   let data = null;
@@ -39,8 +50,10 @@ export async function call(method, path, body, { token = null } = {}) {
 
 /**
  * Follow a job until it is finished: ``onUpdate(job)`` at every change.  Resolves to the
- * final job.  Reads the job's server-sent events (``readEvents``, the one event reader); if
- * the stream breaks, asks for the job once a second until it is finished.
+ * final job.  ``job`` is the 202 answer that started it: its ``secret`` is sent with every
+ * call about it (Authorization: Bearer).  Reads the job's server-sent events (``readEvents``,
+ * the one event reader); if the stream breaks, asks for the job once a second until it is
+ * finished.
  */
 export async function followJob(job, onUpdate) {
   const finished = (j) => ["done", "cancelled", "failed"].includes(j.status);
@@ -49,7 +62,7 @@ export async function followJob(job, onUpdate) {
   let last = job;
   const controller = new AbortController();
   try {
-    await readEvents(`/api/jobs/${job.job}/events`, null, (kind, data) => {
+    await readEvents(`api/jobs/${job.job}/events`, job.secret, (kind, data) => {
       if (kind !== "job") return;
       last = data;
       onUpdate(data);
@@ -60,7 +73,7 @@ export async function followJob(job, onUpdate) {
   }
   while (!finished(last)) {
     await new Promise((r) => setTimeout(r, 1000));
-    last = (await call("GET", `/api/jobs/${job.job}`)).data;
+    last = (await call("GET", `api/jobs/${job.job}`, undefined, { token: job.secret })).data;
     onUpdate(last);
   }
   return last;
@@ -75,7 +88,7 @@ export async function followJob(job, onUpdate) {
 export async function readEvents(path, token, onEvent, signal) {
   const headers = { Accept: "text/event-stream" };
   if (token) headers.Authorization = `Bearer ${token}`;
-  const response = await fetch(path, { headers, signal, cache: "no-store" });
+  const response = await fetch(apiUrl(path), { headers, signal, cache: "no-store" });
   if (!response.ok) {
     let message = `HTTP ${response.status}`;
     try {

@@ -1,5 +1,5 @@
 // The page: four tabs (arrangement advisor, draw advisor, play, review and training) and the
-// server's health line.
+// server's health line.  (A script error anywhere is shown at the top of the page: errors.js.)
 
 import { setupAdvisor } from "./advisor.js";
 import { call } from "./api.js";
@@ -33,12 +33,19 @@ function setupTabs() {
   return select;
 }
 
-async function showHealth() {
+/** The health line; on a play-only server, the Play tab alone (``select``: the tabs' select). */
+async function showHealth(select) {
   try {
     const { data } = await call("GET", "/api/health");
     document.getElementById("health").textContent =
-      `v${data.version} · ${data.workers_ready} of ${data.workers} workers ready`;
-    if (data.workers_ready < data.workers) setTimeout(showHealth, 1000);
+      `v${data.version} · ${data.workers_ready} of ${data.workers} workers ready${data.solver ? "" : " · play only"}`;
+    if (!data.solver && !document.body.dataset.playOnly) {
+      document.body.dataset.playOnly = "true";
+      // a play-only server (quintet-serve --play-only): the solver's tabs (a review solves) would answer 403
+      for (const id of ["tab-advisor", "tab-draw", "tab-review"]) document.getElementById(id).hidden = true;
+      select(document.getElementById("tab-play"), false);
+    }
+    if (data.workers_ready < data.workers) setTimeout(() => showHealth(select), 1000);
   } catch (e) {
     document.getElementById("health").textContent = e.message;
   }
@@ -59,7 +66,7 @@ async function start() {
   });
   setupPlay({ select: () => select(document.getElementById("tab-play"), false) });
   setupReview();
-  showHealth();
+  showHealth(select);
   document.body.dataset.ready = "true";
 }
 

@@ -1,12 +1,15 @@
 // The Play tab: a match against the computer or a friend, on a table of the server
-// (/api/tables).  A seat is its link, /#play/TABLE/SEAT/TOKEN: the token is read from the
-// fragment (which never reaches the server), kept in sessionStorage and sent as
-// "Authorization: Bearer"; the address bar keeps /#play/TABLE/SEAT.  Reloading, or opening
-// the link on another device, resumes the seat.
+// (api/tables).  A seat is its link, #play/TABLE/SEAT/TOKEN, and that link is the page's
+// address while the seat is open: a bookmark, a reload, a new tab or another device resume
+// it.  The token rides in the fragment (never sent to the server) and goes to the server as
+// "Authorization: Bearer".  A friend is invited by #join/TABLE/CODE: the friend's page
+// exchanges the code for seat 2's own token once (api/tables/TABLE/join) and moves to its
+// seat link.
 //
 // The page holds only what the server sends this seat: before both sides have confirmed,
 // never the other side's cards.  The other side's commitment is remembered when first seen
-// and checked against the arrangement and salt revealed at the show-down.
+// and checked against the arrangement and salt revealed at the show-down.  The arrangement
+// being laid is kept on this device (localStorage) until it is confirmed.
 
 import { kmixEntryEl, marginalsEl, packetsEl, plansEl, proofText, totalsEl } from "./advisor.js";
 import { ApiError, call, readEvents } from "./api.js";
@@ -17,29 +20,131 @@ import { el, seconds, signed } from "./format.js";
 import { checkCommitment, commitmentText } from "./sha256.js";
 
 const $ = (id) => document.getElementById(id);
-const STORE = "quintet-play-seat";
 const REVEAL_MS = 650; // between two slots of the show-down
+const KEEP_MS = 3 * 24 * 3600 * 1000; // what this device keeps of a table (its drafts, commitments seen)
+const PAGE_TITLE = document.title;
+const SEAT_ADDRESS = /^#play\/([A-Za-z0-9_-]+)\/([12])(?:\/([A-Za-z0-9_-]+))?$/;
+const JOIN_ADDRESS = /^#join\/([A-Za-z0-9_-]+)\/([A-Za-z0-9_-]+)$/;
 const OPPONENT_HELP = {
   equilibrium: "The computer plays a sample of the deal's certified equilibrium: nothing does much better "
     + "against it. A new deal's equilibrium is solved first (seconds to a couple of minutes).",
   greedy: "The computer takes the strongest hand left, again and again, weakest in slot 1.",
   uniform: "The computer lays its 25 cards at random.",
-  friend: "You get a link for your friend's seat. Hints, if on, are against the deal's equilibrium, and both "
-    + "of you are told.",
+  friend: "You get an invitation link for your friend's seat. Hints, if on, are against the deal's equilibrium, "
+    + "and both of you are told.",
 };
 
 const play = {
-  seat: null, // {table, seat, token, friendUrl}
+  seat: null, // {table, seat, token}
   view: null,
-  game: null, // the game the board shows
-  revealed: {}, // game → slots shown so far
+  key: null, // the game the board shows (gameKey)
+  revealed: {}, // gameKey → slots of its show-down turned over so far
   timer: null,
   stream: null, // AbortController of the event stream
-  busy: false,
+  busy: null, // AbortController of the move or advice under way
   hintsTouched: false,
+  invitation: null, // {table, link, warning}: seat 2's invitation, shown to seat 1 until the friend joins
+  asking: false, // the invitation is being fetched
+  draftKey: null, // where the board's arrangement is kept (null: not kept)
 };
 let board; // the ArrangementEditor of the current game
 let showTab = () => {};
+
+// ---------------------------------------------------------------- what this device keeps
+
+/** Entries in one localStorage item, each dropped KEEP_MS after it was saved. */
+class Kept {
+  constructor(name) {
+    this.name = name;
+  }
+
+  all() {
+    try {
+      const all = JSON.parse(localStorage.getItem(this.name) || "{}");
+      return all && typeof all === "object" ? all : {};
+    } catch {
+      return {};
+    }
+  }
+
+  get(key) {
+    const entry = this.all()[key];
+    return entry && Date.now() - entry.saved < KEEP_MS ? entry.value : undefined;
+  }
+
+  set(key, value) {
+    const all = this.all();
+    const now = Date.now();
+    for (const k of Object.keys(all)) if (!(now - all[k].saved < KEEP_MS)) delete all[k];
+    if (value === undefined) delete all[key];
+    else all[key] = { value, saved: now };
+    try {
+      localStorage.setItem(this.name, JSON.stringify(all));
+    } catch {
+      // storage full or turned off: the page works without it
+    }
+  }
+}
+
+const drafts = new Kept("quintet-play-drafts"); // TABLE/SEAT/GAME → the packets being laid
+const seen = new Kept("quintet-play-commitments"); // TABLE/SEAT/GAME → the other side's commitment, first seen
+const joined = new Kept("quintet-play-joined"); // TABLE/CODE → seat 2's token (this device exchanged the code)
+
+/** The game a view is of: a rematch starts the games again, under a new match number. */
+function gameKey(view) {
+  return `${view.match}.${view.game}`;
+}
+
+function seatKey() {
+  return `${play.seat.table}/${play.seat.seat}/${play.key}`;
+}
+
+function saveDraft() {
+  if (!play.draftKey || board.locked) return;
+  drafts.set(play.draftKey, board.mine.some((p) => p.length) ? board.mine : undefined);
+}
+
+/** The kept packets of this game, if they are still a partial arrangement of its cards. */
+function keptDraft(view) {
+  const packets = drafts.get(seatKey());
+  const live = new Set(view.deal.live);
+  const cards = Array.isArray(packets) && packets.length === N_SLOTS ? packets.flat() : [];
+  const fits = cards.length && packets.every((p) => Array.isArray(p) && p.length <= HAND_SIZE)
+    && cards.every((c) => live.has(c)) && new Set(cards).size === cards.length;
+  return fits ? packets : null;
+}
+
+// ---------------------------------------------------------------- errors and progress
+
+const setError = errorBox("play-error");
+
+/** Show ``message`` (empty: hide it) next to ``near``, the control it is about. */
+function showError(message, near = null) {
+  const box = $("play-error");
+  if (near) {
+    const anchor = near.closest(".row, .share") || near;
+    if (anchor.nextElementSibling !== box) anchor.after(box);
+  }
+  setError(message);
+}
+
+/** A search under way: its name, the seconds so far and a Cancel, beside the buttons. */
+function startProgress(label, controller) {
+  const box = $("play-progress");
+  const started = performance.now();
+  const limit = ` (it stops within ${limits.defaults.TABLE_SEARCH_TIME_LIMIT.value} s)`;
+  const tick = () => {
+    $("play-progress-text").textContent = `${label}… ${Math.floor((performance.now() - started) / 1000)} s${limit}`;
+  };
+  tick();
+  box.hidden = false;
+  const timer = setInterval(tick, 1000);
+  $("play-cancel").onclick = () => controller.abort();
+  return () => {
+    clearInterval(timer);
+    box.hidden = true;
+  };
+}
 
 // ---------------------------------------------------------------- the seat
 
@@ -47,70 +152,31 @@ function seatLink(seat) {
   return `${location.origin}${location.pathname}#play/${seat.table}/${seat.seat}/${seat.token}`;
 }
 
-function saveSeat(seat) {
-  sessionStorage.setItem(STORE, JSON.stringify(seat));
+/** Open ``seat``: its link becomes the address (replacing the one that led here). */
+function goToSeat(seat) {
+  location.replace(`#play/${seat.table}/${seat.seat}/${seat.token}`);
+  sit(seat);
 }
 
-function storedSeat(table, seat) {
-  try {
-    const s = JSON.parse(sessionStorage.getItem(STORE) || "null");
-    return s && s.table === table && s.seat === seat ? s : null;
-  } catch {
-    return null;
-  }
-}
-
-/** The seat named by the address: #play/TABLE/SEAT/TOKEN (the token then leaves the address
- * bar), or #play/TABLE/SEAT with the token kept from before. */
-function seatFromAddress() {
-  const m = /^#play\/([A-Za-z0-9_-]+)\/([12])(?:\/([A-Za-z0-9_-]+))?$/.exec(location.hash);
-  if (!m) return null;
-  const [, table, seatText, token] = m;
-  const seat = Number(seatText);
-  const kept = storedSeat(table, seat);
-  const found = token ? { table, seat, token, friendUrl: kept && kept.token === token ? kept.friendUrl : null } : kept;
-  if (!found) return { table, seat, token: null };
-  saveSeat(found);
-  if (token) history.replaceState(null, "", `#play/${table}/${seat}`);
-  return found;
-}
-
-function commitments() {
-  try {
-    return JSON.parse(sessionStorage.getItem(`quintet-commitments-${play.seat.table}-${play.seat.seat}`) || "{}");
-  } catch {
-    return {};
-  }
-}
-
-/** Remember the other side's commitment of ``game`` the first time it is shown. */
-function rememberCommitment(game, commitment) {
-  const seen = commitments();
-  if (!seen[game]) {
-    seen[game] = commitment;
-    sessionStorage.setItem(`quintet-commitments-${play.seat.table}-${play.seat.seat}`, JSON.stringify(seen));
-  }
-}
-
-// ---------------------------------------------------------------- talking to the table
-
-const showError = errorBox("play-error");
-
-function ask(method, path, body) {
-  return call(method, `/api/tables/${play.seat.table}${path}`, body, { token: play.seat.token });
+function ask(method, path, body, signal) {
+  return call(method, `api/tables/${play.seat.table}${path}`, body, { token: play.seat.token, signal });
 }
 
 async function sit(seat) {
   stopStream();
+  if (play.timer) clearTimeout(play.timer);
   play.seat = seat;
   play.view = null;
-  play.game = null;
+  play.key = null;
+  play.draftKey = null;
   play.revealed = {};
   $("play-setup").hidden = true;
   $("play-table").hidden = false;
+  for (const id of ["play-showdown-box", "play-advice-box", "play-match-box", "play-leave-confirm"]) $(id).hidden = true;
+  showError("", $("play-confirm"));
   showTab();
   if (!seat.token) {
-    leave("This seat's token is not known here: open the seat's full link (…/#play/TABLE/SEAT/TOKEN).");
+    leave("This address names a seat without its token: open the seat's full link (…/#play/TABLE/SEAT/TOKEN).");
     return;
   }
   try {
@@ -126,6 +192,39 @@ async function sit(seat) {
   follow();
 }
 
+/** The friend's page: exchange the invitation for seat 2's own token, once. */
+async function join(table, code) {
+  showTab();
+  stopStream();
+  play.seat = null;
+  $("play-table").hidden = true;
+  $("play-setup").hidden = false;
+  const token = joined.get(`${table}/${code}`);
+  if (token) { // this device took the seat already: back to it
+    goToSeat({ table, seat: 2, token });
+    return;
+  }
+  showError("", $("play-start"));
+  $("play-joining").hidden = false;
+  try {
+    const { data } = await call("POST", `api/tables/${table}/join`, { invitation: code });
+    joined.set(`${table}/${code}`, data.token);
+    goToSeat({ table: data.table, seat: data.seat, token: data.token });
+  } catch (e) {
+    history.replaceState(null, "", location.pathname + location.search);
+    showError(e instanceof ApiError && e.status === 409
+      ? "This invitation has been used already: it opens your friend's seat once, and someone opened it before. "
+        + "If that was you, go back to the page it opened: its address is your seat's link. If not, ask your "
+        + "friend for a new match (they have been told)."
+      : e instanceof ApiError && e.status === 404
+        ? "This invitation is not valid: the link may be cut short, or the table has expired (tables are kept a "
+          + "day after their last move). Ask your friend for a new one."
+        : `Could not join the table: ${e.message}`, $("play-start"));
+  } finally {
+    $("play-joining").hidden = true;
+  }
+}
+
 function stopStream() {
   if (play.stream) play.stream.abort();
   play.stream = null;
@@ -138,7 +237,7 @@ async function follow() {
   let pause = 500;
   while (play.stream === controller) {
     try {
-      await readEvents(`/api/tables/${play.seat.table}/events`, play.seat.token, (kind, event) => {
+      await readEvents(`api/tables/${play.seat.table}/events`, play.seat.token, (kind, event) => {
         pause = 500;
         if (kind === "shutdown") setStatusNote("The server is restarting: reconnecting…");
         else if (kind === "expired") leave("This table has expired.");
@@ -169,14 +268,29 @@ async function follow() {
 function leave(message = "") {
   stopStream();
   if (play.timer) clearTimeout(play.timer);
+  if (play.busy) play.busy.abort();
   play.seat = null;
   play.view = null;
-  sessionStorage.removeItem(STORE);
-  if (location.hash.startsWith("#play")) history.replaceState(null, "", location.pathname);
+  play.draftKey = null;
+  if (location.hash.startsWith("#play") || location.hash.startsWith("#join")) {
+    history.replaceState(null, "", location.pathname + location.search);
+  }
+  document.title = PAGE_TITLE;
   $("play-table").hidden = true;
   for (const id of ["play-showdown-box", "play-advice-box", "play-match-box"]) $(id).hidden = true;
   $("play-setup").hidden = false;
-  showError(message);
+  showError(message, $("play-start"));
+}
+
+/** "New match": while the match is on, ask first (the seat's link brings it back). */
+function askLeave() {
+  if (!play.view || play.view.over) {
+    leave();
+    return;
+  }
+  $("play-leave-link").value = seatLink(play.seat);
+  $("play-leave-confirm").hidden = false;
+  $("play-leave-yes").focus();
 }
 
 // ---------------------------------------------------------------- starting a match
@@ -197,6 +311,7 @@ export function buildTable() {
 }
 
 async function start() {
+  if ($("play-start").getAttribute("aria-disabled") === "true") return;
   fieldMessage("play-games", "");
   fieldMessage("play-seed", "");
   const { body, error } = buildTable();
@@ -205,18 +320,15 @@ async function start() {
     $(error[0]).focus();
     return;
   }
-  showError("");
+  showError("", $("play-start"));
   $("play-start").setAttribute("aria-disabled", "true");
   try {
-    const { data } = await call("POST", "/api/tables", body);
-    const mine = data.seats[0];
-    const seat = { table: data.table, seat: 1, token: mine.token, friendUrl: data.seats[1] ? data.seats[1].url : null };
-    saveSeat(seat);
-    history.replaceState(null, "", `#play/${seat.table}/1`);
-    await sit(seat);
+    const { data } = await call("POST", "api/tables", body);
+    play.invitation = data.invitation ? { table: data.table, ...data.invitation } : null;
+    goToSeat({ table: data.table, seat: 1, token: data.token });
     $("play-title").focus();
   } catch (e) {
-    showError(e.message);
+    showError(e.message, $("play-start"));
   } finally {
     $("play-start").setAttribute("aria-disabled", "false");
   }
@@ -238,6 +350,11 @@ function setStatusNote(text) {
   $("play-status").textContent = text;
 }
 
+/** Whether the view's show-down has been turned over to the last slot on this page. */
+function shownDown(view) {
+  return Boolean(view.showdown) && (play.revealed[gameKey(view)] || 0) >= N_SLOTS;
+}
+
 function statusText(view) {
   const other = otherName(view);
   switch (view.status) {
@@ -257,8 +374,32 @@ function statusText(view) {
         ? `You have confirmed. ${other[0].toUpperCase() + other.slice(1)} is still looking at game ${view.other_game}'s show-down.`
         : `You have confirmed. Waiting for ${other}…`;
     default:
-      return view.over ? "The match is over." : "Both have confirmed: the show-down.";
+      return shownDown(view) && view.over ? "The match is over." : "Both have confirmed: the show-down.";
   }
+}
+
+/** The tab's title: where this seat's game stands, in a few words. */
+function titleText(view) {
+  const other = otherName(view);
+  const p = view.presence;
+  let head;
+  if (view.opponent === "friend" && view.seat === 1 && p && !p.joined) head = "Waiting for your friend to join";
+  else if (view.status === "preparing") head = "Preparing the game";
+  else if (view.status === "failed") head = "The game failed";
+  else if (view.status === "placing") head = view.other.confirmed && view.opponent === "friend" ? "Your friend has confirmed" : "Your move";
+  else if (view.status === "waiting") head = `Waiting for ${other}`;
+  else if (!shownDown(view)) head = "Show-down…";
+  else if (view.over) head = `Match over: ${verdict(view.score.you, view.score.other, view)}`;
+  else head = `Game ${view.game}: ${verdict(view.showdown.points_a, view.showdown.points_b, view)}`;
+  if (view.rematch && view.rematch.other && !view.rematch.you) head = "Your friend asks for a rematch";
+  else if (view.opponent === "friend" && p && p.joined && !p.connected && !view.showdown) head += " (your friend is away)";
+  return `${head} · game ${view.game} of ${view.games} · Quintet`;
+}
+
+function updateTitle(view) {
+  const text = titleText(view);
+  if (document.hidden && text !== document.title.replace(/^● /, "")) document.title = `● ${text}`;
+  else if (!document.title.startsWith("● ") || !document.hidden) document.title = text;
 }
 
 function render(view, kind) {
@@ -275,13 +416,24 @@ function render(view, kind) {
     ? `Seat ${view.seat} against a friend · hints ${view.advice.on ? "on (against the deal's equilibrium) for both of you"
       : "off for both of you"}`
     : `Against the computer: ${view.description}`;
-  const share = friend && view.seat === 1 && play.seat.friendUrl;
-  $("play-share").hidden = !share;
-  if (share) $("play-share-link").value = play.seat.friendUrl;
+  renderPresence(view);
+  renderShare(view);
   $("play-status").textContent = statusText(view);
   delete $("play-status").dataset.note;
   const commitment = $("play-commitment");
-  if (view.other.commitment && !view.showdown) rememberCommitment(view.game, view.other.commitment);
+  // the board: a new game empties it (or brings back what was being laid); a confirmed arrangement is shown, locked
+  if (play.key !== gameKey(view)) {
+    play.key = gameKey(view);
+    play.draftKey = null;
+    board.exposed = [];
+    board.locked = false;
+    board.setDeal(view.deal.exposed);
+    const draft = view.you.confirmed ? null : keptDraft(view);
+    if (draft) board.set(draft, { undoable: false });
+    play.draftKey = seatKey();
+    $("play-advice-box").hidden = true;
+  }
+  if (view.other.commitment && !view.showdown && seen.get(seatKey()) === undefined) seen.set(seatKey(), view.other.commitment);
   commitment.hidden = !view.other.commitment;
   if (view.other.commitment) {
     commitment.textContent = `${otherName(view, true)}'s arrangement is committed: SHA-256 ${short(view.other.commitment)}`
@@ -290,23 +442,79 @@ function render(view, kind) {
   }
   const deal = $("play-deal");
   deal.replaceChildren("Exposed (out of play): ", cardsTextEl(view.deal.exposed), ` · seed ${view.deal.seed}`);
-  // the board: a new game empties it; a confirmed arrangement is shown, locked
-  if (play.game !== view.game) {
-    play.game = view.game;
-    board.exposed = [];
-    board.locked = false;
-    board.setDeal(view.deal.exposed);
-    $("play-advice-box").hidden = true;
-  }
   if (view.you.confirmed && !board.locked) {
+    drafts.set(seatKey(), undefined);
+    play.draftKey = null;
     board.set(view.you.arrangement, { undoable: false });
     board.locked = true;
     board.render();
   }
-  $("play-advice-buttons").hidden = !view.advice.on;
+  $("play-advice-buttons").hidden = !view.advice.on || view.you.confirmed; // advice is for placing
   buttons();
   renderShowdown(view, kind);
   renderMatch(view);
+  updateTitle(view);
+}
+
+/** The other seat: has it opened the invitation, is a page of it open, has it confirmed;
+ * and a warning when this seat is open in more than one place. */
+function renderPresence(view) {
+  const p = view.presence;
+  const list = $("play-presence");
+  list.hidden = view.opponent !== "friend" || !p;
+  const reused = view.invitation_reused;
+  $("play-reused").hidden = !reused;
+  $("play-reused").textContent = `Your invitation was opened again after your friend had joined (${reused} time`
+    + `${reused > 1 ? "s" : ""}; refused): someone besides your friend has its link.`;
+  const here = p ? p.here : 1;
+  $("play-devices").hidden = here < 2;
+  $("play-devices").textContent = `This seat is open in ${here} places (tabs or devices): a move made in one shows in `
+    + "all. Close the ones you are not using.";
+  if (list.hidden) return;
+  const items = [];
+  if (view.seat === 1) items.push(["joined", p.joined, p.joined ? "has joined" : "has not opened your invitation yet"]);
+  if (p.joined) {
+    items.push(["connected", p.connected, p.connected ? "has the table open" : "does not have the table open now"]);
+    if (!view.showdown) items.push(["confirmed", p.confirmed, p.confirmed ? "has confirmed" : "has not confirmed yet"]);
+  }
+  list.replaceChildren(el("li", "presence-who", "Your friend"), ...items.map(([name, on, text]) => {
+    const li = el("li", `presence-${on ? "on" : "off"}`, text);
+    li.dataset.presence = name;
+    li.dataset.on = String(on);
+    return li;
+  }));
+}
+
+/** Seat 1 at a friend's table: seat 2's invitation until the friend has opened it. */
+function renderShare(view) {
+  const waiting = view.opponent === "friend" && view.seat === 1 && view.presence && !view.presence.joined;
+  $("play-share").hidden = !waiting;
+  if (!waiting) return;
+  if (play.invitation && play.invitation.table === view.table) showInvitation(play.invitation);
+  else if (!play.asking) fetchInvitation();
+}
+
+/** The invitation's link, and the server's warning when it names this machine's own address. */
+function showInvitation({ link, warning }) {
+  $("play-share-link").value = link;
+  $("play-share-warning").hidden = !warning;
+  $("play-share-warning").textContent = warning || "";
+}
+
+/** The invitation again (a reload, another device): GET …/invitation, until the friend joins. */
+async function fetchInvitation() {
+  play.asking = true;
+  const table = play.seat.table;
+  try {
+    const { data } = await ask("GET", "/invitation");
+    play.invitation = { table, ...data };
+    if (play.view && play.view.table === table) showInvitation(play.invitation);
+  } catch (e) {
+    if (!(e instanceof ApiError && e.status === 409)) showError(e.message, $("play-share"));
+    // 409: the friend has joined meanwhile; the presence event says so
+  } finally {
+    play.asking = false;
+  }
 }
 
 function buttons() {
@@ -329,7 +537,11 @@ function buttons() {
 function handCell(hand, who, name) {
   const cell = el("div", `sd-hand sd-${who}`);
   const cards = el("span", "packet-cards");
-  for (const code of hand.cards) cards.append(cardEl(code, "small"));
+  for (const code of hand.cards) {
+    const card = cardEl(code, "small");
+    if (code === hand.decider) card.classList.add("decider");
+    cards.append(card);
+  }
   const line = el("span", "hand");
   line.dataset.category = hand.category;
   line.append(el("span", "sd-who", `${name}: `), hand.hand);
@@ -346,7 +558,7 @@ export function seatSlots(showdown) {
     you += s.points_a;
     other += s.points_b;
     return { slot: s.slot, points: s.points, you: s.a, other: s.b, winner: { A: "you", B: "other" }[s.winner] || null,
-      youPoints: s.points_a, otherPoints: s.points_b, youTotal: you, otherTotal: other };
+      decidedBy: s.decided_by || null, youPoints: s.points_a, otherPoints: s.points_b, youTotal: you, otherTotal: other };
   });
 }
 
@@ -354,15 +566,18 @@ function renderShowdown(view, kind) {
   const box = $("play-showdown-box");
   const sd = view.showdown;
   box.hidden = !sd;
-  if (!sd) return;
-  const game = view.game;
-  if (play.revealed[game] === undefined) play.revealed[game] = kind === "reveal" ? 0 : N_SLOTS;
+  if (!sd) {
+    delete $("panel-play").dataset.revealed;
+    return;
+  }
+  const key = gameKey(view);
+  if (play.revealed[key] === undefined) play.revealed[key] = kind === "reveal" ? 0 : N_SLOTS;
   const list = $("play-showdown");
-  const other = otherName(view, true);
+  const other = otherName(view);
+  const slots = seatSlots(sd);
   const draw = () => {
-    const shown = play.revealed[game];
+    const shown = play.revealed[key];
     list.replaceChildren();
-    const slots = seatSlots(sd);
     slots.forEach((s, i) => {
       const li = el("li", "sd-slot");
       li.dataset.slot = String(s.slot);
@@ -371,12 +586,16 @@ function renderShowdown(view, kind) {
       li.append(label);
       if (i < shown) {
         li.dataset.winner = s.winner || "tie";
-        li.append(handCell(s.you, "you", "you"), handCell(s.other, "other", other.toLowerCase()));
-        const result = s.winner === "you" ? `you +${s.youPoints}` : s.winner === "other"
-          ? `${other.toLowerCase()} +${s.otherPoints}` : s.youPoints ? `tie, +${s.youPoints} each` : "tie";
-        const res = el("div", `sd-result ${s.winner || "tie"}`, result);
-        res.append(el("small", "", `${s.youTotal} : ${s.otherTotal}`));
+        li.append(handCell(s.you, "you", "you"), handCell(s.other, "other", other));
+        const [who, points] = s.winner === "you" ? ["you", `+${s.youPoints}`] : s.winner === "other"
+          ? [other, `+${s.otherPoints}`] : ["tie", s.youPoints ? `+${s.youPoints} each` : ""];
+        const res = el("div", `sd-result ${s.winner || "tie"}`);
+        res.append(el("span", "sd-winner", who), ` ${points}`, el("small", "", `${s.youTotal} : ${s.otherTotal}`));
         li.append(res);
+        if (s.decidedBy) { // two hands of one name: what decides ("highest kicker: ace over queen")
+          const [what, ranks] = s.decidedBy.split(": ");
+          li.append(el("p", "sd-why", `Both ${s.you.hand}: the ${what} decides, ${ranks}.`));
+        }
       } else {
         li.classList.add("face-down");
         li.append(el("div", "sd-hidden", "…"));
@@ -386,29 +605,32 @@ function renderShowdown(view, kind) {
     const done = shown >= N_SLOTS;
     $("panel-play").dataset.revealed = String(shown);
     $("play-score").textContent = done
-      ? `Game ${game}: you ${sd.points_a}, ${other.toLowerCase()} ${sd.points_b} — `
-        + `${verdict(sd.points_a, sd.points_b, view)}.`
-      : `You ${shown ? slots[shown - 1].youTotal : 0} : ${shown ? slots[shown - 1].otherTotal : 0} `
-        + `${other.toLowerCase()}…`;
+      ? `Game ${view.game}: you ${sd.points_a}, ${other} ${sd.points_b} — ${verdict(sd.points_a, sd.points_b, view)}.`
+      : `You ${shown ? slots[shown - 1].youTotal : 0} : ${shown ? slots[shown - 1].otherTotal : 0} ${other}…`;
     $("play-check").hidden = !done;
-    if (done) renderCheck(view);
-    const next = $("play-next");
-    next.hidden = !done || !view.can_next;
-    if (done && view.over) {
-      $("play-score").textContent += ` Match: you ${view.score.you}, ${other.toLowerCase()} ${view.score.other} — `
-        + `${verdict(view.score.you, view.score.other, view, "the match")}.`;
+    $("play-next").hidden = !done || !view.can_next;
+    if (done) {
+      renderCheck(view);
+      $("play-status").textContent = statusText(view);
+      if (view.over) {
+        $("play-score").textContent += ` Match: you ${view.score.you}, ${other} ${view.score.other} — `
+          + `${verdict(view.score.you, view.score.other, view, "the match")}.`;
+      }
+      renderMatch(view);
+      updateTitle(view);
     }
+    renderRematch(view);
   };
   if (play.timer) clearTimeout(play.timer);
   const reduce = window.matchMedia && window.matchMedia("(prefers-reduced-motion: reduce)").matches;
   const step = () => {
     draw();
-    if (play.revealed[game] < N_SLOTS && play.view && play.view.game === game) {
+    if (play.revealed[key] < N_SLOTS && play.view && gameKey(play.view) === key) {
       play.timer = setTimeout(() => {
-        play.revealed[game] += 1;
+        play.revealed[key] += 1;
         step();
       }, reduce ? 0 : REVEAL_MS);
-    } else if (play.revealed[game] >= N_SLOTS && kind === "reveal") {
+    } else if (play.revealed[key] >= N_SLOTS && kind === "reveal") {
       $("play-showdown-title").focus({ preventScroll: true });
     }
   };
@@ -432,52 +654,83 @@ export function commitmentCheck(view, firstSeen) {
 
 function renderCheck(view) {
   const box = $("play-check");
-  const c = commitmentCheck(view, commitments()[view.game]);
-  box.dataset.ok = c.ok ? "true" : "false";
+  const c = commitmentCheck(view, seen.get(seatKey()));
   const who = `${otherName(view, true)}'s`;
-  const head = el("p", `check-line ${c.ok ? "ok" : "bad"}`, !c.ok
-    ? `✗ ${who} commitment does NOT match the arrangement revealed: it was changed after it was committed.`
-    : c.seenBefore ? `✓ ${who} commitment checks out: the SHA-256 of its salt and the arrangement revealed is `
-      + `${short(c.shown)}, the value shown before you confirmed.`
-      : `✓ ${who} commitment matches the arrangement revealed (${short(c.shown)}); it confirmed last, so its `
-        + "packets were shown as soon as it committed.");
+  box.dataset.ok = c.ok ? "true" : "false";
+  let text;
+  if (!c.ok) {
+    text = `✗ ${who} commitment does NOT match the arrangement revealed: it was changed after it was committed.`;
+  } else if (view.confirmed_first === "you") {
+    text = `✓ ${who} commitment matches the arrangement revealed (${short(c.shown)}). ${otherName(view, true)} `
+      + "confirmed after you, so its commitment was shown with the show-down: the check shows the two agree, not "
+      + "that it was fixed before you confirmed.";
+  } else if (c.seenBefore) {
+    text = `✓ ${who} commitment checks out: the SHA-256 of its salt and the arrangement revealed is `
+      + `${short(c.shown)}, the value this page showed before you confirmed.`;
+  } else {
+    text = `✓ ${who} commitment matches the arrangement revealed (${short(c.shown)}). It was shown before you `
+      + "confirmed, though not on this device: compare it with the value you saw then.";
+  }
+  const head = el("p", `check-line ${c.ok ? "ok" : "bad"}`, text);
+  const proves = el("p", "hint small check-proves", view.commitments.proves); // the server's sentence
   const details = el("details", "check-details");
   details.append(el("summary", "", "Check it yourself"));
   const code = el("code", "", `printf '%s' '${c.text}' | sha256sum`);
   details.append(el("p", "hint small", "The commitment is the SHA-256 of these bytes (no newline):"), code,
     el("p", "hint small", `Expected: ${c.shown}`));
-  box.replaceChildren(head, details);
+  box.replaceChildren(head, proves, details);
+}
+
+/** Rematch, once the match is over and its last show-down turned: one click a seat. */
+function renderRematch(view) {
+  const ready = view.over && shownDown(view);
+  const rematch = view.rematch || { you: false, other: false };
+  $("play-rematch-row").hidden = !ready;
+  if (!ready) return;
+  $("play-rematch").hidden = rematch.you;
+  const note = $("play-rematch-note");
+  note.textContent = rematch.you ? "You asked for a rematch: it starts when your friend asks too."
+    : rematch.other ? "Your friend asks for a rematch: one click starts it." : "";
+  note.hidden = !note.textContent;
 }
 
 // ---------------------------------------------------------------- the match table
 
 function renderMatch(view) {
   const box = $("play-match-box");
-  box.hidden = !view.finished.length;
+  // the current game's row waits for its show-down to be turned over
+  const games = view.finished.filter((g) => g.game !== view.game || shownDown(view));
+  box.hidden = !games.length;
   const table = $("play-match");
   const head = el("tr");
-  const other = view.opponent === "friend" ? "Friend" : "Computer";
-  for (const h of ["Game", "Seed", "You", other, "Margin", "Regret"]) head.append(el("th", "", h));
+  const friend = view.opponent === "friend"; // a friend's play has no regret: no such column
+  $("play-regret-help").hidden = friend;
+  for (const h of ["Game", "Seed", "You", friend ? "Friend" : "Computer", "Margin", ...(friend ? [] : ["Regret"])]) {
+    head.append(el("th", "", h));
+  }
   table.replaceChildren(head);
-  for (const g of view.finished) {
+  const total = [0, 0];
+  for (const g of games) {
     const tr = el("tr");
     tr.dataset.game = String(g.game);
-    const regret = view.opponent === "friend" ? "—" : g.regret === null ? "computing…" : g.regret.toFixed(2);
-    for (const cell of [g.game, g.seed, g.you, g.other, signed(g.you - g.other, 0), regret]) {
+    const regret = friend ? [] : [g.regret === null ? "computing…" : g.regret.toFixed(2)];
+    for (const cell of [g.game, g.seed, g.you, g.other, signed(g.you - g.other, 0), ...regret]) {
       tr.append(el("td", "", String(cell)));
     }
     table.append(tr);
+    total[0] += g.you;
+    total[1] += g.other;
   }
-  const total = el("tr", "total");
-  for (const cell of ["Match", "", view.score.you, view.score.other, signed(view.score.you - view.score.other, 0), ""]) {
-    total.append(el("td", "", String(cell)));
+  const row = el("tr", "total");
+  for (const cell of ["Match", "", total[0], total[1], signed(total[0] - total[1], 0), ...(friend ? [] : [""])]) {
+    row.append(el("td", "", String(cell)));
   }
-  table.append(total);
+  table.append(row);
 }
 
 async function downloadRecords() {
   try {
-    const response = await fetch(`/api/tables/${play.seat.table}/records`, {
+    const response = await fetch(`api/tables/${play.seat.table}/records`, {
       headers: { Authorization: `Bearer ${play.seat.token}` }, cache: "no-store",
     });
     if (!response.ok) throw new Error((await response.json()).error);
@@ -490,47 +743,65 @@ async function downloadRecords() {
     a.remove();
     setTimeout(() => URL.revokeObjectURL(url), 1000);
   } catch (e) {
-    showError(e.message);
+    showError(e.message, $("play-records"));
   }
 }
 
 // ---------------------------------------------------------------- moves and advice
 
-async function act(work) {
+/** One move or piece of advice at a time: ``work(signal)``; its error shown beside ``button``;
+ * ``progress``: the search's name, shown with its seconds and a Cancel while it runs. */
+async function act(button, work, progress = "") {
   if (play.busy) return;
-  play.busy = true;
+  const controller = new AbortController();
+  play.busy = controller;
   buttons();
-  showError("");
+  showError("", button);
+  const done = progress ? startProgress(progress, controller) : () => {};
   try {
-    await work();
+    await work(controller.signal);
   } catch (e) {
-    showError(e.message);
-    $("play-error").focus({ preventScroll: true });
+    if (controller.signal.aborted) showError("Cancelled.", button);
+    else {
+      showError(e.message, button);
+      $("play-error").focus({ preventScroll: true });
+    }
   } finally {
-    play.busy = false;
+    done();
+    play.busy = null;
     buttons();
   }
 }
 
 function confirmArrangement() {
-  if ($("play-confirm").getAttribute("aria-disabled") === "true") {
+  const button = $("play-confirm");
+  if (button.getAttribute("aria-disabled") === "true") {
     if (!board.full && play.view && play.view.status === "placing") {
-      const short = board.mine.findIndex((p) => p.length < HAND_SIZE);
-      showError(`slot ${short + 1} holds ${board.mine[short].length} of ${HAND_SIZE} cards: fill all five slots to confirm`);
+      const slot = board.mine.findIndex((p) => p.length < HAND_SIZE);
+      showError(`slot ${slot + 1} holds ${board.mine[slot].length} of ${HAND_SIZE} cards: fill all five slots to confirm`,
+        button);
     }
     return;
   }
-  act(async () => {
-    const { data } = await ask("POST", "/arrangement", { arrangement: board.text() });
+  act(button, async (signal) => {
+    const { data } = await ask("POST", "/arrangement", { arrangement: board.text() }, signal);
     render(data, data.showdown ? "reveal" : "view");
   });
 }
 
 function nextGame() {
-  act(async () => {
-    const { data } = await ask("POST", "/next");
+  act($("play-next"), async (signal) => {
+    const { data } = await ask("POST", "/next", undefined, signal);
     render(data, "view");
     $("play-title").focus();
+  });
+}
+
+function rematch() {
+  act($("play-rematch"), async (signal) => {
+    const { data } = await ask("POST", "/rematch", undefined, signal);
+    render(data, "view");
+    if (!data.over) $("play-title").focus();
   });
 }
 
@@ -555,29 +826,28 @@ function useButton(arrangement, label = "Use as my arrangement") {
 }
 
 function hint() {
-  if ($("play-hint").getAttribute("aria-disabled") === "true") return;
+  const button = $("play-hint");
+  if (button.getAttribute("aria-disabled") === "true") return;
   const partial = board.mine.findIndex((p) => p.length > 0 && p.length < HAND_SIZE);
   if (partial >= 0) {
     showError(`slot ${partial + 1} holds ${board.mine[partial].length} of ${HAND_SIZE} cards: a hint keeps your full `
-      + `packets where they are; fill slot ${partial + 1} or take its cards back`);
+      + `packets where they are; fill slot ${partial + 1} or take its cards back`, button);
     return;
   }
-  if (board.full) {
-    showError("all five slots are filled: Grade rates them (or take cards back for a hint)");
-    return;
+  const slots = {}; // all five filled: none kept, the hint is the best arrangement (as quintet-play's)
+  if (!board.full) {
+    board.mine.forEach((p, i) => {
+      if (p.length === HAND_SIZE) slots[String(i + 1)] = p.join(" ");
+    });
   }
-  const slots = {};
-  board.mine.forEach((p, i) => {
-    if (p.length === HAND_SIZE) slots[String(i + 1)] = p.join(" ");
-  });
-  act(async () => {
-    const { data } = await ask("POST", "/hint", { slots });
-    const fixed = new Set(Object.keys(slots).map(Number));
+  const fixed = new Set(Object.keys(slots).map(Number));
+  act(button, async (signal) => {
+    const { data } = await ask("POST", "/hint", { slots }, signal);
     showAdvice(fixed.size ? "Hint: the best completion of your slots" : "Hint: the best arrangement",
       el("p", "answer-for", `Against ${play.view.advice.against}`),
       packetsEl(data, { fixed }), totalsEl(data), el("p", "proof", proofText(data)),
       rowOf(useButton(data.arrangement)));
-  });
+  }, fixed.size ? "Searching for the best completion of your slots" : "Searching for the best arrangement");
 }
 
 function rowOf(...nodes) {
@@ -587,13 +857,14 @@ function rowOf(...nodes) {
 }
 
 function grade() {
-  if ($("play-grade").getAttribute("aria-disabled") === "true") return;
+  const button = $("play-grade");
+  if (button.getAttribute("aria-disabled") === "true") return;
   if (!board.full || board.error) {
-    showError(board.error || "Grade rates five full slots: fill them first");
+    showError(board.error || "Grade rates five full slots: fill them first", button);
     return;
   }
-  act(async () => {
-    const { data } = await ask("POST", "/grade", { arrangement: board.text() });
+  act(button, async (signal) => {
+    const { data } = await ask("POST", "/grade", { arrangement: board.text() }, signal);
     const sw = data.best_swap;
     const swap = sw ? { slots: { [sw.slot_a - 1]: sw.card_a, [sw.slot_b - 1]: sw.card_b } } : null;
     board.swap = swap;
@@ -614,21 +885,22 @@ function grade() {
     showAdvice("Your arrangement, graded", el("p", "answer-for", `Against ${play.view.advice.against}`), summary,
       packetsEl(data.given, { swap }), rowOf(...(sw ? [useButton(sw.arrangement, "Make this swap")] : []),
         useButton(data.best.arrangement, "Use the best arrangement")));
-  });
+  }, "Grading your arrangement");
 }
 
 /** quintet-play's 'hint K': the least exploitable mix of at most K arrangements of the deal's
  * equilibrium found, certified, and the game's die roll picking one (the server rolls it). */
 function mixHint() {
-  if ($("play-mix").getAttribute("aria-disabled") === "true") return;
+  const button = $("play-mix");
+  if (button.getAttribute("aria-disabled") === "true") return;
   const { value: k, error } = readInRange($("play-k").value, "max_support", "K");
   fieldMessage("play-k", error || "");
   if (error) {
     $("play-k").focus();
     return;
   }
-  act(async () => {
-    const { data } = await ask("POST", "/hint", { max_support: k });
+  act(button, async (signal) => {
+    const { data } = await ask("POST", "/hint", { max_support: k }, signal);
     const roll = data.roll;
     const claim = data.optimal ? `proven the least exploitable mix of at most ${k}` : "best found (not proven the best)";
     const cert = el("p", "certificate", `Exploitability ${data.exploitability.toFixed(4)}: no arrangement gains `
@@ -645,16 +917,21 @@ function mixHint() {
       el("p", "answer-for", "Of the deal's equilibrium, which the computer plays from"), cert, die,
       rowOf(useButton(data.arrangement, `Use arrangement ${roll.pick} as my arrangement`)), list,
       plansEl(data.plans, data.mix.length));
-  });
+  }, `Searching for the least exploitable mix of at most ${k} arrangement${k > 1 ? "s" : ""}`);
 }
 
 function odds() {
-  if ($("play-odds").getAttribute("aria-disabled") === "true") return;
-  act(async () => {
-    const { data } = await ask("POST", "/odds");
+  const button = $("play-odds");
+  if (button.getAttribute("aria-disabled") === "true") return;
+  act(button, async (signal) => {
+    const { data } = await ask("POST", "/odds", undefined, signal);
+    const drawn = marginalsEl(data.slots);
+    for (const bar of drawn[1].querySelectorAll(".marginal-bar")) { // every hand is drawn: the thin ones unframed
+      for (const seg of bar.children) seg.classList.toggle("thin", parseFloat(seg.style.width) < 1.5);
+    }
     showAdvice("Odds: the hands the model plays in each slot", el("p", "answer-for", `Its model: ${data.model}`),
-      ...marginalsEl(data.slots));
-  });
+      ...drawn);
+  }, "Computing the odds");
 }
 
 async function copy(text, button) {
@@ -674,7 +951,13 @@ async function copy(text, button) {
 export function setupPlay({ select = () => {} } = {}) {
   showTab = select;
   board = new ArrangementEditor({ slots: $("play-slots"), text: $("play-text"), textMsg: $("play-text-msg"),
-    pool: $("play-pool"), undo: $("play-undo"), clear: $("play-clear") }, { onChange: buttons, poolHint: "" });
+    pool: $("play-pool"), undo: $("play-undo"), clear: $("play-clear") }, {
+    onChange: () => {
+      buttons();
+      saveDraft();
+    },
+    poolHint: "",
+  });
   const helpChanged = () => {
     const opponent = $("play-opponent").value;
     $("play-opponent-help").textContent = OPPONENT_HELP[opponent];
@@ -699,6 +982,7 @@ export function setupPlay({ select = () => {} } = {}) {
     }
   });
   $("play-next").addEventListener("click", nextGame);
+  $("play-rematch").addEventListener("click", rematch);
   $("play-hint").addEventListener("click", hint);
   $("play-grade").addEventListener("click", grade);
   $("play-odds").addEventListener("click", odds);
@@ -707,16 +991,32 @@ export function setupPlay({ select = () => {} } = {}) {
     if (e.key === "Enter") mixHint();
   });
   $("play-records").addEventListener("click", downloadRecords);
-  $("play-leave").addEventListener("click", () => leave());
-  for (const [id, text] of [["play-share-copy", () => play.seat.friendUrl], ["play-my-link", () => seatLink(play.seat)]]) {
+  $("play-leave").addEventListener("click", askLeave);
+  $("play-leave-yes").addEventListener("click", () => leave());
+  $("play-leave-no").addEventListener("click", () => {
+    $("play-leave-confirm").hidden = true;
+    $("play-leave").focus();
+  });
+  for (const [id, text] of [["play-share-copy", () => $("play-share-link").value],
+    ["play-my-link", () => seatLink(play.seat)]]) {
     $(id).dataset.label = $(id).textContent;
     $(id).addEventListener("click", () => copy(text(), $(id)));
   }
+  document.addEventListener("visibilitychange", () => {
+    if (!document.hidden && document.title.startsWith("● ")) document.title = document.title.slice(2);
+  });
   const fromAddress = () => {
-    const seat = seatFromAddress();
-    if (seat && (!play.seat || seat.table !== play.seat.table || seat.seat !== play.seat.seat)) sit(seat);
+    const invited = JOIN_ADDRESS.exec(location.hash);
+    if (invited) {
+      join(invited[1], invited[2]);
+      return;
+    }
+    const m = SEAT_ADDRESS.exec(location.hash);
+    if (!m) return;
+    const seat = { table: m[1], seat: Number(m[2]), token: m[3] || null };
+    const here = play.seat;
+    if (!here || here.table !== seat.table || here.seat !== seat.seat || here.token !== seat.token) sit(seat);
   };
   window.addEventListener("hashchange", fromAddress);
   fromAddress();
 }
-

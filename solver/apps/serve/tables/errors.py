@@ -6,7 +6,7 @@ Every message is one line and names no card of the other side."""
 
 from __future__ import annotations
 
-__all__ = ["TableError", "NoSuchTable", "NOT_FOUND", "AdviceOff", "NotNow", "TablesFull", "Stopping"]
+__all__ = ["TableError", "NoSuchTable", "NOT_FOUND", "AdviceOff", "NotYours", "NotNow", "TablesFull", "Stopping"]
 
 NOT_FOUND = "no such table, or this token is not one of its seats"
 
@@ -27,9 +27,13 @@ class AdviceOff(TableError):
     """Hints, grades and odds are off at this table — 403."""
 
 
+class NotYours(TableError):
+    """A call for the other seat: the invitation is seat 1's — 403."""
+
+
 class NotNow(TableError):
     """Not in the game's state now: confirmed already, not shown down yet, still being
-    prepared, the match over — 409."""
+    prepared, the match over (or not over, for a rematch), an invitation already used — 409."""
 
 
 class TablesFull(TableError):

@@ -27,7 +27,8 @@ from solver.apps.serve.models import (
 from solver.problem.opponent_spec import MAX_SPEC_LENGTH
 
 __all__ = [
-    "MAX_GAMES", "TableIn", "ArrangementIn", "HintIn", "GradeIn", "SeatOut", "TableCreatedOut",
+    "MAX_GAMES", "TableIn", "ArrangementIn", "HintIn", "GradeIn", "JoinIn", "InvitationOut", "TableCreatedOut",
+    "TableJoinedOut", "PresenceOut", "RematchOut", "CommitmentsOut",
     "DealViewOut", "SideOut", "ShowdownOut", "ScoreOut", "FinishedGameOut",
     "AdviceOut", "TableView", "OddsOut", "TableEventOut", "EventKind", "TableStatus",
 ]
@@ -77,19 +78,50 @@ class GradeIn(_Strict):
     arrangement: ArrangementText = Field(description="five packets to grade (not confirmed)")
 
 
+MAX_SECRET_LENGTH = 128
+"""Characters of an invitation code (the server's are 22)."""
+
+
+class JoinIn(_Strict):
+    invitation: str = Field(max_length=MAX_SECRET_LENGTH, description=(
+        "the invitation's code: the last part of its link, /#join/TABLE/CODE"))
+
+
 # ---------------------------------------------------------------------- responses
 
 
-class SeatOut(_Out):
-    seat: int
-    token: str = Field(description="the seat's secret (shown once): send it as 'Authorization: Bearer TOKEN'")
-    url: str = Field(description="the seat's link: the page at /#play/TABLE/SEAT/TOKEN (the token rides in the "
-                                 "fragment, which browsers never send to the server)")
+_WARNING = ("null, or why the link will not reach another machine (it names this machine's own address) and how "
+            "to publish the server: show it beside the link")
 
 
-class TableCreatedOut(_Out):
+class InvitationOut(_Out):
+    """A friend's table's invitation: its link, for seat 2."""
+
+    link: str = Field(description="{public}/#join/TABLE/CODE: the page exchanges the code for seat 2's own token "
+                                  "when the friend opens it (once: a second exchange is refused, and seat 1 told)")
+    warning: str | None = Field(description=_WARNING)
+
+
+class _SeatOut(_Out):
     table: str = Field(description="the table's id (random, 128 bits)")
-    seats: list[SeatOut] = Field(description="seat 1 (yours) and, at a friend's table, seat 2 (send its link)")
+    seat: int
+    token: str = Field(description="this seat's secret (shown once: its link holds it): send it as "
+                                   "'Authorization: Bearer TOKEN'")
+    link: str = Field(description="the seat's link, {public}/#play/TABLE/SEAT/TOKEN (the token rides in the fragment, "
+                                  "which browsers never send to the server): bookmark it, open it on another device")
+    warning: str | None = Field(description=_WARNING)
+
+
+class TableCreatedOut(_SeatOut):
+    """A new table: seat 1's token and link, and at a friend's table the invitation for seat 2
+    (never seat 2's token: the friend's browser gets it by exchanging the invitation)."""
+
+    invitation: InvitationOut | None = Field(description="a friend's table: the link to send to your friend; null "
+                                                         "against the computer")
+
+
+class TableJoinedOut(_SeatOut):
+    """Seat 2 of a friend's table, for the browser that exchanged the invitation."""
 
 
 class DealViewOut(_Out):
@@ -138,6 +170,31 @@ class AdviceOut(_Out):
         "computer plays from the equilibrium"))
 
 
+class PresenceOut(_Out):
+    """Who is at the table: the other side (``joined``, ``connected``, ``confirmed``) and this seat."""
+
+    joined: bool = Field(description="the other seat is taken (seat 2: your friend exchanged the invitation); the "
+                                     "computer: once it is ready")
+    connected: bool = Field(description="the other seat has the table open now (an event stream); the computer: once "
+                                        "it is ready")
+    confirmed: bool = Field(description="the other side has confirmed your current game")
+    here: int = Field(ge=0, description="open event streams of YOUR seat (2 or more: the seat is open on two "
+                                        "devices or tabs)")
+
+
+class RematchOut(_Out):
+    you: bool = Field(description="you asked for a rematch (POST …/rematch)")
+    other: bool = Field(description="your friend asked for a rematch (against the computer: always false, a "
+                                    "rematch starts at once)")
+
+
+class CommitmentsOut(_Out):
+    by: Literal["computer", "server"] = Field(description=(
+        "computer: the server drew and committed the computer's arrangement before you arranged; server: at a "
+        "friend's table the server computes each seat's commitment when it confirms"))
+    proves: str = Field(description="what a check that passes proves, in one sentence to show beside it")
+
+
 TableStatus = Literal["preparing", "placing", "waiting", "showdown", "failed"]
 
 
@@ -151,8 +208,10 @@ class TableView(_Out):
     seat: int
     opponent: str = Field(description="friend, or the computer's model (quintet-play --opponent)")
     description: str = Field(description="the other side in words (the computer: what it plays)")
-    games: int
-    game: int = Field(description="your current game (1-based)")
+    games: int = Field(description="games in a match")
+    game: int = Field(description="your current game in the match (1-based)")
+    match: int = Field(ge=1, description="the match at this table (a rematch starts the next: its games deal the "
+                                         "seeds after the last match's)")
     other_game: int | None = Field(description="at a friend's table: the game your friend is at")
     status: TableStatus = Field(description=(
         "preparing: the computer is drawing its arrangement (an equilibrium is being solved); placing: arrange "
@@ -165,16 +224,25 @@ class TableView(_Out):
     other: SideOut
     showdown: ShowdownOut | None = Field(description=(
         "once both have confirmed: slot by slot, as quintet showdown --json (A is you, B the other side)"))
+    confirmed_first: Literal["you", "other"] | None = Field(description=(
+        "once both have confirmed: whose commitment came first (the computer's when the game starts, else the "
+        "first to confirm) — it was shown to the other side before that side confirmed"))
     score: ScoreOut = Field(description="the match: points over the games shown down")
     finished: list[FinishedGameOut] = Field(description="the games shown down, in order")
     advice: AdviceOut
     preparing: ProgressOut | None = Field(description="the equilibrium's solve in progress (iteration, certified "
                                                       "exploitability so far)")
     error: str | None = Field(description="why the game could not be prepared")
+    presence: PresenceOut
+    rematch: RematchOut = Field(description="once the match is over: who asked for the next (POST …/rematch)")
+    invitation_reused: int = Field(ge=0, description=(
+        "seat 1 of a friend's table: how many times the invitation was presented again after your friend joined "
+        "(and refused) — someone else has its link"))
+    commitments: CommitmentsOut = Field(description="what the commitment check at the show-down proves")
 
 
-EventKind = Literal["view", "preparing", "ready", "failed", "confirmed", "reveal", "next", "record", "expired",
-                    "shutdown"]
+EventKind = Literal["view", "preparing", "ready", "failed", "confirmed", "reveal", "next", "record", "presence",
+                    "joined", "invitation_reused", "rematch", "match", "expired", "shutdown"]
 
 
 class TableEventOut(_Out):
@@ -184,8 +252,12 @@ class TableEventOut(_Out):
         "view: the state on connecting; preparing: the equilibrium's progress; ready: the game is prepared "
         "(the computer's commitment, or the advice's equilibrium); failed; confirmed: a side confirmed (the "
         "other's commitment is in the view); reveal: both confirmed, the show-down is in the view; next: a seat "
-        "moved to its next game; record: a game's record and regret are written; expired: the table is gone; "
-        "shutdown: the server is stopping (the last event; reconnect)"))
-    game: int | None = Field(description="the game the event is about")
+        "moved to its next game; record: a game's record and regret are written; presence: the view's presence "
+        "changed (the other seat joined, opened or closed the table, confirmed; this seat opened it elsewhere); "
+        "joined: your friend exchanged the invitation; invitation_reused: someone presented the invitation again "
+        "after your friend joined (refused: someone else has its link); rematch: a seat asked for a rematch; match: "
+        "the next match started (both seats keep their links); expired: the table is gone; shutdown: the server "
+        "is stopping (the last event; reconnect)"))
+    game: int | None = Field(description="the game the event is about (in its match)")
     seat: int | None = Field(description="the seat that acted (confirmed, next)")
     view: TableView | None = Field(description="your view after the event (none for expired and shutdown)")

@@ -15,6 +15,10 @@ How a table keeps its secrets:
   link carries the token in its fragment (after ``#``), which browsers never send, so it
   reaches no access log; tokens are never logged nor put in a message.  The other seat's
   token, a made-up one, a table that does not exist or has expired: the same ``NoSuchTable``.
+* **Invitations** — no one holds another seat's token: the creator of a friend's table gets
+  seat 1's token and an invitation (``secrets.token_urlsafe(16)``, 128 bits) that the friend's
+  browser exchanges once for seat 2's own token (``join``); a second exchange is refused and
+  seat 1 told.  Until then seat 1 may be shown the invitation again (``invitation``).
 * **Per-seat views** — everything a seat receives (views, events, errors) is built from
   ``seat_view(table, seat)``: before both sides have confirmed, the other side's cards are
   not in it (its commitment is), and no error names them.
@@ -39,14 +43,14 @@ from pathlib import Path
 from typing import Any
 
 from quintet.game import Deal
-from quintet.seeds import fresh_seed, seed_series
+from quintet.seeds import SEED_MAX, fresh_seed, seed_series
 from solver.advisor.limits import parse_slot
 from solver.apps.serve.jobs import WorkerPool
-from solver.apps.serve.tables.errors import AdviceOff, NoSuchTable, NotNow, Stopping, TablesFull
+from solver.apps.serve.tables.errors import AdviceOff, NoSuchTable, NotNow, NotYours, Stopping, TablesFull
 from solver.apps.serve.tables.events import Subscriber, TableEvents
-from solver.apps.serve.tables.models import SeatOut, TableCreatedOut, TableIn, TableView
+from solver.apps.serve.tables.models import InvitationOut, TableCreatedOut, TableIn, TableJoinedOut, TableView
 from solver.apps.serve.tables.scheduler import Scheduler
-from solver.apps.serve.tables.store import FRIEND, TableRow, TableStore, token_hash
+from solver.apps.serve.tables.store import FRIEND, TableRow, TableStore, secret_matches, token_hash
 from solver.apps.serve.tables.tasks import PlayAction, PlayTask, play_session
 from solver.apps.serve.tables.views import mixes_offered, seat_view, table_status, warm_up
 from solver.apps.serve.tables.work import TableWork
@@ -55,13 +59,31 @@ from solver.play.computer import ComputerSpec
 from solver.play.session import PlayError
 from solver.problem.opponents import Uniform
 
-__all__ = ["TablesConfig", "TableService", "tables_path", "DEFAULT_TTL", "DEFAULT_MAX_TABLES"]
+__all__ = ["TablesConfig", "TableService", "Links", "tables_path", "DEFAULT_TTL", "DEFAULT_MAX_TABLES"]
 
 DEFAULT_TTL = 24 * 3600.0  # seconds an idle table is kept
 DEFAULT_MAX_TABLES = 1000
 TOUCH_EVERY = 1.0  # seconds: a table's last use is written at most this often
 _TOKEN = re.compile(r"[A-Za-z0-9_-]{1,128}")
 _TABLE_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
+USED = ("this invitation has been used: the friend it was sent to has joined (seat 1 is told). Ask whoever "
+        "invited you for a new table")
+JOINED = "your friend has joined: the invitation was used, and is no longer shown"
+
+
+@dataclass(frozen=True)
+class Links:
+    """Where the seats' links point: ``base`` (``https://host[:port][/path]``, no trailing slash)
+    and the warning to show beside them (None: none)."""
+
+    base: str
+    warning: str | None = None
+
+    def seat(self, table: str, seat: int, token: str) -> str:
+        return f"{self.base}/#play/{table}/{seat}/{token}"
+
+    def invitation(self, table: str, code: str) -> InvitationOut:
+        return InvitationOut(link=f"{self.base}/#join/{table}/{code}", warning=self.warning)
 
 
 @dataclass(frozen=True)
@@ -158,14 +180,14 @@ class TableService:
         show).  Microseconds of the clock, so a restarted server goes on above the old stamps;
         exact as a JavaScript number."""
         self._revision = max(self._revision + 1, time.time_ns() // 1000)
-        progress = self.work.equilibrium_progress(table, table.seat_games.get(seat, 1))
-        return seat_view(table, seat, progress, self._revision)
+        progress = self.work.equilibrium_progress(table, table.seat_games.get(seat, table.first_game))
+        return seat_view(table, seat, progress, self._revision, self.events.streams(table.id))
 
     # ------------------------------------------------------------------ seats
 
     def authenticate(self, table_id: str, token: str) -> int:
         """The seat ``token`` is for at ``table_id`` (and the table is used: its idle clock
-        restarts); else ``NoSuchTable``."""
+        restarts); else ``NoSuchTable`` (seat 2 before the friend joined: no token is its)."""
         with self._lock:
             seat = None
             if _TABLE_ID.fullmatch(table_id) and _TOKEN.fullmatch(token):
@@ -187,18 +209,26 @@ class TableService:
         return table
 
     def subscribe(self, table_id: str, sub: Subscriber) -> str:
-        """A new stream ``sub``: subscribed, and its first event (the view now)."""
+        """A new stream ``sub``: subscribed, and its first event (the view now); the table's other
+        streams are told of the presence."""
         with self._lock:
-            return self.events.subscribe(table_id, sub, self._view(self._table(table_id), sub.seat))
+            table = self._table(table_id)
+            self.events.subscribe(table_id, sub)
+            first = self.events.first(sub, self._view(table, sub.seat))
+            self.events.publish(table_id, None, None)
+            return first
 
     def unsubscribe(self, table_id: str, sub: Subscriber) -> None:
+        """A stream ended: forgotten now, the others told of the presence by the scheduler's thread
+        (this is called in the event loop)."""
         with self._lock:
-            self.events.unsubscribe(table_id, sub)
+            if self.events.unsubscribe(table_id, sub):
+                self.scheduler.later(lambda: self.events.publish(table_id, None, None))
 
     # ------------------------------------------------------------------ the game
 
-    def create(self, body: TableIn, base_url: str) -> TableCreatedOut:
-        """Open a table: its seats' tokens and links (shown once)."""
+    def create(self, body: TableIn, links: Links) -> TableCreatedOut:
+        """Open a table: seat 1's token and link (shown once), a friend's table's invitation."""
         rules = body.rules.to_rules()
         friend = body.opponent.strip() == FRIEND
         seeds = seed_series(fresh_seed(body.games) if body.seed is None else body.seed, body.games, "seed", "games")
@@ -213,7 +243,14 @@ class TableService:
         table = TableRow(secrets.token_urlsafe(16), opponent, body.games, seeds[0],
                          body.rules.model_dump(mode="json", exclude_none=True), not friend if body.hints is None
                          else body.hints, 0.0, 0.0)
-        tokens = {seat: secrets.token_urlsafe(32) for seat in table.seats}
+        token = secrets.token_urlsafe(32)
+        hashes = {1: token_hash(token)}
+        table.joined = {1: True}
+        if friend:
+            table.invitation = secrets.token_urlsafe(16)
+            table.invitation_hash = token_hash(table.invitation)
+            hashes[2] = token_hash(secrets.token_urlsafe(32))  # seat 2's, until its own: a secret no one has
+            table.joined[2] = False
         with self._lock:
             now = table.created = table.touched = time.time()
             if self.events.stopping:
@@ -223,13 +260,71 @@ class TableService:
             if self.db.count() >= self.config.max_tables:
                 oldest = self.db.oldest_touch() or now
                 raise TablesFull(self.config.max_tables, max(1, math.ceil(oldest + self.config.ttl - now)))
-            self.db.create(table, {seat: token_hash(t) for seat, t in tokens.items()})
+            self.db.create(table, hashes)
             table.seat_games = {seat: 1 for seat in table.seats}
             self.work.prepare(table, 1)
-        base = base_url.rstrip("/")
-        return TableCreatedOut(table=table.id, seats=[
-            SeatOut(seat=seat, token=token, url=f"{base}/#play/{table.id}/{seat}/{token}")
-            for seat, token in tokens.items()])
+        return TableCreatedOut(table=table.id, seat=1, token=token, link=links.seat(table.id, 1, token),
+                               warning=links.warning,
+                               invitation=links.invitation(table.id, table.invitation) if table.invitation else None)
+
+    def join(self, table_id: str, code: str, links: Links) -> TableJoinedOut:
+        """Exchange a friend's table's invitation for seat 2's own token (once: a second
+        exchange is ``NotNow``, and seat 1 is told); ``NoSuchTable`` for a wrong code or table."""
+        valid = _TABLE_ID.fullmatch(table_id) is not None and _TOKEN.fullmatch(code) is not None
+        with self._lock:
+            stored = self.db.invitation_of(table_id)[1] if valid else None
+            if not secret_matches(code, stored):
+                raise NoSuchTable()
+            table = self._table(table_id)
+            if table.joined.get(2):
+                self.db.reused_invitation(table_id)
+                self.events.publish(table_id, "invitation_reused", None, 2, seats=(1,))
+                raise NotNow(USED)
+            token = secrets.token_urlsafe(32)
+            now = time.time()
+            self.db.join(table_id, 2, token_hash(token), now)
+            self.db.touch(table_id, now)
+            self._touched[table_id] = now
+            self.events.publish(table_id, "joined", None, 2)
+        return TableJoinedOut(table=table_id, seat=2, token=token, link=links.seat(table_id, 2, token),
+                              warning=links.warning)
+
+    def invitation(self, table_id: str, seat: int, links: Links) -> InvitationOut:
+        """The invitation's link again, for seat 1 until the friend has joined."""
+        with self._lock:
+            table = self._table(table_id)
+            if not table.friend:
+                raise NotNow("a table against the computer has no second seat to invite")
+            if seat != 1:
+                raise NotYours("the invitation is seat 1's to send: you are seat 2")
+            if table.invitation is None:
+                raise NotNow(JOINED)
+            return links.invitation(table_id, table.invitation)
+
+    def rematch(self, table_id: str, seat: int) -> TableView:
+        """``seat`` asks for the next match once the current one is over for it: against the
+        computer it starts at once, with a friend once both have asked.  The seats keep their
+        tokens; the next match's games deal the seeds after this one's."""
+        with self._lock:
+            table = self._table(table_id)
+            if not table.match_over(seat):
+                raise NotNow("the match is not over yet: a rematch is asked once its last game is shown down")
+            if table.seed + (table.matches + 1) * table.games - 1 > SEED_MAX:
+                raise NotNow(f"a rematch would deal seeds past {SEED_MAX}: open a new table")
+            if seat not in table.rematch:
+                self.db.ask_rematch(table_id, seat)
+                table.rematch.add(seat)
+                if table.friend and len(table.rematch) < 2:
+                    self.events.publish(table_id, "rematch", None, seat)
+            if len(table.rematch) == len(table.seats):
+                table.matches += 1
+                first = table.first_game
+                self.db.start_match(table_id, table.matches, first)
+                table.rematch.clear()
+                table.seat_games = {s: first for s in table.seats}
+                self.work.prepare(table, first)
+                self.events.publish(table_id, "match", first, seat)
+            return self._view(table, seat)
 
     def view(self, table_id: str, seat: int) -> TableView:
         with self._lock:
@@ -269,8 +364,9 @@ class TableService:
             game = table.seat_games[seat]
             if not table.shown_down(game):
                 raise NotNow(f"game {game} is not over yet: the next game starts once both sides have confirmed")
-            if game >= table.games:
-                raise NotNow(f"the match is over: it had {table.games} game{'s' if table.games > 1 else ''}")
+            if game >= table.last_game:
+                raise NotNow(f"the match is over: it had {table.games} game{'s' if table.games > 1 else ''} "
+                             "(POST …/rematch asks for another)")
             self.db.advance(table.id, seat, game + 1)
             table.seat_games[seat] = game + 1
             self.work.prepare(table, game + 1)
@@ -282,7 +378,7 @@ class TableService:
         with self._lock:
             table = self._table(table_id)
             out = []
-            for game in range(1, table.games + 1):
+            for game in range(1, table.last_game + 1):
                 record = table.row(game).side(seat).record
                 if table.shown_down(game) and record is not None:
                     out.append(record)

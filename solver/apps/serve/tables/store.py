@@ -3,11 +3,19 @@
 Every change is committed before it is answered or announced, so a restart (even a killed
 process: WAL journal) loses no confirmed arrangement, no finished game, no score.  Schema::
 
-    tables (id, opponent, games, seed, rules, hints, created, touched)
-    seats  (table_id, seat, token_sha256, game)          -- only the SHA-256 of each token
+    tables (id, opponent, games, seed, rules, hints, created, touched,
+            matches, invitation, invitation_sha256, reused)
+    seats  (table_id, seat, token_sha256, game, joined, rematch)   -- only the SHA-256 of each token
     games  (table_id, game, computer, computer_salt, computer_commitment, computer_description,
             equilibrium, failed, ended)
     plays  (table_id, game, seat, arrangement, salt, commitment, confirmed, hints, record)
+
+A friend's table is created with seat 2 unjoined (``seats.joined`` NULL, its token hash that of a
+secret no one was given) and an **invitation**: ``tables.invitation`` (the code, so that seat 1
+can be shown the link again until the friend joins; NULL after) and its SHA-256, kept to
+recognise a second exchange (``reused`` counts them).  ``matches`` counts the matches played
+at the table (a rematch adds one: match m is games ``(m − 1)·games + 1 … m·games``, their seeds
+continuing the series); ``seats.rematch`` is 1 once a seat has asked for the next.
 
 ``games.computer`` is the computer's arrangement (canonical text), drawn and committed at the
 start of the game and shown to no one before the show-down; ``games.equilibrium`` the certified
@@ -35,18 +43,20 @@ from quintet.rules import Rules, get_rules
 
 __all__ = ["TableStore", "TableStoreError", "TableRow", "GameRow", "Side", "token_hash", "SCHEMA_VERSION"]
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 APPLICATION_ID = 0x51544231  # "QTB1"
 FRIEND = "friend"
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS tables (
     id TEXT PRIMARY KEY, opponent TEXT NOT NULL, games INTEGER NOT NULL, seed INTEGER NOT NULL,
-    rules TEXT NOT NULL, hints INTEGER NOT NULL, created REAL NOT NULL, touched REAL NOT NULL);
+    rules TEXT NOT NULL, hints INTEGER NOT NULL, created REAL NOT NULL, touched REAL NOT NULL,
+    matches INTEGER NOT NULL DEFAULT 1, invitation TEXT, invitation_sha256 BLOB, reused INTEGER NOT NULL DEFAULT 0);
 CREATE INDEX IF NOT EXISTS tables_touched ON tables (touched);
 CREATE TABLE IF NOT EXISTS seats (
     table_id TEXT NOT NULL REFERENCES tables (id) ON DELETE CASCADE, seat INTEGER NOT NULL,
-    token_sha256 BLOB NOT NULL, game INTEGER NOT NULL DEFAULT 1, PRIMARY KEY (table_id, seat));
+    token_sha256 BLOB NOT NULL, game INTEGER NOT NULL DEFAULT 1, joined REAL, rematch INTEGER NOT NULL DEFAULT 0,
+    PRIMARY KEY (table_id, seat));
 CREATE TABLE IF NOT EXISTS games (
     table_id TEXT NOT NULL REFERENCES tables (id) ON DELETE CASCADE, game INTEGER NOT NULL,
     computer TEXT, computer_salt TEXT, computer_commitment TEXT, computer_description TEXT,
@@ -56,6 +66,16 @@ CREATE TABLE IF NOT EXISTS plays (
     arrangement TEXT, salt TEXT, commitment TEXT, confirmed REAL, hints TEXT NOT NULL DEFAULT '[]', record TEXT,
     PRIMARY KEY (table_id, game, seat));
 """
+_MIGRATE_1 = """
+ALTER TABLE tables ADD COLUMN matches INTEGER NOT NULL DEFAULT 1;
+ALTER TABLE tables ADD COLUMN invitation TEXT;
+ALTER TABLE tables ADD COLUMN invitation_sha256 BLOB;
+ALTER TABLE tables ADD COLUMN reused INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE seats ADD COLUMN joined REAL;
+ALTER TABLE seats ADD COLUMN rematch INTEGER NOT NULL DEFAULT 0;
+UPDATE seats SET joined = (SELECT created FROM tables WHERE tables.id = seats.table_id);
+"""
+"""Version 1 → 2: invitations and rematches (every seat of a version-1 table holds its token: joined)."""
 
 
 @lru_cache(maxsize=4096)
@@ -72,11 +92,17 @@ class TableStoreError(Fault):
 
 
 def token_hash(token: str) -> bytes:
-    """What is stored of a seat's token: its SHA-256."""
+    """What is stored of a seat's token (and of an invitation): its SHA-256."""
     return hashlib.sha256(token.encode("utf-8", "surrogatepass")).digest()
 
 
 _DUMMY_HASH = token_hash("no seat")
+
+
+def secret_matches(given: str, stored: bytes | None) -> bool:
+    """Whether ``given`` hashes to ``stored``, compared in constant time (None: against a
+    stand-in, the same work)."""
+    return hmac.compare_digest(token_hash(given), _DUMMY_HASH if stored is None else stored) and stored is not None
 
 
 @dataclass
@@ -126,8 +152,14 @@ class TableRow:
     hints: bool
     created: float
     touched: float
-    seat_games: dict[int, int] = field(default_factory=dict)  # seat → its current game
+    seat_games: dict[int, int] = field(default_factory=dict)  # seat → its current game (counted over every match)
     game_rows: dict[int, GameRow] = field(default_factory=dict)
+    matches: int = 1  # the matches started at the table (the current one is the last)
+    joined: dict[int, bool] = field(default_factory=dict)  # seat → it holds its token (seat 2: invitation exchanged)
+    rematch: set[int] = field(default_factory=set)  # the seats that asked for the next match
+    invitation: str | None = None  # a friend's table: the code until seat 2 joins
+    invitation_hash: bytes | None = None
+    reused: int = 0  # exchanges of the invitation refused after seat 2 joined
 
     @property
     def friend(self) -> bool:
@@ -141,6 +173,24 @@ class TableRow:
     def rules(self) -> Rules:
         options = {k: v for k, v in self.rules_json.items() if k != "name"}
         return get_rules(self.rules_json.get("name", "classic"), **options)
+
+    @property
+    def first_game(self) -> int:
+        """The current match's first game (games are counted over every match)."""
+        return (self.matches - 1) * self.games + 1
+
+    @property
+    def last_game(self) -> int:
+        """The current match's last game."""
+        return self.matches * self.games
+
+    def in_match(self, game: int) -> int:
+        """``game``'s number in its own match (1 … games)."""
+        return (game - 1) % self.games + 1
+
+    def match_over(self, seat: int) -> bool:
+        """``seat`` has seen the current match's last show-down."""
+        return self.seat_games.get(seat) == self.last_game and self.shown_down(self.last_game)
 
     def seed_of(self, game: int) -> int:
         return self.seed + game - 1
@@ -191,6 +241,11 @@ class TableStore:
                 self._db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
             elif app_id != APPLICATION_ID:
                 raise TableStoreError(self.path, "not a quintet-serve tables file (another program's SQLite)")
+            elif version == 1:
+                with self._tx() as db:
+                    for statement in _MIGRATE_1.strip().split(";\n"):
+                        db.execute(statement.rstrip(";"))
+                    db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
             elif version != SCHEMA_VERSION:
                 raise TableStoreError(self.path, f"tables file version {version}, this server reads {SCHEMA_VERSION}")
             self._db.execute("PRAGMA journal_mode = WAL")
@@ -212,13 +267,43 @@ class TableStore:
     # ------------------------------------------------------------------ tables
 
     def create(self, table: TableRow, token_hashes: dict[int, bytes]) -> None:
+        """A new table; ``token_hashes`` per seat (an unjoined seat: the hash of a secret no one has)."""
         with self._tx() as db:
-            db.execute("INSERT INTO tables VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            db.execute("INSERT INTO tables VALUES (?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?, 0)",
                        (table.id, table.opponent, table.games, table.seed, json.dumps(table.rules_json),
-                        int(table.hints), table.created, table.touched))
+                        int(table.hints), table.created, table.touched, table.invitation, table.invitation_hash))
             for seat, digest in token_hashes.items():
-                db.execute("INSERT INTO seats VALUES (?, ?, ?, 1)", (table.id, seat, digest))
+                db.execute("INSERT INTO seats VALUES (?, ?, ?, 1, ?, 0)",
+                           (table.id, seat, digest, table.created if table.joined.get(seat) else None))
             db.execute("INSERT INTO games (table_id, game) VALUES (?, 1)", (table.id,))
+
+    def invitation_of(self, table_id: str) -> tuple[str | None, bytes | None]:
+        """A friend's table's invitation: (the code while seat 2 has not joined, its SHA-256); (None, None)
+        for no such table or no invitation."""
+        row = self._db.execute("SELECT invitation, invitation_sha256 FROM tables WHERE id = ?", (table_id,)).fetchone()
+        return (None, None) if row is None else (row[0], None if row[1] is None else bytes(row[1]))
+
+    def join(self, table_id: str, seat: int, digest: bytes, now: float) -> None:
+        """``seat`` takes its own token (its hash ``digest``); the invitation's code is forgotten."""
+        with self._tx() as db:
+            db.execute("UPDATE seats SET token_sha256 = ?, joined = ? WHERE table_id = ? AND seat = ?",
+                       (digest, now, table_id, seat))
+            db.execute("UPDATE tables SET invitation = NULL WHERE id = ?", (table_id,))
+
+    def reused_invitation(self, table_id: str) -> None:
+        with self._tx() as db:
+            db.execute("UPDATE tables SET reused = reused + 1 WHERE id = ?", (table_id,))
+
+    def ask_rematch(self, table_id: str, seat: int) -> None:
+        with self._tx() as db:
+            db.execute("UPDATE seats SET rematch = 1 WHERE table_id = ? AND seat = ?", (table_id, seat))
+
+    def start_match(self, table_id: str, matches: int, first_game: int) -> None:
+        """The next match: every seat at its first game, no rematch asked."""
+        with self._tx() as db:
+            db.execute("UPDATE tables SET matches = ? WHERE id = ?", (matches, table_id))
+            db.execute("UPDATE seats SET game = ?, rematch = 0 WHERE table_id = ?", (first_game, table_id))
+            db.execute("INSERT OR IGNORE INTO games (table_id, game) VALUES (?, ?)", (table_id, first_game))
 
     def seat_of(self, table_id: str, token: str) -> int | None:
         """The seat whose token this is at ``table_id`` (None: no such table, or not its token).
@@ -236,13 +321,19 @@ class TableStore:
 
     def load(self, table_id: str) -> TableRow | None:
         db = self._db
-        t = db.execute("SELECT id, opponent, games, seed, rules, hints, created, touched FROM tables WHERE id = ?",
-                       (table_id,)).fetchone()
+        t = db.execute("SELECT id, opponent, games, seed, rules, hints, created, touched, matches, invitation, "
+                       "invitation_sha256, reused FROM tables WHERE id = ?", (table_id,)).fetchone()
         if t is None:
             return None
-        table = TableRow(t[0], t[1], int(t[2]), int(t[3]), json.loads(t[4]), bool(t[5]), float(t[6]), float(t[7]))
-        for seat, game in db.execute("SELECT seat, game FROM seats WHERE table_id = ?", (table_id,)):
+        table = TableRow(t[0], t[1], int(t[2]), int(t[3]), json.loads(t[4]), bool(t[5]), float(t[6]), float(t[7]),
+                         matches=int(t[8]), invitation=t[9], invitation_hash=None if t[10] is None else bytes(t[10]),
+                         reused=int(t[11]))
+        for seat, game, joined, rematch in db.execute("SELECT seat, game, joined, rematch FROM seats "
+                                                      "WHERE table_id = ?", (table_id,)):
             table.seat_games[int(seat)] = int(game)
+            table.joined[int(seat)] = joined is not None
+            if rematch:
+                table.rematch.add(int(seat))
         for r in db.execute("SELECT game, computer, computer_salt, computer_commitment, computer_description, "
                             "equilibrium, failed, ended FROM games WHERE table_id = ?", (table_id,)):
             table.game_rows[int(r[0])] = GameRow(int(r[0]), *r[1:])

@@ -113,7 +113,8 @@ class PlayTask:
         if self.action == "hint":
             return session.hint(stop).to_dict()
         if self.action == "odds":
-            return session.odds().to_model().model_dump(mode="json")
+            # every hand the model plays in each slot: the page draws the whole of each slot
+            return session.odds(top=None).to_model().model_dump(mode="json")
         assert self.arrangement is not None
         laid = Arrangement.parse(self.arrangement, rules)
         if self.action == "grade":

@@ -9,7 +9,7 @@ the computer's arrangement stays in the tables file until the show-down.
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import Any
+from typing import Any, Literal
 
 from quintet.cards import format_cards
 from quintet.game import Arrangement, Deal, Showdown
@@ -18,19 +18,27 @@ from solver.advisor.limits import PLAY_EPSILON
 from solver.advisor.schema import ProgressOut, ShowdownOut
 from solver.apps.serve.tables.models import (
     AdviceOut,
+    CommitmentsOut,
     DealViewOut,
     FinishedGameOut,
+    PresenceOut,
+    RematchOut,
     ScoreOut,
     SideOut,
     TableStatus,
     TableView,
 )
-from solver.apps.serve.tables.store import FRIEND, TableRow
+from solver.apps.serve.tables.store import FRIEND, Side, TableRow
 from solver.apps.serve.tables.tasks import play_session
 from solver.play.computer import ComputerSpec
 from solver.play.session import Reveal
 
-__all__ = ["seat_view", "table_status", "mixes_offered", "warm_up"]
+__all__ = ["seat_view", "table_status", "mixes_offered", "presence", "warm_up", "COMPUTER_PROVES", "FRIEND_PROVES"]
+
+COMPUTER_PROVES = ("The computer's arrangement was drawn and committed before you arranged: a check that passes "
+                   "proves it was not changed after you confirmed.")
+FRIEND_PROVES = ("The server computed both commitments, each when its seat confirmed: a check that passes proves "
+                 "the server revealed the arrangement it committed to then — on the server's word, not against it.")
 
 
 # ---------------------------------------------------------------------- the game's flow, replayed
@@ -97,10 +105,29 @@ def mixes_offered(table: TableRow) -> bool:
     return not table.friend and ComputerSpec.parse(table.opponent, files=False).needs_equilibrium
 
 
+def _confirmed_first(mine: Side, theirs: Side) -> Literal["you", "other"]:
+    """Whose commitment came first: the computer's at the start of the game, else the earlier confirm's."""
+    return "other" if theirs.confirmed is None or (mine.confirmed or 0.0) > theirs.confirmed else "you"
+
+
+def presence(table: TableRow, seat: int, streams: dict[int, int]) -> PresenceOut:
+    """Who is at the table, for ``seat``: the other side joined, connected (``streams``: open
+    event streams per seat), confirmed in ``seat``'s game; ``seat``'s own streams."""
+    game = table.seat_games.get(seat, table.first_game)
+    here = streams.get(seat, 0)
+    if not table.friend:
+        ready = table.row(game).computer is not None
+        return PresenceOut(joined=ready, connected=ready, confirmed=ready, here=here)
+    other = table.other_seat(seat)
+    return PresenceOut(joined=table.joined.get(other, False), connected=streams.get(other, 0) > 0,
+                       confirmed=table.other_side(game, seat).is_confirmed, here=here)
+
+
 def _finished(table: TableRow, seat: int, game: int) -> list[FinishedGameOut]:
-    """The games up to ``game`` that are shown down, from ``seat``'s side."""
+    """The current match's games up to ``game`` that are shown down, from ``seat``'s side
+    (numbered in the match)."""
     finished = []
-    for g in range(1, min(game, table.games) + 1):
+    for g in range(table.first_game, min(game, table.last_game) + 1):
         if not table.shown_down(g):
             continue
         g_deal = table.deal(g)
@@ -109,20 +136,22 @@ def _finished(table: TableRow, seat: int, game: int) -> list[FinishedGameOut]:
         last = reveals(g_deal, g_mine.arrangement, g_other.arrangement)[-1]
         record = g_mine.record
         finished.append(FinishedGameOut(
-            game=g, seed=table.seed_of(g), exposed=_deal_out(g_deal)[0], you=last.player_points,
+            game=table.in_match(g), seed=table.seed_of(g), exposed=_deal_out(g_deal)[0], you=last.player_points,
             other=last.computer_points, regret=None if record is None else record.get("regret"),
             record="ready" if record is not None else "computing"))
     return finished
 
 
-def seat_view(table: TableRow, seat: int, progress: dict[str, Any] | None = None, revision: int = 0) -> TableView:
+def seat_view(table: TableRow, seat: int, progress: dict[str, Any] | None = None, revision: int = 0,
+              streams: dict[int, int] | None = None) -> TableView:
     """What ``seat`` may see of ``table``: the one function every view and event goes through.
 
     The other side's arrangement and salt are in it only once both have confirmed (the
     show-down); before, only whether it confirmed and its commitment.  ``progress``: the
     equilibrium solve's progress while the game is being prepared; ``revision``: the view's
-    stamp (``TableService`` gives each view a larger one than the last)."""
-    game = table.seat_games.get(seat, 1)
+    stamp (``TableService`` gives each view a larger one than the last); ``streams``: the open
+    event streams per seat (``presence``)."""
+    game = table.seat_games.get(seat, table.first_game)
     row = table.row(game)
     deal = table.deal(game)
     mine = row.side(seat)
@@ -142,17 +171,19 @@ def seat_view(table: TableRow, seat: int, progress: dict[str, Any] | None = None
     else:
         against = f"the computer's model ({table.opponent})" if table.hints else None
         ready = row.computer is not None
-        description = row.computer_description or f"the computer: {table.opponent}"
+        description = row.computer_description or table.opponent  # what it plays, before it has drawn
+    other_game = table.seat_games.get(table.other_seat(seat)) if table.friend else None
     return TableView(
         table=table.id, revision=revision, seat=seat, opponent=table.opponent, description=description,
-        games=table.games,
-        game=game, other_game=table.seat_games.get(table.other_seat(seat)) if table.friend else None,
-        status=status, over=both and game >= table.games, can_next=both and game < table.games,
+        games=table.games, game=table.in_match(game), match=table.matches,
+        other_game=None if other_game is None else table.in_match(other_game),
+        status=status, over=both and game >= table.last_game, can_next=both and game < table.last_game,
         deal=DealViewOut(seed=table.seed_of(game), rules=deal.rules.name, exposed=_deal_out(deal)[0],
                          live=_deal_out(deal)[1]),
         you=you, other=theirs,
         showdown=_showdown_out(deal, mine.arrangement, other.arrangement)
         if both and mine.arrangement and other.arrangement else None,
+        confirmed_first=_confirmed_first(mine, other) if both else None,
         score=ScoreOut(you=sum(f.you for f in finished), other=sum(f.other for f in finished)),
         finished=finished,
         advice=AdviceOut(on=table.hints, against=against, ready=table.hints and ready,
@@ -160,4 +191,9 @@ def seat_view(table: TableRow, seat: int, progress: dict[str, Any] | None = None
         preparing=ProgressOut.model_validate(progress)
         if progress and (status == "preparing" or (table.friend and table.hints and not ready)) else None,
         error=row.failed,
+        presence=presence(table, seat, streams or {}),
+        rematch=RematchOut(you=seat in table.rematch, other=table.friend and table.other_seat(seat) in table.rematch),
+        invitation_reused=table.reused if table.friend and seat == 1 else 0,
+        commitments=CommitmentsOut(by="server", proves=FRIEND_PROVES) if table.friend
+        else CommitmentsOut(by="computer", proves=COMPUTER_PROVES),
     )

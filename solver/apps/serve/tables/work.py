@@ -68,7 +68,7 @@ class TableWork:
             self.prepare(table, game)
             if table.shown_down(game):
                 self.prepare(table, game + 1)
-        for game in range(1, table.games + 1):
+        for game in range(1, table.last_game + 1):
             if table.shown_down(game):
                 for seat in table.seats:
                     if table.row(game).side(seat).record is None:
@@ -78,7 +78,7 @@ class TableWork:
         """Start what game ``game`` needs before it is played: the computer's arrangement (after
         the deal's equilibrium when its model needs one), or at a friend's table with hints the
         deal's equilibrium.  Idempotent."""
-        if game > table.games:
+        if game > table.last_game:
             return
         row = table.row(game)
         if row.failed:

@@ -1,0 +1,25 @@
+"""Tasks for the worker pool's tests (importable by a spawned worker: the tests' directory is
+on its path): one that stops when asked, one that never does."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+from typing import Any
+
+
+class Patient:
+    """Runs until its stop event is set, then answers."""
+
+    def run(self, store: Callable[[], Any], stop: threading.Event) -> dict[str, object]:
+        stop.wait(3600)
+        return {"stopped": stop.is_set()}
+
+
+class Stubborn:
+    """Ignores its stop event (a solver that would not honour its limits)."""
+
+    def run(self, store: Callable[[], Any], stop: threading.Event) -> dict[str, object]:
+        time.sleep(3600)
+        return {"stopped": False}

@@ -1,0 +1,123 @@
+"""A friend's game through a real proxy: Debian's Caddy with ``tls internal`` in front of a
+live quintet-serve on loopback — once at the root of its address, once under ``/quintet/`` —
+and two Chromium contexts playing by the links the server made (issue 30's "done when").
+
+Seat 1 opens the page through Caddy, starts a friend's match and copies the invitation from
+the page (the clipboard); seat 2 opens it; both arrange and confirm; both see the show-down
+and its commitment check; a rematch starts for both.  Every link is the proxy's https
+address (the server reads the forwarded headers of its loopback proxy), and the page's
+requests and event streams all go through the proxy.
+
+Skipped, with the reason, where Caddy or Chromium is missing (``.ci/run`` installs both).
+"""
+
+from __future__ import annotations
+
+import re
+
+import httpx
+import pytest
+import tiers
+from serve_helpers import NO_LIMITS, live_server, wait_for_workers
+from table_helpers import two_arrangements
+
+from quintet.game import Arrangement, Deal, showdown
+
+pytestmark = [pytest.mark.browser, pytest.mark.server]
+playwright_api = pytest.importorskip("playwright.sync_api", reason="the Playwright package is not installed")
+from caddy_helpers import caddy_in_front, requires_caddy  # noqa: E402
+from test_serve_browser import CHROMIUM, CHROMIUM_ARGS, DESKTOP, PHONE, TIMEOUT_MS  # noqa: E402
+
+SEED = 31
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    base = tmp_path_factory.mktemp("caddy-play")
+    with live_server("--workers", "1", *NO_LIMITS, "--store", str(base / "solutions.sqlite")) as (url, _):
+        wait_for_workers(lambda: httpx.get(f"{url}/api/health").json(), 1)
+        yield url
+
+
+@pytest.fixture(scope="module")
+def browser():
+    with playwright_api.sync_playwright() as p:
+        tiers.require("browser")
+        b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield b
+        b.close()
+
+
+def new_page(browser, viewport, origin: str):
+    """A context that trusts Caddy's internal CA (its root is not installed here) and may read
+    the clipboard of ``origin``, the page's Content-Security-Policy enforced (no bypass: the test
+    waits by selectors, never by a string Playwright would eval); a violation is an error."""
+    phone = viewport["width"] < 500
+    context = browser.new_context(viewport=viewport, is_mobile=phone, has_touch=phone, ignore_https_errors=True)
+    context.grant_permissions(["clipboard-read", "clipboard-write"], origin=origin)
+    pg = context.new_page()
+    pg.set_default_timeout(TIMEOUT_MS)
+    errors: list[str] = []
+    pg.on("pageerror", lambda exc: errors.append(str(exc)))
+    pg.on("console", lambda msg: errors.append(msg.text)
+          if msg.type == "error" and not msg.text.startswith("Failed to load resource") else None)
+    pg.add_init_script("document.addEventListener('securitypolicyviolation', "
+                       "e => console.error('CSP violation: ' + e.violatedDirective + ' ' + e.blockedURI))")
+    return context, pg, errors
+
+
+@requires_caddy
+@pytest.mark.parametrize("prefix", ["/", "/quintet/"], ids=["root", "under-quintet"])
+def test_a_friends_game_through_caddy_by_the_servers_links(browser, server, tmp_path, prefix):
+    with caddy_in_front(server, prefix, tmp_path) as site, site.client() as http:
+        public = f"{site.base}/"  # the page's address: https://localhost:PORT/ or …/quintet/
+        assert public.startswith("https://localhost:") and public.endswith(prefix)
+        (ca, a, a_errors), (cb, b, b_errors) = (new_page(browser, DESKTOP, site.origin),
+                                                new_page(browser, PHONE, site.origin))
+        a.goto(public)
+        a.wait_for_selector("body[data-ready=true]")
+        a.click("#tab-play")
+        a.select_option("#play-opponent", "friend")
+        a.fill("#play-games", "1")
+        a.fill("#play-seed", str(SEED))
+        a.click("#play-start")
+        a.wait_for_selector("#panel-play[data-status=placing]")
+        assert re.fullmatch(re.escape(public) + r"#play/[\w-]{22}/1/[\w-]{43}", a.url)  # the seat link, via Caddy
+        playwright_api.expect(a.locator("#play-share-link")).not_to_have_value("", timeout=TIMEOUT_MS)
+        a.click("#play-share-copy")
+        link = a.evaluate("navigator.clipboard.readText()")
+        assert link == a.input_value("#play-share-link")
+        assert re.fullmatch(re.escape(public) + r"#join/[\w-]{22}/[\w-]+", link)  # the server's link: Caddy's address
+        b.goto(link)
+        b.wait_for_selector("#panel-play[data-status=placing]")
+        assert re.fullmatch(re.escape(public) + r"#play/[\w-]{22}/2/[\w-]{43}", b.url)
+        a.wait_for_selector("#play-presence [data-presence=joined][data-on=true]")
+        table, token = re.search(r"#play/([\w-]+)/1/([\w-]+)$", a.url).groups()
+        view = http.get(f"{public}api/tables/{table}", headers={"Authorization": f"Bearer {token}"})
+        assert view.status_code == 200, view.text
+        deal = Deal.from_exposed(" ".join(view.json()["deal"]["exposed"]))
+        arr_a, arr_b = two_arrangements(deal)
+        a.fill("#play-text", arr_a)
+        a.click("#play-confirm")
+        a.wait_for_selector("#panel-play[data-status=waiting]")
+        b.wait_for_selector("#play-commitment:not([hidden])")  # the event came through the proxy
+        b.fill("#play-text", arr_b)
+        b.click("#play-confirm")
+        expected = showdown(Arrangement.parse(arr_a), Arrangement.parse(arr_b), deal)
+        for pg, mine in ((a, expected.points_a), (b, expected.points_b)):
+            pg.wait_for_selector("#panel-play[data-revealed='5']")
+            assert f"you {mine:g}," in pg.text_content("#play-score")
+            assert pg.get_attribute("#play-check", "data-ok") == "true"
+            assert "The match is over." in pg.text_content("#play-status")
+        # a rematch: one click a seat, both keep their links
+        a.click("#play-rematch")
+        b.wait_for_selector("#play-rematch-note:has-text('Your friend asks for a rematch')")
+        b.click("#play-rematch")
+        for pg in (a, b):
+            pg.wait_for_selector("#panel-play[data-status=placing][data-game='1']")
+            assert not pg.is_visible("#play-showdown-box")
+        again = http.get(f"{public}api/tables/{table}", headers={"Authorization": f"Bearer {token}"})
+        assert again.json()["match"] == 2 and again.json()["deal"]["seed"] == SEED + 1
+        ca.close()
+        cb.close()
+        assert a_errors == [] and b_errors == [], (a_errors, b_errors)
