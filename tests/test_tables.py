@@ -36,7 +36,7 @@ from quintet.game import Arrangement, Deal, showdown
 from solver.advisor.sparse import roll_mix
 from solver.apps.serve.tables.errors import NOT_FOUND
 from solver.apps.serve.tables.models import TableView
-from solver.apps.serve.tables.store import GameRow, Side, TableRow
+from solver.apps.serve.tables.rows import GameRow, Side, TableRow
 from solver.apps.serve.tables.views import seat_view
 from solver.play.commitment import canonical_text, check, commit, commitment_of
 from solver.play.computer import random_arrangement

@@ -59,7 +59,7 @@ from solver.apps.serve.quota import (
     MAX_HEAD_BYTES,
     Limits,
 )
-from solver.apps.serve.tables.service import DEFAULT_MAX_TABLES, DEFAULT_TTL, TablesConfig, tables_path
+from solver.apps.serve.tables.config import DEFAULT_MAX_TABLES, DEFAULT_TTL, TablesConfig, tables_path
 from solver.apps.serve.tables.store import TableStore, TableStoreError
 from solver.storage.store import SolutionStore, default_store_path
 

@@ -21,7 +21,8 @@ from solver.advisor.limits import SERVE_MAX_TIME_LIMIT, SERVE_QUICK_TIME_LIMIT
 from solver.apps.serve.jobs import Job, Unavailable, WorkerPool
 from solver.apps.serve.public import Public, client_address
 from solver.apps.serve.quota import BODY_TIMEOUT, Kind, Limits, RateLimiter
-from solver.apps.serve.tables.service import TablesConfig, TableService
+from solver.apps.serve.tables.config import TablesConfig
+from solver.apps.serve.tables.service import TableService
 from solver.storage.store import SolutionStore, default_store_path
 
 __all__ = ["ServeConfig", "AppState", "app_state", "solver_on", "PLAY_ONLY"]

@@ -15,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from solver.apps.serve.tables.models import EventKind, PresenceOut, TableEventOut, TableView
-from solver.apps.serve.tables.store import TableRow
+from solver.apps.serve.tables.rows import TableRow
 
 __all__ = ["Subscriber", "TableEvents", "LAST_EVENTS"]
 

@@ -44,25 +44,24 @@ from typing import Any
 
 from quintet.game import Deal
 from quintet.seeds import SEED_MAX, fresh_seed, seed_series
-from solver.advisor.limits import parse_slot
 from solver.apps.serve.jobs import WorkerPool
-from solver.apps.serve.tables.errors import AdviceOff, NoSuchTable, NotNow, NotYours, Stopping, TablesFull
+from solver.apps.serve.tables.advice import advice_task
+from solver.apps.serve.tables.config import TablesConfig, tables_path
+from solver.apps.serve.tables.errors import NoSuchTable, NotNow, NotYours, Stopping, TablesFull
 from solver.apps.serve.tables.events import Subscriber, TableEvents
 from solver.apps.serve.tables.models import InvitationOut, TableCreatedOut, TableIn, TableJoinedOut, TableView
+from solver.apps.serve.tables.rows import FRIEND, TableRow
 from solver.apps.serve.tables.scheduler import Scheduler
-from solver.apps.serve.tables.store import FRIEND, TableRow, TableStore, secret_matches, token_hash
+from solver.apps.serve.tables.store import TableStore, secret_matches, token_hash
 from solver.apps.serve.tables.tasks import PlayAction, PlayTask, play_session
-from solver.apps.serve.tables.views import mixes_offered, seat_view, table_status, warm_up
+from solver.apps.serve.tables.views import seat_view, table_status, warm_up
 from solver.apps.serve.tables.work import TableWork
 from solver.play.commitment import commit
 from solver.play.computer import ComputerSpec
-from solver.play.session import PlayError
 from solver.problem.opponents import Uniform
 
-__all__ = ["TablesConfig", "TableService", "Links", "tables_path", "DEFAULT_TTL", "DEFAULT_MAX_TABLES"]
+__all__ = ["TableService", "Links"]
 
-DEFAULT_TTL = 24 * 3600.0  # seconds an idle table is kept
-DEFAULT_MAX_TABLES = 1000
 TOUCH_EVERY = 1.0  # seconds: a table's last use is written at most this often
 _TOKEN = re.compile(r"[A-Za-z0-9_-]{1,128}")
 _TABLE_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
@@ -84,21 +83,6 @@ class Links:
 
     def invitation(self, table: str, code: str) -> InvitationOut:
         return InvitationOut(link=f"{self.base}/#join/{table}/{code}", warning=self.warning)
-
-
-@dataclass(frozen=True)
-class TablesConfig:
-    """``path`` of the tables file (None: beside the solution store), the idle time after which
-    a table expires (seconds), the most tables open at once."""
-
-    path: Path | None = None
-    ttl: float = DEFAULT_TTL
-    max_tables: int = DEFAULT_MAX_TABLES
-
-
-def tables_path(store: Path) -> Path:
-    """The tables file beside a solution store: ``solutions.sqlite`` → ``solutions-tables.sqlite``."""
-    return store.with_name(f"{store.stem}-tables.sqlite")
 
 
 class TableService:
@@ -388,51 +372,10 @@ class TableService:
 
     def advice_task(self, table_id: str, seat: int, action: PlayAction, *, slots: dict[str, str] | None = None,
                     arrangement: str | None = None, max_support: int | None = None) -> tuple[PlayTask, int]:
-        """The worker's task for a seat's hint (``max_support``: the K-mix), grade or odds, and the
-        game it is for; ``PlayError`` for a move the game refuses, ``AdviceOff`` or ``NotNow``
-        when advice is not for this table or not for now."""
+        """The worker's task for a seat's advice and the game it is for (``advice.advice_task``)."""
         with self._lock:
-            table = self._table(table_id)
-            game = table.seat_games[seat]
-            row = table.row(game)
-            if not table.hints:
-                raise AdviceOff("hints, grades and odds are off at this table")
-            if row.side(seat).is_confirmed:
-                raise NotNow(f"you have confirmed game {game}: hints, grades and odds are for placing")
-            status = table_status(table, seat, game)
-            if status == "failed":
-                raise NotNow(f"game {game} could not be prepared: {row.failed}")
-            if status == "preparing" or (table.friend and row.equilibrium is None):
-                raise NotNow("the advice's model is still being prepared (the deal's equilibrium is being "
-                             "solved); try again when the table says it is ready")
-            deal = table.deal(game)
-            session = play_session(deal, table.opponent)
-            placed: list[tuple[int, str]] = []
-            if max_support is not None:
-                if slots:
-                    raise PlayError("max_support: a K-mix is of whole arrangements; send it without slots")
-                if table.friend:
-                    raise PlayError("max_support: a K-mix mixes the arrangements of the equilibrium a computer "
-                                    "plays from, and a friend's table has no computer; a hint without max_support "
-                                    "advises against the deal's equilibrium")
-                if not mixes_offered(table):
-                    raise PlayError(f"max_support: a K-mix mixes arrangements of the deal's equilibrium, and this "
-                                    f"table's computer plays {table.opponent}, not from it; a hint without "
-                                    "max_support completes your slots")
-            elif action == "hint":
-                for key, cards in (slots or {}).items():
-                    placed.append((parse_slot(key, deal.rules.n_slots, "slots"), cards))
-                for s, cards in placed:
-                    session.place(s, cards)
-                session.verify_hint()
-            laid = None
-            if action == "grade":
-                assert arrangement is not None
-                laid = session.verify_confirm(arrangement).format(deal.rules)
-            task = PlayTask(action, deal, table.opponent, game=game, seed=table.seed_of(game), computer=row.computer,
-                            description=row.computer_description or "", equilibrium=row.equilibrium,
-                            advice=table.hints, slots=tuple(placed), arrangement=laid, max_support=max_support)
-            return task, game
+            return advice_task(self._table(table_id), seat, action, slots=slots, arrangement=arrangement,
+                               max_support=max_support)
 
     def advice_used(self, table_id: str, seat: int, game: int, action: str) -> None:
         """Note the advice a seat used (the record's ``hints``)."""

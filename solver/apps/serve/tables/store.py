@@ -1,4 +1,5 @@
-"""The tables' SQLite file (``quintet-serve --tables PATH``, by default beside the solution store).
+"""The tables' SQLite file (``quintet-serve --tables PATH``, by default beside the solution store); the
+records it reads and writes are ``rows``'.
 
 Every change is committed before it is answered or announced, so a restart (even a killed
 process: WAL journal) loses no confirmed arrangement, no finished game, no score.  Schema::
@@ -32,20 +33,15 @@ import hmac
 import json
 import os
 import sqlite3
-from dataclasses import dataclass, field
-from functools import cached_property, lru_cache
 from pathlib import Path
-from typing import Any
 
 from quintet.faults import Fault
-from quintet.game import Deal
-from quintet.rules import Rules, get_rules
+from solver.apps.serve.tables.rows import GameRow, Side, TableRow
 
-__all__ = ["TableStore", "TableStoreError", "TableRow", "GameRow", "Side", "token_hash", "SCHEMA_VERSION"]
+__all__ = ["TableStore", "TableStoreError", "token_hash", "secret_matches", "SCHEMA_VERSION"]
 
 SCHEMA_VERSION = 2
 APPLICATION_ID = 0x51544231  # "QTB1"
-FRIEND = "friend"
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS tables (
@@ -78,11 +74,6 @@ UPDATE seats SET joined = (SELECT created FROM tables WHERE tables.id = seats.ta
 """Version 1 → 2: invitations and rematches (every seat of a version-1 table holds its token: joined)."""
 
 
-@lru_cache(maxsize=4096)
-def _random_deal(seed: int, rules: Rules) -> Deal:
-    return Deal.random(seed, rules)
-
-
 class TableStoreError(Fault):
     """A tables file that cannot be used (not SQLite, another program's, damaged): a fault of the
     server's side, never the client's (``quintet.faults``)."""
@@ -103,122 +94,6 @@ def secret_matches(given: str, stored: bytes | None) -> bool:
     """Whether ``given`` hashes to ``stored``, compared in constant time (None: against a
     stand-in, the same work)."""
     return hmac.compare_digest(token_hash(given), _DUMMY_HASH if stored is None else stored) and stored is not None
-
-
-@dataclass
-class Side:
-    """One side of one game: its arrangement once confirmed (canonical text) and commitment."""
-
-    arrangement: str | None = None
-    salt: str | None = None
-    commitment: str | None = None
-    confirmed: float | None = None
-    hints: list[str] = field(default_factory=list)
-    record: dict[str, Any] | None = None
-
-    @property
-    def is_confirmed(self) -> bool:
-        return self.arrangement is not None
-
-
-@dataclass
-class GameRow:
-    """One game of a table: the computer's committed arrangement (computer tables), the
-    equilibrium solved for it, each seat's side."""
-
-    game: int
-    computer: str | None = None
-    computer_salt: str | None = None
-    computer_commitment: str | None = None
-    computer_description: str | None = None
-    equilibrium: float | None = None
-    failed: str | None = None
-    ended: float | None = None
-    plays: dict[int, Side] = field(default_factory=dict)
-
-    def side(self, seat: int) -> Side:
-        return self.plays.setdefault(seat, Side())
-
-
-@dataclass
-class TableRow:
-    """A table as stored: its terms, each seat's current game, its games."""
-
-    id: str
-    opponent: str  # "friend" or the computer's specification (canonical)
-    games: int
-    seed: int  # game 1's seed
-    rules_json: dict[str, Any]  # the rule set: {"name": …, and its options (``RULE_OPTIONS``)}
-    hints: bool
-    created: float
-    touched: float
-    seat_games: dict[int, int] = field(default_factory=dict)  # seat → its current game (counted over every match)
-    game_rows: dict[int, GameRow] = field(default_factory=dict)
-    matches: int = 1  # the matches started at the table (the current one is the last)
-    joined: dict[int, bool] = field(default_factory=dict)  # seat → it holds its token (seat 2: invitation exchanged)
-    rematch: set[int] = field(default_factory=set)  # the seats that asked for the next match
-    invitation: str | None = None  # a friend's table: the code until seat 2 joins
-    invitation_hash: bytes | None = None
-    reused: int = 0  # exchanges of the invitation refused after seat 2 joined
-
-    @property
-    def friend(self) -> bool:
-        return self.opponent == FRIEND
-
-    @property
-    def seats(self) -> list[int]:
-        return [1, 2] if self.friend else [1]
-
-    @cached_property
-    def rules(self) -> Rules:
-        options = {k: v for k, v in self.rules_json.items() if k != "name"}
-        return get_rules(self.rules_json.get("name", "classic"), **options)
-
-    @property
-    def first_game(self) -> int:
-        """The current match's first game (games are counted over every match)."""
-        return (self.matches - 1) * self.games + 1
-
-    @property
-    def last_game(self) -> int:
-        """The current match's last game."""
-        return self.matches * self.games
-
-    def in_match(self, game: int) -> int:
-        """``game``'s number in its own match (1 … games)."""
-        return (game - 1) % self.games + 1
-
-    def match_over(self, seat: int) -> bool:
-        """``seat`` has seen the current match's last show-down."""
-        return self.seat_games.get(seat) == self.last_game and self.shown_down(self.last_game)
-
-    def seed_of(self, game: int) -> int:
-        return self.seed + game - 1
-
-    def deal(self, game: int) -> Deal:
-        return _random_deal(self.seed_of(game), self.rules)
-
-    def row(self, game: int) -> GameRow:
-        return self.game_rows.setdefault(game, GameRow(game))
-
-    def other_seat(self, seat: int) -> int:
-        return 3 - seat
-
-    def other_side(self, game: int, seat: int) -> Side:
-        """The side across from ``seat`` in ``game``: the friend's, or the computer's."""
-        row = self.row(game)
-        if self.friend:
-            return row.side(self.other_seat(seat))
-        return Side(arrangement=row.computer, salt=row.computer_salt, commitment=row.computer_commitment,
-                    confirmed=None)
-
-    def shown_down(self, game: int) -> bool:
-        """Both sides of ``game`` have confirmed."""
-        row = self.game_rows.get(game)
-        if row is None:
-            return False
-        seats = self.seats
-        return all(row.side(s).is_confirmed for s in seats) and (self.friend or row.computer is not None)
 
 
 class TableStore:

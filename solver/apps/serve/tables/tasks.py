@@ -30,7 +30,7 @@ from typing import Literal
 from quintet.game import Arrangement, Deal
 from solver.advisor.equilibrium import EquilibriumResult, solve_equilibrium
 from solver.advisor.limits import PLAY_EPSILON, PLAY_TIME_LIMIT, TABLE_SEARCH_TIME_LIMIT
-from solver.apps.serve.tables.store import FRIEND
+from solver.apps.serve.tables.rows import FRIEND
 from solver.play.computer import Computer, EquilibriumProvider
 from solver.play.session import MIX_HINT_ROLL_STREAM, GameSession, Person
 from solver.storage.store import SolutionStore

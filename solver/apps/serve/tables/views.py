@@ -28,7 +28,7 @@ from solver.apps.serve.tables.models import (
     TableStatus,
     TableView,
 )
-from solver.apps.serve.tables.store import FRIEND, Side, TableRow
+from solver.apps.serve.tables.rows import FRIEND, Side, TableRow
 from solver.apps.serve.tables.tasks import play_session
 from solver.play.computer import ComputerSpec
 from solver.play.session import Reveal

@@ -24,8 +24,9 @@ from solver.advisor.request import SolveRequest
 from solver.advisor.schema import EquilibriumOut
 from solver.apps.serve.jobs import Job
 from solver.apps.serve.tables.events import TableEvents
+from solver.apps.serve.tables.rows import FRIEND, TableRow
 from solver.apps.serve.tables.scheduler import Lane, Scheduler, TaskKey
-from solver.apps.serve.tables.store import FRIEND, TableRow, TableStore
+from solver.apps.serve.tables.store import TableStore
 from solver.apps.serve.tables.tasks import PlayTask, play_session
 from solver.play.commitment import commit
 from solver.play.computer import ComputerSpec
