@@ -398,7 +398,7 @@ def _complete(game: QuintetGame, fixed: dict[int, int], time_limit: float | None
     return tuple(int(p) for p in solve(problem, game.engine.with_time_limit(time_limit)).packets)
 
 
-def pure_security_level(game: QuintetGame, candidates: Sequence[Strategy] = (), *, time_limit: float | None = 60.0,
+def pure_security_level(game: QuintetGame, candidates: Sequence[Strategy] = (), *, time_limit: float | None = None,
                         max_evaluations: int = 6000, max_enumerated: int = 500_000,
                         constructions: int = 40) -> SecurityLevel:
     """The deal's pure security level, proved or bracketed (module doc).  ``candidates``: more

@@ -215,7 +215,7 @@ def _marginal_rows(game: QuintetGame, marginals: np.ndarray, cands: Sequence[Str
 
 
 def fewest_arrangements(game: QuintetGame, marginals: np.ndarray, candidates: Sequence[Strategy], *,
-                        time_limit: float | None = 20.0, tolerance: float = 1e-9, reweight: int = 6
+                        time_limit: float | None = None, tolerance: float = 1e-9, reweight: int = 6
                         ) -> tuple[list[Strategy], np.ndarray, float, bool] | None:
     """Few candidates whose mix has exactly these slot marginals: re-weighted ℓ1 (Candès, Wakin &
     Boyd 2008), then a MILP (SCIP, ``time_limit`` seconds) for the fewest.  Returns (support,
@@ -274,7 +274,7 @@ def fewest_arrangements(game: QuintetGame, marginals: np.ndarray, candidates: Se
     return [s for s, k in zip(cands, keep_mask, strict=True) if k], x[keep_mask] / x[keep_mask].sum(), bound, best[2]
 
 
-def coupling_lower_bound(marginals: np.ndarray, *, time_limit: float | None = 10.0, tolerance: float = 1e-9
+def coupling_lower_bound(marginals: np.ndarray, *, time_limit: float | None = None, tolerance: float = 1e-9
                          ) -> tuple[int, bool]:
     """A lower bound on the support of any mix with these slot marginals, whatever its
     arrangements: a mix of n arrangements couples any two slots' marginals with at most n atoms,

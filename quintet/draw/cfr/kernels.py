@@ -9,7 +9,7 @@ Vector kernels (CFR+, evaluation, best response) walk the public tree once, carr
 player a vector over its types: the *reach* (chance × the player's own action probabilities)
 going down, the traverser's *counterfactual values* (chance × the opponent's reach × payoff)
 coming up.  Work buffers are per depth (``Work``).  Every walk is a loop over an explicit stack
-by depth, not a recursion: numba cannot cache recursive functions (numba issue #6061).
+by depth, not a recursion: numba cannot cache recursive functions.
 """
 
 from __future__ import annotations
