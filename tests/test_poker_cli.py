@@ -157,6 +157,7 @@ def test_cfr_bots_at_a_table_of_four_play_as_the_advisor_and_solve_nothing(tmp_p
     assert not (tmp_path / "cfr").exists()
 
 
+@pytest.mark.slow  # a strategy solved from scratch: half a minute (CI runs the slow tier)
 def test_heads_up_cfr_under_other_terms_is_solved_once_with_a_progress_bar(tmp_path: Path, monkeypatch, capsys):
     from quintet.draw.cfr import strategy as solved
 

@@ -179,7 +179,7 @@ def test_quintet_frontier_is_non_increasing_and_certified(quick_frontier):
     assert again.method == "equilibrium" and again.exploitability == eq.exploitability
 
 
-@pytest.mark.heavy  # three CP-SAT rechecks
+@pytest.mark.slow  # three CP-SAT rechecks, about a minute (CI runs the slow tier)
 def test_quintet_certificates_are_confirmed_by_cpsat(quick_frontier):
     deal, _, results = quick_frontier
     for r in results[:3]:
