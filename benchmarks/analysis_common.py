@@ -55,7 +55,7 @@ def git_commit() -> str:
 def machine() -> str:
     import numba
 
-    return (f"{cpu_name()}, {os.cpu_count()} logical CPUs (shared with other jobs); Python "
+    return (f"{cpu_name()}, {os.cpu_count()} logical CPUs; Python "
             f"{platform.python_version()}, numpy {np.__version__}, numba {numba.__version__}")
 
 
@@ -91,7 +91,8 @@ class Run:
 
     def line(self) -> str:
         """The provenance paragraph every RESULTS section starts with."""
-        return (f"Run: `{self.command}` at commit `{self.commit}` on {self.date}; {self.machine}. "
+        load = "" if math.isnan(self.load) else f" (load average {self.load:.2f} at the start)"
+        return (f"Run: `{self.command}` at commit `{self.commit}` on {self.date}; {self.machine}{load}. "
                 f"This process: {self.cpu() / 60:.1f} CPU-minutes ({self.wall() / 60:.1f} min wall). Times below "
                 "are CPU time (`time.process_time`) unless they say wall; CPU time too grows when the machine is "
                 "loaded (the Book section measures by how much), so times are compared within one run only.")
