@@ -9,14 +9,15 @@ Deals: the rules' example deal, then ``--deals`` suit-canonical classes drawn un
 the 156,248 (``solver.apps.batch.book_sample``) — so the sample's mean CPU time per deal, times the
 number of classes, estimates the whole book's cost.  ``--population dealt``: ``--deals`` deals dealt
 at random instead (``Deal.random_series``, each exposed set equally likely: what a player meets),
-written to their own section and plot.  Each deal is solved from scratch (no
-store) by ``solver.advisor.equilibrium.equilibrium`` until its certified exploitability is ≤ ε or the
-time limit, in this one process.  Times are wall seconds and CPU seconds of the process
+written to their own section and plot.  Each deal is solved from scratch (no store) by
+``solver.advisor.equilibrium.equilibrium`` until its certified exploitability is ≤ ε or the time
+limit, in this one process.  Times are wall seconds and CPU seconds of the process
 (``time.process_time``) per deal, kernels compiled beforehand.  One line per deal goes to
-``benchmarks/data/equilibrium-classes.jsonl`` (or ``-dealt``) and the run's provenance last.  ``--verify K``: the certificates of the
-first K deals are rechecked by CP-SAT (``solver.advisor.verify.verify_equilibrium``): each must be
-confirmed, never refuted.  Writes the Equilibrium section of benchmarks/RESULTS.md and
-``benchmarks/equilibrium_times.png`` (the distribution of solve times, and ε against time).
+``benchmarks/data/equilibrium-classes.jsonl`` (or ``-dealt``), the run's provenance last.
+``--verify K``: the certificates of the first K deals are rechecked by CP-SAT
+(``solver.advisor.verify.verify_equilibrium``): each must be confirmed, never refuted.  Writes
+the Equilibrium section of benchmarks/RESULTS.md and ``benchmarks/equilibrium_times.png`` (the
+distribution of solve times, and ε against time).
 """
 
 from __future__ import annotations
@@ -127,7 +128,8 @@ def main() -> None:
         f"- **wall seconds per deal: median {qw[0]:.2f}, p95 {qw[1]:.2f}, max {wall.max():.2f}** (the speed goals: "
         "a median ≤ 1, a p95 ≤ 5 and every deal ≤ 20)",
         f"- CPU seconds per deal: median {q[0]:.2f}, p90 {q[1]:.2f}, p95 {q[2]:.2f}, p99 {q[3]:.2f}, "
-        f"max {cpu.max():.2f}, mean {mean:.2f} (95% CI {mean - half:.2f}–{mean + half:.2f}) — one core's work, the book's cost",
+        f"max {cpu.max():.2f}, mean {mean:.2f} (95% CI {mean - half:.2f}–{mean + half:.2f}) — one core's work, "
+        "the book's cost",
     ]
     if not dealt:
         lines.append(

@@ -122,3 +122,56 @@ def test_reread_statistics(monkeypatch):
     X = rng.normal(size=(50, 2))
     assert module.cv_r2(X, X @ np.array([1.0, -2.0]) + 0.01 * rng.normal(size=50), seed=1) > 0.99
     assert module.cv_r2(X, rng.normal(size=50), seed=1) < 0.2
+
+
+def _analysis_commands(*options: str) -> list[list[str]]:
+    import shlex
+    import subprocess
+
+    out = subprocess.run(["bash", str(BENCHMARKS / "run_analysis.sh"), *options, "--print"], capture_output=True,
+                         text=True, check=True).stdout
+    return [shlex.split(line) for line in out.splitlines()]
+
+
+@pytest.mark.parametrize("mode", [(), ("--quick",)], ids=["full", "quick"])
+def test_run_analysis_steps_call_options_their_scripts_have(mode, monkeypatch, capsys):
+    """Every step of run_analysis.sh names a benchmark and options its ``--help`` lists (a renamed
+    option fails here, not hours into a run); ``--quick`` writes nothing under benchmarks/."""
+    commands = _analysis_commands(*mode)
+    assert len(commands) == 13
+    for argv in commands:
+        script = next((a for a in argv if a.startswith("benchmarks/")), None)
+        if script is None:
+            continue  # the notebook's step
+        module = load_benchmark(BENCHMARKS.parent / script, f"analysis_{Path(script).stem}", monkeypatch)
+        monkeypatch.setattr(sys, "argv", [script, "--help"])
+        with pytest.raises(SystemExit):
+            module.main()
+        usage = capsys.readouterr().out
+        for option in (a for a in argv if a.startswith("--")):
+            assert re.search(rf"{re.escape(option)}\b", usage), f"{script} has no {option}"
+        if mode:
+            assert "--no-write" in argv, argv
+            assert not any(a.startswith(str(BENCHMARKS)) or a.startswith("benchmarks/data") for a in argv[2:]), argv
+
+
+def test_run_analysis_refuses_an_unknown_step_or_option():
+    import subprocess
+
+    for args in (["no-such-step"], ["--fast"]):
+        done = subprocess.run(["bash", str(BENCHMARKS / "run_analysis.sh"), "--print", *args], capture_output=True,
+                              text=True)
+        assert done.returncode == 2 and done.stderr.count("\n") == 1 and args[0] in done.stderr
+
+
+def test_the_manual_names_sections_results_has():
+    """Each section docs/benchmarks.md names is a heading of RESULTS.md (or is said not to exist yet)."""
+    headings = re.findall(r"^## (.+)$", (BENCHMARKS / "RESULTS.md").read_text(encoding="utf-8"), re.MULTILINE)
+    rows = re.findall(r"^\| `[\w.]+\.py` \|.*\| ([^|]+) \|$", (BENCHMARKS.parent / "docs" / "benchmarks.md").read_text(
+        encoding="utf-8"), re.MULTILINE)
+    assert len(rows) == len(SCRIPTS)
+    for cell in rows:
+        if "(not run yet" in cell:
+            continue
+        for name in cell.split(";"):
+            assert any(h.startswith(name.strip()) for h in headings), f"RESULTS.md has no section {name.strip()!r}"
