@@ -159,8 +159,9 @@ class Figures:
     quick: dict[str, tuple[list[Run], list[Run]]] = field(default_factory=dict)  # name: (in-process, resident)
 
 
-def measure(tree: str | None, repeat: int, bytecode: bool, generic: bool) -> Figures:
-    """Every figure of one source tree (None: the installed project)."""
+def measure(tree: str | None, repeat: int, bytecode: bool, generic: bool, quick: bool = True) -> Figures:
+    """Every figure of one source tree (None: the installed project); ``quick``: the quick answers
+    too (a baseline may predate the resident process)."""
     script = Path(sys.executable).with_name("quintet-solve")  # this interpreter's install
     solve = [str(script)] if script.exists() else [sys.executable, "-m", "solver.apps.solve_cli"]
     equilibrium_cmd = [*solve, *EXAMPLE, "--no-store", "--quiet"]
@@ -175,7 +176,8 @@ def measure(tree: str | None, repeat: int, bytecode: bool, generic: bool) -> Fig
             wall, _, err = run_capture([sys.executable, "-c", SPLIT, *EXAMPLE, "--opponent", "uniform"], env)
             imports, work = next(line.split("\t")[1:] for line in err.splitlines() if line.startswith("SPLIT\t"))
             out.split.append((float(imports), float(work), wall))
-        out.quick = quick_answers(solve, env, repeat)
+        if quick:
+            out.quick = quick_answers(solve, env, repeat)
     with tempfile.TemporaryDirectory() as cold:
         env = child_env(cold, tree, bytecode)
         Path(cold, "floor_kernel.py").write_text(FLOOR_KERNEL, encoding="utf-8")
@@ -241,8 +243,9 @@ def main() -> None:
     ap.add_argument("--no-write", action="store_true")
     args = ap.parse_args()
     bytecode = not args.no_bytecode_cache
+    load = os.getloadavg()[0]
     new = measure(None, args.repeat, bytecode, not args.no_generic)
-    old = measure(args.baseline, args.repeat, bytecode, False) if args.baseline else None
+    old = measure(args.baseline, args.repeat, bytecode, False, quick=False) if args.baseline else None
 
     def commands(f: Figures) -> list[tuple[str, Run, list[Run]]]:
         return [("`quintet-solve 8h 7h 9d Ts 7s Qc Jc --no-store` (the equilibrium)", f.cold_eq, f.warm_eq),
@@ -250,10 +253,11 @@ def main() -> None:
 
     rebuilt = "" if bytecode else ", PYTHONDONTWRITEBYTECODE kept"
     lines = [
-        f"`python {' '.join(sys.argv)}` on {cpu_name()}, 2 logical CPUs shared with other work: each command a "
+        f"`python {' '.join(sys.argv)}` on {cpu_name()}, 2 logical CPUs (load average {load:.2f} at "
+        "the start): each command a "
         "process of its own; cold = an empty numba cache (every kernel compiled, as on a fresh machine), warm = "
         f"the cache filled by the cold run{rebuilt}.  Wall seconds and CPU seconds (user + system, "
-        "`getrusage`) of the process; on this shared machine the CPU figures are the steadier ones.",
+        "`getrusage`) of the process.",
         "",
         "| command | cold: wall s | cold: CPU s | warm: wall s (median) | warm: CPU s (median) |",
         "|---|---|---|---|---|",
