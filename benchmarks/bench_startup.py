@@ -48,6 +48,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from analysis_common import git_commit
 from benchmark_results import cpu_name, write_section
 
 EXAMPLE = ["8h", "7h", "9d", "Ts", "7s", "Qc", "Jc"]
@@ -243,7 +244,7 @@ def main() -> None:
     ap.add_argument("--no-write", action="store_true")
     args = ap.parse_args()
     bytecode = not args.no_bytecode_cache
-    load = os.getloadavg()[0]
+    load, commit = os.getloadavg()[0], git_commit()
     new = measure(None, args.repeat, bytecode, not args.no_generic)
     old = measure(args.baseline, args.repeat, bytecode, False, quick=False) if args.baseline else None
 
@@ -253,8 +254,8 @@ def main() -> None:
 
     rebuilt = "" if bytecode else ", PYTHONDONTWRITEBYTECODE kept"
     lines = [
-        f"`python {' '.join(sys.argv)}` on {cpu_name()}, 2 logical CPUs (load average {load:.2f} at "
-        "the start): each command a "
+        f"`python {' '.join(sys.argv)}` at commit `{commit}` on {cpu_name()}, 2 logical CPUs (load average "
+        f"{load:.2f} at the start): each command a "
         "process of its own; cold = an empty numba cache (every kernel compiled, as on a fresh machine), warm = "
         f"the cache filled by the cold run{rebuilt}.  Wall seconds and CPU seconds (user + system, "
         "`getrusage`) of the process.",
