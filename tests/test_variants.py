@@ -293,7 +293,7 @@ OPTION_CASES = [
 
 def heavy_if_large(name: str, *rest: object) -> object:
     """The case as a parameter; a 52- or 53-card deck's (2.6 or 2.9 million hands through the slow
-    reference) marked ``heavy``: in the default run, not in the fast tier."""
+    reference) marked ``heavy``: run by ``pytest -m heavy`` (CI), not by the default run."""
     return pytest.param(name, *rest, marks=[pytest.mark.heavy] if get_rules(name).deck.size >= 52 else [])
 
 

@@ -2,9 +2,9 @@
 marker (``require``), so a test that needs one cannot land in the fast tier unmarked.
 
 ``NEEDS`` are what a test needs besides this process; ``HEAVY`` is a CPU-heavy independent
-recheck that needs nothing else (a CP-SAT certificate, an exhaustive ranking): both stay in the
-README's ``pytest`` and out of ``pytest -m fast``.  ``TIERS`` are deselected by the README's
-``pytest`` and run by ``pytest -m "slow or fuzz"``.  Every other test is marked ``fast``
+recheck that needs nothing else (a CP-SAT certificate, an exhaustive ranking): out of ``pytest -m
+fast``; ``NEEDS`` stay in the README's ``pytest``.  ``HEAVY`` and ``TIERS`` are deselected by the
+README's ``pytest`` and run by ``pytest -m "slow or fuzz or heavy"`` (CI runs every tier).  Every other test is marked ``fast``
 (tests/conftest.py)."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from __future__ import annotations
 import pytest
 
 NEEDS = ("server", "browser", "tmux", "notebook", "subprocess")  # what a test needs besides this process
-HEAVY = ("heavy",)  # CPU-heavy rechecks: in the default run, out of the fast tier
+HEAVY = ("heavy",)  # CPU-heavy rechecks: deselected by the README's pytest, out of the fast tier
 TIERS = ("slow", "fuzz")  # deselected by the README's pytest
 NOT_FAST = (*NEEDS, *HEAVY, *TIERS)
 # a test's rough cost, against 1 for a fast one: on two processes the costliest files start first
