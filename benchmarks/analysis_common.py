@@ -18,7 +18,6 @@ import math
 import os
 import platform
 import shlex
-import subprocess
 import sys
 import time
 from collections.abc import Callable, Sequence
@@ -32,24 +31,9 @@ HERE = Path(__file__).resolve().parent
 DATA = HERE / "data"
 DEFAULT_STORE = DATA / "equilibria.sqlite"  # git-ignored: the equilibria shared by the analysis runs
 
-from benchmark_results import cpu_name  # noqa: E402
+from benchmark_results import cpu_name, git_commit  # noqa: E402
 
 from quintet.symmetry import stabilizer  # noqa: E402
-
-
-def git_commit() -> str:
-    """The commit the code ran at (``+dirty`` when tracked code files had uncommitted changes)."""
-    try:
-        root = HERE.parent
-        head = subprocess.run(["git", "rev-parse", "--short=10", "HEAD"], cwd=root, capture_output=True,
-                              text=True, check=True).stdout.strip()
-        changed = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=root,
-                                 capture_output=True, text=True, check=True).stdout.splitlines()
-        # outputs (RESULTS.md, data, plots, the notebook) do not make the code dirty
-        dirty = [line for line in changed if line[3:].endswith((".py", ".toml", ".sh", ".js", ".html"))]
-        return head + ("+dirty" if dirty else "")
-    except (OSError, subprocess.CalledProcessError):
-        return "unknown"
 
 
 def machine() -> str:

@@ -175,3 +175,19 @@ def test_the_manual_names_sections_results_has():
             continue
         for name in cell.split(";"):
             assert any(h.startswith(name.strip()) for h in headings), f"RESULTS.md has no section {name.strip()!r}"
+
+
+def test_a_section_is_replaced_and_says_its_commit(monkeypatch, tmp_path):
+    """write_section replaces its own section only, and ends it with the script, the commit and the date."""
+    monkeypatch.syspath_prepend(str(BENCHMARKS))
+    import benchmark_results
+
+    path = tmp_path / "RESULTS.md"
+    benchmark_results.write_section("a", "A", "first", path)
+    benchmark_results.write_section("b", "B", "other", path)
+    benchmark_results.write_section("a", "A", "second", path)
+    text = path.read_text()
+    assert "first" not in text and text.index("second") < text.index("other")
+    commit = benchmark_results.git_commit()
+    assert re.fullmatch(r"[0-9a-f]{10}(\+dirty)?", commit)
+    assert text.count(f"at commit `{commit}` on ") == 2

@@ -4,8 +4,8 @@ marker (``require``), so a test that needs one cannot land in the fast tier unma
 ``NEEDS`` are what a test needs besides this process; ``HEAVY`` is a CPU-heavy independent
 recheck that needs nothing else (a CP-SAT certificate, an exhaustive ranking): out of ``pytest -m
 fast``; ``NEEDS`` stay in the README's ``pytest``.  ``HEAVY`` and ``TIERS`` are deselected by the
-README's ``pytest`` and run by ``pytest -m "slow or fuzz or heavy"`` (CI runs every tier).  Every other test is marked ``fast``
-(tests/conftest.py)."""
+README's ``pytest`` and run by ``pytest -m "slow or fuzz or heavy"`` (CI runs every tier).  Every
+other test is marked ``fast`` (tests/conftest.py)."""
 
 from __future__ import annotations
 
