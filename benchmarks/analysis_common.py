@@ -33,6 +33,7 @@ DEFAULT_STORE = DATA / "equilibria.sqlite"  # git-ignored: the equilibria shared
 
 from benchmark_results import cpu_name, git_commit  # noqa: E402
 
+from quintet.game import Deal  # noqa: E402
 from quintet.symmetry import stabilizer  # noqa: E402
 
 
@@ -309,6 +310,40 @@ def provenance(runs: list[dict[str, Any]]) -> str:
 def finish_shard(path: Path, run: Run) -> None:
     """Close this invocation's provenance with its CPU and wall time (a line per invocation)."""
     append_jsonl(path, {"run": {**run.to_dict(), "closing": True}})
+
+
+def run_dealt_shard(args: Any, params: dict[str, Any], analyse: Callable[[Deal], dict[str, Any]],
+                    show: Callable[[dict[str, Any]], str]) -> None:
+    """One invocation over a dealt sample (``add_shard_options``): ``analyse`` of each deal
+    ``Deal.random(args.seed + i)`` at positions ``args.start`` to ``args.stop`` (at most ``args.deals``)
+    not yet in ``args.jsonl``, the kernels warmed first; each record, with its seed, position, CPU
+    seconds and commit, is a line of the file and is printed as ``show(record)`` after the deal."""
+    run = Run()
+    done = start_shard(args.jsonl, run, params)
+    warm_kernels()
+    stop = args.deals if args.stop is None else min(args.stop, args.deals)
+    for i in range(args.start, stop):
+        deal = Deal.random(args.seed + i)
+        if deal.exposed in done:
+            continue
+        cpu = time.process_time()
+        rec = analyse(deal)
+        rec.update(seed=args.seed + i, position=i, cpu=time.process_time() - cpu, commit=run.commit)
+        append_jsonl(args.jsonl, rec)
+        print(f"{i + 1:4d}/{args.deals} {deal.format():22s} {show(rec)}", flush=True)
+    finish_shard(args.jsonl, run)
+
+
+def dealt_records(args: Any) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """(runs, records) of ``args.jsonl``: the records of the sample's seeds only, in seed order."""
+    runs, records = read_jsonl(args.jsonl)
+    return runs, sorted((r for r in records if args.seed <= r["seed"] < args.seed + args.deals),
+                        key=lambda r: r["seed"])
+
+
+def recorded_run(runs: list[dict[str, Any]]) -> Run:
+    """The first invocation that wrote the records (``read_jsonl``'s runs), or this one where none did."""
+    return Run.from_dict(runs[0]["run"]) if runs else Run()
 
 
 def clopper_pearson(k: int, n: int, level: float = 0.95) -> tuple[float, float]:

@@ -50,7 +50,7 @@ from quintet.draw.cfr.classes import hand_classes  # noqa: E402
 from quintet.draw.cfr.solve import CFRPlus, ExternalSampling, best_response, exploitability  # noqa: E402
 from quintet.draw.cfr.strategy import strategy_for, strategy_key, train  # noqa: E402
 from quintet.draw.game import Phase, State, Terms  # noqa: E402
-from quintet.draw.table import Table  # noqa: E402
+from quintet.draw.table import Table, play_out  # noqa: E402
 from quintet.rules import get_rules  # noqa: E402
 
 RULES = "draw36-joker-11"
@@ -152,18 +152,6 @@ def curve(args: argparse.Namespace, run: Run) -> None:
 # ---------------------------------------------------------------- play ------------------------
 
 
-def play_hand(rules, terms, bots, order, dealer, stack):  # type: ignore[no-untyped-def]
-    state = State(rules, terms, [stack, stack], dealer=dealer, deck=order)
-    while not state.over:
-        if state.phase is Phase.ANTES:
-            state.post_ante()
-        elif state.phase is Phase.SHOWDOWN:
-            state.show_down()
-        else:
-            state.apply(bots[state.actor].act(state))
-    return state
-
-
 def duplicate(rules, terms, a, b, deals: int, seed: int, classes=None) -> dict[str, float]:  # type: ignore[no-untyped-def]
     """``a``'s chips over ``deals`` decks each played twice (seats swapped): per hand, 95% interval; with
     ``classes``, how many hands reached a show-down and in how many the two final classes were equal (the
@@ -178,7 +166,7 @@ def duplicate(rules, terms, a, b, deals: int, seed: int, classes=None) -> dict[s
         total = 0
         for seat_a in (0, 1):
             bots = [a, b] if seat_a == 0 else [b, a]
-            state = play_hand(rules, terms, bots, order, i % 2, STACK)
+            state = play_out(State(rules, terms, [STACK, STACK], dealer=i % 2, deck=order), bots)
             total += state.stacks[seat_a] - STACK
             if classes is not None and state.history()["showdown"]:
                 shown += 1

@@ -43,20 +43,19 @@ sys.path.insert(0, str(HERE))
 from analysis_common import (  # noqa: E402
     DATA,
     CpuBudget,
-    Run,
     add_shard_options,
-    append_jsonl,
     clopper_pearson,
-    finish_shard,
+    dealt_records,
     median_ci,
     orbit_size,
     provenance,
     read_jsonl,
+    recorded_run,
+    run_dealt_shard,
     save_data,
     savefig,
-    start_shard,
-    warm_kernels,
 )
+from bench_structure import structure_mixes  # noqa: E402
 from bench_uniqueness import sparse_resolve  # noqa: E402
 from benchmark_results import write_section  # noqa: E402
 
@@ -137,13 +136,6 @@ def analyse(deal: Deal, mix: list[tuple[float, Arrangement]] | None, ks: list[in
             "setup_cpu": setup_cpu, "kmix": rows}
 
 
-def structure_mixes(path: Path) -> dict[int, list[tuple[float, Arrangement]]]:
-    _, records = read_jsonl(path)
-    return {int(r["key"]): [(float(p), Arrangement(tuple(int(m) for m in packets)))
-                            for p, packets in r["equilibrium"]["mix"]]
-            for r in records if r["equilibrium"].get("exact")}
-
-
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--deals", type=int, default=100, help="dealt deals in the sample (default 100)")
@@ -165,30 +157,20 @@ def main() -> None:
     ks = sorted({int(k) for k in args.ks.split(",")})
     args.sparse_targets = [float(t) for t in str(args.sparse_targets).split(",") if t]
     if not args.report:
-        run = Run()
-        done = start_shard(args.jsonl, run, {k: str(v) for k, v in vars(args).items() if k != "jsonl"})
         mixes = structure_mixes(args.structure)
-        warm_kernels()
-        stop = args.deals if args.stop is None else min(args.stop, args.deals)
-        for i in range(args.start, stop):
-            deal = Deal.random(args.seed + i)
-            if deal.exposed in done:
-                continue
-            cpu = time.process_time()
-            rec = analyse(deal, mixes.get(deal.exposed), ks, args)
-            rec.update(seed=args.seed + i, position=i, cpu=time.process_time() - cpu, commit=run.commit)
-            append_jsonl(args.jsonl, rec)
-            sparse = " ".join(f"{m['support']}@{m['exploitability']:.3f}" for m in rec["sparse"])  # type: ignore[attr-defined]
-            print(f"{i + 1:4d}/{args.deals} {deal.format():22s} equilibrium {rec['equilibrium']['support']} "  # type: ignore[index]
-                  f"(sparse {sparse}) | " + " ".join(f"K{r['k']} {r['with sparse']:.3f}" for r in rec["kmix"])  # type: ignore[attr-defined]
-                  + f" | {rec['cpu']:.0f} CPU s", flush=True)
-        finish_shard(args.jsonl, run)
+        run_dealt_shard(args, {k: str(v) for k, v in vars(args).items() if k != "jsonl"},
+                        lambda deal: analyse(deal, mixes.get(deal.exposed), ks, args), show)
     report(args, ks)
 
 
+def show(rec: dict) -> str:  # type: ignore[type-arg]
+    sparse = " ".join(f"{m['support']}@{m['exploitability']:.3f}" for m in rec["sparse"])
+    return (f"equilibrium {rec['equilibrium']['support']} (sparse {sparse}) | "
+            + " ".join(f"K{r['k']} {r['with sparse']:.3f}" for r in rec["kmix"]) + f" | {rec['cpu']:.0f} CPU s")
+
+
 def report(args: argparse.Namespace, ks: list[int]) -> None:
-    runs, records = read_jsonl(args.jsonl)
-    records = sorted((r for r in records if args.seed <= r["seed"] < args.seed + args.deals), key=lambda r: r["seed"])
+    runs, records = dealt_records(args)
     if not records:
         print(f"{args.jsonl}: no records yet")
         return
@@ -197,7 +179,7 @@ def report(args: argparse.Namespace, ks: list[int]) -> None:
     text, summary = make_report(records, runs, levels, ks, args)
     print(text)
     if not args.no_write:
-        save_data("kmix", Run.from_dict(runs[0]["run"]) if runs else Run(), summary)
+        save_data("kmix", recorded_run(runs), summary)
         plot(records, ks, args)
         write_section(*SECTION, text)
 

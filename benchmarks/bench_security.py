@@ -35,19 +35,17 @@ sys.path.insert(0, str(HERE))
 from analysis_common import (  # noqa: E402
     DATA,
     CpuBudget,
-    Run,
     add_shard_options,
-    append_jsonl,
     bootstrap_ci,
     clopper_pearson,
-    finish_shard,
+    dealt_records,
     orbit_size,
     provenance,
-    read_jsonl,
+    recorded_run,
+    run_dealt_shard,
     save_data,
-    start_shard,
-    warm_kernels,
 )
+from bench_structure import structure_mixes  # noqa: E402
 from benchmark_results import write_section  # noqa: E402
 
 from quintet.game import Arrangement, Deal  # noqa: E402
@@ -100,14 +98,6 @@ def analyse(deal: Deal, mix: list[tuple[float, Arrangement]] | None, args: argpa
             "heuristics": out}
 
 
-def structure_mixes(path: Path) -> dict[int, list[tuple[float, Arrangement]]]:
-    """The exact equilibria ``bench_structure`` recorded (exposed mask → mix)."""
-    _, records = read_jsonl(path)
-    return {int(r["key"]): [(float(p), Arrangement(tuple(int(m) for m in packets)))
-                            for p, packets in r["equilibrium"]["mix"]]
-            for r in records if r["equilibrium"].get("exact")}
-
-
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--deals", type=int, default=100, help="dealt deals in the sample (default 100)")
@@ -122,37 +112,27 @@ def main() -> None:
     add_shard_options(ap, "security")
     args = ap.parse_args()
     if not args.report:
-        run = Run()
-        done = start_shard(args.jsonl, run, {k: str(v) for k, v in vars(args).items() if k != "jsonl"})
         mixes = structure_mixes(args.structure)
-        warm_kernels()
-        stop = args.deals if args.stop is None else min(args.stop, args.deals)
-        for i in range(args.start, stop):
-            deal = Deal.random(args.seed + i)
-            if deal.exposed in done:
-                continue
-            cpu = time.process_time()
-            rec = analyse(deal, mixes.get(deal.exposed), args)
-            rec.update(seed=args.seed + i, position=i, cpu=time.process_time() - cpu, commit=run.commit)
-            append_jsonl(args.jsonl, rec)
-            lv = rec["level"]
-            print(f"{i + 1:4d}/{args.deals} {deal.format():22s} level [{lv['lower']}, {lv['upper']:g}]"  # type: ignore[index]
-                  f"{' exact' if lv['exact'] else ''} ({lv['limiting']}; {lv['evaluated']} responses); "  # type: ignore[index]
-                  f"{rec['cpu']:.0f} CPU s", flush=True)
-        finish_shard(args.jsonl, run)
+        run_dealt_shard(args, {k: str(v) for k, v in vars(args).items() if k != "jsonl"},
+                        lambda deal: analyse(deal, mixes.get(deal.exposed), args), show)
     report(args)
 
 
+def show(rec: dict) -> str:  # type: ignore[type-arg]
+    lv = rec["level"]
+    return (f"level [{lv['lower']}, {lv['upper']:g}]{' exact' if lv['exact'] else ''} ({lv['limiting']}; "
+            f"{lv['evaluated']} responses); {rec['cpu']:.0f} CPU s")
+
+
 def report(args: argparse.Namespace) -> None:
-    runs, records = read_jsonl(args.jsonl)
-    records = sorted((r for r in records if args.seed <= r["seed"] < args.seed + args.deals), key=lambda r: r["seed"])
+    runs, records = dealt_records(args)
     if not records:
         print(f"{args.jsonl}: no records yet")
         return
     text, summary = make_report(records, runs, args)
     print(text)
     if not args.no_write:
-        save_data("security", Run.from_dict(runs[0]["run"]) if runs else Run(), summary)
+        save_data("security", recorded_run(runs), summary)
         write_section(*SECTION, text)
 
 

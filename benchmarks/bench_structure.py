@@ -47,25 +47,23 @@ sys.path.insert(0, str(HERE))
 
 from analysis_common import (  # noqa: E402
     CpuBudget,
-    Run,
     add_shard_options,
-    append_jsonl,
     bootstrap_ci,
     clopper_pearson,
-    finish_shard,
+    dealt_records,
     holm,
     orbit_size,
     provenance,
     read_jsonl,
+    recorded_run,
+    run_dealt_shard,
     save_data,
     savefig,
     sign_flip_p,
-    start_shard,
-    warm_kernels,
 )
 from benchmark_results import write_section  # noqa: E402
 
-from quintet.game import Deal  # noqa: E402
+from quintet.game import Arrangement, Deal  # noqa: E402
 from solver.advisor.equilibrium import certified_within, equilibrium  # noqa: E402
 from solver.games.quintet_game import QuintetGame  # noqa: E402
 from solver.games.quintet_structure import (  # noqa: E402
@@ -141,32 +139,29 @@ def main() -> None:
     add_shard_options(ap, "structure")
     args = ap.parse_args()
     if not args.report:
-        run = Run()
-        done = start_shard(args.jsonl, run, {k: v for k, v in vars(args).items() if k != "jsonl"})
-        warm_kernels()
-        stop = args.deals if args.stop is None else min(args.stop, args.deals)
-        for i in range(args.start, stop):
-            deal = Deal.random(args.seed + i)
-            if deal.exposed in done:
-                continue
-            cpu = time.process_time()
-            rec = analyse(deal, args)
-            rec.update(seed=args.seed + i, position=i, cpu=time.process_time() - cpu, commit=run.commit)
-            append_jsonl(args.jsonl, rec)
-            u = rec.get("uniqueness", {})
-            sup = rec.get("support", {})
-            print(f"{i + 1:4d}/{args.deals} {deal.format():22s} eq ε {rec['equilibrium']['exploitability']:.1e} "
-                  f"support {rec['equilibrium']['support']}: {u.get('verdict', 'not exact')} "
-                  f"(gap {u.get('max_gap', float('nan')):.1e}, {u.get('responses', 0)} responses); fewest "
-                  f"{sup.get('fewest')} ≥ {sup.get('lower_bound')}; {rec['cpu']:.0f} CPU s", flush=True)
-        finish_shard(args.jsonl, run)
+        run_dealt_shard(args, {k: v for k, v in vars(args).items() if k != "jsonl"}, lambda deal: analyse(deal, args),
+                        show)
     report(args)
 
 
+def show(rec: dict) -> str:  # type: ignore[type-arg]
+    u = rec.get("uniqueness", {})
+    sup = rec.get("support", {})
+    return (f"eq ε {rec['equilibrium']['exploitability']:.1e} support {rec['equilibrium']['support']}: "
+            f"{u.get('verdict', 'not exact')} (gap {u.get('max_gap', float('nan')):.1e}, {u.get('responses', 0)} "
+            f"responses); fewest {sup.get('fewest')} ≥ {sup.get('lower_bound')}; {rec['cpu']:.0f} CPU s")
+
+
+def structure_mixes(path: Path) -> dict[int, list[tuple[float, Arrangement]]]:
+    """The exact equilibria recorded in ``path`` (this benchmark's JSON lines): exposed mask → mix."""
+    _, records = read_jsonl(path)
+    return {int(r["key"]): [(float(p), Arrangement(tuple(int(m) for m in packets)))
+                            for p, packets in r["equilibrium"]["mix"]]
+            for r in records if r["equilibrium"].get("exact")}
+
+
 def report(args: argparse.Namespace) -> None:
-    runs, records = read_jsonl(args.jsonl)
-    records = sorted((r for r in records if r["seed"] < args.seed + args.deals and r["seed"] >= args.seed),
-                     key=lambda r: r["seed"])
+    runs, records = dealt_records(args)
     if not records:
         print(f"{args.jsonl}: no records yet")
         return
@@ -174,7 +169,7 @@ def report(args: argparse.Namespace) -> None:
     print(text)
     if args.no_write:
         return
-    save_data("structure", Run.from_dict(runs[0]["run"]) if runs else Run(), summary)
+    save_data("structure", recorded_run(runs), summary)
     plot(records, args)
     write_section(*SECTION, text)
 

@@ -162,6 +162,15 @@ def no_resident_process(tmp_path_factory):
         os.environ["QUINTET_SOCKET"] = previous
 
 
+@pytest.fixture(scope="module")
+def browser():
+    """Debian's chromium, one a test module (tests/browser_helpers.py)."""
+    from browser_helpers import chromium
+
+    with chromium() as b:
+        yield b
+
+
 @pytest.fixture(scope="session")
 def all_combos() -> list[tuple[int, ...]]:
     """Every 5-subset of card ints 0..31, in lexicographic order."""

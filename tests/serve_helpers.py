@@ -16,6 +16,7 @@ from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
+import httpx
 import tiers
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -144,3 +145,12 @@ def live_server(*args: str, timeout: float = 60.0) -> Iterator[tuple[str, subpro
             except subprocess.TimeoutExpired:
                 proc.kill()
                 proc.wait()
+
+
+@contextlib.contextmanager
+def one_worker_server(store: Path) -> Iterator[str]:
+    """A live quintet-serve with one worker (a quicker start), no per-client limits and its store at
+    ``store``: its base URL, once the worker is up."""
+    with live_server("--workers", "1", *NO_LIMITS, "--store", str(store)) as (url, _):
+        wait_for_workers(lambda: httpx.get(f"{url}/api/health").json(), 1)
+        yield url

@@ -22,8 +22,8 @@ import time
 
 import httpx
 import pytest
-import tiers
-from serve_helpers import NO_LIMITS, QUICK_DEALS, live_server, wait_for_workers
+from browser_helpers import DESKTOP, PHONE, new_page, playwright_api
+from serve_helpers import QUICK_DEALS, live_server, one_worker_server
 from table_helpers import SeatClient, packet_sets, packets_found, two_arrangements
 
 from quintet.game import Arrangement, Deal, showdown
@@ -32,8 +32,6 @@ from solver.play.commitment import check, commit
 from solver.play.computer import random_arrangement
 
 pytestmark = [pytest.mark.browser, pytest.mark.server]
-playwright_api = pytest.importorskip("playwright.sync_api", reason="the Playwright package is not installed")
-from test_serve_browser import CHROMIUM, CHROMIUM_ARGS, DESKTOP, PHONE, TIMEOUT_MS  # noqa: E402
 
 SEED = 21
 SEAT_LINK = re.compile(r"#play/([\w-]{22})/([12])/([\w-]{43})$")
@@ -41,35 +39,16 @@ SEAT_LINK = re.compile(r"#play/([\w-]{22})/([12])/([\w-]{43})$")
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
-    base = tmp_path_factory.mktemp("play")
-    with live_server("--workers", "1", *NO_LIMITS, "--store", str(base / "solutions.sqlite")) as (url, _):
-        wait_for_workers(lambda: httpx.get(f"{url}/api/health").json(), 1)
+    with one_worker_server(tmp_path_factory.mktemp("play") / "solutions.sqlite") as url:
         yield url
-
-
-@pytest.fixture(scope="module")
-def browser():
-    with playwright_api.sync_playwright() as p:
-        tiers.require("browser")
-        b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        yield b
-        b.close()
 
 
 class Page:
     """A browser context with one page; page errors are collected (none allowed)."""
 
     def __init__(self, browser, viewport=DESKTOP) -> None:
-        phone = viewport["width"] < 500
         # bypass_csp: Playwright evaluates its string predicates with eval, which the page's CSP forbids
-        self.context = browser.new_context(viewport=viewport, is_mobile=phone, has_touch=phone, accept_downloads=True,
-                                           bypass_csp=True)
-        self.pg = self.context.new_page()
-        self.pg.set_default_timeout(TIMEOUT_MS)
-        self.errors: list[str] = []
-        self.pg.on("pageerror", lambda exc: self.errors.append(str(exc)))
-        self.pg.on("console", lambda msg: self.errors.append(msg.text)
-                   if msg.type == "error" and not msg.text.startswith("Failed to load resource") else None)
+        self.context, self.pg, self.errors = new_page(browser, viewport, accept_downloads=True, bypass_csp=True)
 
     def open(self, url: str) -> None:
         self.pg.goto(url)

@@ -15,52 +15,31 @@ from __future__ import annotations
 
 import re
 
-import httpx
 import pytest
-import tiers
-from serve_helpers import NO_LIMITS, live_server, wait_for_workers
+from browser_helpers import DESKTOP, PHONE, TIMEOUT_MS, new_page, playwright_api
+from caddy_helpers import caddy_in_front, requires_caddy
+from serve_helpers import one_worker_server
 from table_helpers import two_arrangements
 
 from quintet.game import Arrangement, Deal, showdown
 
 pytestmark = [pytest.mark.browser, pytest.mark.server]
-playwright_api = pytest.importorskip("playwright.sync_api", reason="the Playwright package is not installed")
-from caddy_helpers import caddy_in_front, requires_caddy  # noqa: E402
-from test_serve_browser import CHROMIUM, CHROMIUM_ARGS, DESKTOP, PHONE, TIMEOUT_MS  # noqa: E402
 
 SEED = 31
 
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
-    base = tmp_path_factory.mktemp("caddy-play")
-    with live_server("--workers", "1", *NO_LIMITS, "--store", str(base / "solutions.sqlite")) as (url, _):
-        wait_for_workers(lambda: httpx.get(f"{url}/api/health").json(), 1)
+    with one_worker_server(tmp_path_factory.mktemp("caddy-play") / "solutions.sqlite") as url:
         yield url
 
 
-@pytest.fixture(scope="module")
-def browser():
-    with playwright_api.sync_playwright() as p:
-        tiers.require("browser")
-        b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        yield b
-        b.close()
-
-
-def new_page(browser, viewport, origin: str):
+def proxied_page(browser, viewport, origin: str):
     """A context that trusts Caddy's internal CA (its root is not installed here) and may read
     the clipboard of ``origin``, the page's Content-Security-Policy enforced (no bypass: the test
     waits by selectors, never by a string Playwright would eval); a violation is an error."""
-    phone = viewport["width"] < 500
-    context = browser.new_context(viewport=viewport, is_mobile=phone, has_touch=phone, ignore_https_errors=True)
+    context, pg, errors = new_page(browser, viewport, ignore_https_errors=True)
     context.grant_permissions(["clipboard-read", "clipboard-write"], origin=origin)
-    pg = context.new_page()
-    pg.set_default_timeout(TIMEOUT_MS)
-    errors: list[str] = []
-    pg.on("pageerror", lambda exc: errors.append(str(exc)))
-    pg.on("console", lambda msg: errors.append(msg.text)
-          if msg.type == "error" and not msg.text.startswith("Failed to load resource") else None)
     pg.add_init_script("document.addEventListener('securitypolicyviolation', "
                        "e => console.error('CSP violation: ' + e.violatedDirective + ' ' + e.blockedURI))")
     return context, pg, errors
@@ -72,8 +51,8 @@ def test_a_friends_game_through_caddy_by_the_servers_links(browser, server, tmp_
     with caddy_in_front(server, prefix, tmp_path) as site, site.client() as http:
         public = f"{site.base}/"  # the page's address: https://localhost:PORT/ or …/quintet/
         assert public.startswith("https://localhost:") and public.endswith(prefix)
-        (ca, a, a_errors), (cb, b, b_errors) = (new_page(browser, DESKTOP, site.origin),
-                                                new_page(browser, PHONE, site.origin))
+        (ca, a, a_errors), (cb, b, b_errors) = (proxied_page(browser, DESKTOP, site.origin),
+                                                proxied_page(browser, PHONE, site.origin))
         a.goto(public)
         a.wait_for_selector("body[data-ready=true]")
         a.click("#tab-play")

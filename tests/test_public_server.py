@@ -171,7 +171,7 @@ def test_the_page_through_caddy_under_its_csp(tmp_path, prefix):
     import tiers
 
     playwright_api = pytest.importorskip("playwright.sync_api", reason="the Playwright package is not installed")
-    from test_serve_browser import CHROMIUM, CHROMIUM_ARGS, DESKTOP, TIMEOUT_MS
+    from browser_helpers import CHROMIUM, CHROMIUM_ARGS, DESKTOP, TIMEOUT_MS
 
     with public_server(tmp_path, prefix) as site, playwright_api.sync_playwright() as p:
         tiers.require("browser")

@@ -18,10 +18,10 @@ from pathlib import Path
 
 import httpx
 import pytest
-import tiers
-from serve_helpers import EXAMPLE, NO_LIMITS, QUICK_DEALS, live_server, secret_of, wait_for_workers
+from browser_helpers import DESKTOP, PHONE, checked_page, open_page
+from serve_helpers import EXAMPLE, QUICK_DEALS, one_worker_server, secret_of
 from test_review import played
-from test_serve_browser import CHROMIUM, CHROMIUM_ARGS, DESKTOP, PHONE, open_page, playwright_api, solved
+from test_serve_browser import solved
 
 from solver.storage.records import append_record
 
@@ -30,36 +30,21 @@ pytestmark = [pytest.mark.browser, pytest.mark.server]
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
-    store = tmp_path_factory.mktemp("review-browser") / "solutions.sqlite"
-    with live_server("--workers", "1", *NO_LIMITS, "--store", str(store)) as (url, _):
-        wait_for_workers(lambda: httpx.get(f"{url}/api/health").json(), 1)
+    with one_worker_server(tmp_path_factory.mktemp("review-browser") / "solutions.sqlite") as url:
         solved(url, {"exposed": QUICK_DEALS[0], "epsilon": 0.05})  # a solved deal: a puzzle
         yield url
 
 
-@pytest.fixture(scope="module")
-def browser():
-    with playwright_api.sync_playwright() as p:
-        tiers.require("browser")
-        b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        yield b
-        b.close()
-
-
 @pytest.fixture(params=[DESKTOP, PHONE], ids=["1280px", "390px"])
 def any_page(request, browser, server):
-    context, pg, errors = open_page(browser, server, request.param)
-    yield pg
-    context.close()
-    assert errors == [], errors
+    with checked_page(browser, server, request.param) as pg:
+        yield pg
 
 
 @pytest.fixture()
 def page(browser, server):
-    context, pg, errors = open_page(browser, server, DESKTOP)
-    yield pg
-    context.close()
-    assert errors == [], errors
+    with checked_page(browser, server, DESKTOP) as pg:
+        yield pg
 
 
 @pytest.fixture(scope="module")

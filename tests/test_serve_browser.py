@@ -18,25 +18,13 @@ from pathlib import Path
 
 import httpx
 import pytest
-import tiers
-from serve_helpers import ARR_A, EXAMPLE, NO_LIMITS, QUICK_DEALS, live_server, wait_for_workers
+from browser_helpers import DESKTOP, PHONE, TIMEOUT_MS, checked_page
+from serve_helpers import ARR_A, EXAMPLE, QUICK_DEALS, one_worker_server
 
 from quintet.evaluator import evaluate
 from solver.advisor.limits import SOLVE_EPSILON, SOLVE_TIME_LIMIT
 
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = ["--no-sandbox", "--headless", "--disable-gpu", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync", "--no-first-run"]
-
 pytestmark = [pytest.mark.browser, pytest.mark.server]
-playwright_api = pytest.importorskip("playwright.sync_api", reason="the Playwright package is not installed")
-if not Path(CHROMIUM).exists():
-    pytest.skip(f"no browser: {CHROMIUM} is missing (apt-get install chromium chromium-driver)",
-                allow_module_level=True)
-
-TIMEOUT_MS = 60_000
-DESKTOP = {"width": 1280, "height": 900}
-PHONE = {"width": 390, "height": 844}
 MAX_SEED = 2**31 - 1
 SUIT_GLYPHS = re.compile("[♠♥♦♣♤♡♢♧\U0001F0CF]")
 ANOTHER_DEAL = "Ac Kh Kd Kc Qd Ts 7s"
@@ -44,60 +32,26 @@ ANOTHER_DEAL = "Ac Kh Kd Kc Qd Ts 7s"
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
-    store = tmp_path_factory.mktemp("browser") / "solutions.sqlite"
-    with live_server("--workers", "1", *NO_LIMITS, "--store", str(store)) as (url, _):  # one worker: a quicker start
-        wait_for_workers(lambda: httpx.get(f"{url}/api/health").json(), 1)
+    with one_worker_server(tmp_path_factory.mktemp("browser") / "solutions.sqlite") as url:
         yield url
-
-
-@pytest.fixture(scope="module")
-def browser():
-    with playwright_api.sync_playwright() as p:
-        tiers.require("browser")
-        b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        yield b
-        b.close()
-
-
-def open_page(browser, server, viewport):
-    phone = viewport["width"] < 500
-    # bypass_csp: Playwright evaluates its string predicates with eval, which the page's CSP forbids
-    # (tests/test_public_server.py checks the page under its CSP)
-    context = browser.new_context(viewport=viewport, is_mobile=phone, has_touch=phone, bypass_csp=True)
-    pg = context.new_page()
-    pg.set_default_timeout(TIMEOUT_MS)
-    errors: list[str] = []
-    pg.on("pageerror", lambda exc: errors.append(str(exc)))
-    # a 4xx answer the page shows as a message is logged by the browser too: not a page error
-    pg.on("console", lambda msg: errors.append(msg.text)
-          if msg.type == "error" and not msg.text.startswith("Failed to load resource") else None)
-    pg.goto(server + "/")
-    pg.wait_for_selector("body[data-ready=true]")
-    return context, pg, errors
 
 
 @pytest.fixture(params=[DESKTOP, PHONE], ids=["1280px", "390px"])
 def any_page(request, browser, server):
-    context, pg, errors = open_page(browser, server, request.param)
-    yield pg
-    context.close()
-    assert errors == [], errors
+    with checked_page(browser, server, request.param) as pg:
+        yield pg
 
 
 @pytest.fixture()
 def page(browser, server):
-    context, pg, errors = open_page(browser, server, DESKTOP)
-    yield pg
-    context.close()
-    assert errors == [], errors
+    with checked_page(browser, server, DESKTOP) as pg:
+        yield pg
 
 
 @pytest.fixture()
 def phone(browser, server):
-    context, pg, errors = open_page(browser, server, PHONE)
-    yield pg
-    context.close()
-    assert errors == [], errors
+    with checked_page(browser, server, PHONE) as pg:
+        yield pg
 
 
 def api(server: str, path: str, body: dict) -> dict:

@@ -16,13 +16,31 @@ from typing import Any, Protocol
 from ..rules import Rules
 from .game import MAX_PLAYERS, MIN_PLAYERS, Action, Phase, Record, State, Terms, TermsError
 
-__all__ = ["Agent", "Table"]
+__all__ = ["Agent", "Table", "play_out"]
 
 
 class Agent(Protocol):
     """Whoever decides a seat's actions: a bot, or a person at the terminal."""
 
     def act(self, state: State) -> Action: ...
+
+
+def play_out(state: State, agents: Sequence[Agent], observe: Callable[[State, Record], None] | None = None) -> State:
+    """Play a hand to its end (``Table.play_hand``: antes and the show-down by themselves, every other
+    turn ``agents[seat].act(state)``, each record shown to ``observe``); returns ``state``."""
+    seen = 0
+    while not state.over:
+        if state.phase is Phase.ANTES:
+            state.post_ante()
+        elif state.phase is Phase.SHOWDOWN:
+            state.show_down()
+        else:
+            state.apply(agents[state.actor].act(state))  # type: ignore[index]
+        if observe is not None:
+            for record in state.records[seen:]:
+                observe(state, record)
+        seen = len(state.records)
+    return state
 
 
 class Table:
@@ -81,19 +99,7 @@ class Table:
         ``agents[seat].act(state)``.  ``observe(state, record)`` sees each record as it happens,
         the automatic fold-out included.
         """
-        state = self.new_hand()
-        seen = 0
-        while not state.over:
-            if state.phase is Phase.ANTES:
-                state.post_ante()
-            elif state.phase is Phase.SHOWDOWN:
-                state.show_down()
-            else:
-                state.apply(agents[state.actor].act(state))  # type: ignore[index]
-            if observe is not None:
-                for record in state.records[seen:]:
-                    observe(state, record)
-            seen = len(state.records)
+        state = play_out(self.new_hand(), agents, observe)
         self.finish(state)
         return state
 

@@ -38,7 +38,7 @@ from typing import Generic, TypeVar
 
 import numpy as np
 
-from .double_oracle import SymmetricGame
+from .double_oracle import Response, SymmetricGame
 from .lp import solve_symmetric_lp
 
 __all__ = ["META_SOLVERS", "PsroRecord", "PsroResult", "psro", "online_double_oracle"]
@@ -97,6 +97,40 @@ def _gains(game: SymmetricGame[S], pop: _Population[S], x: np.ndarray) -> np.nda
     """Every population strategy's payoff against the mix x over the population."""
     support, probs = _mix(game, pop, x)
     return game.payoffs_against(pop.strategies, support, probs)
+
+
+class _Search(Generic[S]):
+    """What the outer loops share: the population (``initial``'s orbits), the least certified mix so
+    far, the records and the clock."""
+
+    def __init__(self, game: SymmetricGame[S], initial: Sequence[S], progress: Callable[[PsroRecord], None] | None,
+                 response_time_limit: float | None, stop_event: threading.Event | None) -> None:
+        self.start = time.perf_counter()
+        self.game, self.progress, self.time_limit, self.stop_event = game, progress, response_time_limit, stop_event
+        self.pop: _Population[S] = _Population()
+        for s0 in initial:
+            self.pop.add(game.orbit(s0))
+        self.best: tuple[list[S], np.ndarray, float] = ([], np.zeros(0), float("inf"))
+        self.history: list[PsroRecord] = []
+
+    def respond(self, x: np.ndarray, iteration: int) -> Response[S]:
+        """The exact best response to the population's mix ``x``; the mix kept if it is the least
+        exploitable so far, the iteration recorded."""
+        support, probs = _mix(self.game, self.pop, x)
+        r = self.game.best_response(support, probs, time_limit=self.time_limit, hint=None, stop_event=self.stop_event)
+        certified = r.value if r.proven else r.bound
+        if certified < self.best[2]:
+            self.best = (support, probs, certified)
+        record = PsroRecord(iteration, len(self.pop.strategies), certified, self.best[2],
+                            time.perf_counter() - self.start)
+        self.history.append(record)
+        if self.progress is not None:
+            self.progress(record)
+        return r
+
+    def result(self, converged: bool, interrupted: bool, iterations: int) -> PsroResult[S]:
+        return PsroResult(self.best[0], self.best[1], max(self.best[2], 0.0), converged, interrupted, iterations,
+                          len(self.pop.strategies), self.history)
 
 
 class _SelfPlay:
@@ -159,14 +193,10 @@ def psro(game: SymmetricGame[S], initial: Sequence[S], *, meta: str, epsilon: fl
     (Quintet: 2 × 25), Hedge's scale."""
     if meta not in META_SOLVERS:
         raise ValueError(f"unknown meta-solver {meta!r} (use {', '.join(META_SOLVERS)})")
-    start = time.perf_counter()
-    pop: _Population[S] = _Population()
-    for s0 in initial:
-        pop.add(game.orbit(s0))
+    search = _Search(game, initial, progress, response_time_limit, stop_event)
+    pop = search.pop
     learner = _SelfPlay("rm+" if meta == "rm+" else "hedge", payoff_range)
     counts = np.ones(len(pop.strategies))  # fictitious play: how often each strategy was the best response
-    best: tuple[list[S], np.ndarray, float] = ([], np.zeros(0), float("inf"))
-    history: list[PsroRecord] = []
     iterations = 0
     converged = interrupted = False
     while True:
@@ -183,16 +213,8 @@ def psro(game: SymmetricGame[S], initial: Sequence[S], *, meta: str, epsilon: fl
         else:
             learner.grow(n)
             x = learner.run(lambda y: _gains(game, pop, y), inner, stop_event)
-        support, probs = _mix(game, pop, x)
-        r = game.best_response(support, probs, time_limit=response_time_limit, hint=None, stop_event=stop_event)
-        certified = r.value if r.proven else r.bound
-        if certified < best[2]:
-            best = (support, probs, certified)
-        record = PsroRecord(iterations, n, certified, best[2], time.perf_counter() - start)
-        history.append(record)
-        if progress is not None:
-            progress(record)
-        if best[2] <= epsilon + 1e-9:
+        r = search.respond(x, iterations)
+        if search.best[2] <= epsilon + 1e-9:
             converged = True
             break
         if stop_event is not None and stop_event.is_set():
@@ -206,8 +228,7 @@ def psro(game: SymmetricGame[S], initial: Sequence[S], *, meta: str, epsilon: fl
             break  # nothing new and the population game is solved exactly: final
         if max_iterations is not None and iterations >= max_iterations:
             break
-    return PsroResult(best[0], best[1], max(best[2], 0.0), converged, interrupted, iterations, len(pop.strategies),
-                      history)
+    return search.result(converged, interrupted, iterations)
 
 
 def online_double_oracle(game: SymmetricGame[S], initial: Sequence[S], *, epsilon: float,
@@ -218,14 +239,10 @@ def online_double_oracle(game: SymmetricGame[S], initial: Sequence[S], *, epsilo
     """The online double oracle: Hedge (anytime rate) on the population, one step per
     exact best response; a new best response joins with its orbit and restarts the window.  Stops as
     ``psro`` does (``max_iterations`` outer iterations at most)."""
-    start = time.perf_counter()
-    pop: _Population[S] = _Population()
-    for s0 in initial:
-        pop.add(game.orbit(s0))
+    search = _Search(game, initial, progress, response_time_limit, stop_event)
+    pop = search.pop
     learner = _SelfPlay("hedge", payoff_range)
     learner.grow(len(pop.strategies))
-    best: tuple[list[S], np.ndarray, float] = ([], np.zeros(0), float("inf"))
-    history: list[PsroRecord] = []
     iterations = 0
     converged = interrupted = False
     while True:
@@ -235,16 +252,8 @@ def online_double_oracle(game: SymmetricGame[S], initial: Sequence[S], *, epsilo
         iterations += 1
         x = learner.current()
         learner.average += x
-        support, probs = _mix(game, pop, learner.mix())
-        r = game.best_response(support, probs, time_limit=response_time_limit, hint=None, stop_event=stop_event)
-        certified = r.value if r.proven else r.bound
-        if certified < best[2]:
-            best = (support, probs, certified)
-        record = PsroRecord(iterations, len(pop.strategies), certified, best[2], time.perf_counter() - start)
-        history.append(record)
-        if progress is not None:
-            progress(record)
-        if best[2] <= epsilon + 1e-9:
+        r = search.respond(learner.mix(), iterations)
+        if search.best[2] <= epsilon + 1e-9:
             converged = True
             break
         if pop.add(game.orbit(r.strategy)):
@@ -255,5 +264,4 @@ def online_double_oracle(game: SymmetricGame[S], initial: Sequence[S], *, epsilo
             learner.steps += 1
         if max_iterations is not None and iterations >= max_iterations:
             break
-    return PsroResult(best[0], best[1], max(best[2], 0.0), converged, interrupted, iterations, len(pop.strategies),
-                      history)
+    return search.result(converged, interrupted, iterations)
