@@ -166,7 +166,7 @@ def main() -> None:
 def show(rec: dict) -> str:  # type: ignore[type-arg]
     sparse = " ".join(f"{m['support']}@{m['exploitability']:.3f}" for m in rec["sparse"])
     return (f"equilibrium {rec['equilibrium']['support']} (sparse {sparse}) | "
-            + " ".join(f"K{r['k']} {r['with sparse']:.3f}" for r in rec["kmix"]) + f" | {rec['cpu']:.0f} CPU s")
+            + " ".join(f"K{r['k']} {r['best']:.3f}" for r in rec["kmix"]) + f" | {rec['cpu']:.0f} CPU s")
 
 
 def report(args: argparse.Namespace, ks: list[int]) -> None:
