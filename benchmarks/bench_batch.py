@@ -186,13 +186,14 @@ def main() -> None:
     for a, name in enumerate(STRATEGIES):
         cells = [f"{mean[a, b]:+.2f} ± {ci[a, b]:.2f}" if a != b else "0" for b in range(len(STRATEGIES))]
         lines.append(f"| {name} | " + " | ".join(cells) + f" | {mean[a].mean():+.2f} |")
-    summary = result.equilibrium_summary() or {}
+    summary = result.equilibrium_summary()
+    equilibria = ("no equilibrium among the strategies" if summary is None else
+                  f"Equilibria: certified ε ≤ {args.epsilon:g} on {summary.converged}/{summary.deals} deals "
+                  f"(max {summary.max_exploitability:.4f}), mean support {summary.mean_support:.1f} arrangements")
     lines += [
         "",
         "; ".join(f"`{s}` = {STRATEGY_LABELS[s]}" for s in STRATEGIES) + ".",
-        f"Equilibria: certified ε ≤ {args.epsilon:g} on {summary.get('converged')}/{summary.get('deals')} deals "
-        f"(max {summary.get('max_exploitability', float('nan')):.4f}), mean support "
-        f"{summary.get('mean_support', float('nan')):.1f} arrangements; tournament {result.seconds:.0f} s.",
+        f"{equilibria}; tournament {result.seconds:.0f} s.",
         "",
         "### The book",
         "",
