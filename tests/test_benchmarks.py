@@ -191,3 +191,28 @@ def test_a_section_is_replaced_and_says_its_commit(monkeypatch, tmp_path):
     commit = benchmark_results.git_commit()
     assert re.fullmatch(r"[0-9a-f]{10}(\+dirty)?", commit)
     assert text.count(f"at commit `{commit}` on ") == 2
+
+
+@pytest.mark.slow
+@pytest.mark.subprocess
+def test_run_analysis_quick_runs_every_step(tmp_path):
+    """``run_analysis.sh --quick``: every analysis benchmark end to end at toy size (about five
+    minutes), writing nothing under benchmarks/ (the notebook's step is test_notebooks')."""
+    import os
+    import subprocess
+
+    scripts = [argv for argv in _analysis_commands("--quick") if any(a.startswith("benchmarks/") for a in argv)]
+    def outputs() -> dict[Path, int]:  # sections, plots, data (a sweep's JSON lines may grow meanwhile)
+        return {p: p.stat().st_mtime_ns for p in BENCHMARKS.rglob("*")
+                if p.is_file() and "__pycache__" not in p.parts and p.suffix != ".jsonl"}
+
+    before = outputs()
+    env = dict(os.environ, TMPDIR=str(tmp_path), PATH=f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}")
+    step_names = ["population", "heuristics", "convergence", "uniqueness", "style", "safe", "batch", "best-response",
+                  "structure", "security", "kmix", "reread"]
+    assert len(step_names) == len(scripts)
+    done = subprocess.run(["bash", str(BENCHMARKS / "run_analysis.sh"), "--quick", *step_names], env=env,
+                          capture_output=True, text=True, timeout=1500)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.count("== ") == len(step_names)
+    assert outputs() == before  # no section, data file or plot rewritten
