@@ -15,6 +15,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from _pytest.nodes import coerce_node_id  # pytest ≥ 9: a node id is a structured NodeId
 from hypothesis import settings
 
 TESTS_DIR = Path(__file__).resolve().parent
@@ -60,11 +61,18 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     """Marks ``fast`` every test with none of ``tiers.NOT_FAST`` (before -m deselects: "pytest -m
     fast" sees the marker).  Then, on two processes, orders the files that will run costliest
     first, so that no long file starts last while the other process has nothing left (a file's
-    cost: its tests, each counted by ``tiers.COST``); in one process the order stays as found."""
+    cost: its tests, each counted by ``tiers.COST``); in one process the order stays as found.
+    A test whose node id lacks its own name gets it (schemathesis names every API operation's test
+    ``file::function``: pytest-xdist keys its schedule by node id and ran one operation of all)."""
     for item in items:
         if not any(item.get_closest_marker(name) for name in tiers.NOT_FAST):
             item.add_marker(pytest.mark.fast)
+        if not item.nodeid.endswith("::" + item.name):
+            item._id = coerce_node_id(f"{item.nodeid.rsplit('::', 1)[0]}::{item.name}")
     yield  # -m and -k deselect here
+    twice = [nodeid for nodeid, n in Counter(item.nodeid for item in items).items() if n > 1]
+    if twice:  # pytest-xdist would run one of them and count the rest as run
+        raise pytest.UsageError(f"{len(twice)} node ids name more than one test, e.g. {twice[0]}")
     if hasattr(config, "workerinput"):
         cost: Counter[str] = Counter()
         for item in items:
