@@ -36,12 +36,12 @@ settings.register_profile("dev", deadline=None, print_blob=True)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci" if os.environ.get("CI") else "dev"))
 
 
-WORKERS = 2  # CI's machine has two cores
+WORKERS = 3  # on CI's two cores: the tests wait on servers, browsers and programs a third of the time
 
 
 @pytest.hookimpl(tryfirst=True)  # before pytest-xdist reads its options
 def pytest_cmdline_main(config: pytest.Config) -> None:
-    """Two processes unless told otherwise (``-n N``; ``-n 0`` or ``-p no:xdist``: this process
+    """``WORKERS`` processes unless told otherwise (``-n N``; ``-n 0`` or ``-p no:xdist``: this process
     alone), each running whole files (``--dist loadfile``: a module's fixtures are made once).
     A run of one file (or of tests in one file) stays in this process: a file is never split."""
     if not config.pluginmanager.has_plugin("xdist") or hasattr(config, "workerinput"):
@@ -59,7 +59,7 @@ def pytest_cmdline_main(config: pytest.Config) -> None:
 @pytest.hookimpl(wrapper=True)
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> Iterator[None]:
     """Marks ``fast`` every test with none of ``tiers.NOT_FAST`` (before -m deselects: "pytest -m
-    fast" sees the marker).  Then, on two processes, orders the files that will run costliest
+    fast" sees the marker).  Then, on several processes, orders the files that will run costliest
     first, so that no long file starts last while the other process has nothing left (a file's
     cost: its tests, each counted by ``tiers.COST``); in one process the order stays as found.
     A test whose node id lacks its own name gets it (schemathesis names every API operation's test

@@ -15,7 +15,7 @@ NEEDS = ("server", "browser", "tmux", "notebook", "subprocess")  # what a test n
 HEAVY = ("heavy",)  # CPU-heavy rechecks: deselected by the README's pytest, out of the fast tier
 TIERS = ("slow", "fuzz")  # deselected by the README's pytest
 NOT_FAST = (*NEEDS, *HEAVY, *TIERS)
-# a test's rough cost, against 1 for a fast one: on two processes the costliest files start first
+# a test's rough cost, against 1 for a fast one: on several processes the costliest files start first
 COST = {"server": 20, "browser": 20, "notebook": 20, "heavy": 20, "slow": 20, "fuzz": 5, "tmux": 10, "subprocess": 10}
 current: pytest.Item | None = None  # the test being set up, run or torn down (tests/conftest.py)
 
