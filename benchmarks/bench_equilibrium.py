@@ -23,12 +23,11 @@ distribution of solve times, and ε against time).
 from __future__ import annotations
 
 import argparse
-import json
 import time
 from pathlib import Path
 
 import numpy as np
-from analysis_common import DATA, Run
+from analysis_common import DATA, Run, append_jsonl
 from benchmark_results import write_section
 
 from quintet.cards import format_cards
@@ -86,10 +85,9 @@ def main() -> None:
                      len(r.mix), i == 0, wall))
         curves.append((cpu_at, [max(h.exploitability, 1e-4) for h in r.history], i == 0))
         if not args.no_write:
-            with data.open("a") as f:
-                f.write(json.dumps({"exposed": rows[-1][0], "example": i == 0, "cpu_seconds": cpu, "wall_seconds": wall,
-                                    "exploitability": r.exploitability, "converged": converged,
-                                    "iterations": r.iterations, "exact": exact_calls, "support": len(r.mix)}) + "\n")
+            append_jsonl(data, {"exposed": rows[-1][0], "example": i == 0, "cpu_seconds": cpu, "wall_seconds": wall,
+                                "exploitability": r.exploitability, "converged": converged,
+                                "iterations": r.iterations, "exact": exact_calls, "support": len(r.mix)})
         line = (f"{i}/{len(deals) - 1} {rows[-1][0]}: ε {r.exploitability:.5f} in {cpu:.2f} s cpu ({wall:.2f} s wall), "
                 f"{r.iterations} iterations ({exact_calls} exact)")
         if i < args.verify:  # the example deal and the first verify − 1 sampled deals
@@ -158,8 +156,7 @@ def main() -> None:
     print(report)
     if args.no_write:
         return
-    with data.open("a") as f:
-        f.write(json.dumps({"run": run.to_dict()}) + "\n")
+    append_jsonl(data, {"run": run.to_dict()})
     import matplotlib
 
     matplotlib.use("Agg")

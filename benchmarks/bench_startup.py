@@ -48,8 +48,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from analysis_common import git_commit
-from benchmark_results import cpu_name, write_section
+from benchmark_results import cpu_name, git_commit, write_section
 
 EXAMPLE = ["8h", "7h", "9d", "Ts", "7s", "Qc", "Jc"]
 PHASES = r"""

@@ -5,7 +5,10 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import os
 import re
+import shlex
+import subprocess
 import sys
 from pathlib import Path
 
@@ -125,9 +128,6 @@ def test_reread_statistics(monkeypatch):
 
 
 def _analysis_commands(*options: str) -> list[list[str]]:
-    import shlex
-    import subprocess
-
     out = subprocess.run(["bash", str(BENCHMARKS / "run_analysis.sh"), *options, "--print"], capture_output=True,
                          text=True, check=True).stdout
     return [shlex.split(line) for line in out.splitlines()]
@@ -156,8 +156,6 @@ def test_run_analysis_steps_call_options_their_scripts_have(mode, monkeypatch, c
 
 
 def test_run_analysis_refuses_an_unknown_step_or_option():
-    import subprocess
-
     for args in (["no-such-step"], ["--fast"]):
         done = subprocess.run(["bash", str(BENCHMARKS / "run_analysis.sh"), "--print", *args], capture_output=True,
                               text=True)
@@ -198,10 +196,8 @@ def test_a_section_is_replaced_and_says_its_commit(monkeypatch, tmp_path):
 def test_run_analysis_quick_runs_every_step(tmp_path):
     """``run_analysis.sh --quick``: every analysis benchmark end to end at toy size (about five
     minutes), writing nothing under benchmarks/ (the notebook's step is test_notebooks')."""
-    import os
-    import subprocess
-
     scripts = [argv for argv in _analysis_commands("--quick") if any(a.startswith("benchmarks/") for a in argv)]
+
     def outputs() -> dict[Path, int]:  # sections, plots, data (a sweep's JSON lines may grow meanwhile)
         return {p: p.stat().st_mtime_ns for p in BENCHMARKS.rglob("*")
                 if p.is_file() and "__pycache__" not in p.parts and p.suffix != ".jsonl"}
