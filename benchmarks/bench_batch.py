@@ -19,7 +19,6 @@ Figures go to benchmarks/RESULTS.md between the ``batch`` markers.  Needs matplo
 from __future__ import annotations
 
 import argparse
-import os
 import platform
 import statistics
 import sys
@@ -28,7 +27,7 @@ import time
 from datetime import UTC, datetime
 from pathlib import Path
 
-from benchmark_results import cpu_name
+from benchmark_results import machine_load
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
@@ -49,13 +48,12 @@ def machine() -> str:
     import numba
     import numpy
 
-    cpu = cpu_name()
     try:
         import dask
         extra = f", dask {dask.__version__}"
     except ImportError:
         extra = ", dask not installed"
-    return (f"{cpu}, {os.cpu_count()} logical CPUs (shared with other work); Python {platform.python_version()}, "
+    return (f"{machine_load()}; Python {platform.python_version()}, "
             f"numba {numba.__version__}, numpy {numpy.__version__}{extra}")
 
 

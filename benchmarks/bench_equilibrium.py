@@ -178,13 +178,13 @@ def main() -> None:
     a2.set_xscale("log")
     a2.set_yscale("log")
     a2.set_xlabel("CPU seconds (log)")
-    a2.set_ylabel("certified exploitability ε (points, log; 0 drawn at 1e-4)")
+    a2.set_ylabel("certified ε (points, log; 0 drawn at 1e-4)")
     a2.axhline(args.epsilon, color="black", ls=":", lw=0.8)
     a2.set_title(f"ε against CPU time: all {len(sampled)} deals (grey), the 10 slowest in colour", fontsize=9)
     drawn = "deals as dealt" if dealt else "classes uniformly"
     a1.set_title(f"The tail of solve times ({len(sampled)} {drawn}, seed {args.seed})", fontsize=9)
     fig.suptitle(f"Equilibrium solves to certified ε ≤ {args.epsilon:g}, one CPU clock", fontsize=10)
-    fig.tight_layout()
+    fig.tight_layout(rect=(0, 0, 1, 0.95))  # room for the suptitle above the panels' titles
     fig.savefig(HERE / plot, dpi=110)
     if dealt:
         write_section("equilibrium-dealt", "Equilibrium, deals as dealt", report)

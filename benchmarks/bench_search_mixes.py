@@ -28,7 +28,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from benchmark_results import cpu_name, write_section
+from benchmark_results import machine_load, write_section
 
 DEALS = ["8h 7h 9d Ts 7s Qc Jc", "Qc Jh Jd Jc Ts Td 9h", "Kc Qd Qc Jd Th Td 8c", "Ac Kh Kd Js Jd 9h 8s",
          "Qh Qd Qc Jc Th Td 7d", "Kc Jd Tc 9s 9h 8c 7c", "Ac Kd Jh 9d 8c 7s 7d"]
@@ -126,8 +126,8 @@ def main() -> None:
     deals = list(dict.fromkeys(p["exposed"] for p in problems))
     best, nodes, same = min(new, key=lambda r: sum(r[0]))
     lines = [
-        f"`python benchmarks/bench_search_mixes.py {' '.join(sys.argv[1:])}` on {cpu_name()} (2 logical CPUs "
-        f"shared with other work): {len(problems)} best-response problems captured from the double oracle on "
+        f"`python benchmarks/bench_search_mixes.py {' '.join(sys.argv[1:])}` on {machine_load()}: "
+        f"{len(problems)} best-response problems captured from the double oracle on "
         f"{len(deals)} deals (ε 0.01), each solved {args.repeat} times in one process, the least CPU time kept "
         "(`time.process_time`); the best of the rounds.",
         "",

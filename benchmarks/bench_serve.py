@@ -23,7 +23,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import os
 import platform
 import re
 import shutil
@@ -40,7 +39,7 @@ ROOT = HERE.parent
 sys.path.insert(0, str(HERE))
 
 import httpx  # noqa: E402
-from benchmark_results import cpu_name, write_section  # noqa: E402
+from benchmark_results import machine_load, write_section  # noqa: E402
 
 from quintet.game import Deal  # noqa: E402
 from solver.advisor.equilibrium import stored_exploitability  # noqa: E402
@@ -240,8 +239,8 @@ def main() -> None:
     import numpy
 
     body = "\n".join([
-        f"`python benchmarks/bench_serve.py` — {time.strftime('%Y-%m-%d')}; {cpu_name()}, {os.cpu_count()} logical "
-        f"CPUs shared with other work; Python {platform.python_version()}, numba {numba.__version__}, "
+        f"`python benchmarks/bench_serve.py` — {time.strftime('%Y-%m-%d')}; {machine_load()}; "
+        f"Python {platform.python_version()}, numba {numba.__version__}, "
         f"numpy {numpy.__version__}, httpx {httpx.__version__}. Loopback HTTP to `quintet-serve --workers "
         f"{args.workers}` (a fresh store).",
         "",

@@ -160,6 +160,13 @@ def structure_mixes(path: Path) -> dict[int, list[tuple[float, Arrangement]]]:
             for r in records if r["equilibrium"].get("exact")}
 
 
+def fewest_support(rec: dict) -> int:  # type: ignore[type-arg]
+    """The fewest arrangements of a certified equilibrium the record shows: the double oracle's support,
+    or the MILP's mix where the exact best response certified it and it is smaller."""
+    s = rec["support"]
+    return min(s["found"], s["fewest"]) if s["fewest"] is not None and s["fewest_certified"] else int(s["found"])
+
+
 def report(args: argparse.Namespace) -> None:
     runs, records = dealt_records(args)
     if not records:
@@ -180,16 +187,22 @@ def make_report(records: list[dict], runs: list[dict], args: argparse.Namespace)
     verdicts = [r["uniqueness"]["verdict"] for r in exact]
     k_unique = verdicts.count("unique")
     lo, hi = clopper_pearson(k_unique, len(exact))
-    gaps = np.array([r["uniqueness"]["max_gap"] for r in exact])
+    unique = [r for r in exact if r["uniqueness"]["verdict"] == "unique"]
+    gaps = np.array([r["uniqueness"]["max_gap"] for r in unique] or [np.nan])
     responses = np.array([r["uniqueness"]["responses"] for r in exact])
     thresholds = np.array([r["uniqueness"]["thresholds"] for r in exact])
     found = np.array([r["support"]["found"] for r in exact])
-    fewest = np.array([r["support"]["fewest"] if r["support"]["fewest"] is not None else r["support"]["found"]
-                       for r in exact])
-    lower = np.array([r["support"]["lower_bound"] for r in exact])
+    fewest = np.array([fewest_support(r) for r in exact])
+    smaller = int(np.sum(fewest < found))
+    u_found = np.array([r["support"]["found"] for r in unique])
+    u_fewest = np.array([fewest_support(r) for r in unique])
+    lower = np.array([r["support"]["lower_bound"] for r in unique])
+    milp_limits = sorted({float(r["run"]["params"]["milp_time_limit"]) for r in runs
+                          if not r["run"].get("closing") and "milp_time_limit" in r["run"].get("params", {})})
+    cpu_hours = sum(float(r["cpu"]) for r in records) / 3600
     partial = "" if n >= args.deals else (f"**Partial:** {n} of the {args.deals} deals so far (the run is resumable; "
                                           "the figures are those of the deals done). ")
-    lines = [provenance(runs), "", partial +
+    lines = [provenance(runs) + f" The records' own CPU time: {cpu_hours:.2f} CPU-hours ({n} deals).", "", partial +
              f"{n} deals **as dealt** (`Deal.random`, seeds {args.seed}–{args.seed + args.deals - 1}, the first "
              f"{args.deals} of the Heuristics section's deals). Each: an equilibrium at ε = 0 (certified "
              f"exploitability ≤ 10⁻⁹; {len(exact)}/{n} reached it within {args.cpu_limit:g} CPU s), then the "
@@ -211,8 +224,9 @@ def make_report(records: list[dict], runs: list[dict], args: argparse.Namespace)
              f"{100 * lo:.0f}–{100 * hi:.0f}% of dealt deals); not unique: {verdicts.count('not unique')}; undecided "
              f"(a bound left open): {verdicts.count('undecided')}",
              f"- tails bounded per deal: median {np.median(thresholds):.0f} (max {thresholds.max()}); exact oracle "
-             f"calls per deal: median {np.median(responses):.0f} (max {responses.max()}); the largest bound above the "
-             f"found tail: median {np.median(gaps):.1e}, max {gaps.max():.1e}",
+             f"calls per deal: median {np.median(responses):.0f} (max {responses.max()}); on the unique deals the "
+             f"largest bound above the found tail (numerical tolerance of the LP): median {np.median(gaps):.1e}, "
+             f"max {np.max(gaps):.1e}",
              ]
     if verdicts.count("not unique"):
         tv = [r["uniqueness"]["witness_tv"] for r in exact if r["uniqueness"]["verdict"] == "not unique"]
@@ -226,27 +240,36 @@ def make_report(records: list[dict], runs: list[dict], args: argparse.Namespace)
               "### The fewest arrangements",
               "",
               "With unique marginals a mix is an equilibrium exactly when its marginals are m₀'s, so the minimum "
-              "support is the fewest arrangements whose mix has them. *Found*: re-weighted ℓ1 and a MILP (SCIP, "
-              f"{args.milp_time_limit:g} s) over the candidate arrangements the programs met (certified by the exact "
-              "best response); *lower bound*: a mix of n arrangements couples any two slots' marginals with at most n "
-              "atoms (a MILP per pair), and needs at least as many arrangements as a slot has classes (counting only "
-              "classes whose mass exceeds the certified radius).",
+              "support is the fewest arrangements whose mix has them. *Fewest found*: the smaller of the double "
+              "oracle's support and a mix from re-weighted ℓ1 and a MILP (SCIP, "
+              f"{' or '.join(f'{t:g}' for t in milp_limits) or f'{args.milp_time_limit:g}'} s) over the candidate "
+              "arrangements the programs met, counted only when the exact best response certifies it; *lower "
+              "bound*: a mix of n arrangements couples any two slots' marginals with at most n atoms (a MILP per "
+              "pair), and needs at least as many arrangements as a slot has classes (counting only classes whose "
+              "mass exceeds the certified radius). The bound holds for the unique deals only (elsewhere another "
+              f"equilibrium's marginals may need fewer), so the table's last three rows are the {len(unique)} "
+              "unique deals.",
               "",
               "| | median | p10 | p90 | min | max |",
               "|---|---:|---:|---:|---:|---:|"]
-    for label, v in (("support of the equilibrium found (double oracle)", found), ("fewest found", fewest),
-                     ("lower bound (unique deals)", lower),
-                     ("fewest found / lower bound", fewest / np.maximum(lower, 1))):
+    for label, v in (("support of the equilibrium found (double oracle), all deals", found),
+                     ("fewest found, all deals", fewest), ("fewest found, unique deals", u_fewest),
+                     ("lower bound, unique deals", lower),
+                     ("fewest found / lower bound, unique deals", u_fewest / np.maximum(lower, 1))):
+        if not len(v):
+            continue
         digits = 2 if "/" in label else 0
         lines.append(f"| {label} | {np.median(v):.{digits}f} | {np.quantile(v, 0.1):.{digits}f} | "
                      f"{np.quantile(v, 0.9):.{digits}f} | {v.min():.{digits}f} | {v.max():.{digits}f} |")
-    proven = sum(1 for r in exact if r["support"]["fewest"] is not None and r["support"]["fewest"] <= r["support"][
-        "lower_bound"])
+    proven = int(np.sum(u_fewest <= lower))
     cert = sum(1 for r in exact if r["support"]["fewest_certified"])
-    lines += ["", f"The minimum support is pinned (found = lower bound) on {proven} of {len(exact)} deals; the fewest "
-              f"mixes found are certified equilibria on {cert} of {len(exact)}. The double oracle's support is a "
-              "vertex of its last restricted program; the fewest found is "
-              f"{np.median(found / np.maximum(fewest, 1)):.2f}× smaller (median).", "",
+    lines += ["", f"The minimum support is pinned (fewest found = lower bound) on {proven} of {len(unique)} unique "
+              f"deals; elsewhere it lies between the two rows. The MILP's mix was a certified equilibrium on {cert} "
+              f"of {len(exact)} deals and had fewer arrangements than the double oracle's on {smaller} of "
+              f"{len(exact)}: the double oracle's support (a vertex of its last restricted program) was as small as "
+              f"anything the MILP found within its time limit{'' if smaller else ' on every deal'}; "
+              f"on the unique deals it is {np.median(u_found / np.maximum(lower, 1)):.2f}× the lower bound "
+              "(median).", "",
               "### Where the weak hands go",
               "",
               "Per slot, the probability that the hand laid there is among the equilibrium's weakest fifth of hands "
@@ -284,7 +307,7 @@ def make_report(records: list[dict], runs: list[dict], args: argparse.Namespace)
                "unique_ci": [lo, hi], "slots": summary_rows,
                "per_deal": [{"seed": r["seed"], "exposed": r["exposed"], "orbit": r["orbit"],
                              "verdict": r["uniqueness"]["verdict"], "max_gap": r["uniqueness"]["max_gap"],
-                             "found": r["support"]["found"], "fewest": r["support"]["fewest"],
+                             "found": r["support"]["found"], "fewest": fewest_support(r),
                              "lower_bound": r["support"]["lower_bound"],
                              "weakest_fifth": r["concession"]["weakest_fifth"],
                              "weakest_fifth_baseline": r["concession"]["weakest_fifth_baseline"][0],
@@ -318,16 +341,17 @@ def plot(records: list[dict], args: argparse.Namespace) -> None:  # type: ignore
     axes[0].set_ylabel("probability under the equilibrium (%)")
     axes[0].set_title("Where the weak hands go (bars: 95% bootstrap over deals)", fontsize=10)
     axes[0].legend(fontsize=8)
-    found = np.array([r["support"]["found"] for r in exact])
-    fewest = np.array([r["support"]["fewest"] or r["support"]["found"] for r in exact])
-    lower = np.array([r["support"]["lower_bound"] for r in exact])
+    unique = [r for r in exact if r["uniqueness"]["verdict"] == "unique"]  # the lower bound holds only there
+    found = np.array([r["support"]["found"] for r in unique])
+    fewest = np.array([fewest_support(r) for r in unique])
+    lower = np.array([r["support"]["lower_bound"] for r in unique])
     order = np.argsort(found)
-    xs = np.arange(len(exact))
+    xs = np.arange(len(unique))
     axes[1].vlines(xs, lower[order], fewest[order], color="C2", lw=2, alpha=0.6, label="minimum support lies here")
     axes[1].plot(xs, found[order], "o", ms=3, color="C0", label="double oracle's support")
     axes[1].plot(xs, fewest[order], "v", ms=4, color="C3", label="fewest found")
     axes[1].plot(xs, lower[order], "^", ms=4, color="C2", label="lower bound")
-    axes[1].set_xlabel("deal (sorted by the double oracle's support)")
+    axes[1].set_xlabel(f"the {len(unique)} deals with unique marginals (sorted by the double oracle's support)")
     axes[1].set_ylabel("arrangements")
     axes[1].set_title("Support: found, fewest found, proven lower bound", fontsize=10)
     axes[1].legend(fontsize=8)

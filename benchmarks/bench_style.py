@@ -28,7 +28,6 @@ Figures go to benchmarks/RESULTS.md between the ``style`` markers.
 from __future__ import annotations
 
 import argparse
-import os
 import platform
 import statistics
 import sys
@@ -42,7 +41,7 @@ import numpy as np
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from benchmark_results import cpu_name, write_section  # noqa: E402
+from benchmark_results import machine_load, write_section  # noqa: E402
 
 from quintet.game import Arrangement, Deal  # noqa: E402
 from quintet.rules import CLASSIC  # noqa: E402
@@ -244,8 +243,8 @@ def report(results: list[DealResult], args: argparse.Namespace, fit_seconds: flo
     lines = [
         f"{args.records} recorded games of the bot (noise {args.noise:g}, seed {args.seed}), style fitted in "
         f"{fit_seconds:.2f} s; {len(results)} new deals (seed {args.seed + 1}). Equilibria: target ε {args.epsilon:g}, "
-        f"time limit {args.time_limit:g} s per deal, through the store. {cpu_name()}, {os.cpu_count()} logical CPUs "
-        f"(shared with other work); Python {platform.python_version()}, numba {numba.__version__}; "
+        f"time limit {args.time_limit:g} s per deal, through the store. {machine_load()}; "
+        f"Python {platform.python_version()}, numba {numba.__version__}; "
         f"{seconds / 60:.1f} min in all.",
         "",
         "Expected margin won against the bot per game (points; exact per deal, mean ± 95% CI across deals):",

@@ -363,7 +363,7 @@ def main() -> None:
     all_tables = before_tables + args.open
     body = "\n".join([
         f"`python benchmarks/bench_tables.py` — {time.strftime('%Y-%m-%d')}, commit {commit.strip() or '?'}; "
-        f"{cpu_name()}, {os.cpu_count()} logical CPUs shared with other work (load average {load_before:.1f} before, "
+        f"{cpu_name()}, {os.cpu_count()} logical CPUs (load average {load_before:.1f} before, "
         f"{os.getloadavg()[0]:.1f} after); Python {platform.python_version()}, "
         f"numpy {numpy.__version__}, httpx {httpx.__version__}. Loopback HTTP to `quintet-serve --workers "
         f"{args.workers}` (fresh store and tables file); scripted asyncio clients, {args.clients} tables played at "

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import os
 import platform
 import subprocess
 import sys
@@ -10,6 +11,13 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 RESULTS = Path(__file__).with_name("RESULTS.md")
+START_LOAD = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")  # when the script started
+
+
+def machine_load() -> str:
+    """The CPU, its logical CPUs and the 1-minute load average when the script started (what else ran)."""
+    load = "" if START_LOAD != START_LOAD else f", load average {START_LOAD:.2f} at the start"
+    return f"{cpu_name()}, {os.cpu_count()} logical CPUs{load}"
 
 
 def cpu_name() -> str:

@@ -40,7 +40,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from benchmark_results import cpu_name, write_section
+from benchmark_results import machine_load, write_section
 
 import solver.advisor.equilibrium as eq_module
 import solver.games.double_oracle as do_module
@@ -235,7 +235,7 @@ def main() -> None:
     positions = sorted(r.get("position", -1) for r in rows)
     span = (f"positions {positions[0]}–{positions[-1]} ({len(rows)} classes)" if positions else "no classes")
     lines = [
-        f"{origin}, on {cpu_name()} (2 logical CPUs shared with other work; one process, one core).  Sample: "
+        f"{origin}, on {machine_load()} (one process, one core).  Sample: "
         f"`book_sample({args.deals}, seed {args.seed})` — the classes of bench_equilibrium.py — {span}; "
         f"each solved from scratch to certified ε ≤ {args.epsilon:g} (time limit {args.time_limit:g} s), kernels "
         "compiled beforehand.  **CPU seconds** (`time.process_time`) per part, measured by wrappers around the "

@@ -1,0 +1,52 @@
+"""The analysis reports read their committed records as the records say (no solving)."""
+
+from __future__ import annotations
+
+import argparse
+import re
+
+import pytest
+from test_benchmarks import BENCHMARKS, load_benchmark
+
+
+def test_fewest_support_counts_only_a_smaller_certified_mix(monkeypatch):
+    """bench_structure: the fewest arrangements are the double oracle's support unless the MILP's mix is
+    certified by the exact best response and smaller."""
+    module = load_benchmark(BENCHMARKS / "bench_structure.py", "benchmark_structure_fewest", monkeypatch)
+
+    def rec(found, fewest, certified):
+        return {"support": {"found": found, "fewest": fewest, "fewest_certified": certified}}
+
+    assert module.fewest_support(rec(40, 30, True)) == 30
+    assert module.fewest_support(rec(40, 30, False)) == 40  # not an equilibrium: does not count
+    assert module.fewest_support(rec(40, 41, True)) == 40  # larger than the support found
+    assert module.fewest_support(rec(40, None, None)) == 40  # the MILP found nothing
+
+
+def test_structure_report_on_the_committed_records(monkeypatch):
+    """The Structure section from benchmarks/data/structure.jsonl: fewest found never above the support
+    found, lower bounds only where the marginals are unique, every MILP time limit the runs used named."""
+    module = load_benchmark(BENCHMARKS / "bench_structure.py", "benchmark_structure_report", monkeypatch)
+    args = argparse.Namespace(jsonl=BENCHMARKS / "data" / "structure.jsonl", seed=2026, deals=100, cpu_limit=900.0,
+                              milp_time_limit=15.0, no_write=True)
+    runs, records = module.dealt_records(args)
+    if not records:
+        pytest.skip("no structure records committed")
+    text, summary = module.make_report(records, runs, args)
+    for d in summary["per_deal"]:
+        assert d["fewest"] <= d["found"]
+    limits = {r["run"]["params"]["milp_time_limit"] for r in runs if not r["run"].get("closing")}
+    milp = re.search(r"a MILP \(SCIP, ([^)]*) s\)", text)
+    assert milp is not None and {float(t) for t in milp.group(1).split(" or ")} == {float(t) for t in limits}
+    n_unique = sum(1 for d in summary["per_deal"] if d["verdict"] == "unique")
+    assert summary["unique"] == n_unique
+    assert f"on the {n_unique} unique" in text or f"of {n_unique} unique deals" in text
+
+
+def test_machine_load_names_the_load_at_the_start(monkeypatch):
+    monkeypatch.syspath_prepend(str(BENCHMARKS))
+    import benchmark_results
+
+    line = benchmark_results.machine_load()
+    assert re.search(r"\d+ logical CPUs, load average \d+\.\d\d at the start$", line)
+    assert "shared" not in line
