@@ -454,6 +454,13 @@ def make_report(dealt: list[dict[str, Any]], hardest: list[dict[str, Any]], runs
     lines.append("![convergence](convergence.png)")
     summary["per_deal"] = [{"population": r["population"], "exposed": r["exposed"], "seed": r.get("seed"),
                             **{m: at_budget(v["trace"], B) for m, v in r["methods"].items()}} for r in records]
+    # the overview notebook's view (notebooks/src/build_overview.py): the dealt deals' traces under its names
+    old_names = {"do-shipped": "do-shipped", "do-exact-only": "do-exact-only", "fictitious-play": "fp"}
+    summary["params"] = {"budget": B, "target": args.target, "seed": args.seed,
+                         "pool_sizes": [k for k, _, _ in dealt[0].get("lp-pool") or []] if dealt else []}
+    summary["deals"] = [{"seed": r["seed"], "exposed": r["exposed"], "lp-pool": r.get("lp-pool") or [],
+                         **{old: r["methods"][new]["trace"] for old, new in old_names.items()}}
+                        for r in dealt if all(new in r["methods"] for new in old_names.values())]
     return "\n".join(lines), summary
 
 
