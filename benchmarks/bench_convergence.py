@@ -348,8 +348,9 @@ def _num(v: float, digits: int = 2) -> str:
 
 
 def _median_cell(vals: np.ndarray) -> str:
-    with np.errstate(invalid="ignore"):
-        m, lo, hi = bootstrap_ci(vals, np.median)
+    """Median [95% bootstrap CI] over deals, ∞ (not reached) counted as larger than any time."""
+    big = 1e300  # ∞ stands in as a finite number: the bootstrap's quantiles interpolate
+    m, lo, hi = (v if v < big / 2 else float("inf") for v in bootstrap_ci(np.minimum(vals, big), np.median))
     return f"{_num(m)} [{_num(lo)}, {_num(hi)}]" if vals.size else "—"
 
 
