@@ -414,7 +414,9 @@ def make_report(dealt: list[dict[str, Any]], hardest: list[dict[str, Any]], runs
     B = args.budget
     records = dealt + hardest
     used = max(r["methods"][m]["cpu"] for r in records for m in r["methods"])
-    lines = [provenance(runs), ""]
+    loads = [r["run"].get("load", float("nan")) for r in runs if not r["run"].get("closing")]
+    load = ", ".join(f"{v:.2f}" for v in loads if v == v)
+    lines = [provenance(runs) + (f" Load average at the start of each invocation: {load}." if load else ""), ""]
     if dealt and len(dealt) < args.deals:
         lines += [f"**Partial:** {len(dealt)} of the {args.deals} dealt deals so far (resumable).", ""]
     lines += [f"**One budget, one clock:** every method had the same {B:g} CPU seconds (`time.process_time` of the "
