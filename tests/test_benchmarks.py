@@ -110,6 +110,66 @@ def test_convergence_counts_only_what_the_budget_allows(monkeypatch):
     assert module.at_budget(trace, 0.1) == module.TRIVIAL
 
 
+def test_convergence_gives_every_method_the_same_cpu_budget(monkeypatch, capsys, tmp_path):
+    """bench_convergence at toy size (one deal, 1 CPU s per method): every method is stopped by the
+    CPU budget (at most one iteration, the one running when it ran out, finishes past it), its
+    certified ε never rises, and the report from the JSON lines pairs the shipped double oracle
+    with every other method."""
+    module = load_benchmark(BENCHMARKS / "bench_convergence.py", "benchmark_convergence_run", monkeypatch)
+    jsonl, budget = tmp_path / "convergence.jsonl", 1.0
+    monkeypatch.setattr(sys, "argv", ["bench_convergence.py", "--deals", "1", "--budget", str(budget),
+                                      "--pool-sizes", "2", "--jsonl", str(jsonl), "--no-write"])
+    module.main()
+    capsys.readouterr()
+    records = [r for r in map(json.loads, jsonl.read_text().splitlines()) if "methods" in r]
+    assert len(records) == 1 and records[0]["population"] == "dealt" and records[0]["seed"] == 4000
+    methods = records[0]["methods"]
+    assert list(methods) == module.METHODS
+    for name, run in methods.items():
+        trace = run["trace"]
+        assert trace, name
+        cpus = [cpu for _, cpu, _ in trace]
+        eps = [e for _, _, e in trace]
+        assert cpus == sorted(cpus) and [it for it, _, _ in trace] == sorted({it for it, _, _ in trace}), name
+        assert all(b <= a + 1e-12 for a, b in zip(eps, eps[1:], strict=False)) and min(eps) >= 0.0, (name, eps)
+        assert run["cpu"] <= budget + 1.5 and cpus[-1] <= run["cpu"] + 1e-6, (name, run["cpu"])
+        assert sum(cpu > budget + 0.1 for cpu in cpus) <= 1, (name, cpus)  # stopped by the budget
+        converged = eps[-1] <= 0.005 + 1e-9
+        assert converged or cpus[-1] >= budget - 0.05, (name, cpus[-1])  # not stopped before it
+        assert run["population"] >= 120 and run["support"] >= 1, name
+    assert [k for k, _, _ in records[0]["lp-pool"]] == [2]
+    monkeypatch.setattr(sys, "argv", ["bench_convergence.py", "--report", "--deals", "1", "--budget", str(budget),
+                                      "--jsonl", str(jsonl), "--no-write"])
+    module.main()
+    out = capsys.readouterr().out
+    assert f"every method had the same {budget:g} CPU seconds" in out
+    assert "| against | target ε | both reached | shipped wins | shipped loses |" in out
+    for name in module.METHODS[1:]:
+        for eps in ("0.05", "0.01", "0.005"):
+            assert re.search(rf"^\| {re.escape(module.LABELS[name])} \| {eps} \| \d+ \| \d \| \d \|", out,
+                             re.MULTILINE), (name, eps)
+
+
+def test_convergence_options_and_hardest_classes(monkeypatch, tmp_path):
+    """An unknown method is an argparse error (exit 2); the hardest classes are the slowest of
+    bench_equilibrium's class records, its example deal left out."""
+    module = load_benchmark(BENCHMARKS / "bench_convergence.py", "benchmark_convergence_options", monkeypatch)
+    for methods in ("do-shipped,bogus", ""):
+        monkeypatch.setattr(sys, "argv", ["bench_convergence.py", "--methods", methods, "--report",
+                                          "--jsonl", str(tmp_path / "none.jsonl"), "--no-write"])
+        with pytest.raises(SystemExit) as stop:
+            module.main()
+        assert stop.value.code == 2
+    assert module.parse_methods("odo, fp,odo") == ["odo", "fp"]
+    classes = tmp_path / "classes.jsonl"
+    classes.write_text("".join(json.dumps(r) + "\n" for r in (
+        {"exposed": "Qc Jc Ts 9d 8h 7s 7h", "example": True, "cpu_seconds": 99.0},
+        {"exposed": "Ad Ac Qc Jc Th 9s 7d", "example": False, "cpu_seconds": 0.4},
+        {"exposed": "Kc Qh Qd Qc 9c 8c 7s", "example": False, "cpu_seconds": 3.0},
+        {"exposed": "Ah Ad Ac Kc Td 9c 7d", "example": False, "cpu_seconds": 1.7})))
+    assert module.hardest_classes(classes, 2) == ["Kc Qh Qd Qc 9c 8c 7s", "Ah Ad Ac Kc Td 9c 7d"]
+
+
 def test_reread_statistics(monkeypatch):
     """bench_reread: average ranks for ties, Spearman against a direct computation, a permutation
     p-value that separates a monotone relation from noise, cross-validated R² near 1 on a line."""
