@@ -1,7 +1,7 @@
 """Style robustness: the style model on bots outside its family, and its learning curve.
 
-    python benchmarks/bench_style_robustness.py                              # 5 bots, 5–100 records, 30 deals
-    python benchmarks/bench_style_robustness.py --deals 5 --records 5,20 --no-write
+    python benchmarks/bench_style_robustness.py                  # 5 bots, 1–100 records, 5 draws, 15 deals
+    python benchmarks/bench_style_robustness.py --deals 3 --draws 2 --records 1,5,20 --no-write
 
 ``bench_style.py`` measures one bot (``HabitBot``, noise 0.2), whose habits — strongest
 packets first, laid by strength order — are the very features a style model fits.  Here
@@ -15,14 +15,26 @@ the fitted ``style:`` model (``solver.problem.style.fit_style`` on the bot's arr
   random into slots 1–4 (exact marginals: each is a uniform 5-subset of the 20);
 * ``br-uniform`` — always the best response to the uniform opponent (deterministic).
 
-For each bot and each number of records (``--records``, nested: the first 5 of the 10 …),
-on ``--deals`` new deals as dealt (``Deal.random`` from ``--seed``; their equilibria at ε
-``--epsilon`` come through the store shared with ``bench_heuristics``), the exact expected
-margin won from the bot by (a) the equilibrium mix, (b) the best response to the fitted
-style, (c) the best response to the bot's true policy; the recovered share (b − a) / (c − a)
-of the means gets a 95% percentile bootstrap interval over deals.  Writes the
-``style-robustness`` section of RESULTS.md, ``benchmarks/data/style_robustness.json`` and
-``benchmarks/style_learning_curve.png``.
+The learning curve: ``--draws`` independent record sets per bot (draw r: the deals of seeds
+``--record-seed`` + 100000·r …, the bot's play from its own random stream), each nested over
+``--records`` (the first 1 of the 2, of the 3 …).  A style is fitted on each draw's first n
+records.  On ``--deals`` new deals as dealt (``Deal.random`` from ``--seed``; their equilibria
+at ε ``--epsilon`` come through the store shared with ``bench_heuristics``) the exact expected
+margin won from the bot by (a) the equilibrium mix, (b) the best response to the fitted style,
+(c) the best response to the bot's true policy.  The deals' equilibria, the bots' true marginals,
+(a) and (c) are computed once and serve every draw; only the fits and (b) repeat per draw.
+The recovered share (b − a) / (c − a) of the means over deals and draws gets a 95% percentile
+bootstrap interval that resamples the deals and, independently, the draws (a crossed
+bootstrap: one draw's records serve every deal, so a draw is resampled whole); the report
+gives the range of the per-draw shares too.
+
+Cost: the per-draw part dominates, about 0.4 CPU-s per (bot, draw, count, deal) — the fitted
+style's marginals (its 256 sampled partitions of the deal) and the best response to them.  The
+rest is small: the bots' play of the records (about 10 CPU-s a draw, most of it br-uniform's best
+responses), the fits (about 0.5 CPU-s per bot and draw), the deals' equilibria at ε 0.05 (a few
+CPU-s each when not in the store).  The default run (5 bots × 5 draws × 8 counts × 15 deals) is
+about 21 CPU-minutes.  Writes the ``style-robustness`` section of RESULTS.md,
+``benchmarks/data/style_robustness.json`` and ``benchmarks/style_learning_curve.png``.
 """
 
 from __future__ import annotations
@@ -30,10 +42,12 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import time
 from dataclasses import dataclass
 from itertools import permutations
 from math import comb
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -102,10 +116,13 @@ class Bot:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--deals", type=int, default=30, help="new deals as dealt (default 30)")
+    ap.add_argument("--deals", type=int, default=15, help="new deals as dealt (default 15)")
     ap.add_argument("--seed", type=int, default=2026, help="first seed of the new deals (default 2026)")
-    ap.add_argument("--record-seed", type=int, default=900000, help="first seed of the recorded deals")
-    ap.add_argument("--records", default="5,10,20,50,100", help="record counts of the learning curve")
+    ap.add_argument("--record-seed", type=int, default=900000,
+                    help="first seed of the recorded deals of draw 0; draw r starts at it + 100000·r (default 900000)")
+    ap.add_argument("--records", default="1,2,3,5,10,20,50,100",
+                    help="record counts of the learning curve, nested within a draw (default 1,2,3,5,10,20,50,100)")
+    ap.add_argument("--draws", type=int, default=5, help="independent record sets per bot (default 5)")
     ap.add_argument("--bots", default=",".join(BOTS))
     ap.add_argument("--epsilon", type=float, default=0.05, help="equilibria's certified ε (default 0.05)")
     ap.add_argument("--time-limit", type=float, default=300.0)
@@ -118,7 +135,7 @@ def main() -> None:
     if args.report:
         saved = json.loads((DATA / "style_robustness.json").read_text())
         args = argparse.Namespace(**{**saved["params"], "report": True, "no_write": args.no_write})
-        sizes = [int(x) for x in args.records.split(",")]
+        sizes = counts(args.records)
         report = make_report(saved["results"], sizes, saved["epsilon"], Run.from_dict(saved["run"]), args)
         print(report)
         if args.no_write:
@@ -126,13 +143,13 @@ def main() -> None:
         plot(saved["results"], sizes, args)
         write_section("style-robustness", "Style models on bots outside their family, and a learning curve", report)
         return
-    sizes = [int(x) for x in args.records.split(",")]
+    sizes = counts(args.records)
+    if args.draws < 1:
+        ap.error("--draws must be at least 1")
     bots = [Bot(b) for b in args.bots.split(",")]
     run = Run()
     store = open_store(args.store, args.no_store)
     warm_kernels()
-    rec_deals = Deal.random_series(args.record_seed, max(sizes))
-    rec_tables = [DealTables.build(d) for d in rec_deals]
     new = Deal.random_series(args.seed, args.deals)
     new_tables = [DealTables.build(d) for d in new]
     eq_m = []
@@ -141,29 +158,9 @@ def main() -> None:
         eq = solve_equilibrium(deal, epsilon=args.epsilon, time_limit=args.time_limit, store=store)
         eq_m.append(eq.opponent().marginals(tables))
         eps.append(eq.exploitability)
-    results: dict[str, dict[str, object]] = {}
-    for bot in bots:
-        rng = np.random.default_rng([args.record_seed, BOTS.index(bot.name)])
-        games = [(d, bot.play(d, t, rng)) for d, t in zip(rec_deals, rec_tables, strict=True)]
-        truth = [bot.marginals(d, t) for d, t in zip(new, new_tables, strict=True)]
-        a = [expected_margin(e, tm, d.rules.weights) for e, tm, d in zip(eq_m, truth, new, strict=True)]
-        c = []
-        for d, t, tm in zip(new, new_tables, truth, strict=True):
-            sol = complete(d, {}, FixedMarginals("truth", tm), tables=t)
-            c.append(expected_margin(ArrangementMix((sol.arrangement,), (1.0,)).marginals(t), tm, d.rules.weights))
-        curve = {}
-        for n in sizes:
-            style = fit_style(games[:n], seed=0)
-            b = []
-            for d, t, tm in zip(new, new_tables, truth, strict=True):
-                sol = complete(d, {}, FixedMarginals("style", style.marginals(t)), tables=t)
-                b.append(expected_margin(ArrangementMix((sol.arrangement,), (1.0,)).marginals(t), tm,
-                                         d.rules.weights))
-            curve[str(n)] = b
-            share, lo, hi = recovered(a, b, c)
-            print(f"{bot.name:13s} {n:4d} records: (a) {np.mean(a):+.2f} (b) {np.mean(b):+.2f} (c) {np.mean(c):+.2f} "
-                  f"share {share:.0%} [{lo:.0%}, {hi:.0%}]", flush=True)
-        results[bot.name] = {"a": a, "c": c, "b": curve}
+    print(f"equilibria: {run.cpu():.1f} CPU-s", flush=True)
+    results, _ = learning_curves(bots, sizes, args.draws, args.record_seed, new, new_tables, eq_m)
+    print(f"all: {run.cpu():.1f} CPU-s", flush=True)
     report = make_report(results, sizes, eps, run, args)
     print(report)
     if args.no_write:
@@ -174,48 +171,137 @@ def main() -> None:
     write_section("style-robustness", "Style models on bots outside their family, and a learning curve", report)
 
 
-def recovered(a: list[float], b: list[float], c: list[float], seed: int = 0) -> tuple[float, float, float]:
-    x, y = np.array(b) - np.array(a), np.array(c) - np.array(a)
+def counts(text: str) -> list[int]:
+    sizes = [int(x) for x in text.split(",")]
+    if not sizes or sizes != sorted(set(sizes)) or sizes[0] < 1:
+        raise SystemExit(f"--records: increasing counts from 1 up, not {text!r}")
+    return sizes
+
+
+def record_seed_of(record_seed: int, draw: int) -> int:
+    """The first seed of draw ``draw``'s recorded deals (draws of up to 100000 records never overlap)."""
+    return record_seed + 100000 * draw
+
+
+def learning_curves(bots: list[Bot], sizes: list[int], draws: int, record_seed: int, new: list[Deal],
+                    new_tables: list[DealTables], eq_m: list[np.ndarray],
+                    ) -> tuple[dict[str, dict[str, Any]], dict[str, list[list[tuple[Deal, Arrangement]]]]]:
+    """Per bot: (a) and (c) per new deal (once), and (b) per record count, draw and deal; with the
+    records each draw used (per bot, per draw, ``max(sizes)`` games)."""
+    w = [d.rules.weights for d in new]
+    cpu = {"records": 0.0, "fits": 0.0, "responses": 0.0}  # CPU seconds of the parts that repeat per draw
+    t0 = time.process_time()
+    record_deals = []  # per draw: the recorded deals and their tables, shared by the bots
+    for r in range(draws):
+        deals = Deal.random_series(record_seed_of(record_seed, r), max(sizes))
+        record_deals.append([(d, DealTables.build(d)) for d in deals])
+    cpu["records"] += time.process_time() - t0
+    results: dict[str, dict[str, Any]] = {}
+    records: dict[str, list[list[tuple[Deal, Arrangement]]]] = {}
+    for bot in bots:
+        truth = [bot.marginals(d, t) for d, t in zip(new, new_tables, strict=True)]
+        a = [expected_margin(e, tm, wd) for e, tm, wd in zip(eq_m, truth, w, strict=True)]
+        c = [expected_margin(respond(d, t, tm), tm, wd) for d, t, tm, wd in zip(new, new_tables, truth, w, strict=True)]
+        curve: dict[str, list[list[float]]] = {str(n): [] for n in sizes}
+        records[bot.name] = []
+        for r in range(draws):
+            rng = np.random.default_rng([record_seed_of(record_seed, r), BOTS.index(bot.name)])
+            games = [(d, bot.play(d, t, rng)) for d, t in record_deals[r]]
+            records[bot.name].append(games)
+            for n in sizes:
+                t0 = time.process_time()
+                style = fit_style(games[:n], seed=0)
+                t1 = time.process_time()
+                curve[str(n)].append([expected_margin(respond(d, t, style.marginals(t)), tm, wd)
+                                      for d, t, tm, wd in zip(new, new_tables, truth, w, strict=True)])
+                cpu["fits"] += t1 - t0
+                cpu["responses"] += time.process_time() - t1
+        for n in sizes:
+            s = shares(a, curve[str(n)], c)
+            print(f"{bot.name:13s} {n:4d} record(s): (a) {np.mean(a):+.2f} (b) {np.mean(curve[str(n)]):+.2f} "
+                  f"(c) {np.mean(c):+.2f} share {s.mean:.0%} [{s.low:.0%}, {s.high:.0%}], draws "
+                  f"{min(s.per_draw):.0%}–{max(s.per_draw):.0%}", flush=True)
+        results[bot.name] = {"a": a, "c": c, "b": curve,
+                             "record_seeds": [record_seed_of(record_seed, r) for r in range(draws)]}
+    print("CPU seconds of the parts repeated per draw: " + ", ".join(f"{k} {v:.1f}" for k, v in cpu.items()),
+          flush=True)
+    return results, records
+
+
+def respond(deal: Deal, tables: DealTables, marginals: np.ndarray) -> np.ndarray:
+    """The per-slot marginals of the best response to an opponent with ``marginals``."""
+    sol = complete(deal, {}, FixedMarginals("model", marginals), tables=tables)
+    return ArrangementMix((sol.arrangement,), (1.0,)).marginals(tables)
+
+
+@dataclass(frozen=True)
+class Share:
+    mean: float  # (b − a) / (c − a) of the means over deals and draws
+    low: float  # 95% bootstrap interval (deals and draws resampled, crossed)
+    high: float
+    per_draw: tuple[float, ...]  # each draw's share (means over deals)
+
+
+def shares(a: list[float], b: list[list[float]], c: list[float], seed: int = 0, resamples: int = 4000) -> Share:
+    """The recovered share for ``b[draw][deal]``.  Each resample draws the deals with replacement and,
+    independently, the draws with replacement; its share is the mean gain over the chosen (draw,
+    deal) pairs over the mean gap (c − a) over the chosen deals."""
+    gap = np.asarray(c, float) - np.asarray(a, float)
+    gain = np.asarray(b, float) - np.asarray(a, float)[None, :]
+    n_draws, n_deals = gain.shape
     rng = np.random.default_rng(seed)
-    idx = rng.integers(len(x), size=(4000, len(x)))
-    boot = x[idx].mean(axis=1) / y[idx].mean(axis=1)
-    return float(x.mean() / y.mean()), float(np.percentile(boot, 2.5)), float(np.percentile(boot, 97.5))
+    i = rng.integers(n_deals, size=(resamples, n_deals))
+    j = rng.integers(n_draws, size=(resamples, n_draws))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        boot = gain[j[:, :, None], i[:, None, :]].mean(axis=(1, 2)) / gap[i].mean(axis=1)
+        per_draw = gain.mean(axis=1) / gap.mean()
+        mean = gain.mean() / gap.mean()
+    boot = boot[np.isfinite(boot)]
+    low, high = (np.percentile(boot, [2.5, 97.5]) if boot.size else (np.nan, np.nan))
+    return Share(float(mean), float(low), float(high), tuple(float(x) for x in per_draw))
 
 
-def make_report(results: dict, sizes: list[int], eps: list[float], run: Run, args: argparse.Namespace) -> str:  # type: ignore[type-arg]
+def pct(x: float) -> str:
+    return "—" if not np.isfinite(x) else f"{100 * x:.0f}"
+
+
+def make_report(results: dict[str, Any], sizes: list[int], eps: list[float], run: Run, args: argparse.Namespace) -> str:
+    draws = len(next(iter(results.values()))["b"][str(sizes[0])])
     lines = [run.line(), "",
              f"{args.deals} new deals as dealt (`Deal.random`, seeds {args.seed}–{args.seed + args.deals - 1}); "
-             "records: "
-             f"the bot's arrangements of other dealt deals (seeds {args.record_seed}…), nested; equilibria at "
-             f"certified ε ≤ {args.epsilon:g} (max {max(eps):.4f}). Margins are the points won from the bot per game, "
-             "exact from per-slot marginals. Share = (b − a) / (c − a) of the means, 95% bootstrap interval over "
-             "deals (4,000 resamples).", "",
+             f"records: {draws} draws per bot, draw r the bot's arrangements of other dealt deals (seeds "
+             f"{args.record_seed} + 100000·r …), nested within the draw (the first 1 of the 2 …); equilibria at "
+             f"certified ε ≤ {args.epsilon:g} (max {max(eps):.4f}), computed once and shared by the draws. Margins "
+             "are the points won from the bot per game, exact from per-slot marginals. Share = (b − a) / (c − a) of "
+             "the means over deals and draws; in brackets its 95% bootstrap interval (4,000 resamples, each "
+             "drawing the deals with replacement and, independently, the draws with replacement); in parentheses "
+             "the lowest and highest share of a single draw (the spread between record sets).", "",
              "| bot | in the style's family | (a) equilibrium | (c) best response to the truth | "
-             + " | ".join(f"share, {n} records" for n in sizes) + " |",
+             + " | ".join(f"share, {n} record{'s' if n > 1 else ''}" for n in sizes) + " |",
              "|---|---|---:|---:|" + "---|" * len(sizes)]
     for name, r in results.items():
         cells = []
         for n in sizes:
-            s, lo, hi = recovered(r["a"], r["b"][str(n)], r["c"])
-            cells.append(f"{100 * s:.0f}% [{100 * lo:.0f}, {100 * hi:.0f}]")
+            s = shares(r["a"], r["b"][str(n)], r["c"])
+            cells.append(f"{pct(s.mean)}% [{pct(s.low)}, {pct(s.high)}] ({pct(min(s.per_draw))} to "
+                         f"{pct(max(s.per_draw))})")
         lines.append(f"| {name} | {'yes' if name in IN_FAMILY else 'no'} | {np.mean(r['a']):+.2f} | "
                      f"{np.mean(r['c']):+.2f} | " + " | ".join(cells) + " |")
     top = str(max(sizes))
-    low = [name for name, r in results.items() if recovered(r["a"], r["b"][top], r["c"])[1] < 0.9]
+    low = [name for name, r in results.items() if not shares(r["a"], r["b"][top], r["c"]).low >= 0.9]
     own = [name for name in results if name in IN_FAMILY]
     lines += ["",
               "A share below 0 means the best response to the fitted style wins *less* from the bot than the "
               "equilibrium does (the model is wrong in a way that costs). The 'Style models' section's 99% is one "
-              "bot of the style's own family at one noise level (habit-0.2, 50 records). Here, at "
-              f"{top} records, the bots whose interval reaches below 90%: {', '.join(low) or 'none'}"
-              f" (own-family bots: {', '.join(own) or 'none'}). The style's features (packet depth, strength order "
-              "per slot, category per slot) describe a bot well when its habits are about strength order; "
-              "a bot playing one fixed arrangement needs enough records to pin it down.", "",
+              f"bot of the style's own family at one noise level (habit-0.2, 50 records). Here, at {top} records, "
+              f"the bots whose interval reaches below 90%: {', '.join(low) or 'none'} (own-family bots: "
+              f"{', '.join(own) or 'none'}). The style's features (packet depth, strength order per slot, category "
+              "per slot) describe a bot well when its habits are about strength order.", "",
               "![learning curve](style_learning_curve.png)"]
     return "\n".join(lines)
 
 
-def plot(results: dict, sizes: list[int], args: argparse.Namespace) -> None:  # type: ignore[type-arg]
+def plot(results: dict[str, Any], sizes: list[int], args: argparse.Namespace) -> Any:
     import matplotlib
     import matplotlib.ticker
 
@@ -223,25 +309,32 @@ def plot(results: dict, sizes: list[int], args: argparse.Namespace) -> None:  # 
     import matplotlib.pyplot as plt
 
     fig, ax = plt.subplots(figsize=(8, 4.8))
+    draws = 0
     for j, (name, r) in enumerate(results.items()):
-        pts = np.array([recovered(r["a"], r["b"][str(n)], r["c"]) for n in sizes])
-        ax.plot(sizes, 100 * pts[:, 0], "o-", color=f"C{j}",
+        pts = [shares(r["a"], r["b"][str(n)], r["c"]) for n in sizes]
+        draws = len(pts[0].per_draw)
+        ax.plot(sizes, [100 * s.mean for s in pts], "o-", color=f"C{j}",
                 label=f"{name} ({'own family' if name in IN_FAMILY else 'outside the family'})")
-        ax.fill_between(sizes, 100 * pts[:, 1], 100 * pts[:, 2], color=f"C{j}", alpha=0.15)
+        ax.fill_between(sizes, [100 * s.low for s in pts], [100 * s.high for s in pts], color=f"C{j}", alpha=0.15)
+        for n, s in zip(sizes, pts, strict=True):  # each draw's share, faint
+            ax.plot([n] * len(s.per_draw), [100 * x for x in s.per_draw], ".", color=f"C{j}", alpha=0.35, ms=3)
     ax.axhline(100, color="black", lw=0.7, ls="--")
     ax.axhline(0, color="black", lw=0.7)
     ax.set_xscale("log")
-    ax.set_xticks(sizes, [str(n) for n in sizes])
-    ax.xaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
+    ax.set_xticks(sizes, [str(n) for n in sizes], fontsize=9)
+    ax.xaxis.set_minor_locator(matplotlib.ticker.NullLocator())
+    ax.set_xlim(sizes[0] / 1.25, sizes[-1] * 1.25)
     low = min(ax.get_ylim()[0], -5)
     ax.set_ylim(max(low, -100), 108)
-    ax.set_xlabel("recorded games the style is fitted on (log)")
+    ax.set_xlabel("recorded games the style is fitted on (log scale)")
     ax.set_ylabel("share of the exploitable gap recovered (%)\n(b − a) / (c − a)")
-    ax.set_title(f"Style model learning curves, {args.deals} dealt deals (seeds {args.seed}…), equilibria ε ≤ "
-                 f"{args.epsilon:g}; band: 95% bootstrap", fontsize=9)
-    ax.legend(fontsize=8, loc="lower right")
+    ax.set_title(f"Style model learning curves: mean over {args.deals} dealt deals (seeds {args.seed}…) and {draws} "
+                 f"record draws; equilibria ε ≤ {args.epsilon:g}\nband: 95% bootstrap (deals and draws resampled); "
+                 "dots: single draws", fontsize=9)
+    ax.legend(fontsize=8, loc="best")
     fig.tight_layout()
     savefig(fig, "style_learning_curve.png")
+    return fig
 
 
 if __name__ == "__main__":

@@ -34,7 +34,7 @@ command_of() {  # the step's command: full size, or (--quick) toy size with --no
       heuristics)    echo "python $b/bench_heuristics.py --deals 300 --epsilon 0.05 --resume" ;;
       convergence)   echo "python $b/bench_convergence.py --deals 100 --budget 10 --population both" ;;
       uniqueness)    echo "python $b/bench_uniqueness.py --deals 30 --epsilon 0.01" ;;
-      style)         echo "python $b/bench_style_robustness.py --deals 30 --records 5,10,20,50,100" ;;
+      style)         echo "python $b/bench_style_robustness.py --deals 15 --draws 5 --records 1,2,3,5,10,20,50,100" ;;
       safe)          echo "python $b/bench_safe.py --deals 30 --limits 0,0.25,0.5,1,2" ;;
       batch)         echo "python $b/bench_batch.py" ;;
       best-response) echo "python $b/bench_best_response.py" ;;
@@ -51,7 +51,7 @@ command_of() {  # the step's command: full size, or (--quick) toy size with --no
       heuristics)    echo "python $b/bench_heuristics.py --deals 2 --epsilon 0.2 --support-scan 3 --no-store --no-write" ;;
       convergence)   echo "python $b/bench_convergence.py --deals 1 --budget 2 --population both --hardest 1 --jsonl $tmp/convergence.jsonl --no-write" ;;
       uniqueness)    echo "python $b/bench_uniqueness.py --deals 1 --epsilon 0.2 --reweight 1 --rounds 1 --no-write" ;;
-      style)         echo "python $b/bench_style_robustness.py --deals 1 --records 1,2 --epsilon 0.2 --no-store --no-write" ;;
+      style)         echo "python $b/bench_style_robustness.py --deals 1 --draws 2 --records 1,2 --epsilon 0.2 --no-store --no-write" ;;
       safe)          echo "python $b/bench_safe.py --deals 1 --limits 0,1 --style-records 5 --no-store --no-write" ;;
       batch)         echo "python $b/bench_batch.py --deals 2 --repeat 1 --epsilon 0.2 --tournament-deals 2 --book-sample 2 --no-write" ;;
       best-response) echo "python $b/bench_best_response.py --deals 2 --cpsat-deals 1 --cli-runs 1 --no-write" ;;

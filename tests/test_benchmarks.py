@@ -187,6 +187,99 @@ def test_reread_statistics(monkeypatch):
     assert module.cv_r2(X, rng.normal(size=50), seed=1) < 0.2
 
 
+def _no_writes(module, monkeypatch):
+    def refuse(*args, **kwargs):
+        raise AssertionError("--no-write wrote something")
+
+    for name in ("save_data", "write_section", "savefig"):
+        monkeypatch.setattr(module, name, refuse)
+
+
+def test_style_robustness_toy_run_end_to_end(monkeypatch, capsys):
+    """bench_style_robustness at toy size: two draws, counts from 1, one real equilibrium; with
+    --no-write it prints the report and writes no data, section or plot."""
+    module = load_benchmark(BENCHMARKS / "bench_style_robustness.py", "benchmark_style_toy", monkeypatch)
+    _no_writes(module, monkeypatch)
+    monkeypatch.setattr(module, "warm_kernels", lambda: None)  # the kernels compile on first use anyway
+    monkeypatch.setattr(sys, "argv", ["bench_style_robustness.py", "--deals", "1", "--draws", "2", "--records",
+                                      "1,2", "--bots", "habit-0.5,br-uniform", "--epsilon", "0.2", "--no-store",
+                                      "--no-write"])
+    module.main()
+    out = capsys.readouterr().out
+    assert "| share, 1 record | share, 2 records |" in out
+    assert "2 draws per bot" in out
+    rows = re.findall(r"^\| (habit-0\.5|br-uniform) \|.*\|$", out, re.MULTILINE)
+    assert rows == ["habit-0.5", "br-uniform"]
+    # each row: two cells "S% [lo, hi] (min to max)" with numbers, not a failed share
+    for line in (ln for ln in out.splitlines() if ln.startswith(("| habit-0.5", "| br-uniform"))):
+        assert len(re.findall(r"-?\d+% \[-?\d+, -?\d+\] \(-?\d+ to -?\d+\)", line)) == 2, line
+
+
+def test_style_robustness_draws_use_different_records(monkeypatch):
+    """Each draw fits on its own record set (other deals, the bot's own random stream), nested over
+    the counts; the fits and so (b) are per draw while (a) and (c) are computed once."""
+    from quintet.game import Deal
+    from solver.problem.deal_tables import DealTables
+    from solver.problem.opponents import Uniform
+
+    module = load_benchmark(BENCHMARKS / "bench_style_robustness.py", "benchmark_style_draws", monkeypatch)
+    new = Deal.random_series(2026, 2)
+    tables = [DealTables.build(d) for d in new]
+    eq_m = [Uniform().marginals(t) for t in tables]  # any opponent stands in for the equilibrium here
+    bots = [module.Bot("habit-0.5"), module.Bot("slot5-random")]
+    results, records = module.learning_curves(bots, [1, 3], 3, 900000, new, tables, eq_m)
+    for bot in bots:
+        draws = records[bot.name]
+        assert len(draws) == 3 and all(len(games) == 3 for games in draws)
+        exposed = [tuple(d.exposed for d, _ in games) for games in draws]
+        assert len(set(exposed)) == 3  # three different sets of recorded deals
+        assert not set(exposed[0]) & set(exposed[1]) and not set(exposed[1]) & set(exposed[2])
+        assert exposed[0] == tuple(d.exposed for d in Deal.random_series(900000, 3))  # draw 0: the record seed's
+        r = results[bot.name]
+        assert len(r["a"]) == len(r["c"]) == 2
+        assert [len(row) for row in r["b"]["1"]] == [2, 2, 2] and len(r["b"]["3"]) == 3
+        assert r["record_seeds"] == [900000, 1000000, 1100000]
+    # with one record a habit bot's fits differ between draws, so (b) does
+    b1 = np.array(results["habit-0.5"]["b"]["1"])
+    assert len({tuple(row) for row in b1}) > 1
+
+
+def test_style_robustness_report_and_plot_from_data_with_counts_from_1(monkeypatch, tmp_path, capsys):
+    """--report rewrites the section and plot from saved data with counts 1, 2, 3, 5: the share of the
+    means over deals and draws, a bootstrap interval that resamples the draws, the draws' range,
+    and one x tick per count."""
+    module = load_benchmark(BENCHMARKS / "bench_style_robustness.py", "benchmark_style_report", monkeypatch)
+    # three deals; the gap (c − a) is 10 on each; draw 0 gains 2, draw 1 gains 4 on every deal
+    curve = {str(n): [[2.0, 2.0, 2.0], [4.0, 4.0, 4.0]] for n in (1, 2, 3, 5)}
+    curve["5"] = [[10.0, 10.0, 10.0], [10.0, 10.0, 10.0]]
+    results = {"habit-0.2": {"a": [0.0, 0.0, 0.0], "c": [10.0, 10.0, 10.0], "b": curve,
+                             "record_seeds": [900000, 1000000]}}
+    params = {"deals": 3, "seed": 2026, "record_seed": 900000, "records": "1,2,3,5", "draws": 2,
+              "bots": "habit-0.2", "epsilon": 0.05, "time_limit": 300.0, "store": None, "no_store": False,
+              "report": False, "no_write": False}
+    run = {"command": "python benchmarks/bench_style_robustness.py", "commit": "0" * 10, "machine": "test",
+           "date": "2026-12-03 00:00 UTC", "cpu_seconds": 1.0, "wall_seconds": 1.0}
+    (tmp_path / "style_robustness.json").write_text(json.dumps(
+        {"run": run, "params": params, "epsilon": [0.01, 0.02, 0.03], "results": results, "deals": []}))
+    monkeypatch.setattr(module, "DATA", tmp_path)
+    sections: list[str] = []
+    figures = []
+    monkeypatch.setattr(module, "write_section", lambda key, title, text: sections.append(text))
+    monkeypatch.setattr(module, "savefig", lambda fig, name: figures.append(fig))
+    monkeypatch.setattr(sys, "argv", ["bench_style_robustness.py", "--report"])
+    module.main()
+    (report,) = sections
+    assert "| share, 1 record | share, 2 records | share, 3 records | share, 5 records |" in report
+    row = next(line for line in report.splitlines() if line.startswith("| habit-0.2 |"))
+    # mean 3 / 10; resampling the draws gives 20, 30 or 40 %; the draws' own shares 20 and 40 %
+    assert row.count("30% [20, 40] (20 to 40)") == 3 and row.endswith("| 100% [100, 100] (100 to 100) |")
+    assert "2 draws per bot" in report and "at 5 records, the bots whose interval reaches below 90%: none" in report
+    (fig,) = figures
+    ax = fig.axes[0]
+    assert [t.get_text() for t in ax.get_xticklabels()] == ["1", "2", "3", "5"]
+    assert ax.get_xscale() == "log"
+
+
 def _analysis_commands(*options: str) -> list[list[str]]:
     out = subprocess.run(["bash", str(BENCHMARKS / "run_analysis.sh"), *options, "--print"], capture_output=True,
                          text=True, check=True).stdout

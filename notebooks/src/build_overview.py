@@ -468,7 +468,8 @@ ones", from one split's R² on iterations — does not hold.
 
 A style model (`style:FILE`) fitted on records of other deals, against bots inside its family (the habit bot of
 `bench_style.py` at two noise levels) and outside it, with the share of the exploitable gap it recovers against the
-number of records (`bench_style_robustness.py`). The old "99%" was one bot of the model's own family at one noise level.
+number of records, from 1, over several independent record sets (`bench_style_robustness.py`). The old "99%" was
+one bot of the model's own family at one noise level.
 """)
 
 code(r"""
@@ -479,17 +480,19 @@ if style:
         a, c = np.array(r["a"]), np.array(r["c"])
         pts = []
         for n in sizes:
-            b = np.array(r["b"][str(n)])
-            idx = np.random.default_rng(0).integers(0, len(a), (4000, len(a)))
-            bs = (b[idx] - a[idx]).mean(1) / (c[idx] - a[idx]).mean(1)
-            pts.append((100 * (b - a).mean() / (c - a).mean(), *np.quantile(100 * bs, [0.025, 0.975])))
+            gain = np.atleast_2d(r["b"][str(n)]) - a  # [draw, deal] (data before the draws: one draw)
+            rng = np.random.default_rng(0)  # resample the deals and, independently, the draws
+            i = rng.integers(0, len(a), (4000, len(a))); k = rng.integers(0, len(gain), (4000, len(gain)))
+            bs = gain[k[:, :, None], i[:, None, :]].mean((1, 2)) / (c - a)[i].mean(1)
+            pts.append((100 * gain.mean() / (c - a).mean(), *np.quantile(100 * bs, [0.025, 0.975])))
         pts = np.array(pts)
         ax.plot(sizes, pts[:, 0], "o-", color=f"C{j}", label=name); ax.fill_between(sizes, pts[:, 1], pts[:, 2], color=f"C{j}", alpha=0.15)
         print(f"{name:13s} " + "  ".join(f"{n} rec: {p[0]:.0f}% [{p[1]:.0f}, {p[2]:.0f}]" for n, p in zip(sizes, pts)))
     ax.set_xscale("log"); ax.set_xticks(sizes, [str(n) for n in sizes])
     ax.set_xlabel("recorded games (log)"); ax.set_ylabel("share of the gap recovered (%)")
     ax.axhline(100, color="black", lw=0.6, ls="--"); ax.legend(fontsize=8)
-    ax.set_title(f"Style learning curves, {len(style['deals'])} dealt deals, equilibria ε ≤ {style['params']['epsilon']:g}; band: 95% bootstrap", fontsize=9)
+    ax.set_title(f"Style learning curves, {len(style['deals'])} dealt deals × {style['params'].get('draws', 1)} record "
+                 f"draws, equilibria ε ≤ {style['params']['epsilon']:g}; band: 95% bootstrap", fontsize=9)
     fig.tight_layout(); plt.show()
 """)
 
