@@ -129,20 +129,21 @@ def neyman(shares: np.ndarray, sds: np.ndarray, n: int, sizes: np.ndarray, minim
     if n < floor.sum():
         raise ValueError(f"a sample of {n} cannot give {minimum} classes to each of {k} strata")
     weight = shares * np.where(sds > 0, sds, sds[sds > 0].mean() if np.any(sds > 0) else 1.0)
-    alloc = floor.copy()
-    while alloc.sum() < n:  # hand out the remainder ∝ weight among strata with room
-        room = alloc < cap
-        if not room.any():
+    fixed = np.zeros(k, dtype=bool)  # strata held at their floor or their cap
+    ideal = np.zeros(k)
+    for _ in range(k + 1):
+        free = ~fixed
+        ideal = np.where(fixed, ideal, 0.0)
+        ideal[free] = (n - ideal[fixed].sum()) * weight[free] / weight[free].sum() if free.any() else 0.0
+        low, high = free & (ideal < floor), free & (ideal > cap)
+        if not (low.any() or high.any()):
             break
-        left = n - alloc.sum()
-        target = np.where(room, weight, 0.0)
-        ideal = alloc + left * target / target.sum()
-        step = np.minimum(np.floor(ideal).astype(np.int64), cap) - alloc
-        if step.sum() <= 0:  # one more to the largest remainder
-            j = int(np.argmax(np.where(room, ideal - alloc, -np.inf)))
-            step = np.zeros(k, dtype=np.int64)
-            step[j] = 1
-        alloc += np.maximum(step, 0)
+        ideal[low], ideal[high] = floor[low], cap[high]
+        fixed |= low | high
+    alloc = np.minimum(np.floor(ideal + 1e-9).astype(np.int64), cap)
+    while alloc.sum() < n and np.any(alloc < cap):  # the largest remainders
+        j = int(np.argmax(np.where(alloc < cap, ideal - alloc, -np.inf)))
+        alloc[j] += 1
     return alloc
 
 
@@ -476,7 +477,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--report", action="store_true", help="solve nothing: the section and book.json from the files")
     ap.add_argument("--no-write", action="store_true", help="print the section; write no RESULTS.md or book.json")
     args = ap.parse_args(argv)
-    run = Run()
+    run = Run(None if argv is None else ["bench_book.py", *argv])
     if not args.report:
         warm_kernels()
         build_frame(args, run)
