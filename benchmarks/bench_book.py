@@ -187,11 +187,13 @@ def pilot_records(args: argparse.Namespace) -> tuple[dict[str, Any], list[dict[s
     return (runs[-1]["run"] if runs else {}), recs
 
 
-def frame_classes(args: argparse.Namespace, pilot: set[str], rules: Any) -> tuple[list[str], int]:
+def frame_classes(args: argparse.Namespace, rules: Any) -> tuple[list[str], int]:
     """(the frame's classes as text, the number of classes in the book): uniform over the book
-    without the pilot's classes (the first ``--frame`` of a random-order draw not in the pilot)."""
+    without the pilot's classes — all of them, whatever ``--pilot-classes`` says (the first
+    ``--frame`` of a random-order draw not in the pilot)."""
     from solver.apps.batch import book_sample
 
+    pilot = {r["exposed"] for r in read_jsonl(args.pilot)[1] if not r.get("example")}
     book_size = len(all_canonical_exposed(rules.deck, rules.n_exposed, group=symmetry_group(rules)))
     drawn = [Deal(int(k), rules).format() for k in book_sample(args.frame + len(pilot), args.frame_seed, rules)]
     return [c for c in drawn if c not in pilot][: args.frame], book_size
@@ -203,10 +205,13 @@ def build_frame(args: argparse.Namespace, run: Run) -> None:
     rules = get_rules("classic")
     _, pilot = pilot_records(args)
     names = [r["exposed"] for r in pilot]
-    frame, book_size = frame_classes(args, set(names), rules)
-    done = start_shard(frame_path, run, {"part": "frame", **params(args)})
+    frame, book_size = frame_classes(args, rules)
+    done = {r["key"] for r in read_jsonl(frame_path)[1]}
     todo = [("pilot", i, c) for i, c in enumerate(names)] + [("frame", i, c) for i, c in enumerate(frame)]
     todo = [t for t in todo if t[2] not in done]
+    if not todo:
+        return
+    start_shard(frame_path, run, {"part": "frame", **params(args)})
     spent = []
     for part, i, exposed in todo:
         deal = Deal.from_exposed(exposed, rules)
@@ -230,8 +235,8 @@ def design(args: argparse.Namespace) -> dict[str, Any]:
     by_key = {r["key"]: r for r in records}
     _, pilot = pilot_records(args)
     missing = [r["exposed"] for r in pilot if r["exposed"] not in by_key]
-    frame = sorted((r for r in by_key.values() if r["set"] == "frame" and r["position"] < args.frame),
-                   key=lambda r: r["position"])
+    expected, _ = frame_classes(args, get_rules("classic"))
+    frame = [by_key[c] for c in expected if c in by_key]
     if missing or len(frame) < args.frame:
         raise SystemExit(f"{frame_path}: the frame is incomplete ({len(frame)} of {args.frame} frame classes, "
                          f"{len(missing)} pilot classes missing): run without --report to finish it")
