@@ -1,6 +1,6 @@
 """The book's cost, one figure: a stratified sample of classes solved at ε 0.01, CPU and wall.
 
-    python benchmarks/bench_book.py --stop 0                   # the frame's predictors only (a few minutes)
+    python benchmarks/bench_book.py --stop 0                   # the frame's predictors only (about a CPU-minute)
     python benchmarks/bench_book.py --start 0 --stop 100       # a shard of the stratified sample's solves
     python benchmarks/bench_book.py --report                   # the RESULTS section and book.json, no solving
 
@@ -291,7 +291,7 @@ def solve_sample(args: argparse.Namespace, run: Run, plan: dict[str, Any]) -> No
         rec = {"key": exposed, "position": i, "stratum": int(h), "cpu_seconds": cpu, "wall_seconds": wall,
                "exploitability": r.exploitability, "converged": certified_within(r.exploitability, args.epsilon),
                "iterations": r.iterations, "exact": sum(1 for x in r.history if x.exact), "support": len(r.mix),
-               "load": load, "commit": run.commit}
+               "load": load, "epsilon": args.epsilon, "time_limit": args.time_limit, "commit": run.commit}
         append_jsonl(sample_path, rec)
         print(f"{i + 1:4d}/{len(sample)} stratum {h + 1} {exposed}: ε {r.exploitability:.5f} in {cpu:.2f} s cpu "
               f"({wall:.2f} s wall), load {load:.2f}", flush=True)
@@ -313,6 +313,9 @@ def report(args: argparse.Namespace, plan: dict[str, Any], run: Run) -> tuple[st
     wanted = {key: (i, h) for i, (key, h) in enumerate(plan["sample"])}
     recs = {r["key"]: r for r in records if r["key"] in wanted}
     for r in recs.values():
+        if (r.get("epsilon"), r.get("time_limit")) != (args.epsilon, args.time_limit):
+            raise SystemExit(f"{sample_path}: {r['key']} was solved at ε {r.get('epsilon')}, time limit "
+                             f"{r.get('time_limit')}; this report is for ε {args.epsilon:g}, {args.time_limit:g} s")
         if r["stratum"] != wanted[r["key"]][1]:
             raise SystemExit(f"{sample_path}: {r['key']} was solved as stratum {r['stratum'] + 1}, the design "
                              f"says {wanted[r['key']][1] + 1}: the frame, the pilot or the options changed")

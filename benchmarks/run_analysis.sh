@@ -60,7 +60,7 @@ command_of() {  # the step's command: full size, or (--quick) toy size with --no
       security)      echo "python $b/bench_security.py --deals 1 --max-evaluations 20 --cpu-limit 30 --structure $tmp/structure.jsonl --jsonl $tmp/security.jsonl --no-write" ;;
       kmix)          echo "python $b/bench_kmix.py --deals 1 --ks 1,2 --cpu-per-k 2 --cpu-limit 30 --structure $tmp/structure.jsonl --security $tmp/security.jsonl --jsonl $tmp/kmix.jsonl --no-write" ;;
       reread)        echo "python $b/bench_reread.py --no-write" ;;
-      book)          echo "python $b/bench_book.py --frame 6 --sample 4 --pilot-classes 40 --repeats 20 --jsonl-dir $tmp --no-write" ;;
+      book)          echo "python $b/bench_book.py --frame 4 --sample 2 --strata 2 --pilot-classes 30 --repeats 20 --epsilon 0.2 --jsonl-dir $tmp --no-write" ;;
       notebook)      echo "python -m pytest -q -n 0 -m notebook tests/test_notebooks.py" ;;
       *) return 1 ;;
     esac

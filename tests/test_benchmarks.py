@@ -275,6 +275,8 @@ def test_book_end_to_end_at_toy_size(monkeypatch, capsys, tmp_path):
     assert "156,248 classes ×" in out and "CPU-hours [" in out and "| source | sample | ε |" in out
     mean = sum(r["cpu_seconds"] * 1000 for r in solved) / 2  # one per stratum, equal shares of a frame of 4
     assert f"{mean:.3f} CPU s" in out
+    with pytest.raises(SystemExit, match="solved at ε 0.01"):  # records of another ε are not this report's
+        module.main([*common, "--report", "--epsilon", "0.02"])
     sample_path.write_text("\n".join(json.dumps({**r, "stratum": 1 - r["stratum"]}) for r in solved))
     with pytest.raises(SystemExit, match="design says"):
         module.main([*common, "--report"])
