@@ -1,15 +1,15 @@
 #!/usr/bin/env bash
 # The analysis benchmarks at full size, one heavy job at a time (each writes its RESULTS
 # section, its benchmarks/data/ files and its plot), then the notebook.  Many CPU-hours in
-# all on a 2-core machine (the structure, security and K-mix steps are the longest; they are
-# resumable: run them again to go on).  Times are CPU time; run on a quiet machine.
+# all on a 2-core machine (the structure, security, K-mix and book steps are the longest; they
+# are resumable: run them again to go on).  Times are CPU time; run on a quiet machine.
 #   bash benchmarks/run_analysis.sh              # every step
 #   bash benchmarks/run_analysis.sh heuristics   # one step (or several, in the order given)
 #   bash benchmarks/run_analysis.sh --quick      # every step at toy size, writing nothing under
 #                                                # benchmarks/ (a few minutes: does the pipeline run?)
 #   bash benchmarks/run_analysis.sh --print      # the commands, not run
 # Steps: population heuristics convergence uniqueness style safe batch best-response structure
-#        security kmix reread notebook
+#        security kmix reread book notebook
 set -euo pipefail
 cd "$(dirname "$0")/.."
 quick=0
@@ -24,7 +24,7 @@ while [ $# -gt 0 ] && [ "${1#--}" != "$1" ]; do
 done
 steps=("$@")
 [ ${#steps[@]} -eq 0 ] && steps=(population heuristics convergence uniqueness style safe batch best-response
-                                 structure security kmix reread notebook)
+                                 structure security kmix reread book notebook)
 tmp=${TMPDIR:-/tmp}/quintet-analysis-quick
 b=benchmarks
 command_of() {  # the step's command: full size, or (--quick) toy size with --no-write and scratch files
@@ -42,6 +42,7 @@ command_of() {  # the step's command: full size, or (--quick) toy size with --no
       security)      echo "python $b/bench_security.py --deals 100" ;;
       kmix)          echo "python $b/bench_kmix.py --deals 100" ;;
       reread)        echo "python $b/bench_reread.py" ;;
+      book)          echo "python $b/bench_book.py --frame 1500 --sample 200" ;;
       notebook)      echo "python notebooks/src/build_overview.py --execute" ;;
       *) return 1 ;;
     esac
@@ -59,6 +60,7 @@ command_of() {  # the step's command: full size, or (--quick) toy size with --no
       security)      echo "python $b/bench_security.py --deals 1 --max-evaluations 20 --cpu-limit 30 --structure $tmp/structure.jsonl --jsonl $tmp/security.jsonl --no-write" ;;
       kmix)          echo "python $b/bench_kmix.py --deals 1 --ks 1,2 --cpu-per-k 2 --cpu-limit 30 --structure $tmp/structure.jsonl --security $tmp/security.jsonl --jsonl $tmp/kmix.jsonl --no-write" ;;
       reread)        echo "python $b/bench_reread.py --no-write" ;;
+      book)          echo "python $b/bench_book.py --frame 4 --sample 2 --strata 2 --pilot-classes 30 --repeats 20 --epsilon 0.2 --jsonl-dir $tmp --no-write" ;;
       notebook)      echo "python -m pytest -q -n 0 -m notebook tests/test_notebooks.py" ;;
       *) return 1 ;;
     esac

@@ -291,7 +291,7 @@ def test_run_analysis_steps_call_options_their_scripts_have(mode, monkeypatch, c
     """Every step of run_analysis.sh names a benchmark and options its ``--help`` lists (a renamed
     option fails here, not hours into a run); ``--quick`` writes nothing under benchmarks/."""
     commands = _analysis_commands(*mode)
-    assert len(commands) == 13
+    assert len(commands) == 14
     for argv in commands:
         script = next((a for a in argv if a.startswith("benchmarks/")), None)
         if script is None:
@@ -358,10 +358,78 @@ def test_run_analysis_quick_runs_every_step(tmp_path):
     before = outputs()
     env = dict(os.environ, TMPDIR=str(tmp_path), PATH=f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}")
     step_names = ["population", "heuristics", "convergence", "uniqueness", "style", "safe", "batch", "best-response",
-                  "structure", "security", "kmix", "reread"]
+                  "structure", "security", "kmix", "reread", "book"]
     assert len(step_names) == len(scripts)
     done = subprocess.run(["bash", str(BENCHMARKS / "run_analysis.sh"), "--quick", *step_names], env=env,
                           capture_output=True, text=True, timeout=1500)
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout.count("== ") == len(step_names)
     assert outputs() == before  # no section, data file or plot rewritten
+
+
+def test_book_stratified_estimator_and_neyman_allocation(monkeypatch):
+    """bench_book's pure parts: under proportional allocation the stratified mean is the plain
+    mean (and under another allocation it is not); Neyman gives draws ∝ share × sd, within the caps."""
+    module = load_benchmark(BENCHMARKS / "bench_book.py", "benchmark_book_units", monkeypatch)
+    rng = np.random.default_rng(3)
+    values = [rng.lognormal(h, 1.0, size=n) for h, n in enumerate((10, 20, 30, 40))]
+    plain = float(np.concatenate(values).mean())
+    proportional = np.array([10, 20, 30, 40]) / 100
+    est, se = module.stratified_mean(values, proportional)
+    assert est == pytest.approx(plain) and se > 0
+    assert module.stratified_mean(values, np.full(4, 0.25))[0] != pytest.approx(plain)
+    # the two-phase term only widens the interval
+    assert module.stratified_mean(values, proportional, 50)[1] > se
+    alloc = module.neyman(np.full(4, 0.25), np.array([1.0, 1.0, 2.0, 4.0]), 80, np.array([100, 100, 100, 100]))
+    assert alloc.tolist() == [10, 10, 20, 40]
+    capped = module.neyman(np.full(4, 0.25), np.array([1.0, 1.0, 1.0, 100.0]), 40, np.array([100, 100, 100, 5]))
+    assert capped.sum() == 40 and capped[3] == 5 and capped.min() >= 2
+    cuts = module.strata_cuts(np.arange(8.0), 4)
+    assert module.stratum_of(np.arange(8.0), cuts).tolist() == [0, 0, 1, 1, 2, 2, 3, 3]
+
+
+def test_book_end_to_end_at_toy_size(monkeypatch, capsys, tmp_path):
+    """bench_book on a frame of 4 and a sample of 2 into scratch files: the frame's predictors, the
+    solves' records, strata from the predictors only (the solves' CPU times changed, the design and
+    each class's stratum are the same), a record whose stratum disagrees refused, and ``--report
+    --no-write`` printing the estimate and the reconciling table."""
+    module = load_benchmark(BENCHMARKS / "bench_book.py", "benchmark_book_toy", monkeypatch)
+    common = ["--frame", "4", "--sample", "2", "--strata", "2", "--pilot-classes", "30", "--repeats", "5",
+              "--jsonl-dir", str(tmp_path), "--no-write"]
+    assert module.main(common) == 0
+    frame = [json.loads(s) for s in (tmp_path / "book-frame.jsonl").read_text().splitlines()]
+    records = [r for r in frame if "run" not in r]
+    assert sorted(r["set"] for r in records).count("pilot") == 30 and len(records) == 34
+    pilot = {r["key"] for r in records if r["set"] == "pilot"}
+    for r in records:
+        assert r["predictors"]["greedy_exploitability"] >= 0 and r["predictors"]["top_key_ties"] >= 1
+        assert 1 <= r["predictors"]["orbit"] <= 24 and r["cpu_seconds"] > 0 and r["book"] == 156_248
+    sample_path = tmp_path / "book-sample.jsonl"
+    solved = [json.loads(s) for s in sample_path.read_text().splitlines()]
+    solved = [r for r in solved if "run" not in r]
+    assert len(solved) == 2 and {r["stratum"] for r in solved} == {0, 1}
+    for r in solved:
+        assert r["key"] not in pilot and r["converged"] and r["cpu_seconds"] > 0 and r["wall_seconds"] > 0
+        assert r["exploitability"] <= 0.01 + 1e-9 and r["load"] >= 0
+    args = module.argparse.Namespace(frame=4, frame_seed=7000, sample=2, sample_seed=11, strata=2,
+                                     pilot=module.DATA / "equilibrium-classes.jsonl", pilot_classes=30,
+                                     jsonl_dir=tmp_path)
+    plan = module.design(args)
+    assert [(r["key"], r["stratum"]) for r in solved] == plan["sample"]
+    assert all(plan["frame_strata"][r["key"]] == r["stratum"] for r in solved)
+    # the solves' times do not move a class between strata: the design reads the frame and the pilot only
+    sample_path.write_text("\n".join(json.dumps({**r, "cpu_seconds": r["cpu_seconds"] * 1000}) for r in solved))
+    again = module.design(args)
+    assert again["sample"] == plan["sample"] and again["frame_strata"] == plan["frame_strata"]
+    capsys.readouterr()
+    assert module.main([*common, "--report"]) == 0
+    out = capsys.readouterr().out
+    assert "### Reconciling the figures" in out and "| the pilot (`equilibrium-classes.jsonl`" in out
+    assert "156,248 classes ×" in out and "CPU-hours [" in out and "| source | sample | ε |" in out
+    mean = sum(r["cpu_seconds"] * 1000 for r in solved) / 2  # one per stratum, equal shares of a frame of 4
+    assert f"{mean:.3f} CPU s" in out
+    with pytest.raises(SystemExit, match="solved at ε 0.01"):  # records of another ε are not this report's
+        module.main([*common, "--report", "--epsilon", "0.02"])
+    sample_path.write_text("\n".join(json.dumps({**r, "stratum": 1 - r["stratum"]}) for r in solved))
+    with pytest.raises(SystemExit, match="design says"):
+        module.main([*common, "--report"])
