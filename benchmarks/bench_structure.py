@@ -266,8 +266,8 @@ def make_report(records: list[dict], runs: list[dict], args: argparse.Namespace)
     lines += ["", f"The minimum support is pinned (fewest found = lower bound) on {proven} of {len(unique)} unique "
               f"deals; elsewhere it lies between the two rows. The MILP's mix was a certified equilibrium on {cert} "
               f"of {len(exact)} deals and had fewer arrangements than the double oracle's on {smaller} of "
-              f"{len(exact)}: the double oracle's support (a vertex of its last restricted program) was as small as "
-              f"anything the MILP found within its time limit{'' if smaller else ' on every deal'}; "
+              f"{len(exact)}; {'elsewhere ' if smaller else ''}the double oracle's support (a vertex of its last "
+              "restricted program) was as small as anything the MILP found within its time limit; "
               f"on the unique deals it is {np.median(u_found / np.maximum(lower, 1)):.2f}× the lower bound "
               "(median).", "",
               "### Where the weak hands go",
