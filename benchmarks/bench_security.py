@@ -78,7 +78,8 @@ def analyse(deal: Deal, mix: list[tuple[float, Arrangement]] | None, args: argpa
 
     candidates = [strategy(a) for _, a in mix] + [strategy(a) for a in heuristics.values()]
     cpu = time.process_time()
-    level = pure_security_level(game, candidates, time_limit=args.br_time_limit, max_evaluations=args.max_evaluations)
+    level = pure_security_level(game, candidates, time_limit=args.br_time_limit, max_evaluations=args.max_evaluations,
+                                max_enumerated=args.max_enumerated)
     level_cpu = time.process_time() - cpu
     eq_m = ArrangementMix(tuple(a for _, a in mix), tuple(p for p, _ in mix)).marginals(tables)
     w = deal.rules.weights
@@ -105,6 +106,9 @@ def main() -> None:
     ap.add_argument("--structure", type=Path, default=DATA / "structure.jsonl",
                     help="bench_structure's records: their exact equilibria are the candidates")
     ap.add_argument("--max-evaluations", type=int, default=6000, help="exact best responses per deal, at most")
+    ap.add_argument("--max-enumerated", type=int, default=50_000,
+                    help="partitions with two strong tie groups enumerated for the proof, at most (beyond it the "
+                         "bracket stays open; a few deals need minutes per 100,000)")
     ap.add_argument("--br-time-limit", type=float, default=60.0, help="seconds per exact best response")
     ap.add_argument("--cpu-limit", type=float, default=300.0,
                     help="CPU seconds for an equilibrium solved here (deals without a structure record)")
