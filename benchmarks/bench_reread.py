@@ -73,46 +73,49 @@ def concession(lines: list[str]) -> None:
     lines += ["", "Every value is q plus a few points, as the bound allows for mixes with atoms of several "
               "percent; the claim that the equilibrium concedes cheap slots on purpose is withdrawn (RESULTS "
               "and the notebook no longer make it). A statistic against a fixed reference (the deal's packets "
-              "by strength, not the mix's own marginal) with its baseline is part of the Structure benchmark "
-              "(`bench_structure.py`), not yet run to the end.", ""]
+              "by strength, not the mix's own marginal) with its baseline is in the Structure section "
+              "(`bench_structure.py`, 100 dealt deals at ε = 0).", ""]
 
 
 # ---------------------------------------------------------------- book
 
 def book(lines: list[str]) -> None:
-    rows = [json.loads(s) for s in next(DATA.glob("profile-*.jsonl")).read_text().splitlines() if s.strip()]
-    cpu = np.array([r["cpu"] for r in rows])
-    m, lo, hi = bootstrap_ci(cpu)
+    profiles = []  # every committed profile, oldest first: (file, its rows, mean and CI of CPU s per class)
+    for path in sorted(DATA.glob("profile-*.jsonl")):
+        rows = [json.loads(s) for s in path.read_text().splitlines() if s.strip()]
+        profiles.append((path, rows, bootstrap_ci(np.array([r["cpu"] for r in rows]))))
     h = json.loads((DATA / "heuristics.json").read_text())
     solved = [r for r in h["deals"] if r["solve_cpu"] is not None]
     hc = np.array([r["solve_cpu"] for r in solved])
     hw = np.array([1 / r["orbit"] for r in solved])
     hm, hlo, hhi = bootstrap_ci(hc, weights=hw)
     f = BOOK / 3600
-    lines += ["### The book's cost: four estimates, one reading", "",
+    lines += ["### The book's cost: the earlier estimates, one reading", "",
               "| source | sample | ε | how run | CPU s per class: mean [95% CI] | book, CPU-hours [95% CI] |",
               "|---|---|---:|---|---|---|",
               "| Equilibrium section (data not committed) | 300 classes, `book_sample` seed 2026 | 0.01 | one "
               "process, time limit 60 s wall, 1 class stopped unconverged | 3.10 [2.58, 3.62] (Student t) | "
               "134 [112, 157] |",
-              f"| Equilibrium profile (`{rows[0]['command'].split()[-1]}`, commit {rows[0]['commit']}) | the same "
-              f"300 classes | 0.01 | one process, time limit 120 s, {sum(r['converged'] for r in rows)}/"
-              f"{len(rows)} converged | {m:.2f} [{lo:.2f}, {hi:.2f}] | {m * f:.0f} [{lo * f:.0f}, {hi * f:.0f}] |",
+              *(f"| Equilibrium profile (`{path.name}`, commit {rows[0]['commit']}) | the same "
+                f"{len(rows)} classes | 0.01 | one process, time limit 120 s, {sum(r['converged'] for r in rows)}/"
+                f"{len(rows)} converged | {m:.2f} [{lo:.2f}, {hi:.2f}] | {m * f:.0f} [{lo * f:.0f}, {hi * f:.0f}] |"
+                for path, rows, (m, lo, hi) in profiles),
               "| Batch section (data not committed) | 100 classes, `book_sample(100, 2026)` (other classes) | 0.01 | "
               "2 worker processes on the 2 shared cores | 4.24 (bootstrap of the book 137–243) | 184 [137, 243] |",
               f"| Heuristics (`heuristics.json`, commit {h['run']['commit']}) | {len(solved)} deals as dealt, "
               f"weighted 1 / orbit | 0.05 | one process | {hm:.2f} [{hlo:.2f}, {hhi:.2f}] | {hm * f:.0f} "
               f"[{hlo * f:.0f}, {hhi * f:.0f}] |", "",
-              "Reading: the intervals of all four overlap, so no difference between them is established by "
+              "Reading: the intervals of the Equilibrium section, the first profile, Batch and Heuristics overlap, "
+              "so no difference among those four is established by "
               "these samples — in particular 'a looser ε costing more' (154 at ε 0.05 against 134 at ε 0.01) is "
               "two different samples within each other's sampling error, not a measured effect of ε. The Batch "
               "figure is also the only one measured with two solving processes on the two shared cores, and "
               "CPU time per solve grows with load: on the same 8 deals the Batch section measured 2.97 / 3.47 / "
               "4.13 CPU s per deal with 1 worker / 2 workers / Dask, so 'every time is CPU time, so load does not "
               "matter' does not hold. The one unconverged class of the Equilibrium section stopped at its 60 s "
-              "wall-clock limit, so that mean is a lower bound. The best-supported figure from committed data is "
-              f"the profile's, **{m * f:.0f} CPU-hours [{lo * f:.0f}, {hi * f:.0f}]** at ε 0.01 on a shared "
-              "machine; the stratified sample on a quiet machine the issue asks for has not been run.", ""]
+              "wall-clock limit, so that mean is a lower bound. The later profile ran on the final double oracle; "
+              "the Book section (`bench_book.py`) gives the one figure: a stratified sample at a clean commit, "
+              "CPU and wall, with these rows reconciled.", ""]
 
 
 # ---------------------------------------------------------------- hardness
