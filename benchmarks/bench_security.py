@@ -106,9 +106,9 @@ def main() -> None:
     ap.add_argument("--structure", type=Path, default=DATA / "structure.jsonl",
                     help="bench_structure's records: their exact equilibria are the candidates")
     ap.add_argument("--max-evaluations", type=int, default=6000, help="exact best responses per deal, at most")
-    ap.add_argument("--max-enumerated", type=int, default=5_000,
+    ap.add_argument("--max-enumerated", type=int, default=1_000,
                     help="partitions with two strong tie groups enumerated for the proof, at most (beyond it the "
-                         "bracket stays open; on some deals each partition costs ~10 ms)")
+                         "bracket stays open; on some deals each partition costs 50 ms or more)")
     ap.add_argument("--br-time-limit", type=float, default=60.0, help="seconds per exact best response")
     ap.add_argument("--cpu-limit", type=float, default=300.0,
                     help="CPU seconds for an equilibrium solved here (deals without a structure record)")
