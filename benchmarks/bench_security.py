@@ -105,7 +105,7 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=2026, help="first seed (Deal.random), default 2026")
     ap.add_argument("--structure", type=Path, default=DATA / "structure.jsonl",
                     help="bench_structure's records: their exact equilibria are the candidates")
-    ap.add_argument("--max-evaluations", type=int, default=6000, help="exact best responses per deal, at most")
+    ap.add_argument("--max-evaluations", type=int, default=400, help="exact best responses per deal, at most")
     ap.add_argument("--max-enumerated", type=int, default=1_000,
                     help="partitions with two strong tie groups enumerated for the proof, at most (beyond it the "
                          "bracket stays open; on some deals each partition costs 50 ms or more)")
