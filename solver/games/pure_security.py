@@ -475,9 +475,11 @@ def pure_security_level(game: QuintetGame, candidates: Sequence[Strategy] = (), 
                         np.array([ties.pair_bound[p] for p in sets], dtype=float))
                     for c, sets in ties.strong.items()}
     # phase 1, to find low levels: the best slot order of each two-group partition, within a budget
+    # of evaluations and of partitions examined (most are excluded without an evaluation, at a
+    # cost each: unbounded, this phase ran for many minutes on some deals)
     budget = search.evaluated + max_evaluations // 4
-    for packets, floor in two_group_partitions():
-        if search.evaluated >= budget or not below(floor):
+    for examined, (packets, floor) in enumerate(two_group_partitions()):
+        if search.evaluated >= budget or examined >= max_enumerated or not below(floor):
             break
         search.partition(packets, max_orders=1)
     sources["two strong ties, first orders"] = search.best[0]
