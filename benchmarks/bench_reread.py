@@ -3,7 +3,7 @@
     python benchmarks/bench_reread.py              # writes the 'reread' section of RESULTS.md
     python benchmarks/bench_reread.py --no-write   # prints it
 
-Reads only files under ``benchmarks/data/`` (and ``benchmarks/kmix_frontier.json``), each with the
+Reads only files under ``benchmarks/data/``, each with the
 provenance of the run that wrote it, and answers:
 
 * **the concession statistic's baseline** (``heuristics.json``): the share of a slot's probability
@@ -15,9 +15,7 @@ provenance of the run that wrote it, and answers:
   features and greedy's exploitability), the outcome log CPU s and log iterations; Spearman with
   average ranks for ties, bootstrap intervals over deals and Holm's correction; a linear model's
   R² by 5-fold cross-validation repeated over many random splits (the spread is the splits');
-* **the K-mix frontier** (``kmix_frontier.json``): medians with intervals over classes (order
-  statistics, exact coverage), the class-uniform sample re-weighted by orbit size to deals as dealt
-  (bootstrap), and the stalls (K = 20 no better than K = 10).
+(The K-mix frontier with intervals and baselines is ``bench_kmix.py``'s own section now.)
 """
 
 from __future__ import annotations
@@ -34,16 +32,11 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from analysis_common import (  # noqa: E402
     DATA,
-    HERE,
     Run,
     bootstrap_ci,
     holm,
-    median_ci,
-    orbit_size,
 )
 from benchmark_results import write_section  # noqa: E402
-
-from quintet.cards import parse_mask  # noqa: E402
 
 BOOK = 156_248  # suit classes (the Batch section's Burnside count)
 FOLDS, REPEATS = 5, 200
@@ -222,40 +215,6 @@ def hardness(lines: list[str]) -> None:
               "deals from easy ones'.", ""]
 
 
-# ---------------------------------------------------------------- K-mix
-
-def kmix(lines: list[str]) -> None:
-    path = HERE / "kmix_frontier.json"
-    K = json.loads(path.read_text())
-    meta, deals = K["meta"], [r for r in K["deals"] if not r.get("example")]
-    ks = meta["ks"]
-    orbit = np.array([orbit_size(parse_mask(r["exposed"])) for r in deals], dtype=float)
-    lines += ["### The K-mix frontier with intervals", "",
-              f"Data: `benchmarks/kmix_frontier.json`, `{meta['command']}` at commit `{meta['commit']}` "
-              f"({meta['date']}); {len(deals)} classes drawn uniformly (the example deal left out). Values: the "
-              "certified exploitability of the best K-mix *found* (no lower bound: a better K-mix may exist). "
-              "Median over classes with its distribution-free 95% interval (order statistics); the as-dealt "
-              "mean re-weights each class by its orbit size (bootstrap over classes).", "",
-              "| K | median [95% CI], classes uniformly | mean, classes uniformly [95% CI] | mean as dealt "
-              "(orbit weights) [95% CI] | classes ≤ 0.5 |", "|---:|---|---|---|---:|"]
-    vals = {k: np.array([next(e["exploitability"] for e in r["kmix"] if e["k"] == k) for r in deals]) for k in ks}
-    for k in ks:
-        v = vals[k]
-        med, lo, hi = median_ci(v)
-        mu, mlo, mhi = bootstrap_ci(v)
-        wu, wlo, whi = bootstrap_ci(v, weights=orbit)
-        lines.append(f"| {k} | {med:.3f} [{lo:.3f}, {hi:.3f}] | {mu:.3f} [{mlo:.3f}, {mhi:.3f}] | "
-                     f"{wu:.3f} [{wlo:.3f}, {whi:.3f}] | {int(np.sum(v <= 0.5))} of {len(v)} |")
-    if 10 in vals and 20 in vals:
-        stall = int(np.sum((vals[20] >= vals[10] - 1e-9) & (vals[10] > 1e-9)))
-        lines += ["", f"Stalls: on {stall} of {len(deals)} classes the K = 20 search found nothing better than its "
-                  "K = 10 mix (> 0), though every K = 10 mix is a K = 20 mix and the Uniqueness section's sparse "
-                  "re-solves (other, dealt deals) certify ≤ 0.01 with as few as 11 arrangements: those K = 20 "
-                  "values are where the search stalled, not the frontier. The run's anytime budget (a time "
-                  "limit per K) is part of the result. The promised baselines (the equilibrium's top K, "
-                  "rounded or re-weighted) are not in this data; `bench_kmix.py` computes them in a new run, "
-                  "not yet made.", ""]
-
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
@@ -265,7 +224,7 @@ def main(argv: list[str] | None = None) -> int:
     lines = [f"`{run.command}` at commit `{run.commit}` on {run.date}: no solving, only the committed data "
              "named in each part (each part says the run that made its data). Intervals are over deals "
              "(or classes).", ""]
-    for part in (concession, book, hardness, kmix):
+    for part in (concession, book, hardness):
         part(lines)
     body = "\n".join(lines)
     if args.no_write:

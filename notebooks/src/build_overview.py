@@ -276,69 +276,45 @@ if heur:
 """)
 
 md(r"""
-Every arrangement the mix plays earns about the value against the mix, so "loss against the mix" flatters pure
-strategies from the support (the likeliest arrangement loses ≈ 0). What a pure strategy risks is its exploitability:
-even the least exploitable single arrangement found concedes several points per game to a best response, against
-≤ ε for the mix. That gap is what randomisation is worth.
-
-### Randomisation with at most K arrangements
-
-How few arrangements recover most of that gap? `benchmarks/bench_kmix.py` computes, on the example deal and
-classes drawn uniformly, the least exploitable mix of at most K arrangements *found* (every value an exact best
-response's certificate; the search proves no lower bound above 0, so each curve is an upper bound on what K
-arrangements can do). Below: its saved frontier — per K the median and the worst deal, the example deal, and the
-two baselines built from the equilibrium (its K likeliest arrangements renormalised, and reweighted by an LP).
+How few arrangements recover most of that gap? `benchmarks/bench_kmix.py` computes, on deals as dealt (those of the
+Structure section, each with its exact equilibrium), the least exploitable mix of at most K arrangements *found*
+(every value an exact best response's certificate; no lower bound above 0 is proved, so each curve is an upper
+bound on what K arrangements can do), beside two baselines built from the equilibrium (its K likeliest
+arrangements renormalised, and the same K with their best weights) and the sparse exact equilibria. Below: the
+saved frontier — per K the median of the best found with its 95% interval, the search alone, the baselines.
 """)
 
 code(r"""
-path = DATA.parent / "kmix_frontier.json"
-if not path.exists():
-    print("kmix_frontier.json is missing: `python benchmarks/bench_kmix.py` produces it")
-else:
-    K = json.loads(path.read_text())
-    meta = K["meta"]
-    print(f"{path.name}: `{meta['command']}` at commit {meta['commit']} on {meta['date']}; {meta['machine']}")
-    sample = [r for r in K["deals"] if not r["example"]]
-    example = next(r for r in K["deals"] if r["example"])
-    ks = meta["ks"]
-    col = lambda k, key, rs=sample: np.array([next(x[key] for x in r["kmix"] if x["k"] == k) for r in rs])
-    print(f"{len(sample)} classes drawn uniformly (seed {meta['seed']}) and the example deal "
-          f"{example['exposed']}; equilibria at ε = {meta['epsilon']:g}")
-    baselines = "rounded" in sample[0]["kmix"][0]  # absent when the section was built from a stopped run's lines
-    if meta.get("partial"):
-        print(f"a PARTIAL run: {len(sample)} classes (see RESULTS for its command)")
-    print(f"{'K':>4s} {'median':>8s} {'worst':>8s} {'example':>8s}"
-          + (f" {'median rounded':>15s} {'median reweighted':>18s}" if baselines else ""))
-    for k in ks:
-        v = col(k, "exploitability")
-        ex = next(x for x in example["kmix"] if x["k"] == k)["exploitability"]
-        print(f"{k:4d} {np.median(v):8.3f} {v.max():8.3f} {ex:8.3f}"
-              + (f" {np.median(col(k, 'rounded')):15.3f} {np.median(col(k, 'reweighted')):18.3f}" if baselines else ""))
-    eqv = np.array([r["equilibrium"]["exploitability"] for r in sample])
-    eqs = np.array([r["equilibrium"]["support"] for r in sample])
-    print(f"full {np.median(eqv):8.4f} {eqv.max():8.4f} {example['equilibrium']['exploitability']:8.4f}   "
-          f"(the full equilibria: median {np.median(eqs):.0f} arrangements)")
+kmix = load("kmix", "bench_kmix.py")
+if kmix is not None:
+    ks = kmix["ks"]
+    per = kmix["per_deal"]
+    print(f"{kmix['deals']} deals as dealt; search budget {kmix['cpu_per_k']:g} CPU s per K")
+    print(f"{'K':>4s} {'best found [95% CI]':>26s} {'search':>8s} {'top K rounded':>14s} {'top K reweighted':>17s}")
+    for row in kmix["rows"]:
+        m, lo, hi = row["with_sparse"]
+        print(f"{row['k']:4d} {m:8.3f} [{lo:6.3f}, {hi:6.3f}]   {row['search'][0]:8.3f} {row['rounded']:14.3f} "
+              f"{row['reweighted']:17.3f}")
     floor = 1e-3  # an exact 0 drawn here on the log scale
     fig, ax = plt.subplots(figsize=(7, 4))
-    for r in sample:
-        ax.plot(ks, [max(x["exploitability"], floor) for x in r["kmix"]], color="0.8", lw=0.8)
-    ax.plot(ks, [max(np.median(col(k, "exploitability")), floor) for k in ks], "o-", lw=2, label="median")
-    ax.plot(ks, [max(col(k, "exploitability").max(), floor) for k in ks], "s--", label="worst deal")
-    if baselines:
-        ax.plot(ks, [max(np.median(col(k, "rounded")), floor) for k in ks], ":", label="median, top K renormalised")
+    for d in per:
+        ax.plot(ks, [max(d[f"K{k}"], floor) for k in ks], color="0.85", lw=0.7)
+    med = np.array([row["with_sparse"] for row in kmix["rows"]])
+    ax.plot(ks, np.maximum(med[:, 0], floor), "o-", lw=2, label="best found: median")
+    ax.fill_between(ks, np.maximum(med[:, 1], floor), np.maximum(med[:, 2], floor), alpha=0.2)
+    ax.plot(ks, [max(row["rounded"], floor) for row in kmix["rows"]], ":", label="top K renormalised: median")
+    ax.plot(ks, [max(row["reweighted"], floor) for row in kmix["rows"]], "--", label="top K, best weights: median")
     ax.set_xscale("log"); ax.set_yscale("log")
     ax.set_xticks(ks, [str(k) for k in ks])
     ax.set_xlabel("K: arrangements in the mix"); ax.set_ylabel("certified exploitability (points, log)")
-    ax.set_title(f"Best K-mix found, {len(sample)} classes (ε = {meta['epsilon']:g}); 0 drawn at {floor:g}",
-                 fontsize=10)
+    ax.set_title(f"K-mix frontier, {kmix['deals']} dealt deals; 0 drawn at {floor:g}", fontsize=10)
     ax.legend(fontsize=8); fig.tight_layout(); plt.show()
 """)
 
 md(r"""
-Read the rows from K = 1 (the least exploitable single arrangement found) to the full support: the drop from
-one row to the next is what one more level of randomisation is worth on these classes. These are mixes *found*,
-certified; a better K-mix may exist. RESULTS' K-mix section has the p90, the CPU time per K and the CP-SAT
-rechecks.
+Read the rows from K = 1 (the least exploitable single arrangement found; the Security section proves each deal's
+pure security level) to the full support: the drop from one row to the next is what one more level of
+randomisation is worth on these deals. These are mixes *found*, certified; a better K-mix may exist.
 """)
 
 md(r"""
