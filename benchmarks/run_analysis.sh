@@ -40,9 +40,9 @@ command_of() {  # the step's command: full size, or (--quick) toy size with --no
       best-response) echo "python $b/bench_best_response.py" ;;
       structure)     echo "python $b/bench_structure.py --deals 100" ;;
       security)      echo "python $b/bench_security.py --deals 100" ;;
-      kmix)          echo "python $b/bench_kmix.py --deals 100" ;;
+      kmix)          echo "python $b/bench_kmix.py --deals 30 --cpu-per-k 5" ;;
       reread)        echo "python $b/bench_reread.py" ;;
-      book)          echo "python $b/bench_book.py --frame 1500 --sample 200" ;;
+      book)          echo "python $b/bench_book.py --frame 1500 --sample 300" ;;
       notebook)      echo "python notebooks/src/build_overview.py --execute" ;;
       *) return 1 ;;
     esac
