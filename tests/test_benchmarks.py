@@ -388,6 +388,7 @@ def test_book_stratified_estimator_and_neyman_allocation(monkeypatch):
     assert module.stratum_of(np.arange(8.0), cuts).tolist() == [0, 0, 1, 1, 2, 2, 3, 3]
 
 
+@pytest.mark.slow
 def test_book_end_to_end_at_toy_size(monkeypatch, capsys, tmp_path):
     """bench_book on a frame of 4 and a sample of 2 into scratch files: the frame's predictors, the
     solves' records, strata from the predictors only (the solves' CPU times changed, the design and
