@@ -53,6 +53,7 @@ from math import comb
 
 import numpy as np
 
+from .faults import InputError
 from .text import quote
 
 __all__ = [
@@ -87,7 +88,7 @@ __all__ = [
 ]
 
 
-class CardError(ValueError):
+class CardError(InputError):
     """Base class of every card-notation error; the message quotes the bad token."""
 
 

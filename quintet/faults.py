@@ -4,9 +4,11 @@ engine that broke its contract.
 
 The errors come in two kinds, each with one base:
 
-* the client's mistakes are ``ValueError``s (``CardError``, ``ArrangementError``,
-  ``LimitError``, ``RequestError`` … all derive from it): a command line answers them with one
-  line and exit status 2, the HTTP API with 400 (422 for a malformed request);
+* the client's mistakes derive from ``InputError`` (``CardError``, ``ArrangementError``,
+  ``LimitError``, ``RequestError`` …): a command line answers them with one line and exit
+  status 2, the HTTP API with 400 (422 for a malformed request). ``InputError`` is a
+  ``ValueError`` so that callers may catch either, but a bare ``ValueError`` (a bug in numpy, an
+  ``int()`` the code forgot to check) is *not* the client's mistake: a server answers it 500;
 * faults derive from ``Fault``: the HTTP API answers them 5xx with one line — never 400, which
   would blame the client — and logs them; a command line, where the user named the file
   (``--store``), with one line and exit status 2.
@@ -17,11 +19,13 @@ The errors come in two kinds, each with one base:
     ...               public="the solution store: database is locked")
     >>> isinstance(fault, ValueError), fault.public
     (False, 'the solution store: database is locked')
+    >>> isinstance(InputError("slot 6: slots are 1 to 5"), ValueError)
+    True
 """
 
 from __future__ import annotations
 
-__all__ = ["Fault"]
+__all__ = ["Fault", "InputError"]
 
 
 class Fault(Exception):
@@ -31,3 +35,8 @@ class Fault(Exception):
     def __init__(self, message: str, *, public: str | None = None) -> None:
         super().__init__(message)
         self.public = message if public is None else public
+
+
+class InputError(ValueError):
+    """A mistake in what the program was given (a card, an arrangement, a request, a limit):
+    the one base every front-end answers as the client's fault (exit 2, HTTP 400/422)."""

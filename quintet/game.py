@@ -27,6 +27,7 @@ from .cards import (
     popcount,
 )
 from .evaluator import HandValue, evaluate
+from .faults import InputError
 from .hands import TieBreak, tie_break
 from .rules import CLASSIC, Rules
 from .seeds import seed_rng, seed_series
@@ -46,7 +47,7 @@ __all__ = [
 ]
 
 
-class ArrangementError(ValueError):
+class ArrangementError(InputError):
     """Text that cannot be read as an arrangement (wrong number of packets, bad cards)."""
 
 

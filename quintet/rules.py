@@ -12,6 +12,7 @@ from dataclasses import dataclass, field, fields, replace
 from enum import IntEnum
 
 from .cards import CLASSIC_DECK, DECK_36, DECK_36_JOKER, DECK_52, DECK_53, DECK_54, Deck
+from .faults import InputError
 from .text import quote
 
 __all__ = [
@@ -20,7 +21,7 @@ __all__ = [
 ]
 
 
-class UnknownRulesError(ValueError):
+class UnknownRulesError(InputError):
     """A rule-set name or option value that does not exist."""
 
 

@@ -22,6 +22,7 @@ import secrets
 
 import numpy as np
 
+from .faults import InputError
 from .text import quote
 
 __all__ = ["SEED_MAX", "SeedError", "check_seed", "seed_series", "fresh_seed", "seed_rng"]
@@ -29,7 +30,7 @@ __all__ = ["SEED_MAX", "SeedError", "check_seed", "seed_series", "fresh_seed", "
 SEED_MAX = 2**31 - 1
 
 
-class SeedError(ValueError):
+class SeedError(InputError):
     """A seed outside ``0..SEED_MAX`` (or not an integer)."""
 
 

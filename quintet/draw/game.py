@@ -55,6 +55,7 @@ import numpy as np
 
 from ..cards import cards_of, format_card, format_cards, mask_of, parse_card
 from ..evaluator import hand_keys
+from ..faults import InputError
 from ..rules import Rules, get_rules
 from ..text import quote
 
@@ -68,11 +69,11 @@ __all__ = [
 MIN_PLAYERS, MAX_PLAYERS = 2, 6  # «Количество участников: от двух до шести человек»
 
 
-class IllegalActionError(ValueError):
+class IllegalActionError(InputError):
     """An action the rules do not allow now (wrong turn, too small a stake, no credit, …)."""
 
 
-class TermsError(ValueError):
+class TermsError(InputError):
     """Terms or a table the game cannot be played with (limit below the stake, too few players, …)."""
 
 

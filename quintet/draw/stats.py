@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..faults import InputError
 from ..jsonlines import read_json_lines
 from ..trend import Trend
 
@@ -35,7 +36,7 @@ _ORDER = ("won at the show-down", "won unseen", "split the pot", "lost at the sh
           "folded at the exchange", "folded after the exchange", "folded instead of paying to see", "folded")
 
 
-class HistoryError(ValueError):
+class HistoryError(InputError):
     """A history file that cannot be read (missing, not JSON lines)."""
 
 

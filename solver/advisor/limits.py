@@ -41,6 +41,7 @@ import math
 from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING
 
+from quintet.faults import InputError
 from quintet.seeds import SEED_MAX
 from quintet.text import quote
 
@@ -117,7 +118,7 @@ SERVE_MAX_TIME_LIMIT = 600.0
 asking for more is refused, an equilibrium, safe mix or K-mix asking none gets it."""
 
 
-class LimitError(ValueError):
+class LimitError(InputError):
     """A number outside its range, or a slot that is not one (one line naming the field)."""
 
 

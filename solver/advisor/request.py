@@ -33,6 +33,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from quintet.cards import CardError
+from quintet.faults import InputError
 from quintet.game import Arrangement, ArrangementError, Deal
 from quintet.rules import CLASSIC, Rules
 from quintet.seeds import check_seed
@@ -71,7 +72,7 @@ __all__ = ["RequestError", "SolveRequest", "SolveAnswer", "solve_request",
            "parse_fix_options"]
 
 
-class RequestError(ValueError):
+class RequestError(InputError):
     """A request whose values cannot be used, or cannot go together (one line)."""
 
 

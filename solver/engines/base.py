@@ -37,7 +37,7 @@ import threading
 from dataclasses import dataclass, replace
 from typing import Protocol
 
-from quintet.faults import Fault
+from quintet.faults import Fault, InputError
 from quintet.text import quote
 
 from ..problem.best_response import BestResponseProblem, EngineResult
@@ -49,7 +49,7 @@ __all__ = ["ENGINE_NAMES", "MAX_THREADS", "EngineOptions", "DEFAULT_ENGINE", "En
 MAX_THREADS = 8  # CP-SAT threads a request may ask for
 
 
-class EngineOptionError(ValueError):
+class EngineOptionError(InputError):
     """Engine options that do not go together (one line naming the option)."""
 
 

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from quintet.cards import format_cards
+from quintet.faults import InputError
 from quintet.game import Arrangement, Deal
 from quintet.rules import Rules
 from quintet.seeds import check_seed, seed_rng
@@ -44,7 +45,7 @@ PUZZLE_STREAM = 3
 """The stream of the seed that picks a puzzle's deal (apart from the deals' and the computer's)."""
 
 
-class PuzzleError(ValueError):
+class PuzzleError(InputError):
     """No puzzle: the store holds no solved deal, a deal given is not in it, an unknown opponent."""
 
 

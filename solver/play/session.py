@@ -47,6 +47,7 @@ import numpy as np
 
 from quintet.cards import CardError, cards_of, format_cards, mask_of, parse_cards
 from quintet.evaluator import evaluate
+from quintet.faults import InputError
 from quintet.game import Arrangement, ArrangementError, Deal, Showdown, SlotResult, showdown
 from quintet.rules import Rules
 from solver.advisor.advice import Grade, Solution, complete, grade
@@ -85,7 +86,7 @@ def _now() -> _dt.datetime:
     return _dt.datetime.now(_dt.UTC)
 
 
-class PlayError(ValueError):
+class PlayError(InputError):
     """A command that is not legal now; the message is one sentence saying why."""
 
 

@@ -30,6 +30,7 @@ from pathlib import Path
 
 from quintet.cards import CardError, format_cards
 from quintet.evaluator import HandValue
+from quintet.faults import InputError
 from quintet.fingerprint import rules_fingerprint
 from quintet.game import Arrangement, ArrangementError, Deal, Showdown, showdown
 from quintet.jsonlines import read_json_lines
@@ -42,7 +43,7 @@ __all__ = [
 ]
 
 
-class RecordError(ValueError):
+class RecordError(InputError):
     """A records file that cannot be read (missing, not JSON lines, an illegal arrangement)."""
 
 

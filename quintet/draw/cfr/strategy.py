@@ -35,6 +35,7 @@ from typing import Any
 import numpy as np
 
 from ...cliutil import user_cache_dir
+from ...faults import InputError
 from ...fingerprint import rules_fingerprint
 from ...rules import Rules
 from ..game import Terms
@@ -54,7 +55,7 @@ PURE_BELOW = 1e-6  # own reach below this: one action stored (what a file of a f
 MAX_ENTRIES = 30_000_000  # strategy entries: solving takes about 60 bytes each (the default terms: 13 million)
 
 
-class StrategyError(ValueError):
+class StrategyError(InputError):
     """A strategy file that cannot be used (damaged, another format, another game)."""
 
 

@@ -38,7 +38,7 @@ from multiprocessing.connection import Connection, wait
 from pathlib import Path
 from typing import Any, Literal
 
-from quintet.faults import Fault
+from quintet.faults import Fault, InputError
 from solver.advisor.limits import PLAY_TIME_LIMIT, SERVE_QUICK_TIME_LIMIT, TABLE_SEARCH_TIME_LIMIT
 from solver.advisor.request import SolveRequest
 from solver.apps.interrupt import children_ignore_ctrl_c
@@ -97,7 +97,7 @@ class QueueFull(Unavailable):
         self.retry_after = RETRY_AFTER[lane]
 
 
-class TaskRefused(ValueError):
+class TaskRefused(InputError):
     """A task its worker refused for its input (the one-line message of the input error)."""
 
 

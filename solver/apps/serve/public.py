@@ -33,6 +33,8 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
 
+from quintet.faults import InputError
+
 __all__ = ["Public", "Origin", "PublicError", "parse_public_url", "parse_proxies", "parse_hosts", "parse_origins",
            "parse_root_path", "request_origin", "client_address", "public_base", "link_warning", "LOOPBACK_PROXIES",
            "is_loopback_bind", "machine_names"]
@@ -46,7 +48,7 @@ _PREFIX = re.compile(r"(?:/[A-Za-z0-9._~!$&'()*+,;=:@%-]+)*")
 _FORWARDED_PAIR = re.compile(r'\s*([A-Za-z]+)\s*=\s*("(?:[^"\\]|\\.)*"|[^;,\s]*)\s*')
 
 
-class PublicError(ValueError):
+class PublicError(InputError):
     """An option of the server's address that cannot be used (one line)."""
 
 
