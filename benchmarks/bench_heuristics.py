@@ -60,7 +60,7 @@ from quintet.game import Arrangement, Deal  # noqa: E402
 from quintet.symmetry import canonical_mask  # noqa: E402
 from solver.advisor.advice import best_response  # noqa: E402
 from solver.advisor.equilibrium import EquilibriumResult, solve_equilibrium, stored_exploitability  # noqa: E402
-from solver.apps.tournament import expected_margin  # noqa: E402
+from solver.problem.best_response import expected_margin  # noqa: E402
 from solver.problem.deal_tables import DealTables  # noqa: E402
 from solver.problem.opponents import ArrangementMix, Uniform, greedy_arrangement  # noqa: E402
 

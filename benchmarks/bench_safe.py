@@ -51,7 +51,7 @@ from benchmark_results import write_section  # noqa: E402
 from quintet.game import Deal  # noqa: E402
 from solver.advisor.advice import best_response  # noqa: E402
 from solver.advisor.safe import safe_response  # noqa: E402
-from solver.apps.tournament import expected_margin  # noqa: E402
+from solver.problem.best_response import expected_margin  # noqa: E402
 from solver.problem.deal_tables import DealTables  # noqa: E402
 from solver.problem.opponents import ArrangementMix, FixedMarginals, Greedy, OpponentModel  # noqa: E402
 from solver.problem.style import StyleModel, fit_style  # noqa: E402

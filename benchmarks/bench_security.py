@@ -51,9 +51,9 @@ from benchmark_results import write_section  # noqa: E402
 from quintet.game import Arrangement, Deal  # noqa: E402
 from solver.advisor.advice import best_response  # noqa: E402
 from solver.advisor.equilibrium import equilibrium  # noqa: E402
-from solver.apps.tournament import expected_margin  # noqa: E402
 from solver.games.pure_security import exploitability, pure_security_level  # noqa: E402
 from solver.games.quintet_game import QuintetGame  # noqa: E402
+from solver.problem.best_response import expected_margin  # noqa: E402
 from solver.problem.deal_tables import DealTables  # noqa: E402
 from solver.problem.opponents import ArrangementMix, greedy_arrangement  # noqa: E402
 

@@ -48,8 +48,8 @@ from quintet.rules import CLASSIC  # noqa: E402
 from solver.advisor.advice import complete  # noqa: E402
 from solver.advisor.equilibrium import EquilibriumResult, solve_equilibrium  # noqa: E402
 from solver.advisor.stats import mean_ci95  # noqa: E402
-from solver.apps.tournament import expected_margin  # noqa: E402
 from solver.play.session import Computer, GameSession, Phase  # noqa: E402
+from solver.problem.best_response import expected_margin  # noqa: E402
 from solver.problem.deal_tables import DealTables  # noqa: E402
 from solver.problem.opponents import ArrangementMix, FixedMarginals, Greedy, OpponentModel, Uniform  # noqa: E402
 from solver.problem.style import StyleModel, load_style  # noqa: E402

@@ -61,7 +61,7 @@ from benchmark_results import write_section  # noqa: E402
 from quintet.game import Arrangement, Deal  # noqa: E402
 from solver.advisor.advice import best_response, complete  # noqa: E402
 from solver.advisor.equilibrium import solve_equilibrium  # noqa: E402
-from solver.apps.tournament import expected_margin  # noqa: E402
+from solver.problem.best_response import expected_margin  # noqa: E402
 from solver.problem.deal_tables import DealTables  # noqa: E402
 from solver.problem.opponents import ArrangementMix, FixedMarginals, greedy_arrangement  # noqa: E402
 from solver.problem.style import fit_style  # noqa: E402

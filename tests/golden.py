@@ -40,7 +40,7 @@ COMMANDS: dict[str, tuple[str, list[str]]] = {
     "compare": ("quintet", ["compare", "Ah Kh Qh Jh Th", "Jk Jk As Ad Ac", "--rules", "draw54", "--json"]),
     "draw": ("quintet", ["draw", "Ah Kh 9h 5h 2c", "--rules", "draw52", "--objective", "at-least:flush", "--json"]),
     "tournament": ("quintet-tournament", ["--exposed", EX, "--deals", "0", "--strategies",
-                                          "uniform,greedy,br-uniform,br-greedy", "--json", "--no-store"]),
+                                          "uniform,greedy,br:uniform,br:greedy", "--json", "--no-store"]),
 }
 
 

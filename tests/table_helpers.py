@@ -14,7 +14,7 @@ import httpx
 
 from quintet.cards import format_cards
 from quintet.game import Arrangement, Deal
-from solver.play.computer import random_arrangement
+from solver.problem.opponents import random_arrangement
 
 CARD = re.compile(r"(?<![A-Za-z0-9])(?:[AKQJT98765432][shdc]|Jk[12]?)(?![A-Za-z0-9])")
 SEPARATOR = re.compile(r"[\s\",']{1,6}")  # between two cards of one packet (text or JSON); a bracket or bar ends it

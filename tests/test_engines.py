@@ -15,14 +15,14 @@ import numpy as np
 import pytest
 
 from quintet.game import Deal
-from solver.engines.base import DEFAULT_ENGINE, ENGINE_NAMES, EngineOptions, HintError, get_engine
+from solver.engines.base import DEFAULT_ENGINE, EngineOptions, HintError, engine_names, get_engine
 from solver.engines.cpsat import solve_cpsat
 from solver.engines.search import solve_search
 from solver.problem.best_response import VALUE_TOLERANCE, BestResponseProblem, slot_values
 from solver.problem.deal_tables import DealTables
 from solver.problem.opponents import Greedy, Mixture, Uniform
 
-ENGINES = [name for name in ENGINE_NAMES if name != "auto"]
+ENGINES = [name for name in engine_names() if name != "auto"]
 ENTRY_POINTS = {"search": solve_search, "cpsat": solve_cpsat}  # each engine's own function
 
 

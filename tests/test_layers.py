@@ -104,7 +104,7 @@ SERVER = """
     from solver.apps.serve.tables.tasks import PlayTask
     from solver.apps.serve.tables.views import warm_up
     from solver.apps.serve.worker import run_task
-    from solver.play.computer import random_arrangement
+    from solver.problem.opponents import random_arrangement
 
     create_app()
     a = "9s 9c 8s 8c 7c | Ks Kd Kc Js Tc | Qd Jd Td 8d 7d | As Ah Ad Ac Qs | Kh Qh Jh Th 9h"

@@ -39,8 +39,8 @@ from solver.apps.serve.tables.models import TableView
 from solver.apps.serve.tables.rows import GameRow, Side, TableRow
 from solver.apps.serve.tables.views import seat_view
 from solver.play.commitment import canonical_text, check, commit, commitment_of
-from solver.play.computer import random_arrangement
 from solver.play.session import MIX_HINT_ROLL_STREAM
+from solver.problem.opponents import random_arrangement
 
 SEED = 11  # game 1's seed of the tables below
 

@@ -12,17 +12,14 @@ import pytest
 from quintet.cards import cards_of, mask_of
 from quintet.evaluator import hand_keys
 from quintet.game import Arrangement, Deal, showdown
-from solver.apps.tournament import (
-    STRATEGIES,
-    expected_margin,
-    margin_matrix,
-    run_tournament,
-)
+from solver.apps.tournament import default_strategies, margin_matrix, run_tournament
 from solver.apps.tournament import main as tournament_main
+from solver.problem.best_response import expected_margin
 
 # Deals whose equilibrium at ε = 0.1 takes about a second.
 FAST_DEALS = ("Ah Kc Jd 9s 9h 8d 8c", "Kh Kd Qd Js Jc 9h 8c")
 EPSILON = 0.1
+STRATEGIES = default_strategies()
 
 
 @pytest.fixture(scope="module")
@@ -74,7 +71,7 @@ def test_tournament_is_antisymmetric_and_zero_against_itself(tournament):
 def test_pure_strategies_score_exactly_their_showdown_margin(tournament):
     for entry in tournament.entries:
         arrangements = entry.arrangements
-        for a, b in [("greedy", "br-uniform"), ("br-greedy", "greedy"), ("br-uniform", "br-greedy")]:
+        for a, b in [("greedy", "br:uniform"), ("br:greedy", "greedy"), ("br:uniform", "br:greedy")]:
             direct = showdown(arrangements[a], arrangements[b], entry.deal).margin
             assert entry.matrix[idx(a), idx(b)] == pytest.approx(direct, abs=1e-9)
 
@@ -83,7 +80,7 @@ def test_equilibrium_entries_match_enumeration_over_its_mix(tournament):
     for entry in tournament.entries:
         mix = entry.equilibrium.mix
         assert len(mix) > 1
-        for other in ("greedy", "br-greedy"):
+        for other in ("greedy", "br:greedy"):
             opp = entry.arrangements[other]
             direct = sum(p * showdown(a, opp, entry.deal).margin for p, a in mix)
             assert entry.matrix[idx("equilibrium"), idx(other)] == pytest.approx(direct, abs=1e-9)
@@ -104,7 +101,7 @@ def _uniform_vs(deal: Deal, arrangement: Arrangement) -> float:
 
 def test_uniform_entries_match_enumeration_over_all_packets(tournament):
     for entry in tournament.entries:
-        for other in ("br-uniform", "greedy"):
+        for other in ("br:uniform", "greedy"):
             direct = _uniform_vs(entry.deal, entry.arrangements[other])
             assert entry.matrix[idx(other), idx("uniform")] == pytest.approx(direct, abs=1e-9)
             assert entry.matrix[idx("uniform"), idx(other)] == pytest.approx(-direct, abs=1e-9)
@@ -118,9 +115,9 @@ def test_nothing_gains_more_than_the_certificate_against_the_equilibrium(tournam
         assert column.max() <= eps + 1e-9
         # and the best response to uniform really is best against uniform
         col_u = entry.matrix[:, idx("uniform")]
-        assert col_u.max() == pytest.approx(col_u[idx("br-uniform")], abs=1e-9)
+        assert col_u.max() == pytest.approx(col_u[idx("br:uniform")], abs=1e-9)
         col_g = entry.matrix[:, idx("greedy")]
-        assert col_g.max() == pytest.approx(col_g[idx("br-greedy")], abs=1e-9)
+        assert col_g.max() == pytest.approx(col_g[idx("br:greedy")], abs=1e-9)
 
 
 def test_confidence_interval_uses_student_t(tournament):
@@ -157,16 +154,16 @@ def test_cli_json_plot_and_store(tmp_path, capsys):
 
 
 def test_cli_table_says_nothing_is_sampled(capsys):
-    assert tournament_main(["--deals", "1", "--seed", "3", "--strategies", "uniform,greedy,br-greedy",
+    assert tournament_main(["--deals", "1", "--seed", "3", "--strategies", "uniform,greedy,br:greedy",
                             "--no-store", "--quiet"]) == 0
     out = capsys.readouterr().out
     assert "Nothing is sampled" in out
     header = next(line for line in out.splitlines() if line.startswith("row \\ column"))
-    assert header.split()[3:] == ["uniform", "greedy", "br-greedy", "mean"]
+    assert header.split()[3:] == ["uniform", "greedy", "br:greedy", "mean"]
 
 
 @pytest.mark.parametrize("argv", [["--strategies", "uniform,bogus"], ["--deals", "0"],
-                                  ["--store", "x", "--no-store"]])
+                                  ["--store", "x", "--no-store"], ["--strategies", "uniform,uniform"]])
 def test_cli_errors(argv, capsys):
     try:
         status = tournament_main(argv)
@@ -174,6 +171,12 @@ def test_cli_errors(argv, capsys):
         status = exc.code
     assert status == 2
     assert capsys.readouterr().err.startswith("quintet-tournament: error:")
+
+
+def test_the_old_spelling_is_told_the_new_one(capsys):
+    assert tournament_main(["--strategies", "uniform,br-uniform", "--deals", "1", "--no-store"]) == 2
+    assert capsys.readouterr().err.strip() == ("quintet-tournament: error: unknown strategy 'br-uniform' "
+                                               "(write br:uniform)")
 
 
 @pytest.mark.parametrize("plot, problem", [("/nonexistent/dir/x.png", "no directory '/nonexistent/dir'"),

@@ -17,7 +17,7 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from itertools import combinations
 from typing import TYPE_CHECKING
 
@@ -264,7 +264,7 @@ def complete(deal: Deal, fixed: Mapping[int, int | str], opponent: OpponentModel
     start = time.perf_counter()
     chosen = engine_options(options, engine=engine, time_limit=time_limit, threads=threads, seed=seed)
     result = solve_problem(problem, chosen, stop_event=stop_event)
-    result.seconds = time.perf_counter() - start
+    result = replace(result, seconds=time.perf_counter() - start)
     return _solution(tables, marginals, opponent_model, objective, result, stop_event)
 
 
@@ -357,7 +357,7 @@ def grade(deal: Deal, arrangement: Arrangement | str, opponent: OpponentModel | 
     given = _solution(tables, marginals, opponent_model, objective, given_result, None)
     chosen = engine_options(options, engine=engine, time_limit=time_limit, threads=threads, seed=seed)
     result = solve_problem(problem, chosen, hint=given_idx, stop_event=stop_event)
-    result.seconds = time.perf_counter() - start
+    result = replace(result, seconds=time.perf_counter() - start)
     best = _solution(tables, marginals, opponent_model, objective, result, stop_event)
     return Grade(given, best, _best_swap(tables, problem, arrangement))
 

@@ -39,7 +39,7 @@ from quintet.rules import CLASSIC, Rules
 from quintet.seeds import check_seed
 from quintet.text import quote
 
-from ..engines.base import ENGINE_NAMES, EngineOptions
+from ..engines.base import EngineOptions, engine_names
 from ..games.double_oracle import IterationRecord
 from ..games.sparse_mix import SparseRecord
 from ..problem.best_response import OBJECTIVES
@@ -157,7 +157,7 @@ class SolveRequest:
         deal = Deal.from_exposed(exposed, rules)
         spec = OpponentSpec.parse("equilibrium" if opponent is None else opponent, files=files)
         options = EngineOptions(
-            engine="auto" if engine is None else _choice("engine", engine, ENGINE_NAMES),
+            engine="auto" if engine is None else _choice("engine", engine, engine_names()),
             threads=1 if threads is None else check_threads(threads),
             time_limit=None if time_limit is None else check_time_limit(time_limit, "time limit"),
             seed=0 if seed is None else check_seed(seed),

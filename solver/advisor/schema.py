@@ -25,9 +25,13 @@ for) is left out of the JSON when it is absent, never sent as ``null``.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, GetCoreSchemaHandler, GetJsonSchemaHandler
+from pydantic.json_schema import JsonSchemaValue
+from pydantic_core import PydanticCustomError, core_schema
 
 from quintet.schema import (
     CompareOut,
@@ -50,7 +54,7 @@ __all__ = [
     "MixEntryOut", "SlotMarginalOut", "PlanOut", "EquilibriumOut", "SafeOut", "RollOut", "SparseOut", "ProgressOut",
     "SolveAnswerOut", "OddsOut", "RangeOut", "DefaultOut", "LimitsOut", "BestResponseValueOut",
     "DealEquilibriumOut", "TournamentDealOut", "EquilibriumSummaryOut", "TournamentOut", "BatchDealOut", "BatchOut",
-    "BookOut", "dump", "CATEGORY", "CATEGORIES", "KmixProgressOut", "JobProgressOut",
+    "BookOut", "dump", "CATEGORY", "CATEGORIES", "KmixProgressOut", "JobProgressOut", "OneOf",
     # the game's (quintet.schema)
     "HandOut", "ShowdownSlotOut", "ShowdownOut", "HandValueOut", "HandReportOut", "RankedHandOut", "CompareOut",
     "DrawOptionOut", "DrawOut", "DrawStrategyOut",
@@ -58,6 +62,31 @@ __all__ = [
     "ReviewHandOut", "SlotReviewOut", "RegretOut", "ReviewOut", "TrendOut", "SlotStatsOut", "StatsOut", "PuzzleOut",
     "PuzzleResultOut",
 ]
+
+
+@dataclass(frozen=True)
+class OneOf:
+    """``Annotated[str, OneOf(names)]``: a text that must be one of ``names()`` (a registry's:
+    engines, opponent models), read when a value is checked and when the schema is written, so a
+    name registered after the models were built is accepted and listed (its ``enum``)."""
+
+    names: Callable[[], Sequence[str]]
+
+    def __get_pydantic_core_schema__(self, source: Any, handler: GetCoreSchemaHandler) -> core_schema.CoreSchema:
+        return core_schema.no_info_after_validator_function(self._check, handler(source))
+
+    def __get_pydantic_json_schema__(self, schema: core_schema.CoreSchema,
+                                     handler: GetJsonSchemaHandler) -> JsonSchemaValue:
+        return {**handler(schema), "enum": list(self.names())}
+
+    def _check(self, value: str) -> str:
+        names = self.names()
+        if value not in names:
+            listed = [repr(n) for n in names]
+            raise PydanticCustomError("literal_error", "Input should be {expected}",
+                                      {"expected": " or ".join([", ".join(listed[:-1]), *listed[-1:]] if len(listed) > 1
+                                                               else listed)})
+        return value
 
 
 def _absent(value: object) -> bool:
@@ -604,7 +633,7 @@ class PuzzleOut(ResultModel):
     live: list[str]
     rules: str = Field(description="the rule set's name")
     rules_description: str
-    opponent: Literal["equilibrium", "greedy", "uniform"]
+    opponent: str = Field(description="a puzzle's opponent (solver.play.puzzle.puzzle_opponents)")
     model: str
     exploitability: float | None = Field(description="the stored equilibrium's certified exploitability")
     number: int = Field(description="the deal's place among the store's solved deals, 1-based")

@@ -93,13 +93,11 @@ from solver.apps.play_views import (
 )
 from solver.games.double_oracle import IterationRecord
 from solver.games.sparse_mix import SparseRecord
-from solver.play.computer import Computer, ComputerSpec, EquilibriumProvider
-from solver.play.puzzle import OPPONENTS as PUZZLE_OPPONENTS
-from solver.play.puzzle import Puzzle, PuzzleError, PuzzleResult, pick_puzzle
+from solver.play.computer import Computer, ComputerSpec, EquilibriumProvider, computer_help
+from solver.play.puzzle import Puzzle, PuzzleError, PuzzleResult, pick_puzzle, puzzle_opponents
 from solver.play.review import GameReview, review
 from solver.play.session import GameSession, Move, Person, Phase, PlayError
 from solver.play.statistics import WINDOW, statistics
-from solver.problem.opponent_spec import OPPONENT_HELP
 from solver.problem.opponents import Uniform
 from solver.storage.records import GameRecord, RecordError, append_record, read_records
 from solver.storage.store import SolutionStore
@@ -447,7 +445,7 @@ def _play_game(m: _Match, deal: Deal, k: int, seed: int) -> GameRecord:
     term.show(Text(f"\nGame {k} of {args.games} (seed {seed}) — match: you {_points(you)}, computer {_points(them)}",
                    style="bold"))
     pending: Background[Computer] | None = None
-    if term.line_editing and args.opponent.plays not in ("greedy", "uniform"):
+    if term.line_editing and (args.opponent.plays is None or args.opponent.needs_equilibrium):
         m.progress.foreground = False
         m.progress.text = ""
         pending = Background(choose)
@@ -515,8 +513,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--exposed", metavar="CARDS", default=None,
                    help="fix the deal: the 7 exposed cards, e.g. \"8h 7h 9d Ts 7s Qc Jc\"")
     p.add_argument("--opponent", default="equilibrium", metavar="MODEL",
-                   help="the computer: equilibrium (default: a sample from the certified mix), greedy, uniform "
-                        f"(a random arrangement), or a model of you it best-responds to: br:MODEL or {OPPONENT_HELP}")
+                   help=f"the computer (default equilibrium): {computer_help()}")
     p.add_argument("--record", metavar="FILE", default=None,
                    help="append one JSON line per finished game to FILE (default: games.jsonl in the user data "
                         "directory, where the statistics come from)")
@@ -679,7 +676,7 @@ def _puzzle_parser() -> argparse.ArgumentParser:
     p.add_argument("--count", type=integer, default=5, metavar="N", help="puzzles, 1..100 (default 5)")
     p.add_argument("--seed", type=integer, default=None,
                    help=f"seed of puzzle 1, 0..{SEED_MAX} (puzzle k uses SEED+k-1; default: random, printed)")
-    p.add_argument("--opponent", default="equilibrium", choices=PUZZLE_OPPONENTS,
+    p.add_argument("--opponent", default="equilibrium", choices=puzzle_opponents(),
                    help="the opponent to answer (default equilibrium: the deal's certified mix)")
     p.add_argument("--time-limit", type=number, default=PLAY_TIME_LIMIT, metavar="SECONDS",
                    help=f"stop a grade's search after this long (default {PLAY_TIME_LIMIT:g})")

@@ -37,12 +37,12 @@ from solver.advisor.request import SolveAnswer, SolveRequest, parse_fix_options,
 from solver.advisor.safe import SafeResponse
 from solver.advisor.sparse import SparseEquilibrium
 from solver.apps.interrupt import run_interruptible
-from solver.engines.base import ENGINE_NAMES, MAX_THREADS
+from solver.engines.base import MAX_THREADS, engine_names
 from solver.engines.precompile import groups_for, precompile
 from solver.games.double_oracle import IterationRecord
 from solver.games.sparse_mix import SparseRecord
 from solver.problem.best_response import OBJECTIVES, VALUE_TOLERANCE
-from solver.problem.opponent_spec import OPPONENT_HELP
+from solver.problem.opponent_spec import opponent_help
 from solver.storage.store import SolutionStore
 
 
@@ -55,13 +55,13 @@ def build_parser() -> argparse.ArgumentParser:
                    help="the exposed cards, as one argument or several (Ah, Td, 10d, 7♠ …): 7 in Quintet; "
                         "with --rules drawN… the deck less the 25 live cards (11 of draw36)")
     p.add_argument("--opponent", default="equilibrium", metavar="MODEL",
-                   help=f"opponent model: equilibrium (default: print a certified equilibrium mix) | "
-                        f"{OPPONENT_HELP}")
+                   help="opponent model (default equilibrium: print a certified equilibrium mix): "
+                        f"{opponent_help()}")
     p.add_argument("--objective", default=None, choices=OBJECTIVES,
                    help="a best response, completion or grade: margin: my points − theirs (default); "
                         "points: my points")
-    p.add_argument("--engine", default=None, choices=ENGINE_NAMES,
-                   help="the exact engine: auto (default: search, the faster proven engine), search, or cpsat")
+    p.add_argument("--engine", default=None, choices=engine_names(),
+                   help="the exact engine: auto (default: search, the faster proven engine) or another registered one")
     p.add_argument("--time-limit", type=number, default=None, metavar="SECONDS",
                    help="stop and return the best found with its bound (default: none for a best "
                         f"response, {SOLVE_TIME_LIMIT:g} s for an equilibrium or a safe mix)")

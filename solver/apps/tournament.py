@@ -2,14 +2,15 @@
 
     quintet-tournament --deals 20 --seed 2026
     quintet-tournament --deals 20 --json --plot tournament.png
-    quintet-tournament --exposed "8h 7h 9d Ts 7s Qc Jc" --strategies greedy,br-uniform,equilibrium
+    quintet-tournament --exposed "8h 7h 9d Ts 7s Qc Jc" --strategies greedy,br:uniform,equilibrium
 
-Strategies (``STRATEGIES``), each defined per deal:
+A strategy is spelled as the computer's opponent (``solver.play.computer.ComputerSpec``, from the
+registry of opponent models), each defined per deal; the default round robin
+(``default_strategies()``) is every registered model's ``tournament`` names:
 
 * ``uniform`` — a uniformly random arrangement (every slot a uniformly random 5-subset);
 * ``greedy`` — the naive player of ``solver.problem.opponents.greedy_arrangement`` (pure);
-* ``br-uniform`` — the exact best response to ``uniform`` (pure, proven optimal);
-* ``br-greedy`` — the exact best response to ``greedy`` (pure, proven optimal);
+* ``br:uniform``, ``br:greedy`` — the exact best responses to those (pure, proven optimal);
 * ``equilibrium`` — the certified ε-equilibrium mix (``solve_equilibrium``, through the
   store), played as the whole mix.
 
@@ -36,6 +37,7 @@ import argparse
 import math
 import os
 import sys
+import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -70,16 +72,19 @@ from solver.advisor.schema import (
     TournamentOut,
 )
 from solver.advisor.stats import mean_ci95
+from solver.play.computer import ComputerSpec, EquilibriumProvider, played_model
+from solver.problem.best_response import expected_margin
 from solver.problem.deal_tables import DealTables
-from solver.problem.opponents import ArrangementMix, Greedy, Uniform, greedy_arrangement
+from solver.problem.opponent_spec import opponent_kind, opponent_kinds
+from solver.problem.opponents import ArrangementMix, OpponentError
 from solver.storage.store import SolutionStore
 
 __all__ = [
-    "STRATEGIES",
-    "STRATEGY_LABELS",
+    "default_strategies",
+    "strategy_label",
+    "check_strategies",
     "DealEntry",
     "TournamentResult",
-    "expected_margin",
     "margin_matrix",
     "evaluate_deal",
     "run_tournament",
@@ -87,14 +92,35 @@ __all__ = [
     "main",
 ]
 
-STRATEGIES = ("uniform", "greedy", "br-uniform", "br-greedy", "equilibrium")
-STRATEGY_LABELS = {
-    "uniform": "uniform random",
-    "greedy": "greedy",
-    "br-uniform": "best response to uniform",
-    "br-greedy": "best response to greedy",
-    "equilibrium": "equilibrium mix",
-}
+
+
+def default_strategies() -> tuple[str, ...]:
+    """Every registered model's ``tournament`` names: the models, their best responses, then
+    what needs the equilibrium (it is solved)."""
+    specs = {n: ComputerSpec.parse(n) for k in opponent_kinds() for n in k.tournament}
+    return tuple(sorted(specs, key=lambda n: (specs[n].needs_equilibrium, specs[n].plays is None)))
+
+
+def strategy_label(name: str) -> str:
+    """A few words for a strategy: its model's label, or "best response to …"."""
+    spec = ComputerSpec.parse(name)
+    return opponent_kind(spec.plays).label if spec.plays is not None else f"best response to {spec.format()[3:]}"
+
+
+def check_strategies(strategies: Sequence[str]) -> tuple[str, ...]:
+    """The strategies in their canonical spelling; ``UsageError`` (one line) for one that is no
+    computer's spelling (the old ``br-NAME`` is told its new one), or one given twice."""
+    out = []
+    for name in strategies:
+        try:
+            out.append(ComputerSpec.parse(name).format())
+        except OpponentError as exc:
+            hint = f"write br:{name[3:]}" if name.startswith("br-") else str(exc)
+            raise UsageError(f"unknown strategy {quote(name)} ({hint})") from None
+    if len(set(out)) != len(out) or not out:
+        raise UsageError("--strategies must name each strategy at most once, and at least one")
+    return tuple(out)
+
 SAMPLING_NOTE = (
     "Nothing is sampled: every entry is an exact expected margin computed from per-slot marginals "
     "(uniform random via its exact marginals, the equilibrium as its whole mix); only the deals are "
@@ -111,20 +137,6 @@ def _plural(n: int, word: str) -> str:
 def _signed(x: float) -> str:
     """``+1.23`` / ``-1.23``, and ``+0.00`` for values that round to zero (no ``-0.00``)."""
     return f"{0.0 if abs(x) < 0.005 else x:+.2f}"
-
-
-def expected_margin(pa: np.ndarray, pb: np.ndarray, weights: Sequence[float]) -> float:
-    """Exact expected margin of a player with per-slot marginals ``pa`` against ``pb``.
-
-    ``pa``, ``pb``: ``(n_slots, R)`` distributions over the deal's rank classes (rows sum to
-    1).  Σ_s w_s Σ_r pa[s, r] (P_b(< r) − P_b(> r)); see the module doc.
-    """
-    pa = np.asarray(pa, dtype=np.float64)
-    pb = np.asarray(pb, dtype=np.float64)
-    cdf = np.cumsum(pb, axis=1)
-    below_minus_above = (cdf - pb) - (1.0 - cdf)  # P(theirs < r) − P(theirs > r)
-    per_slot = np.einsum("sr,sr->s", pa, below_minus_above)
-    return float(np.dot(np.asarray(weights, dtype=np.float64), per_slot))
 
 
 def margin_matrix(marginals: Sequence[np.ndarray], weights: Sequence[float]) -> np.ndarray:
@@ -147,7 +159,7 @@ class DealEntry:
     matrix: np.ndarray  # M[a, b] for this deal
     arrangements: dict[str, Arrangement] = field(default_factory=dict)  # the pure strategies
     equilibrium: EquilibriumResult | None = None
-    best_responses: dict[str, BestResponseValueOut] = field(default_factory=dict)  # br-uniform, br-greedy
+    best_responses: dict[str, BestResponseValueOut] = field(default_factory=dict)  # br:uniform, br:greedy
 
     def to_model(self) -> TournamentDealOut:
         rules = self.deal.rules
@@ -162,46 +174,41 @@ class DealEntry:
             best_responses=self.best_responses, equilibrium=equilibrium)
 
 
-EquilibriumProvider = Callable[[Deal], EquilibriumResult]
-
-
-def evaluate_deal(deal: Deal, strategies: Sequence[str] = STRATEGIES, *,
+def evaluate_deal(deal: Deal, strategies: Sequence[str] | None = None, *,
                   equilibrium_provider: EquilibriumProvider | None = None,
                   time_limit: float | None = None) -> DealEntry:
     """Build every strategy's marginals on one deal and its margin matrix.
 
-    ``equilibrium_provider(deal)`` supplies the equilibrium (e.g. ``solve_equilibrium`` with a
-    store); it is called only when ``'equilibrium'`` is among the strategies.  ``time_limit``
-    caps each best-response search (unproven answers are flagged in ``best_responses``).
+    ``equilibrium_provider(deal, None)`` supplies the equilibrium (e.g. ``solve_equilibrium``
+    with a store); it is called only when a strategy needs it.  ``time_limit`` caps each
+    best-response search (unproven answers are flagged in ``best_responses``).
     """
-    unknown = [s for s in strategies if s not in STRATEGIES]
-    if unknown:
-        raise ValueError(f"unknown strategy {quote(unknown[0])} (use {', '.join(STRATEGIES)})")
+    names = check_strategies(default_strategies() if strategies is None else strategies)
+    specs = [ComputerSpec.parse(n) for n in names]
     tables = DealTables.build(deal)
+    eq: EquilibriumResult | None = None
+    if any(spec.needs_equilibrium for spec in specs):
+        if equilibrium_provider is None:
+            raise ValueError("the equilibrium strategy needs an equilibrium_provider")
+        eq = equilibrium_provider(deal, None)
     marginals: dict[str, np.ndarray] = {}
     arrangements: dict[str, Arrangement] = {}
     best_responses: dict[str, BestResponseValueOut] = {}
-    eq: EquilibriumResult | None = None
-    for name in strategies:
-        if name == "uniform":
-            marginals[name] = Uniform().marginals(tables)
-        elif name == "greedy":
-            arrangements[name] = greedy_arrangement(tables)
-        elif name in ("br-uniform", "br-greedy"):
-            opponent = Uniform() if name == "br-uniform" else Greedy()
-            sol = best_response(deal, opponent, time_limit=time_limit, tables=tables)
+    for name, spec in zip(names, specs, strict=True):
+        if spec.plays is not None:
+            marginals[name] = played_model(spec.plays, eq).marginals(tables)
+            draw = opponent_kind(spec.plays).draw
+            if draw is not None and np.all(marginals[name].max(axis=1) == 1.0):  # pure: one arrangement
+                arrangements[name] = draw(deal, 0)
+        else:
+            assert spec.target is not None
+            target = spec.target.resolve(deal, equilibrium=None if eq is None else eq.opponent())
+            sol = best_response(deal, target, time_limit=time_limit, tables=tables)
             arrangements[name] = sol.arrangement
             best_responses[name] = BestResponseValueOut(optimal=sol.optimal, value=sol.expected_margin)
-        elif name == "equilibrium":
-            if equilibrium_provider is None:
-                raise ValueError("the equilibrium strategy needs an equilibrium_provider")
-            eq = equilibrium_provider(deal)
-            marginals[name] = eq.opponent().marginals(tables)
-    for name, arrangement in arrangements.items():
-        marginals[name] = ArrangementMix((arrangement,), (1.0,), name).marginals(tables)
-    ordered = [marginals[s] for s in strategies]
-    matrix = margin_matrix(ordered, deal.rules.weights)
-    return DealEntry(deal, tuple(strategies), marginals, matrix, arrangements, eq, best_responses)
+            marginals[name] = ArrangementMix((sol.arrangement,), (1.0,), name).marginals(tables)
+    matrix = margin_matrix([marginals[n] for n in names], deal.rules.weights)
+    return DealEntry(deal, names, marginals, matrix, arrangements, eq, best_responses)
 
 
 @dataclass
@@ -251,7 +258,7 @@ class TournamentResult:
         mean, ci = self.mean, self.ci95
         return TournamentOut(
             strategies=list(self.strategies),
-            labels=[STRATEGY_LABELS[s] for s in self.strategies],
+            labels=[strategy_label(s) for s in self.strategies],
             n_deals=len(self.entries),
             seed=self.seed,
             sampled=False,
@@ -295,7 +302,7 @@ class TournamentResult:
         lines.append(ROW_MEAN_NOTE + ".")
         lines.append("")
         for s in names:
-            lines.append(f"  {s}: {STRATEGY_LABELS[s]}")
+            lines.append(f"  {s}: {strategy_label(s)}")
         summary = self.equilibrium_summary()
         if summary:
             target = f" ≤ {self.epsilon:g}" if self.epsilon is not None else ""
@@ -305,8 +312,7 @@ class TournamentResult:
                 f"any deal); mean support {summary.mean_support:.1f} arrangements; "
                 f"{summary.from_store} answered from the store."
             )
-        unproven = [(s, e.deal) for e in self.entries for s in ("br-uniform", "br-greedy")
-                    if s in e.best_responses and not e.best_responses[s].optimal]
+        unproven = [(s, e.deal) for e in self.entries for s, value in e.best_responses.items() if not value.optimal]
         if unproven:
             lines.append(f"Warning: {_plural(len(unproven), 'best response')} "
                          f"{'was' if len(unproven) == 1 else 'were'} not proven optimal within the time limit.")
@@ -316,7 +322,7 @@ class TournamentResult:
 
 def run_tournament(
     deals: Sequence[Deal],
-    strategies: Sequence[str] = STRATEGIES,
+    strategies: Sequence[str] | None = None,
     *,
     epsilon: float = TOURNAMENT_EPSILON,
     time_limit: float | None = TOURNAMENT_TIME_LIMIT,
@@ -325,25 +331,26 @@ def run_tournament(
     progress: Callable[[int, int, DealEntry], None] | None = None,
     seed: int | None = None,
 ) -> TournamentResult:
-    """Play the round robin on ``deals``.
+    """Play the round robin of ``strategies`` (default: ``default_strategies()``) on ``deals``.
 
     The equilibrium comes from ``equilibrium_provider`` if given, else from
     ``solve_equilibrium(deal, epsilon=…, time_limit=…, store=store)``.
     """
     if not deals:
         raise ValueError("a tournament needs at least one deal")
+    names = check_strategies(default_strategies() if strategies is None else strategies)
     if equilibrium_provider is None:
-        def equilibrium_provider(deal: Deal) -> EquilibriumResult:
-            return solve_equilibrium(deal, epsilon=epsilon, time_limit=time_limit, store=store)
+        def equilibrium_provider(deal: Deal, stop: threading.Event | None) -> EquilibriumResult:
+            return solve_equilibrium(deal, epsilon=epsilon, time_limit=time_limit, store=store, stop_event=stop)
 
     start = time.perf_counter()
     entries = []
     for i, deal in enumerate(deals):
-        entry = evaluate_deal(deal, strategies, equilibrium_provider=equilibrium_provider, time_limit=time_limit)
+        entry = evaluate_deal(deal, names, equilibrium_provider=equilibrium_provider, time_limit=time_limit)
         entries.append(entry)
         if progress is not None:
             progress(i + 1, len(deals), entry)
-    return TournamentResult(tuple(strategies), entries, time.perf_counter() - start, seed=seed, epsilon=epsilon)
+    return TournamentResult(names, entries, time.perf_counter() - start, seed=seed, epsilon=epsilon)
 
 
 def plot_heatmap(result: TournamentResult, path: str | Path | None = None, *, ax: Any = None) -> Any:
@@ -398,8 +405,9 @@ def build_parser() -> argparse.ArgumentParser:
                         "quintet-play --seed deals (default 2026)")
     p.add_argument("--exposed", action="append", default=[], metavar="CARDS",
                    help="a deal given by its exposed cards (7 in Quintet; repeatable; played before the random deals)")
-    p.add_argument("--strategies", default=",".join(STRATEGIES),
-                   help=f"comma-separated subset of {','.join(STRATEGIES)} (default: all)")
+    p.add_argument("--strategies", default=",".join(default_strategies()),
+                   help=f"comma-separated strategies, spelled as quintet-play --opponent (default: "
+                        f"{','.join(default_strategies())})")
     p.add_argument("--epsilon", type=number, default=TOURNAMENT_EPSILON, metavar="POINTS",
                    help=f"target certified exploitability of the equilibrium (default {TOURNAMENT_EPSILON:g})")
     p.add_argument("--time-limit", type=number, default=TOURNAMENT_TIME_LIMIT, metavar="SECONDS",
@@ -445,12 +453,7 @@ def _main(argv: Sequence[str] | None) -> int:
     if args.no_store and args.store:
         raise UsageError("--store and --no-store cannot be combined")
     rules = rules_from_args(args)
-    strategies = [s.strip() for s in args.strategies.split(",") if s.strip()]
-    bad = [s for s in strategies if s not in STRATEGIES]
-    if bad:
-        raise UsageError(f"unknown strategy {quote(bad[0])} (use {', '.join(STRATEGIES)})")
-    if len(set(strategies)) != len(strategies) or not strategies:
-        raise UsageError("--strategies must name each strategy at most once, and at least one")
+    strategies = check_strategies([s.strip() for s in args.strategies.split(",") if s.strip()])
     deals = ([Deal.from_exposed(text, rules) for text in args.exposed]
              + Deal.random_series(check_seed(args.seed, "--seed"), args.deals, rules))
     if not deals:
@@ -468,7 +471,7 @@ def _main(argv: Sequence[str] | None) -> int:
         print(f"quintet-tournament: deal {i}/{n} {entry.deal.format()}{eq}", file=sys.stderr, flush=True)
 
     seed = args.seed if args.deals else None
-    if args.no_store or "equilibrium" not in strategies:
+    if args.no_store or not any(ComputerSpec.parse(s).needs_equilibrium for s in strategies):
         result = run_tournament(deals, strategies, epsilon=args.epsilon, time_limit=args.time_limit,
                                 progress=progress, seed=seed)
     else:

@@ -12,8 +12,11 @@ An engine takes a ``BestResponseProblem`` (values per rank class and slot, fixed
 order, to start from) and an optional ``stop`` event (set: return the best found so far with
 its proven bound) and returns an ``EngineResult``: packets, exact value, proven bound ≥ value,
 ``optimal``.  The double oracle, safe exploitation, the advisor and ``--verify`` take an
-engine through ``get_engine``; a new engine is a class with ``name`` and ``solve``, added to
-the registry (``_REGISTRY``); ``ENGINE_NAMES`` and ``other_engine`` follow from it (docs/contributing.md).
+engine through ``get_engine``; a new engine is a class with ``name`` and ``solve`` given to
+``register_engine``; ``engine_names()`` (the command lines' and the HTTP schema's choices) and
+``other_engine`` follow from the registry (docs/contributing.md).  This module imports no engine:
+the built-in ones are registered by ``solver.engines`` (the package), which every import of it
+runs first.
 
 The contract every engine keeps (``tests/test_engines.py`` checks each registered one):
 
@@ -38,12 +41,13 @@ from dataclasses import dataclass, replace
 from typing import Protocol
 
 from quintet.faults import Fault, InputError
+from quintet.seeds import check_seed
 from quintet.text import quote
 
 from ..problem.best_response import BestResponseProblem, EngineResult
 
-__all__ = ["ENGINE_NAMES", "MAX_THREADS", "EngineOptions", "DEFAULT_ENGINE", "Engine", "SearchEngine", "CpsatEngine",
-           "get_engine", "EngineOptionError", "HintError", "check_hint", "arrangement_fault", "solve", "other_engine"]
+__all__ = ["MAX_THREADS", "EngineOptions", "DEFAULT_ENGINE", "Engine", "register_engine", "engine_names", "get_engine",
+           "EngineOptionError", "HintError", "check_hint", "arrangement_fault", "solve", "other_engine"]
 
 
 MAX_THREADS = 8  # CP-SAT threads a request may ask for
@@ -93,7 +97,7 @@ def check_hint(problem: BestResponseProblem, hint: tuple[int, ...] | None) -> tu
 
 @dataclass(frozen=True)
 class EngineOptions:
-    """How an engine runs: ``engine`` (``ENGINE_NAMES``); ``threads`` — CP-SAT's worker threads
+    """How an engine runs: ``engine`` (``engine_names()``); ``threads`` — CP-SAT's worker threads
     (1..``MAX_THREADS``; the search is single-threaded); ``time_limit`` — seconds for one solve
     (None: none); ``seed`` — CP-SAT's random seed (0..``quintet.seeds.SEED_MAX``)."""
 
@@ -103,10 +107,8 @@ class EngineOptions:
     seed: int = 0
 
     def __post_init__(self) -> None:
-        from quintet.seeds import check_seed
-
-        if self.engine not in ENGINE_NAMES:
-            raise EngineOptionError(f"unknown engine {quote(self.engine)} (use {', '.join(ENGINE_NAMES)})")
+        if self.engine not in engine_names():
+            raise EngineOptionError(f"unknown engine {quote(self.engine)} (use {', '.join(engine_names())})")
         if isinstance(self.threads, bool) or not isinstance(self.threads, int) or \
                 not 1 <= self.threads <= MAX_THREADS:
             raise EngineOptionError(f"threads must be an integer from 1 to {MAX_THREADS}, got {quote(self.threads)}")
@@ -133,37 +135,23 @@ class Engine(Protocol):
         ...
 
 
-class SearchEngine:
-    """The exact branch and bound (``solver.engines.search``)."""
-
-    name = "search"
-
-    def solve(self, problem: BestResponseProblem, options: EngineOptions, hint: tuple[int, ...] | None = None,
-              stop: threading.Event | None = None) -> EngineResult:
-        from .search import solve_search
-
-        return solve_search(problem, time_limit=options.time_limit, hint=hint, stop_event=stop)
+_REGISTRY: dict[str, Engine] = {}
 
 
-class CpsatEngine:
-    """OR-Tools CP-SAT (``solver.engines.cpsat``)."""
-
-    name = "cpsat"
-
-    def solve(self, problem: BestResponseProblem, options: EngineOptions, hint: tuple[int, ...] | None = None,
-              stop: threading.Event | None = None) -> EngineResult:
-        from .cpsat import solve_cpsat
-
-        return solve_cpsat(problem, time_limit=options.time_limit, workers=options.threads, hint=hint,
-                           seed=options.seed, stop_event=stop)
+def register_engine(engine: Engine) -> None:
+    """Add an exact engine (a class with ``name`` and ``solve`` keeping the module doc's contract):
+    ``get_engine``, ``engine_names()`` and so the command lines and the HTTP schema take it.
+    ``ValueError`` for a name taken (or ``auto``)."""
+    if engine.name in _REGISTRY or engine.name == "auto":
+        raise ValueError(f"cannot register the engine {quote(engine.name)}: the name is taken")
+    _REGISTRY[engine.name] = engine
 
 
-_REGISTRY: dict[str, Engine] = {engine.name: engine for engine in (SearchEngine(), CpsatEngine())}
-"""Every exact engine by name: a new engine is a class with ``name`` and ``solve`` added here; the
-command lines, the HTTP schema and ``--verify`` take their choices from it."""
+def engine_names() -> tuple[str, ...]:
+    """``auto`` (``search``, the faster proven engine: ``benchmarks/RESULTS.md``), then every
+    registered engine."""
+    return ("auto", *_REGISTRY)
 
-ENGINE_NAMES = ("auto", *_REGISTRY)
-"""``auto`` is ``search``, the faster proven engine (``benchmarks/RESULTS.md``)."""
 
 DEFAULT_ENGINE = EngineOptions()
 """The search, one thread, no time limit, seed 0."""
@@ -187,4 +175,4 @@ def get_engine(name: str | EngineOptions = "auto") -> Engine:
     try:
         return _REGISTRY[key]
     except KeyError:
-        raise EngineOptionError(f"unknown engine {quote(key)} (use {', '.join(ENGINE_NAMES)})") from None
+        raise EngineOptionError(f"unknown engine {quote(key)} (use {', '.join(engine_names())})") from None

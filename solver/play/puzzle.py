@@ -3,7 +3,8 @@ the one place ``quintet-play puzzle``, ``/api/puzzles`` and the page's Review ta
 
 A puzzle is a deal whose equilibrium the store holds (``EquilibriumStore``: the deals
 ``quintet-batch``, ``quintet-solve`` and the games have solved), in its canonical suits, and an
-opponent model: the deal's certified equilibrium mix (the default), ``greedy`` or ``uniform``.
+opponent model: the deal's certified equilibrium mix (the default), or any registered model that
+needs no data (``puzzle_opponents()``: ``greedy``, ``uniform`` …).
 The answer is an arrangement; its grade (``solver.advisor.advice.grade``) is exact: the
 optimum is proven by an exact engine (or, past the time limit, bounded — the regret is then an
 upper bound), so a puzzle is **solved** only by an arrangement no arrangement beats
@@ -28,17 +29,19 @@ from quintet.seeds import check_seed, seed_rng
 from quintet.symmetry import canonical_exposed, symmetry_group
 from quintet.text import quote
 from solver.advisor.advice import Grade, Solution, best_response, grade
-from solver.advisor.equilibrium import EquilibriumResult, EquilibriumStore
+from solver.advisor.equilibrium import EquilibriumStore
+from solver.play.computer import played_model
 from solver.problem.best_response import VALUE_TOLERANCE
-from solver.problem.opponents import Greedy, OpponentModel, Uniform
+from solver.problem.opponent_spec import EQUILIBRIUM, opponent_kinds
+from solver.problem.opponents import OpponentModel
 from solver.storage.store import SolutionStore
 
 if TYPE_CHECKING:
     from solver.advisor.schema import PuzzleOut, PuzzleResultOut
 
-__all__ = ["OPPONENTS", "CLOSE", "NEAR", "PuzzleError", "Puzzle", "PuzzleResult", "pick_puzzle", "load_puzzle"]
+__all__ = ["puzzle_opponents", "CLOSE", "NEAR", "PuzzleError", "Puzzle", "PuzzleResult", "pick_puzzle",
+           "load_puzzle"]
 
-OPPONENTS = ("equilibrium", "greedy", "uniform")
 CLOSE = 0.1
 NEAR = 0.5
 PUZZLE_STREAM = 3
@@ -47,6 +50,11 @@ PUZZLE_STREAM = 3
 
 class PuzzleError(InputError):
     """No puzzle: the store holds no solved deal, a deal given is not in it, an unknown opponent."""
+
+
+def puzzle_opponents() -> tuple[str, ...]:
+    """A puzzle's opponents: the equilibrium and every registered model that needs no data."""
+    return tuple(k.name for k in opponent_kinds() if k.standalone)
 
 
 @dataclass(frozen=True)
@@ -86,7 +94,7 @@ class Puzzle:
         rules = self.deal.rules
         return PuzzleOut(exposed=format_cards(self.deal.exposed, rules.deck).split(),
                          live=format_cards(self.deal.live, rules.deck).split(), rules=rules.name,
-                         rules_description=rules.describe(), opponent=self.opponent, model=self.model.name,  # type: ignore[arg-type]
+                         rules_description=rules.describe(), opponent=self.opponent, model=self.model.name,
                          exploitability=self.exploitability, number=self.number, count=self.count, seed=self.seed)
 
     def to_dict(self) -> dict[str, object]:
@@ -122,18 +130,9 @@ class PuzzleResult:
         return dump(self.to_model())
 
 
-def _model(opponent: str, equilibrium: EquilibriumResult | None) -> OpponentModel:
-    if opponent == "greedy":
-        return Greedy()
-    if opponent == "uniform":
-        return Uniform()
-    assert equilibrium is not None
-    return equilibrium.opponent()
-
-
 def _check_opponent(opponent: str) -> str:
-    if opponent not in OPPONENTS:
-        raise PuzzleError(f"a puzzle's opponent is {', '.join(OPPONENTS)}, got {quote(opponent)}")
+    if opponent not in puzzle_opponents():
+        raise PuzzleError(f"a puzzle's opponent is {', '.join(puzzle_opponents())}, got {quote(opponent)}")
     return opponent
 
 
@@ -142,10 +141,10 @@ def _puzzle(entries: EquilibriumStore, deals: list[int], index: int, opponent: s
     eq = entries.stored(deal)
     if eq is None:  # pragma: no cover - removed from the store in between
         raise PuzzleError(f"the deal {deal.format()} is no longer in the store")
-    return Puzzle(deal, opponent, _model(opponent, eq), eq.exploitability, index + 1, len(deals), seed)
+    return Puzzle(deal, opponent, played_model(opponent, eq), eq.exploitability, index + 1, len(deals), seed)
 
 
-def pick_puzzle(store: SolutionStore, rules: Rules, seed: int, opponent: str = "equilibrium") -> Puzzle:
+def pick_puzzle(store: SolutionStore, rules: Rules, seed: int, opponent: str = EQUILIBRIUM) -> Puzzle:
     """The puzzle of ``seed`` (0 to ``SEED_MAX``): one of the store's solved deals of ``rules``,
     drawn with the seed (the same store and seed, the same puzzle)."""
     _check_opponent(opponent)
@@ -158,7 +157,7 @@ def pick_puzzle(store: SolutionStore, rules: Rules, seed: int, opponent: str = "
     return _puzzle(entries, deals, index, opponent, seed)
 
 
-def load_puzzle(store: SolutionStore, deal: Deal, opponent: str = "equilibrium") -> Puzzle:
+def load_puzzle(store: SolutionStore, deal: Deal, opponent: str = EQUILIBRIUM) -> Puzzle:
     """The puzzle of ``deal`` as a puzzle shows it (its exposed cards in canonical suits): it
     must be one of the store's solved deals."""
     _check_opponent(opponent)

@@ -15,6 +15,7 @@ maximizing ``Σ_s V[class(p_s), s]``.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -23,8 +24,8 @@ from quintet.text import quote
 from solver.problem.deal_tables import DealTables
 
 __all__ = [
-    "OBJECTIVES", "VALUE_TOLERANCE", "FLOAT_NOISE", "slot_values", "outcome_probabilities", "BestResponseProblem",
-    "EngineResult",
+    "OBJECTIVES", "VALUE_TOLERANCE", "FLOAT_NOISE", "slot_values", "expected_margin", "outcome_probabilities",
+    "BestResponseProblem", "EngineResult",
 ]
 
 OBJECTIVES = ("margin", "points")
@@ -49,7 +50,7 @@ def outcome_probabilities(marginals: np.ndarray) -> tuple[np.ndarray, np.ndarray
     return win.T.copy(), tie.T.copy(), loss.T.copy()
 
 
-def slot_values(marginals: np.ndarray, weights: tuple[int, ...], objective: str = "margin",
+def slot_values(marginals: np.ndarray, weights: Sequence[float], objective: str = "margin",
                 tie_points: float = 0.0) -> np.ndarray:
     """Value table ``V`` (float64, ``(R, n_slots)``) of a class in a slot; see module doc."""
     if objective not in OBJECTIVES:
@@ -62,6 +63,13 @@ def slot_values(marginals: np.ndarray, weights: tuple[int, ...], objective: str 
         values = w * (win + tie_points * tie)
     # Enforce exact monotonicity against float rounding (differences of ~1e-16).
     return np.maximum.accumulate(values, axis=0)
+
+
+def expected_margin(mine: np.ndarray, theirs: np.ndarray, weights: Sequence[float]) -> float:
+    """The exact expected margin (points) of a player whose per-slot marginals are ``mine``
+    against ``theirs`` (both ``(n_slots, R)``, rows summing to 1): ``Σ_s Σ_r mine[s, r] · V[r, s]``
+    with ``V`` the margin values of ``slot_values``."""
+    return float(np.einsum("sr,rs->", np.asarray(mine, dtype=np.float64), slot_values(theirs, weights)))
 
 
 @dataclass(frozen=True)
@@ -102,9 +110,10 @@ class BestResponseProblem:
         return float(self.values.max(axis=0).sum())
 
 
-@dataclass
+@dataclass(frozen=True)
 class EngineResult:
-    """An engine's answer: packet indices in slot order, value, proven bound ≥ value."""
+    """An engine's answer: packet indices in slot order, value, proven bound ≥ value (points),
+    seconds spent, the engine's name and its statistics."""
 
     packets: tuple[int, ...]
     value: float

@@ -1,13 +1,18 @@
-"""The opponent specification: the one parser and writer of the text every front-end takes.
+"""The opponent models' registry, and the one parser and writer of the text every front-end takes.
+
+A model is registered once (``register_opponent``, an ``OpponentKind``: its name, a label and a
+help line, how it is built, whether it reads a file, whether the computer plays it at a table,
+how a tournament names it); the command lines' help, the HTTP schema, ``GET /api/opponents``
+(the page's menus), the computer, the puzzles and the tournament read the registry.
 
     SPEC  := TERM ("," TERM)*          (at most MAX_TERMS terms, MAX_SPEC_LENGTH characters)
     TERM  := NAME [":" SOURCE] [":" WEIGHT]
-    NAME  := uniform | greedy | equilibrium | population | style
+    NAME  := a registered model: uniform | greedy | equilibrium | population | style | …
 
-* ``uniform``, ``greedy``, ``equilibrium`` take no source; ``population`` and ``style`` take
-  a file (``population:FILE``, ``style:FILE``) where files may be read — the command line —
-  or, without one, the data given beside the specification (the HTTP API's ``population``
-  and ``style`` fields).  A server never reads a file a client names (``files=False``).
+* a model with a ``load`` (``population``, ``style``) takes a file (``population:FILE``) where
+  files may be read — the command line — or, without one, the data given beside the
+  specification (the HTTP API's ``population`` and ``style`` fields).  A server never reads a
+  file a client names (``files=False``).  The others take no source.
 * ``WEIGHT`` is a positive finite number; weights are relative (a mixture is normalized).
   A file whose name is a number is written ``./NAME``; a file name cannot hold a comma.
 
@@ -26,32 +31,118 @@ identity on specifications), and ``resolve(deal, …)`` builds the model:
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
-from quintet.game import Deal
+from quintet.game import Arrangement, Deal
 from quintet.text import quote
 
 from ..storage.records import RecordError
-from .opponents import ArrangementMix, Greedy, Mixture, OpponentError, OpponentModel, Uniform, load_population
+from .deal_tables import DealTables
+from .opponents import (
+    ArrangementMix,
+    Greedy,
+    Mixture,
+    OpponentError,
+    OpponentModel,
+    Uniform,
+    greedy_arrangement,
+    load_population,
+    random_arrangement,
+)
 from .style import StyleModel, load_style
 
-__all__ = ["MODEL_NAMES", "MAX_SPEC_LENGTH", "MAX_TERMS", "OpponentTerm", "OpponentSpec", "OPPONENT_HELP",
-           "parse_opponent"]
+__all__ = ["EQUILIBRIUM", "MAX_SPEC_LENGTH", "MAX_TERMS", "MIXTURE_HELP", "OpponentKind", "register_opponent",
+           "opponent_kinds", "opponent_kind", "opponent_help", "OpponentTerm", "OpponentSpec", "parse_opponent"]
 
-MODEL_NAMES = ("uniform", "greedy", "equilibrium", "population", "style")
-_SOURCED = ("population", "style")
+EQUILIBRIUM = "equilibrium"
+"""The model every caller gives itself (the deal's certified equilibrium mix, solved or stored)."""
 MAX_SPEC_LENGTH = 1000  # characters
 MAX_TERMS = 16
+MIXTURE_HELP = "a mixture such as uniform:0.3,greedy:0.7 (weights are relative; equilibrium may be one of its terms)"
 
-OPPONENT_HELP = (
-    "uniform | greedy | population:FILE (JSON/CSV of arrangements, optional weights) | "
-    "style:FILE (a style learned from game records, JSON lines) | a mixture such as uniform:0.3,greedy:0.7 "
-    "(equilibrium may be one of its terms)"
-)
-_NAMES_HELP = "use uniform, greedy, equilibrium, population, style, or a mixture such as uniform:0.3,greedy:0.7"
-_DATA_FIELD = {"population": "the arrangements in the field 'population'", "style": "the records in the field 'style'"}
-"""Where a term without a file takes its data from, over the HTTP API (and the Python API's arguments)."""
+
+@dataclass(frozen=True)
+class OpponentKind:
+    """One opponent model, as every front-end shows and builds it.
+
+    ``model()`` builds it (the same on every deal); without it, a ``load(file, deal)`` reads it
+    from ``NAME:FILE``, or a term without a file takes ``data`` (the words naming the request's
+    field that holds it), or — ``equilibrium`` — the caller gives it.  ``plays``: the computer
+    plays it at a table (what it does, one line; ``draw(deal, seed)`` its arrangement), else
+    the computer best-responds to it (``br:NAME``).  ``tournament``: the strategies naming it
+    in a default round robin (``NAME`` and/or ``br:NAME``)."""
+
+    name: str
+    label: str  # a few words for a menu
+    help: str  # one line: what the model is
+    model: Callable[[], OpponentModel] | None = None
+    load: Callable[[str, Deal], OpponentModel] | None = None
+    data: str | None = None
+    plays: str | None = None
+    draw: Callable[[Deal, int], Arrangement] | None = None
+    tournament: tuple[str, ...] = ()
+
+    @property
+    def standalone(self) -> bool:
+        """Needs no file and no data: a puzzle's opponent, a menu's choice on the page."""
+        return self.load is None and self.data is None
+
+
+_KINDS: dict[str, OpponentKind] = {}
+
+
+def register_opponent(kind: OpponentKind) -> None:
+    """Add a model to the registry (``ValueError`` for a name taken or one that cannot be spelled)."""
+    if kind.name in _KINDS or not kind.name.isidentifier():
+        raise ValueError(f"cannot register the opponent {quote(kind.name)}: taken, or not a plain name")
+    _KINDS[kind.name] = kind
+
+
+def opponent_kinds() -> tuple[OpponentKind, ...]:
+    """Every registered model, in the order registered."""
+    return tuple(_KINDS.values())
+
+
+def opponent_kind(name: str) -> OpponentKind:
+    """The model called ``name``; ``OpponentError`` (naming the models) for an unknown one."""
+    try:
+        return _KINDS[name]
+    except KeyError:
+        raise OpponentError(f"unknown opponent {quote(name, 40)} (use {', '.join(_KINDS)}, "
+                            "or a mixture such as uniform:0.3,greedy:0.7)") from None
+
+
+def opponent_help(*, files: bool = True) -> str:
+    """The words for an opponent specification: every model, then the mixture; ``files=False``:
+    as a server takes it (a model with a file takes its data from the request instead)."""
+    return " | ".join([*(f"{k.name}{':FILE' if k.load and files else ''} ({k.help}"
+                         f"{'; ' + k.data if k.data and not files else ''})" for k in _KINDS.values()), MIXTURE_HELP])
+
+
+def _style(path: str, deal: Deal) -> StyleModel:
+    try:
+        return load_style(path, deal.rules)
+    except RecordError as exc:
+        raise OpponentError(str(exc)) from None
+
+
+for _kind in (
+    OpponentKind(EQUILIBRIUM, "equilibrium (certified)", "the deal's certified equilibrium mix: nothing "
+                 "does much better against it", plays="a sample from the deal's certified equilibrium mix",
+                 tournament=(EQUILIBRIUM,)),
+    OpponentKind("uniform", "uniform random", "a uniformly random arrangement", model=Uniform,
+                 plays="a random arrangement", draw=random_arrangement, tournament=("uniform", "br:uniform")),
+    OpponentKind("greedy", "greedy", "the strongest hand left, again and again, laid weakest in slot 1",
+                 model=Greedy, plays="the strongest hand left, again and again, weakest in slot 1",
+                 draw=lambda deal, seed: greedy_arrangement(DealTables.build(deal)),
+                 tournament=("greedy", "br:greedy")),
+    OpponentKind("population", "population", "observed arrangements, JSON or CSV, optional weights",
+                 load=load_population, data="the arrangements in the field 'population'"),
+    OpponentKind("style", "style", "a style learned from game records, JSON lines", load=_style,
+                 data="the records in the field 'style'"),
+):
+    register_opponent(_kind)
 
 
 def _weight(text: str) -> float | None:
@@ -76,19 +167,18 @@ def _format_weight(weight: float) -> str:
 
 @dataclass(frozen=True)
 class OpponentTerm:
-    """One model of a specification: ``name`` (``MODEL_NAMES``), a file ``source`` (population and
-    style only; None: the data given with the request), a ``weight`` (None: unweighted, 1)."""
+    """One model of a specification: ``name`` (registered), a file ``source`` (a model with a
+    ``load`` only; None: the data given with the request), a ``weight`` (None: unweighted, 1)."""
 
     name: str
     source: str | None = None
     weight: float | None = None
 
     def __post_init__(self) -> None:
-        if self.name not in MODEL_NAMES:
-            raise OpponentError(f"unknown opponent {quote(self.name, 40)} ({_NAMES_HELP})")
-        if self.source is not None and (self.name not in _SOURCED or not self.source or "," in self.source):
+        sourced = opponent_kind(self.name).load is not None
+        if self.source is not None and (not sourced or not self.source or "," in self.source):
             raise OpponentError(f"opponent {quote(self.name)} takes no file {quote(self.source)}"
-                                if self.name not in _SOURCED else f"bad file name {quote(self.source)}")
+                                if not sourced else f"bad file name {quote(self.source)}")
         if self.weight is not None and not (math.isfinite(self.weight) and self.weight > 0):
             raise OpponentError(f"the weight of {quote(self.name)} must be a positive number, got {self.weight:g}")
 
@@ -96,15 +186,14 @@ class OpponentTerm:
     def parse(cls, text: str) -> OpponentTerm:
         name, sep, rest = text.strip().partition(":")
         name = name.strip()
-        if name not in MODEL_NAMES:
-            raise OpponentError(f"unknown opponent {quote(name, 40)} ({_NAMES_HELP})")
+        sourced = opponent_kind(name).load is not None
         if not sep:
             return cls(name)
         rest = rest.strip()
         weight = _weight(rest)
         if weight is not None:
             return cls(name, None, weight)
-        if name not in _SOURCED:
+        if not sourced:
             raise OpponentError(f"the weight of {quote(name)} must be a positive number, got {quote(rest)}")
         source, sep, last = rest.rpartition(":")
         weight = _weight(last) if sep else None
@@ -168,7 +257,7 @@ class OpponentSpec:
         for t in self.terms:
             if t.source is not None:
                 raise OpponentError(f"opponent {quote(t.name)} names a file: a server reads no files; "
-                                    f"send {_DATA_FIELD[t.name]}")
+                                    f"send {opponent_kind(t.name).data}")
 
     @property
     def names(self) -> tuple[str, ...]:
@@ -177,14 +266,14 @@ class OpponentSpec:
     @property
     def is_equilibrium(self) -> bool:
         """Exactly the one model ``equilibrium``: the answer is the equilibrium itself."""
-        return len(self.terms) == 1 and self.terms[0].name == "equilibrium"
+        return len(self.terms) == 1 and self.terms[0].name == EQUILIBRIUM
 
     @property
     def needs_equilibrium(self) -> bool:
-        return "equilibrium" in self.names
+        return EQUILIBRIUM in self.names
 
     def needs_data(self, name: str) -> bool:
-        """Does a ``population``/``style`` term take its data from beside the specification?"""
+        """Does a term ``name`` (``population``, ``style``) take its data from beside the specification?"""
         return any(t.name == name and t.source is None for t in self.terms)
 
     @property
@@ -199,28 +288,18 @@ class OpponentSpec:
         ``extra`` replaces named models (a stand-in equilibrium while checking a request)."""
         if not files:
             self.refuse_files()
-        given: dict[str, OpponentModel | None] = {"equilibrium": equilibrium, "population": population,
+        given: dict[str, OpponentModel | None] = {EQUILIBRIUM: equilibrium, "population": population,
                                                   "style": style, **(extra or {})}
         models: list[OpponentModel] = []
         for t in self.terms:
-            if t.name == "uniform":
-                models.append(Uniform())
-            elif t.name == "greedy":
-                models.append(Greedy())
-            elif t.source is not None and t.name == "population":
-                models.append(load_population(t.source, deal))
-            elif t.source is not None:
-                try:
-                    models.append(load_style(t.source, deal.rules))
-                except RecordError as exc:
-                    raise OpponentError(str(exc)) from None
-            else:
-                model = given.get(t.name)
-                if model is None:
-                    raise OpponentError(f"opponent {quote(t.name)} needs " + (
-                        "the deal's equilibrium" if t.name == "equilibrium" else _DATA_FIELD[t.name]
-                        + (" (or a file, on the command line)" if files else "")))
-                models.append(model)
+            kind = opponent_kind(t.name)
+            model = (kind.model() if kind.model is not None else given.get(t.name) if t.source is None
+                     else kind.load(t.source, deal) if kind.load is not None else None)
+            if model is None:
+                raise OpponentError(f"opponent {quote(t.name)} needs " + (
+                    "the deal's equilibrium" if kind.data is None else kind.data
+                    + (" (or a file, on the command line)" if files else "")))
+            models.append(model)
         if len(models) == 1:
             return models[0]
         return Mixture(tuple(models), tuple(1.0 if t.weight is None else t.weight for t in self.terms))

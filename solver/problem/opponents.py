@@ -32,8 +32,9 @@ from typing import Protocol, runtime_checkable
 
 import numpy as np
 
-from quintet.cards import CardError
+from quintet.cards import CardError, cards_of, mask_of
 from quintet.game import Arrangement, ArrangementError, Deal
+from quintet.seeds import seed_rng
 from quintet.text import quote
 from solver.problem.deal_tables import DealTables
 
@@ -48,9 +49,8 @@ __all__ = [
     "load_population",
     "population_from_json",
     "greedy_arrangement",
+    "random_arrangement",
 ]
-
-
 
 class OpponentError(ValueError):
     """An opponent specification or population file that cannot be used."""
@@ -76,6 +76,14 @@ class Uniform:
         hist = np.bincount(tables.classes, minlength=tables.n_classes).astype(np.float64)
         hist /= hist.sum()
         return np.tile(hist, (tables.n_slots, 1))
+
+
+def random_arrangement(deal: Deal, seed: int) -> Arrangement:
+    """A uniformly random arrangement of the deal's live cards, the same for the same seed."""
+    rules = deal.rules
+    cards = seed_rng(seed, 1).permutation(list(cards_of(deal.live)))
+    size = rules.hand_size
+    return Arrangement(tuple(mask_of(int(c) for c in cards[s * size:(s + 1) * size]) for s in range(rules.n_slots)))
 
 
 def greedy_arrangement(tables: DealTables) -> Arrangement:

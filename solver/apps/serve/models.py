@@ -48,6 +48,7 @@ from solver.advisor.schema import (
     KmixProgressOut,
     MixEntryOut,
     OddsOut,
+    OneOf,
     ProgressOut,
     ReviewOut,
     SafeOut,
@@ -61,9 +62,9 @@ from solver.advisor.schema import (
     SwapOut,
     VerificationOut,
 )
-from solver.engines.base import ENGINE_NAMES, MAX_THREADS
+from solver.engines.base import MAX_THREADS, engine_names
 from solver.problem.best_response import OBJECTIVES
-from solver.problem.opponent_spec import MAX_SPEC_LENGTH
+from solver.problem.opponent_spec import MAX_SPEC_LENGTH, opponent_help
 
 __all__ = [
     "Cards", "ArrangementText", "RulesIn", "SolveIn", "PopulationEntry", "ShowdownIn", "HandIn", "DrawIn",
@@ -207,6 +208,11 @@ def _examples(*examples: dict[str, Any]) -> ConfigDict:
     return ConfigDict(extra="forbid", strict=True, json_schema_extra={"examples": list(examples)})
 
 
+def _opponent(schema: dict[str, Any]) -> None:
+    """``opponent``, in the words of the registry as it is when the schema is written."""
+    schema["description"] = f"default equilibrium: {opponent_help(files=False)}; no files"
+
+
 class SolveIn(_Strict):
     """``quintet-solve``'s arguments.  A field left out takes its default; a field the answer
     would not use (``seed`` of the search's best response, ``epsilon`` without the
@@ -221,13 +227,11 @@ class SolveIn(_Strict):
     )
 
     exposed: Cards = Field(description="the 7 exposed cards")
-    opponent: str = Field(default="equilibrium", max_length=MAX_SPEC_LENGTH, description=(
-        "equilibrium (default) | uniform | greedy | population (the arrangements in 'population') | style (a "
-        "style fitted on the records in 'style') | a mixture such as uniform:0.3,greedy:0.7; no files"))
+    opponent: str = Field(default="equilibrium", max_length=MAX_SPEC_LENGTH, json_schema_extra=_opponent)
     objective: Literal[OBJECTIVES] | None = Field(  # type: ignore[valid-type]
         default=None, description="a best response, completion or grade: margin (default) or points")
-    engine: Literal[ENGINE_NAMES] | None = Field(  # type: ignore[valid-type]
-        default=None, description="the exact engine: auto (default, = search), search or cpsat")
+    engine: Annotated[str, OneOf(engine_names)] | None = Field(
+        default=None, description="the exact engine: auto (default, = search) or another registered one")
     epsilon: float | None = Field(default=None, ge=0, le=EPSILON_MAX, allow_inf_nan=False,
                                   description="equilibrium: stop once the certified exploitability is at most "
                                               f"this (points; default {SOLVE_EPSILON:g})")

@@ -14,7 +14,7 @@ jobs, cancelled when it disconnects), off on a play-only server (403); the stati
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, HTTPException, Query, Request
 from pydantic import BeforeValidator, Field
@@ -31,13 +31,13 @@ from solver.advisor.limits import (
     PLAY_TIME_LIMIT,
     TIME_LIMIT_MAX,
 )
-from solver.advisor.schema import PuzzleOut, PuzzleResultOut, ReviewOut, StatsOut
+from solver.advisor.schema import OneOf, PuzzleOut, PuzzleResultOut, ReviewOut, StatsOut
 from solver.apps.serve.errors import JsonBodyRoute, error_responses
 from solver.apps.serve.models import MAX_NAME_LENGTH, ArrangementText, Cards, JobCreatedOut, RulesIn, _Strict, integral
 from solver.apps.serve.routers.solve import echo, job_created
 from solver.apps.serve.state import AppState, app_state, solver_on
 from solver.apps.serve.training import PuzzleGradeTask, ReviewTask
-from solver.play.puzzle import OPPONENTS, PuzzleError, pick_puzzle
+from solver.play.puzzle import PuzzleError, pick_puzzle, puzzle_opponents
 from solver.play.statistics import WINDOW, statistics
 from solver.storage.records import GameRecord, records_from_json
 
@@ -45,6 +45,7 @@ __all__ = ["router", "ReviewIn", "StatsIn", "PuzzleGradeIn"]
 
 router = APIRouter(route_class=JsonBodyRoute)
 State = Annotated[AppState, Depends(app_state)]
+PuzzleOpponent = Annotated[str, OneOf(puzzle_opponents)]
 
 
 class ReviewIn(_Strict):
@@ -76,7 +77,7 @@ class PuzzleGradeIn(_Strict):
     """A puzzle's answer (``quintet-play puzzle``)."""
 
     exposed: Cards = Field(description="the puzzle's deal, as GET /api/puzzles gave it")
-    opponent: Literal[OPPONENTS] = Field(default="equilibrium")  # type: ignore[valid-type]
+    opponent: PuzzleOpponent = Field(default="equilibrium")
     arrangement: ArrangementText | None = Field(description="the answer; null gives up (the best arrangement)")
     time_limit: float | None = Field(default=None, gt=0, le=TIME_LIMIT_MAX, allow_inf_nan=False,
                                      description=f"seconds for the grade (default {PLAY_TIME_LIMIT:g})")
@@ -140,7 +141,7 @@ async def stats(body: StatsIn) -> StatsOut:
 async def puzzle(state: State,
                  seed: int | None = Query(None, ge=0, le=SEED_MAX,
                                           description=f"picks the puzzle, 0 to {SEED_MAX} (default: a fresh one)"),
-                 opponent: Literal[OPPONENTS] = Query("equilibrium", description="the opponent to answer"),  # type: ignore[valid-type]
+                 opponent: Annotated[PuzzleOpponent, Query(description="the opponent to answer")] = "equilibrium",
                  rules: str = Query("classic", max_length=MAX_NAME_LENGTH, description="rule set")) -> PuzzleOut:
     """A "find the best arrangement" puzzle: one of the store's solved deals, drawn with
     ``seed`` (quintet-play puzzle --seed)."""

@@ -13,7 +13,9 @@ import { call, followJob } from "./api.js";
 import { ArrangementEditor, arrangementText, DECK, HAND_SIZE, N_EXPOSED, N_SLOTS, readArrangement } from "./arrange.js";
 import { CardGrid, cardEl, cardsTextEl, cardTextEl, readCards, sortCards } from "./cards.js";
 import { CATEGORIES, categoryColour, categoryWords } from "./categories.js";
-import { errorBox, fieldMessage, limits, randomSeed, readInRange } from "./form.js";
+import {
+  errorBox, fieldMessage, fillOpponents, limits, opponentModel, opponents, randomSeed, readInRange,
+} from "./form.js";
 import { el, pct, seconds, signed } from "./format.js";
 
 const RANKS = "AKQJT987";
@@ -22,14 +24,6 @@ const MIX_SHOWN = 10;
 const PLANS_SHOWN = 8;
 const TICK_MS = 200;
 
-const OPPONENT_HELP = {
-  equilibrium: "The right advice against an unknown opponent: a mix of arrangements that no arrangement "
-    + "beats by more than ε points (ε = 0: an exact equilibrium). New deals take seconds to minutes; "
-    + "solved deals come from the store. The objective applies when you grade or complete against it.",
-  uniform: "An opponent who arranges the 25 cards at random.",
-  greedy: "An opponent who takes the strongest hand first, then the next, and lays them weakest first.",
-  mixture: "Weights are relative, e.g. uniform:0.3,greedy:0.7 or equilibrium:0.5,greedy:0.5.",
-};
 const OBJECTIVE_WORDS = { margin: "expected margin", points: "expected points" };
 
 const $ = (id) => document.getElementById(id);
@@ -149,7 +143,7 @@ function opponentNames(text) {
 }
 
 function opponentWords(text) {
-  return { equilibrium: "the equilibrium", uniform: "uniform random", greedy: "greedy" }[text] || `the mixture ${text}`;
+  return opponentModel(text)?.label ?? `the mixture ${text}`;
 }
 
 /** A number field in the server's range ``range`` (GET /api/limits): its value, or a FormError
@@ -916,7 +910,9 @@ function optionsChanged() {
   const k = $("max-support").value.trim();
   $("solve").textContent = choice !== "equilibrium" ? "Best arrangement"
     : /^\d+$/.test(k) ? `Solve a mix of at most ${k}` : "Solve the equilibrium";
-  $("opponent-help").textContent = OPPONENT_HELP[choice];
+  const model = opponentModel(choice);
+  $("opponent-help").textContent = model ? `${model.label[0].toUpperCase()}${model.label.slice(1)}: ${model.help}.`
+    : `A mixture: ${opponents.mixture}.`;
   $("rules-summary").textContent = `Rules: ${rulesWords(readRules())}`;
   checkOptions();
   refreshStale();
@@ -1058,6 +1054,8 @@ function reveal() {
 export function setupAdvisor() {
   const link = location.hash; // read before the form, being set up, writes its own position there
   state.holdLink = true;
+  // the models that need no data (population and style take theirs from a file or a request's field)
+  fillOpponents("opponent", opponents.models.filter((m) => m.data === null), (m) => m.label);
   $("epsilon").value = String(limits.defaults.SOLVE_EPSILON.value);
   $("time-limit").value = String(limits.defaults.SOLVE_TIME_LIMIT.value);
   mine = new ArrangementEditor({ slots: $("mine-slots"), text: $("mine-text"), textMsg: $("mine-text-msg"),

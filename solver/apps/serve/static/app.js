@@ -4,7 +4,7 @@
 import { setupAdvisor } from "./advisor.js";
 import { call } from "./api.js";
 import { setupDraw } from "./draw.js";
-import { loadLimits } from "./form.js";
+import { loadLimits, loadOpponents } from "./form.js";
 import { setupPlay } from "./play.js";
 import { setupReview } from "./review.js";
 
@@ -54,7 +54,7 @@ async function showHealth(select) {
 async function start() {
   const select = setupTabs();
   try {
-    await loadLimits(); // the server's defaults and ranges, before any form reads them
+    await Promise.all([loadLimits(), loadOpponents()]); // the server's defaults, ranges and models, before any form reads them
   } catch (e) {
     document.getElementById("health").textContent = `cannot start: ${e.message}`;
     return;

@@ -1,5 +1,6 @@
-// The form helpers every tab shares: a field's message, a tab's error box, and numbers read
-// against the server's ranges (GET /api/limits: ``limits``, loaded once before the tabs start).
+// The form helpers every tab shares: a field's message, a tab's error box, numbers read
+// against the server's ranges (GET /api/limits: ``limits``) and the opponent models' menus
+// (GET /api/opponents: ``opponents``), both loaded once before the tabs start.
 
 import { call } from "./api.js";
 
@@ -14,6 +15,27 @@ export async function loadLimits() {
   limits.ranges = data.ranges;
   limits.defaults = data.defaults;
   return limits;
+}
+
+/** The server's opponent models (solver.problem.opponent_spec), as GET /api/opponents sends them:
+ * ``opponents.models`` (name, label, help, data, plays, puzzle, tournament), ``opponents.mixture``. */
+export const opponents = { models: [], mixture: "" };
+
+export async function loadOpponents() {
+  const { data } = await call("GET", "/api/opponents");
+  Object.assign(opponents, data);
+  return opponents;
+}
+
+/** The model called ``name`` (undefined for another text: a mixture, ``friend``). */
+export const opponentModel = (name) => opponents.models.find((m) => m.name === name);
+
+/** Put an option per model ``models`` into the menu ``id``, before the options it already has
+ * (``mixture``, ``friend``), ``text(model)`` its words; the first is selected. */
+export function fillOpponents(id, models, text) {
+  const select = $(id);
+  select.prepend(...models.map((m) => new Option(text(m), m.name)));
+  select.selectedIndex = 0;
 }
 
 /** Show ``message`` under the field ``id`` (its ``id-msg`` element) and mark the field

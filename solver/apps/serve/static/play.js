@@ -15,7 +15,7 @@ import { kmixEntryEl, marginalsEl, packetsEl, plansEl, proofText, totalsEl } fro
 import { ApiError, call, readEvents } from "./api.js";
 import { ArrangementEditor, HAND_SIZE, N_SLOTS } from "./arrange.js";
 import { cardEl, cardsTextEl, cardTextEl } from "./cards.js";
-import { errorBox, fieldMessage, limits, readInRange } from "./form.js";
+import { errorBox, fieldMessage, fillOpponents, limits, opponentModel, opponents, readInRange } from "./form.js";
 import { el, seconds, signed } from "./format.js";
 import { checkCommitment, commitmentText } from "./sha256.js";
 
@@ -25,14 +25,8 @@ const KEEP_MS = 3 * 24 * 3600 * 1000; // what this device keeps of a table (its 
 const PAGE_TITLE = document.title;
 const SEAT_ADDRESS = /^#play\/([A-Za-z0-9_-]+)\/([12])(?:\/([A-Za-z0-9_-]+))?$/;
 const JOIN_ADDRESS = /^#join\/([A-Za-z0-9_-]+)\/([A-Za-z0-9_-]+)$/;
-const OPPONENT_HELP = {
-  equilibrium: "The computer plays a sample of the deal's certified equilibrium: nothing does much better "
-    + "against it. A new deal's equilibrium is solved first (seconds to a couple of minutes).",
-  greedy: "The computer takes the strongest hand left, again and again, weakest in slot 1.",
-  uniform: "The computer lays its 25 cards at random.",
-  friend: "You get an invitation link for your friend's seat. Hints, if on, are against the deal's equilibrium, "
-    + "and both of you are told.",
-};
+const FRIEND_HELP = "You get an invitation link for your friend's seat. Hints, if on, are against the deal's "
+  + "equilibrium, and both of you are told.";
 
 const play = {
   seat: null, // {table, seat, token}
@@ -958,9 +952,11 @@ export function setupPlay({ select = () => {} } = {}) {
     },
     poolHint: "",
   });
+  fillOpponents("play-opponent", opponents.models.filter((m) => m.plays !== null), (m) => `The computer: ${m.label}`);
   const helpChanged = () => {
     const opponent = $("play-opponent").value;
-    $("play-opponent-help").textContent = OPPONENT_HELP[opponent];
+    const model = opponentModel(opponent);
+    $("play-opponent-help").textContent = model ? `The computer plays ${model.name}: ${model.plays}.` : FRIEND_HELP;
     if (!play.hintsTouched) $("play-hints").checked = opponent !== "friend";
   };
   $("play-opponent").addEventListener("change", helpChanged);

@@ -9,7 +9,7 @@ import { call, followJob } from "./api.js";
 import { ArrangementEditor, HAND_SIZE } from "./arrange.js";
 import { cardEl, cardsTextEl, cardTextEl } from "./cards.js";
 import { categoryColour } from "./categories.js";
-import { errorBox, fieldMessage, limits, randomSeed } from "./form.js";
+import { errorBox, fieldMessage, fillOpponents, limits, opponentModel, opponents, randomSeed } from "./form.js";
 import { el, seconds, signed } from "./format.js";
 
 const $ = (id) => document.getElementById(id);
@@ -345,8 +345,8 @@ async function newPuzzle() {
   }
   const p = review.puzzle;
   const deal = $("puzzle-deal");
-  const against = { equilibrium: `the deal's equilibrium (exploitability ${p.exploitability?.toFixed(4)})`,
-    greedy: "greedy", uniform: "uniform random" }[p.opponent];
+  const against = p.opponent === "equilibrium"
+    ? `the deal's equilibrium (exploitability ${p.exploitability?.toFixed(4)})` : opponentModel(p.opponent).label;
   deal.replaceChildren("Exposed ", cardsTextEl(p.exposed), ` · solved deal ${p.number} of ${p.count} (seed ${p.seed})`
     + ` · against ${against}`);
   $("puzzle").hidden = false;
@@ -417,6 +417,7 @@ export function renderPuzzleResult(r) {
 
 export function setupReview() {
   review.records = loadKept();
+  fillOpponents("puzzle-opponent", opponents.models.filter((m) => m.puzzle), (m) => m.label);
   review.editor = new ArrangementEditor({ slots: $("puzzle-slots"), text: $("puzzle-text"),
     textMsg: $("puzzle-text-msg"), pool: $("puzzle-pool"), undo: $("puzzle-undo"), clear: $("puzzle-clear") },
   { poolHint: "The puzzle's 25 cards appear here." });

@@ -10,7 +10,7 @@ friend across.
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 
@@ -24,6 +24,7 @@ from solver.apps.serve.models import (
     Seed,
     integral,
 )
+from solver.play.computer import computer_help
 from solver.problem.opponent_spec import MAX_SPEC_LENGTH
 
 __all__ = [
@@ -44,12 +45,15 @@ class _Out(BaseModel):
 # ---------------------------------------------------------------------- requests
 
 
+def _opponent(schema: dict[str, Any]) -> None:
+    """The table's ``opponent``, in the words of the registry as it is when the schema is written."""
+    schema["description"] = f"friend (a second seat, by a link) | the computer: {computer_help(files=False)}"
+
+
 class TableIn(_Strict):
     """A new table: a match of ``games`` games against the computer or a friend."""
 
-    opponent: str = Field(max_length=MAX_SPEC_LENGTH, description=(
-        "friend (a second seat, by a link) | a computer model as quintet-play --opponent: equilibrium, greedy, "
-        "uniform, br:MODEL or a model of you it best-responds to (no files)"), examples=["greedy", "friend"])
+    opponent: str = Field(max_length=MAX_SPEC_LENGTH, examples=["greedy", "friend"], json_schema_extra=_opponent)
     games: Annotated[int, Field(ge=1, le=MAX_GAMES), BeforeValidator(integral)] = Field(
         default=1, description="games in the match")
     seed: Seed | None = Field(default=None, description=(
