@@ -38,10 +38,11 @@ from benchmark_results import write_section  # noqa: E402
 from quintet.cards import format_cards  # noqa: E402
 from quintet.game import Deal  # noqa: E402
 from solver.apps.batch import book_estimate, random_deals, run_batch  # noqa: E402
-from solver.apps.tournament import STRATEGIES, STRATEGY_LABELS, plot_heatmap, run_tournament  # noqa: E402
+from solver.apps.tournament import default_strategies, plot_heatmap, run_tournament, strategy_label  # noqa: E402
 from solver.storage.store import SolutionStore  # noqa: E402
 
 PNG = HERE / "tournament_heatmap.png"
+STRATEGIES = default_strategies()
 
 
 def machine() -> str:
@@ -190,7 +191,7 @@ def main() -> None:
                   f"(max {summary.max_exploitability:.4f}), mean support {summary.mean_support:.1f} arrangements")
     lines += [
         "",
-        "; ".join(f"`{s}` = {STRATEGY_LABELS[s]}" for s in STRATEGIES) + ".",
+        "; ".join(f"`{s}` = {strategy_label(s)}" for s in STRATEGIES) + ".",
         f"{equilibria}; tournament {result.seconds:.0f} s.",
         "",
         "### The book",

@@ -24,7 +24,7 @@ from solver.apps.batch.deals import canonical_key, random_deals
 from solver.apps.play_cli import main as play_main
 from solver.apps.solve_cli import main as solve_main
 from solver.apps.tournament import main as tournament_main
-from solver.problem.opponent_spec import MODEL_NAMES, OpponentSpec, OpponentTerm
+from solver.problem.opponent_spec import OpponentSpec, OpponentTerm, opponent_kinds
 from solver.problem.opponents import OpponentError, Uniform
 
 EXAMPLE = "8h 7h 9d Ts 7s Qc Jc"
@@ -48,7 +48,7 @@ _sources = st.one_of(st.none(), st.from_regex(r"[A-Za-z_./][A-Za-z0-9_./-]{0,20}
 
 @st.composite
 def _terms(draw: st.DrawFn) -> OpponentTerm:
-    name = draw(st.sampled_from(MODEL_NAMES))
+    name = draw(st.sampled_from([k.name for k in opponent_kinds()]))
     source = draw(_sources) if name in ("population", "style") else None
     return OpponentTerm(name, source, draw(_weights))
 

@@ -25,6 +25,7 @@ from solver.play.puzzle import CLOSE, NEAR, Puzzle, PuzzleResult
 from solver.play.review import GameReview, Regret
 from solver.play.session import MIX_HINT_ROLL_STREAM, GameSession, Odds, Reveal
 from solver.play.statistics import SessionStats
+from solver.problem.opponent_spec import EQUILIBRIUM, opponent_kind
 from solver.storage.records import GameRecord
 
 __all__ = [
@@ -438,10 +439,9 @@ def stats_text(term: Terminal, stats: SessionStats, source: Path | None) -> Rend
 
 
 def puzzle_heading(puzzle: Puzzle, k: int, count: int) -> RenderableType:
-    what = {"equilibrium": "the deal's equilibrium (a certified mix, exploitability "
-                           f"{puzzle.exploitability:.4f})" if puzzle.exploitability is not None else "the equilibrium",
-            "greedy": "greedy (the strongest hand left, again and again, weakest in slot 1)",
-            "uniform": "uniform random arrangements"}[puzzle.opponent]
+    kind = opponent_kind(puzzle.opponent)
+    what = (f"the deal's equilibrium (a certified mix, exploitability {puzzle.exploitability:.4f})"
+            if kind.name == EQUILIBRIUM and puzzle.exploitability is not None else f"{kind.label} ({kind.help})")
     seed = f", seed {puzzle.seed}" if puzzle.seed is not None else ""
     return Group(_heading(f"\nPuzzle {k} of {count}{seed}: solved deal {puzzle.number:,} of {puzzle.count:,} in the "
                           "store."),
