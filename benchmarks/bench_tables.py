@@ -50,7 +50,7 @@ import httpx  # noqa: E402
 from benchmark_results import cpu_name, write_section  # noqa: E402
 
 from quintet.game import Arrangement, Deal, showdown  # noqa: E402
-from solver.play.computer import random_arrangement  # noqa: E402
+from solver.problem.opponents import random_arrangement  # noqa: E402
 
 
 def rss_mb(pid: int) -> float:

@@ -29,7 +29,7 @@ from table_helpers import SeatClient, packet_sets, packets_found, two_arrangemen
 from quintet.game import Arrangement, Deal, showdown
 from quintet.hands import tie_break
 from solver.play.commitment import check, commit
-from solver.play.computer import random_arrangement
+from solver.problem.opponents import random_arrangement
 
 pytestmark = [pytest.mark.browser, pytest.mark.server]
 

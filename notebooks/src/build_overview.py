@@ -71,7 +71,7 @@ import solver
 from quintet.game import Deal
 from quintet.rules import CLASSIC
 from solver.advisor.equilibrium import equilibrium
-from solver.apps.tournament import STRATEGIES, plot_heatmap, run_tournament
+from solver.apps.tournament import default_strategies, plot_heatmap, run_tournament
 
 plt.rcParams.update({"figure.dpi": 90})
 rules = CLASSIC
@@ -333,8 +333,8 @@ for deal in Deal.random_series(SEED, N_DEALS):
     live[deal.exposed] = eq = equilibrium(deal, epsilon=EPSILON, time_limit=TIME_LIMIT)
     print(f"{deal.format():22s} certified ε {eq.exploitability:.4f}  {eq.iterations:3d} iterations  "
           f"{time.process_time() - cpu:6.2f} CPU s  support {len(eq.mix)}")
-result = run_tournament(Deal.random_series(SEED, N_DEALS), STRATEGIES, epsilon=EPSILON, time_limit=TIME_LIMIT,
-                        equilibrium_provider=lambda d: live[d.exposed], seed=SEED)
+result = run_tournament(Deal.random_series(SEED, N_DEALS), default_strategies(), epsilon=EPSILON, time_limit=TIME_LIMIT,
+                        equilibrium_provider=lambda d, _stop: live[d.exposed], seed=SEED)
 print(result.format_table())
 ax = plot_heatmap(result)
 plt.show()

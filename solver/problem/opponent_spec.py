@@ -129,8 +129,8 @@ def _style(path: str, deal: Deal) -> StyleModel:
 
 for _kind in (
     OpponentKind(EQUILIBRIUM, "equilibrium (certified)", "the deal's certified equilibrium mix, which no "
-                 "arrangement beats by more than its exploitability ε", plays="a sample from the deal's certified equilibrium mix",
-                 tournament=(EQUILIBRIUM,)),
+                 "arrangement beats by more than its exploitability ε",
+                 plays="a sample from the deal's certified equilibrium mix", tournament=(EQUILIBRIUM,)),
     OpponentKind("uniform", "uniform random", "a uniformly random arrangement", model=Uniform,
                  plays="a random arrangement", draw=random_arrangement, tournament=("uniform", "br:uniform")),
     OpponentKind("greedy", "greedy", "the strongest hand left, again and again, laid weakest in slot 1",

@@ -10,7 +10,7 @@ the worker pool (``solver.apps.serve.jobs``) and the tables; its endpoints are f
   ``hand``, ``draw``), ``GET /api/deal?seed=N``, ``GET /api/rules``;
 * ``routers.training`` — ``POST /api/review``, ``/api/stats``, ``GET /api/puzzles``, ``POST
   /api/puzzles/grade`` (``quintet-play review``, ``stats``, ``puzzle``);
-* ``routers.server`` — ``GET /api/health`` and the page;
+* ``routers.server`` — ``GET /api/health``, ``GET /api/opponents`` (the opponent models) and the page;
 * ``routers.tables`` — ``/api/tables``: play against the computer or a friend by a link (each
   seat named by its token), the table's events as server-sent events (the tables themselves:
   ``solver.apps.serve.tables``).
