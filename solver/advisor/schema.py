@@ -80,12 +80,9 @@ class OneOf:
         return {**handler(schema), "enum": list(self.names())}
 
     def _check(self, value: str) -> str:
-        names = self.names()
-        if value not in names:
-            listed = [repr(n) for n in names]
-            raise PydanticCustomError("literal_error", "Input should be {expected}",
-                                      {"expected": " or ".join([", ".join(listed[:-1]), *listed[-1:]] if len(listed) > 1
-                                                               else listed)})
+        if value not in self.names():
+            raise PydanticCustomError("literal_error", "Input should be one of {names}",
+                                      {"names": ", ".join(repr(n) for n in self.names())})
         return value
 
 

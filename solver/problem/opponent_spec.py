@@ -276,10 +276,6 @@ class OpponentSpec:
         """Does a term ``name`` (``population``, ``style``) take its data from beside the specification?"""
         return any(t.name == name and t.source is None for t in self.terms)
 
-    @property
-    def files(self) -> tuple[str, ...]:
-        return tuple(t.source for t in self.terms if t.source is not None)
-
     def resolve(self, deal: Deal, *, equilibrium: OpponentModel | None = None,
                 population: ArrangementMix | None = None, style: StyleModel | None = None,
                 files: bool = True, extra: Mapping[str, OpponentModel] | None = None) -> OpponentModel:
