@@ -11,13 +11,16 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 import pytest
+from browser_helpers import DESKTOP, new_page
 from fastapi.testclient import TestClient
+from serve_helpers import one_worker_server
 from test_review import store_with
 
 from quintet.game import Deal
 from solver.advisor.advice import best_response
 from solver.apps import play_cli, solve_cli
 from solver.apps.serve.app import create_app
+from solver.apps.serve.routers.server import opponents
 from solver.apps.serve.state import ServeConfig
 from solver.apps.tournament import check_strategies, default_strategies, evaluate_deal, strategy_label
 from solver.engines import base
@@ -112,6 +115,28 @@ def test_a_toy_model_reaches_the_http_schema_and_the_page(toy, schema):
     models = client.get("/api/opponents").json()["models"]
     assert {"name": "toy", "label": "toy model", "help": "a toy of the contract test", "data": None,
             "plays": "a toy's random arrangement", "puzzle": True, "tournament": ["toy", "br:toy"]} in models
+
+
+@pytest.mark.browser
+@pytest.mark.server
+def test_a_toy_model_fills_the_page_s_three_menus(toy, browser, tmp_path):
+    """The page's menus and help are GET /api/opponents' (answered here as this process's registry,
+    the toy in it, says: the live server's own registry has no toy)."""
+    answer = opponents().model_dump()
+    with one_worker_server(tmp_path / "solutions.sqlite") as url:
+        context, pg, errors = new_page(browser, DESKTOP, bypass_csp=True)
+        pg.route("**/api/opponents", lambda route: route.fulfill(json=answer))
+        pg.goto(url + "/")
+        pg.wait_for_selector("body[data-ready=true]")
+        for menu in ("#opponent", "#play-opponent", "#puzzle-opponent"):
+            assert "toy" in pg.eval_on_selector_all(f"{menu} option", "options => options.map(o => o.value)")
+        pg.select_option("#opponent", "toy")
+        assert pg.inner_text("#opponent-help") == "Toy model: a toy of the contract test."
+        pg.click("#tab-play")
+        pg.select_option("#play-opponent", "toy")
+        assert pg.inner_text("#play-opponent-help") == "The computer plays toy: a toy's random arrangement."
+        context.close()
+    assert errors == []
 
 
 def test_a_toy_model_is_played_by_the_computer(toy):
