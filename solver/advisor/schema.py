@@ -419,7 +419,7 @@ class TournamentDealOut(ResultModel):
     exposed: list[str]
     matrix: list[list[float]] = Field(description="matrix[a][b]: strategy a's expected margin against b")
     arrangements: dict[str, list[list[str]]] = Field(description="the pure strategies' arrangements")
-    best_responses: dict[str, BestResponseValueOut] = Field(description="by strategy (br-uniform, br-greedy)")
+    best_responses: dict[str, BestResponseValueOut] = Field(description="by strategy (br:uniform, br:greedy …)")
     equilibrium: DealEquilibriumOut | None = Field(default=None, exclude_if=_absent,
                                                    description="when the equilibrium plays")
 

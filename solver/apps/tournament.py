@@ -115,11 +115,13 @@ def check_strategies(strategies: Sequence[str]) -> tuple[str, ...]:
         try:
             out.append(ComputerSpec.parse(name).format())
         except OpponentError as exc:
-            hint = f"write br:{name[3:]}" if name.startswith("br-") else str(exc)
+            old = name.startswith("br-") and name[3:] in (k.name for k in opponent_kinds())
+            hint = f"write br:{name[3:]}" if old else str(exc)
             raise UsageError(f"unknown strategy {quote(name)} ({hint})") from None
     if len(set(out)) != len(out) or not out:
         raise UsageError("--strategies must name each strategy at most once, and at least one")
     return tuple(out)
+
 
 SAMPLING_NOTE = (
     "Nothing is sampled: every entry is an exact expected margin computed from per-slot marginals "
