@@ -12,7 +12,9 @@ from typing import Any
 class Patient:
     """Runs until its stop event is set, then answers."""
 
-    def run(self, store: Callable[[], Any], stop: threading.Event) -> dict[str, object]:
+    seconds = None  # no limit of its own: the tests give the pool's
+
+    def run(self, store: Callable[[], Any], stop: threading.Event, progress: Callable[[dict], None]) -> dict[str, object]:
         stop.wait(3600)
         return {"stopped": stop.is_set()}
 
@@ -20,6 +22,8 @@ class Patient:
 class Stubborn:
     """Ignores its stop event (a solver that would not honour its limits)."""
 
-    def run(self, store: Callable[[], Any], stop: threading.Event) -> dict[str, object]:
+    seconds = None
+
+    def run(self, store: Callable[[], Any], stop: threading.Event, progress: Callable[[dict], None]) -> dict[str, object]:
         time.sleep(3600)
         return {"stopped": False}

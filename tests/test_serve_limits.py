@@ -66,11 +66,13 @@ def test_a_task_that_ignores_its_limit_loses_its_worker(pool):
 def test_every_task_has_a_limit():
     from solver.advisor.request import SolveRequest
 
+    from solver.apps.serve.worker import SolveTask
+
     quick = SolveRequest.parse(EXAMPLE, opponent="uniform", time_limit=20, verify=5)
-    assert task_limit(quick) == 20 + 5 + jobs.LIMIT_MARGIN
-    assert task_limit(SolveRequest.parse(EXAMPLE, time_limit=100)) == 100 + jobs.LIMIT_MARGIN
-    assert task_limit(SolveRequest.parse(EXAMPLE, max_support=2, time_limit=100)) == 200 + jobs.LIMIT_MARGIN
-    assert task_limit(SolveRequest.parse(EXAMPLE, opponent="uniform")) is None  # the server always sets one
+    assert task_limit(SolveTask(quick)) == 20 + 5 + jobs.LIMIT_MARGIN
+    assert task_limit(SolveTask(SolveRequest.parse(EXAMPLE, time_limit=100))) == 100 + jobs.LIMIT_MARGIN
+    assert task_limit(SolveTask(SolveRequest.parse(EXAMPLE, max_support=2, time_limit=100))) == 200 + jobs.LIMIT_MARGIN
+    assert task_limit(SolveTask(SolveRequest.parse(EXAMPLE, opponent="uniform"))) is None  # the server always sets one
     # a review (the equilibrium, then two grades) and a puzzle's grade (given up: a search, then a grade)
     from test_review import played
 
@@ -98,7 +100,7 @@ def test_the_server_gives_every_solve_its_time_limit(tmp_path):
         c.delete(f"/api/jobs/{job['job']}", headers=secret_of(job))
         refused = c.post("/api/solve", json={**HARD, "time_limit": 51})
         assert refused.status_code == 400 and "at most 50 seconds" in refused.json()["error"]
-    limits = [payload.time_limit for payload, _ in seen]
+    limits = [payload.request.time_limit for payload, _ in seen]
     assert limits == [7, 30, 50]  # the quick default, as asked, the cap for a job
 
 

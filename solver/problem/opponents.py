@@ -33,6 +33,7 @@ from typing import Protocol, runtime_checkable
 import numpy as np
 
 from quintet.cards import CardError
+from quintet.faults import InputError
 from quintet.game import Arrangement, ArrangementError, Deal
 from quintet.text import quote
 from solver.problem.deal_tables import DealTables
@@ -52,7 +53,7 @@ __all__ = [
 
 
 
-class OpponentError(ValueError):
+class OpponentError(InputError):
     """An opponent specification or population file that cannot be used."""
 
 
