@@ -2,7 +2,7 @@
 finished game's record — each through ``solver.play`` (``Computer``, ``GameSession``), the game
 logic of ``quintet-play``.
 
-A ``PlayTask`` is what a table (``solver.apps.serve.tables.work``, and a seat's advice from
+These are what a table (``solver.apps.serve.tables.work``, and a seat's advice from
 ``solver.apps.serve.tables.advice``) sends to the worker pool, one small task per action (each a
 ``worker.WorkerTask``, its answer the action's JSON); the worker rebuilds the seat's game
 (``SeatGame``, ``play_session``) and runs it:
@@ -37,8 +37,7 @@ from solver.play.computer import Computer, EquilibriumProvider
 from solver.play.session import MIX_HINT_ROLL_STREAM, GameSession, Person
 from solver.storage.store import SolutionStore
 
-__all__ = ["PlayTask", "PlayAction", "Choose", "SeatGame", "Hint", "MixHint", "Odds", "Grade", "Record",
-           "play_session"]
+__all__ = ["PlayAction", "Choose", "SeatGame", "SeatTask", "Hint", "MixHint", "Odds", "Grade", "Record", "play_session"]
 
 PlayAction = Literal["hint", "grade", "odds"]
 """A seat's advice (``advice.advice_task``)."""
@@ -124,47 +123,48 @@ class SeatGame:
 
 
 @dataclass(frozen=True)
-class Hint:
-    """``hint``: the best completion of the placed ``slots``."""
+class SeatTask:
+    """A seat's advice or record: the seat's game (``at``) rebuilt, then the action (``run``)."""
 
     at: SeatGame
-    slots: tuple[tuple[int, str], ...] = ()
     seconds: ClassVar[float] = SECONDS
+
+    def run(self, store: Callable[[], SolutionStore], stop: threading.Event, progress: Progress) -> Answer:
+        raise NotImplementedError
+
+
+@dataclass(frozen=True)
+class Hint(SeatTask):
+    """``hint``: the best completion of the placed ``slots``."""
+
+    slots: tuple[tuple[int, str], ...] = ()
 
     def run(self, store: Callable[[], SolutionStore], stop: threading.Event, progress: Progress) -> Answer:
         return self.at.session(store, self.slots).hint(stop).to_dict()
 
 
 @dataclass(frozen=True)
-class MixHint:
+class MixHint(SeatTask):
     """``hint K``: the K-mix of the deal's equilibrium and the game's die roll."""
 
-    at: SeatGame
     max_support: int
-    seconds: ClassVar[float] = SECONDS
 
     def run(self, store: Callable[[], SolutionStore], stop: threading.Event, progress: Progress) -> Answer:
         return self.at.session(store).mix_hint(self.max_support, stop).to_dict(self.at.seed, MIX_HINT_ROLL_STREAM)
 
 
-@dataclass(frozen=True)
-class Odds:
+class Odds(SeatTask):
     """``odds``: every hand the model plays in each slot (the page draws the whole of each slot)."""
-
-    at: SeatGame
-    seconds: ClassVar[float] = SECONDS
 
     def run(self, store: Callable[[], SolutionStore], stop: threading.Event, progress: Progress) -> Answer:
         return self.at.session(store).odds(top=None).to_model().model_dump(mode="json")
 
 
 @dataclass(frozen=True)
-class Grade:
+class Grade(SeatTask):
     """``grade``: the seat's five packets (canonical text), placed and graded."""
 
-    at: SeatGame
     arrangement: str
-    seconds: ClassVar[float] = SECONDS
 
     def run(self, store: Callable[[], SolutionStore], stop: threading.Event, progress: Progress) -> Answer:
         session = self.at.session(store)
@@ -174,21 +174,16 @@ class Grade:
 
 
 @dataclass(frozen=True)
-class Record:
-    """``record``: the game played out with the seat's arrangement, its record with its regret;
+class Record(SeatTask):
+    """``record``: the game played out with the seat's ``arrangement``, its record with its regret;
     ``hints`` the advice used, in order; ``time`` when the game ended (ISO 8601 UTC)."""
 
-    at: SeatGame
     arrangement: str
     hints: tuple[str, ...] = ()
     time: str | None = None
-    seconds: ClassVar[float] = SECONDS
 
     def run(self, store: Callable[[], SolutionStore], stop: threading.Event, progress: Progress) -> Answer:
         session = self.at.session(store, hints=self.hints)
         session.play_out(Arrangement.parse(self.arrangement, self.at.deal.rules))
         moment = _dt.datetime.fromisoformat(self.time.replace("Z", "+00:00")) if self.time else None
         return session.record(stop, time=moment).to_dict()
-
-
-PlayTask = Choose | Hint | MixHint | Odds | Grade | Record
