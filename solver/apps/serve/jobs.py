@@ -44,8 +44,7 @@ from solver.apps.serve.quota import TooMany
 from solver.apps.serve.worker import Task, WorkerTask, worker_main
 
 __all__ = ["Job", "JobStatus", "Lane", "Unavailable", "QueueFull", "PastLimit", "Bug", "TaskRefused", "WorkerFault",
-           "WorkerPool",
-           "KEEP_FINISHED", "KILL_GRACE", "STOPPED_AT_LIMIT", "LIMIT_MARGIN", "task_limit"]
+           "WorkerPool", "KEEP_FINISHED", "KILL_GRACE", "STOPPED_AT_LIMIT", "LIMIT_MARGIN", "task_limit"]
 
 KEEP_FINISHED = 1000
 KILL_GRACE = 10.0

@@ -1,12 +1,12 @@
 """A seat's advice at a table (a hint, the K-mix, a grade, the odds): checked against the table
-and the seat's game, and made into the worker's task (``tasks.SeatTask``)."""
+and the seat's game, and made into the worker's task (``tasks.TableTask``)."""
 
 from __future__ import annotations
 
 from solver.advisor.limits import parse_slot
 from solver.apps.serve.tables.errors import AdviceOff, NotNow
 from solver.apps.serve.tables.rows import TableRow
-from solver.apps.serve.tables.tasks import Grade, Hint, MixHint, Odds, PlayAction, SeatGame, SeatTask, play_session
+from solver.apps.serve.tables.tasks import Grade, Hint, MixHint, Odds, PlayAction, SeatGame, TableTask, play_session
 from solver.apps.serve.tables.views import mixes_offered, table_status
 from solver.play.session import PlayError
 
@@ -14,7 +14,7 @@ __all__ = ["advice_task"]
 
 
 def advice_task(table: TableRow, seat: int, action: PlayAction, *, slots: dict[str, str] | None = None,
-                arrangement: str | None = None, max_support: int | None = None) -> tuple[SeatTask, int]:
+                arrangement: str | None = None, max_support: int | None = None) -> tuple[TableTask, int]:
     """The worker's task for a seat's hint (``max_support``: the K-mix), grade or odds, and the
     game it is for; ``PlayError`` for a move the game refuses, ``AdviceOff`` or ``NotNow``
     when advice is not for this table or not for now."""

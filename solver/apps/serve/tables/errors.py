@@ -1,6 +1,6 @@
 """What a table refuses, by kind: the service raises these, each kind with its HTTP status
-(stated when the kind is defined), which the HTTP layer answers (``solver.apps.serve.errors``).  A move the game itself refuses is a ``PlayError`` (bad
-input), as in ``quintet-play``.
+(stated when the kind is defined), which the HTTP layer answers (``solver.apps.serve.errors``).
+A move the game itself refuses is a ``PlayError`` (bad input), as in ``quintet-play``.
 
 Every message is one line and names no card of the other side."""
 

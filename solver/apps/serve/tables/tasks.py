@@ -37,7 +37,8 @@ from solver.play.computer import Computer, EquilibriumProvider
 from solver.play.session import MIX_HINT_ROLL_STREAM, GameSession, Person
 from solver.storage.store import SolutionStore
 
-__all__ = ["PlayAction", "Choose", "SeatGame", "SeatTask", "Hint", "MixHint", "Odds", "Grade", "Record", "play_session"]
+__all__ = ["PlayAction", "SeatGame", "TableTask", "Choose", "Hint", "MixHint", "Odds", "Grade", "Record",
+           "play_session"]
 
 PlayAction = Literal["hint", "grade", "odds"]
 """A seat's advice (``advice.advice_task``)."""
@@ -85,26 +86,9 @@ SECONDS = PLAY_TIME_LIMIT + TABLE_SEARCH_TIME_LIMIT
 
 
 @dataclass(frozen=True)
-class Choose:
-    """The computer's arrangement (``Computer.choose``), drawn with ``draw_seed`` (secret)."""
-
-    deal: Deal
-    opponent: str  # the computer's specification (canonical)
-    draw_seed: int
-    equilibrium: float | None = None  # the certified exploitability of the deal's equilibrium in the store
-    seconds: ClassVar[float] = SECONDS
-
-    def run(self, store: Callable[[], SolutionStore], stop: threading.Event, progress: Progress) -> Answer:
-        chosen = Computer.choose(self.deal, self.opponent, seed=self.draw_seed,
-                                 equilibrium=equilibrium_provider(store, self.equilibrium),
-                                 time_limit=TABLE_SEARCH_TIME_LIMIT, stop_event=stop, files=False)
-        return {"arrangement": chosen.arrangement.format(self.deal.rules), "description": chosen.description}
-
-
-@dataclass(frozen=True)
 class SeatGame:
     """A seat's game as a worker rebuilds it (``play_session``), against the computer's committed
-    arrangement or a friend."""
+    arrangement (``computer``; None: not chosen yet) or a friend."""
 
     deal: Deal
     opponent: str  # "friend" or the computer's specification (canonical)
@@ -123,8 +107,8 @@ class SeatGame:
 
 
 @dataclass(frozen=True)
-class SeatTask:
-    """A seat's advice or record: the seat's game (``at``) rebuilt, then the action (``run``)."""
+class TableTask:
+    """A table's task: one action (``run``) in a seat's game (``at``)."""
 
     at: SeatGame
     seconds: ClassVar[float] = SECONDS
@@ -134,7 +118,21 @@ class SeatTask:
 
 
 @dataclass(frozen=True)
-class Hint(SeatTask):
+class Choose(TableTask):
+    """The computer's arrangement (``Computer.choose``), drawn with ``draw_seed`` (secret)."""
+
+    draw_seed: int
+
+    def run(self, store: Callable[[], SolutionStore], stop: threading.Event, progress: Progress) -> Answer:
+        at = self.at
+        chosen = Computer.choose(at.deal, at.opponent, seed=self.draw_seed, stop_event=stop, files=False,
+                                 equilibrium=equilibrium_provider(store, at.equilibrium),
+                                 time_limit=TABLE_SEARCH_TIME_LIMIT)
+        return {"arrangement": chosen.arrangement.format(at.deal.rules), "description": chosen.description}
+
+
+@dataclass(frozen=True)
+class Hint(TableTask):
     """``hint``: the best completion of the placed ``slots``."""
 
     slots: tuple[tuple[int, str], ...] = ()
@@ -144,7 +142,7 @@ class Hint(SeatTask):
 
 
 @dataclass(frozen=True)
-class MixHint(SeatTask):
+class MixHint(TableTask):
     """``hint K``: the K-mix of the deal's equilibrium and the game's die roll."""
 
     max_support: int
@@ -153,7 +151,7 @@ class MixHint(SeatTask):
         return self.at.session(store).mix_hint(self.max_support, stop).to_dict(self.at.seed, MIX_HINT_ROLL_STREAM)
 
 
-class Odds(SeatTask):
+class Odds(TableTask):
     """``odds``: every hand the model plays in each slot (the page draws the whole of each slot)."""
 
     def run(self, store: Callable[[], SolutionStore], stop: threading.Event, progress: Progress) -> Answer:
@@ -161,7 +159,7 @@ class Odds(SeatTask):
 
 
 @dataclass(frozen=True)
-class Grade(SeatTask):
+class Grade(TableTask):
     """``grade``: the seat's five packets (canonical text), placed and graded."""
 
     arrangement: str
@@ -174,7 +172,7 @@ class Grade(SeatTask):
 
 
 @dataclass(frozen=True)
-class Record(SeatTask):
+class Record(TableTask):
     """``record``: the game played out with the seat's ``arrangement``, its record with its regret;
     ``hints`` the advice used, in order; ``time`` when the game ended (ISO 8601 UTC)."""
 

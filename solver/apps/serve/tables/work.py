@@ -99,7 +99,7 @@ class TableWork:
         key = (table.id, game, "choose")
         if self._scheduler.pending(key):
             return
-        task = Choose(deal, table.opponent, secrets.randbelow(SEED_MAX + 1), row.equilibrium)
+        task = Choose(SeatGame(deal, table.opponent, equilibrium=row.equilibrium), secrets.randbelow(SEED_MAX + 1))
         self._submit(key, task, "quick", self._chosen)
 
     def _solve_equilibrium(self, table_id: str, game: int, deal: Deal) -> None:
