@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import NoReturn
 
-from .faults import Fault
+from .faults import Fault, InputError
 from .rules import RULE_SETS, TIEBREAKS, Rules, get_rules
 from .text import one_line, quote
 
@@ -26,7 +26,7 @@ __all__ = [
 EXIT_USAGE = 2
 
 
-class UsageError(Exception):
+class UsageError(InputError):
     """A problem with the command line or its input: reported in one line, exit 2."""
 
 
@@ -197,7 +197,9 @@ def print_json(obj: object) -> None:
 
 
 def run_cli(prog: str, body: Callable[[Sequence[str] | None], int], argv: Sequence[str] | None) -> int:
-    """Run ``body``; input errors become one line on stderr and exit 2, Ctrl-C exit 130.
+    """Run ``body``; the user's mistakes (``InputError``: ``UsageError`` too), a file that cannot
+    be used (``OSError``) and faults (``Fault``) become one line on stderr and exit 2, Ctrl-C exit
+    130.  Anything else — a bare ``ValueError`` too — is a bug and surfaces with its traceback.
 
     Run as the process's own command (``argv`` None), everything the command made is then frozen
     out of the garbage collector (``gc.freeze``): the interpreter's final collections at exit
@@ -209,7 +211,7 @@ def run_cli(prog: str, body: Callable[[Sequence[str] | None], int], argv: Sequen
         return body(argv)
     except BrokenPipeError:  # pragma: no cover - e.g. piped into `head`
         return 0
-    except (UsageError, ValueError, OSError, Fault) as exc:  # a fault here: a file the user named (--store)
+    except (InputError, OSError, Fault) as exc:  # a fault here: a file the user named (--store)
         message = one_line(exc) if str(exc).strip() else type(exc).__name__
         print(f"{prog}: error: {message}", file=sys.stderr)
         return EXIT_USAGE

@@ -101,7 +101,7 @@ SERVER = """
     from solver.apps.serve.app import create_app
     from solver.apps.serve.models import HandIn, ShowdownIn
     from solver.apps.serve.routers import game
-    from solver.apps.serve.tables.tasks import PlayTask
+    from solver.apps.serve.tables.tasks import Odds, SeatGame
     from solver.apps.serve.tables.views import warm_up
     from solver.apps.serve.worker import run_task
     from solver.problem.opponents import random_arrangement
@@ -112,7 +112,7 @@ SERVER = """
     game.hand(HandIn(hand="As Ah Ad Ac Kh"))
     warm_up()  # a table's show-down and record, replayed in the server
     deal = Deal.random(3)
-    task = PlayTask("odds", deal, "uniform", computer=random_arrangement(deal, 1).format())
+    task = Odds(SeatGame(deal, "uniform", computer=random_arrangement(deal, 1).format()))
     run_task(task, lambda: None, None, lambda record: None)  # a worker's
     from quintet.draw.game import Terms
     from quintet.rules import get_rules

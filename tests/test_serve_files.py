@@ -26,7 +26,7 @@ from solver.apps.serve.app import ServeConfig, create_app
 from solver.apps.serve.models import SolveIn
 from solver.apps.serve.quota import Limits
 from solver.apps.serve.routers.solve import solve_request_of
-from solver.apps.serve.worker import run_task
+from solver.apps.serve.worker import SolveTask, run_task
 from solver.problem.opponent_spec import OpponentSpec
 
 RECORDS = [{"exposed": EXAMPLE.split(), "player": [p.split() for p in ARR_A.split("|")]}]
@@ -147,7 +147,7 @@ def test_the_workers_task_runner_opens_nothing(disk):
         for name, texts in specs.items():
             for spec in texts:
                 request = SolveRequest(deal, opponent=OpponentSpec.parse(spec), files=False)
-                messages[name].append(_refusal(lambda r=request: run_task(r, no_store, threading.Event(),
+                messages[name].append(_refusal(lambda r=request: run_task(SolveTask(r), no_store, threading.Event(),
                                                                           lambda _: None)))
     assert attempts == []
     _check_refusals(messages, disk)

@@ -318,8 +318,12 @@ def test_hostile_values_at_a_table(client):
 
 
 def test_draw54_against_uniform_answers(client):
+    # each solve takes at most 3 CPU s alone (draw54-7, with the first use's compiling); the time limit asked is
+    # a cap against a hang, 100 times that: the server's quick limit (20 s, and the pool's 50 s) would make
+    # the test depend on the machine's speed (a busy machine ran past it)
     for rules in ("draw54", "draw54-7", "draw54-11-swap"):
-        r = client.post("/api/solve", json={"exposed": D54, "rules": {"name": rules}, "opponent": "uniform"})
+        r = client.post("/api/solve", json={"exposed": D54, "rules": {"name": rules}, "opponent": "uniform",
+                                            "time_limit": 300})
         assert r.status_code == 200, (rules, r.text)
         assert len(r.json()["arrangement"]) == 5
 

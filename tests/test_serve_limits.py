@@ -4,17 +4,18 @@ limits answer 429 with Retry-After; /api/health shows no path nor process id."""
 
 from __future__ import annotations
 
+import re
 import time
 
 import httpx
 import pytest
 from fastapi.testclient import TestClient
 from serve_helpers import EXAMPLE, live_server, secret_of, wait_for_workers
-from stubborn import Patient, Stubborn
+from stubborn import Patient, Raising, Stubborn, Toy
 
 from solver.apps.serve import jobs
 from solver.apps.serve.app import ServeConfig, create_app
-from solver.apps.serve.jobs import STOPPED_AT_LIMIT, WorkerPool, task_limit
+from solver.apps.serve.jobs import STOPPED_AT_LIMIT, Bug, PastLimit, TaskRefused, WorkerFault, WorkerPool, task_limit
 from solver.apps.serve.quota import Limits, RateLimiter, TooMany
 
 pytestmark = pytest.mark.server  # applications with their worker processes (the tiers)
@@ -58,19 +59,49 @@ def test_a_task_that_ignores_its_limit_loses_its_worker(pool):
     job = pool.submit(Stubborn(), lane="quick", request={}, limit=0.5)
     wait(lambda: job.finished, 30)
     assert job.status == "failed" and job.error == "the task ran past its time limit of 0.5 s and was stopped"
+    with pytest.raises(PastLimit) as past:  # its own status (503, Retry-After), not an internal error
+        job.outcome()
+    assert past.value.retry_after and str(past.value).startswith(job.error)
     wait(lambda: pool.stats()["workers_ready"] == 1, what="a new worker")
     assert pool.pids() != [pid]
     assert pool.submit(Patient(), lane="quick", request={}, limit=0.2) is not None  # the new worker works
 
 
+def test_the_pool_runs_any_task_kind_of_the_contract(pool):
+    """A toy task kind that only implements ``worker.WorkerTask`` runs with its own limit and its
+    progress; its errors are reported by kind: a bug as the fixed line with the id its traceback is
+    logged under (``worker.log_bug``; never its words), an input error in its words, a fault in its
+    public words."""
+    from quintet.cards import CardError
+    from quintet.faults import Fault
+
+    job = pool.submit(Toy(3), lane="quick", request={})
+    assert job.limit == Toy.seconds + jobs.LIMIT_MARGIN
+    wait(lambda: job.finished, 30)
+    assert job.status == "done" and job.outcome() == {"sum": 6} and job.progress == {"step": 3}
+
+    bug = pool.submit(Raising(ValueError("/srv/secret.sqlite: a bare ValueError")), lane="quick", request={})
+    mistake = pool.submit(Raising(CardError("bad card 'Zz'")), lane="quick", request={})
+    fault = pool.submit(Raising(Fault("/srv/s.sqlite: locked", public="the store: locked")), lane="quick", request={})
+    wait(lambda: bug.finished and mistake.finished and fault.finished, 30)
+    assert bug.status == "failed" and re.fullmatch(r"internal error \(id [0-9a-f]{12}\)", bug.error or ""), bug.error
+    with pytest.raises(Bug, match=re.escape(bug.error)):
+        bug.outcome()
+    with pytest.raises(TaskRefused, match="bad card 'Zz'"):
+        mistake.outcome()
+    with pytest.raises(WorkerFault, match="^the store: locked$"):
+        fault.outcome()
+
+
 def test_every_task_has_a_limit():
     from solver.advisor.request import SolveRequest
+    from solver.apps.serve.worker import SolveTask
 
     quick = SolveRequest.parse(EXAMPLE, opponent="uniform", time_limit=20, verify=5)
-    assert task_limit(quick) == 20 + 5 + jobs.LIMIT_MARGIN
-    assert task_limit(SolveRequest.parse(EXAMPLE, time_limit=100)) == 100 + jobs.LIMIT_MARGIN
-    assert task_limit(SolveRequest.parse(EXAMPLE, max_support=2, time_limit=100)) == 200 + jobs.LIMIT_MARGIN
-    assert task_limit(SolveRequest.parse(EXAMPLE, opponent="uniform")) is None  # the server always sets one
+    assert task_limit(SolveTask(quick)) == 20 + 5 + jobs.LIMIT_MARGIN
+    assert task_limit(SolveTask(SolveRequest.parse(EXAMPLE, time_limit=100))) == 100 + jobs.LIMIT_MARGIN
+    assert task_limit(SolveTask(SolveRequest.parse(EXAMPLE, max_support=2, time_limit=100))) == 200 + jobs.LIMIT_MARGIN
+    assert task_limit(SolveTask(SolveRequest.parse(EXAMPLE, opponent="uniform"))) is None  # the server always sets one
     # a review (the equilibrium, then two grades) and a puzzle's grade (given up: a search, then a grade)
     from test_review import played
 
@@ -98,7 +129,7 @@ def test_the_server_gives_every_solve_its_time_limit(tmp_path):
         c.delete(f"/api/jobs/{job['job']}", headers=secret_of(job))
         refused = c.post("/api/solve", json={**HARD, "time_limit": 51})
         assert refused.status_code == 400 and "at most 50 seconds" in refused.json()["error"]
-    limits = [payload.time_limit for payload, _ in seen]
+    limits = [payload.request.time_limit for payload, _ in seen]
     assert limits == [7, 30, 50]  # the quick default, as asked, the cap for a job
 
 

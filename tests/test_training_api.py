@@ -23,7 +23,7 @@ from solver.advisor.request import SolveRequest
 from solver.apps.play_cli import main as play_main
 from solver.apps.serve.app import ServeConfig, create_app
 from solver.apps.serve.quota import Limits
-from solver.apps.serve.worker import run_task
+from solver.apps.serve.worker import SolveTask, run_task
 from solver.play.puzzle import pick_puzzle
 from solver.storage.records import append_record
 from solver.storage.store import SolutionStore
@@ -169,7 +169,7 @@ def test_a_k_mix_reports_its_certifications(store_path):
     seen: list[dict] = []
     request = SolveRequest.parse(QUICK, max_support=2, epsilon=0.05, time_limit=60, seed=1, files=False)
     with SolutionStore(store_path) as store:
-        answer = run_task(request, lambda: store, threading.Event(), seen.append)
+        answer = run_task(SolveTask(request), lambda: store, threading.Event(), seen.append)
     kinds = [p["kind"] for p in seen]
     assert "kmix" in kinds and kinds.index("kmix") > (kinds.index("equilibrium") if "equilibrium" in kinds else -1)
     kmix = [p for p in seen if p["kind"] == "kmix"]

@@ -213,7 +213,7 @@ def fixed_packets(deal: Deal, fixed: Mapping[int, int | str]) -> dict[int, int]:
     """Check a partial arrangement: ``fixed`` maps slots (1-based) to packets (card masks or
     text such as ``"Ah Kh Qh Jh Th"``); returns slot → mask.
 
-    Raises ``ValueError`` for a slot outside 1..n_slots and ``IllegalArrangementError`` for a
+    Raises ``IllegalArrangementError`` for a slot outside 1..n_slots, and for a
     packet that is not five live cards or that overlaps another fixed packet.
     """
     rules = deal.rules
@@ -221,7 +221,7 @@ def fixed_packets(deal: Deal, fixed: Mapping[int, int | str]) -> dict[int, int]:
     used = 0
     for slot, packet in fixed.items():
         if not 1 <= int(slot) <= rules.n_slots:
-            raise ValueError(f"slot {slot} is not a slot (1..{rules.n_slots})")
+            raise IllegalArrangementError(f"slot {slot} is not a slot (1..{rules.n_slots})")
         mask = (mask_of(parse_cards(packet, rules.deck, what=f"fixed packet for slot {slot}"))
                 if isinstance(packet, str) else int(packet))
         n_cards = mask.bit_count()

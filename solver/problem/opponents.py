@@ -33,6 +33,7 @@ from typing import Protocol, runtime_checkable
 import numpy as np
 
 from quintet.cards import CardError, cards_of, mask_of
+from quintet.faults import InputError
 from quintet.game import Arrangement, ArrangementError, Deal
 from quintet.seeds import seed_rng
 from quintet.text import quote
@@ -52,7 +53,9 @@ __all__ = [
     "random_arrangement",
 ]
 
-class OpponentError(ValueError):
+
+
+class OpponentError(InputError):
     """An opponent specification or population file that cannot be used."""
 
 

@@ -151,7 +151,7 @@ def fit_style(games: Sequence[tuple[Deal, Arrangement]], *, name: str = "style",
               partitions: int = 256, jitter: float = 0.1, smoothing: float = 0.5) -> StyleModel:
     """Fit a style to arrangements of (other) deals; see the module doc for the parameters."""
     if not games:
-        raise ValueError("a style needs at least one recorded arrangement")
+        raise RecordError("a style needs at least one recorded arrangement")
     n = games[0][0].rules.n_slots
     order_counts = np.full((n, n), smoothing)
     category_counts = np.full((n, len(Category)), smoothing)

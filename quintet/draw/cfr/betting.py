@@ -39,7 +39,7 @@ from functools import cache
 import numpy as np
 
 from ...text import quote
-from ..game import Terms
+from ..game import IllegalActionError, Terms
 from .classes import HandClasses
 from .tree import DECISION, ONES, SIGN, TERMINAL, TRANSITION, PublicTree, TreeBuilder
 
@@ -65,7 +65,7 @@ def action_text(code: int) -> str:
 
 def parse_action(text: str) -> int:
     """The code of an action as ``action_text`` writes it: fold, call, raise N, demand N, draw D, stand pat
-    (also ``stand``) — ``ValueError`` with a sentence otherwise."""
+    (also ``stand``) — ``IllegalActionError`` with a sentence otherwise."""
     words = text.strip().lower().split()
     if words in (["fold"], ["call"]):
         return FOLD if words[0] == "fold" else CALL
@@ -74,9 +74,9 @@ def parse_action(text: str) -> int:
     if len(words) == 2 and words[0] in ("raise", "demand", "draw") and words[1].isdigit() and len(words[1]) <= 3:
         n = int(words[1])
         if words[0] == "draw" and n > 5:
-            raise ValueError(f"a draw is of 0 to 5 cards, got {n}")
+            raise IllegalActionError(f"a draw is of 0 to 5 cards, got {n}")
         return {"raise": RAISE, "demand": DEMAND, "draw": DRAW}[words[0]] + n
-    raise ValueError(f"not an action: {quote(text)} (fold, call, raise N, demand N, draw D, stand pat)")
+    raise IllegalActionError(f"not an action: {quote(text)} (fold, call, raise N, demand N, draw D, stand pat)")
 
 
 @dataclass(frozen=True, slots=True)

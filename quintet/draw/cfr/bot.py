@@ -115,19 +115,20 @@ def line(strategy: Strategy, state: State) -> Line:
 
 def follow(strategy: Strategy, codes: Sequence[int]) -> tuple[tuple[tuple[Spot, int, int], ...], Spot | End, int]:
     """Walk a line of action codes from the root: each step (spot, its block's offset, the code), and where it
-    ends (``ValueError`` naming the first action the abstract game does not have there)."""
+    ends (``IllegalActionError`` naming the first action the abstract game does not have there)."""
     nav = strategy.navigator
     spot: Spot | End = strategy.betting.root()
     offset = 0
     steps: list[tuple[Spot, int, int]] = []
     for i, code in enumerate(codes):
         if not isinstance(spot, Spot):
-            raise ValueError(f"action {i + 1} ({action_text(code)}) comes after the hand is over")
+            raise IllegalActionError(f"action {i + 1} ({action_text(code)}) comes after the hand is over")
         try:
             nxt, at = nav.follow(spot, offset, code)
         except ValueError:
             legal = ", ".join(action_text(c) for c, _ in strategy.betting.moves(spot))
-            raise ValueError(f"action {i + 1} ({action_text(code)}) is not allowed there (allowed: {legal})") from None
+            raise IllegalActionError(f"action {i + 1} ({action_text(code)}) is not allowed there (allowed: {legal})") \
+                from None
         steps.append((spot, offset, code))
         spot, offset = nxt, at
     return tuple(steps), spot, offset
@@ -376,12 +377,12 @@ def advise_line(strategy: Strategy, cards: Sequence[int], codes: Sequence[int], 
                 seat: int | None = None) -> Advice:
     """The advice to ``player`` (0: first to act, on the dealer's left) holding ``cards`` (five card ints: as
     dealt before his exchange, the final hand after it) after the actions ``codes`` of both players from the
-    start of the hand (``ValueError`` with a sentence: an action not allowed, a hand over, not his turn)."""
+    start of the hand (``IllegalActionError`` with a sentence: an action not allowed, a hand over, not his turn)."""
     steps, spot, offset = follow(strategy, codes)
     if not isinstance(spot, Spot):
-        raise ValueError("the hand is over: nobody is to act")
+        raise IllegalActionError("the hand is over: nobody is to act")
     if spot.turn != player:
-        raise ValueError(f"it is the {'first' if spot.turn == 0 else 'second'} player's turn, not yours")
+        raise IllegalActionError(f"it is the {'first' if spot.turn == 0 else 'second'} player's turn, not yours")
     hand = Line((0, 1), steps, spot, offset)
     classes = strategy.classes
     exchanged_me, exchanged_them = spot.exchanged(player), spot.exchanged(1 - player)
@@ -411,16 +412,16 @@ def position_advice(rules: Rules, terms: Terms, hand: str, actions: Sequence[str
     """The advice for a position given as text — the one door of every front-end's request: the player's
     five cards (as dealt before his exchange, after it his final hand), both players' moves from the start
     (``parse_action`` words), and ``player`` (``first``: on the dealer's left; ``second``: the dealer).
-    Only a shipped or stored strategy is used (none is solved on demand); ``ValueError`` with a sentence for
-    a bad position, or when there is no strategy for these rules and terms."""
+    Only a shipped or stored strategy is used (none is solved on demand); ``IllegalActionError`` with a
+    sentence for a bad position, ``StrategyError`` when there is no strategy for these rules and terms."""
     if player not in ("first", "second"):
-        raise ValueError(f"player is first or second, got {quote(player)}")
+        raise IllegalActionError(f"player is first or second, got {quote(player)}")
     cards = parse_cards(hand, rules.deck, count=5, what="cards in a hand")
     codes = [parse_action(a) for a in actions]
     try:
         strategy = strategy_for(rules, terms, build=False)
     except StrategyError:
-        raise ValueError(f"no heads-up strategy is stored for {rules.name} under these terms "
+        raise StrategyError(f"no heads-up strategy is stored for {rules.name} under these terms "
                          "(quintet poker --players 2 --bots cfr solves and stores it)") from None
     return advise_line(strategy, cards, codes, 0 if player == "first" else 1).to_model(strategy)
 

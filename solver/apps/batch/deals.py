@@ -9,6 +9,7 @@ from pathlib import Path
 
 import numpy as np
 
+from quintet.faults import InputError
 from quintet.game import Deal
 from quintet.rules import CLASSIC, Rules
 from quintet.seeds import SEED_MAX, check_seed
@@ -19,12 +20,13 @@ from quintet.symmetry import (
     count_canonical_deals,
     symmetry_group,
 )
+from solver.advisor.limits import LimitError
 
 __all__ = ["DealFileError", "canonical_key", "canonical_keys", "random_deals", "book_sample", "all_deals",
            "read_deal_file"]
 
 
-class DealFileError(ValueError):
+class DealFileError(InputError):
     """A line of a deals file that is not a deal (one line naming the file and the line)."""
 
 
@@ -63,13 +65,13 @@ def random_deals(n: int, seed: int, rules: Rules = CLASSIC) -> list[int]:
     check_seed(seed, "--seed")
     n_classes = count_canonical_deals(rules.deck, rules.n_exposed, group=symmetry_group(rules))
     if n > n_classes:
-        raise ValueError(f"only {n_classes} canonical deals exist, cannot draw {n}")
+        raise LimitError(f"only {n_classes} canonical deals exist, cannot draw {n}")
     out: list[int] = []
     seen: set[int] = set()
     s = seed
     while len(out) < n:
         if s > SEED_MAX:
-            raise ValueError(f"the seeds from {seed} to {SEED_MAX} hold only {len(out)} distinct deals; "
+            raise LimitError(f"the seeds from {seed} to {SEED_MAX} hold only {len(out)} distinct deals; "
                              f"use a smaller --seed")
         key = canonical_key(Deal.random(s, rules).exposed, rules)
         s += 1

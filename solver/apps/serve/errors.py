@@ -13,13 +13,17 @@
   missing field — naming the field;
 * ``429`` — the client is over one of its limits (``solver.apps.serve.quota``; with ``Retry-After``);
 * ``503`` — the queue is full (with ``Retry-After``) or the server is stopping;
+* ``503`` also for a task that ran past its time limit and did not stop (``jobs.PastLimit``);
 * ``500`` — only for a fault of the server itself: a ``quintet.faults.Fault`` (a store or
   tables file that cannot be used, a worker process that died, an engine that broke its
-  contract), named in one line without the server's paths, or anything unforeseen.
+  contract), named in one line without the server's paths; anything unforeseen (a bug: a bare
+  ``ValueError`` too) is the fixed line ``internal error (id …)``, its traceback in the
+  server's log under that id (``worker.log_bug``) — never the exception's own words.
 
-The two kinds have one base each: the client's mistakes are ``ValueError``s (and request
-validation: 422); the server's faults derive from ``Fault`` — a broken store is never "bad
-input".
+The kinds have one base each: the client's mistakes derive from ``quintet.faults.InputError``
+(and request validation: 422) — the only errors answered 400; the server's faults derive from
+``Fault`` — a broken store is never "bad input"; a table's refusals (``TableError``) carry
+their status.
 
 A message is one line of at most ``quintet.text.MESSAGE_LIMIT`` characters and quotes at most
 about ``quintet.text.QUOTE_LIMIT`` characters of what the client sent.
@@ -31,7 +35,6 @@ import asyncio
 import json
 import re
 import sys
-import traceback
 from collections.abc import Callable, Coroutine, Iterable, Sequence
 from typing import Any
 
@@ -45,20 +48,13 @@ from starlette.requests import ClientDisconnect
 from starlette.routing import BaseRoute, Match, Mount
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from quintet.faults import Fault
+from quintet.faults import Fault, InputError
 from quintet.text import QUOTE_LIMIT, one_line
-from solver.apps.serve.jobs import Unavailable
+from solver.apps.serve.jobs import Bug, Unavailable
 from solver.apps.serve.models import ErrorOut
 from solver.apps.serve.quota import TooMany
-from solver.apps.serve.tables.errors import (
-    AdviceOff,
-    NoSuchTable,
-    NotNow,
-    NotYours,
-    Stopping,
-    TableError,
-    TablesFull,
-)
+from solver.apps.serve.tables.errors import TableError
+from solver.apps.serve.worker import log_bug
 
 __all__ = ["MAX_BODY_BYTES", "MAX_JSON_DEPTH", "BodyError", "BodyLimit", "JsonBodyRoute", "check_json_body",
            "error_response", "error_responses", "install_error_handlers", "validation_message"]
@@ -307,10 +303,6 @@ def validation_message(errors: list[Any]) -> str:
 
 # ---------------------------------------------------------------------- the handlers
 
-_TABLE_STATUS: tuple[tuple[type[TableError], int], ...] = (
-    (NoSuchTable, 404), (AdviceOff, 403), (NotYours, 403), (NotNow, 409), (TablesFull, 503), (Stopping, 503))
-
-
 def allowed_methods(routes: Iterable[BaseRoute], scope: Scope) -> list[str]:
     """The methods of every route whose path matches the request's (the ``Allow`` of a 405)."""
     methods: set[str] = set()
@@ -343,8 +335,8 @@ def install_error_handlers(app: FastAPI, routes: Sequence[BaseRoute]) -> None:
     async def _model_fault(request: Request, exc: ValidationError) -> JSONResponse:
         return await _fault(request, exc)  # the server's own data did not fit its models: a fault
 
-    @app.exception_handler(ValueError)
-    async def _bad_input(_: Request, exc: ValueError) -> JSONResponse:
+    @app.exception_handler(InputError)
+    async def _bad_input(_: Request, exc: InputError) -> JSONResponse:
         return error_response(400, str(exc) or type(exc).__name__)
 
     @app.exception_handler(Unavailable)
@@ -358,9 +350,8 @@ def install_error_handlers(app: FastAPI, routes: Sequence[BaseRoute]) -> None:
 
     @app.exception_handler(TableError)
     async def _table(_: Request, exc: TableError) -> JSONResponse:
-        status = next(code for kind, code in _TABLE_STATUS if isinstance(exc, kind))
-        retry = {"Retry-After": str(exc.retry_after)} if isinstance(exc, TablesFull) else None
-        return error_response(status, str(exc), headers=retry)
+        retry = None if exc.retry_after is None else {"Retry-After": str(exc.retry_after)}
+        return error_response(exc.status, str(exc), headers=retry)
 
     @app.exception_handler(Fault)
     async def _server_fault(_: Request, exc: Fault) -> JSONResponse:
@@ -380,7 +371,10 @@ def install_error_handlers(app: FastAPI, routes: Sequence[BaseRoute]) -> None:
             message = str(exc.detail)
         return error_response(exc.status_code, message, headers=headers or None)
 
+    @app.exception_handler(Bug)
+    async def _worker_bug(_: Request, exc: Bug) -> JSONResponse:
+        return error_response(500, str(exc))  # logged by its worker, under the id it names
+
     @app.exception_handler(Exception)
-    async def _fault(_: Request, exc: Exception) -> JSONResponse:
-        traceback.print_exception(exc, file=sys.stderr)
-        return error_response(500, f"internal error: {type(exc).__name__}: {one_line(exc)}")
+    async def _fault(request: Request, exc: Exception) -> JSONResponse:
+        return error_response(500, log_bug(exc, f"{request.method} {request.url.path}"))

@@ -39,16 +39,12 @@ from pathlib import Path
 from typing import Any, Literal
 
 from quintet.faults import Fault, InputError
-from solver.advisor.limits import PLAY_TIME_LIMIT, SERVE_QUICK_TIME_LIMIT, TABLE_SEARCH_TIME_LIMIT
-from solver.advisor.request import SolveRequest
 from solver.apps.interrupt import children_ignore_ctrl_c
 from solver.apps.serve.quota import TooMany
-from solver.apps.serve.tables.tasks import PlayTask
-from solver.apps.serve.training import TRAINING_TASKS
-from solver.apps.serve.worker import Task, worker_main
+from solver.apps.serve.worker import Task, WorkerTask, worker_main
 
-__all__ = ["Job", "JobStatus", "Lane", "Unavailable", "QueueFull", "TaskRefused", "WorkerFault", "WorkerPool",
-           "KEEP_FINISHED", "KILL_GRACE", "STOPPED_AT_LIMIT", "LIMIT_MARGIN", "task_limit"]
+__all__ = ["Job", "JobStatus", "Lane", "Unavailable", "QueueFull", "PastLimit", "Bug", "TaskRefused", "WorkerFault",
+           "WorkerPool", "KEEP_FINISHED", "KILL_GRACE", "STOPPED_AT_LIMIT", "LIMIT_MARGIN", "task_limit"]
 
 KEEP_FINISHED = 1000
 KILL_GRACE = 10.0
@@ -59,24 +55,16 @@ LIMIT_MARGIN = 30.0
 the pool cancels it."""
 
 
-def task_limit(payload: object, quick: float = SERVE_QUICK_TIME_LIMIT) -> float | None:
-    """The seconds a task may run before the pool cancels it: its solver's own limits and
-    ``LIMIT_MARGIN`` (None: a solve given no limit; ``quick``: the draw advisor's)."""
-    if isinstance(payload, SolveRequest):
-        if payload.wants_equilibrium or payload.max_exploitability is not None or payload.max_support is not None:
-            solve = payload.long_time_limit * (2 if payload.max_support is not None else 1)  # a K-mix: two solves
-        elif payload.time_limit is None:
-            return None
-        else:
-            solve = payload.time_limit
-        return solve + (payload.verify or 0.0) + LIMIT_MARGIN
-    if isinstance(payload, PlayTask):  # a table's task: at most an equilibrium, then a search
-        return PLAY_TIME_LIMIT + TABLE_SEARCH_TIME_LIMIT + LIMIT_MARGIN
-    if isinstance(payload, TRAINING_TASKS):  # a review, a puzzle's grade: within their searches' limits
-        return payload.seconds + LIMIT_MARGIN
-    return quick + LIMIT_MARGIN  # draw advice (exact, seconds)
+def task_limit(payload: WorkerTask) -> float | None:
+    """The seconds a task may run before the pool cancels it: its solver's own limits
+    (``WorkerTask.seconds``) and ``LIMIT_MARGIN``; None: a task given no limit."""
+    return None if payload.seconds is None else payload.seconds + LIMIT_MARGIN
+
+
 MAX_START_FAILURES = 3
 Lane = Literal["quick", "long"]
+ErrorKind = Literal["input", "internal", "bug", "limit"]
+"""Why a task failed: its input, a fault (``Fault``), a bug, its time limit (its worker stopped)."""
 JobStatus = Literal["queued", "running", "cancelling", "done", "cancelled", "failed"]
 FINISHED: tuple[JobStatus, ...] = ("done", "cancelled", "failed")
 RETRY_AFTER = {"quick": 1, "long": 10}  # seconds, the Retry-After of a full lane
@@ -95,6 +83,21 @@ class QueueFull(Unavailable):
         super().__init__(f"the server is busy: {size} {'solves' if lane == 'long' else 'requests'} "
                          "are already waiting; try again shortly")
         self.retry_after = RETRY_AFTER[lane]
+
+
+class PastLimit(Unavailable):
+    """A task that ran past its time limit and did not stop (its worker was stopped): the server
+    is too busy for it now, not broken, and the client did nothing wrong — 503 with Retry-After
+    (a 422 would blame a request that runs in seconds on a quiet server)."""
+
+    def __init__(self, error: str) -> None:
+        super().__init__(f"{error}: the server is too busy for it now; try again later")
+        self.retry_after = RETRY_AFTER["long"]
+
+
+class Bug(Exception):
+    """A task that failed for a bug of the server: its message is the fixed line the client is
+    told (``worker.INTERNAL_ERROR``, with the id its traceback is logged under) — 500."""
 
 
 class TaskRefused(InputError):
@@ -124,7 +127,7 @@ class Job:
     progress: dict[str, Any] | None = None  # the last iteration's ProgressOut (its JSON)
     result: Any = None  # the answer's response model (SolveAnswerOut, DrawOut)
     error: str | None = None
-    error_kind: Literal["input", "internal"] | None = None
+    error_kind: ErrorKind | None = None
     worker: int | None = None
     finished_at: float | None = None
     version: int = 0  # bumped on every change (the event stream sends each version)
@@ -141,15 +144,16 @@ class Job:
         return (self.finished_at or time.monotonic()) - self.created
 
     def outcome(self) -> Any:
-        """A finished job's answer; ``TaskRefused`` for its input, ``WorkerFault`` for a fault,
-        ``Unavailable`` once cancelled (the server is stopping)."""
+        """A finished job's answer; else its error raised as its kind: ``TaskRefused`` (its input),
+        ``Bug``, ``PastLimit``, ``WorkerFault`` (a fault), ``Unavailable`` once cancelled (the
+        server is stopping)."""
         if self.status == "done":
             return self.result
         if self.status == "cancelled":
             raise Unavailable("the server is stopping")
-        if self.error_kind == "input":
-            raise TaskRefused(self.error or "bad input")
-        raise WorkerFault(self.error or f"the task ended {self.status}")
+        error = self.error or f"the task ended {self.status}"
+        kind = {"input": TaskRefused, "bug": Bug, "limit": PastLimit}.get(self.error_kind or "", WorkerFault)
+        raise kind(error)
 
     def add_done_callback(self, callback: Callable[[Job], None]) -> None:
         """Call ``callback(job)`` once the job is finished (at once if it is); callbacks run
@@ -186,8 +190,7 @@ class WorkerPool:
     """
 
     def __init__(self, workers: int = 2, *, queue_size: int = 32, store_path: Path | None = None,
-                 warm_up: bool = True, max_per_owner: int = 0,
-                 quick_time_limit: float = SERVE_QUICK_TIME_LIMIT) -> None:
+                 warm_up: bool = True, max_per_owner: int = 0) -> None:
         if workers < 1:
             raise ValueError(f"workers must be at least 1, got {workers}")
         if queue_size < 1:
@@ -197,7 +200,6 @@ class WorkerPool:
         self.store_path = store_path
         self.warm_up = warm_up
         self.max_per_owner = max_per_owner  # jobs running or waiting per owner (0: no limit)
-        self.quick_time_limit = quick_time_limit
         self.max_long = max(1, workers - 1)
         self._ctx = multiprocessing.get_context("spawn")
         self._lock = threading.Lock()
@@ -278,13 +280,13 @@ class WorkerPool:
 
     # ------------------------------------------------------------------ jobs
 
-    def submit(self, payload: Any, *, lane: Lane, request: dict[str, Any], owner: str | None = None,
+    def submit(self, payload: WorkerTask, *, lane: Lane, request: dict[str, Any], owner: str | None = None,
                limit: float | None = None) -> Job:
-        """Queue a task (a ``SolveRequest``, ``DrawTask``, ``PlayTask`` or a training task) of ``owner`` that may run
-        ``limit`` seconds (default: ``task_limit``); raises ``QueueFull``, ``TooMany`` (the owner's
-        jobs), or ``Unavailable`` when the pool is stopping or broken."""
+        """Queue a task (any ``worker.WorkerTask``) of ``owner`` that may run ``limit`` seconds
+        (default: ``task_limit``); raises ``QueueFull``, ``TooMany`` (the owner's jobs), or
+        ``Unavailable`` when the pool is stopping or broken."""
         if limit is None:
-            limit = task_limit(payload, self.quick_time_limit)
+            limit = task_limit(payload)
         with self._lock:
             if self.broken:
                 raise Unavailable(self.broken)
@@ -493,7 +495,7 @@ class WorkerPool:
         else:
             self._workers.append(self._spawn(w.index))
         for job in failed:
-            job.error_kind, job.error = "internal", self.broken or (
-                f"the task ran past its time limit of {job.limit:g} s and was stopped" if job.timed_out
-                else f"the worker process died (exit code {code})")
+            past = f"the task ran past its time limit of {job.limit:g} s and was stopped"
+            job.error_kind, job.error = ("limit", past) if job.timed_out else \
+                ("internal", self.broken or f"the worker process died (exit code {code})")
         return [self._finish(job, "failed") for job in failed]

@@ -75,7 +75,7 @@ class AppState:
     def _new_pool(self) -> WorkerPool:
         c = self.config
         return WorkerPool(c.workers, queue_size=c.queue_size, store_path=c.store, warm_up=c.warm_up,
-                          max_per_owner=c.limits.jobs, quick_time_limit=c.quick_time_limit)
+                          max_per_owner=c.limits.jobs)
 
     def client(self, request: Request) -> str:
         """The address the request counts against (behind trusted proxies, the forwarded client's)."""

@@ -1,7 +1,7 @@
 """The games' review and training puzzles for the worker processes: what ``POST /api/review``
 and ``POST /api/puzzles/grade`` send to the pool (``solver.apps.serve.routers.training``).  Each
 task runs the one module of its concept — ``solver.play.review``, ``solver.play.puzzle`` — as
-``quintet-play review`` and ``quintet-play puzzle`` do, and answers its response model.
+``quintet-play review`` and ``quintet-play puzzle`` do, and answers its response model (``worker.WorkerTask``).
 
 A review wants the deal's equilibrium: through the store (``solve_equilibrium``: at once when
 it is stored to the target ε, else solved — the router then makes the request a job of the long
@@ -13,17 +13,15 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from pydantic import BaseModel
-
 from quintet.game import Arrangement, Deal
 from solver.advisor.equilibrium import solve_equilibrium
-from solver.games.double_oracle import IterationRecord
+from solver.apps.serve.worker import Answer, Progress, equilibrium_progress
 from solver.play.puzzle import load_puzzle
 from solver.play.review import review
 from solver.storage.records import GameRecord
 from solver.storage.store import SolutionStore
 
-__all__ = ["ReviewTask", "PuzzleGradeTask", "TrainingTask", "TRAINING_TASKS"]
+__all__ = ["ReviewTask", "PuzzleGradeTask"]
 
 
 @dataclass(frozen=True)
@@ -40,12 +38,11 @@ class ReviewTask:
         one against the equilibrium, each within ``time_limit``."""
         return self.time_limit * (1 if self.epsilon is None else 3)
 
-    def run(self, store: Callable[[], SolutionStore], stop: threading.Event,
-            progress: Callable[[IterationRecord], None]) -> BaseModel:
+    def run(self, store: Callable[[], SolutionStore], stop: threading.Event, progress: Progress) -> Answer:
         eq = None
         if self.epsilon is not None:
             eq = solve_equilibrium(self.record.deal, epsilon=self.epsilon, time_limit=self.time_limit, store=store(),
-                                   stop_event=stop, progress=progress)
+                                   stop_event=stop, progress=equilibrium_progress(progress))
         return review(self.record, equilibrium=eq, time_limit=self.time_limit, stop_event=stop).to_model()
 
 
@@ -63,13 +60,8 @@ class PuzzleGradeTask:
         """The most its searches may take: a grade (and, given up, the best arrangement first)."""
         return self.time_limit * (2 if self.arrangement is None else 1)
 
-    def run(self, store: Callable[[], SolutionStore], stop: threading.Event,
-            progress: Callable[[IterationRecord], None]) -> BaseModel:
+    def run(self, store: Callable[[], SolutionStore], stop: threading.Event, progress: Progress) -> Answer:
         puzzle = load_puzzle(store(), self.deal, self.opponent)
         if self.arrangement is None:
             return puzzle.give_up(time_limit=self.time_limit, stop_event=stop).to_model()
         return puzzle.grade(self.arrangement, time_limit=self.time_limit, stop_event=stop).to_model()
-
-
-TrainingTask = ReviewTask | PuzzleGradeTask
-TRAINING_TASKS = (ReviewTask, PuzzleGradeTask)

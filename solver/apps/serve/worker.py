@@ -7,7 +7,11 @@ two one-way pipes:
 * worker → server: ``("ready",)`` once warmed up, then per task ``("progress", number,
   record)`` any number of times and one ``("done", number, answer)`` (the answer's response
   model) or ``("error", number, kind, message)`` with ``kind`` ``"input"`` (bad input: the
-  one-line message of a ``ValueError``) or ``"internal"``.
+  one-line message of a ``quintet.faults.InputError``), ``"internal"`` (a ``Fault``: its public
+  line) or ``"bug"`` (anything else: ``INTERNAL_ERROR`` with the id its traceback is logged under).
+
+Every task kind implements one contract, ``WorkerTask``: ``run(store, stop, progress)`` and its
+own ``seconds``; the worker and the pool know nothing else of it.
 
 Cancel: the server writes the task's number into the shared ``cancel`` value; a watcher
 thread sees it within ``POLL_SECONDS`` and sets that task's own stop event (a new one per
@@ -20,6 +24,7 @@ group, and the server stops its workers itself.
 from __future__ import annotations
 
 import os
+import secrets
 import signal
 import sys
 import threading
@@ -30,56 +35,134 @@ from dataclasses import dataclass
 from multiprocessing.connection import Connection
 from multiprocessing.sharedctypes import Synchronized
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol
 
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel
 
 from quintet.draw import advise
 from quintet.draw.game import Terms
-from quintet.faults import Fault
+from quintet.faults import Fault, InputError
 from quintet.rules import Rules
 from quintet.text import one_line
+from solver.advisor.limits import SERVE_QUICK_TIME_LIMIT
 from solver.advisor.request import SolveRequest, solve_request
 from solver.advisor.schema import DrawOut, KmixProgressOut, ProgressOut
-from solver.apps.serve.training import TRAINING_TASKS, TrainingTask
 from solver.games.double_oracle import IterationRecord
 from solver.games.sparse_mix import SparseRecord
 from solver.storage.store import SolutionStore
 
-__all__ = ["Task", "DrawTask", "StrategyTask", "worker_main", "run_task"]
+__all__ = ["WorkerTask", "Answer", "Progress", "Task", "SolveTask", "DrawTask", "StrategyTask", "worker_main",
+           "run_task", "equilibrium_progress", "log_bug", "INTERNAL_ERROR"]
 
 POLL_SECONDS = 0.05
 WARM_UP_DEAL = "8h 7h 9d Ts 7s Qc Jc"
+INTERNAL_ERROR = "internal error (id {id})"
+"""The one line a client is told of a bug of the server (its traceback is in the server's log
+under the same id)."""
+
+
+def log_bug(exc: BaseException, where: str) -> str:
+    """Write ``exc``'s traceback to stderr (the server's log) under a new error id; the line the
+    client is told (``INTERNAL_ERROR``: never the exception's own words, which may hold a path)."""
+    error_id = secrets.token_hex(6)
+    trace = "".join(traceback.format_exception(exc))
+    print(f"quintet-serve: internal error {error_id} in {where}:\n{trace}", end="", file=sys.stderr, flush=True)
+    return INTERNAL_ERROR.format(id=error_id)
+
+
+Progress = Callable[[dict[str, object]], None]
+"""Where a task's progress goes, as JSON: an equilibrium's iterations (``ProgressOut``, kind
+``equilibrium``), a K-mix's certifications (``KmixProgressOut``, kind ``kmix``)."""
+Answer = BaseModel | dict[str, Any]
+"""A task's answer: its response model, or that model's JSON (a table's task: what the tables
+file keeps)."""
+
+
+class WorkerTask(Protocol):
+    """The one contract of every task the pool runs (the server's own objects, never a client's):
+    ``run`` answers it in the worker process; ``seconds`` is the most its solver's own limits let
+    it run (None: no limit; the pool adds ``jobs.LIMIT_MARGIN`` and cancels it past that)."""
+
+    @property
+    def seconds(self) -> float | None: ...
+
+    def run(self, store: Callable[[], SolutionStore], stop: threading.Event, progress: Progress) -> Answer: ...
+
+
+def equilibrium_progress(progress: Progress) -> Callable[[IterationRecord], None]:
+    """An equilibrium's iterations as ``progress`` JSON (``ProgressOut``)."""
+    return lambda record: progress(ProgressOut.of(record).model_dump(mode="json"))
+
+
+def _kmix_progress(progress: Progress) -> Callable[[SparseRecord], None]:
+    certified = [0]
+
+    def report(record: SparseRecord) -> None:
+        certified[0] += 1
+        progress(KmixProgressOut(certified=certified[0], support=record.support, exploitability=max(0.0, record.best),
+                                 seconds=record.seconds).model_dump(mode="json"))
+
+    return report
+
+
+@dataclass(frozen=True)
+class SolveTask:
+    """A solve (``quintet-solve``): its answer's response model.  A request that may not read
+    files (``files=False``: every request a server takes) is checked again before anything runs:
+    no term names a file.  The store is opened only when an equilibrium is needed."""
+
+    request: SolveRequest
+
+    @property
+    def seconds(self) -> float | None:
+        """The solver's own limits (None: a solve given no limit) and its recheck."""
+        r = self.request
+        if r.wants_equilibrium or r.max_exploitability is not None or r.max_support is not None:
+            solve = r.long_time_limit * (2 if r.max_support is not None else 1)  # a K-mix: two solves
+        elif r.time_limit is None:
+            return None
+        else:
+            solve = r.time_limit
+        return solve + (r.verify or 0.0)
+
+    def run(self, store: Callable[[], SolutionStore], stop: threading.Event, progress: Progress) -> Answer:
+        r = self.request
+        if not r.files:
+            r.opponent.refuse_files()
+        return solve_request(r, store=store() if r.wants_equilibrium else None, stop_event=stop,
+                             progress=equilibrium_progress(progress),
+                             sparse_progress=_kmix_progress(progress)).to_model()
 
 
 @dataclass(frozen=True)
 class DrawTask:
-    """A draw-advisor question (``quintet draw``): ``known`` and ``objective`` as text."""
+    """A draw-advisor question (``quintet draw``): ``known`` and ``objective`` as text; exact,
+    within the server's quick limit (``seconds``)."""
 
     hand: str
     rules: Rules
     known: str | None = None
     objective: str = "expected"
+    seconds: float = SERVE_QUICK_TIME_LIMIT
 
-
-class Runnable(Protocol):
-    """A task that runs itself: a table's (``solver.apps.serve.tables.tasks.PlayTask``; the
-    server's own, never a client's object)."""
-
-    def run(self, store: Callable[[], SolutionStore], stop: threading.Event) -> dict[str, object]: ...
+    def run(self, store: Callable[[], SolutionStore], stop: threading.Event, progress: Progress) -> Answer:
+        advice = advise(self.hand, self.rules, known=self.known, objective=self.objective)
+        return DrawOut.model_validate(advice.to_dict())
 
 
 @dataclass(frozen=True)
 class StrategyTask:
-    """A heads-up draw-poker position for the equilibrium strategy (``quintet.draw.cfr.bot.position_advice``)."""
+    """A heads-up draw-poker position for the equilibrium strategy (``quintet.draw.cfr.bot.position_advice``),
+    within the server's quick limit (``seconds``)."""
 
     rules: Rules
     terms: Terms
     hand: str
     actions: tuple[str, ...]
     player: str
+    seconds: float = SERVE_QUICK_TIME_LIMIT
 
-    def run(self) -> BaseModel:
+    def run(self, store: Callable[[], SolutionStore], stop: threading.Event, progress: Progress) -> Answer:
         from quintet.draw.cfr.bot import position_advice
 
         return position_advice(self.rules, self.terms, self.hand, self.actions, self.player)
@@ -88,7 +171,7 @@ class StrategyTask:
 @dataclass(frozen=True)
 class Task:
     number: int  # unique per server run, > 0
-    payload: SolveRequest | DrawTask | StrategyTask | TrainingTask | Runnable
+    payload: WorkerTask
 
 
 class _LazyStore:
@@ -109,48 +192,11 @@ class _LazyStore:
             self._store = None
 
 
-Progress = Callable[[dict[str, object]], None]
-"""Where a task's progress goes, as JSON: an equilibrium's iterations (``ProgressOut``, kind
-``equilibrium``), a K-mix's certifications (``KmixProgressOut``, kind ``kmix``)."""
-
-
-def _equilibrium_progress(progress: Progress) -> Callable[[IterationRecord], None]:
-    return lambda record: progress(ProgressOut.of(record).model_dump(mode="json"))
-
-
-def _kmix_progress(progress: Progress) -> Callable[[SparseRecord], None]:
-    certified = [0]
-
-    def report(record: SparseRecord) -> None:
-        certified[0] += 1
-        progress(KmixProgressOut(certified=certified[0], support=record.support, exploitability=max(0.0, record.best),
-                                 seconds=record.seconds).model_dump(mode="json"))
-
-    return report
-
-
-def run_task(payload: SolveRequest | DrawTask | StrategyTask | TrainingTask | Runnable,
-             store: Callable[[], SolutionStore], stop: threading.Event,
-             progress: Progress) -> BaseModel | dict[str, object]:
-    """The answer to one task as its response model (its JSON is what the matching CLI prints
-    with ``--json``; a task that runs itself — a table's, ``solver.apps.serve.tables.tasks`` —
-    answers its JSON);
-    ``store`` opens the store, called only when an equilibrium is needed.  A request that may
-    not read files (``files=False``: every request a server takes) is checked again here,
-    before anything runs: no term names a file."""
-    if isinstance(payload, StrategyTask):
-        return payload.run()
-    if isinstance(payload, TRAINING_TASKS):
-        return payload.run(store, stop, _equilibrium_progress(progress))
-    if isinstance(payload, DrawTask):
-        return DrawOut.model_validate(
-            advise(payload.hand, payload.rules, known=payload.known, objective=payload.objective).to_dict())
-    if not isinstance(payload, SolveRequest):
-        return payload.run(store, stop)
-    if not payload.files:
-        payload.opponent.refuse_files()
-    return solve_request(payload, store=store() if payload.wants_equilibrium else None, stop_event=stop,
-                         progress=_equilibrium_progress(progress), sparse_progress=_kmix_progress(progress)).to_model()
+def run_task(payload: WorkerTask, store: Callable[[], SolutionStore], stop: threading.Event,
+             progress: Progress) -> Answer:
+    """The answer to one task (its JSON is what the matching CLI prints with ``--json``), through
+    the contract (``WorkerTask.run``); ``store`` opens the store, called only when needed."""
+    return payload.run(store, stop, progress)
 
 
 def _warm_up() -> None:
@@ -208,15 +254,11 @@ def worker_main(tasks: Connection, results: Connection, cancel: Synchronized, st
 
         try:
             message: tuple[object, ...] = ("done", number, run_task(task.payload, store, stop, progress))
+        except InputError as exc:
+            message = ("error", number, "input", one_line(exc) or type(exc).__name__)
         except Fault as exc:  # the server's store, an engine: not the client's input (no path of ours in it)
             message = ("error", number, "internal", one_line(exc.public))
-        except ValidationError as exc:  # an answer that does not fit its model: a fault, not the input
-            traceback.print_exc(file=sys.stderr)
-            message = ("error", number, "internal", one_line(f"{type(exc).__name__}: {exc}"))
-        except ValueError as exc:
-            message = ("error", number, "input", one_line(exc) or type(exc).__name__)
-        except Exception as exc:  # noqa: BLE001 — reported to the server, which answers 500
-            traceback.print_exc(file=sys.stderr)
-            message = ("error", number, "internal", one_line(f"{type(exc).__name__}: {exc}"))
+        except Exception as exc:  # noqa: BLE001 — a bug: logged here, the server answers 500 with its id
+            message = ("error", number, "bug", log_bug(exc, f"worker task {number}"))
         current[0] = None
         _send(results, message)

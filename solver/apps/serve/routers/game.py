@@ -63,7 +63,7 @@ def hand(body: HandIn) -> HandReportOut:
 async def draw(body: DrawIn, state: State, http: Request) -> Any:
     """``quintet draw``: the draw advisor — all 32 exchanges of a five-card hand, exact."""
     client = state.take(http, "solves")
-    task = DrawTask(body.hand, body.rules.to_rules(), body.known, body.objective)
+    task = DrawTask(body.hand, body.rules.to_rules(), body.known, body.objective, state.config.quick_time_limit)
     return await state.answer(state.pool.submit(task, lane="quick", request=echo(body), owner=client), http)
 
 
@@ -75,7 +75,8 @@ async def draw_strategy(body: DrawStrategyIn, state: State, http: Request) -> An
     probability of each move for your hand's class, the pot odds, your equity against the other player's
     range, each exchange's draw, and why (``quintet poker``'s ``hint``)."""
     client = state.take(http, "solves")
-    task = StrategyTask(body.rules.to_rules(), body.terms.to_terms(), body.hand, tuple(body.actions), body.player)
+    task = StrategyTask(body.rules.to_rules(), body.terms.to_terms(), body.hand, tuple(body.actions), body.player,
+                        state.config.quick_time_limit)
     return await state.answer(state.pool.submit(task, lane="quick", request=echo(body), owner=client), http)
 
 

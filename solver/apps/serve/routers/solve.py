@@ -32,6 +32,7 @@ from solver.apps.serve.jobs import Job
 from solver.apps.serve.models import ImmediateAnswerOut, JobCreatedOut, JobOut, KmixProgressOut, ProgressOut, SolveIn
 from solver.apps.serve.public import request_origin
 from solver.apps.serve.state import AppState, ServeConfig, app_state, solver_on
+from solver.apps.serve.worker import SolveTask
 
 __all__ = ["router", "solve_request_of", "job_out", "job_created", "echo", "EVENT_INTERVAL", "STOP_GRACE", "NO_SECRET"]
 
@@ -161,7 +162,7 @@ async def solve(body: SolveIn, state: State, http: Request) -> Any:
     request = solve_request_of(body, state.config)
     long = mix or (request.wants_equilibrium and not await run_in_threadpool(_is_stored, state, request))
     request = _limited(request, long, state.config)
-    job = state.pool.submit(request, lane="long" if long else "quick", request=echo(body), owner=client)
+    job = state.pool.submit(SolveTask(request), lane="long" if long else "quick", request=echo(body), owner=client)
     if long:
         return job_created(state, job, http)
     return await state.answer(job, http)

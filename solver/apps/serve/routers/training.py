@@ -30,6 +30,7 @@ from solver.advisor.limits import (
     PLAY_EPSILON,
     PLAY_TIME_LIMIT,
     TIME_LIMIT_MAX,
+    LimitError,
 )
 from solver.advisor.schema import OneOf, PuzzleOut, PuzzleResultOut, ReviewOut, StatsOut
 from solver.apps.serve.errors import JsonBodyRoute, error_responses
@@ -89,7 +90,7 @@ def _time_limit(state: AppState, asked: float | None) -> float:
     limit = PLAY_TIME_LIMIT if asked is None else asked
     if cap is not None and limit > cap:
         if asked is not None:
-            raise ValueError(f"time_limit: at most {cap:g} seconds on this server, got {asked:g}")
+            raise LimitError(f"time_limit: at most {cap:g} seconds on this server, got {asked:g}")
         limit = cap
     return limit
 
@@ -170,7 +171,7 @@ async def grade_puzzle(body: PuzzleGradeIn, state: State, http: Request) -> Any:
             arrangement = Arrangement.parse(body.arrangement, rules)
             arrangement.validate(deal)
         except ArrangementError as exc:
-            raise ValueError(f"arrangement: {exc}") from None
+            raise ArrangementError(f"arrangement: {exc}") from None
     task = PuzzleGradeTask(deal, body.opponent, arrangement, _time_limit(state, body.time_limit))
     client = state.take(http, "solves")
     return await state.answer(state.pool.submit(task, lane="quick", request=echo(body), owner=client), http)

@@ -1,12 +1,12 @@
 """A seat's advice at a table (a hint, the K-mix, a grade, the odds): checked against the table
-and the seat's game, and made into the worker's task (``tasks.PlayTask``)."""
+and the seat's game, and made into the worker's task (``tasks.TableTask``)."""
 
 from __future__ import annotations
 
 from solver.advisor.limits import parse_slot
 from solver.apps.serve.tables.errors import AdviceOff, NotNow
 from solver.apps.serve.tables.rows import TableRow
-from solver.apps.serve.tables.tasks import PlayAction, PlayTask, play_session
+from solver.apps.serve.tables.tasks import Grade, Hint, MixHint, Odds, PlayAction, SeatGame, TableTask, play_session
 from solver.apps.serve.tables.views import mixes_offered, table_status
 from solver.play.session import PlayError
 
@@ -14,7 +14,7 @@ __all__ = ["advice_task"]
 
 
 def advice_task(table: TableRow, seat: int, action: PlayAction, *, slots: dict[str, str] | None = None,
-                arrangement: str | None = None, max_support: int | None = None) -> tuple[PlayTask, int]:
+                arrangement: str | None = None, max_support: int | None = None) -> tuple[TableTask, int]:
     """The worker's task for a seat's hint (``max_support``: the K-mix), grade or odds, and the
     game it is for; ``PlayError`` for a move the game refuses, ``AdviceOff`` or ``NotNow``
     when advice is not for this table or not for now."""
@@ -50,11 +50,11 @@ def advice_task(table: TableRow, seat: int, action: PlayAction, *, slots: dict[s
         for s, cards in placed:
             session.place(s, cards)
         session.verify_hint()
-    laid = None
+    at = SeatGame(deal, table.opponent, game=game, seed=table.seed_of(game), computer=row.computer,
+                  description=row.computer_description or "", equilibrium=row.equilibrium, advice=table.hints)
+    if max_support is not None:
+        return MixHint(at, max_support), game
     if action == "grade":
         assert arrangement is not None
-        laid = session.verify_confirm(arrangement).format(deal.rules)
-    task = PlayTask(action, deal, table.opponent, game=game, seed=table.seed_of(game), computer=row.computer,
-                    description=row.computer_description or "", equilibrium=row.equilibrium,
-                    advice=table.hints, slots=tuple(placed), arrangement=laid, max_support=max_support)
-    return task, game
+        return Grade(at, session.verify_confirm(arrangement).format(deal.rules)), game
+    return (Hint(at, tuple(placed)) if action == "hint" else Odds(at)), game

@@ -53,7 +53,7 @@ from solver.apps.serve.tables.models import InvitationOut, TableCreatedOut, Tabl
 from solver.apps.serve.tables.rows import FRIEND, TableRow
 from solver.apps.serve.tables.scheduler import Scheduler
 from solver.apps.serve.tables.store import TableStore, secret_matches, token_hash
-from solver.apps.serve.tables.tasks import PlayAction, PlayTask, play_session
+from solver.apps.serve.tables.tasks import PlayAction, TableTask, play_session
 from solver.apps.serve.tables.views import seat_view, table_status, warm_up
 from solver.apps.serve.tables.work import TableWork
 from solver.play.commitment import commit
@@ -371,7 +371,7 @@ class TableService:
     # ------------------------------------------------------------------ advice
 
     def advice_task(self, table_id: str, seat: int, action: PlayAction, *, slots: dict[str, str] | None = None,
-                    arrangement: str | None = None, max_support: int | None = None) -> tuple[PlayTask, int]:
+                    arrangement: str | None = None, max_support: int | None = None) -> tuple[TableTask, int]:
         """The worker's task for a seat's advice and the game it is for (``advice.advice_task``)."""
         with self._lock:
             return advice_task(self._table(table_id), seat, action, slots=slots, arrangement=arrangement,

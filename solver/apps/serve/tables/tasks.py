@@ -2,16 +2,17 @@
 finished game's record — each through ``solver.play`` (``Computer``, ``GameSession``), the game
 logic of ``quintet-play``.
 
-A ``PlayTask`` is what a table (``solver.apps.serve.tables.work``, and a seat's advice from
-``solver.apps.serve.tables.service``) sends to the worker pool; the worker rebuilds the game
-(``play_session``) and runs one action:
+These are what a table (``solver.apps.serve.tables.work``, and a seat's advice from
+``solver.apps.serve.tables.advice``) sends to the worker pool, one small task per action (each a
+``worker.WorkerTask``, its answer the action's JSON); the worker rebuilds the seat's game
+(``SeatGame``, ``play_session``) and runs it:
 
-* ``choose`` — ``Computer.choose`` draws the computer's arrangement (with a secret seed, never
+* ``Choose`` — ``Computer.choose`` draws the computer's arrangement (with a secret seed, never
   the deal's: the deal's seed is shown to the player);
-* ``hint``, ``grade``, ``odds`` — ``GameSession.hint`` / ``grade`` / ``odds`` against the computer's
-  model (``Computer.resume``: the committed arrangement is never drawn again), or at a friend's
-  table against the deal's equilibrium (``Person``);
-* ``record`` — the game played out (``GameSession.play_out``) and ``GameSession.record`` with
+* ``Hint``, ``MixHint``, ``Grade``, ``Odds`` — ``GameSession.hint`` / ``mix_hint`` / ``grade`` /
+  ``odds`` against the computer's model (``Computer.resume``: the committed arrangement is never
+  drawn again), or at a friend's table against the deal's equilibrium (``Person``);
+* ``Record`` — the game played out (``GameSession.play_out``) and ``GameSession.record`` with
   its regret: the JSON line ``quintet-play --record`` writes (a computer's table: a friend's
   game has no regret, and the table writes its records itself).
 
@@ -25,19 +26,22 @@ import datetime as _dt
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import ClassVar, Literal
 
 from quintet.game import Arrangement, Deal
 from solver.advisor.equilibrium import EquilibriumResult, solve_equilibrium
 from solver.advisor.limits import PLAY_EPSILON, PLAY_TIME_LIMIT, TABLE_SEARCH_TIME_LIMIT
 from solver.apps.serve.tables.rows import FRIEND
+from solver.apps.serve.worker import Answer, Progress
 from solver.play.computer import Computer, EquilibriumProvider
 from solver.play.session import MIX_HINT_ROLL_STREAM, GameSession, Person
 from solver.storage.store import SolutionStore
 
-__all__ = ["PlayTask", "PlayAction", "play_session"]
+__all__ = ["PlayAction", "SeatGame", "TableTask", "Choose", "Hint", "MixHint", "Odds", "Grade", "Record",
+           "play_session"]
 
-PlayAction = Literal["choose", "hint", "grade", "odds", "record"]
+PlayAction = Literal["hint", "grade", "odds"]
+"""A seat's advice (``advice.advice_task``)."""
 
 
 def equilibrium_provider(store: Callable[[], SolutionStore], solved: float | None) -> EquilibriumProvider:
@@ -77,50 +81,107 @@ def play_session(deal: Deal, opponent: str, *, game: int = 1, seed: int = 0, com
     return session
 
 
-@dataclass(frozen=True)
-class PlayTask:
-    """One piece of a table's work for a worker (see the module doc)."""
+SECONDS = PLAY_TIME_LIMIT + TABLE_SEARCH_TIME_LIMIT
+"""The most a table's task runs: at most the deal's equilibrium, then a search."""
 
-    action: PlayAction
+
+@dataclass(frozen=True)
+class SeatGame:
+    """A seat's game as a worker rebuilds it (``play_session``), against the computer's committed
+    arrangement (``computer``; None: not chosen yet) or a friend."""
+
     deal: Deal
     opponent: str  # "friend" or the computer's specification (canonical)
     game: int = 1
     seed: int = 0  # the deal's seed (the record's)
-    draw_seed: int = 0  # choose: the seed of the computer's random draws (secret)
     computer: str | None = None  # the computer's committed arrangement (canonical text)
     description: str = ""
     equilibrium: float | None = None  # the certified exploitability of the deal's equilibrium in the store
     advice: bool = True
-    slots: tuple[tuple[int, str], ...] = ()  # hint: the placed slots
-    max_support: int | None = None  # hint K: the K-mix of the equilibrium instead (the game's die roll)
-    arrangement: str | None = None  # grade, record: the seat's arrangement
-    hints: tuple[str, ...] = ()  # record: the advice used, in order
-    time: str | None = None  # record: when the game ended (ISO 8601 UTC)
 
-    def run(self, store: Callable[[], SolutionStore], stop: threading.Event) -> dict[str, object]:
-        """The action's JSON answer (``ValueError`` with one line for what cannot be done)."""
-        provider = equilibrium_provider(store, self.equilibrium)
-        rules = self.deal.rules
-        if self.action == "choose":
-            chosen = Computer.choose(self.deal, self.opponent, seed=self.draw_seed, equilibrium=provider,
-                                     time_limit=TABLE_SEARCH_TIME_LIMIT, stop_event=stop, files=False)
-            return {"arrangement": chosen.arrangement.format(rules), "description": chosen.description}
-        session = play_session(self.deal, self.opponent, game=self.game, seed=self.seed, computer=self.computer,
-                               description=self.description, provider=provider, advice=self.advice,
-                               slots=self.slots, hints=self.hints)
-        if self.action == "hint" and self.max_support is not None:
-            return session.mix_hint(self.max_support, stop).to_dict(self.seed, MIX_HINT_ROLL_STREAM)
-        if self.action == "hint":
-            return session.hint(stop).to_dict()
-        if self.action == "odds":
-            # every hand the model plays in each slot: the page draws the whole of each slot
-            return session.odds(top=None).to_model().model_dump(mode="json")
-        assert self.arrangement is not None
-        laid = Arrangement.parse(self.arrangement, rules)
-        if self.action == "grade":
-            for slot, packet in enumerate(laid.packets, start=1):
-                session.place(slot, packet)
-            return session.grade(stop).to_dict()
-        session.play_out(laid)
+    def session(self, store: Callable[[], SolutionStore], slots: Sequence[tuple[int, str]] = (),
+                hints: Sequence[str] = ()) -> GameSession:
+        return play_session(self.deal, self.opponent, game=self.game, seed=self.seed, computer=self.computer,
+                            description=self.description, provider=equilibrium_provider(store, self.equilibrium),
+                            advice=self.advice, slots=slots, hints=hints)
+
+
+@dataclass(frozen=True)
+class TableTask:
+    """A table's task: one action (``run``) in a seat's game (``at``)."""
+
+    at: SeatGame
+    seconds: ClassVar[float] = SECONDS
+
+    def run(self, store: Callable[[], SolutionStore], stop: threading.Event, progress: Progress) -> Answer:
+        raise NotImplementedError
+
+
+@dataclass(frozen=True)
+class Choose(TableTask):
+    """The computer's arrangement (``Computer.choose``), drawn with ``draw_seed`` (secret)."""
+
+    draw_seed: int
+
+    def run(self, store: Callable[[], SolutionStore], stop: threading.Event, progress: Progress) -> Answer:
+        at = self.at
+        chosen = Computer.choose(at.deal, at.opponent, seed=self.draw_seed, stop_event=stop, files=False,
+                                 equilibrium=equilibrium_provider(store, at.equilibrium),
+                                 time_limit=TABLE_SEARCH_TIME_LIMIT)
+        return {"arrangement": chosen.arrangement.format(at.deal.rules), "description": chosen.description}
+
+
+@dataclass(frozen=True)
+class Hint(TableTask):
+    """``hint``: the best completion of the placed ``slots``."""
+
+    slots: tuple[tuple[int, str], ...] = ()
+
+    def run(self, store: Callable[[], SolutionStore], stop: threading.Event, progress: Progress) -> Answer:
+        return self.at.session(store, self.slots).hint(stop).to_dict()
+
+
+@dataclass(frozen=True)
+class MixHint(TableTask):
+    """``hint K``: the K-mix of the deal's equilibrium and the game's die roll."""
+
+    max_support: int
+
+    def run(self, store: Callable[[], SolutionStore], stop: threading.Event, progress: Progress) -> Answer:
+        return self.at.session(store).mix_hint(self.max_support, stop).to_dict(self.at.seed, MIX_HINT_ROLL_STREAM)
+
+
+class Odds(TableTask):
+    """``odds``: every hand the model plays in each slot (the page draws the whole of each slot)."""
+
+    def run(self, store: Callable[[], SolutionStore], stop: threading.Event, progress: Progress) -> Answer:
+        return self.at.session(store).odds(top=None).to_model().model_dump(mode="json")
+
+
+@dataclass(frozen=True)
+class Grade(TableTask):
+    """``grade``: the seat's five packets (canonical text), placed and graded."""
+
+    arrangement: str
+
+    def run(self, store: Callable[[], SolutionStore], stop: threading.Event, progress: Progress) -> Answer:
+        session = self.at.session(store)
+        for slot, packet in enumerate(Arrangement.parse(self.arrangement, self.at.deal.rules).packets, start=1):
+            session.place(slot, packet)
+        return session.grade(stop).to_dict()
+
+
+@dataclass(frozen=True)
+class Record(TableTask):
+    """``record``: the game played out with the seat's ``arrangement``, its record with its regret;
+    ``hints`` the advice used, in order; ``time`` when the game ended (ISO 8601 UTC)."""
+
+    arrangement: str
+    hints: tuple[str, ...] = ()
+    time: str | None = None
+
+    def run(self, store: Callable[[], SolutionStore], stop: threading.Event, progress: Progress) -> Answer:
+        session = self.at.session(store, hints=self.hints)
+        session.play_out(Arrangement.parse(self.arrangement, self.at.deal.rules))
         moment = _dt.datetime.fromisoformat(self.time.replace("Z", "+00:00")) if self.time else None
         return session.record(stop, time=moment).to_dict()

@@ -27,7 +27,8 @@ from solver.apps.serve.tables.events import TableEvents
 from solver.apps.serve.tables.rows import FRIEND, TableRow
 from solver.apps.serve.tables.scheduler import Lane, Scheduler, TaskKey
 from solver.apps.serve.tables.store import TableStore
-from solver.apps.serve.tables.tasks import PlayTask, play_session
+from solver.apps.serve.tables.tasks import Choose, Record, SeatGame, play_session
+from solver.apps.serve.worker import SolveTask, WorkerTask
 from solver.play.commitment import commit
 from solver.play.computer import ComputerSpec
 
@@ -98,8 +99,7 @@ class TableWork:
         key = (table.id, game, "choose")
         if self._scheduler.pending(key):
             return
-        task = PlayTask("choose", deal, table.opponent, game=game, seed=table.seed_of(game),
-                        draw_seed=secrets.randbelow(SEED_MAX + 1), equilibrium=row.equilibrium)
+        task = Choose(SeatGame(deal, table.opponent, equilibrium=row.equilibrium), secrets.randbelow(SEED_MAX + 1))
         self._submit(key, task, "quick", self._chosen)
 
     def _solve_equilibrium(self, table_id: str, game: int, deal: Deal) -> None:
@@ -108,9 +108,9 @@ class TableWork:
             return
         request = SolveRequest.parse(deal.format(), deal.rules, opponent="equilibrium", epsilon=PLAY_EPSILON,
                                      time_limit=PLAY_TIME_LIMIT, files=False)
-        self._submit(key, request, "long", self._solved)
+        self._submit(key, SolveTask(request), "long", self._solved)
 
-    def _submit(self, key: TaskKey, payload: object, lane: Lane, then: Callable[[TaskKey, Job], None]) -> None:
+    def _submit(self, key: TaskKey, payload: WorkerTask, lane: Lane, then: Callable[[TaskKey, Job], None]) -> None:
         def done(job: Job) -> None:
             if job.status != "done" or job.result is None:
                 self._failed(key, job.error or "the task failed")
@@ -172,10 +172,9 @@ class TableWork:
         row = table.row(game)
         side = row.side(seat)
         assert side.arrangement is not None and row.ended is not None
-        task = PlayTask("record", table.deal(game), table.opponent, game=game, seed=table.seed_of(game),
-                        computer=row.computer, description=row.computer_description or "",
-                        equilibrium=row.equilibrium, arrangement=side.arrangement, hints=tuple(side.hints),
-                        time=_iso(row.ended))
+        at = SeatGame(table.deal(game), table.opponent, game=game, seed=table.seed_of(game), computer=row.computer,
+                      description=row.computer_description or "", equilibrium=row.equilibrium)
+        task = Record(at, side.arrangement, tuple(side.hints), _iso(row.ended))
         self._submit(key, task, "quick", lambda k, job: self._recorded(k, seat, job))
 
     def _recorded(self, key: TaskKey, seat: int, job: Job) -> None:
