@@ -18,6 +18,8 @@ const RANK_NAMES = {
 };
 /** Every rank, highest first. */
 export const RANK_ORDER = "AKQJT98765432";
+/** The suits in the order the page lays them out: SUITS's. */
+export const SUIT_ORDER = Object.keys(SUITS).join("");
 
 // Suit shapes in a 100 × 100 box (filled with the card's colour).
 const SUIT_PATHS = {
@@ -62,7 +64,7 @@ export function rankText(rank) {
 export function cardOrder(code) {
   const c = parseCard(code);
   if (c.joker) return -10 + Number(c.index || 0);
-  return RANK_ORDER.indexOf(c.rank) * 4 + "shdc".indexOf(c.suit);
+  return RANK_ORDER.indexOf(c.rank) * 4 + SUIT_ORDER.indexOf(c.suit);
 }
 
 export function sortCards(codes) {
@@ -73,7 +75,7 @@ export function sortCards(codes) {
  * diamonds, clubs), highest first, then the jokers'. */
 export function deckRows(deck, without = []) {
   const left = deck.filter((c) => !without.includes(c));
-  const rows = [..."shdc"].map((suit) => sortCards(left.filter((c) => parseCard(c).suit === suit)));
+  const rows = [...SUIT_ORDER].map((suit) => sortCards(left.filter((c) => parseCard(c).suit === suit)));
   rows.push(left.filter((c) => parseCard(c).joker));
   return rows.filter((r) => r.length);
 }

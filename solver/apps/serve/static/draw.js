@@ -4,7 +4,7 @@
 
 import { call } from "./api.js";
 import { CardGrid, cardEl, cardName, cardsTextEl, deckRows, parseCard, RANK_ORDER, rankText, readCards,
-  sortCards } from "./cards.js";
+  sortCards, SUIT_ORDER } from "./cards.js";
 import { $, errorBox, fieldMessage } from "./form.js";
 import { all, el, pct, signed } from "./format.js";
 import { ruleSets, rulesNamed } from "./rules.js";
@@ -23,7 +23,7 @@ const isJoker = (code) => parseCard(code).joker;
 function deckParts(deck) {
   const plain = deck.filter((c) => !isJoker(c));
   const ranks = [...new Set(plain.map((c) => c[0]))].sort((a, b) => RANK_ORDER.indexOf(a) - RANK_ORDER.indexOf(b));
-  const missing = ranks.flatMap((r) => [..."shdc"].map((s) => r + s)).filter((c) => !plain.includes(c));
+  const missing = ranks.flatMap((r) => [...SUIT_ORDER].map((s) => r + s)).filter((c) => !plain.includes(c));
   return { plain, ranks, missing, jokers: deck.length - plain.length };
 }
 
