@@ -12,7 +12,7 @@ from fastapi import APIRouter, Depends, Query, Request
 from quintet.cards import format_cards
 from quintet.game import Deal
 from quintet.reports import hand_report, showdown_report
-from quintet.rules import RULE_SETS, Rules
+from quintet.rules import RULE_SETS, Rules, get_rules
 from quintet.seeds import SEED_MAX, fresh_seed
 from solver.advisor import limits as limits_module
 from solver.advisor.schema import LimitsOut
@@ -94,13 +94,13 @@ def deal(seed: int | None = Query(None, ge=0, le=SEED_MAX,
 
 @router.get("/api/rules", tags=["game"], operation_id="rules", response_model=list[RuleSetOut],
             responses=error_responses(400, 422))
-def rules(rules: str | None = Query(None, max_length=MAX_NAME_LENGTH,
-                                    description="one rule set's name (default: every one, classic first)")
-          ) -> list[RuleSetOut]:
+def rule_sets(rules: str | None = Query(None, max_length=MAX_NAME_LENGTH,
+                                        description="one rule set's name (default: every one, classic first)")
+              ) -> list[RuleSetOut]:
     """The rule sets (``quintet.rules.RULE_SETS``): deck, jokers, slot points, hand size, exposed
     cards and hand categories (lowest first) — everything the page shows of the rules."""
-    names = [RulesIn(name=rules).to_rules().name] if rules else sorted(RULE_SETS, key=lambda n: (n != "classic", n))
-    return [_rule_set(RULE_SETS[name]) for name in names]
+    names = sorted(RULE_SETS, key=lambda n: (n != "classic", n))
+    return [_rule_set(r) for r in ([get_rules(rules)] if rules else [RULE_SETS[n] for n in names])]
 
 
 def _rule_set(r: Rules) -> RuleSetOut:

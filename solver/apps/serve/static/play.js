@@ -352,9 +352,9 @@ function setStatusNote(text) {
   $("play-status").textContent = text;
 }
 
-/** The cards each side arranges under the board's rule set (25 in Quintet). */
-function cardsToArrange() {
-  return board.rules.weights.length * board.rules.hand_size;
+/** "25 cards into 5 hands": what each side arranges under ``rules``. */
+function toArrange(rules) {
+  return `${rules.weights.length * rules.hand_size} cards into ${rules.weights.length} hands`;
 }
 
 /** Whether the view's show-down has been turned over to the last slot on this page. */
@@ -374,8 +374,8 @@ function statusText(view) {
       return `This game could not be prepared: ${view.error}`;
     case "placing":
       return view.other.confirmed && view.opponent === "friend"
-        ? `Your friend has confirmed. Arrange your ${cardsToArrange()} cards and confirm.`
-        : `Arrange your ${cardsToArrange()} cards into ${board.rules.weights.length} hands and confirm.`;
+        ? `Your friend has confirmed. Arrange your ${toArrange(rulesNamed(view.deal.rules))} and confirm.`
+        : `Arrange your ${toArrange(rulesNamed(view.deal.rules))} and confirm.`;
     case "waiting":
       return view.opponent === "friend" && view.other_game !== null && view.other_game < view.game
         ? `You have confirmed. ${other[0].toUpperCase() + other.slice(1)} is still looking at game ${view.other_game}'s show-down.`
@@ -956,8 +956,8 @@ async function copy(text, button) {
 export function setupPlay({ select = () => {} } = {}) {
   showTab = select;
   const classic = rulesNamed("classic"); // the rule set of the matches started here
-  $("play-rules").textContent = `Both sides arrange the same ${classic.weights.length * classic.hand_size} cards `
-    + `into ${classic.weights.length} hands; the hands meet slot by slot for ${pointsWords(classic)} points.`;
+  $("play-rules").textContent = `Both sides arrange the same ${toArrange(classic)}; the hands meet slot by slot `
+    + `for ${pointsWords(classic)} points.`;
   board = new ArrangementEditor({ slots: $("play-slots"), text: $("play-text"), textMsg: $("play-text-msg"),
     pool: $("play-pool"), undo: $("play-undo"), clear: $("play-clear") }, {
     onChange: () => {
