@@ -399,12 +399,10 @@ class DealOut(_Out):
 
 
 class RuleSetOut(_Out):
-    """A rule set as the page reads it (``GET /api/rules``): the page writes no rule of its own."""
-
     name: str
     description: str
-    deck: list[str] = Field(description="every card of the deck, the jokers first")
-    jokers: list[str] = Field(description="the deck's jokers (empty: none)")
+    deck: list[str]
+    jokers: list[str] = Field(description="the deck's jokers, the first cards of its deck (empty: none)")
     weights: list[int] = Field(description="points for winning each slot, slot 1 first (one per slot)")
     hand_size: int = Field(description="cards in each slot's hand")
     n_exposed: int = Field(description="cards exposed in a deal (out of play)")
