@@ -124,12 +124,13 @@ def reaped_cpu_seconds() -> float:
 
 
 @contextlib.contextmanager
-def live_server(*args: str, timeout: float = 60.0) -> Iterator[tuple[str, subprocess.Popen]]:
-    """``quintet-serve --port 0 ARGS`` in a subprocess: yields (base URL, process); stopped
-    with SIGINT (Ctrl-C) at the end, killed if it does not stop within 20 s.  The test needs
-    the ``server`` marker."""
+def live_server(*args: str, timeout: float = 60.0,
+                program: Sequence[str] = ("-m", "solver.apps.serve.cli")) -> Iterator[tuple[str, subprocess.Popen]]:
+    """``quintet-serve --port 0 ARGS`` in a subprocess (``program``: Python's arguments that run it):
+    yields (base URL, process); stopped with SIGINT (Ctrl-C) at the end, killed if it does not stop
+    within 20 s.  The test needs the ``server`` marker."""
     tiers.require("server")
-    proc = subprocess.Popen([sys.executable, "-m", "solver.apps.serve.cli", "--port", "0", *args], cwd=ROOT,
+    proc = subprocess.Popen([sys.executable, *program, "--port", "0", *args], cwd=ROOT,
                             stderr=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
     try:
         assert proc.stderr is not None

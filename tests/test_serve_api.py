@@ -28,6 +28,7 @@ from serve_helpers import (
 
 from quintet import cli as quintet_cli
 from quintet.game import Arrangement, Deal
+from quintet.rules import RULE_SETS
 from solver.advisor.equilibrium import solve_equilibrium, stored_exploitability
 from solver.advisor.request import SolveRequest, solve_request
 from solver.apps import solve_cli
@@ -348,8 +349,17 @@ def test_random_deal_is_seeded(client):
 
 def test_rules_health_openapi_and_page(client):
     rules = {r["name"]: r for r in client.get("/api/rules").json()}
+    assert list(rules) == ["classic", *sorted(set(RULE_SETS) - {"classic"})]
     assert len(rules["classic"]["deck"]) == 32 and len(rules["draw54"]["deck"]) == 54
     assert rules["classic"]["categories"][-1] == "straight flush"
+    for name, r in rules.items():  # everything the page shows of a rule set: its deck, jokers, slots and points
+        rule_set = RULE_SETS[name]
+        assert r["jokers"] == [c for c in r["deck"] if c.startswith("Jk")] == r["deck"][:rule_set.deck.jokers]
+        assert (r["weights"], r["hand_size"], r["n_exposed"]) == (list(rule_set.weights), 5, rule_set.n_exposed)
+    assert rules["draw54"]["jokers"] == ["Jk1", "Jk2"] and rules["classic"]["n_exposed"] == 7
+    assert client.get("/api/rules?rules=draw36-joker").json() == [rules["draw36-joker"]]
+    wrong = client.get("/api/rules?rules=draw99")
+    assert wrong.status_code == 400 and wrong.json()["error"].startswith("unknown rule set 'draw99'")
     health = client.get("/api/health").json()
     assert health["status"] == "ok" and health["workers"] == 2
     assert "worker_pids" not in health and "store" not in health  # no path, no process id: anyone may read it

@@ -42,6 +42,7 @@ from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING
 
 from quintet.faults import InputError
+from quintet.rules import RULE_SETS
 from quintet.seeds import SEED_MAX
 from quintet.text import quote
 
@@ -65,8 +66,12 @@ __all__ = [
 
 # ---------------------------------------------------------------------------------- ranges
 
-EPSILON_MAX = 25.0
-"""Points: the largest target exploitability (more than any arrangement can gain: the weights sum to 25)."""
+EPSILON_MAX = float(max(sum(rules.weights) for rules in RULE_SETS.values()))
+"""Points: the largest target exploitability — the most points any rule set offers
+(``quintet.rules.RULE_SETS``: 25 = 3 + 4 + 5 + 6 + 7 in all of them).  No arrangement gains more
+than all of its rule set's slot points against any mix, so a larger ε asks nothing: the bound holds
+for every rule set, each below its own total.  Read once, when this module is imported (a rule set
+is registered before: docs/contributing.md)."""
 TIME_LIMIT_MAX = 7 * 24 * 3600.0
 """Seconds: the longest time limit of any solve or recheck (a week)."""
 MAX_EXPLOITABILITY_MAX = 50.0

@@ -406,4 +406,8 @@ class RuleSetOut(_Out):
     name: str
     description: str
     deck: list[str]
+    jokers: list[str] = Field(description="the deck's jokers, the first cards of its deck (empty: none)")
+    weights: list[int] = Field(description="points for winning each slot, slot 1 first (one per slot)")
+    hand_size: int = Field(description="cards in each slot's hand")
+    n_exposed: int = Field(description="cards exposed in a deal (out of play)")
     categories: list[str] = Field(description="hand categories, lowest first")

@@ -12,7 +12,7 @@ from fastapi import APIRouter, Depends, Query, Request
 from quintet.cards import format_cards
 from quintet.game import Deal
 from quintet.reports import hand_report, showdown_report
-from quintet.rules import RULE_SETS
+from quintet.rules import RULE_SETS, Rules, get_rules
 from quintet.seeds import SEED_MAX, fresh_seed
 from solver.advisor import limits as limits_module
 from solver.advisor.schema import LimitsOut
@@ -93,14 +93,22 @@ def deal(seed: int | None = Query(None, ge=0, le=SEED_MAX,
     return DealOut(seed=seed, rules=r.name, exposed=d.format().split(), live=format_cards(d.live, r.deck).split())
 
 
-@router.get("/api/rules", tags=["game"], operation_id="rules", response_model=list[RuleSetOut])
-def rules() -> list[RuleSetOut]:
-    """The rule sets: deck and hand categories (lowest first)."""
-    return [
-        RuleSetOut(name=name, description=r.describe(), deck=format_cards(r.deck.full_mask, r.deck).split(),
-                   categories=[r.category_label(c) for c in r.categories])
-        for name, r in sorted(RULE_SETS.items(), key=lambda kv: (kv[0] != "classic", kv[0]))
-    ]
+@router.get("/api/rules", tags=["game"], operation_id="rules", response_model=list[RuleSetOut],
+            responses=error_responses(400, 422))
+def rule_sets(rules: str | None = Query(None, max_length=MAX_NAME_LENGTH,
+                                        description="one rule set's name (default: every one, classic first)")
+              ) -> list[RuleSetOut]:
+    """The rule sets (``quintet.rules.RULE_SETS``): deck, jokers, slot points, hand size, exposed
+    cards and hand categories (lowest first) — everything the page shows of the rules."""
+    names = sorted(RULE_SETS, key=lambda n: (n != "classic", n))
+    return [_rule_set(r) for r in ([get_rules(rules)] if rules else [RULE_SETS[n] for n in names])]
+
+
+def _rule_set(r: Rules) -> RuleSetOut:
+    deck = format_cards(r.deck.full_mask, r.deck).split()
+    return RuleSetOut(name=r.name, description=r.describe(), deck=deck, jokers=deck[:r.deck.jokers],
+                      weights=list(r.weights), hand_size=r.hand_size, n_exposed=r.n_exposed,
+                      categories=[r.category_label(c) for c in r.categories])
 
 
 @router.get("/api/limits", tags=["game"], operation_id="limits", response_model=LimitsOut)

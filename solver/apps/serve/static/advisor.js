@@ -1,3 +1,4 @@
+// @ts-check
 // The arrangement advisor tab: pick (or type) the exposed cards, ask for the best arrangement
 // (or the equilibrium, with live progress), build "my arrangement" (click or type it, or take
 // an answer's) and grade or complete it.  Against the equilibrium, a K box asks for the least
@@ -10,23 +11,19 @@
 // as the form no longer asks that question.
 
 import { call, followJob } from "./api.js";
-import { ArrangementEditor, arrangementText, DECK, HAND_SIZE, N_EXPOSED, N_SLOTS, readArrangement } from "./arrange.js";
-import { CardGrid, cardEl, cardsTextEl, cardTextEl, readCards, sortCards } from "./cards.js";
-import { CATEGORIES, categoryColour, categoryWords } from "./categories.js";
+import { ArrangementEditor, arrangementText, readArrangement } from "./arrange.js";
+import { CardGrid, cardsTextEl, cardTextEl, deckRows, readCards, sortCards } from "./cards.js";
 import {
-  errorBox, fieldMessage, fillOpponents, limits, opponentModel, opponents, randomSeed, readInRange,
+  $, errorBox, fieldMessage, fillOpponents, limits, opponentModel, opponents, randomSeed, readInRange,
 } from "./form.js";
-import { el, pct, seconds, signed } from "./format.js";
+import { all, el, seconds, signed } from "./format.js";
+import { kmixEntryEl, marginalsEl, MIX_SHOWN, mixEl, packetsEl, plansEl, proofText, rowOf, totalsEl } from "./render.js";
+import { rulesNamed } from "./rules.js";
 
-const RANKS = "AKQJT987";
-const SUITS = "shdc";
-const MIX_SHOWN = 10;
-const PLANS_SHOWN = 8;
 const TICK_MS = 200;
 
 const OBJECTIVE_WORDS = { margin: "expected margin", points: "expected points" };
 
-const $ = (id) => document.getElementById(id);
 
 const state = {
   exposed: [], // the valid cards of the deal box, as shown
@@ -38,6 +35,8 @@ const state = {
   linkSeed: null, // a link's equilibrium draw: the seed of the answer it reopens (used once)
 };
 
+/** @type {import("./rules.js").RuleSet} */
+let ruleSet; // the advisor's rule set: classic (the Rules box sets its options)
 let deckGrid;
 let mine; // "my arrangement": an ArrangementEditor (arrange.js)
 
@@ -57,9 +56,10 @@ function sameCards(a, b) {
 
 /** Read the deal box: {cards, error}. */
 function readDealText(partial) {
-  const { cards, error } = readCards($("exposed-text").value, DECK, { partial });
+  const { cards, error } = readCards($("exposed-text").value, ruleSet.deck, { partial });
   if (error) return { cards, error };
-  if (cards.length > N_EXPOSED) return { cards, error: `${cards.length} cards: the exposed cards are ${N_EXPOSED}` };
+  const n = ruleSet.n_exposed;
+  if (cards.length > n) return { cards, error: `${cards.length} cards: the exposed cards are ${n}` };
   return { cards, error: "" };
 }
 
@@ -78,18 +78,18 @@ function setExposed(cards, { text = true, seed = null } = {}) {
 
 function toggleExposed(code) {
   const cards = state.exposed.includes(code) ? state.exposed.filter((c) => c !== code)
-    : state.exposed.length < N_EXPOSED ? [...state.exposed, code] : state.exposed;
+    : state.exposed.length < ruleSet.n_exposed ? [...state.exposed, code] : state.exposed;
   setExposed(cards);
 }
 
 function dealChanged() {
-  const full = state.exposed.length === N_EXPOSED;
+  const full = state.exposed.length === ruleSet.n_exposed;
   deckGrid.update((code) => ({
     pressed: state.exposed.includes(code),
     disabled: full && !state.exposed.includes(code),
   }));
   fieldMessage("exposed-text", state.exposedError);
-  $("exposed-count").textContent = `${state.exposed.length} of ${N_EXPOSED}`;
+  $("exposed-count").textContent = `${state.exposed.length} of ${ruleSet.n_exposed}`;
   $("exposed-count").classList.toggle("done", full && !state.exposedError);
   mine.setDeal(state.exposed); // a changed deal empties "my arrangement"
 }
@@ -125,7 +125,7 @@ function takeArrangement(arrangement) {
 
 function buttonsChanged() {
   for (const id of ["solve", "grade", "complete"]) $(id).setAttribute("aria-disabled", state.busy ? "true" : "false");
-  for (const b of document.querySelectorAll("#answer .answer-action")) {
+  for (const b of all("#answer .answer-action")) {
     b.setAttribute("aria-disabled", state.busy || b.dataset.needsDeal === "stale" ? "true" : "false");
   }
 }
@@ -176,7 +176,7 @@ function readRules() {
 
 /** The rule options in words ("classic", "classic; ties score half; ace-low straight"). */
 function rulesWords(rules) {
-  const words = ["classic"];
+  const words = [ruleSet.name];
   if (rules.tie_points) words.push(`a tie scores ${rules.tie_points} each`);
   if (rules.tiebreak) words.push(rules.tiebreak === "group-only" ? "only the groups decide" : "no kickers");
   if (rules.ace_low_straight) words.push("ace-low straight");
@@ -187,8 +187,9 @@ function rulesWords(rules) {
 function readDeal() {
   const { cards, error } = readDealText(false);
   if (error) throw new FormError(error, "exposed-text");
-  if (cards.length !== N_EXPOSED) {
-    throw new FormError(`${cards.length} of ${N_EXPOSED} exposed cards: pick ${N_EXPOSED - cards.length} more`,
+  const n = ruleSet.n_exposed;
+  if (cards.length !== n) {
+    throw new FormError(`${cards.length} of ${n} exposed cards: pick ${n - cards.length} more`,
       "exposed-text");
   }
   return sortCards(cards);
@@ -203,25 +204,27 @@ function readOpponent() {
 function readMine(kind) {
   if (mine.error) throw new FormError(`my arrangement: ${mine.error}`, "mine-text");
   const sizes = mine.mine.map((p) => p.length);
+  const size = ruleSet.hand_size;
+  const slots = ruleSet.weights.length;
   if (kind === "grade") {
-    const short = sizes.findIndex((n) => n < HAND_SIZE);
+    const short = sizes.findIndex((n) => n < size);
     if (short >= 0) {
-      throw new FormError(`slot ${short + 1} holds ${sizes[short]} of ${HAND_SIZE} cards: Grade needs all five `
+      throw new FormError(`slot ${short + 1} holds ${sizes[short]} of ${size} cards: Grade needs all ${slots} `
         + "packets full", "mine-text");
     }
     return mine.text();
   }
-  const partial = sizes.findIndex((n) => n > 0 && n < HAND_SIZE);
+  const partial = sizes.findIndex((n) => n > 0 && n < size);
   if (partial >= 0) {
-    throw new FormError(`slot ${partial + 1} holds ${sizes[partial]} of ${HAND_SIZE} cards: Complete keeps full `
+    throw new FormError(`slot ${partial + 1} holds ${sizes[partial]} of ${size} cards: Complete keeps full `
       + `packets where you put them; fill slot ${partial + 1} or take its cards back`, "mine-text");
   }
-  const full = sizes.filter((n) => n === HAND_SIZE).length;
+  const full = sizes.filter((n) => n === size).length;
   if (full === 0) throw new FormError("Complete needs at least one full packet (or ask for the best arrangement)", "mine-text");
-  if (full === N_SLOTS) throw new FormError("all five packets are full: Grade the arrangement instead", "mine-text");
+  if (full === slots) throw new FormError(`all ${slots} packets are full: Grade the arrangement instead`, "mine-text");
   const fix = {};
   mine.mine.forEach((p, i) => {
-    if (p.length === HAND_SIZE) fix[String(i + 1)] = p.join(" ");
+    if (p.length === size) fix[String(i + 1)] = p.join(" ");
   });
   return fix;
 }
@@ -253,7 +256,7 @@ export function buildRequest(kind) {
   } else if (equilibriumItself) body.seed = state.linkSeed ?? randomSeed(); // a link's answer: its own draw
   state.linkSeed = null;
   const rules = readRules();
-  if (Object.keys(rules).length) body.rules = { name: "classic", ...rules };
+  if (Object.keys(rules).length) body.rules = { name: ruleSet.name, ...rules };
   if (kind === "grade") body.grade = readMine("grade");
   if (kind === "complete") body.fix = readMine("complete");
   return body;
@@ -503,53 +506,6 @@ async function cancelJob() {
 
 // ---------------------------------------------------------------- rendering answers
 
-function wtlBar(s) {
-  const wrap = el("div", "wtl");
-  const bar = el("div", "wtl-bar");
-  bar.setAttribute("aria-hidden", "true");
-  for (const [cls, p] of [["win", s.p_win], ["tie", s.p_tie], ["loss", s.p_loss]]) {
-    const seg = el("span", cls);
-    seg.style.width = `${100 * p}%`;
-    bar.append(seg);
-  }
-  const text = el("span", "wtl-text");
-  text.append(el("b", "p-win", `W ${pct(s.p_win)}`), " ", el("span", "p-tie", `T ${pct(s.p_tie)}`), " ",
-    el("span", "p-loss", `L ${pct(s.p_loss)}`));
-  wrap.append(bar, text);
-  return wrap;
-}
-
-/** Five packets with hands, P(win/tie/loss) and expected margin per slot. */
-export function packetsEl(sol, { swap = null, fixed = new Set() } = {}) {
-  const list = el("ol", "packets");
-  sol.per_slot.forEach((s, i) => {
-    const li = el("li", "packet");
-    li.dataset.slot = s.slot;
-    const label = el("div", "slot-label", `Slot ${s.slot}`);
-    label.append(el("small", "", `${s.points} pts`));
-    if (fixed.has(s.slot)) label.append(el("small", "yours", "yours"));
-    const cards = el("div", "packet-cards");
-    for (const code of sol.arrangement[i]) {
-      const c = cardEl(code);
-      if (swap && swap.slots[s.slot - 1] === code) c.classList.add("swap");
-      cards.append(c);
-    }
-    const hand = el("div", "hand", s.hand);
-    hand.dataset.category = s.category;
-    const margin = el("div", "slot-margin", signed(s.expected_margin));
-    margin.title = `expected margin in this slot (expected points ${s.expected_points.toFixed(3)})`;
-    li.append(label, cards, hand, wtlBar(s), margin);
-    list.append(li);
-  });
-  return list;
-}
-
-function rowOf(...nodes) {
-  const row = el("div", "row");
-  row.append(...nodes);
-  return row;
-}
-
 /** A button under an answer: put ``arrangement`` into "my arrangement". */
 function takeButton(arrangement, label = "Use as my arrangement") {
   const b = el("button", "answer-action take quiet", label);
@@ -560,20 +516,6 @@ function takeButton(arrangement, label = "Use as my arrangement") {
     takeArrangement(arrangement);
   });
   return b;
-}
-
-export function proofText(sol) {
-  if (sol.engine === "given") return "";
-  const proof = sol.optimal ? "proven optimal"
-    : `not proven optimal: bound ${sol.bound.toFixed(4)} (gap ${sol.gap.toFixed(4)})`;
-  return `${proof}${sol.interrupted ? ", interrupted" : ""} · ${sol.engine} · ${seconds(sol.seconds)}`;
-}
-
-export function totalsEl(sol) {
-  const p = el("p", "totals");
-  p.append("Expected margin ", el("b", "total-margin", signed(sol.expected_margin, 4)),
-    ` · expected points ${sol.expected_points.toFixed(4)}`);
-  return p;
 }
 
 /** "For the deal 8♥ 7♥ … (seed 5) · against uniform random · expected margin". */
@@ -630,7 +572,7 @@ function refreshStale() {
   note.hidden = !stale;
   note.textContent = stale ? `Out of date: ${changed.join(", ")} changed since this answer. Ask again for `
     + "an answer to what the form shows now." : "";
-  for (const b of box.querySelectorAll(".answer-action")) {
+  for (const b of all(".answer-action", box)) {
     b.dataset.needsDeal = now.deal === a.deal && (b.classList.contains("take") || !stale) ? "fresh" : "stale";
     b.setAttribute("aria-disabled", state.busy || b.dataset.needsDeal === "stale" ? "true" : "false");
   }
@@ -684,134 +626,6 @@ function renderGrade(grade, asked) {
   ]);
   mine.swap = swap;
   mine.render();
-}
-
-function legendItem(category, text) {
-  const item = el("span", "legend-item");
-  const dot = el("span", "legend-dot");
-  dot.style.background = categoryColour(category);
-  item.append(dot, text);
-  return item;
-}
-
-/** Per-slot hands as bars coloured by hand category, with the categories' legend. */
-export function marginalsEl(slotMarginals) {
-  const box = el("div", "marginals");
-  const present = new Set();
-  slotMarginals.forEach((slot, i) => {
-    const row = el("div", "marginal-row");
-    row.append(el("div", "slot-label", `Slot ${i + 1}`));
-    const bar = el("div", "marginal-bar");
-    bar.setAttribute("role", "img");
-    bar.setAttribute("aria-label", `slot ${i + 1}: `
-      + slot.slice(0, 4).map((m) => `${m.hand} ${pct(m.probability)}`).join(", "));
-    for (const m of slot) {
-      const { category } = m;
-      present.add(category);
-      const seg = el("span");
-      seg.dataset.category = category;
-      seg.dataset.hand = m.hand;
-      seg.style.width = `${100 * m.probability}%`;
-      seg.style.background = categoryColour(category);
-      seg.title = `${m.hand} (${categoryWords(category)}): ${pct(m.probability)}`;
-      bar.append(seg);
-    }
-    const legend = el("div", "marginal-legend");
-    for (const m of slot.slice(0, 3)) legend.append(legendItem(m.category, `${m.hand} ${pct(m.probability)}`));
-    if (slot.length > 3) legend.append(el("span", "legend-item", `${slot.length - 3} more`));
-    row.append(bar, legend);
-    box.append(row);
-  });
-  const key = el("div", "category-legend");
-  key.setAttribute("aria-label", "colours: hand categories");
-  key.append(el("span", "legend-title", "Colours:"));
-  for (const category of [...CATEGORIES, "other"]) {
-    if (!present.has(category)) continue;
-    const item = legendItem(category, categoryWords(category));
-    item.dataset.category = category;
-    key.append(item);
-  }
-  return [key, box];
-}
-
-function mixEl(mix) {
-  const table = el("table", "mix");
-  const head = el("tr");
-  head.append(el("th", "", "p"), el("th", "", "arrangement (slot 1 → 5)"));
-  table.append(head);
-  for (const m of mix.slice(0, MIX_SHOWN)) {
-    const tr = el("tr");
-    const p = el("td", "mix-p");
-    const bar = el("span", "mix-bar");
-    bar.style.width = `${Math.max(2, 100 * m.probability / mix[0].probability)}%`;
-    p.append(el("span", "", pct(m.probability, 2)), bar);
-    const cells = el("td", "mix-arrangement");
-    m.arrangement.forEach((packet, i) => {
-      const group = el("span", "mini-packet");
-      group.title = `slot ${i + 1}: ${m.hands[i]}`;
-      group.append(el("span", "mini-slot", String(i + 1)));
-      for (const code of packet) group.append(cardEl(code, "small"));
-      cells.append(group);
-    });
-    tr.append(p, cells);
-    table.append(tr);
-  }
-  return table;
-}
-
-/** A mix's plans (hand category per slot): the most likely few, with their total probability
- * and how many of the mix's arrangements follow each. */
-export function plansEl(plans, arrangements) {
-  const box = el("div", "plans-box");
-  const shown = plans.slice(0, PLANS_SHOWN);
-  box.append(el("h4", "", `Plans: ${arrangements} arrangement${arrangements > 1 ? "s" : ""} in ${plans.length} `
-    + `plan${plans.length > 1 ? "s" : ""} (hand category per slot)`
-    + (plans.length > shown.length ? `, the ${shown.length} most likely` : "")));
-  const table = el("table", "plans");
-  const head = el("tr");
-  head.append(el("th", "", "p"), ...[1, 2, 3, 4, 5].map((s) => el("th", "", `Slot ${s}`)), el("th", "plan-n", "n"));
-  table.append(head);
-  for (const plan of shown) {
-    const tr = el("tr", "plan");
-    const cells = plan.hands.map((hand, i) => {
-      const td = el("td", "plan-hand");
-      td.dataset.slot = String(i + 1);
-      const dot = el("span", "legend-dot");
-      dot.style.background = categoryColour(plan.categories[i]);
-      td.dataset.category = plan.categories[i];
-      td.append(dot, hand);
-      return td;
-    });
-    const n = el("td", "plan-n", String(plan.arrangements));
-    n.title = `${plan.arrangements} of the mix's arrangements follow this plan`;
-    tr.append(el("td", "plan-p", pct(plan.probability)), ...cells, n);
-    table.append(tr);
-  }
-  box.append(table);
-  return box;
-}
-
-/** One arrangement of a K-mix: its share, then its five packets (cards and hands). */
-export function kmixEntryEl(entry, index, picked) {
-  const box = el("li", "kmix-entry");
-  box.dataset.picked = picked ? "true" : "false";
-  const head = el("div", "kmix-head");
-  head.append(el("b", "", `Arrangement ${index + 1}`), el("span", "kmix-p", pct(entry.probability, 2)));
-  if (picked) head.append(el("span", "kmix-picked", "picked by the die roll"));
-  const list = el("ol", "packets kmix-packets");
-  entry.arrangement.forEach((packet, i) => {
-    const li = el("li", "packet");
-    li.dataset.slot = String(i + 1);
-    const label = el("div", "slot-label", `Slot ${i + 1}`);
-    const cards = el("div", "packet-cards");
-    for (const code of packet) cards.append(cardEl(code));
-    const hand = el("div", "hand", entry.hands[i]);
-    hand.dataset.category = entry.categories[i];
-    li.append(label, cards, hand);
-    list.append(li);
-  });
-  box.append(head, list);
-  return box;
 }
 
 /** A K-mix (``max_support``): the certificate beside the full equilibrium's, the die roll and
@@ -904,9 +718,9 @@ function render(data, cancelled, asked) {
 function optionsChanged() {
   const choice = $("opponent").value;
   const eq = opponentNames(opponentText()).includes("equilibrium");
-  for (const e of document.querySelectorAll(".mixture-only")) e.hidden = choice !== "mixture";
-  for (const e of document.querySelectorAll(".eq-only")) e.hidden = !eq;
-  for (const e of document.querySelectorAll(".kmix-only")) e.hidden = choice !== "equilibrium";
+  for (const e of all(".mixture-only")) e.hidden = choice !== "mixture";
+  for (const e of all(".eq-only")) e.hidden = !eq;
+  for (const e of all(".kmix-only")) e.hidden = choice !== "equilibrium";
   const k = $("max-support").value.trim();
   $("solve").textContent = choice !== "equilibrium" ? "Best arrangement"
     : /^\d+$/.test(k) ? `Solve a mix of at most ${k}` : "Solve the equilibrium";
@@ -980,8 +794,8 @@ function openLink(hash) {
   const problems = [];
   const deal = p.get("deal");
   if (deal !== null) {
-    const { cards, error } = readCards(deal.replace(/\./g, " "), DECK);
-    if (error || cards.length !== N_EXPOSED) problems.push(`the deal: ${error || `${cards.length} cards, not ${N_EXPOSED}`}`);
+    const { cards, error } = readCards(deal.replace(/\./g, " "), ruleSet.deck);
+    if (error || cards.length !== ruleSet.n_exposed) problems.push(`the deal: ${error || `${cards.length} cards, not ${ruleSet.n_exposed}`}`);
     else setExposed(cards);
   }
   if (p.get("seed") !== null) {
@@ -1006,7 +820,7 @@ function openLink(hash) {
   $("rule-flush").checked = p.get("flush") === "1";
   if (p.get("mine")) {
     const text = p.get("mine").replace(/\./g, " ").replace(/\//g, " | ");
-    const { packets, error } = readArrangement(text, state.exposed, false);
+    const { packets, error } = readArrangement(text, state.exposed, false, ruleSet);
     if (error) problems.push(`my arrangement: ${error}`);
     else mine.set(packets, { undoable: false });
   }
@@ -1056,6 +870,10 @@ export function setupAdvisor() {
   state.holdLink = true;
   // the models that need no data (population and style take theirs from a file or a request's field)
   fillOpponents("opponent", opponents.models.filter((m) => m.data === null), (m) => m.label);
+  ruleSet = rulesNamed("classic");
+  const deck = ruleSet.deck.length;
+  $("exposed-grid").setAttribute("aria-label", `${deck}-card deck: pick ${ruleSet.n_exposed} exposed cards`);
+  $("exposed-rest").textContent = `The other ${deck - ruleSet.n_exposed} are yours to arrange.`;
   $("epsilon").value = String(limits.defaults.SOLVE_EPSILON.value);
   $("time-limit").value = String(limits.defaults.SOLVE_TIME_LIMIT.value);
   mine = new ArrangementEditor({ slots: $("mine-slots"), text: $("mine-text"), textMsg: $("mine-text-msg"),
@@ -1065,11 +883,11 @@ export function setupAdvisor() {
       refreshStale();
     },
   });
-  deckGrid = new CardGrid($("exposed-grid"), [...SUITS].map((s) => [...RANKS].map((r) => r + s)), toggleExposed);
+  deckGrid = new CardGrid($("exposed-grid"), deckRows(ruleSet.deck), toggleExposed);
   const typed = (partial) => {
     const { cards, error } = readDealText(partial);
     state.exposedError = error;
-    setExposed(cards.slice(0, N_EXPOSED), { text: false });
+    setExposed(cards.slice(0, ruleSet.n_exposed), { text: false });
   };
   $("exposed-text").addEventListener("input", () => typed(true));
   $("exposed-text").addEventListener("change", () => {

@@ -1,3 +1,4 @@
+// @ts-check
 // The JSON API: requests, errors as {"error": "..."}, and jobs followed by server-sent events
 // (read with fetch: a job's calls, like a table's, send its secret as Authorization: Bearer).
 // Paths are relative to the page (a leading "/" is dropped): behind a proxy the page may live

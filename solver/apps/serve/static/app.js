@@ -1,3 +1,4 @@
+// @ts-check
 // The page: four tabs (arrangement advisor, draw advisor, play, review and training) and the
 // server's health line.  (A script error anywhere is shown at the top of the page: errors.js.)
 
@@ -5,12 +6,14 @@ import { setupAdvisor } from "./advisor.js";
 import { call } from "./api.js";
 import { setupDraw } from "./draw.js";
 import { loadLimits, loadOpponents } from "./form.js";
+import { all } from "./format.js";
 import { setupPlay } from "./play.js";
 import { setupReview } from "./review.js";
+import { loadRules } from "./rules.js";
 
 /** The tabs; returns select(tab). */
 function setupTabs() {
-  const tabs = [...document.querySelectorAll('[role="tab"]')];
+  const tabs = all('[role="tab"]');
   const select = (tab, focus = true) => {
     for (const t of tabs) {
       const on = t === tab;
@@ -54,16 +57,18 @@ async function showHealth(select) {
 async function start() {
   const select = setupTabs();
   try {
-    await Promise.all([loadLimits(), loadOpponents()]); // the server's defaults, ranges and models, before any form reads them
+    await Promise.all([loadLimits(), loadOpponents(), loadRules()]); // the server's ranges, models and rules, before any tab reads them
   } catch (e) {
     document.getElementById("health").textContent = `cannot start: ${e.message}`;
     return;
   }
   setupAdvisor();
-  setupDraw().catch((e) => {
+  try {
+    setupDraw();
+  } catch (e) {
     document.getElementById("draw-error").hidden = false;
     document.getElementById("draw-error").textContent = e.message;
-  });
+  }
   setupPlay({ select: () => select(document.getElementById("tab-play"), false) });
   setupReview();
   showHealth(select);

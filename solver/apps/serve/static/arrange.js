@@ -1,19 +1,17 @@
-// An arrangement being built: five slots filled by clicking cards of the pool (or typing the
-// packets into a text box), with undo.  The advisor's "My arrangement" and the Play tab's
-// board are both one of these.
+// @ts-check
+// An arrangement being built: a rule set's slots filled by clicking cards of the pool (or typing
+// the packets into a text box), with undo.  The advisor's "My arrangement", the Play tab's board
+// and the puzzles' answer are each one of these.  The deck, the slots' points, the hand size and
+// the exposed cards are the rule set's (GET /api/rules: rules.js).
 
-import { CardGrid, cardEl, readCards } from "./cards.js";
+import { CardGrid, cardEl, deckRows, readCards } from "./cards.js";
 import { el } from "./format.js";
+import { rulesNamed } from "./rules.js";
 
-const RANKS = "AKQJT987";
-const SUITS = "shdc";
-export const DECK = [...RANKS].flatMap((r) => [...SUITS].map((s) => r + s)); // the classic 32-card deck
-export const N_EXPOSED = 7;
-export const N_SLOTS = 5;
-export const HAND_SIZE = 5;
-export const WEIGHTS = [3, 4, 5, 6, 7];
+/** @typedef {import("./rules.js").RuleSet} RuleSet */
 
-const empty = () => Array.from({ length: N_SLOTS }, () => []);
+/** @param {RuleSet} rules @returns {string[][]} an empty packet a slot */
+const empty = (rules) => rules.weights.map(() => []);
 
 /** The arrangement as text: packets separated by "|" (empty trailing slots left out). */
 export function arrangementText(packets) {
@@ -22,20 +20,25 @@ export function arrangementText(packets) {
   return parts.join(" | ");
 }
 
-/** Read a typed arrangement against the exposed cards: {packets (five, some maybe short), error}. */
-export function readArrangement(text, exposed, partial) {
-  const packets = empty();
+/** Read a typed arrangement against the exposed cards under ``rules``: {packets (one a slot, some
+ * maybe short), error}.
+ * @param {string} text @param {string[]} exposed @param {boolean} partial @param {RuleSet} rules */
+export function readArrangement(text, exposed, partial, rules) {
+  const packets = empty(rules);
   if (!text.trim()) return { packets, error: "" };
   const parts = text.split(/[|/]/);
-  if (parts.length > N_SLOTS) return { packets, error: `${parts.length} packets: an arrangement has ${N_SLOTS}` };
+  const slots = rules.weights.length;
+  if (parts.length > slots) return { packets, error: `${parts.length} packets: an arrangement has ${slots}` };
   const taken = [];
   for (let i = 0; i < parts.length; i++) {
     const last = i === parts.length - 1;
-    const { cards, error } = readCards(parts[i], DECK, { taken, partial: partial && last });
+    const { cards, error } = readCards(parts[i], rules.deck, { taken, partial: partial && last });
     if (error) return { packets, error: `slot ${i + 1}: ${error}` };
     const out = cards.find((c) => exposed.includes(c));
     if (out) return { packets, error: `slot ${i + 1}: ${out} is exposed, not one of your cards` };
-    if (cards.length > HAND_SIZE) return { packets, error: `slot ${i + 1}: ${cards.length} cards (a packet is ${HAND_SIZE})` };
+    if (cards.length > rules.hand_size) {
+      return { packets, error: `slot ${i + 1}: ${cards.length} cards (a packet is ${rules.hand_size})` };
+    }
     packets[i] = cards;
     taken.push(...cards);
   }
@@ -44,15 +47,21 @@ export function readArrangement(text, exposed, partial) {
 
 /**
  * The slots, the pool and the text box of one arrangement.  ``els``: {slots, text, textMsg,
- * pool, undo, clear} (elements); ``onChange()`` after every change (rendered already).
+ * pool, undo, clear} (elements); ``onChange()`` after every change (rendered already).  Its rule
+ * set is classic until a deal of another one (``setDeal``).
  */
 export class ArrangementEditor {
-  constructor(els, { onChange = () => {}, poolHint = "Your cards appear here once the seven exposed cards are picked." } = {}) {
+  constructor(els, { onChange = () => {}, poolHint = "Your cards appear here once the exposed cards are picked." } = {}) {
     this.els = els;
     this.onChange = onChange;
     this.poolHint = poolHint;
+    /** @type {RuleSet} */
+    this.rules = rulesNamed("classic");
+    /** @type {string[]} */
     this.exposed = [];
-    this.mine = empty();
+    /** @type {string[][]} */
+    this.mine = empty(this.rules);
+    /** @type {string[][][]} */
     this.history = [];
     this.typing = false; // editing the text: one undo step for the whole edit
     this.activeSlot = 0;
@@ -70,7 +79,7 @@ export class ArrangementEditor {
   }
 
   get ready() {
-    return this.exposed.length === N_EXPOSED && !this.locked;
+    return this.exposed.length === this.rules.n_exposed && !this.locked;
   }
 
   get placed() {
@@ -78,19 +87,22 @@ export class ArrangementEditor {
   }
 
   get full() {
-    return this.mine.every((p) => p.length === HAND_SIZE);
+    return this.mine.every((p) => p.length === this.rules.hand_size);
   }
 
   text() {
     return arrangementText(this.mine);
   }
 
-  /** A new deal (the exposed cards): a changed deal empties the slots. */
-  setDeal(exposed) {
-    const same = exposed.length === this.exposed.length && exposed.every((c) => this.exposed.includes(c));
+  /** A new deal (the exposed cards) of ``rules``: a changed deal empties the slots.
+   * @param {string[]} exposed @param {RuleSet} rules */
+  setDeal(exposed, rules = this.rules) {
+    const same = rules === this.rules && exposed.length === this.exposed.length
+      && exposed.every((c) => this.exposed.includes(c));
     this.exposed = [...exposed];
+    this.rules = rules;
     if (!same) {
-      this.mine = empty();
+      this.mine = empty(rules);
       this.history = [];
       this.activeSlot = 0;
       this.swap = null;
@@ -103,13 +115,12 @@ export class ArrangementEditor {
 
   buildPool() {
     const container = this.els.pool;
-    if (this.exposed.length !== N_EXPOSED) {
+    if (this.exposed.length !== this.rules.n_exposed) {
       container.replaceChildren(el("p", "hint", this.poolHint));
       this.poolGrid = null;
       return;
     }
-    const rows = [...SUITS].map((s) => [...RANKS].map((r) => r + s).filter((c) => !this.exposed.includes(c)));
-    this.poolGrid = new CardGrid(container, rows.filter((r) => r.length), (code) => this.place(code));
+    this.poolGrid = new CardGrid(container, deckRows(this.rules.deck, this.exposed), (code) => this.place(code));
   }
 
   snapshot() {
@@ -117,21 +128,23 @@ export class ArrangementEditor {
   }
 
   nextActive(from = 0) {
-    const next = this.mine.findIndex((p, i) => i >= from && p.length < HAND_SIZE);
-    const any = this.mine.findIndex((p) => p.length < HAND_SIZE);
-    return next >= 0 ? next : any >= 0 ? any : Math.min(from, N_SLOTS - 1);
+    const size = this.rules.hand_size;
+    const next = this.mine.findIndex((p, i) => i >= from && p.length < size);
+    const any = this.mine.findIndex((p) => p.length < size);
+    return next >= 0 ? next : any >= 0 ? any : Math.min(from, this.mine.length - 1);
   }
 
   place(code) {
     if (this.locked || this.placed.has(code)) return;
+    const size = this.rules.hand_size;
     let slot = this.activeSlot;
-    if (this.mine[slot].length >= HAND_SIZE) {
-      slot = this.mine.findIndex((p) => p.length < HAND_SIZE);
+    if (this.mine[slot].length >= size) {
+      slot = this.mine.findIndex((p) => p.length < size);
       if (slot < 0) return;
     }
     this.snapshot();
     this.mine[slot].push(code);
-    this.activeSlot = this.mine[slot].length === HAND_SIZE ? this.nextActive(slot + 1) : slot;
+    this.activeSlot = this.mine[slot].length === size ? this.nextActive(slot + 1) : slot;
     this.swap = null;
     this.render();
   }
@@ -157,7 +170,7 @@ export class ArrangementEditor {
   clearAll() {
     if (this.locked || !this.mine.some((p) => p.length)) return;
     this.snapshot();
-    this.mine = empty();
+    this.mine = empty(this.rules);
     this.activeSlot = 0;
     this.swap = null;
     this.render();
@@ -173,7 +186,7 @@ export class ArrangementEditor {
   }
 
   typed() {
-    const { packets, error } = readArrangement(this.els.text.value, this.exposed, true);
+    const { packets, error } = readArrangement(this.els.text.value, this.exposed, true, this.rules);
     this.error = error;
     if (!error && packets.some((p, i) => p.join(" ") !== this.mine[i].join(" "))) {
       if (!this.typing) this.snapshot();
@@ -186,7 +199,7 @@ export class ArrangementEditor {
   }
 
   textDone() {
-    const { packets, error } = readArrangement(this.els.text.value, this.exposed, false);
+    const { packets, error } = readArrangement(this.els.text.value, this.exposed, false, this.rules);
     this.typing = false;
     if (error) {
       this.error = error;
@@ -207,9 +220,10 @@ export class ArrangementEditor {
       row.classList.toggle("active", ready && i === this.activeSlot);
       const head = el("button", "slot-head");
       head.type = "button";
-      head.append(`Slot ${i + 1}`, el("small", "", `${WEIGHTS[i]} pts`));
+      const points = this.rules.weights[i];
+      head.append(`Slot ${i + 1}`, el("small", "", `${points} pts`));
       head.setAttribute("aria-pressed", ready && i === this.activeSlot ? "true" : "false");
-      head.setAttribute("aria-label", `slot ${i + 1}, ${WEIGHTS[i]} points: ${packet.length} of 5 cards`
+      head.setAttribute("aria-label", `slot ${i + 1}, ${points} points: ${packet.length} of ${this.rules.hand_size} cards`
         + (ready && i === this.activeSlot ? " (cards go here)" : ""));
       head.disabled = !ready;
       head.addEventListener("click", () => {
@@ -219,17 +233,18 @@ export class ArrangementEditor {
       });
       row.append(head);
       const cards = el("div", "slot-cards");
-      for (let k = 0; k < HAND_SIZE; k++) {
+      for (let k = 0; k < this.rules.hand_size; k++) {
         const code = packet[k];
         if (code) {
           const b = document.createElement("button");
+          const face = cardEl(code);
           b.type = "button";
-          b.append(cardEl(code));
+          b.append(face);
           b.className = "placed";
           b.dataset.card = code;
           b.disabled = this.locked;
-          b.setAttribute("aria-label", `${b.firstChild.getAttribute("aria-label")}${this.locked ? "" : ": take back"}`);
-          if (this.swap && this.swap.slots[i] === code) b.firstChild.classList.add("swap");
+          b.setAttribute("aria-label", `${face.getAttribute("aria-label")}${this.locked ? "" : ": take back"}`);
+          if (this.swap && this.swap.slots[i] === code) face.classList.add("swap");
           b.addEventListener("click", () => this.remove(i, code));
           cards.append(b);
         } else {

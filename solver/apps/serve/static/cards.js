@@ -1,3 +1,4 @@
+// @ts-check
 // Cards as the API writes them ("Ah", "Td", "7s", jokers "Jk", "Jk1"/"Jk2"), drawn as inline
 // SVG generated here (suits and the joker are paths, never font or emoji glyphs) with a
 // four-colour deck (♠ black, ♥ red, ♦ blue, ♣ green: the colour comes from CSS), the text
@@ -15,7 +16,10 @@ const RANK_NAMES = {
   A: "ace", K: "king", Q: "queen", J: "jack", T: "ten", 9: "nine", 8: "eight", 7: "seven",
   6: "six", 5: "five", 4: "four", 3: "three", 2: "two",
 };
-const RANK_ORDER = "AKQJT98765432";
+/** Every rank, highest first. */
+export const RANK_ORDER = "AKQJT98765432";
+/** The suits in the order the page lays them out: SUITS's. */
+export const SUIT_ORDER = Object.keys(SUITS).join("");
 
 // Suit shapes in a 100 × 100 box (filled with the card's colour).
 const SUIT_PATHS = {
@@ -60,11 +64,20 @@ export function rankText(rank) {
 export function cardOrder(code) {
   const c = parseCard(code);
   if (c.joker) return -10 + Number(c.index || 0);
-  return RANK_ORDER.indexOf(c.rank) * 4 + "shdc".indexOf(c.suit);
+  return RANK_ORDER.indexOf(c.rank) * 4 + SUIT_ORDER.indexOf(c.suit);
 }
 
 export function sortCards(codes) {
   return [...codes].sort((a, b) => cardOrder(a) - cardOrder(b));
+}
+
+/** A deck (``without`` some cards) as the grids lay it out: a row a suit (spades, hearts,
+ * diamonds, clubs), highest first, then the jokers'. */
+export function deckRows(deck, without = []) {
+  const left = deck.filter((c) => !without.includes(c));
+  const rows = [...SUIT_ORDER].map((suit) => sortCards(left.filter((c) => parseCard(c).suit === suit)));
+  rows.push(left.filter((c) => parseCard(c).joker));
+  return rows.filter((r) => r.length);
 }
 
 function svgEl(tag, attrs = {}) {

@@ -1,3 +1,4 @@
+// @ts-check
 // Hand categories: each hand of the API names its ``category`` by a machine name
 // ("full_house", "straight_flush": the same in every rule set); the colours the charts give
 // each category (with a legend), and the category in words.

@@ -1,24 +1,20 @@
+// @ts-check
 // The draw-poker tab: a hand and a rule set → the 32 exchanges ranked (quintet draw).
 // Rule sets are named in words from what GET /api/rules says of them (deck, category table).
 
 import { call } from "./api.js";
-import { CardGrid, cardEl, cardName, cardsTextEl, parseCard, rankText, readCards, sortCards } from "./cards.js";
-import { errorBox, fieldMessage } from "./form.js";
-import { el, pct, signed } from "./format.js";
+import { CardGrid, cardEl, cardName, cardsTextEl, deckRows, parseCard, RANK_ORDER, rankText, readCards,
+  sortCards, SUIT_ORDER } from "./cards.js";
+import { $, errorBox, fieldMessage } from "./form.js";
+import { all, el, pct, signed } from "./format.js";
+import { ruleSets, rulesNamed } from "./rules.js";
 
-const $ = (id) => document.getElementById(id);
-const HAND_SIZE = 5;
-const RANK_ORDER = "AKQJT98765432";
 const RANK_PLURALS = {
   A: "aces", K: "kings", Q: "queens", J: "jacks", T: "tens", 9: "nines", 8: "eights", 7: "sevens",
   6: "sixes", 5: "fives", 4: "fours", 3: "threes", 2: "twos",
 };
-const CLASSIC_TABLE = ["high card", "pair", "two pair", "three of a kind", "straight", "flush", "full house",
-  "four of a kind", "straight flush"];
-const STANDARD_TABLE = [...CLASSIC_TABLE, "five of a kind"];
 const NO_ARTICLE = ["two pair", "three of a kind", "four of a kind", "five of a kind"];
 
-let ruleSets = [];
 let grid = null;
 const state = { hand: [], handError: "", knownError: "", asked: null }; // asked: the question answered
 
@@ -27,7 +23,7 @@ const isJoker = (code) => parseCard(code).joker;
 function deckParts(deck) {
   const plain = deck.filter((c) => !isJoker(c));
   const ranks = [...new Set(plain.map((c) => c[0]))].sort((a, b) => RANK_ORDER.indexOf(a) - RANK_ORDER.indexOf(b));
-  const missing = ranks.flatMap((r) => [..."shdc"].map((s) => r + s)).filter((c) => !plain.includes(c));
+  const missing = ranks.flatMap((r) => [...SUIT_ORDER].map((s) => r + s)).filter((c) => !plain.includes(c));
   return { plain, ranks, missing, jokers: deck.length - plain.length };
 }
 
@@ -55,8 +51,9 @@ const same = (a, b) => a.length === b.length && a.every((x, i) => x === b[i]);
 
 /** A category table in a few words, from its order (lowest first): what sets it apart. */
 export function tableLabel(categories) {
-  if (same(categories, CLASSIC_TABLE)) return "Quintet's (no five of a kind)";
-  if (same(categories, STANDARD_TABLE)) return "standard, five of a kind on top";
+  const classic = rulesNamed("classic").categories;
+  if (same(categories, classic)) return "Quintet's (no five of a kind)";
+  if (same(categories, [...classic, "five of a kind"])) return "standard, five of a kind on top";
   const at = (c) => categories.indexOf(c);
   const has = (c) => categories.includes(c);
   if (renamedStraight(categories)) return "no flush or colour; a straight is a straight flush";
@@ -97,8 +94,11 @@ export function objectiveWords(objective) {
 }
 
 function currentRules() {
-  return ruleSets.find((r) => r.name === $("draw-rules").value);
+  return rulesNamed($("draw-rules").value);
 }
+
+/** Cards in a hand of the rule set chosen (5). */
+const handSize = () => currentRules().hand_size;
 
 /** The rule sets of GET /api/rules by deck: a deck menu, and a menu of the deck's hand tables. */
 const decks = [];
@@ -141,13 +141,7 @@ function chooseRules(name) {
 
 function buildGrid() {
   const rules = currentRules();
-  const rows = [];
-  for (const suit of "shdc") {
-    const row = sortCards(rules.deck.filter((c) => !isJoker(c) && parseCard(c).suit === suit));
-    if (row.length) rows.push(row);
-  }
-  const jokers = rules.deck.filter(isJoker);
-  if (jokers.length) rows.push(jokers);
+  const rows = deckRows(rules.deck);
   grid = new CardGrid($("draw-grid"), rows, toggle);
   $("draw-grid").classList.toggle("wide", rows[0].length > 8);
   const target = $("draw-target");
@@ -173,7 +167,7 @@ function buildGrid() {
 
 function toggle(code) {
   if (state.hand.includes(code)) state.hand = state.hand.filter((c) => c !== code);
-  else if (state.hand.length < HAND_SIZE) state.hand = [...state.hand, code];
+  else if (state.hand.length < handSize()) state.hand = [...state.hand, code];
   state.handError = "";
   changed();
 }
@@ -194,20 +188,20 @@ function refreshStale() {
 }
 
 function changed({ text = true } = {}) {
-  const full = state.hand.length === HAND_SIZE;
+  const full = state.hand.length === handSize();
   grid.update((code) => ({ pressed: state.hand.includes(code), disabled: full && !state.hand.includes(code) }));
   if (text) $("draw-hand").value = state.hand.join(" ");
   fieldMessage("draw-hand", state.handError);
-  $("draw-count").textContent = `${state.hand.length} of ${HAND_SIZE}`;
+  $("draw-count").textContent = `${state.hand.length} of ${handSize()}`;
   $("draw-count").classList.toggle("done", full && !state.handError);
-  for (const e of document.querySelectorAll(".target-only")) e.hidden = $("draw-objective").value !== "at-least";
+  for (const e of all(".target-only")) e.hidden = $("draw-objective").value !== "at-least";
   refreshStale();
 }
 
 function readHand(partial) {
   const { cards, error } = readCards($("draw-hand").value, currentRules().deck, { partial });
   if (error) return { cards, error };
-  if (cards.length > HAND_SIZE) return { cards, error: `${cards.length} cards: a hand is ${HAND_SIZE}` };
+  if (cards.length > handSize()) return { cards, error: `${cards.length} cards: a hand is ${handSize()}` };
   return { cards, error: "" };
 }
 
@@ -239,7 +233,7 @@ function keepEl(option) {
 /** "keep A♥ K♥ and draw 3", "stand pat (keep all five)", "draw five new cards". */
 export function keepWords(option) {
   if (option.draw === 0) return [el("span", "", "stand pat (keep all five)")];
-  if (!option.keep.length) return [el("span", "", `draw ${HAND_SIZE} new cards`)];
+  if (!option.keep.length) return [el("span", "", `draw ${handSize()} new cards`)];
   return [el("span", "", "keep "), keepEl(option), el("span", "", ` and draw ${option.draw}`)];
 }
 
@@ -267,6 +261,7 @@ function render(advice, asked) {
   out.push(rec);
   // The objective's own measure comes first, then the others.
   const target = advice.objective.startsWith("at-least:") ? advice.objective.slice(9) : null;
+  /** @type {[string, (o: any) => number, string][]} the columns: heading, value, the objective it measures */
   const columns = [
     ["mean percentile", (o) => o.expected_percentile, "expected"],
     ["equity", (o) => o.equity, "beat-random"],
@@ -274,7 +269,7 @@ function render(advice, asked) {
     ["P(tie)", (o) => o.p_tie, ""],
   ];
   if (target) columns.unshift([`P(${objectiveWords(advice.objective)})`, (o) => o.p_at_least, advice.objective]);
-  columns.sort((a, b) => (b[2] === advice.objective) - (a[2] === advice.objective));
+  columns.sort((a, b) => Number(b[2] === advice.objective) - Number(a[2] === advice.objective));
   const wrap = el("div", "table-wrap");
   const table = el("table", "draw-table");
   const head = el("tr");
@@ -307,8 +302,8 @@ async function advise() {
   const hand = readHand(false);
   const known = readKnown(false);
   const problem = hand.error ? ["draw-hand", hand.error]
-    : hand.cards.length !== HAND_SIZE ? ["draw-hand", `${hand.cards.length} of ${HAND_SIZE} cards: pick `
-      + `${HAND_SIZE - hand.cards.length} more`]
+    : hand.cards.length !== handSize() ? ["draw-hand", `${hand.cards.length} of ${handSize()} cards: pick `
+      + `${handSize() - hand.cards.length} more`]
       : known.error ? ["draw-known", known.error] : null;
   if (problem) {
     fieldMessage(problem[0], problem[1]);
@@ -337,9 +332,7 @@ async function advise() {
   }
 }
 
-export async function setupDraw() {
-  const { data } = await call("GET", "/api/rules");
-  ruleSets = data;
+export function setupDraw() {
   fillDecks();
   chooseRules(ruleSets.some((r) => r.name === "draw52") ? "draw52" : ruleSets[0].name);
   $("draw-deck").addEventListener("change", () => {
@@ -352,7 +345,7 @@ export async function setupDraw() {
   const typed = (partial) => {
     const { cards, error } = readHand(partial);
     state.handError = error;
-    state.hand = cards.slice(0, HAND_SIZE);
+    state.hand = cards.slice(0, handSize());
     changed({ text: false });
     checkKnown(true);
   };
@@ -445,8 +438,8 @@ function renderStrategy(a) {
 async function strategyAdvice() {
   if (strategyBusy) return;
   const hand = readHand(false);
-  const problem = hand.error || (hand.cards.length !== HAND_SIZE ? `${hand.cards.length} of ${HAND_SIZE} cards: `
-    + `pick ${HAND_SIZE - hand.cards.length} more` : "");
+  const problem = hand.error || (hand.cards.length !== handSize() ? `${hand.cards.length} of ${handSize()} cards: `
+    + `pick ${handSize() - hand.cards.length} more` : "");
   if (problem) {
     fieldMessage("draw-hand", problem);
     showStrategyError(problem);

@@ -1,3 +1,4 @@
+// @ts-check
 // A script error the page did not handle — in any module, or a module that failed to load — is
 // said at the top of the page, never swallowed.  A classic script, loaded before the modules,
 // so that it is listening even when they fail.

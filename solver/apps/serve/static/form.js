@@ -1,10 +1,15 @@
+// @ts-check
 // The form helpers every tab shares: a field's message, a tab's error box, numbers read
 // against the server's ranges (GET /api/limits: ``limits``) and the opponent models' menus
 // (GET /api/opponents: ``opponents``), both loaded once before the tabs start.
 
 import { call } from "./api.js";
 
-const $ = (id) => document.getElementById(id);
+/** The page's element ``id``, typed as a form's field (an input's and a select's properties: most
+ * elements the tabs look up are one; the others use only what every element has).
+ * @param {string} id
+ * @returns {HTMLInputElement & HTMLSelectElement} */
+export const $ = (id) => /** @type {any} */ (document.getElementById(id));
 
 /** The server's ranges and defaults (solver.advisor.limits), as GET /api/limits sends them:
  * ``limits.ranges.seed.high``, ``limits.defaults.SOLVE_EPSILON.value``. */

@@ -1,3 +1,4 @@
+// @ts-check
 // Numbers as the page shows them.
 
 /** 0.9944 → "99.4%" (``digits`` decimals). */
@@ -25,4 +26,12 @@ export function el(tag, cls = "", text = "") {
   if (cls) e.className = cls;
   if (text) e.textContent = text;
   return e;
+}
+
+/** The elements matching ``selector`` under ``root`` (the page: all of them).
+ * @param {string} selector
+ * @param {ParentNode} [root]
+ * @returns {HTMLElement[]} */
+export function all(selector, root = document) {
+  return [...root.querySelectorAll(selector)].map((e) => /** @type {HTMLElement} */ (e));
 }

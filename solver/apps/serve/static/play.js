@@ -1,3 +1,4 @@
+// @ts-check
 // The Play tab: a match against the computer or a friend, on a table of the server
 // (api/tables).  A seat is its link, #play/TABLE/SEAT/TOKEN, and that link is the page's
 // address while the seat is open: a bookmark, a reload, a new tab or another device resume
@@ -11,15 +12,15 @@
 // and checked against the arrangement and salt revealed at the show-down.  The arrangement
 // being laid is kept on this device (localStorage) until it is confirmed.
 
-import { kmixEntryEl, marginalsEl, packetsEl, plansEl, proofText, totalsEl } from "./advisor.js";
 import { ApiError, call, readEvents } from "./api.js";
-import { ArrangementEditor, HAND_SIZE, N_SLOTS } from "./arrange.js";
+import { ArrangementEditor } from "./arrange.js";
 import { cardEl, cardsTextEl, cardTextEl } from "./cards.js";
-import { errorBox, fieldMessage, fillOpponents, limits, opponentModel, opponents, readInRange } from "./form.js";
+import { $, errorBox, fieldMessage, fillOpponents, limits, opponentModel, opponents, readInRange } from "./form.js";
 import { el, seconds, signed } from "./format.js";
+import { kmixEntryEl, marginalsEl, packetsEl, plansEl, proofText, rowOf, totalsEl } from "./render.js";
+import { pointsWords, rulesNamed } from "./rules.js";
 import { checkCommitment, commitmentText } from "./sha256.js";
 
-const $ = (id) => document.getElementById(id);
 const REVEAL_MS = 650; // between two slots of the show-down
 const KEEP_MS = 3 * 24 * 3600 * 1000; // what this device keeps of a table (its drafts, commitments seen)
 const PAGE_TITLE = document.title;
@@ -102,8 +103,9 @@ function saveDraft() {
 function keptDraft(view) {
   const packets = drafts.get(seatKey());
   const live = new Set(view.deal.live);
-  const cards = Array.isArray(packets) && packets.length === N_SLOTS ? packets.flat() : [];
-  const fits = cards.length && packets.every((p) => Array.isArray(p) && p.length <= HAND_SIZE)
+  const { weights, hand_size: size } = board.rules;
+  const cards = Array.isArray(packets) && packets.length === weights.length ? packets.flat() : [];
+  const fits = cards.length && packets.every((p) => Array.isArray(p) && p.length <= size)
     && cards.every((c) => live.has(c)) && new Set(cards).size === cards.length;
   return fits ? packets : null;
 }
@@ -344,9 +346,14 @@ function setStatusNote(text) {
   $("play-status").textContent = text;
 }
 
+/** "25 cards into 5 hands": what each side arranges under ``rules``. */
+function toArrange(rules) {
+  return `${rules.weights.length * rules.hand_size} cards into ${rules.weights.length} hands`;
+}
+
 /** Whether the view's show-down has been turned over to the last slot on this page. */
 function shownDown(view) {
-  return Boolean(view.showdown) && (play.revealed[gameKey(view)] || 0) >= N_SLOTS;
+  return Boolean(view.showdown) && (play.revealed[gameKey(view)] || 0) >= view.showdown.slots.length;
 }
 
 function statusText(view) {
@@ -361,8 +368,8 @@ function statusText(view) {
       return `This game could not be prepared: ${view.error}`;
     case "placing":
       return view.other.confirmed && view.opponent === "friend"
-        ? "Your friend has confirmed. Arrange your 25 cards and confirm."
-        : "Arrange your 25 cards into five hands and confirm.";
+        ? `Your friend has confirmed. Arrange your ${toArrange(rulesNamed(view.deal.rules))} and confirm.`
+        : `Arrange your ${toArrange(rulesNamed(view.deal.rules))} and confirm.`;
     case "waiting":
       return view.opponent === "friend" && view.other_game !== null && view.other_game < view.game
         ? `You have confirmed. ${other[0].toUpperCase() + other.slice(1)} is still looking at game ${view.other_game}'s show-down.`
@@ -421,7 +428,7 @@ function render(view, kind) {
     play.draftKey = null;
     board.exposed = [];
     board.locked = false;
-    board.setDeal(view.deal.exposed);
+    board.setDeal(view.deal.exposed, rulesNamed(view.deal.rules));
     const draft = view.you.confirmed ? null : keptDraft(view);
     if (draft) board.set(draft, { undoable: false });
     play.draftKey = seatKey();
@@ -565,7 +572,8 @@ function renderShowdown(view, kind) {
     return;
   }
   const key = gameKey(view);
-  if (play.revealed[key] === undefined) play.revealed[key] = kind === "reveal" ? 0 : N_SLOTS;
+  const n = sd.slots.length;
+  if (play.revealed[key] === undefined) play.revealed[key] = kind === "reveal" ? 0 : n;
   const list = $("play-showdown");
   const other = otherName(view);
   const slots = seatSlots(sd);
@@ -596,7 +604,7 @@ function renderShowdown(view, kind) {
       }
       list.append(li);
     });
-    const done = shown >= N_SLOTS;
+    const done = shown >= n;
     $("panel-play").dataset.revealed = String(shown);
     $("play-score").textContent = done
       ? `Game ${view.game}: you ${sd.points_a}, ${other} ${sd.points_b} — ${verdict(sd.points_a, sd.points_b, view)}.`
@@ -619,12 +627,12 @@ function renderShowdown(view, kind) {
   const reduce = window.matchMedia && window.matchMedia("(prefers-reduced-motion: reduce)").matches;
   const step = () => {
     draw();
-    if (play.revealed[key] < N_SLOTS && play.view && gameKey(play.view) === key) {
+    if (play.revealed[key] < n && play.view && gameKey(play.view) === key) {
       play.timer = setTimeout(() => {
         play.revealed[key] += 1;
         step();
       }, reduce ? 0 : REVEAL_MS);
-    } else if (play.revealed[key] >= N_SLOTS && kind === "reveal") {
+    } else if (play.revealed[key] >= n && kind === "reveal") {
       $("play-showdown-title").focus({ preventScroll: true });
     }
   };
@@ -771,8 +779,10 @@ function confirmArrangement() {
   const button = $("play-confirm");
   if (button.getAttribute("aria-disabled") === "true") {
     if (!board.full && play.view && play.view.status === "placing") {
-      const slot = board.mine.findIndex((p) => p.length < HAND_SIZE);
-      showError(`slot ${slot + 1} holds ${board.mine[slot].length} of ${HAND_SIZE} cards: fill all five slots to confirm`,
+      const size = board.rules.hand_size;
+      const slot = board.mine.findIndex((p) => p.length < size);
+      showError(`slot ${slot + 1} holds ${board.mine[slot].length} of ${size} cards: fill all ${board.mine.length} slots `
+        + "to confirm",
         button);
     }
     return;
@@ -822,16 +832,17 @@ function useButton(arrangement, label = "Use as my arrangement") {
 function hint() {
   const button = $("play-hint");
   if (button.getAttribute("aria-disabled") === "true") return;
-  const partial = board.mine.findIndex((p) => p.length > 0 && p.length < HAND_SIZE);
+  const size = board.rules.hand_size;
+  const partial = board.mine.findIndex((p) => p.length > 0 && p.length < size);
   if (partial >= 0) {
-    showError(`slot ${partial + 1} holds ${board.mine[partial].length} of ${HAND_SIZE} cards: a hint keeps your full `
+    showError(`slot ${partial + 1} holds ${board.mine[partial].length} of ${size} cards: a hint keeps your full `
       + `packets where they are; fill slot ${partial + 1} or take its cards back`, button);
     return;
   }
-  const slots = {}; // all five filled: none kept, the hint is the best arrangement (as quintet-play's)
+  const slots = {}; // all filled: none kept, the hint is the best arrangement (as quintet-play's)
   if (!board.full) {
     board.mine.forEach((p, i) => {
-      if (p.length === HAND_SIZE) slots[String(i + 1)] = p.join(" ");
+      if (p.length === size) slots[String(i + 1)] = p.join(" ");
     });
   }
   const fixed = new Set(Object.keys(slots).map(Number));
@@ -844,17 +855,11 @@ function hint() {
   }, fixed.size ? "Searching for the best completion of your slots" : "Searching for the best arrangement");
 }
 
-function rowOf(...nodes) {
-  const row = el("div", "row");
-  row.append(...nodes);
-  return row;
-}
-
 function grade() {
   const button = $("play-grade");
   if (button.getAttribute("aria-disabled") === "true") return;
   if (!board.full || board.error) {
-    showError(board.error || "Grade rates five full slots: fill them first", button);
+    showError(board.error || `Grade rates ${board.mine.length} full slots: fill them first`, button);
     return;
   }
   act(button, async (signal) => {
@@ -944,6 +949,9 @@ async function copy(text, button) {
 
 export function setupPlay({ select = () => {} } = {}) {
   showTab = select;
+  const classic = rulesNamed("classic"); // the rule set of the matches started here
+  $("play-rules").textContent = `Both sides arrange the same ${toArrange(classic)}; the hands meet slot by slot `
+    + `for ${pointsWords(classic)} points.`;
   board = new ArrangementEditor({ slots: $("play-slots"), text: $("play-text"), textMsg: $("play-text-msg"),
     pool: $("play-pool"), undo: $("play-undo"), clear: $("play-clear") }, {
     onChange: () => {
@@ -993,8 +1001,9 @@ export function setupPlay({ select = () => {} } = {}) {
     $("play-leave-confirm").hidden = true;
     $("play-leave").focus();
   });
-  for (const [id, text] of [["play-share-copy", () => $("play-share-link").value],
-    ["play-my-link", () => seatLink(play.seat)]]) {
+  /** @type {[string, () => string][]} a copy button and the text it copies */
+  const copies = [["play-share-copy", () => $("play-share-link").value], ["play-my-link", () => seatLink(play.seat)]];
+  for (const [id, text] of copies) {
     $(id).dataset.label = $(id).textContent;
     $(id).addEventListener("click", () => copy(text(), $(id)));
   }

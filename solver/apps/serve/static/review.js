@@ -1,18 +1,18 @@
+// @ts-check
 // The Review tab: your games (records loaded from a file — the Play tab's download or
 // quintet-play's records — and kept in this browser), a game reviewed (POST /api/review), the
 // statistics of your games (POST /api/stats), and training puzzles (GET /api/puzzles, POST
 // /api/puzzles/grade).  The numbers are the server's (solver.play.review, statistics, puzzle):
 // this module only shows them.
 
-import { packetsEl, proofText } from "./advisor.js";
 import { call, followJob } from "./api.js";
-import { ArrangementEditor, HAND_SIZE } from "./arrange.js";
+import { ArrangementEditor } from "./arrange.js";
 import { cardEl, cardsTextEl, cardTextEl } from "./cards.js";
 import { categoryColour } from "./categories.js";
-import { errorBox, fieldMessage, fillOpponents, limits, opponentModel, opponents, randomSeed } from "./form.js";
+import { $, errorBox, fieldMessage, fillOpponents, limits, opponentModel, opponents, randomSeed } from "./form.js";
 import { el, seconds, signed } from "./format.js";
+import { packetsEl, proofText } from "./render.js";
 
-const $ = (id) => document.getElementById(id);
 const KEPT = "quintet-records"; // localStorage: the records loaded, oldest first
 const showError = errorBox("review-error");
 
@@ -363,10 +363,11 @@ async function answerPuzzle(giveUp) {
       fieldMessage("puzzle-text", ed.error);
       return;
     }
-    const short = ed.mine.findIndex((p) => p.length < HAND_SIZE);
+    const size = ed.rules.hand_size;
+    const short = ed.mine.findIndex((p) => p.length < size);
     if (short >= 0) {
-      fieldMessage("puzzle-text", `slot ${short + 1} holds ${ed.mine[short].length} of ${HAND_SIZE} cards: an answer `
-        + "is five full packets");
+      fieldMessage("puzzle-text", `slot ${short + 1} holds ${ed.mine[short].length} of ${size} cards: an answer `
+        + `is ${ed.mine.length} full packets`);
       return;
     }
   }
@@ -420,10 +421,11 @@ export function setupReview() {
   fillOpponents("puzzle-opponent", opponents.models.filter((m) => m.puzzle), (m) => m.label);
   review.editor = new ArrangementEditor({ slots: $("puzzle-slots"), text: $("puzzle-text"),
     textMsg: $("puzzle-text-msg"), pool: $("puzzle-pool"), undo: $("puzzle-undo"), clear: $("puzzle-clear") },
-  { poolHint: "The puzzle's 25 cards appear here." });
-  $("records-file").addEventListener("change", async (e) => {
-    await loadFiles([...e.target.files]);
-    e.target.value = "";
+  { poolHint: "The puzzle's cards appear here." });
+  const file = $("records-file");
+  file.addEventListener("change", async () => {
+    await loadFiles([...file.files]);
+    file.value = "";
   });
   $("records-forget").addEventListener("click", forget);
   $("puzzle-new").addEventListener("click", newPuzzle);

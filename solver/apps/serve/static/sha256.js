@@ -1,3 +1,4 @@
+// @ts-check
 // SHA-256 (FIPS 180-4) of a text's UTF-8 bytes, in plain JavaScript: the page checks the
 // tables' commitments with it (crypto.subtle exists only on https and localhost pages, and a
 // server reached over plain http on a network has neither).
