@@ -18,7 +18,7 @@ import argparse
 from math import comb
 
 from ..cards import cards_of, format_card, format_cards, parse_cards
-from ..cliutil import UsageError, add_rules_arguments, print_json
+from ..cliutil import UsageError, add_rules_arguments, extra_missing, needs_extra, print_json
 from ..evaluator import HandValue, evaluate
 from ..reports import hand_fields, hand_report
 from ..rules import Rules
@@ -89,8 +89,15 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
             help="four of a kind and straight flush trade places in the table",
         )
         p.add_argument("--joker-card", default=None, metavar="CARD", help=JOKER_CARD_HELP)
-    from . import play  # the terminal game (prompt_toolkit, rich): not loaded by the reports' users
-
+    try:
+        from . import play  # the terminal game: the play extra (prompt_toolkit, rich)
+    except ModuleNotFoundError as exc:
+        if not extra_missing(exc):
+            raise
+        # without the play extra, `quintet poker …` says what to install (run below)
+        sub.add_parser("poker", help="five-card draw poker (needs the play extra)", add_help=False,
+                       prefix_chars="\0").add_argument("words", nargs="*")
+        return
     play.add_command(sub)
 
 
@@ -288,7 +295,8 @@ def run(args: argparse.Namespace, rules: Rules) -> int:
     if args.command == "compare":
         return run_compare(args, rules)
     if args.command == "poker":
-        from . import play
+        with needs_extra("quintet poker", "play"):
+            from . import play
 
         return play.run(args, rules)
     return run_draw(args, rules)
