@@ -94,9 +94,15 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     except ModuleNotFoundError as exc:
         if not extra_missing(exc):
             raise
-        # without the play extra, `quintet poker …` says what to install (run below)
+        missing = exc
+
+        class PlayExtra(argparse.Action):  # `quintet poker …` without the play extra: what to install, exit 2
+            def __call__(self, *_: object) -> None:
+                with needs_extra("quintet poker", "play"):
+                    raise missing
+
         sub.add_parser("poker", help="five-card draw poker (needs the play extra)", add_help=False,
-                       prefix_chars="\0").add_argument("words", nargs="*")
+                       prefix_chars="\0").add_argument("words", nargs="*", action=PlayExtra)
         return
     play.add_command(sub)
 
@@ -295,8 +301,7 @@ def run(args: argparse.Namespace, rules: Rules) -> int:
     if args.command == "compare":
         return run_compare(args, rules)
     if args.command == "poker":
-        with needs_extra("quintet poker", "play"):
-            from . import play
+        from . import play
 
         return play.run(args, rules)
     return run_draw(args, rules)

@@ -13,18 +13,17 @@ from importlib import import_module
 def _run(prog: str, extra: str, module: str, argv: Sequence[str] | None) -> int:
     from quintet.cliutil import needs_extra  # not at the top: quintet-solve's client loads only the standard library
 
-    with needs_extra(prog, extra):
-        main = import_module(module).main
-    return int(main(argv))
+    with needs_extra(prog, extra):  # around the run too: some of the extra's modules load only when used
+        return int(import_module(module).main(argv))
 
 
-def serve(argv: Sequence[str] | None = None) -> int:
+def quintet_serve(argv: Sequence[str] | None = None) -> int:
     return _run("quintet-serve", "serve", "solver.apps.serve.cli", argv)
 
 
-def play(argv: Sequence[str] | None = None) -> int:
+def quintet_play(argv: Sequence[str] | None = None) -> int:
     return _run("quintet-play", "play", "solver.apps.play_cli", argv)
 
 
-def batch(argv: Sequence[str] | None = None) -> int:
+def quintet_batch(argv: Sequence[str] | None = None) -> int:
     return _run("quintet-batch", "batch", "solver.apps.batch.cli", argv)

@@ -1,5 +1,5 @@
 """``python -m solver.apps.batch`` = ``quintet-batch``."""
 
-from solver.apps import batch
+from solver.apps import quintet_batch
 
-raise SystemExit(batch())
+raise SystemExit(quintet_batch())
