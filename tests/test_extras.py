@@ -16,13 +16,13 @@ import tomllib
 from pathlib import Path
 
 import pytest
+from deals import EXAMPLE as README_EXAMPLE
 from packaging.requirements import Requirement
 
 pytestmark = pytest.mark.subprocess
 
 ROOT = Path(__file__).resolve().parents[1]
 EXTRAS = ("serve", "play", "batch", "bench")
-README_EXAMPLE = "8h 7h 9d Ts 7s Qc Jc"
 
 
 def _extra_modules() -> set[str]:
