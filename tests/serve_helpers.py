@@ -18,6 +18,7 @@ from typing import Any
 
 import httpx
 import tiers
+from deals import EXAMPLE  # noqa: F401 — the serve tests take it from here
 
 ROOT = Path(__file__).resolve().parent.parent
 # a legal arrangement of the example deal (value below the optimum: it has a best swap)
