@@ -45,7 +45,7 @@ def compiled_kernels():
     return quick
 
 
-STOP_CPU_SECONDS = 1.0  # the CPU a solve may spend after its stop is set
+STOP_CPU_SECONDS = 1.0  # the CPU a solve may spend after its stop is set (17× the 0.06 s measured alone)
 
 
 class Stop:
