@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Sequence
+from unicodedata import east_asian_width
 
 from .cards import format_cards
 from .cliutil import OneLineParser, add_rules_arguments, print_json, rules_from_args, run_cli
@@ -42,7 +43,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 def format_showdown(result: Showdown, *, unicode: bool = False) -> str:
     """The show-down as a table: the columns as wide as their longest cell (in terminal cells)."""
-    from rich.cells import cell_len  # the text's only use of rich: not loaded by showdown_report's users
+    def cell_len(text: str) -> int:  # a wide character (the joker 🃏) takes two cells
+        return sum(2 if east_asian_width(ch) in "WF" else 1 for ch in text)
 
     def cell(h: HandValue) -> str:
         return f"{format_cards(h.mask, unicode=unicode, order='group')} ({h.description})"

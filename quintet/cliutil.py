@@ -9,7 +9,8 @@ import math
 import os
 import re
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import NoReturn
 
@@ -20,7 +21,7 @@ from .text import one_line, quote
 __all__ = [
     "OneLineParser", "UsageError", "TIEBREAK_HELP", "add_rules_arguments", "rules_from_args", "run_cli", "print_json",
     "number", "positive_float", "integer", "int_at_least", "int_between", "positive_int",
-    "user_cache_dir", "user_data_dir", "directory_problem", "output_file", "kept_file",
+    "user_cache_dir", "user_data_dir", "directory_problem", "output_file", "kept_file", "extra_missing", "needs_extra",
 ]
 
 EXIT_USAGE = 2
@@ -194,6 +195,24 @@ def print_json(obj: object) -> None:
         obj = dump(mode="json")
     json.dump(obj, sys.stdout, indent=2, ensure_ascii=False)
     sys.stdout.write("\n")
+
+
+def extra_missing(exc: ModuleNotFoundError) -> bool:
+    """Whether the missing module is another distribution's (an extra not installed), not this project's."""
+    return (exc.name or "quintet").partition(".")[0] not in ("quintet", "solver")
+
+
+@contextmanager
+def needs_extra(prog: str, extra: str) -> Iterator[None]:
+    """Around the imports of what pyproject.toml's extra ``extra`` brings: one of them missing is one line
+    naming the install command on stderr, and exit 2."""
+    try:
+        yield
+    except ModuleNotFoundError as exc:
+        if not extra_missing(exc):
+            raise
+        print(f"{prog} needs the {extra} extra: pip install 'quintet-solver[{extra}]'", file=sys.stderr)
+        raise SystemExit(EXIT_USAGE) from None
 
 
 def run_cli(prog: str, body: Callable[[Sequence[str] | None], int], argv: Sequence[str] | None) -> int:

@@ -1,6 +1,6 @@
 """Shared fixtures: every 5-card hand of the 32-card deck, built independently of quintet; Ctrl-C
 at its default for the programs the tests start.  The tiers (the ``fast`` marker on every test
-that needs nothing else, ``tiers.require``), the Hypothesis profiles, and the run on two
+that needs nothing else, ``tiers.require``), the Hypothesis profiles, and the run on ``WORKERS``
 processes (pytest-xdist, a file per process at a time)."""
 
 from __future__ import annotations
@@ -15,7 +15,6 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from _pytest.nodes import coerce_node_id  # pytest ≥ 9: a node id is a structured NodeId
 from hypothesis import settings
 
 TESTS_DIR = Path(__file__).resolve().parent
@@ -23,6 +22,7 @@ if str(TESTS_DIR) not in sys.path:
     sys.path.insert(0, str(TESTS_DIR))
 
 import tiers  # noqa: E402 — tests/ is on the path from here on
+from deals import QUICK  # noqa: E402
 
 N_HANDS = 201_376  # C(32, 5)
 
@@ -61,14 +61,10 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     """Marks ``fast`` every test with none of ``tiers.NOT_FAST`` (before -m deselects: "pytest -m
     fast" sees the marker).  Then, on several processes, orders the files that will run costliest
     first, so that no long file starts last while the other process has nothing left (a file's
-    cost: its tests, each counted by ``tiers.COST``); in one process the order stays as found.
-    A test whose node id lacks its own name gets it (schemathesis names every API operation's test
-    ``file::function``: pytest-xdist keys its schedule by node id and ran one operation of all)."""
+    cost: its tests, each counted by ``tiers.COST``); in one process the order stays as found."""
     for item in items:
         if not any(item.get_closest_marker(name) for name in tiers.NOT_FAST):
             item.add_marker(pytest.mark.fast)
-        if not item.nodeid.endswith("::" + item.name):
-            item._id = coerce_node_id(f"{item.nodeid.rsplit('::', 1)[0]}::{item.name}")
     yield  # -m and -k deselect here
     twice = [nodeid for nodeid, n in Counter(item.nodeid for item in items).items() if n > 1]
     if twice:  # pytest-xdist would run one of them and count the rest as run
@@ -193,10 +189,6 @@ def all_masks(all_combos) -> np.ndarray:
     arr = np.array(all_combos, dtype=np.int64)
     masks = np.bitwise_or.reduce(np.left_shift(np.int64(1), arr), axis=1)
     return masks.astype(np.uint32)
-
-
-QUICK = "Kc Qh Qd Js 9d 8s 7d"
-"""The quick deal: its exact equilibrium takes about a second, CP-SAT's recheck of it far longer."""
 
 
 @pytest.fixture(scope="session")

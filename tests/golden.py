@@ -15,9 +15,10 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from deals import EXAMPLE as EX
+from deals import QUICK
+
 GOLDEN = Path(__file__).resolve().parent / "data" / "golden.json"
-EX = "8h 7h 9d Ts 7s Qc Jc"
-QUICK = "Kc Qh Qd Js 9d 8s 7d"  # a deal whose equilibrium takes about a second
 A = "9s 9c 8s 8c 7c | Ks Kd Kc Js Tc | Qd Jd Td 8d 7d | As Ah Ad Ac Qs | Kh Qh Jh Th 9h"
 B = "Th Td Tc 7d 7c | Js Jh Jd 8s 8d | Qs Qh Qd 9s 9h | Ks Kh Kd Kc 8c | As Ah Ad Ac 9c"
 VOLATILE = {"seconds", "elapsed", "time", "cpu_seconds", "wall_seconds", "worker", "stats"}

@@ -18,9 +18,9 @@ from typing import Any
 
 import httpx
 import tiers
+from deals import EXAMPLE  # noqa: F401 — the serve tests take it from here
 
 ROOT = Path(__file__).resolve().parent.parent
-EXAMPLE = "8h 7h 9d Ts 7s Qc Jc"
 # a legal arrangement of the example deal (value below the optimum: it has a best swap)
 ARR_A = "9s 9c 8s 8c 7c | Ks Kd Kc Js Tc | Qd Jd Td 8d 7d | As Ah Ad Ac Qs | Kh Qh Jh Th 9h"
 # an illegal one: 8c appears twice (and 9c nowhere)

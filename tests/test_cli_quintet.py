@@ -11,13 +11,13 @@ import sys
 from pathlib import Path
 
 import pytest
+from deals import EXAMPLE as EXPOSED
 from programs import Ran, run_main
 
 from quintet.cli import main
 from quintet.cliutil import UsageError, run_cli
 from quintet.evaluator import hand_key
 
-EXPOSED = "8h 7h 9d Ts 7s Qc Jc"
 A_TEXT = "9s 9c 8s 8c 7c | Ks Kd Kc Js Tc | Qd Jd Td 8d 7d | As Ah Ad Ac Qs | Kh Qh Jh Th 9h"
 B_PRINTED = "As Ac Ah 8d 8c | Ks Qs Js 9s 8s | Kh Qh Jh Th 9h | Ad Kd Qd Jd Td | 7d 7c Kc Tc 8c"
 B_FIXED = "As Ac Ah 8d 8c | Ks Qs Js 9s 8s | Kh Qh Jh Th 9h | Ad Kd Qd Jd Td | 7d 7c Kc Tc 9c"

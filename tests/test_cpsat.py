@@ -14,6 +14,7 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
+from deals import EXAMPLE
 
 from quintet.cards import CLASSIC_DECK
 from quintet.game import Deal
@@ -32,7 +33,6 @@ from solver.problem.best_response import VALUE_TOLERANCE, BestResponseProblem, s
 from solver.problem.deal_tables import DealTables
 from solver.problem.opponents import ArrangementMix, Greedy, Mixture, Uniform
 
-EXAMPLE = "8h 7h 9d Ts 7s Qc Jc"
 PLAIN = CpsatOptions(prune=False, pair_level=False, exchange=False, symmetry=False, card_symmetry=False,
                      objective_cut=False)
 NO_LOCAL = CpsatOptions(local_search=False)

@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from matrix_game import MatrixGame
 from programs import Ran, run_main
 
 from quintet.cards import CLASSIC_DECK, mask_of
@@ -27,27 +28,6 @@ from solver.problem.deal_tables import DealTables
 from solver.storage.store import SolutionStore
 
 ROOT = Path(__file__).resolve().parents[1]
-
-
-class MatrixGame:
-    """A symmetric zero-sum matrix game (antisymmetric A) behind the double-oracle interface."""
-
-    def __init__(self, A: np.ndarray) -> None:
-        self.A = A
-
-    def payoffs(self, rows, cols):
-        return self.A[np.ix_(list(rows), list(cols))]
-
-    def payoffs_against(self, rows, support, probabilities):
-        return self.payoffs(rows, support) @ probabilities
-
-    def best_response(self, support, probabilities, *, time_limit, hint, stop_event):
-        gains = self.A[:, list(support)] @ probabilities
-        i = int(np.argmax(gains))
-        return Response(i, float(gains[i]), float(gains[i]), True)
-
-    def orbit(self, strategy):
-        return [strategy]
 
 
 def exploitability(A: np.ndarray, support, probs) -> float:

@@ -11,10 +11,10 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from matrix_game import MatrixGame
 
 from quintet.game import Deal
 from solver.advisor.equilibrium import equilibrium
-from solver.games.double_oracle import Response
 from solver.games.equilibrium_set import EquilibriumSet
 from solver.games.pure_security import (
     _resplit_classes,
@@ -40,32 +40,6 @@ from solver.games.quintet_structure import (
 from solver.problem.deal_tables import DealTables
 
 WEIGHTS = (3, 4, 5, 6, 7)
-
-
-class MatrixGame:
-    """A symmetric zero-sum matrix game (antisymmetric A), strategies 0..n-1, brute-force oracles."""
-
-    def __init__(self, A: np.ndarray) -> None:
-        self.A = np.asarray(A, dtype=float)
-        assert np.allclose(self.A, -self.A.T)
-
-    def payoffs(self, rows, cols):  # type: ignore[no-untyped-def]
-        return self.A[np.ix_(list(rows), list(cols))]
-
-    def best_response(self, support, probabilities, *, time_limit, hint, stop_event):  # type: ignore[no-untyped-def]
-        values = self.A[:, list(support)] @ np.asarray(probabilities)
-        i = int(np.argmax(values))
-        return Response(i, float(values[i]), float(values[i]), True)
-
-    def orbit(self, strategy):  # type: ignore[no-untyped-def]
-        return [strategy]
-
-    def pricer(self, c: np.ndarray):  # type: ignore[no-untyped-def]
-        def price(strategies, weights):  # type: ignore[no-untyped-def]
-            values = c + (self.A[:, list(strategies)] @ np.asarray(weights) if len(strategies) else 0.0)
-            i = int(np.argmax(values))
-            return Response(i, float(values[i]), float(values[i]), True)
-        return price
 
 
 # rock, paper, scissors and a second copy of scissors: the equilibria are (1/3, 1/3, t, 1/3 − t)

@@ -10,6 +10,7 @@ from math import comb
 import numpy as np
 import pytest
 import reference as ref
+from deals import EXAMPLE as EXAMPLE_EXPOSED
 from reference import dense_rank_array
 
 from quintet import kernels
@@ -149,7 +150,6 @@ def test_dense_classes_consistent_with_keys_full_deck(option_set):
     _check_dense_classes(rank_packets(FULL, rules_for(option_set)))
 
 
-EXAMPLE_EXPOSED = "8h 7h 9d Ts 7s Qc Jc"
 
 
 def test_rank_packets_of_25_live_cards_are_exactly_the_5_subsets():

@@ -5,6 +5,7 @@ from __future__ import annotations
 import random
 
 import pytest
+from deals import EXAMPLE as EXPOSED
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -27,7 +28,6 @@ from quintet.game import (
 from quintet.rules import CLASSIC, Category, get_rules
 
 # docs/rules.md, "The worked example".
-EXPOSED = "8h 7h 9d Ts 7s Qc Jc"
 A_TEXT = "9s 9c 8s 8c 7c | Ks Kd Kc Js Tc | Qd Jd Td 8d 7d | As Ah Ad Ac Qs | Kh Qh Jh Th 9h"
 B_PRINTED = "As Ac Ah 8d 8c | Ks Qs Js 9s 8s | Kh Qh Jh Th 9h | Ad Kd Qd Jd Td | 7d 7c Kc Tc 8c"
 B_FIXED = "As Ac Ah 8d 8c | Ks Qs Js 9s 8s | Kh Qh Jh Th 9h | Ad Kd Qd Jd Td | 7d 7c Kc Tc 9c"

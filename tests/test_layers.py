@@ -266,7 +266,9 @@ def test_every_third_party_import_of_the_package_is_a_declared_dependency():
     from packaging.requirements import Requirement
 
     declared, extras = _declared()
-    optional = {Requirement(r).name.lower() for r in extras["dask"] + extras["bench"]}  # imported where used
+    # the programs' extras: imported where used, each behind quintet.cliutil.needs_extra (tests/test_extras.py)
+    optional = {Requirement(r).name.lower().replace("_", "-")
+                for extra in ("serve", "play", "batch", "bench") for r in extras[extra]}
     declared_or_part = declared | optional | {"pydantic-core"}  # pydantic's core: pydantic's own errors
     distributions = md.packages_distributions()
     undeclared = []

@@ -9,6 +9,7 @@ import math
 from pathlib import Path
 
 import pytest
+from deals import EXAMPLE
 
 from solver.advisor import limits
 from solver.advisor.limits import DEFAULTS, RANGES, LimitError, Range
@@ -21,7 +22,6 @@ LIMITS = ROOT / "solver" / "advisor" / "limits.py"
 CONSTANTS = [name for name in limits.__all__ if name.isupper()]
 DEFAULT_NAMES = ("EPSILON", "TIME_LIMIT")  # a module-level name with these in it is a default of a solve
 PARAMETERS = {"epsilon", "time_limit", "verify", "max_exploitability", "max_support"}
-EXAMPLE = "8h 7h 9d Ts 7s Qc Jc"
 
 
 def _module_assignments(path: Path) -> set[str]:

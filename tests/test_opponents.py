@@ -8,6 +8,7 @@ from functools import cache
 import brute
 import numpy as np
 import pytest
+from deals import EXAMPLE
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -28,7 +29,6 @@ from solver.problem.opponents import (
     load_population,
 )
 
-EXAMPLE = "8h 7h 9d Ts 7s Qc Jc"
 CLASSIC = get_rules("classic")
 HALF_TIES = get_rules("classic", tie_points=0.5)
 

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from deals import EXAMPLE, QUICK
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from programs import Ran, run_main
@@ -35,7 +36,6 @@ from solver.problem.opponents import ArrangementMix, OpponentError, Uniform, gre
 from solver.storage.store import SolutionStore
 
 ROOT = Path(__file__).resolve().parent.parent
-EXAMPLE = "8h 7h 9d Ts 7s Qc Jc"
 SEED = 7  # game 1 of --seed 7: exposed As Ks Th 9s 8h 7s 7h
 
 
@@ -923,7 +923,6 @@ def test_the_deal_is_shown_while_the_computer_solves_and_ctrl_c_stops_the_wait_i
         assert "EXIT=0" in pane.wait_for("EXIT=")
 
 
-QUICK = "Kc Qh Qd Js 9d 8s 7d"  # its equilibrium solves in seconds
 SPOILT = "Ks Kh Ts 9s 8s | 7s 7h 7c Jh Td | Ah Ad As Tc 9c | Qs Jc 8c 9h Th | Jd 8d 8h 9s 7d"
 
 

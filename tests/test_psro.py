@@ -7,40 +7,11 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from matrix_game import MatrixGame
 
-from solver.games.double_oracle import Response
 from solver.games.psro import META_SOLVERS, online_double_oracle, psro
 
 RPS = np.array([[0, -1, 1], [1, 0, -1], [-1, 1, 0]], dtype=float)
-
-
-class MatrixGame:
-    """A symmetric zero-sum matrix game with brute-force oracles; ``orbits`` groups strategies."""
-
-    def __init__(self, A: np.ndarray, orbits: list[list[int]] | None = None) -> None:
-        self.A = np.asarray(A, dtype=float)
-        self.orbits = orbits
-        self.responses = 0
-
-    def payoffs(self, rows, cols):  # type: ignore[no-untyped-def]
-        return self.A[np.ix_(list(rows), list(cols))]
-
-    def payoffs_against(self, rows, support, probabilities):  # type: ignore[no-untyped-def]
-        return self.A[np.ix_(list(rows), list(support))] @ np.asarray(probabilities)
-
-    def best_response(self, support, probabilities, *, time_limit, hint, stop_event):  # type: ignore[no-untyped-def]
-        self.responses += 1
-        values = self.A[:, list(support)] @ np.asarray(probabilities)
-        i = int(np.argmax(values))
-        return Response(i, float(values[i]), float(values[i]), True)
-
-    def orbit(self, strategy):  # type: ignore[no-untyped-def]
-        if self.orbits is None:
-            return [strategy]
-        return next(o for o in self.orbits if strategy in o)
-
-    def exploitability(self, support, probabilities) -> float:  # type: ignore[no-untyped-def]
-        return float((self.A[:, list(support)] @ np.asarray(probabilities)).max())
 
 
 @pytest.mark.parametrize("meta", META_SOLVERS)

@@ -11,6 +11,7 @@ import os
 import pathlib
 
 import pytest
+from deals import EXAMPLE
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from programs import Ran, run_main
@@ -27,7 +28,6 @@ from solver.apps.tournament import main as tournament_main
 from solver.problem.opponent_spec import OpponentSpec, OpponentTerm, opponent_kinds
 from solver.problem.opponents import OpponentError, Uniform
 
-EXAMPLE = "8h 7h 9d Ts 7s Qc Jc"
 ARR = "9s 9c 8s 8c 7c | Ks Kd Kc Js Tc | Qd Jd Td 8d 7d | As Ah Ad Ac Qs | Kh Qh Jh Th 9h"
 
 

@@ -12,6 +12,7 @@ from functools import cache
 import brute
 import numpy as np
 import pytest
+from deals import EXAMPLE
 
 from quintet.game import Arrangement, Deal
 from quintet.rules import get_rules
@@ -22,7 +23,6 @@ from solver.problem.deal_tables import DealTables
 from solver.problem.opponents import ArrangementMix, Greedy, Mixture, Uniform, greedy_arrangement
 
 TOL = 1e-9
-EXAMPLE = "8h 7h 9d Ts 7s Qc Jc"
 CLASSIC = get_rules("classic")
 HALF_TIES = get_rules("classic", tie_points=0.5)
 

@@ -710,7 +710,7 @@ def test_style_and_population_travel_in_the_body(client, tmp_path, capsys):
         assert got == want, body["opponent"]
 
 
-CANCEL_CPU_SECONDS = 1.0  # what the workers may spend after a cancel, in CPU seconds
+CANCEL_CPU_SECONDS = 1.5  # what the workers may spend after a cancel, in CPU seconds (10× the 0.13 s measured alone)
 
 
 def _cancel_within_a_second(client, job_id: str, key: dict[str, str], *context: object) -> dict:

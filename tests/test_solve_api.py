@@ -5,6 +5,7 @@ from __future__ import annotations
 import brute
 import numpy as np
 import pytest
+from deals import EXAMPLE
 
 from quintet.cards import format_cards, parse_card, parse_cards
 from quintet.game import Arrangement, Deal, IllegalArrangementError
@@ -14,7 +15,6 @@ from solver.problem.deal_tables import DealTables
 from solver.problem.opponents import greedy_arrangement
 
 TOL = 1e-9
-EXAMPLE = "8h 7h 9d Ts 7s Qc Jc"
 CLASSIC = get_rules("classic")
 HALF_TIES = get_rules("classic", tie_points=0.5)
 ARR_A = "9s 9c 8s 8c 7c | Ks Kd Kc Js Tc | Qd Jd Td 8d 7d | As Ah Ad Ac Qs | Kh Qh Jh Th 9h"

@@ -13,6 +13,7 @@ from pathlib import Path
 import brute
 import numpy as np
 import pytest
+from deals import EXAMPLE
 from programs import Ran, run_main
 
 from quintet.cards import parse_cards
@@ -24,7 +25,6 @@ from solver.problem.opponents import greedy_arrangement
 
 ROOT = Path(__file__).resolve().parent.parent
 TOL = 1e-9
-EXAMPLE = "8h 7h 9d Ts 7s Qc Jc"
 ARR_A = "9s 9c 8s 8c 7c | Ks Kd Kc Js Tc | Qd Jd Td 8d 7d | As Ah Ad Ac Qs | Kh Qh Jh Th 9h"
 ARR_B_PRINTED = "As Ac Ah 8d 8c | Ks Qs Js 9s 8s | Kh Qh Jh Th 9h | Ad Kd Qd Jd Td | 7d 7c Kc Tc 8c"
 CARD_RE = re.compile(r"^[789TJQKA][cdhs]$")

@@ -17,6 +17,7 @@ import brute
 import differential as diff
 import numpy as np
 import pytest
+from deals import EXAMPLE
 
 from quintet.game import Arrangement, Deal
 from solver.engines.search import PLAIN, SearchOptions, solve_search
@@ -24,7 +25,6 @@ from solver.problem.deal_tables import DealTables
 from solver.problem.opponents import load_population
 
 DATA = Path(__file__).resolve().parent / "data"
-EXAMPLE = "8h 7h 9d Ts 7s Qc Jc"
 WITNESS = "Ks Kc Qs Js Tc | As Ac 9s 9h 9c | 8s 8d 8c 7d 7c | Ah Kh Qh Jh Th | Ad Kd Qd Jd Td"
 TOL = diff.AGREE
 

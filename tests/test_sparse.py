@@ -9,6 +9,8 @@ import json
 
 import numpy as np
 import pytest
+from deals import QUICK
+from matrix_game import MatrixGame
 from programs import run_main
 from test_equilibrium import all_strategies, reduced_deal
 
@@ -28,29 +30,6 @@ from solver.games.sparse_mix import CertifiedMix, SparseMixSearch, sparse_mix
 from solver.games.sparse_mix import sparse_frontier as game_frontier
 from solver.problem.deal_tables import DealTables
 from solver.problem.opponents import ArrangementMix
-
-QUICK = "Kc Qh Qd Js 9d 8s 7d"  # a deal whose equilibrium takes a few seconds
-
-
-class MatrixGame:
-    """A symmetric zero-sum matrix game (antisymmetric A) behind the double oracle's interface."""
-
-    def __init__(self, A: np.ndarray) -> None:
-        self.A = A
-
-    def payoffs(self, rows, cols):
-        return self.A[np.ix_(list(rows), list(cols))]
-
-    def payoffs_against(self, rows, support, probabilities):
-        return self.payoffs(rows, support) @ probabilities
-
-    def best_response(self, support, probabilities, *, time_limit, hint, stop_event):
-        gains = self.A[:, list(support)] @ probabilities
-        i = int(np.argmax(gains))
-        return Response(i, float(gains[i]), float(gains[i]), True)
-
-    def orbit(self, strategy):
-        return [strategy]
 
 
 def random_game(seed: int) -> np.ndarray:

@@ -9,6 +9,7 @@ import threading
 from pathlib import Path
 
 import pytest
+from deals import QUICK
 from fastapi.testclient import TestClient
 from programs import run_main
 from serve_helpers import secret_of, wait_for_workers
@@ -29,7 +30,6 @@ from solver.storage.records import append_record
 from solver.storage.store import SolutionStore
 
 SEED = 7
-QUICK = "Kc Qh Qd Js 9d 8s 7d"  # its equilibrium solves in seconds
 
 
 def without_seconds(obj):

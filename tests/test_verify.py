@@ -8,6 +8,7 @@ import sys
 from dataclasses import replace
 
 import pytest
+from deals import EXAMPLE
 
 from quintet.fingerprint import rules_fingerprint
 from quintet.game import Deal
@@ -19,7 +20,6 @@ from solver.problem.deal_tables import DealTables
 from solver.problem.opponents import Uniform, greedy_arrangement
 from solver.storage.store import SolutionStore
 
-EXAMPLE = "8h 7h 9d Ts 7s Qc Jc"
 FAST = "Kc Qh Qd Js 9d 8s 7d"  # converges in a few iterations
 
 

@@ -18,7 +18,7 @@ import argparse
 from math import comb
 
 from ..cards import cards_of, format_card, format_cards, parse_cards
-from ..cliutil import UsageError, add_rules_arguments, print_json
+from ..cliutil import UsageError, add_rules_arguments, extra_missing, needs_extra, print_json
 from ..evaluator import HandValue, evaluate
 from ..reports import hand_fields, hand_report
 from ..rules import Rules
@@ -89,8 +89,21 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
             help="four of a kind and straight flush trade places in the table",
         )
         p.add_argument("--joker-card", default=None, metavar="CARD", help=JOKER_CARD_HELP)
-    from . import play  # the terminal game (prompt_toolkit, rich): not loaded by the reports' users
+    try:
+        from . import play  # the terminal game: the play extra (prompt_toolkit, rich)
+    except ModuleNotFoundError as exc:
+        if not extra_missing(exc):
+            raise
+        missing = exc
 
+        class PlayExtra(argparse.Action):  # `quintet poker …` without the play extra: what to install, exit 2
+            def __call__(self, *_: object) -> None:
+                with needs_extra("quintet poker", "play"):
+                    raise missing
+
+        sub.add_parser("poker", help="five-card draw poker (needs the play extra)", add_help=False,
+                       prefix_chars="\0").add_argument("words", nargs="*", action=PlayExtra)
+        return
     play.add_command(sub)
 
 

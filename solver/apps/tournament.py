@@ -53,6 +53,7 @@ from quintet.cliutil import (
     add_rules_arguments,
     int_at_least,
     integer,
+    needs_extra,
     number,
     print_json,
     rules_from_args,
@@ -428,10 +429,8 @@ def build_parser() -> argparse.ArgumentParser:
 def _check_plot(path: str) -> None:
     """``--plot PATH`` in one line now (matplotlib missing, a format it cannot write, a
     directory that does not exist or cannot be written); nothing is created."""
-    try:
+    with needs_extra("quintet-tournament --plot", "bench"):
         import matplotlib
-    except ImportError:
-        raise UsageError("--plot needs matplotlib: pip install 'quintet-solver[bench]'") from None
     matplotlib.use("Agg")
     from matplotlib.figure import Figure
 

@@ -16,14 +16,15 @@ import json
 import sys
 from pathlib import Path
 
-from tqdm import tqdm
-
+from ...cliutil import needs_extra
 from ...rules import RULE_SETS, get_rules
 from ..game import Terms
 from .strategy import ITERATIONS, store_dir, strategy_key, train
 
 
 def main(argv: list[str] | None = None) -> int:
+    with needs_extra("python -m quintet.draw.cfr", "play"):
+        from tqdm import tqdm
     parser = argparse.ArgumentParser(prog="python -m quintet.draw.cfr", description=__doc__.split("\n\n")[0])
     parser.add_argument("--rules", default="draw36-joker-11",
                         choices=sorted(n for n, r in RULE_SETS.items() if r.is_variant))

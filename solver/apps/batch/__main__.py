@@ -1,5 +1,5 @@
 """``python -m solver.apps.batch`` = ``quintet-batch``."""
 
-from solver.apps.batch.cli import main
+from solver.apps import quintet_batch
 
-raise SystemExit(main())
+raise SystemExit(quintet_batch())

@@ -17,7 +17,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from quintet.cliutil import UsageError
+from quintet.cliutil import UsageError, needs_extra
 from quintet.rules import Rules
 from quintet.text import quote
 from solver.apps.batch.tasks import JobResult, warm_up_quietly
@@ -133,10 +133,8 @@ class DaskExecutor:
     name = "dask"
 
     def __init__(self, workers: int, scheduler: str | None = None) -> None:
-        try:
+        with needs_extra("quintet-batch --executor dask", "batch"):
             from dask.distributed import Client, LocalCluster
-        except ImportError:
-            raise UsageError("--executor dask needs dask: pip install 'quintet-solver[dask]'") from None
         self.cluster = None
         if scheduler:
             self.client = Client(scheduler)
