@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, PlainValidator, WithJsonSchema
+from pydantic import BeforeValidator, ConfigDict, Field, PlainValidator, WithJsonSchema
 from pydantic_core import PydanticCustomError
 
 from quintet.draw.game import Terms
@@ -45,6 +45,7 @@ from solver.advisor.schema import (
     HandOut,
     HandReportOut,
     JobProgressOut,
+    JsonModel,
     KmixProgressOut,
     MixEntryOut,
     OddsOut,
@@ -173,8 +174,10 @@ MaxSupport = Annotated[int, Field(ge=1, le=MAX_SUPPORT_MAX), BeforeValidator(int
 ArrangementText = Annotated[str, PlainValidator(_arrangement_text), WithJsonSchema(_ARRANGEMENT_SCHEMA)]
 
 
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", strict=True)
+class _Strict(JsonModel):
+    """A request: no field beyond those declared, no JSON type coerced."""
+
+    model_config = ConfigDict(strict=True)
 
 
 class RulesIn(_Strict):
@@ -204,7 +207,7 @@ _ARRANGEMENT = "9s 9c 8s 8c 7c | Ks Kd Kc Js Tc | Qd Jd Td 8d 7d | As Ah Ad Ac Q
 
 
 def _examples(*examples: dict[str, Any]) -> ConfigDict:
-    return ConfigDict(extra="forbid", strict=True, json_schema_extra={"examples": list(examples)})
+    return ConfigDict(strict=True, json_schema_extra={"examples": list(examples)})
 
 
 class SolveIn(_Strict):
@@ -336,11 +339,7 @@ ImmediateAnswerOut = EquilibriumOut | GradeOut | SolutionOut
 not in the store come as a job's result (``JobOut.result``, any ``SolveAnswerOut``)."""
 
 
-class _Out(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-
-class ErrorOut(_Out):
+class ErrorOut(JsonModel):
     """Every error: one line naming the problem (never a traceback, never the whole input)."""
 
     error: str = Field(description="one line naming the problem")
@@ -351,7 +350,7 @@ JobResultOut = Annotated[EquilibriumOut | SafeOut | SparseOut | GradeOut | Solut
 """A job's answer: any answer of a solve (``SolveAnswerOut``), or a review (``POST /api/review``)."""
 
 
-class JobOut(_Out):
+class JobOut(JsonModel):
     """A job: an equilibrium solve, a safe exploitation or a K-mix, followed by the client."""
 
     job: str
@@ -376,7 +375,7 @@ class JobCreatedOut(JobOut):
                                     "cancel the job")
 
 
-class HealthOut(_Out):
+class HealthOut(JsonModel):
     """The server's state, as anyone may see it: no path, no process id."""
 
     status: Literal["ok", "broken"]
@@ -391,14 +390,14 @@ class HealthOut(_Out):
     solver: bool = Field(description="the solver API (solves, jobs, draw advice) is on; off on a play-only server")
 
 
-class DealOut(_Out):
+class DealOut(JsonModel):
     seed: int
     rules: str
     exposed: list[str]
     live: list[str]
 
 
-class RuleSetOut(_Out):
+class RuleSetOut(JsonModel):
     name: str
     description: str
     deck: list[str]
