@@ -26,13 +26,12 @@ import numpy as np
 from quintet.cards import cards_of, format_card, format_cards, mask_of, parse_cards
 from quintet.evaluator import evaluate
 from quintet.game import Arrangement, Deal, IllegalArrangementError
-from quintet.text import quote
-from solver.engines.base import DEFAULT_ENGINE, EngineOptions, solve
+from solver.engines.base import EngineOptions, solve
 from solver.problem.best_response import (
     FLOAT_NOISE,
-    OBJECTIVES,
     BestResponseProblem,
     EngineResult,
+    expected_values,
     outcome_probabilities,
     slot_values,
 )
@@ -54,7 +53,6 @@ __all__ = [
     "grade",
     "evaluate_arrangement",
     "fixed_packets",
-    "solve_problem",
     "best_response_problem",
     "fixed_indices",
 ]
@@ -157,8 +155,7 @@ def evaluate_arrangement(tables: DealTables, marginals: np.ndarray, arrangement:
     for s, (packet, c) in enumerate(zip(arrangement.packets, classes, strict=True)):
         w = rules.weights[s]
         pw, pt, pl = float(win[c, s]), float(tie[c, s]), float(loss[c, s])
-        e_points = w * (pw + rules.tie_points * pt)
-        e_margin = w * (pw - pl)
+        e_margin, e_points = expected_values(pw, pt, pl, w, rules.tie_points)
         margin += e_margin
         points += e_points
         value = evaluate(packet, rules)
@@ -167,12 +164,6 @@ def evaluate_arrangement(tables: DealTables, marginals: np.ndarray, arrangement:
             pw, pt, pl, e_points, e_margin,
         ))
     return tuple(slots), margin, points
-
-
-def solve_problem(problem: BestResponseProblem, options: EngineOptions = DEFAULT_ENGINE, *,
-                  hint: tuple[int, ...] | None = None, stop_event: threading.Event | None = None) -> EngineResult:
-    """Run the exact engine ``options`` names on a prepared problem (``solver.engines.base``)."""
-    return solve(problem, options, hint, stop_event)
 
 
 def engine_options(options: EngineOptions | None = None, *, engine: str | None = None,
@@ -202,8 +193,6 @@ def _solution(tables: DealTables, marginals: np.ndarray, opponent: OpponentModel
 
 def _problem(tables: DealTables, marginals: np.ndarray, objective: str,
              fixed: tuple[int, ...] = ()) -> BestResponseProblem:
-    if objective not in OBJECTIVES:
-        raise ValueError(f"unknown objective {quote(objective)} (use {' or '.join(OBJECTIVES)})")
     rules = tables.rules
     values = slot_values(marginals, rules.weights, objective, rules.tie_points)
     return BestResponseProblem(tables, values, fixed)
@@ -263,7 +252,7 @@ def complete(deal: Deal, fixed: Mapping[int, int | str], opponent: OpponentModel
     problem = _problem(tables, marginals, objective, fixed_indices(tables, fixed))
     start = time.perf_counter()
     chosen = engine_options(options, engine=engine, time_limit=time_limit, threads=threads, seed=seed)
-    result = solve_problem(problem, chosen, stop_event=stop_event)
+    result = solve(problem, chosen, None, stop_event)
     result.seconds = time.perf_counter() - start
     return _solution(tables, marginals, opponent_model, objective, result, stop_event)
 
@@ -280,7 +269,7 @@ def best_response_problem(deal: Deal, opponent: OpponentModel | str, *, objectiv
                           fixed: Mapping[int, int | str] | None = None,
                           tables: DealTables | None = None) -> BestResponseProblem:
     """The question ``complete``/``best_response`` hand to an engine, for engines of one's own
-    choice (``solve_problem``) or independent rechecks (``solver.advisor.verify``)."""
+    choice (``solver.engines.base.solve``) or independent rechecks (``solver.advisor.verify``)."""
     tables = tables or DealTables.build(deal)
     marginals = _resolve_opponent(opponent, deal).marginals(tables)
     return _problem(tables, marginals, objective, fixed_indices(tables, fixed or {}))
@@ -356,7 +345,7 @@ def grade(deal: Deal, arrangement: Arrangement | str, opponent: OpponentModel | 
                                 0.0, "given")
     given = _solution(tables, marginals, opponent_model, objective, given_result, None)
     chosen = engine_options(options, engine=engine, time_limit=time_limit, threads=threads, seed=seed)
-    result = solve_problem(problem, chosen, hint=given_idx, stop_event=stop_event)
+    result = solve(problem, chosen, given_idx, stop_event)
     result.seconds = time.perf_counter() - start
     best = _solution(tables, marginals, opponent_model, objective, result, stop_event)
     return Grade(given, best, _best_swap(tables, problem, arrangement))

@@ -58,7 +58,7 @@ from quintet.game import Arrangement, Deal
 from quintet.rules import Rules
 from quintet.seeds import SEED_MAX, check_seed, fresh_seed, seed_series
 from quintet.terminal import Terminal, command_word, grid
-from quintet.text import quote
+from quintet.text import plural, quote
 from solver.advisor.equilibrium import EquilibriumResult, solve_equilibrium
 from solver.advisor.limits import (
     MAX_GAMES,
@@ -121,10 +121,6 @@ def default_records() -> Path:
 
 def _points(x: float) -> str:
     return f"{x:g}"
-
-
-def _plural(n: int, word: str) -> str:
-    return f"{n} {word}{'' if n == 1 else 's'}"
 
 
 class _Quit(Exception):
@@ -409,7 +405,7 @@ def _play_match(m: _Match, fixed: Deal | None, seed: int) -> bool:
     """One match of ``args.games`` games from ``seed``; True if it was played to the end in a
     terminal (then another match is offered)."""
     term, args = m.term, m.args
-    term.show(Text(f"Quintet against the computer: {_plural(args.games, 'game')}, seed {seed}. "
+    term.show(Text(f"Quintet against the computer: {plural(args.games, 'game')}, seed {seed}. "
                    "Type 'help' for the commands, 'rules' for the rules.", style="bold"))
     m.records.clear()
     m.equilibria.clear()
@@ -708,7 +704,7 @@ def _puzzles(argv: Sequence[str]) -> int:
             raise UsageError(str(exc)) from None
     term = Terminal.for_streams(plain=args.plain, unicode=args.unicode, history=user_cache_dir() / "play-history",
                                 words=[*PUZZLE_WORDS, "answer"])
-    term.show(Text(f"Training: {_plural(args.count, 'puzzle')}, seed {seed}. Type 'help' for the commands.",
+    term.show(Text(f"Training: {plural(args.count, 'puzzle')}, seed {seed}. Type 'help' for the commands.",
                    style="bold"))
     m = _Match(term, args, rules, _Progress(term, args.quiet), _no_equilibrium, None)
     results: list[PuzzleResult] = []

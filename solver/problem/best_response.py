@@ -16,6 +16,7 @@ maximizing ``Σ_s V[class(p_s), s]``.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -23,8 +24,8 @@ from quintet.text import quote
 from solver.problem.deal_tables import DealTables
 
 __all__ = [
-    "OBJECTIVES", "VALUE_TOLERANCE", "FLOAT_NOISE", "slot_values", "outcome_probabilities", "BestResponseProblem",
-    "EngineResult",
+    "OBJECTIVES", "VALUE_TOLERANCE", "FLOAT_NOISE", "expected_values", "slot_values", "outcome_probabilities",
+    "BestResponseProblem", "EngineResult",
 ]
 
 OBJECTIVES = ("margin", "points")
@@ -49,17 +50,19 @@ def outcome_probabilities(marginals: np.ndarray) -> tuple[np.ndarray, np.ndarray
     return win.T.copy(), tie.T.copy(), loss.T.copy()
 
 
+def expected_values(win: Any, tie: Any, loss: Any, weight: Any, tie_points: float = 0.0) -> tuple[Any, Any]:
+    """(margin, points) expected in a slot worth ``weight`` points from the chances to win, tie
+    and lose there (floats or arrays alike): the one formula of the module doc."""
+    return weight * (win - loss), weight * (win + tie_points * tie)
+
+
 def slot_values(marginals: np.ndarray, weights: tuple[int, ...], objective: str = "margin",
                 tie_points: float = 0.0) -> np.ndarray:
     """Value table ``V`` (float64, ``(R, n_slots)``) of a class in a slot; see module doc."""
     if objective not in OBJECTIVES:
         raise ValueError(f"unknown objective {quote(objective)} (use {' or '.join(OBJECTIVES)})")
-    win, tie, loss = outcome_probabilities(marginals)
     w = np.asarray(weights, dtype=np.float64)[None, :]
-    if objective == "margin":
-        values = w * (win - loss)
-    else:
-        values = w * (win + tie_points * tie)
+    values = expected_values(*outcome_probabilities(marginals), w, tie_points)[objective == "points"]
     # Enforce exact monotonicity against float rounding (differences of ~1e-16).
     return np.maximum.accumulate(values, axis=0)
 
