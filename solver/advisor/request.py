@@ -43,8 +43,8 @@ from ..engines.base import ENGINE_NAMES, EngineOptions
 from ..games.double_oracle import IterationRecord
 from ..games.sparse_mix import SparseRecord
 from ..problem.best_response import OBJECTIVES
-from ..problem.opponent_spec import OpponentSpec
-from ..problem.opponents import ArrangementMix, OpponentModel, Uniform, population_from_json
+from ..problem.opponent_spec import OpponentSpec, check_usable
+from ..problem.opponents import ArrangementMix, OpponentModel, population_from_json
 from ..problem.style import StyleModel, style_from_records
 from ..storage.store import SolutionStore
 from .advice import Grade, Solution, complete, fixed_packets, grade
@@ -248,7 +248,7 @@ class SolveRequest:
             if given and not self.opponent.needs_data(name):
                 raise RequestError(f"{name} data was given but the opponent {quote(self.opponent.format())} "
                                    f"has no term '{name}' without a file")
-        self.opponent_model(Uniform() if self.wants_equilibrium else None)  # Uniform: a stand-in
+        check_usable(self.opponent, self.deal, population=self.population, style=self.style, files=self.files)
 
 
 def _choice(what: str, value: object, choices: tuple[str, ...]) -> str:

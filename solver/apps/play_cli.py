@@ -99,8 +99,7 @@ from solver.play.puzzle import Puzzle, PuzzleError, PuzzleResult, pick_puzzle
 from solver.play.review import GameReview, review
 from solver.play.session import GameSession, Move, Person, Phase, PlayError
 from solver.play.statistics import WINDOW, statistics
-from solver.problem.opponent_spec import OPPONENT_HELP
-from solver.problem.opponents import Uniform
+from solver.problem.opponent_spec import OPPONENT_HELP, check_usable
 from solver.storage.records import GameRecord, RecordError, append_record, read_records
 from solver.storage.store import SolutionStore
 
@@ -551,7 +550,7 @@ def _play(argv: Sequence[str]) -> int:
     seeds = seed_series(fresh_seed(args.games) if args.seed is None else args.seed, args.games, "--seed", "games")
     args.opponent = ComputerSpec.parse(args.opponent)  # a bad --opponent is one line, before anything is shown
     if args.opponent.target is not None:  # and so is a model file that cannot be used
-        args.opponent.target.resolve(fixed or Deal.random(seeds[0], rules), extra={"equilibrium": Uniform()})
+        check_usable(args.opponent.target, fixed or Deal.random(seeds[0], rules))
     records_path = _records_path(args)
     if args.opponent.needs_equilibrium and not args.no_store:
         SolutionStore(args.store).close()  # the store game 1 needs: a bad one fails now (none is made otherwise)

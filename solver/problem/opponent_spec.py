@@ -28,6 +28,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
 from quintet.game import Deal
 from quintet.text import quote
@@ -37,7 +38,7 @@ from .opponents import ArrangementMix, Greedy, Mixture, OpponentError, OpponentM
 from .style import StyleModel, load_style
 
 __all__ = ["MODEL_NAMES", "MAX_SPEC_LENGTH", "MAX_TERMS", "OpponentTerm", "OpponentSpec", "OPPONENT_HELP",
-           "parse_opponent"]
+           "parse_opponent", "check_usable"]
 
 MODEL_NAMES = ("uniform", "greedy", "equilibrium", "population", "style")
 _SOURCED = ("population", "style")
@@ -231,3 +232,9 @@ def parse_opponent(spec: str, deal: Deal, extra: Mapping[str, OpponentModel] | N
     """``OpponentSpec.parse(spec).resolve(deal)``: the model a specification names for ``deal``;
     ``extra`` gives the models of terms without a file (``equilibrium``, ``population``, ``style``)."""
     return OpponentSpec.parse(spec, files=files).resolve(deal, files=files, extra=extra)
+
+
+def check_usable(spec: OpponentSpec, deal: Deal, **data: Any) -> None:
+    """Refuse now, in one line, a model ``spec`` cannot make for ``deal`` (a file that cannot be
+    read, data missing): ``resolve`` with ``data``, the equilibrium (not solved yet) stood in by uniform."""
+    spec.resolve(deal, extra={"equilibrium": Uniform()}, **data)
