@@ -18,22 +18,14 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import BeforeValidator, ConfigDict, Field, PlainValidator, WithJsonSchema
+from pydantic import BeforeValidator, ConfigDict, Field, PlainValidator, WithJsonSchema, create_model
 from pydantic_core import PydanticCustomError
 
 from quintet.draw.game import Terms
 from quintet.rules import TIEBREAKS, Rules, get_rules
 from quintet.seeds import SEED_MAX
-from solver.advisor.limits import (
-    EPSILON_MAX,
-    MAX_EXPLOITABILITY_MAX,
-    MAX_POPULATION,
-    MAX_STYLE_RECORDS,
-    MAX_SUPPORT_MAX,
-    SOLVE_EPSILON,
-    SOLVE_TIME_LIMIT,
-    TIME_LIMIT_MAX,
-)
+from solver.advisor.limits import MAX_POPULATION, MAX_STYLE_RECORDS, MAX_SUPPORT_MAX, RANGES
+from solver.advisor.request import FIELDS, RequestField
 from solver.advisor.schema import (
     AnswerOut,
     CompareOut,
@@ -62,8 +54,6 @@ from solver.advisor.schema import (
     SwapOut,
     VerificationOut,
 )
-from solver.engines.base import ENGINE_NAMES, MAX_THREADS
-from solver.problem.best_response import OBJECTIVES
 from solver.problem.opponent_spec import MAX_SPEC_LENGTH
 
 __all__ = [
@@ -168,7 +158,6 @@ def integral(value: object) -> object:
 
 # integer fields: a JSON integer, or a number with no fraction (as JSON Schema counts it); the
 # range comes before the validator, so that the schema says it as minimum and maximum
-ThreadCount = Annotated[int, Field(ge=1, le=MAX_THREADS), BeforeValidator(integral)]
 Seed = Annotated[int, Field(ge=0, le=SEED_MAX), BeforeValidator(integral)]
 MaxSupport = Annotated[int, Field(ge=1, le=MAX_SUPPORT_MAX), BeforeValidator(integral)]
 ArrangementText = Annotated[str, PlainValidator(_arrangement_text), WithJsonSchema(_ARRANGEMENT_SCHEMA)]
@@ -210,11 +199,30 @@ def _examples(*examples: dict[str, Any]) -> ConfigDict:
     return ConfigDict(strict=True, json_schema_extra={"examples": list(examples)})
 
 
-class SolveIn(_Strict):
-    """``quintet-solve``'s arguments.  A field left out takes its default; a field the answer
-    would not use (``seed`` of the search's best response, ``epsilon`` without the
-    equilibrium, ``objective`` of an equilibrium…) is refused with 400, never ignored."""
+def _request_field(f: RequestField) -> tuple[Any, Any]:
+    """The HTTP model's annotation and ``Field`` of a solve request's field (``FIELDS``)."""
+    kinds: dict[str, Any] = {
+        "cards": Cards, "text": Annotated[str, Field(max_length=MAX_SPEC_LENGTH)], "arrangement": ArrangementText,
+        "choice": Literal[f.choices], "fix": Annotated[dict[str, Cards], Field(max_length=5)], "rules": RulesIn,
+        "population": Annotated[list[ArrangementText | PopulationEntry], Field(max_length=MAX_POPULATION)],
+        "style": Annotated[list[dict[str, Any]], Field(max_length=MAX_STYLE_RECORDS)]}
+    if f.kind in ("number", "integer"):
+        bounds = RANGES[f.range].bounds()
+        kinds[f.kind] = (Annotated[int, Field(**bounds), BeforeValidator(integral)] if f.kind == "integer"
+                         else Annotated[float, Field(**bounds, allow_inf_nan=False)])
+    kind = kinds[f.kind]
+    if f.kind == "cards":
+        return kind, Field(description=f.help)
+    if f.kind == "fix":
+        return kind, Field(default_factory=dict, description=f.help)
+    if f.kind == "rules":
+        return kind, Field(default=RulesIn(), description=f.help)
+    if f.default is not None:
+        return kind, Field(default=f.default, description=f.help)
+    return kind | None, Field(default=None, description=f.help)
 
+
+class _SolveExamples(_Strict):
     model_config = _examples(
         {"exposed": _EXAMPLE, "opponent": "uniform"},
         {"exposed": _EXAMPLE, "opponent": "greedy", "objective": "points", "fix": {"5": "Ah Kh Qh Jh Th"}},
@@ -223,45 +231,12 @@ class SolveIn(_Strict):
         {"exposed": "Kc Qh Qd Js 9d 8s 7d", "max_support": 2, "seed": 4},
     )
 
-    exposed: Cards = Field(description="the 7 exposed cards")
-    opponent: str = Field(default="equilibrium", max_length=MAX_SPEC_LENGTH, description=(
-        "equilibrium (default) | uniform | greedy | population (the arrangements in 'population') | style (a "
-        "style fitted on the records in 'style') | a mixture such as uniform:0.3,greedy:0.7; no files"))
-    objective: Literal[OBJECTIVES] | None = Field(  # type: ignore[valid-type]
-        default=None, description="a best response, completion or grade: margin (default) or points")
-    engine: Literal[ENGINE_NAMES] | None = Field(  # type: ignore[valid-type]
-        default=None, description="the exact engine: auto (default, = search), search or cpsat")
-    epsilon: float | None = Field(default=None, ge=0, le=EPSILON_MAX, allow_inf_nan=False,
-                                  description="equilibrium: stop once the certified exploitability is at most "
-                                              f"this (points; default {SOLVE_EPSILON:g})")
-    time_limit: float | None = Field(default=None, gt=0, le=TIME_LIMIT_MAX, allow_inf_nan=False,
-                                     description=f"seconds (default: none for a best response, {SOLVE_TIME_LIMIT:g} "
-                                                 "for an equilibrium, a safe mix or a K-mix)")
-    threads: ThreadCount | None = Field(default=None, description="CP-SAT's threads (engine cpsat)")
-    seed: Seed | None = Field(default=None, description=(
-        "random seed: the arrangement drawn from an equilibrium, a safe mix or a K-mix, and CP-SAT's seed "
-        "(default 0)"))
-    fix: dict[str, Cards] = Field(default_factory=dict, max_length=5,
-                                  description="slot (\"1\"..\"5\") → packet: complete the rest")
-    grade: ArrangementText | None = Field(default=None, description="an arrangement to grade")
-    population: list[ArrangementText | PopulationEntry] | None = Field(
-        None, max_length=MAX_POPULATION,
-        description="observed arrangements (optionally weighted): the opponent 'population'")
-    style: list[dict[str, Any]] | None = Field(
-        None, max_length=MAX_STYLE_RECORDS,
-        description="game records (objects with 'exposed' and 'player', as quintet-play --record writes them): "
-                    "the opponent 'style'")
-    rules: RulesIn = Field(default=RulesIn(), description="the rule set (default classic)")
-    max_exploitability: float | None = Field(
-        default=None, ge=0, le=MAX_EXPLOITABILITY_MAX, allow_inf_nan=False,
-        description="safe exploitation: the mix that does best against the opponent model among those no "
-                    "arrangement beats by more than this (points; 0: the best equilibrium against the model)")
-    max_support: MaxSupport | None = Field(
-        default=None, description="K: the least exploitable mix of at most K arrangements found, certified, beside "
-                                  "the full equilibrium (the opponent equilibrium alone; quintet-solve --max-support)")
-    verify: float | None = Field(default=None, gt=0, le=TIME_LIMIT_MAX, allow_inf_nan=False,
-                                 description="seconds for an independent recheck of the answer by the other exact "
-                                             "engine (quintet-solve --verify)")
+
+SolveIn = create_model("SolveIn", __base__=_SolveExamples, __module__=__name__, __doc__=(
+    "``quintet-solve``'s arguments (``solver.advisor.request.FIELDS``).  A field left out takes its default; a field "
+    "the answer would not use (``seed`` of the search's best response, ``epsilon`` without the equilibrium, "
+    "``objective`` of an equilibrium…) is refused with 400, never ignored."),
+    **{f.name: _request_field(f) for f in FIELDS})
 
 
 class ShowdownIn(_Strict):

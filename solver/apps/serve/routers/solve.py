@@ -65,24 +65,17 @@ def echo(body: BaseModel) -> dict[str, Any]:
     return body.model_dump(mode="json", exclude_unset=True)
 
 
-def solve_request_of(body: SolveIn, config: ServeConfig) -> SolveRequest:
+def solve_request_of(body: SolveIn, config: ServeConfig) -> SolveRequest:  # type: ignore[valid-type]
     """The solver's request for ``body``, parsed and checked by the one request model
     (``SolveRequest.parse``, files refused: a server never opens a path a client sent), within
-    the server's time cap (``ServeConfig.max_time_limit``); ``ValueError`` for bad input."""
-    time_limit = body.time_limit
+    the server's time cap (``ServeConfig.max_time_limit``); ``InputError`` for bad input."""
     cap = config.max_time_limit
     if cap is not None:
-        for name, value in (("time_limit", body.time_limit), ("verify", body.verify)):
+        for name in ("time_limit", "verify"):
+            value = getattr(body, name)
             if value is not None and value > cap:
                 raise RequestError(f"{name}: at most {cap:g} seconds on this server, got {value:g}")
-    population = None if body.population is None else [
-        p if isinstance(p, str) else {"arrangement": p.arrangement, "weight": p.weight} for p in body.population]
-    return SolveRequest.parse(
-        body.exposed, body.rules.to_rules(), opponent=body.opponent, objective=body.objective, engine=body.engine,
-        threads=body.threads, time_limit=time_limit,
-        seed=body.seed, epsilon=body.epsilon, fix=body.fix, grade=body.grade, population=population,
-        style=body.style, verify=body.verify, max_exploitability=body.max_exploitability,
-        max_support=body.max_support, files=False)
+    return SolveRequest.parse(**body.model_dump() | {"rules": body.rules.to_rules()}, files=False)
 
 
 def _progress(progress: dict[str, Any]) -> ProgressOut | KmixProgressOut:
@@ -150,7 +143,7 @@ _JOB_LINKS = {
                               "headers": {"Location": {"description": "/api/jobs/ID", "schema": {"type": "string"}}},
                               "links": _JOB_LINKS},
                         **error_responses(400, 403, 413, 422, 429, 500, 503)})
-async def solve(body: SolveIn, state: State, http: Request) -> Any:
+async def solve(body: SolveIn, state: State, http: Request) -> Any:  # type: ignore[valid-type]
     """``quintet-solve``: the best response to an opponent model, a completion (``fix``),
     a grade (``grade``), the certified equilibrium (``opponent`` ``equilibrium``, the
     default), a safe exploitation (``max_exploitability``) or the least exploitable mix of at
