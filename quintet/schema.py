@@ -18,12 +18,12 @@ loaded only when JSON is written.
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
 __all__ = [
-    "JsonModel", "dump", "absent", "HandOut", "ShowdownSlotOut", "ShowdownOut", "HandValueOut", "HandReportOut",
+    "JsonModel", "dump", "model_of", "absent", "HandOut", "ShowdownSlotOut", "ShowdownOut", "HandValueOut", "HandReportOut",
     "RankedHandOut", "CompareOut", "DrawOptionOut", "DrawOut", "StrategyActionOut", "StrategyExchangeOut",
     "StrategyInfoOut", "DrawStrategyOut",
 ]
@@ -36,9 +36,21 @@ class JsonModel(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
+M = TypeVar("M", bound=BaseModel)
+
+
 def dump(model: BaseModel) -> dict[str, Any]:
     """A model's JSON object (what the command lines print with ``--json``)."""
     return model.model_dump(mode="json")
+
+
+def model_of(model: type[M], source: object, **values: Any) -> M:
+    """``model`` of a result, its fields declared once (the model's): each is its entry in
+    ``values``, else ``source``'s attribute of the same name (a dataclass field or a property; a
+    nested result is read the same way)."""
+    fields = {name: values[name] if name in values else getattr(source, name)
+              for name in model.model_fields if name in values or hasattr(source, name)}
+    return model.model_validate(fields, from_attributes=True)
 
 
 def absent(value: object) -> bool:

@@ -39,6 +39,8 @@ from solver.problem.deal_tables import DealTables
 from solver.problem.opponent_spec import parse_opponent
 from solver.problem.opponents import OpponentModel
 
+from .mix import answer_fields
+
 if TYPE_CHECKING:
     from .schema import GradeOut, SlotAdviceOut, SolutionOut, SwapOut
 
@@ -73,12 +75,8 @@ class SlotAdvice:
     expected_margin: float  # my points − theirs, expected
 
     def to_model(self) -> SlotAdviceOut:
-        from .schema import SlotAdviceOut
-        return SlotAdviceOut(
-            slot=self.slot, points=self.points, cards=list(self.cards), hand=self.hand, category=self.category,
-            p_win=self.p_win, p_tie=self.p_tie, p_loss=self.p_loss,
-            expected_points=self.expected_points, expected_margin=self.expected_margin,
-        )
+        from .schema import SlotAdviceOut, model_of
+        return model_of(SlotAdviceOut, self)
 
     def to_dict(self) -> dict[str, object]:
         from .schema import dump
@@ -113,27 +111,8 @@ class Solution:
         return max(0.0, self.bound - self.value)
 
     def to_model(self) -> SolutionOut:
-        from .schema import SolutionOut
-        rules = self.deal.rules
-        return SolutionOut(
-            exposed=format_cards(self.deal.exposed, rules.deck).split(),
-            live=format_cards(self.deal.live, rules.deck).split(),
-            rules=rules.describe(),
-            opponent=self.opponent,
-            objective=self.objective,  # type: ignore[arg-type]  # one of OBJECTIVES
-            arrangement=self.arrangement.card_lists(rules),
-            hands=[s.hand for s in self.per_slot],
-            categories=[s.category for s in self.per_slot],
-            expected_margin=self.expected_margin,
-            expected_points=self.expected_points,
-            per_slot=[s.to_model() for s in self.per_slot],
-            optimal=self.optimal,
-            bound=self.bound,
-            gap=self.gap,
-            engine=self.engine,
-            interrupted=self.interrupted,
-            seconds=self.seconds,
-        )
+        from .schema import SolutionOut, model_of
+        return model_of(SolutionOut, self, **answer_fields(self.deal, self.arrangement))
 
     def to_dict(self) -> dict[str, object]:
         from .schema import dump
@@ -285,9 +264,8 @@ class Swap:
     arrangement: Arrangement
 
     def to_model(self, deal: Deal) -> SwapOut:
-        from .schema import SwapOut
-        return SwapOut(card_a=self.card_a, slot_a=self.slot_a, card_b=self.card_b, slot_b=self.slot_b,
-                       value=self.value, arrangement=self.arrangement.card_lists(deal.rules))
+        from .schema import SwapOut, model_of
+        return model_of(SwapOut, self, arrangement=self.arrangement.card_lists(deal.rules))
 
     def to_dict(self, deal: Deal) -> dict[str, object]:
         from .schema import dump
@@ -309,17 +287,10 @@ class Grade:
         return max(0.0, top - self.given.value)
 
     def to_model(self) -> GradeOut:
-        from .schema import GradeOut
-        return GradeOut(
-            given=self.given.to_model(),
-            value=self.given.value,
-            optimum=self.best.value,
-            optimum_proven=self.best.optimal,
-            bound=self.best.bound,
-            regret=self.regret,
-            best_swap=None if self.best_swap is None else self.best_swap.to_model(self.given.deal),
-            best=self.best.to_model(),
-        )
+        from .schema import GradeOut, model_of
+        return model_of(GradeOut, self, given=self.given.to_model(), value=self.given.value, optimum=self.best.value,
+                        optimum_proven=self.best.optimal, bound=self.best.bound, best=self.best.to_model(),
+                        best_swap=None if self.best_swap is None else self.best_swap.to_model(self.given.deal))
 
     def to_dict(self) -> dict[str, object]:
         from .schema import dump

@@ -47,9 +47,8 @@ class Plan:
         return f"{slots} — {100 * self.probability:.1f}%"
 
     def to_model(self) -> PlanOut:
-        from .schema import PlanOut
-        return PlanOut(hands=list(self.labels), categories=[c.slug for c in self.categories],
-                       probability=self.probability, arrangements=self.arrangements)
+        from .schema import PlanOut, model_of
+        return model_of(PlanOut, self, hands=list(self.labels), categories=[c.slug for c in self.categories])
 
     def to_dict(self) -> dict[str, object]:
         from .schema import dump

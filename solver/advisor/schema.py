@@ -43,6 +43,7 @@ from quintet.schema import (
     ShowdownSlotOut,
     absent,
     dump,
+    model_of,
 )
 
 if TYPE_CHECKING:
@@ -53,7 +54,7 @@ __all__ = [
     "MixEntryOut", "SlotMarginalOut", "PlanOut", "EquilibriumOut", "SafeOut", "RollOut", "SparseOut", "ProgressOut",
     "SolveAnswerOut", "OddsOut", "RangeOut", "DefaultOut", "LimitsOut", "BestResponseValueOut",
     "DealEquilibriumOut", "TournamentDealOut", "EquilibriumSummaryOut", "TournamentOut", "BatchDealOut", "BatchOut",
-    "BookOut", "dump", "CATEGORY", "CATEGORIES", "KmixProgressOut", "JobProgressOut",
+    "BookOut", "dump", "model_of", "CATEGORY", "CATEGORIES", "KmixProgressOut", "JobProgressOut",
     # the game's (quintet.schema)
     "HandOut", "ShowdownSlotOut", "ShowdownOut", "HandValueOut", "HandReportOut", "RankedHandOut", "CompareOut",
     "DrawOptionOut", "DrawOut", "DrawStrategyOut",

@@ -31,7 +31,6 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from quintet.cards import format_cards
 from quintet.game import Arrangement, Deal
 from quintet.seeds import seed_rng
 from solver.engines.base import DEFAULT_ENGINE, EngineOptions
@@ -49,7 +48,7 @@ from solver.storage.store import SolutionStore
 
 from .equilibrium import EquilibriumResult, solve_equilibrium
 from .limits import SOLVE_EPSILON, SOLVE_TIME_LIMIT, check_max_support
-from .mix import Mix, hands_of
+from .mix import Mix, answer_fields
 from .plans import Plan, plans
 
 if TYPE_CHECKING:
@@ -70,8 +69,8 @@ class Roll:
     high: float
 
     def to_model(self) -> RollOut:
-        from .schema import RollOut
-        return RollOut(seed=self.seed, value=self.value, pick=self.index + 1, low=self.low, high=self.high)
+        from .schema import RollOut, model_of
+        return model_of(RollOut, self, pick=self.index + 1)
 
     def to_dict(self) -> dict[str, object]:
         from .schema import dump
@@ -128,37 +127,12 @@ class SparseEquilibrium:
 
     def to_model(self, seed: int = 0, *stream: int) -> SparseOut:
         """The JSON, with the arrangement the die roll of ``seed`` (on ``stream``) picks to play."""
-        from .schema import SparseOut
-        rules = self.deal.rules
+        from .schema import SparseOut, model_of
         roll = self.roll(seed, *stream)
-        play = self.mix[roll.index][1]
-        hands, categories = hands_of(play, rules)
-        return SparseOut(
-            exposed=format_cards(self.deal.exposed, rules.deck).split(),
-            live=format_cards(self.deal.live, rules.deck).split(),
-            rules=rules.describe(),
-            opponent="equilibrium",
-            objective="margin",
-            max_support=self.max_support,
-            mix=Mix(self.mix, rules).to_model(),
-            plans=[plan.to_model() for plan in self.plans()],
-            roll=roll.to_model(),
-            arrangement=play.card_lists(rules),
-            hands=hands,
-            categories=categories,
-            exploitability=self.exploitability,
-            exploitability_proven=self.proven,
-            lower_bound=self.lower_bound,
-            optimal=self.optimal,
-            best_found=not self.optimal,
-            method=self.method,
-            equilibrium_exploitability=self.equilibrium_exploitability,
-            equilibrium_support=self.equilibrium_support,
-            epsilon=self.epsilon,
-            best_responses=self.best_responses,
-            interrupted=self.interrupted,
-            seconds=self.seconds,
-        )
+        return model_of(SparseOut, self, **answer_fields(self.deal, self.mix[roll.index][1]), opponent="equilibrium",
+                        objective="margin", mix=Mix(self.mix, self.deal.rules).to_model(), roll=roll.to_model(),
+                        plans=[plan.to_model() for plan in self.plans()], exploitability_proven=self.proven,
+                        best_found=not self.optimal)
 
     def to_dict(self, seed: int = 0, *stream: int) -> dict[str, object]:
         from .schema import dump

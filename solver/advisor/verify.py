@@ -79,10 +79,8 @@ class Verification:
                 f"{self.bound:.6f} (claimed {self.claimed:.6f}); nothing better than the claim found")
 
     def to_model(self) -> VerificationOut:
-        from .schema import VerificationOut
-        return VerificationOut(status=self.status, claim=self.claim, claimed=self.claimed,  # type: ignore[arg-type]
-                               engine=self.engine, found=self.found, bound=self.bound, proven=self.proven,
-                               seconds=self.seconds)
+        from .schema import VerificationOut, model_of
+        return model_of(VerificationOut, self)
 
     def to_dict(self) -> dict[str, object]:
         from .schema import dump
