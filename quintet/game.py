@@ -29,6 +29,7 @@ from .cards import (
 from .evaluator import HandValue, evaluate
 from .faults import InputError
 from .hands import TieBreak, tie_break
+from .jsonable import Jsonable
 from .rules import CLASSIC, Rules
 from .seeds import seed_rng, seed_series
 
@@ -258,7 +259,7 @@ def deciding_card(hand: HandValue, rank: int, deck: Deck) -> int:
 
 
 @dataclass(frozen=True)
-class Showdown:
+class Showdown(Jsonable):
     slots: tuple[SlotResult, ...]
     points_a: float
     points_b: float
@@ -302,10 +303,6 @@ class Showdown:
             points_a=self.points_a, points_b=self.points_b, margin=self.margin,
             winner=self.winner,  # type: ignore[arg-type]
         )
-
-    def to_dict(self) -> dict[str, object]:
-        from .schema import dump
-        return dump(self.to_model())
 
 
 def showdown(a: Arrangement, b: Arrangement, deal: Deal) -> Showdown:

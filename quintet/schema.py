@@ -23,9 +23,9 @@ from typing import Any, Literal, TypeVar
 from pydantic import BaseModel, ConfigDict, Field
 
 __all__ = [
-    "JsonModel", "dump", "model_of", "absent", "HandOut", "ShowdownSlotOut", "ShowdownOut", "HandValueOut", "HandReportOut",
-    "RankedHandOut", "CompareOut", "DrawOptionOut", "DrawOut", "StrategyActionOut", "StrategyExchangeOut",
-    "StrategyInfoOut", "DrawStrategyOut",
+    "JsonModel", "dump", "model_of", "absent", "HandOut", "ShowdownSlotOut", "ShowdownOut", "HandValueOut",
+    "HandReportOut", "RankedHandOut", "CompareOut", "DrawOptionOut", "DrawOut", "StrategyActionOut",
+    "StrategyExchangeOut", "StrategyInfoOut", "DrawStrategyOut",
 ]
 
 

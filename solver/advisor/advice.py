@@ -26,6 +26,7 @@ import numpy as np
 from quintet.cards import cards_of, format_card, format_cards, mask_of, parse_cards
 from quintet.evaluator import evaluate
 from quintet.game import Arrangement, Deal, IllegalArrangementError
+from quintet.jsonable import Jsonable
 from solver.engines.base import EngineOptions, solve
 from solver.problem.best_response import (
     FLOAT_NOISE,
@@ -62,7 +63,7 @@ __all__ = [
 
 
 @dataclass(frozen=True)
-class SlotAdvice:
+class SlotAdvice(Jsonable):
     slot: int  # 1-based
     points: int  # at stake
     cards: tuple[str, ...]
@@ -78,13 +79,9 @@ class SlotAdvice:
         from .schema import SlotAdviceOut, model_of
         return model_of(SlotAdviceOut, self)
 
-    def to_dict(self) -> dict[str, object]:
-        from .schema import dump
-        return dump(self.to_model())
-
 
 @dataclass(frozen=True)
-class Solution:
+class Solution(Jsonable):
     """An arrangement with its exact expected result against an opponent model."""
 
     deal: Deal
@@ -113,10 +110,6 @@ class Solution:
     def to_model(self) -> SolutionOut:
         from .schema import SolutionOut, model_of
         return model_of(SolutionOut, self, **answer_fields(self.deal, self.arrangement))
-
-    def to_dict(self) -> dict[str, object]:
-        from .schema import dump
-        return dump(self.to_model())
 
 
 def _resolve_opponent(opponent: OpponentModel | str, deal: Deal) -> OpponentModel:
@@ -255,7 +248,7 @@ def best_response_problem(deal: Deal, opponent: OpponentModel | str, *, objectiv
 
 
 @dataclass(frozen=True)
-class Swap:
+class Swap(Jsonable):
     card_a: str
     slot_a: int
     card_b: str
@@ -267,13 +260,9 @@ class Swap:
         from .schema import SwapOut, model_of
         return model_of(SwapOut, self, arrangement=self.arrangement.card_lists(deal.rules))
 
-    def to_dict(self, deal: Deal) -> dict[str, object]:
-        from .schema import dump
-        return dump(self.to_model(deal))
-
 
 @dataclass(frozen=True)
-class Grade:
+class Grade(Jsonable):
     """How good a given arrangement is against the opponent model."""
 
     given: Solution
@@ -291,10 +280,6 @@ class Grade:
         return model_of(GradeOut, self, given=self.given.to_model(), value=self.given.value, optimum=self.best.value,
                         optimum_proven=self.best.optimal, bound=self.best.bound, best=self.best.to_model(),
                         best_swap=None if self.best_swap is None else self.best_swap.to_model(self.given.deal))
-
-    def to_dict(self) -> dict[str, object]:
-        from .schema import dump
-        return dump(self.to_model())
 
 
 def grade(deal: Deal, arrangement: Arrangement | str, opponent: OpponentModel | str = "uniform", *,

@@ -23,6 +23,7 @@ import numpy as np
 from quintet.cards import format_cards
 from quintet.fingerprint import rules_fingerprint
 from quintet.game import Arrangement, Deal
+from quintet.jsonable import Jsonable
 from quintet.rules import Rules
 from quintet.symmetry import canonical_exposed, from_canonical_arrangement, symmetry_group
 from solver.engines.base import DEFAULT_ENGINE, EngineOptions, solve
@@ -70,7 +71,7 @@ def certified_within(exploitability: float, epsilon: float) -> bool:
 
 
 @dataclass(frozen=True)
-class EquilibriumResult:
+class EquilibriumResult(Jsonable):
     deal: Deal
     mix: tuple[tuple[float, Arrangement], ...]  # most likely first
     exploitability: float  # certified: no arrangement gains more than this against the mix
@@ -112,10 +113,6 @@ class EquilibriumResult:
                         optimal=self.converged, bound=self.exploitability, mix=mix.to_model(),
                         slot_marginals=mix.slot_marginals_model(), exploitability_proven=self.proven,
                         plans=[plan.to_model() for plan in plans(self.mix, self.deal.rules)])
-
-    def to_dict(self, seed: int = 0) -> dict[str, object]:
-        from .schema import dump
-        return dump(self.to_model(seed))
 
     def to_record(self) -> dict[str, object]:
         """The store's JSON document (cards in this result's own suits)."""

@@ -35,6 +35,7 @@ from typing import TYPE_CHECKING, Any
 from quintet.cards import CardError
 from quintet.faults import InputError
 from quintet.game import Arrangement, ArrangementError, Deal
+from quintet.jsonable import Jsonable
 from quintet.rules import CLASSIC, Rules
 from quintet.text import quote
 
@@ -308,7 +309,7 @@ def _arrangement(text: str | list[str], deal: Deal) -> Arrangement:
 
 
 @dataclass(frozen=True)
-class SolveAnswer:
+class SolveAnswer(Jsonable):
     """A solved request: ``result`` is a ``Solution``, a ``Grade``, an ``EquilibriumResult``, a
     ``SafeResponse`` or a ``SparseEquilibrium``; ``verification`` the independent recheck when the
     request asked for one."""
@@ -328,11 +329,6 @@ class SolveAnswer:
         if self.verification is not None:
             model = model.model_copy(update={"verification": self.verification.to_model()})
         return model
-
-    def to_dict(self) -> dict[str, object]:
-        """The JSON object ``quintet-solve --json`` prints (and ``POST /api/solve`` sends)."""
-        from .schema import dump
-        return dump(self.to_model())
 
 
 def solve_request(

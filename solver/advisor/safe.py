@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from quintet.game import Arrangement, Deal
+from quintet.jsonable import Jsonable
 from solver.advisor.equilibrium import EquilibriumResult, sample_mix, solve_equilibrium
 from solver.engines.base import DEFAULT_ENGINE, EngineOptions
 from solver.games.quintet_game import QuintetModelGame
@@ -39,7 +40,7 @@ __all__ = ["SafeResponse", "safe_response"]
 
 
 @dataclass(frozen=True)
-class SafeResponse:
+class SafeResponse(Jsonable):
     """A safe exploitation of an opponent model, certified."""
 
     deal: Deal
@@ -70,10 +71,6 @@ class SafeResponse:
         mix = Mix(self.mix, self.deal.rules)
         return model_of(SafeOut, self, **answer_fields(self.deal, mix.sample(seed)), objective="margin",
                         mix=mix.to_model())
-
-    def to_dict(self, seed: int = 0) -> dict[str, object]:
-        from .schema import dump
-        return dump(self.to_model(seed))
 
 
 def safe_response(

@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from quintet.game import Arrangement, Deal
+from quintet.jsonable import Jsonable
 from quintet.seeds import seed_rng
 from solver.engines.base import DEFAULT_ENGINE, EngineOptions
 from solver.games.quintet_game import QuintetGame, Strategy
@@ -58,7 +59,7 @@ __all__ = ["Roll", "SparseEquilibrium", "DealSparseSearch", "sparse_equilibrium"
 
 
 @dataclass(frozen=True)
-class Roll:
+class Roll(Jsonable):
     """A seeded die roll over a mix: ``value`` uniform in [0, 1), the arrangement picked (its
     position in the mix, 0-based) and its share [low, high) of [0, 1)."""
 
@@ -71,10 +72,6 @@ class Roll:
     def to_model(self) -> RollOut:
         from .schema import RollOut, model_of
         return model_of(RollOut, self, pick=self.index + 1)
-
-    def to_dict(self) -> dict[str, object]:
-        from .schema import dump
-        return dump(self.to_model())
 
 
 def roll_mix(probabilities: Sequence[float], seed: int = 0, *stream: int) -> Roll:
@@ -90,7 +87,7 @@ def roll_mix(probabilities: Sequence[float], seed: int = 0, *stream: int) -> Rol
 
 
 @dataclass(frozen=True)
-class SparseEquilibrium:
+class SparseEquilibrium(Jsonable):
     """The least exploitable mix of at most ``max_support`` arrangements found, certified."""
 
     deal: Deal
@@ -133,10 +130,6 @@ class SparseEquilibrium:
                         objective="margin", mix=Mix(self.mix, self.deal.rules).to_model(), roll=roll.to_model(),
                         plans=[plan.to_model() for plan in self.plans()], exploitability_proven=self.proven,
                         best_found=not self.optimal)
-
-    def to_dict(self, seed: int = 0, *stream: int) -> dict[str, object]:
-        from .schema import dump
-        return dump(self.to_model(seed, *stream))
 
 def _mix_of(tables: DealTables, support: Sequence[Strategy], probabilities: np.ndarray
             ) -> tuple[tuple[float, Arrangement], ...]:

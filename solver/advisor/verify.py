@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from quintet.game import Arrangement, Deal
+from quintet.jsonable import Jsonable
 from solver.advisor.advice import Solution, best_response_problem
 from solver.advisor.equilibrium import EquilibriumResult
 from solver.engines.base import EngineOptions, other_engine, solve
@@ -47,7 +48,7 @@ VERIFY_TOLERANCE = 10 * VALUE_TOLERANCE
 
 
 @dataclass(frozen=True)
-class Verification:
+class Verification(Jsonable):
     """The outcome of rechecking a claim with another engine."""
 
     claim: str  # "optimum" (a best response's value) or "exploitability" (an equilibrium's)
@@ -81,10 +82,6 @@ class Verification:
     def to_model(self) -> VerificationOut:
         from .schema import VerificationOut, model_of
         return model_of(VerificationOut, self)
-
-    def to_dict(self) -> dict[str, object]:
-        from .schema import dump
-        return dump(self.to_model())
 
 
 def recheck(problem: BestResponseProblem, *, claim: str, claimed: float, engine: str,
