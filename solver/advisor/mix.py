@@ -5,8 +5,7 @@ front-end does with one: draw an arrangement to play (``sample``: the same seed 
 same arrangement), play against it (``as_opponent``), and write it (``to_model``: the
 ``mix`` field of the JSON; ``slot_marginals``: each slot's hands).
 
-    >>> from quintet.cards import format_cards
-from quintet.game import Arrangement, Deal
+    >>> from quintet.game import Arrangement
     >>> a = Arrangement.parse("9s 9c 8s 8c 7c | Ks Kd Kc Js Tc | Qd Jd Td 8d 7d | As Ah Ad Ac Qs | Kh Qh Jh Th 9h")
     >>> mix = Mix(((1.0, a),))
     >>> entry = mix.to_model()[0]
