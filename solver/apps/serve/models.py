@@ -207,7 +207,7 @@ def _request_field(f: RequestField) -> tuple[Any, Any]:
         "population": Annotated[list[ArrangementText | PopulationEntry], Field(max_length=MAX_POPULATION)],
         "style": Annotated[list[dict[str, Any]], Field(max_length=MAX_STYLE_RECORDS)]}
     if f.kind in ("number", "integer"):
-        bounds = RANGES[f.range].bounds()
+        bounds: dict[str, Any] = dict(RANGES[f.range].bounds())
         kinds[f.kind] = (Annotated[int, Field(**bounds), BeforeValidator(integral)] if f.kind == "integer"
                          else Annotated[float, Field(**bounds, allow_inf_nan=False)])
     kind = kinds[f.kind]
@@ -236,7 +236,7 @@ SolveIn = create_model("SolveIn", __base__=_SolveExamples, __module__=__name__, 
     "``quintet-solve``'s arguments (``solver.advisor.request.FIELDS``).  A field left out takes its default; a field "
     "the answer would not use (``seed`` of the search's best response, ``epsilon`` without the equilibrium, "
     "``objective`` of an equilibrium…) is refused with 400, never ignored."),
-    **{f.name: _request_field(f) for f in FIELDS})
+    **{f.name: _request_field(f) for f in FIELDS})  # type: ignore[call-overload]
 
 
 class ShowdownIn(_Strict):

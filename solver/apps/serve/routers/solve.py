@@ -65,7 +65,7 @@ def echo(body: BaseModel) -> dict[str, Any]:
     return body.model_dump(mode="json", exclude_unset=True)
 
 
-def solve_request_of(body: SolveIn, config: ServeConfig) -> SolveRequest:  # type: ignore[valid-type]
+def solve_request_of(body: SolveIn, config: ServeConfig) -> SolveRequest:
     """The solver's request for ``body``, parsed and checked by the one request model
     (``SolveRequest.parse``, files refused: a server never opens a path a client sent), within
     the server's time cap (``ServeConfig.max_time_limit``); ``InputError`` for bad input."""
@@ -143,7 +143,7 @@ _JOB_LINKS = {
                               "headers": {"Location": {"description": "/api/jobs/ID", "schema": {"type": "string"}}},
                               "links": _JOB_LINKS},
                         **error_responses(400, 403, 413, 422, 429, 500, 503)})
-async def solve(body: SolveIn, state: State, http: Request) -> Any:  # type: ignore[valid-type]
+async def solve(body: SolveIn, state: State, http: Request) -> Any:
     """``quintet-solve``: the best response to an opponent model, a completion (``fix``),
     a grade (``grade``), the certified equilibrium (``opponent`` ``equilibrium``, the
     default), a safe exploitation (``max_exploitability``) or the least exploitable mix of at
