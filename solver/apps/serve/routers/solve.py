@@ -27,6 +27,7 @@ from starlette.concurrency import run_in_threadpool
 from quintet.text import quote
 from solver.advisor.equilibrium import certified_within, stored_exploitability
 from solver.advisor.request import RequestError, SolveRequest
+from solver.advisor.schema import dump
 from solver.apps.serve.errors import JsonBodyRoute, error_responses
 from solver.apps.serve.jobs import Job
 from solver.apps.serve.models import ImmediateAnswerOut, JobCreatedOut, JobOut, KmixProgressOut, ProgressOut, SolveIn
@@ -106,7 +107,7 @@ def job_created(state: AppState, job: Job, http: Request) -> JSONResponse:
     here), and its address (under the page's prefix) as Location."""
     created = JobCreatedOut(**job_out(job).model_dump(), secret=job.secret)
     prefix = request_origin(state.config.public, http.scope).prefix
-    return JSONResponse(created.model_dump(mode="json"), status_code=202,
+    return JSONResponse(dump(created), status_code=202,
                         headers={"Location": f"{prefix}/api/jobs/{job.id}"})
 
 
