@@ -29,6 +29,7 @@ from .cards import (
 from .evaluator import HandValue, evaluate
 from .faults import InputError
 from .hands import TieBreak, tie_break
+from .jsonable import Jsonable
 from .rules import CLASSIC, Rules
 from .seeds import seed_rng, seed_series
 
@@ -258,7 +259,7 @@ def deciding_card(hand: HandValue, rank: int, deck: Deck) -> int:
 
 
 @dataclass(frozen=True)
-class Showdown:
+class Showdown(Jsonable):
     slots: tuple[SlotResult, ...]
     points_a: float
     points_b: float
@@ -277,7 +278,7 @@ class Showdown:
 
     def to_model(self) -> ShowdownOut:
         """The show-down's JSON model (``quintet showdown --json``, ``POST /api/showdown``)."""
-        from .schema import HandOut, ShowdownOut, ShowdownSlotOut
+        from .schema import HandOut, ShowdownOut, ShowdownSlotOut, model_of
 
         assert self.deal is not None, "a show-down made by showdown() knows its deal"
         rules = self.deal.rules
@@ -290,22 +291,12 @@ class Showdown:
 
         def slot(s: SlotResult) -> ShowdownSlotOut:
             tb = s.tie_break(rules)
-            return ShowdownSlotOut(slot=s.slot, points=s.weight, a=hand(s.hand_a, None if tb is None else tb.rank_a),
-                                   b=hand(s.hand_b, None if tb is None else tb.rank_b),
-                                   winner=s.winner,  # type: ignore[arg-type]
-                                   decided_by=None if tb is None else str(tb), points_a=s.points_a,
-                                   points_b=s.points_b)
+            return model_of(ShowdownSlotOut, s, points=s.weight, decided_by=None if tb is None else str(tb),
+                            a=hand(s.hand_a, None if tb is None else tb.rank_a),
+                            b=hand(s.hand_b, None if tb is None else tb.rank_b))
 
-        return ShowdownOut(
-            exposed=self.deal.format().split(), rules=rules.name, rules_description=rules.describe(),
-            slots=[slot(s) for s in self.slots],
-            points_a=self.points_a, points_b=self.points_b, margin=self.margin,
-            winner=self.winner,  # type: ignore[arg-type]
-        )
-
-    def to_dict(self) -> dict[str, object]:
-        from .schema import dump
-        return dump(self.to_model())
+        return model_of(ShowdownOut, self, exposed=self.deal.format().split(), rules=rules.name,
+                        rules_description=rules.describe(), slots=[slot(s) for s in self.slots])
 
 
 def showdown(a: Arrangement, b: Arrangement, deal: Deal) -> Showdown:

@@ -18,21 +18,25 @@ loaded only when JSON is written.
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
 __all__ = [
-    "GameModel", "dump", "HandOut", "ShowdownSlotOut", "ShowdownOut", "HandValueOut", "HandReportOut",
-    "RankedHandOut", "CompareOut", "DrawOptionOut", "DrawOut", "StrategyActionOut", "StrategyExchangeOut",
-    "StrategyInfoOut", "DrawStrategyOut",
+    "JsonModel", "dump", "model_of", "absent", "HandOut", "ShowdownSlotOut", "ShowdownOut", "HandValueOut",
+    "HandReportOut", "RankedHandOut", "CompareOut", "DrawOptionOut", "DrawOut", "StrategyActionOut",
+    "StrategyExchangeOut", "StrategyInfoOut", "DrawStrategyOut",
 ]
 
 
-class GameModel(BaseModel):
-    """A JSON object of the game: no field beyond those declared."""
+class JsonModel(BaseModel):
+    """A JSON object: no field beyond those declared — the one base of every answer's and
+    request's model (the game's here, the solver's and the server's derive from it)."""
 
     model_config = ConfigDict(extra="forbid")
+
+
+M = TypeVar("M", bound=BaseModel)
 
 
 def dump(model: BaseModel) -> dict[str, Any]:
@@ -40,7 +44,17 @@ def dump(model: BaseModel) -> dict[str, Any]:
     return model.model_dump(mode="json")
 
 
-def _absent(value: object) -> bool:
+def model_of(model: type[M], source: object, **values: Any) -> M:
+    """``model`` of a result, its fields declared once (the model's): each is its entry in
+    ``values``, else ``source``'s attribute of the same name (a dataclass field or a property; a
+    nested result is read the same way)."""
+    fields = {name: values[name] if name in values else getattr(source, name)
+              for name in model.model_fields if name in values or hasattr(source, name)}
+    return model.model_validate(fields, from_attributes=True)
+
+
+def absent(value: object) -> bool:
+    """A field left out of the JSON when it is None (``exclude_if``), never sent as null."""
     return value is None
 
 
@@ -49,31 +63,31 @@ CATEGORY = Field(description="the hand's category, a machine name the same in ev
                              "five_of_a_kind, colour, straight_colour")
 
 
-class HandOut(GameModel):
+class HandOut(JsonModel):
     """One hand shown down: its cards, category, the hand in words and its strength key."""
 
     cards: list[str]
     category: str = CATEGORY
     hand: str = Field(description="the hand in words, e.g. 'two pair, nines and eights'")
     key: int = Field(description="the hand's strength key: higher wins")
-    decider: str | None = Field(default=None, exclude_if=_absent, description=(
+    decider: str | None = Field(default=None, exclude_if=absent, description=(
         "against a hand of the same name, this hand's card at the place that decided (see decided_by)"))
 
 
-class ShowdownSlotOut(GameModel):
+class ShowdownSlotOut(JsonModel):
     slot: int
     points: int = Field(description="the slot's points at stake")
     a: HandOut
     b: HandOut
     winner: Literal["A", "B"] | None = Field(description="null for a tie")
-    decided_by: str | None = Field(default=None, exclude_if=_absent, description=(
+    decided_by: str | None = Field(default=None, exclude_if=absent, description=(
         "when both hands have the same name and one wins: the place that decides and its ranks, the winner's "
         "first — 'second-highest card: queen over jack' (quintet.hands.tie_break)"))
     points_a: float
     points_b: float
 
 
-class ShowdownOut(GameModel):
+class ShowdownOut(JsonModel):
     """Two arrangements shown down slot by slot (``quintet showdown --json``; at a table of the
     page, A is the seat asking and B the other side)."""
 
@@ -88,7 +102,7 @@ class ShowdownOut(GameModel):
     winner: Literal["A", "B"] | None = Field(description="null for a tie")
 
 
-class HandValueOut(GameModel):
+class HandValueOut(JsonModel):
     """One hand evaluated under a rule set."""
 
     hand: list[str] = Field(description="the cards, grouped (jokers first)")
@@ -100,7 +114,7 @@ class HandValueOut(GameModel):
     stand_ins: dict[str, str] = Field(description="joker → the card it plays")
 
 
-class _HandReportHead(GameModel):
+class _HandReportHead(JsonModel):
     kind: Literal["hand"] = "hand"
     rules: str = Field(description="the rule set's name")
     rules_description: str
@@ -118,7 +132,7 @@ class RankedHandOut(HandValueOut):
     tied: bool
 
 
-class CompareOut(GameModel):
+class CompareOut(JsonModel):
     """``quintet compare --json``: hands ranked, strongest first."""
 
     kind: Literal["compare"] = "compare"
@@ -127,7 +141,7 @@ class CompareOut(GameModel):
     hands: list[RankedHandOut]
 
 
-class DrawOptionOut(GameModel):
+class DrawOptionOut(JsonModel):
     """One exchange: keep ``keep``, draw ``draw`` cards (exact over every draw)."""
 
     keep: list[str]
@@ -139,14 +153,14 @@ class DrawOptionOut(GameModel):
     p_tie: float
     equity: float
     categories: dict[str, int] = Field(description="final hands per category (count of draws)")
-    at_least: dict[str, float] | None = Field(default=None, exclude_if=_absent,
+    at_least: dict[str, float] | None = Field(default=None, exclude_if=absent,
                                               description="P(at least each category), in the ranked options")
-    p_at_least: float | None = Field(default=None, exclude_if=_absent,
+    p_at_least: float | None = Field(default=None, exclude_if=absent,
                                      description="with the objective at-least:CATEGORY")
-    at_least_count: int | None = Field(default=None, exclude_if=_absent)
+    at_least_count: int | None = Field(default=None, exclude_if=absent)
 
 
-class DrawOut(GameModel):
+class DrawOut(JsonModel):
     """``quintet draw --json``: the 32 exchanges of a five-card hand, ranked."""
 
     kind: Literal["draw"] = "draw"
@@ -162,17 +176,17 @@ class DrawOut(GameModel):
     seconds: float
 
 
-class StrategyActionOut(GameModel):
+class StrategyActionOut(JsonModel):
     """One move at a spot of heads-up draw poker, by the equilibrium strategy."""
 
     action: str = Field(description="fold, call, raise N, demand N, draw D or stand pat")
     probability: float = Field(description="the strategy's probability of it for the player's class")
-    chips: float | None = Field(default=None, exclude_if=_absent,
+    chips: float | None = Field(default=None, exclude_if=absent,
                                 description="after the exchange: its worth in chips against the other player's "
                                             "range, both then following the strategy")
 
 
-class StrategyExchangeOut(GameModel):
+class StrategyExchangeOut(JsonModel):
     """One exchange: draw ``draw`` cards keeping the best 5 - draw (exact over every draw)."""
 
     draw: int
@@ -181,7 +195,7 @@ class StrategyExchangeOut(GameModel):
     likeliest: dict[str, float] = Field(description="the final hand's likeliest categories and their chances")
 
 
-class StrategyInfoOut(GameModel):
+class StrategyInfoOut(JsonModel):
     """The solved strategy: how it was made and how far from an equilibrium of its abstract game."""
 
     algorithm: str
@@ -190,7 +204,7 @@ class StrategyInfoOut(GameModel):
                                               "abstract game (exact)")
 
 
-class DrawStrategyOut(GameModel):
+class DrawStrategyOut(JsonModel):
     """The heads-up equilibrium strategy's advice at a spot of draw poker (docs/draw-poker.md, the CFR strategy)."""
 
     kind: Literal["draw_strategy"] = "draw_strategy"

@@ -6,11 +6,13 @@
     "'xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx…' (200 characters)"
     >>> one_line("first line\\nsecond line")
     'first line'
+
+and numbers in words: ``plural(3, "game")`` is ``'3 games'``, ``signed(-0.001)`` ``'+0.00'``.
 """
 
 from __future__ import annotations
 
-__all__ = ["QUOTE_LIMIT", "MESSAGE_LIMIT", "quote", "one_line"]
+__all__ = ["QUOTE_LIMIT", "MESSAGE_LIMIT", "quote", "one_line", "plural", "signed"]
 
 QUOTE_LIMIT = 80
 """Characters of an input quoted in an error message; a longer input is cut, with its length."""
@@ -35,3 +37,13 @@ def one_line(message: object, limit: int = MESSAGE_LIMIT) -> str:
     text = str(message)
     line = text.splitlines()[0] if text.strip() else text
     return line if len(line) <= limit else line[:limit - 1] + "…"
+
+
+def plural(n: int, word: str) -> str:
+    """``n`` and ``word``, with an s unless ``n`` is 1: '1 game', '3 games'."""
+    return f"{n} {word}{'' if n == 1 else 's'}"
+
+
+def signed(x: float) -> str:
+    """``+1.23`` / ``-1.23``, and ``+0.00`` for values that round to zero (no ``-0.00``)."""
+    return f"{0.0 if abs(x) < 0.005 else x:+.2f}"

@@ -261,3 +261,28 @@ def test_one_seed_deals_the_same_cards_in_every_front_end(tmp_path):
         assert answer["exposed"] == deal.format().split() and answer["seed"] == seed
         assert client.get("/api/deal?seed=-1").status_code == 422
         assert client.get(f"/api/deal?seed={SEED_MAX + 1}").status_code == 422
+
+
+# ---------------------------------------------------------------------------- one grammar, three front-ends
+
+def test_the_command_line_the_http_model_and_parse_take_the_fields_of_the_one_declaration():
+    """``quintet-solve``'s options, ``SolveIn``'s fields and ``SolveRequest.parse``'s keywords are
+    the names of ``FIELDS`` (population and style: data, which a file gives on the command line),
+    each with the one help text; nothing else is taken."""
+    from solver.advisor.request import FIELDS
+    from solver.apps.serve.models import SolveIn
+    from solver.apps.solve_cli import build_parser
+
+    names = {f.name for f in FIELDS}
+    assert set(SolveIn.model_fields) == names
+    assert all(SolveIn.model_fields[f.name].description == f.help for f in FIELDS)
+    parser = build_parser()
+    own = {"store", "no_store", "quiet", "json", "daemon", "stop_daemon", "unicode", "verify_time_limit",
+           "tie_points", "ace_low_straight", "flush_over_full_house", "tiebreak"}  # rules: its options
+    assert set(vars(parser.parse_args([EXAMPLE]))) - own == names - {"population", "style"}
+    helps = {action.dest: action.help for action in parser._actions}
+    assert all(helps[f.name] == f.help for f in FIELDS if f.name in helps and f.kind != "rules")
+    request = SolveRequest.parse(**{name: None for name in names - {"rules"}} | {"exposed": EXAMPLE})
+    assert request == SolveRequest.parse(EXAMPLE)  # every field taken, None: its default
+    with pytest.raises(TypeError, match="'nonsense'"):
+        SolveRequest.parse(EXAMPLE, nonsense=1)

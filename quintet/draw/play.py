@@ -52,7 +52,7 @@ from ..evaluator import describe
 from ..rules import RULE_SETS, TIEBREAKS, Category, Rules
 from ..seeds import SEED_MAX, check_seed, fresh_seed
 from ..terminal import SHARED_HELP, Terminal, command_word, grid
-from ..text import quote
+from ..text import plural, quote
 from .bots import BOT_KINDS, AdvisorBot, make_bot
 from .cfr.betting import DRAW
 from .cfr.strategy import Strategy
@@ -112,7 +112,7 @@ def help_text() -> RenderableType:
 def rules_text(rules: Rules, terms: Terms) -> RenderableType:
     """The rules of five-card draw as this table plays them, in a few lines."""
     fee = f"{terms.exchange_fee} a card" if terms.exchange_fee else "free"
-    circles = f"{_plural(terms.circles, 'circle')} of betting"
+    circles = f"{plural(terms.circles, 'circle')} of betting"
     betting = f"{circles} before the exchange and after it" if terms.betting_before_exchange \
         else f"the exchange at once, then {circles}"
     demand = demand_when(terms)
@@ -168,12 +168,8 @@ def _deck_text(rules: Rules) -> str:
     """'draw36-joker-11 (36 cards, the 6s plays as the joker)'."""
     deck = rules.deck
     joker = f", the {deck.joker_alias} plays as the joker" if deck.joker_alias else (
-        f", {_plural(deck.jokers, 'joker')}" if deck.jokers else "")
+        f", {plural(deck.jokers, 'joker')}" if deck.jokers else "")
     return f"{rules.name} ({deck.size} cards{joker})"
-
-
-def _plural(n: int, word: str) -> str:
-    return f"{n} {word}{'' if n == 1 else 's'}"
 
 
 class EndOfMatch(Exception):
@@ -312,7 +308,7 @@ class Screen:
         if n == 0:
             what = Text(self.who(record.seat, "stands") + " pat")
         else:
-            what = Text(f"{self.who(record.seat, 'exchanges')} {_plural(n, 'card')}")
+            what = Text(f"{self.who(record.seat, 'exchanges')} {plural(n, 'card')}")
             if record.fee:
                 what.append(f", paying {record.fee}")
         if record.seat == reveal and n:
@@ -391,7 +387,7 @@ class TerminalPlayer:
             moves.append(f"call {state.call_amount}")
             left = stack - state.call_amount
             if state.phase is not Phase.SEEING and left < state.current_stake:
-                say(Text(f"Careful: a call leaves you {_plural(left, 'chip')}, less than the stake of "
+                say(Text(f"Careful: a call leaves you {plural(left, 'chip')}, less than the stake of "
                          f"{state.current_stake}: no credit, so if the betting goes on you can only fold.",
                          style="yellow"))
         else:
@@ -504,7 +500,7 @@ class TerminalPlayer:
         opponents = len(state.in_hand) - 1
         how = "if everybody exchanges as it would" if state.drawn[seat] is None else "from what each drew"
         say(f"Chance of the best hand at the show-down: {100 * advisor.equity(state, seat):.1f}% against the "
-            f"{_plural(opponents, 'player')} still in (an even share: {100 / (opponents + 1):.1f}%) — the advisor "
+            f"{plural(opponents, 'player')} still in (an even share: {100 / (opponents + 1):.1f}%) — the advisor "
             f"bot's estimate {how}, all staying to the end; ties count half.")
         if self.strategy is not None and sum(state.dealt_in) == 2:
             self.strategy_hint(state, seat)
@@ -606,12 +602,12 @@ def stats_text(stats: PokerStats, path: Path | None) -> RenderableType:
     assert t.mean is not None
     trend = ""
     if t.recent is not None and t.earlier is not None:
-        trend = (f"; the last {t.window} hands {t.recent:+.2f} a hand, the {_plural(t.count - t.window, 'hand')} "
+        trend = (f"; the last {t.window} hands {t.recent:+.2f} a hand, the {plural(t.count - t.window, 'hand')} "
                  f"before {t.earlier:+.2f} ({_WAYS.get(t.direction or '', 'steady')})")
     table, shown = grid("!", "hands>", "chips>")
     for o in stats.outcomes:
         table.add_row(o.what, str(o.hands), f"{o.chips:+d}")
-    return Group(Text(f"Your hands{where}: {_plural(stats.hands, 'hand')} — won {stats.won}, split {stats.split}; "
+    return Group(Text(f"Your hands{where}: {plural(stats.hands, 'hand')} — won {stats.won}, split {stats.split}; "
                       f"chips {stats.net:+d} ({t.mean:+.2f} a hand{trend}).", style="bold"),
                  Text("How they ended (where the chips go):"), shown)
 
@@ -673,7 +669,7 @@ def run(args: argparse.Namespace, rules: Rules, *, term: Terminal | None = None)
 
 
 def _stats_line(stats: PokerStats) -> str:
-    return (f"{_plural(stats.hands, 'hand')} recorded, chips {stats.net:+d}"
+    return (f"{plural(stats.hands, 'hand')} recorded, chips {stats.net:+d}"
             + (f" ({stats.chips.mean:+.2f} a hand)" if stats.chips.mean is not None else "") + ".")
 
 
@@ -714,7 +710,7 @@ def _describe_table(table: Table, kinds: list[str], screen: Screen, chips: int, 
     when = "before and after the exchange" if terms.betting_before_exchange else "after the exchange"
     demand = demand_when(terms)
     screen.say(f"Terms: ante {terms.ante}; stakes {terms.stake}-{terms.limit} a turn, never below the previous stake; "
-               f"{_plural(terms.circles, 'circle')} {when}; exchange {fee}; show-down demands {demand}; no credit.")
+               f"{plural(terms.circles, 'circle')} {when}; exchange {fee}; show-down demands {demand}; no credit.")
     if "cfr" in kinds:
         screen.say("cfr: the heads-up equilibrium strategy of the abstract game (docs/draw-poker.md, the CFR "
                    "strategy)" + ("." if len(table.names) == 2 else "; in a hand dealt to three or more it plays "
@@ -792,7 +788,7 @@ def _unattended(table: Table, agents: list[Agent], screen: Screen, kinds: list[s
                            "and leaves the table")
     seconds = time.perf_counter() - clock
     rate = table.hands_played / seconds if seconds > 0 else float("inf")
-    screen.say(f"{_plural(table.hands_played, 'hand')} in {seconds:.2f} s ({rate:,.0f} hands/s).")
+    screen.say(f"{plural(table.hands_played, 'hand')} in {seconds:.2f} s ({rate:,.0f} hands/s).")
     _summary(table, screen, started, won)
     return 0
 
@@ -801,7 +797,7 @@ def _summary(table: Table, screen: Screen, started: list[int], won: list[list[in
     """The standings; with ``won`` (each seat's chips won per hand), each seat's mean a hand with a 95%
     confidence interval (± 1.96 standard errors over the hands it played)."""
     hands = table.hands_played
-    why = "fewer than two players can pay the ante" if table.over else f"{_plural(hands, 'hand')} played"
+    why = "fewer than two players can pay the ante" if table.over else f"{plural(hands, 'hand')} played"
     standings, shown = grid("!", ">", ">", ">", ">")
     for seat, name in enumerate(table.names):
         net = table.stacks[seat] - started[seat]

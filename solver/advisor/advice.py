@@ -26,19 +26,21 @@ import numpy as np
 from quintet.cards import cards_of, format_card, format_cards, mask_of, parse_cards
 from quintet.evaluator import evaluate
 from quintet.game import Arrangement, Deal, IllegalArrangementError
-from quintet.text import quote
-from solver.engines.base import DEFAULT_ENGINE, EngineOptions, solve
+from quintet.jsonable import Jsonable
+from solver.engines.base import EngineOptions, solve
 from solver.problem.best_response import (
     FLOAT_NOISE,
-    OBJECTIVES,
     BestResponseProblem,
     EngineResult,
+    expected_values,
     outcome_probabilities,
     slot_values,
 )
 from solver.problem.deal_tables import DealTables
 from solver.problem.opponent_spec import parse_opponent
 from solver.problem.opponents import OpponentModel
+
+from .mix import answer_fields
 
 if TYPE_CHECKING:
     from .schema import GradeOut, SlotAdviceOut, SolutionOut, SwapOut
@@ -54,7 +56,6 @@ __all__ = [
     "grade",
     "evaluate_arrangement",
     "fixed_packets",
-    "solve_problem",
     "best_response_problem",
     "fixed_indices",
 ]
@@ -62,7 +63,7 @@ __all__ = [
 
 
 @dataclass(frozen=True)
-class SlotAdvice:
+class SlotAdvice(Jsonable):
     slot: int  # 1-based
     points: int  # at stake
     cards: tuple[str, ...]
@@ -75,20 +76,12 @@ class SlotAdvice:
     expected_margin: float  # my points − theirs, expected
 
     def to_model(self) -> SlotAdviceOut:
-        from .schema import SlotAdviceOut
-        return SlotAdviceOut(
-            slot=self.slot, points=self.points, cards=list(self.cards), hand=self.hand, category=self.category,
-            p_win=self.p_win, p_tie=self.p_tie, p_loss=self.p_loss,
-            expected_points=self.expected_points, expected_margin=self.expected_margin,
-        )
-
-    def to_dict(self) -> dict[str, object]:
-        from .schema import dump
-        return dump(self.to_model())
+        from .schema import SlotAdviceOut, model_of
+        return model_of(SlotAdviceOut, self)
 
 
 @dataclass(frozen=True)
-class Solution:
+class Solution(Jsonable):
     """An arrangement with its exact expected result against an opponent model."""
 
     deal: Deal
@@ -115,31 +108,8 @@ class Solution:
         return max(0.0, self.bound - self.value)
 
     def to_model(self) -> SolutionOut:
-        from .schema import SolutionOut
-        rules = self.deal.rules
-        return SolutionOut(
-            exposed=format_cards(self.deal.exposed, rules.deck).split(),
-            live=format_cards(self.deal.live, rules.deck).split(),
-            rules=rules.describe(),
-            opponent=self.opponent,
-            objective=self.objective,  # type: ignore[arg-type]  # one of OBJECTIVES
-            arrangement=self.arrangement.card_lists(rules),
-            hands=[s.hand for s in self.per_slot],
-            categories=[s.category for s in self.per_slot],
-            expected_margin=self.expected_margin,
-            expected_points=self.expected_points,
-            per_slot=[s.to_model() for s in self.per_slot],
-            optimal=self.optimal,
-            bound=self.bound,
-            gap=self.gap,
-            engine=self.engine,
-            interrupted=self.interrupted,
-            seconds=self.seconds,
-        )
-
-    def to_dict(self) -> dict[str, object]:
-        from .schema import dump
-        return dump(self.to_model())
+        from .schema import SolutionOut, model_of
+        return model_of(SolutionOut, self, **answer_fields(self.deal, self.arrangement))
 
 
 def _resolve_opponent(opponent: OpponentModel | str, deal: Deal) -> OpponentModel:
@@ -157,8 +127,7 @@ def evaluate_arrangement(tables: DealTables, marginals: np.ndarray, arrangement:
     for s, (packet, c) in enumerate(zip(arrangement.packets, classes, strict=True)):
         w = rules.weights[s]
         pw, pt, pl = float(win[c, s]), float(tie[c, s]), float(loss[c, s])
-        e_points = w * (pw + rules.tie_points * pt)
-        e_margin = w * (pw - pl)
+        e_margin, e_points = expected_values(pw, pt, pl, w, rules.tie_points)
         margin += e_margin
         points += e_points
         value = evaluate(packet, rules)
@@ -167,12 +136,6 @@ def evaluate_arrangement(tables: DealTables, marginals: np.ndarray, arrangement:
             pw, pt, pl, e_points, e_margin,
         ))
     return tuple(slots), margin, points
-
-
-def solve_problem(problem: BestResponseProblem, options: EngineOptions = DEFAULT_ENGINE, *,
-                  hint: tuple[int, ...] | None = None, stop_event: threading.Event | None = None) -> EngineResult:
-    """Run the exact engine ``options`` names on a prepared problem (``solver.engines.base``)."""
-    return solve(problem, options, hint, stop_event)
 
 
 def engine_options(options: EngineOptions | None = None, *, engine: str | None = None,
@@ -202,8 +165,6 @@ def _solution(tables: DealTables, marginals: np.ndarray, opponent: OpponentModel
 
 def _problem(tables: DealTables, marginals: np.ndarray, objective: str,
              fixed: tuple[int, ...] = ()) -> BestResponseProblem:
-    if objective not in OBJECTIVES:
-        raise ValueError(f"unknown objective {quote(objective)} (use {' or '.join(OBJECTIVES)})")
     rules = tables.rules
     values = slot_values(marginals, rules.weights, objective, rules.tie_points)
     return BestResponseProblem(tables, values, fixed)
@@ -263,7 +224,7 @@ def complete(deal: Deal, fixed: Mapping[int, int | str], opponent: OpponentModel
     problem = _problem(tables, marginals, objective, fixed_indices(tables, fixed))
     start = time.perf_counter()
     chosen = engine_options(options, engine=engine, time_limit=time_limit, threads=threads, seed=seed)
-    result = solve_problem(problem, chosen, stop_event=stop_event)
+    result = solve(problem, chosen, None, stop_event)
     result = replace(result, seconds=time.perf_counter() - start)
     return _solution(tables, marginals, opponent_model, objective, result, stop_event)
 
@@ -280,14 +241,14 @@ def best_response_problem(deal: Deal, opponent: OpponentModel | str, *, objectiv
                           fixed: Mapping[int, int | str] | None = None,
                           tables: DealTables | None = None) -> BestResponseProblem:
     """The question ``complete``/``best_response`` hand to an engine, for engines of one's own
-    choice (``solve_problem``) or independent rechecks (``solver.advisor.verify``)."""
+    choice (``solver.engines.base.solve``) or independent rechecks (``solver.advisor.verify``)."""
     tables = tables or DealTables.build(deal)
     marginals = _resolve_opponent(opponent, deal).marginals(tables)
     return _problem(tables, marginals, objective, fixed_indices(tables, fixed or {}))
 
 
 @dataclass(frozen=True)
-class Swap:
+class Swap(Jsonable):
     card_a: str
     slot_a: int
     card_b: str
@@ -296,17 +257,12 @@ class Swap:
     arrangement: Arrangement
 
     def to_model(self, deal: Deal) -> SwapOut:
-        from .schema import SwapOut
-        return SwapOut(card_a=self.card_a, slot_a=self.slot_a, card_b=self.card_b, slot_b=self.slot_b,
-                       value=self.value, arrangement=self.arrangement.card_lists(deal.rules))
-
-    def to_dict(self, deal: Deal) -> dict[str, object]:
-        from .schema import dump
-        return dump(self.to_model(deal))
+        from .schema import SwapOut, model_of
+        return model_of(SwapOut, self, arrangement=self.arrangement.card_lists(deal.rules))
 
 
 @dataclass(frozen=True)
-class Grade:
+class Grade(Jsonable):
     """How good a given arrangement is against the opponent model."""
 
     given: Solution
@@ -320,21 +276,10 @@ class Grade:
         return max(0.0, top - self.given.value)
 
     def to_model(self) -> GradeOut:
-        from .schema import GradeOut
-        return GradeOut(
-            given=self.given.to_model(),
-            value=self.given.value,
-            optimum=self.best.value,
-            optimum_proven=self.best.optimal,
-            bound=self.best.bound,
-            regret=self.regret,
-            best_swap=None if self.best_swap is None else self.best_swap.to_model(self.given.deal),
-            best=self.best.to_model(),
-        )
-
-    def to_dict(self) -> dict[str, object]:
-        from .schema import dump
-        return dump(self.to_model())
+        from .schema import GradeOut, model_of
+        return model_of(GradeOut, self, given=self.given.to_model(), value=self.given.value, optimum=self.best.value,
+                        optimum_proven=self.best.optimal, bound=self.best.bound, best=self.best.to_model(),
+                        best_swap=None if self.best_swap is None else self.best_swap.to_model(self.given.deal))
 
 
 def grade(deal: Deal, arrangement: Arrangement | str, opponent: OpponentModel | str = "uniform", *,
@@ -356,7 +301,7 @@ def grade(deal: Deal, arrangement: Arrangement | str, opponent: OpponentModel | 
                                 0.0, "given")
     given = _solution(tables, marginals, opponent_model, objective, given_result, None)
     chosen = engine_options(options, engine=engine, time_limit=time_limit, threads=threads, seed=seed)
-    result = solve_problem(problem, chosen, hint=given_idx, stop_event=stop_event)
+    result = solve(problem, chosen, given_idx, stop_event)
     result = replace(result, seconds=time.perf_counter() - start)
     best = _solution(tables, marginals, opponent_model, objective, result, stop_event)
     return Grade(given, best, _best_swap(tables, problem, arrangement))

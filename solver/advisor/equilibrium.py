@@ -23,6 +23,7 @@ import numpy as np
 from quintet.cards import format_cards
 from quintet.fingerprint import rules_fingerprint
 from quintet.game import Arrangement, Deal
+from quintet.jsonable import Jsonable
 from quintet.rules import Rules
 from quintet.symmetry import canonical_exposed, from_canonical_arrangement, symmetry_group
 from solver.engines.base import DEFAULT_ENGINE, EngineOptions, solve
@@ -35,7 +36,7 @@ from solver.storage.store import SolutionStore, StoreError
 
 from .advice import evaluate_arrangement
 from .limits import SOLVE_EPSILON, SOLVE_TIME_LIMIT, check_epsilon, check_time_limit
-from .mix import HandShare, Mix
+from .mix import HandShare, Mix, answer_fields
 from .plans import plans
 
 if TYPE_CHECKING:
@@ -70,7 +71,7 @@ def certified_within(exploitability: float, epsilon: float) -> bool:
 
 
 @dataclass(frozen=True)
-class EquilibriumResult:
+class EquilibriumResult(Jsonable):
     deal: Deal
     mix: tuple[tuple[float, Arrangement], ...]  # most likely first
     exploitability: float  # certified: no arrangement gains more than this against the mix
@@ -102,44 +103,16 @@ class EquilibriumResult:
         arrangement drawn from the mix (``seed``) to play, its hands and expected result against
         the mix; ``optimal`` is whether the mix is certified within ε, ``bound`` its certified
         exploitability."""
-        from .schema import EquilibriumOut
-        rules = self.deal.rules
-        mix = Mix(self.mix, rules)
+        from .schema import EquilibriumOut, model_of
+        mix = Mix(self.mix, self.deal.rules)
         play = mix.sample(seed)
         tables = DealTables.build(self.deal)
         per_slot, margin, points = evaluate_arrangement(tables, mix.as_opponent().marginals(tables), play)
-        return EquilibriumOut(
-            exposed=format_cards(self.deal.exposed, rules.deck).split(),
-            live=format_cards(self.deal.live, rules.deck).split(),
-            rules=rules.describe(),
-            opponent="equilibrium",
-            objective="margin",
-            arrangement=play.card_lists(rules),
-            hands=[s.hand for s in per_slot],
-            categories=[s.category for s in per_slot],
-            expected_margin=margin,
-            expected_points=points,
-            per_slot=[s.to_model() for s in per_slot],
-            optimal=self.converged,
-            bound=self.exploitability,
-            interrupted=self.interrupted,
-            seconds=self.seconds,
-            mix=mix.to_model(),
-            slot_marginals=mix.slot_marginals_model(),
-            plans=[plan.to_model() for plan in plans(self.mix, rules)],
-            exploitability=self.exploitability,
-            exploitability_proven=self.proven,
-            epsilon=self.epsilon,
-            converged=self.converged,
-            iterations=self.iterations,
-            pool_size=self.pool_size,
-            from_store=self.from_store,
-            notes=list(self.notes),
-        )
-
-    def to_dict(self, seed: int = 0) -> dict[str, object]:
-        from .schema import dump
-        return dump(self.to_model(seed))
+        return model_of(EquilibriumOut, self, **answer_fields(self.deal, play), opponent="equilibrium",
+                        objective="margin", expected_margin=margin, expected_points=points, per_slot=per_slot,
+                        optimal=self.converged, bound=self.exploitability, mix=mix.to_model(),
+                        slot_marginals=mix.slot_marginals_model(), exploitability_proven=self.proven,
+                        plans=[plan.to_model() for plan in plans(self.mix, self.deal.rules)])
 
     def to_record(self) -> dict[str, object]:
         """The store's JSON document (cards in this result's own suits)."""

@@ -60,7 +60,7 @@ __all__ = [
     "TABLE_SEARCH_TIME_LIMIT", "TOURNAMENT_EPSILON", "TOURNAMENT_TIME_LIMIT", "BATCH_EPSILON", "BATCH_TIME_LIMIT",
     "SERVE_QUICK_TIME_LIMIT", "SERVE_MAX_TIME_LIMIT",
     # the checks
-    "LimitError", "Range", "Default", "RANGES", "DEFAULTS", "check_epsilon", "check_time_limit", "check_threads",
+    "LimitError", "Range", "Default", "RANGES", "DEFAULTS", "check_epsilon", "check_time_limit",
     "check_max_exploitability", "check_max_support", "check_games", "check_window", "parse_slot", "to_model",
 ]
 
@@ -243,11 +243,6 @@ def check_epsilon(value: object) -> float:
 def check_time_limit(value: object, what: str = "time limit") -> float:
     """Seconds: more than 0, at most ``TIME_LIMIT_MAX``."""
     return RANGES["time_limit"].check(value, what)
-
-
-def check_threads(value: object) -> int:
-    """CP-SAT threads: 1 to ``MAX_THREADS``."""
-    return int(RANGES["threads"].check(value))
 
 
 def check_max_exploitability(value: object) -> float:

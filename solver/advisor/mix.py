@@ -16,12 +16,13 @@ same arrangement), play against it (``as_opponent``), and write it (``to_model``
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 
+from quintet.cards import format_cards
 from quintet.evaluator import evaluate
-from quintet.game import Arrangement
+from quintet.game import Arrangement, Deal
 from quintet.rules import CLASSIC, Rules
 from quintet.seeds import seed_rng
 from solver.problem.opponents import ArrangementMix
@@ -29,7 +30,7 @@ from solver.problem.opponents import ArrangementMix
 if TYPE_CHECKING:
     from .schema import MixEntryOut, SlotMarginalOut
 
-__all__ = ["Mix", "HandShare", "hands_of"]
+__all__ = ["Mix", "HandShare", "hands_of", "answer_fields"]
 
 
 class HandShare(NamedTuple):
@@ -46,6 +47,18 @@ def hands_of(arrangement: Arrangement, rules: Rules) -> tuple[list[str], list[st
     (machine names) — the ``hands`` and ``categories`` of the JSON."""
     values = [evaluate(m, rules) for m in arrangement.packets]
     return [v.description for v in values], [v.category.slug for v in values]
+
+
+def answer_fields(deal: Deal, play: Arrangement | None = None) -> dict[str, Any]:
+    """The JSON fields an answer about ``deal`` starts with: its exposed and live cards and the
+    rule set described; with ``play``, the arrangement to play and its ``hands`` and ``categories``."""
+    rules = deal.rules
+    fields: dict[str, Any] = {"exposed": format_cards(deal.exposed, rules.deck).split(),
+                              "live": format_cards(deal.live, rules.deck).split(), "rules": rules.describe()}
+    if play is not None:
+        fields["arrangement"] = play.card_lists(rules)
+        fields["hands"], fields["categories"] = hands_of(play, rules)
+    return fields
 
 
 @dataclass(frozen=True)

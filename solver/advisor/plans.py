@@ -23,6 +23,7 @@ import numpy as np
 
 from quintet.evaluator import hand_keys
 from quintet.game import Arrangement
+from quintet.jsonable import Jsonable
 from quintet.rules import Category, Rules
 
 if TYPE_CHECKING:
@@ -32,7 +33,7 @@ __all__ = ["Plan", "plans", "plan_of"]
 
 
 @dataclass(frozen=True)
-class Plan:
+class Plan(Jsonable):
     """A hand category per slot, the mix's probability of playing it, and how many of the mix's
     arrangements follow it."""
 
@@ -47,13 +48,8 @@ class Plan:
         return f"{slots} — {100 * self.probability:.1f}%"
 
     def to_model(self) -> PlanOut:
-        from .schema import PlanOut
-        return PlanOut(hands=list(self.labels), categories=[c.slug for c in self.categories],
-                       probability=self.probability, arrangements=self.arrangements)
-
-    def to_dict(self) -> dict[str, object]:
-        from .schema import dump
-        return dump(self.to_model())
+        from .schema import PlanOut, model_of
+        return model_of(PlanOut, self, hands=list(self.labels), categories=[c.slug for c in self.categories])
 
 
 def plan_of(arrangement: Arrangement, rules: Rules) -> tuple[Category, ...]:

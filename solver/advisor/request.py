@@ -28,23 +28,23 @@ for the opponent ``equilibrium``), a safe exploitation (``SafeResponse``, with
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from quintet.cards import CardError
 from quintet.faults import InputError
 from quintet.game import Arrangement, ArrangementError, Deal
+from quintet.jsonable import Jsonable
 from quintet.rules import CLASSIC, Rules
-from quintet.seeds import check_seed
 from quintet.text import quote
 
-from ..engines.base import EngineOptions, engine_names
+from ..engines.base import MAX_THREADS, EngineOptions, engine_names
 from ..games.double_oracle import IterationRecord
 from ..games.sparse_mix import SparseRecord
 from ..problem.best_response import OBJECTIVES
-from ..problem.opponent_spec import OpponentSpec
-from ..problem.opponents import ArrangementMix, OpponentModel, Uniform, population_from_json
+from ..problem.opponent_spec import OpponentSpec, check_usable, opponent_help
+from ..problem.opponents import ArrangementMix, OpponentModel, population_from_json
 from ..problem.style import StyleModel, style_from_records
 from ..storage.store import SolutionStore
 from .advice import Grade, Solution, complete, fixed_packets, grade
@@ -52,13 +52,11 @@ from .equilibrium import EquilibriumResult, solve_equilibrium
 from .limits import (
     MAX_POPULATION,
     MAX_STYLE_RECORDS,
+    MAX_SUPPORT_MAX,
+    RANGES,
+    SEED_MAX,
     SOLVE_EPSILON,
     SOLVE_TIME_LIMIT,
-    check_epsilon,
-    check_max_exploitability,
-    check_max_support,
-    check_threads,
-    check_time_limit,
     parse_slot,
 )
 from .safe import SafeResponse, safe_response
@@ -68,7 +66,7 @@ from .verify import Verification, verify_equilibrium, verify_mix, verify_solutio
 if TYPE_CHECKING:
     from .schema import SolveAnswerOut
 
-__all__ = ["RequestError", "SolveRequest", "SolveAnswer", "solve_request",
+__all__ = ["RequestError", "RequestField", "FIELDS", "SolveRequest", "SolveAnswer", "solve_request",
            "parse_fix_options"]
 
 
@@ -88,6 +86,83 @@ def parse_fix_options(texts: Iterable[str]) -> dict[str, str]:
             raise RequestError(f"fix gives slot {quote(slot)} twice")
         fix[slot] = packet
     return fix
+
+
+@dataclass(frozen=True)
+class RequestField:
+    """One field of a solve request.  ``kind`` is how its value is written: ``cards``, ``rules``,
+    ``text``, ``choice`` (one of ``choices``), ``number`` or ``integer`` (in ``RANGES[range]``,
+    seconds, points or a count), ``fix`` (slot → packet), ``arrangement``, ``population`` or
+    ``style`` (JSON data: the HTTP and Python APIs', a file names them on the command line);
+    ``default`` is what a value left out means (None: its own default, said in ``help``)."""
+
+    name: str
+    kind: str
+    help: str | Callable[[], str]  # a callable: words read from a registry when asked
+    metavar: str = ""
+    choices: tuple[str, ...] | Callable[[], Sequence[str]] = ()  # a callable: a registry's names
+    range: str = ""
+    default: str | None = None
+
+    def check(self, value: object) -> Any:
+        """A choice or a number given (not None), checked: ``RequestError``/``LimitError`` in one line."""
+        if self.kind == "choice":
+            if not isinstance(value, str) or value not in self.names():
+                raise RequestError(f"unknown {self.name} {quote(value)} (use {', '.join(self.names())})")
+            return value
+        return RANGES[self.range].check(value, self.name.replace("_", " "))
+
+    def names(self) -> tuple[str, ...]:
+        """A choice's names, as registered now."""
+        return tuple(self.choices() if callable(self.choices) else self.choices)
+
+    def words(self) -> str:
+        """The help text, as the registries read now."""
+        return self.help() if callable(self.help) else self.help
+
+
+FIELDS: tuple[RequestField, ...] = (
+    RequestField("exposed", "cards", "the exposed cards (Ah, Td, 10d, 7♠ …): 7 in Quintet; with a draw rule set the "
+                 "deck less the 25 live cards (11 of draw36)", "EXPOSED"),
+    RequestField("opponent", "text",
+                 lambda: f"the opponent model (default equilibrium): {opponent_help()}; over HTTP no file: population "
+                 "and style take the fields of those names",
+                 "MODEL", default="equilibrium"),
+    RequestField("objective", "choice", "a best response, completion or grade: margin, my points − theirs (default), "
+                 "or points, my points", choices=OBJECTIVES),
+    RequestField("engine", "choice", "the exact engine: auto (default: search, the faster proven engine) or another "
+                 "registered one", choices=engine_names),
+    RequestField("epsilon", "number", "equilibrium: stop once the certified exploitability is at most this (points; "
+                 f"default {SOLVE_EPSILON:g}; 0: an exact equilibrium, proven to float tolerance 1e-9)", "POINTS",
+                 range="epsilon"),
+    RequestField("time_limit", "number", "seconds: stop and return the best found with its bound (default: none for a "
+                 f"best response, {SOLVE_TIME_LIMIT:g} for an equilibrium, a safe mix or a K-mix)", "SECONDS",
+                 range="time_limit"),
+    RequestField("threads", "integer", f"CP-SAT's threads, 1 to {MAX_THREADS} (default 1; with the engine cpsat)", "N",
+                 range="threads"),
+    RequestField("seed", "integer", f"random seed, 0 to {SEED_MAX} (default 0): the arrangement drawn from an "
+                 "equilibrium, a safe mix or a K-mix (the die that picks one), and CP-SAT's seed", "N", range="seed"),
+    RequestField("fix", "fix", "fix a packet to a slot (1 to 5) and complete the rest: {\"5\": \"Ah Kh Qh Jh Th\"}, "
+                 "on the command line --fix \"5=Ah Kh Qh Jh Th\" (repeatable)", "SLOT=PACKET"),
+    RequestField("grade", "arrangement", "grade this arrangement (packets separated by '|' or '/'): value, optimum, "
+                 "regret, best two-card swap", "ARRANGEMENT"),
+    RequestField("population", "population", "observed arrangements (optionally weighted): the opponent 'population'"),
+    RequestField("style", "style", "game records (objects with 'exposed' and 'player', as quintet-play --record "
+                 "writes them): the opponent 'style'"),
+    RequestField("rules", "rules", "the rule set (default classic)"),
+    RequestField("max_exploitability", "number", "safe exploitation: the mix that does best against the opponent "
+                 "model among those no arrangement beats by more than this (points; 0: the best equilibrium against "
+                 "the model)", "POINTS", range="max_exploitability"),
+    RequestField("max_support", "integer", f"K, 1 to {MAX_SUPPORT_MAX}: the least exploitable mix of at most K "
+                 "arrangements found (1: the most robust single arrangement), its exploitability certified, beside "
+                 "the full equilibrium's (the opponent equilibrium alone)", "K", range="max_support"),
+    RequestField("verify", "number", "seconds for an independent recheck of the answer by the other exact engine: "
+                 "a proven optimum, or the equilibrium's exploitability (CP-SAT's best response to the mix); "
+                 "quintet-solve --verify (its seconds: --verify-time-limit) exits with status 1 if refuted", "SECONDS",
+                 range="time_limit"),
+)
+"""Every field of a solve request, declared once: ``quintet-solve``'s options, the HTTP model
+``SolveIn`` (``solver.apps.serve.models``) and ``SolveRequest.parse``'s keywords are built from it."""
 
 
 @dataclass(frozen=True)
@@ -126,60 +201,42 @@ class SolveRequest:
     max_support: int | None = None
 
     @classmethod
-    def parse(
-        cls,
-        exposed: str | Iterable[str],
-        rules: Rules = CLASSIC,
-        *,
-        opponent: str | None = None,
-        objective: str | None = None,
-        engine: str | None = None,
-        threads: int | None = None,
-        time_limit: float | None = None,
-        seed: int | None = None,
-        epsilon: float | None = None,
-        fix: Mapping[str, str] | None = None,
-        grade: str | list[str] | None = None,
-        population: object = None,
-        style: object = None,
-        verify: float | None = None,
-        max_exploitability: float | None = None,
-        max_support: int | None = None,
-        files: bool = True,
-    ) -> SolveRequest:
-        """A checked request from raw values; None means "not given" (the default applies).
+    def parse(cls, exposed: str | Iterable[str], rules: Rules = CLASSIC, *, files: bool = True,
+              **given: Any) -> SolveRequest:
+        """A checked request from the raw values of ``FIELDS`` (None or left out: the default
+        applies); ``files``: may the opponent name files (the command line) or not (a server).
 
         ``fix`` maps slot texts (exactly ``"1"`` … ``"5"``) to packet texts; ``population`` is
         JSON data of arrangements (``solver.problem.opponents.population_from_json``);
         ``style`` a list of game records (objects with ``exposed`` and ``player``).  Raises
-        ``ValueError`` subclasses with one line naming the problem.
+        ``InputError`` subclasses with one line naming the problem.
         """
+        unknown = sorted(given.keys() - {f.name for f in FIELDS})
+        if unknown:
+            raise TypeError(f"SolveRequest.parse() got an unexpected keyword argument {unknown[0]!r}")
         deal = Deal.from_exposed(exposed, rules)
+        opponent, fix, grade, population, style = (given.get(k) for k in ("opponent", "fix", "grade", "population",
+                                                                           "style"))
         spec = OpponentSpec.parse("equilibrium" if opponent is None else opponent, files=files)
-        options = EngineOptions(
-            engine="auto" if engine is None else _choice("engine", engine, engine_names()),
-            threads=1 if threads is None else check_threads(threads),
-            time_limit=None if time_limit is None else check_time_limit(time_limit, "time limit"),
-            seed=0 if seed is None else check_seed(seed),
-        )
-        fixed = {parse_slot(key, rules.n_slots, "fix"): packet for key, packet in (fix or {}).items()}
+        c = {f.name: None if given.get(f.name) is None else f.check(given[f.name])
+             for f in FIELDS if f.kind in ("choice", "number", "integer")}
         request = cls(
             deal,
             opponent=spec,
-            objective="margin" if objective is None else _choice("objective", objective, OBJECTIVES),
-            engine=options,
-            epsilon=SOLVE_EPSILON if epsilon is None else check_epsilon(epsilon),
-            fixed=fixed_packets(deal, fixed),
+            objective=c["objective"] or "margin",
+            engine=EngineOptions(engine=c["engine"] or "auto", threads=c["threads"] or 1, time_limit=c["time_limit"],
+                                 seed=c["seed"] or 0),
+            epsilon=SOLVE_EPSILON if c["epsilon"] is None else c["epsilon"],
+            fixed=fixed_packets(deal, {parse_slot(key, rules.n_slots, "fix"): packet
+                                       for key, packet in (fix or {}).items()}),
             grade=None if grade is None else _arrangement(grade, deal),
             population=None if population is None else population_from_json(population, deal,
                                                                               limit=MAX_POPULATION),
             style=None if style is None else style_from_records(style, rules, limit=MAX_STYLE_RECORDS),
-            files=files,
-            verify=None if verify is None else check_time_limit(verify, "verify"),
-            max_exploitability=None if max_exploitability is None else check_max_exploitability(max_exploitability),
-            max_support=None if max_support is None else check_max_support(max_support),
+            files=files, verify=c["verify"], max_exploitability=c["max_exploitability"], max_support=c["max_support"],
         )
-        request._check_combination(objective=objective, epsilon=epsilon, seed=seed)
+        request._check_combination(objective=given.get("objective"), epsilon=given.get("epsilon"),
+                                   seed=given.get("seed"))
         return request
 
     # ------------------------------------------------------------------ what the answer is
@@ -248,13 +305,7 @@ class SolveRequest:
             if given and not self.opponent.needs_data(name):
                 raise RequestError(f"{name} data was given but the opponent {quote(self.opponent.format())} "
                                    f"has no term '{name}' without a file")
-        self.opponent_model(Uniform() if self.wants_equilibrium else None)  # Uniform: a stand-in
-
-
-def _choice(what: str, value: object, choices: tuple[str, ...]) -> str:
-    if not isinstance(value, str) or value not in choices:
-        raise RequestError(f"unknown {what} {quote(value)} (use {', '.join(choices)})")
-    return value
+        check_usable(self.opponent, self.deal, population=self.population, style=self.style, files=self.files)
 
 
 def _arrangement(text: str | list[str], deal: Deal) -> Arrangement:
@@ -267,7 +318,7 @@ def _arrangement(text: str | list[str], deal: Deal) -> Arrangement:
 
 
 @dataclass(frozen=True)
-class SolveAnswer:
+class SolveAnswer(Jsonable):
     """A solved request: ``result`` is a ``Solution``, a ``Grade``, an ``EquilibriumResult``, a
     ``SafeResponse`` or a ``SparseEquilibrium``; ``verification`` the independent recheck when the
     request asked for one."""
@@ -287,11 +338,6 @@ class SolveAnswer:
         if self.verification is not None:
             model = model.model_copy(update={"verification": self.verification.to_model()})
         return model
-
-    def to_dict(self) -> dict[str, object]:
-        """The JSON object ``quintet-solve --json`` prints (and ``POST /api/solve`` sends)."""
-        from .schema import dump
-        return dump(self.to_model())
 
 
 def solve_request(

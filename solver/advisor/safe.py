@@ -18,8 +18,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from quintet.cards import format_cards
 from quintet.game import Arrangement, Deal
+from quintet.jsonable import Jsonable
 from solver.advisor.equilibrium import EquilibriumResult, sample_mix, solve_equilibrium
 from solver.engines.base import DEFAULT_ENGINE, EngineOptions
 from solver.games.quintet_game import QuintetModelGame
@@ -31,7 +31,7 @@ from solver.problem.opponents import ArrangementMix, OpponentModel
 from solver.storage.store import SolutionStore
 
 from .limits import SOLVE_TIME_LIMIT, check_max_exploitability
-from .mix import Mix, hands_of
+from .mix import Mix, answer_fields
 
 if TYPE_CHECKING:
     from .schema import SafeOut
@@ -40,7 +40,7 @@ __all__ = ["SafeResponse", "safe_response"]
 
 
 @dataclass(frozen=True)
-class SafeResponse:
+class SafeResponse(Jsonable):
     """A safe exploitation of an opponent model, certified."""
 
     deal: Deal
@@ -67,36 +67,10 @@ class SafeResponse:
 
     def to_model(self, seed: int = 0) -> SafeOut:
         """The JSON, with the arrangement drawn from the mix (``seed``) to play."""
-        from .schema import SafeOut
-        rules = self.deal.rules
-        mix = Mix(self.mix, rules)
-        play = mix.sample(seed)
-        hands, categories = hands_of(play, rules)
-        return SafeOut(
-            exposed=format_cards(self.deal.exposed, rules.deck).split(),
-            live=format_cards(self.deal.live, rules.deck).split(),
-            rules=rules.describe(),
-            opponent=self.opponent,
-            objective="margin",
-            max_exploitability=self.max_exploitability,
-            mix=mix.to_model(),
-            arrangement=play.card_lists(rules),
-            hands=hands,
-            categories=categories,
-            exploitability=self.exploitability,
-            expected_margin=self.expected_margin,
-            margin_bound=self.margin_bound,
-            equilibrium_margin=self.equilibrium_margin,
-            best_response_margin=self.best_response_margin,
-            optimal=self.optimal,
-            interrupted=self.interrupted,
-            iterations=self.iterations,
-            seconds=self.seconds,
-        )
-
-    def to_dict(self, seed: int = 0) -> dict[str, object]:
-        from .schema import dump
-        return dump(self.to_model(seed))
+        from .schema import SafeOut, model_of
+        mix = Mix(self.mix, self.deal.rules)
+        return model_of(SafeOut, self, **answer_fields(self.deal, mix.sample(seed)), objective="margin",
+                        mix=mix.to_model())
 
 
 def safe_response(

@@ -29,7 +29,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, GetCoreSchemaHandler, GetJsonSchemaHandler
+from pydantic import Field, GetCoreSchemaHandler, GetJsonSchemaHandler
 from pydantic.json_schema import JsonSchemaValue
 from pydantic_core import PydanticCustomError, core_schema
 
@@ -41,20 +41,24 @@ from quintet.schema import (
     HandOut,
     HandReportOut,
     HandValueOut,
+    JsonModel,
     RankedHandOut,
     ShowdownOut,
     ShowdownSlotOut,
+    absent,
+    dump,
+    model_of,
 )
 
 if TYPE_CHECKING:
     from solver.games.double_oracle import IterationRecord
 
 __all__ = [
-    "ResultModel", "SlotAdviceOut", "VerificationOut", "AnswerOut", "SolutionOut", "SwapOut", "GradeOut",
+    "JsonModel", "SlotAdviceOut", "VerificationOut", "AnswerOut", "SolutionOut", "SwapOut", "GradeOut",
     "MixEntryOut", "SlotMarginalOut", "PlanOut", "EquilibriumOut", "SafeOut", "RollOut", "SparseOut", "ProgressOut",
     "SolveAnswerOut", "OddsOut", "RangeOut", "DefaultOut", "LimitsOut", "BestResponseValueOut",
     "DealEquilibriumOut", "TournamentDealOut", "EquilibriumSummaryOut", "TournamentOut", "BatchDealOut", "BatchOut",
-    "BookOut", "dump", "CATEGORY", "CATEGORIES", "KmixProgressOut", "JobProgressOut", "OneOf",
+    "BookOut", "dump", "model_of", "CATEGORY", "CATEGORIES", "KmixProgressOut", "JobProgressOut", "OneOf",
     # the game's (quintet.schema)
     "HandOut", "ShowdownSlotOut", "ShowdownOut", "HandValueOut", "HandReportOut", "RankedHandOut", "CompareOut",
     "DrawOptionOut", "DrawOut", "DrawStrategyOut",
@@ -86,27 +90,12 @@ class OneOf:
         return value
 
 
-def _absent(value: object) -> bool:
-    return value is None
-
-
-class ResultModel(BaseModel):
-    """A result's JSON: no field beyond those declared."""
-
-    model_config = ConfigDict(extra="forbid")
-
-
-def dump(model: BaseModel) -> dict[str, Any]:
-    """A model's JSON object (what the command lines print with ``--json``)."""
-    return model.model_dump(mode="json")
-
-
 CATEGORY = Field(description="the hand's category: a machine name, the same in every rule set (high_card, pair, "
                              "two_pair, …, full_house, straight_flush; quintet.schema)")
 CATEGORIES = Field(description="the category of each hand, in the same order (machine names)")
 
 
-class SlotAdviceOut(ResultModel):
+class SlotAdviceOut(JsonModel):
     """One slot of an arrangement against the opponent model."""
 
     slot: int = Field(description="1-based")
@@ -121,7 +110,7 @@ class SlotAdviceOut(ResultModel):
     expected_margin: float = Field(description="my points minus the opponent's, expected")
 
 
-class VerificationOut(ResultModel):
+class VerificationOut(JsonModel):
     """An independent recheck by the other exact engine (``quintet-solve --verify``)."""
 
     status: Literal["confirmed", "refuted", "inconclusive"]
@@ -134,11 +123,11 @@ class VerificationOut(ResultModel):
     seconds: float
 
 
-_VERIFICATION = Field(default=None, exclude_if=_absent,
+_VERIFICATION = Field(default=None, exclude_if=absent,
                       description="the independent recheck (present only when asked for with 'verify')")
 
 
-class AnswerOut(ResultModel):
+class AnswerOut(JsonModel):
     """The fields every ``quintet-solve --json`` answer with per-slot advice has."""
 
     exposed: list[str]
@@ -171,7 +160,7 @@ class SolutionOut(AnswerOut):
     verification: VerificationOut | None = _VERIFICATION
 
 
-class SwapOut(ResultModel):
+class SwapOut(JsonModel):
     """A two-card swap between two slots."""
 
     card_a: str
@@ -182,7 +171,7 @@ class SwapOut(ResultModel):
     arrangement: list[list[str]]
 
 
-class GradeOut(ResultModel):
+class GradeOut(JsonModel):
     """A graded arrangement (``Grade``)."""
 
     kind: Literal["grade"] = "grade"
@@ -197,7 +186,7 @@ class GradeOut(ResultModel):
     verification: VerificationOut | None = _VERIFICATION
 
 
-class MixEntryOut(ResultModel):
+class MixEntryOut(JsonModel):
     """One arrangement of a mix."""
 
     probability: float
@@ -206,7 +195,7 @@ class MixEntryOut(ResultModel):
     categories: list[str] = CATEGORIES
 
 
-class SlotMarginalOut(ResultModel):
+class SlotMarginalOut(JsonModel):
     """A hand (by its description) played in one slot, and how likely."""
 
     hand: str
@@ -214,7 +203,7 @@ class SlotMarginalOut(ResultModel):
     probability: float
 
 
-class PlanOut(ResultModel):
+class PlanOut(JsonModel):
     """A plan: the same hand category in each slot, with the mix's total probability of it."""
 
     hands: list[str] = Field(description="the hand category of each slot in words (as the rule set calls it), in "
@@ -245,7 +234,7 @@ class EquilibriumOut(AnswerOut):
     verification: VerificationOut | None = _VERIFICATION
 
 
-class SafeOut(ResultModel):
+class SafeOut(JsonModel):
     """A safe exploitation (``SafeResponse``, ``quintet-solve --max-exploitability``)."""
 
     kind: Literal["safe"] = "safe"
@@ -272,7 +261,7 @@ class SafeOut(ResultModel):
     verification: VerificationOut | None = _VERIFICATION
 
 
-class RollOut(ResultModel):
+class RollOut(JsonModel):
     """A seeded die roll over a mix: ``value`` uniform in [0, 1) picks the arrangement whose
     share [low, high) holds it."""
 
@@ -283,7 +272,7 @@ class RollOut(ResultModel):
     high: float
 
 
-class SparseOut(ResultModel):
+class SparseOut(JsonModel):
     """The least exploitable mix of at most ``max_support`` arrangements found, certified
     (``SparseEquilibrium``, ``quintet-solve --max-support``)."""
 
@@ -316,7 +305,7 @@ class SparseOut(ResultModel):
     verification: VerificationOut | None = _VERIFICATION
 
 
-class ProgressOut(ResultModel):
+class ProgressOut(JsonModel):
     """An equilibrium solve's progress: its last iteration (``ProgressOut.of``)."""
 
     kind: Literal["equilibrium"] = "equilibrium"
@@ -333,7 +322,7 @@ class ProgressOut(ResultModel):
                    support=record.support, pool_size=record.pool_size, seconds=record.seconds)
 
 
-class KmixProgressOut(ResultModel):
+class KmixProgressOut(JsonModel):
     """A K-mix search's progress, after its equilibrium (``SparseRecord``): the mixes of at most
     K arrangements certified so far and the least exploitability among them."""
 
@@ -352,7 +341,7 @@ SolveAnswerOut = Annotated[EquilibriumOut | SafeOut | SparseOut | GradeOut | Sol
 """Any answer of a solve request (``SolveAnswer.to_model``), told apart by its ``kind``."""
 
 
-class OddsOut(ResultModel):
+class OddsOut(JsonModel):
     """The hands the other side's model plays in each slot (``quintet-play``'s ``odds``, a table's)."""
 
     kind: Literal["odds"] = "odds"
@@ -362,7 +351,7 @@ class OddsOut(ResultModel):
         "so that each slot's odds sum to 1)"))
 
 
-class RangeOut(ResultModel):
+class RangeOut(JsonModel):
     """The range of one number (``solver.advisor.limits.Range``)."""
 
     name: str = Field(description="how errors call the number")
@@ -374,7 +363,7 @@ class RangeOut(ResultModel):
     text: str = Field(description="the range in words, as the errors say it: 'from 0 to 25 points'")
 
 
-class DefaultOut(ResultModel):
+class DefaultOut(JsonModel):
     """A default (``solver.advisor.limits.Default``): ``value`` of the field ``field``."""
 
     field: str
@@ -383,7 +372,7 @@ class DefaultOut(ResultModel):
     used_by: str
 
 
-class LimitsOut(ResultModel):
+class LimitsOut(JsonModel):
     """Every range and default of the numbers the front-ends take (``solver.advisor.limits``)."""
 
     kind: Literal["limits"] = "limits"
@@ -395,14 +384,14 @@ class LimitsOut(ResultModel):
 # ---------------------------------------------------------------------------- quintet-tournament
 
 
-class BestResponseValueOut(ResultModel):
+class BestResponseValueOut(JsonModel):
     """A best-response strategy of one deal: its value against its model and whether it is proven."""
 
     optimal: bool = Field(description="proven optimal (false: the time limit stopped the search)")
     value: float = Field(description="its expected margin against the model it answers (points)")
 
 
-class DealEquilibriumOut(ResultModel):
+class DealEquilibriumOut(JsonModel):
     """The equilibrium strategy of one deal."""
 
     exploitability: float = Field(description="certified (points)")
@@ -413,18 +402,18 @@ class DealEquilibriumOut(ResultModel):
     seconds: float
 
 
-class TournamentDealOut(ResultModel):
+class TournamentDealOut(JsonModel):
     """One deal of the tournament: the margin matrix and what defines the strategies."""
 
     exposed: list[str]
     matrix: list[list[float]] = Field(description="matrix[a][b]: strategy a's expected margin against b")
     arrangements: dict[str, list[list[str]]] = Field(description="the pure strategies' arrangements")
     best_responses: dict[str, BestResponseValueOut] = Field(description="by strategy (br:uniform, br:greedy …)")
-    equilibrium: DealEquilibriumOut | None = Field(default=None, exclude_if=_absent,
+    equilibrium: DealEquilibriumOut | None = Field(default=None, exclude_if=absent,
                                                    description="when the equilibrium plays")
 
 
-class EquilibriumSummaryOut(ResultModel):
+class EquilibriumSummaryOut(JsonModel):
     """The equilibria of the tournament's deals, summed up."""
 
     deals: int
@@ -436,7 +425,7 @@ class EquilibriumSummaryOut(ResultModel):
     target_epsilon: float | None
 
 
-class TournamentOut(ResultModel):
+class TournamentOut(JsonModel):
     """``quintet-tournament --json``: every strategy against every other, exact per deal."""
 
     kind: Literal["tournament"] = "tournament"
@@ -455,13 +444,13 @@ class TournamentOut(ResultModel):
     equilibrium: EquilibriumSummaryOut | None
     deals: list[TournamentDealOut]
     seconds: float
-    plot: str | None = Field(default=None, exclude_if=_absent, description="the heat map written (--plot)")
+    plot: str | None = Field(default=None, exclude_if=absent, description="the heat map written (--plot)")
 
 
 # ---------------------------------------------------------------------------- quintet-batch
 
 
-class BatchDealOut(ResultModel):
+class BatchDealOut(JsonModel):
     """One canonical deal of a batch run."""
 
     canonical: int = Field(description="the suit-canonical deal's key (its exposed cards as a card mask)")
@@ -475,7 +464,7 @@ class BatchDealOut(ResultModel):
     error: str | None
 
 
-class BatchOut(ResultModel):
+class BatchOut(JsonModel):
     """``quintet-batch --json``: the run's counts and each deal solved."""
 
     kind: Literal["batch"] = "batch"
@@ -499,7 +488,7 @@ class BatchOut(ResultModel):
     errors: list[str]
 
 
-class BookOut(ResultModel):
+class BookOut(JsonModel):
     """``quintet-batch --book --json``: the book's size and its CPU cost, estimated from a sample."""
 
     kind: Literal["book"] = "book"
@@ -525,7 +514,7 @@ class BookOut(ResultModel):
 # ----------------------------------------------------------------------------- the games' review, statistics, puzzles
 
 
-class ReviewHandOut(ResultModel):
+class ReviewHandOut(JsonModel):
     """One side's packet in a reviewed slot."""
 
     cards: list[str] = Field(description="the packet, largest rank group first")
@@ -533,7 +522,7 @@ class ReviewHandOut(ResultModel):
     category: str = CATEGORY
 
 
-class SlotReviewOut(ResultModel):
+class SlotReviewOut(JsonModel):
     """One slot of a reviewed show-down, from the player's side."""
 
     slot: int = Field(description="1-based")
@@ -546,7 +535,7 @@ class SlotReviewOut(ResultModel):
     reason: str = Field(description="why the slot went so, e.g. 'full house beats two pair'")
 
 
-class RegretOut(ResultModel):
+class RegretOut(JsonModel):
     """The player's arrangement graded against one model."""
 
     against: Literal["model", "equilibrium"] = Field(description="model: the computer's model; equilibrium: the "
@@ -559,7 +548,7 @@ class RegretOut(ResultModel):
     grade: GradeOut = Field(description="value, optimum, best arrangement and best two-card swap")
 
 
-class ReviewOut(ResultModel):
+class ReviewOut(JsonModel):
     """A finished game reviewed (``solver.play.review``)."""
 
     kind: Literal["review"] = "review"
@@ -579,7 +568,7 @@ class ReviewOut(ResultModel):
     notes: list[str] = Field(description="what could not be reviewed, and why")
 
 
-class TrendOut(ResultModel):
+class TrendOut(JsonModel):
     """A series' mean and trend (``quintet.trend.Trend``)."""
 
     count: int
@@ -592,7 +581,7 @@ class TrendOut(ResultModel):
     direction: Literal["up", "down", "steady"] | None
 
 
-class SlotStatsOut(ResultModel):
+class SlotStatsOut(JsonModel):
     """One slot over the games."""
 
     slot: int
@@ -604,7 +593,7 @@ class SlotStatsOut(ResultModel):
     points_lost: float
 
 
-class StatsOut(ResultModel):
+class StatsOut(JsonModel):
     """Session statistics of game records (``solver.play.statistics``)."""
 
     kind: Literal["stats"] = "stats"
@@ -622,7 +611,7 @@ class StatsOut(ResultModel):
     last: str | None
 
 
-class PuzzleOut(ResultModel):
+class PuzzleOut(JsonModel):
     """A "find the best arrangement" puzzle (``solver.play.puzzle``)."""
 
     kind: Literal["puzzle"] = "puzzle"
@@ -638,7 +627,7 @@ class PuzzleOut(ResultModel):
     seed: int | None = Field(description="the seed that picked it (null: asked by its deal)")
 
 
-class PuzzleResultOut(ResultModel):
+class PuzzleResultOut(JsonModel):
     """A puzzle's answer graded exactly."""
 
     kind: Literal["puzzle-result"] = "puzzle-result"

@@ -31,8 +31,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from quintet.cards import format_cards
 from quintet.game import Arrangement, Deal
+from quintet.jsonable import Jsonable
 from quintet.seeds import seed_rng
 from solver.engines.base import DEFAULT_ENGINE, EngineOptions
 from solver.games.quintet_game import QuintetGame, Strategy
@@ -49,7 +49,7 @@ from solver.storage.store import SolutionStore
 
 from .equilibrium import EquilibriumResult, solve_equilibrium
 from .limits import SOLVE_EPSILON, SOLVE_TIME_LIMIT, check_max_support
-from .mix import Mix, hands_of
+from .mix import Mix, answer_fields
 from .plans import Plan, plans
 
 if TYPE_CHECKING:
@@ -59,7 +59,7 @@ __all__ = ["Roll", "SparseEquilibrium", "DealSparseSearch", "sparse_equilibrium"
 
 
 @dataclass(frozen=True)
-class Roll:
+class Roll(Jsonable):
     """A seeded die roll over a mix: ``value`` uniform in [0, 1), the arrangement picked (its
     position in the mix, 0-based) and its share [low, high) of [0, 1)."""
 
@@ -70,12 +70,8 @@ class Roll:
     high: float
 
     def to_model(self) -> RollOut:
-        from .schema import RollOut
-        return RollOut(seed=self.seed, value=self.value, pick=self.index + 1, low=self.low, high=self.high)
-
-    def to_dict(self) -> dict[str, object]:
-        from .schema import dump
-        return dump(self.to_model())
+        from .schema import RollOut, model_of
+        return model_of(RollOut, self, pick=self.index + 1)
 
 
 def roll_mix(probabilities: Sequence[float], seed: int = 0, *stream: int) -> Roll:
@@ -91,7 +87,7 @@ def roll_mix(probabilities: Sequence[float], seed: int = 0, *stream: int) -> Rol
 
 
 @dataclass(frozen=True)
-class SparseEquilibrium:
+class SparseEquilibrium(Jsonable):
     """The least exploitable mix of at most ``max_support`` arrangements found, certified."""
 
     deal: Deal
@@ -128,41 +124,12 @@ class SparseEquilibrium:
 
     def to_model(self, seed: int = 0, *stream: int) -> SparseOut:
         """The JSON, with the arrangement the die roll of ``seed`` (on ``stream``) picks to play."""
-        from .schema import SparseOut
-        rules = self.deal.rules
+        from .schema import SparseOut, model_of
         roll = self.roll(seed, *stream)
-        play = self.mix[roll.index][1]
-        hands, categories = hands_of(play, rules)
-        return SparseOut(
-            exposed=format_cards(self.deal.exposed, rules.deck).split(),
-            live=format_cards(self.deal.live, rules.deck).split(),
-            rules=rules.describe(),
-            opponent="equilibrium",
-            objective="margin",
-            max_support=self.max_support,
-            mix=Mix(self.mix, rules).to_model(),
-            plans=[plan.to_model() for plan in self.plans()],
-            roll=roll.to_model(),
-            arrangement=play.card_lists(rules),
-            hands=hands,
-            categories=categories,
-            exploitability=self.exploitability,
-            exploitability_proven=self.proven,
-            lower_bound=self.lower_bound,
-            optimal=self.optimal,
-            best_found=not self.optimal,
-            method=self.method,
-            equilibrium_exploitability=self.equilibrium_exploitability,
-            equilibrium_support=self.equilibrium_support,
-            epsilon=self.epsilon,
-            best_responses=self.best_responses,
-            interrupted=self.interrupted,
-            seconds=self.seconds,
-        )
-
-    def to_dict(self, seed: int = 0, *stream: int) -> dict[str, object]:
-        from .schema import dump
-        return dump(self.to_model(seed, *stream))
+        return model_of(SparseOut, self, **answer_fields(self.deal, self.mix[roll.index][1]), opponent="equilibrium",
+                        objective="margin", mix=Mix(self.mix, self.deal.rules).to_model(), roll=roll.to_model(),
+                        plans=[plan.to_model() for plan in self.plans()], exploitability_proven=self.proven,
+                        best_found=not self.optimal)
 
 def _mix_of(tables: DealTables, support: Sequence[Strategy], probabilities: np.ndarray
             ) -> tuple[tuple[float, Arrangement], ...]:

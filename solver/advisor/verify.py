@@ -26,9 +26,10 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from quintet.game import Arrangement, Deal
-from solver.advisor.advice import Solution, best_response_problem, solve_problem
+from quintet.jsonable import Jsonable
+from solver.advisor.advice import Solution, best_response_problem
 from solver.advisor.equilibrium import EquilibriumResult
-from solver.engines.base import EngineOptions, other_engine
+from solver.engines.base import EngineOptions, other_engine, solve
 from solver.games.quintet_game import QuintetGame
 from solver.problem.best_response import VALUE_TOLERANCE, BestResponseProblem
 from solver.problem.deal_tables import DealTables
@@ -47,7 +48,7 @@ VERIFY_TOLERANCE = 10 * VALUE_TOLERANCE
 
 
 @dataclass(frozen=True)
-class Verification:
+class Verification(Jsonable):
     """The outcome of rechecking a claim with another engine."""
 
     claim: str  # "optimum" (a best response's value) or "exploitability" (an equilibrium's)
@@ -79,14 +80,8 @@ class Verification:
                 f"{self.bound:.6f} (claimed {self.claimed:.6f}); nothing better than the claim found")
 
     def to_model(self) -> VerificationOut:
-        from .schema import VerificationOut
-        return VerificationOut(status=self.status, claim=self.claim, claimed=self.claimed,  # type: ignore[arg-type]
-                               engine=self.engine, found=self.found, bound=self.bound, proven=self.proven,
-                               seconds=self.seconds)
-
-    def to_dict(self) -> dict[str, object]:
-        from .schema import dump
-        return dump(self.to_model())
+        from .schema import VerificationOut, model_of
+        return model_of(VerificationOut, self)
 
 
 def recheck(problem: BestResponseProblem, *, claim: str, claimed: float, engine: str,
@@ -94,8 +89,7 @@ def recheck(problem: BestResponseProblem, *, claim: str, claimed: float, engine:
             stop_event: threading.Event | None = None) -> Verification:
     """Solve ``problem`` with ``engine`` and compare with the claimed value (see module doc)."""
     start = time.perf_counter()
-    result = solve_problem(problem, EngineOptions(engine=engine, time_limit=time_limit), hint=hint,
-                           stop_event=stop_event)
+    result = solve(problem, EngineOptions(engine=engine, time_limit=time_limit), hint, stop_event)
     return Verification(claim, claimed, result.engine, result.value, result.bound, result.optimal,
                         time.perf_counter() - start)
 

@@ -58,7 +58,7 @@ from quintet.game import Arrangement, Deal
 from quintet.rules import Rules
 from quintet.seeds import SEED_MAX, check_seed, fresh_seed, seed_series
 from quintet.terminal import Terminal, command_word, grid
-from quintet.text import quote
+from quintet.text import plural, quote
 from solver.advisor.equilibrium import EquilibriumResult, solve_equilibrium
 from solver.advisor.limits import (
     MAX_GAMES,
@@ -98,7 +98,7 @@ from solver.play.puzzle import Puzzle, PuzzleError, PuzzleResult, pick_puzzle, p
 from solver.play.review import GameReview, review
 from solver.play.session import GameSession, Move, Person, Phase, PlayError
 from solver.play.statistics import WINDOW, statistics
-from solver.problem.opponents import Uniform
+from solver.problem.opponent_spec import check_usable
 from solver.storage.records import GameRecord, RecordError, append_record, read_records
 from solver.storage.store import SolutionStore
 
@@ -119,10 +119,6 @@ def default_records() -> Path:
 
 def _points(x: float) -> str:
     return f"{x:g}"
-
-
-def _plural(n: int, word: str) -> str:
-    return f"{n} {word}{'' if n == 1 else 's'}"
 
 
 class _Quit(Exception):
@@ -407,7 +403,7 @@ def _play_match(m: _Match, fixed: Deal | None, seed: int) -> bool:
     """One match of ``args.games`` games from ``seed``; True if it was played to the end in a
     terminal (then another match is offered)."""
     term, args = m.term, m.args
-    term.show(Text(f"Quintet against the computer: {_plural(args.games, 'game')}, seed {seed}. "
+    term.show(Text(f"Quintet against the computer: {plural(args.games, 'game')}, seed {seed}. "
                    "Type 'help' for the commands, 'rules' for the rules.", style="bold"))
     m.records.clear()
     m.equilibria.clear()
@@ -552,7 +548,7 @@ def _play(argv: Sequence[str]) -> int:
     seeds = seed_series(fresh_seed(args.games) if args.seed is None else args.seed, args.games, "--seed", "games")
     args.opponent = ComputerSpec.parse(args.opponent)  # a bad --opponent is one line, before anything is shown
     if args.opponent.target is not None:  # and so is a model file that cannot be used
-        args.opponent.target.resolve(fixed or Deal.random(seeds[0], rules), extra={"equilibrium": Uniform()})
+        check_usable(args.opponent.target, fixed or Deal.random(seeds[0], rules))
     records_path = _records_path(args)
     if args.opponent.needs_equilibrium and not args.no_store:
         SolutionStore(args.store).close()  # the store game 1 needs: a bad one fails now (none is made otherwise)
@@ -705,7 +701,7 @@ def _puzzles(argv: Sequence[str]) -> int:
             raise UsageError(str(exc)) from None
     term = Terminal.for_streams(plain=args.plain, unicode=args.unicode, history=user_cache_dir() / "play-history",
                                 words=[*PUZZLE_WORDS, "answer"])
-    term.show(Text(f"Training: {_plural(args.count, 'puzzle')}, seed {seed}. Type 'help' for the commands.",
+    term.show(Text(f"Training: {plural(args.count, 'puzzle')}, seed {seed}. Type 'help' for the commands.",
                    style="bold"))
     m = _Match(term, args, rules, _Progress(term, args.quiet), _no_equilibrium, None)
     results: list[PuzzleResult] = []

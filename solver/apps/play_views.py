@@ -17,6 +17,7 @@ from quintet.cards import SUIT_SYMBOLS, cards_of, parse_cards
 from quintet.evaluator import describe
 from quintet.rules import Rules
 from quintet.terminal import SUIT_STYLES, Terminal, flow, grid
+from quintet.text import plural, signed
 from quintet.trend import Trend
 from solver.advisor.advice import Grade, Solution, Swap
 from solver.advisor.sparse import SparseEquilibrium
@@ -46,14 +47,6 @@ def _heading(text: str) -> Text:
 
 def _points(x: float) -> str:
     return f"{x:g}"
-
-
-def _signed(x: float) -> str:
-    return f"{0.0 if abs(x) < 0.005 else x:+.2f}"
-
-
-def _plural(n: int, word: str) -> str:
-    return f"{n} {word}{'' if n == 1 else 's'}"
 
 
 def _slot_label(rules: Rules, s: int) -> str:
@@ -129,7 +122,7 @@ def _advice_table(term: Terminal, sol: Solution, yours: set[int]) -> RenderableT
     for s, (advice, packet) in enumerate(zip(sol.per_slot, sol.arrangement.packets, strict=True)):
         mine = s + 1 in yours
         table.add_row(f"{s + 1}{'*' if mine else ''}", term.cards(packet, rules.deck), advice.hand,
-                      f"{100 * advice.p_win:.1f}%", f"{100 * advice.p_tie:.1f}%", _signed(advice.expected_margin),
+                      f"{100 * advice.p_win:.1f}%", f"{100 * advice.p_tie:.1f}%", signed(advice.expected_margin),
                       style="bold" if mine else "")
     return shown
 
@@ -151,7 +144,7 @@ def hint_text(term: Terminal, sol: Solution, yours: set[int], *, full: bool = Fa
         parts.append(Text("Your five slots are full: the best arrangement ('grade' rates yours).", style="dim"))
     return Group(*parts, _heading(f"Hint against the computer's model ({sol.opponent}) — {kept}; {_proof(sol)}:"),
                  _advice_table(term, sol, yours),
-                 Text(f"Expected margin {_signed(sol.expected_margin)} against the model."),
+                 Text(f"Expected margin {signed(sol.expected_margin)} against the model."),
                  Text("To play it: play " + sol.arrangement.format(sol.deal.rules), style="dim", no_wrap=True,
                       overflow="ignore"))
 
@@ -166,7 +159,7 @@ def swap_text(term: Terminal, swap: Swap | None, value: float, rules: Rules, *,
     line = Text("Best two-card swap: ")
     line.append_text(_named_card(term, swap.card_a, rules)).append(f" (slot {swap.slot_a}) {exchange} ")
     line.append_text(_named_card(term, swap.card_b, rules)).append(f" (slot {swap.slot_b}) {arrow} ")
-    line.append(f"{_signed(swap.value)} ({_signed(swap.value - value)}).")
+    line.append(f"{signed(swap.value)} ({signed(swap.value - value)}).")
     if command:
         return Group(line, Text(f"To make it: swap {swap.card_a} {swap.card_b}", style="dim"))
     return line
@@ -177,9 +170,9 @@ def _named_card(term: Terminal, code: str, rules: Rules) -> Text:
 
 
 def grade_text(term: Terminal, g: Grade) -> RenderableType:
-    best = f"{_signed(g.best.value)} ({_proof(g.best)})"
+    best = f"{signed(g.best.value)} ({_proof(g.best)})"
     return Group(_heading(f"Your arrangement against the computer's model ({g.given.opponent}): expected margin "
-                          f"{_signed(g.given.value)}; the best {best}; regret {g.regret:.2f}."),
+                          f"{signed(g.given.value)}; the best {best}; regret {g.regret:.2f}."),
                  _advice_table(term, g.given, set()), swap_text(term, g.best_swap, g.given.value, g.given.deal.rules))
 
 
@@ -196,7 +189,7 @@ def mix_hint_text(term: Terminal, sp: SparseEquilibrium, seed: int, yours: set[i
         claim = "best found (not proven the best)"
     kept = "; whole arrangements: your slots are not kept" if yours else ""
     n = sp.max_support
-    parts: list[RenderableType] = [_heading(f"Hint: a mix of at most {_plural(n, 'arrangement')} against the "
+    parts: list[RenderableType] = [_heading(f"Hint: a mix of at most {plural(n, 'arrangement')} against the "
                                             f"equilibrium — {claim}{kept}:")]
     parts += _mix_tables(term, sp)
     roll = sp.roll(seed, MIX_HINT_ROLL_STREAM)
@@ -207,7 +200,7 @@ def mix_hint_text(term: Terminal, sp: SparseEquilibrium, seed: int, yours: set[i
     extra = " — interrupted" if sp.interrupted else ""
     parts.append(Text(f"Exploitability {sp.exploitability:.4f} (certified: no arrangement gains more against the "
                       f"mix); the full equilibrium {sp.equilibrium_exploitability:.4f} with "
-                      f"{_plural(sp.equilibrium_support, 'arrangement')}{extra}."))
+                      f"{plural(sp.equilibrium_support, 'arrangement')}{extra}."))
     parts.append(Text("To play it: play " + play.format(rules), style="dim", no_wrap=True, overflow="ignore"))
     return Group(*parts)
 
@@ -244,8 +237,8 @@ def odds_text(term: Terminal, odds: Odds, rules: Rules, top: int = 5) -> Rendera
     parts: list[RenderableType] = [_heading(f"The computer's odds per slot (its model: {odds.model}):"), shown]
     if odds.plans:
         more = f", the {top} most likely" if len(odds.plans) > top else ""
-        parts.append(Text(f"Its plans (hand category per slot): {_plural(odds.arrangements, 'arrangement')} in "
-                          f"{_plural(len(odds.plans), 'plan')}{more}:"))
+        parts.append(Text(f"Its plans (hand category per slot): {plural(odds.arrangements, 'arrangement')} in "
+                          f"{plural(len(odds.plans), 'plan')}{more}:"))
         plan_table, plan_shown = grid("share>", "arrangements>", *(f"slot {s + 1}" for s in range(rules.n_slots)))
         for plan in odds.plans[:top]:
             plan_table.add_row(f"{100 * plan.probability:.1f}%", str(plan.arrangements), *plan.labels)
@@ -300,7 +293,7 @@ def summary_text(term: Terminal, records: Sequence[GameRecord], rules: Rules) ->
                       _points(r.showdown.points_a), _points(r.showdown.points_b), f"{r.showdown.margin:+g}",
                       "-" if r.regret is None else f"{r.regret:.2f}", str(len(r.hints)))
     drawn = n - won - lost
-    return Group(_heading(f"Match over after {_plural(n, 'game')}: you {_points(you)}, computer {_points(them)} — "
+    return Group(_heading(f"Match over after {plural(n, 'game')}: you {_points(you)}, computer {_points(them)} — "
                           f"{verdict(you, them, 'the match')} (games won {won}, lost {lost}, drawn {drawn})."),
                  shown,
                  Text("Regret: how much more (expected points of margin) the best response to the computer's model "
@@ -315,15 +308,15 @@ def _best_table(term: Terminal, sol: Solution) -> RenderableType:
     rules = sol.deal.rules
     table, shown = grid("slot!", "cards!", "hand", "margin>", indent=4)
     for s, (advice, packet) in enumerate(zip(sol.per_slot, sol.arrangement.packets, strict=True)):
-        table.add_row(str(s + 1), term.cards(packet, rules.deck), advice.hand, _signed(advice.expected_margin))
+        table.add_row(str(s + 1), term.cards(packet, rules.deck), advice.hand, signed(advice.expected_margin))
     return shown
 
 
 def _regret_text(term: Terminal, regret: Regret, title: str) -> list[RenderableType]:
     g = regret.grade
     rules = g.given.deal.rules
-    head = Text.assemble((title, "bold"), f": your expected margin {_signed(g.given.value)}, the best "
-                         f"{_signed(g.best.value)} ({_proof(g.best)}) — regret ",
+    head = Text.assemble((title, "bold"), f": your expected margin {signed(g.given.value)}, the best "
+                         f"{signed(g.best.value)} ({_proof(g.best)}) — regret ",
                          (f"{g.regret:.2f}", "bold green" if g.regret < 0.005 else "bold"), ".")
     parts: list[RenderableType] = [head, Padding(swap_text(term, g.best_swap, g.given.value, rules, command=False),
                                                  (0, 0, 0, 2))]
@@ -389,7 +382,7 @@ def _trend_words(t: Trend, what: str) -> str:
     text = f"mean {what} {t.mean:.2f}"
     if t.recent is not None and t.earlier is not None:
         way = {"up": "getting worse", "down": "improving", "steady": "steady"}[t.direction or "steady"]
-        text += (f"; the last {t.window} games {t.recent:.2f}, the {_plural(t.count - t.window, 'game')} before "
+        text += (f"; the last {t.window} games {t.recent:.2f}, the {plural(t.count - t.window, 'game')} before "
                  f"{t.earlier:.2f} ({way})")
     return text
 
@@ -400,7 +393,7 @@ def stats_line(stats: SessionStats) -> str:
         return "No games recorded yet."
     worst = stats.worst_slot
     where = f"; most points lost in slot {worst.slot} ({_points(worst.points_lost)})" if worst else ""
-    return (f"{_plural(stats.games, 'game')} recorded: won {stats.won}, lost {stats.lost}, drawn {stats.drawn}; "
+    return (f"{plural(stats.games, 'game')} recorded: won {stats.won}, lost {stats.lost}, drawn {stats.drawn}; "
             f"{_trend_words(stats.regret, 'regret')}{where}.")
 
 
@@ -413,9 +406,9 @@ def stats_text(term: Terminal, stats: SessionStats, source: Path | None) -> Rend
     since = f" since {stats.first[:10]}" if stats.first else ""
     margin = stats.margin.mean or 0.0
     parts: list[RenderableType] = [
-        _heading(f"Your games{where}: {_plural(stats.games, 'game')}{since} — won {stats.won}, lost {stats.lost}, "
+        _heading(f"Your games{where}: {plural(stats.games, 'game')}{since} — won {stats.won}, lost {stats.lost}, "
                  f"drawn {stats.drawn}; points {_points(stats.points_player)} : {_points(stats.points_computer)} "
-                 f"({_signed(margin)} a game)."),
+                 f"({signed(margin)} a game)."),
         Text(f"Regret (the best reply to the computer's model minus yours, in expected points): "
              f"{_trend_words(stats.regret, 'regret')}."),
     ]
@@ -453,12 +446,12 @@ def puzzle_result_text(term: Terminal, result: PuzzleResult) -> RenderableType:
     stars = ("★" * result.stars + "☆" * (3 - result.stars)) if term.unicode else f"{result.stars}/3 stars"
     if result.solved:
         head = Text.assemble(("Solved", "bold green"), f" {stars}: no arrangement does better — expected margin "
-                             f"{_signed(g.given.value)} ({_proof(g.best)}).")
+                             f"{signed(g.given.value)} ({_proof(g.best)}).")
         return head
     close = "close" if result.stars == 2 else "near" if result.stars == 1 else "off"
     head = Text.assemble((f"Regret {g.regret:.2f}", "bold"), f" {stars} ({close}: within {CLOSE:g} is close, "
-                         f"{NEAR:g} near): your expected margin {_signed(g.given.value)}, the best "
-                         f"{_signed(g.best.value)} ({_proof(g.best)}).")
+                         f"{NEAR:g} near): your expected margin {signed(g.given.value)}, the best "
+                         f"{signed(g.best.value)} ({_proof(g.best)}).")
     return Group(head, Padding(swap_text(term, g.best_swap, g.given.value, g.given.deal.rules, command=False),
                                (0, 0, 0, 2)),
                  Text("  The best arrangement:"), _best_table(term, g.best))
@@ -466,7 +459,7 @@ def puzzle_result_text(term: Terminal, result: PuzzleResult) -> RenderableType:
 
 def puzzle_answer_text(term: Terminal, best: Solution) -> RenderableType:
     """A puzzle given up: its best arrangement."""
-    return Group(Text(f"The best arrangement: expected margin {_signed(best.value)} ({_proof(best)}):"),
+    return Group(Text(f"The best arrangement: expected margin {signed(best.value)} ({_proof(best)}):"),
                  _best_table(term, best))
 
 

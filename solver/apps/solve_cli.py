@@ -29,21 +29,24 @@ from quintet.cliutil import (
 )
 from quintet.game import Arrangement
 from quintet.rules import Rules
+from quintet.text import plural
 from solver.advisor.advice import Grade, Solution
 from solver.advisor.equilibrium import EquilibriumResult, sample_mix
-from solver.advisor.limits import MAX_SUPPORT_MAX, SEED_MAX, SOLVE_EPSILON, SOLVE_TIME_LIMIT, VERIFY_TIME_LIMIT
+from solver.advisor.limits import VERIFY_TIME_LIMIT
 from solver.advisor.plans import plans
-from solver.advisor.request import SolveAnswer, SolveRequest, parse_fix_options, solve_request
+from solver.advisor.request import FIELDS, SolveAnswer, SolveRequest, parse_fix_options, solve_request
 from solver.advisor.safe import SafeResponse
 from solver.advisor.sparse import SparseEquilibrium
 from solver.apps.interrupt import run_interruptible
-from solver.engines.base import MAX_THREADS, engine_names
 from solver.engines.precompile import groups_for, precompile
 from solver.games.double_oracle import IterationRecord
 from solver.games.sparse_mix import SparseRecord
-from solver.problem.best_response import OBJECTIVES, VALUE_TOLERANCE
-from solver.problem.opponent_spec import opponent_help
+from solver.problem.best_response import VALUE_TOLERANCE
 from solver.storage.store import SolutionStore
+
+_KINDS: dict[str, dict[str, object]] = {"number": {"type": number}, "integer": {"type": integer},
+                                        "fix": {"action": "append", "default": []}}
+"""The argparse keywords of a request field's kind (``solver.advisor.request.RequestField``)."""
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -51,48 +54,22 @@ def build_parser() -> argparse.ArgumentParser:
         prog="quintet-solve",
         description="Best Quintet arrangement against an opponent model, proven optimal.",
     )
-    p.add_argument("exposed", nargs="+", metavar="EXPOSED",
-                   help="the exposed cards, as one argument or several (Ah, Td, 10d, 7♠ …): 7 in Quintet; "
-                        "with --rules drawN… the deck less the 25 live cards (11 of draw36)")
-    p.add_argument("--opponent", default="equilibrium", metavar="MODEL",
-                   help="opponent model (default equilibrium: print a certified equilibrium mix): "
-                        f"{opponent_help()}")
-    p.add_argument("--objective", default=None, choices=OBJECTIVES,
-                   help="a best response, completion or grade: margin: my points − theirs (default); "
-                        "points: my points")
-    p.add_argument("--engine", default=None, choices=engine_names(),
-                   help="the exact engine: auto (default: search, the faster proven engine) or another registered one")
-    p.add_argument("--time-limit", type=number, default=None, metavar="SECONDS",
-                   help="stop and return the best found with its bound (default: none for a best "
-                        f"response, {SOLVE_TIME_LIMIT:g} s for an equilibrium or a safe mix)")
-    p.add_argument("--epsilon", type=number, default=None, metavar="POINTS",
-                   help=f"equilibrium: stop once the certified exploitability is at most this (default "
-                        f"{SOLVE_EPSILON:g}; 0: an exact equilibrium, proven to float tolerance 1e-9)")
+    for f in FIELDS:  # the request's fields, declared once; population and style come from files here
+        if f.kind == "cards":
+            p.add_argument(f.name, nargs="+", metavar=f.metavar, help=f.words())
+        elif f.kind == "rules":
+            add_rules_arguments(p)
+        elif f.name == "verify":  # a flag here: its seconds are --verify-time-limit
+            p.add_argument("--verify", action="store_true", help=f.words())
+            p.add_argument("--verify-time-limit", type=number, default=VERIFY_TIME_LIMIT, metavar="SECONDS",
+                           help=f"time for --verify (default {VERIFY_TIME_LIMIT:g} s; inconclusive when it runs out)")
+        elif f.kind not in ("population", "style"):
+            p.add_argument("--" + f.name.replace("_", "-"), metavar=f.metavar or None, choices=f.names() or None,
+                           help=f.words(), **{"default": f.default, **_KINDS.get(f.kind, {})})  # type: ignore[arg-type]
     p.add_argument("--store", metavar="PATH", default=None,
                    help="store of solved equilibria (default: $QUINTET_STORE or the user cache directory)")
     p.add_argument("--no-store", action="store_true", help="neither read nor write the store")
     p.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
-    p.add_argument("--threads", type=integer, default=None, metavar="N",
-                   help=f"CP-SAT's threads, 1..{MAX_THREADS} (default 1; with --engine cpsat)")
-    p.add_argument("--seed", type=integer, default=None,
-                   help=f"random seed, 0..{SEED_MAX} (default 0): the arrangement drawn from a mix, CP-SAT's seed")
-    p.add_argument("--fix", action="append", default=[], metavar="SLOT=PACKET",
-                   help="fix a packet to a slot (1-5), e.g. --fix \"5=Ah Kh Qh Jh Th\"; repeatable")
-    p.add_argument("--grade", metavar="ARRANGEMENT",
-                   help="grade this arrangement (packets separated by '|' or '/'): value, optimum, "
-                        "regret, best two-card swap")
-    p.add_argument("--max-exploitability", type=number, default=None, metavar="POINTS",
-                   help="safe exploitation: the mix that does best against the opponent model among those no "
-                        "arrangement beats by more than this (0: the best equilibrium against the model)")
-    p.add_argument("--max-support", type=integer, default=None, metavar="K",
-                   help="a mix a person can play: the least exploitable mix of at most K arrangements found "
-                        f"(K from 1 to {MAX_SUPPORT_MAX}; 1: the most robust single arrangement), its exploitability "
-                        "certified, the full equilibrium's for comparison; --seed rolls the die that picks one")
-    p.add_argument("--verify", action="store_true",
-                   help="recheck the answer with the other exact engine: a proven optimum, or the equilibrium's "
-                        "exploitability (CP-SAT's best response to the mix); exit status 1 if refuted")
-    p.add_argument("--verify-time-limit", type=number, default=VERIFY_TIME_LIMIT, metavar="SECONDS",
-                   help=f"time for --verify (default {VERIFY_TIME_LIMIT:g} s; inconclusive when it runs out)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument("--daemon", action="store_true",
                    help="answer through this user's resident process (kernels loaded: a quick answer in a blink), "
@@ -100,7 +77,6 @@ def build_parser() -> argparse.ArgumentParser:
                         "--daemon, quintet-serve --daemon) is used anyway; a command runs here when none can serve")
     p.add_argument("--stop-daemon", action="store_true", help="stop the resident process")
     p.add_argument("--unicode", action="store_true", help="print suits as ♣ ♦ ♥ ♠")
-    add_rules_arguments(p)
     return p
 
 
@@ -217,7 +193,7 @@ def _plan_lines(mix: Sequence[tuple[float, Arrangement]], rules: Rules, *, top: 
     found = plans(mix, rules)
     lines = [f"Plans (hand category per slot): {len(mix)} arrangements in {len(found)} plans"
              + (f", the {top} most likely shown" if len(found) > top else "") + ":"]
-    lines += [f"  plan: {plan.describe()} ({plan.arrangements} arrangement{'s' if plan.arrangements > 1 else ''})"
+    lines += [f"  plan: {plan.describe()} ({plural(plan.arrangements, 'arrangement')})"
               for plan in found[:top]]
     return lines
 
@@ -232,9 +208,9 @@ def format_sparse(sp: SparseEquilibrium, *, seed: int = 0, unicode: bool = False
     def text(m: int) -> str:
         return format_cards(m, rules.deck, unicode=unicode, order="group")
 
-    lines = [f"Exposed: {sp.deal.format(unicode=unicode)}    a mix of at most {sp.max_support} "
-             f"arrangement{'s' if sp.max_support > 1 else ''} (opponent: equilibrium)"]
-    lines.append(f"Mix: {len(sp.mix)} arrangement{'s' if len(sp.mix) > 1 else ''}:")
+    lines = [f"Exposed: {sp.deal.format(unicode=unicode)}    a mix of at most "
+             f"{plural(sp.max_support, 'arrangement')} (opponent: equilibrium)"]
+    lines.append(f"Mix: {plural(len(sp.mix), 'arrangement')}:")
     for i, (p, a) in enumerate(sp.mix, start=1):
         lines.append(f"  [{i}] {100 * p:6.2f}%  " + " | ".join(text(m) for m in a.packets))
         lines.append(f"{'':15}hands: " + " | ".join(describe(m, rules) for m in a.packets))
@@ -294,12 +270,9 @@ def _main(argv: Sequence[str] | None) -> int:
     rules = rules_from_args(args)
     if args.no_store and args.store:
         raise UsageError("--store and --no-store cannot be combined")
-    request = SolveRequest.parse(
-        args.exposed, rules, opponent=args.opponent, objective=args.objective, engine=args.engine,
-        threads=args.threads, time_limit=args.time_limit, epsilon=args.epsilon, seed=args.seed,
-        fix=parse_fix_options(args.fix), grade=args.grade,
-        verify=args.verify_time_limit if args.verify else None, max_exploitability=args.max_exploitability,
-        max_support=args.max_support)
+    given = {f.name: getattr(args, f.name) for f in FIELDS if f.kind not in ("population", "style")}
+    request = SolveRequest.parse(**given | {"rules": rules, "fix": parse_fix_options(args.fix),
+                                            "verify": args.verify_time_limit if args.verify else None})
     precompile(groups_for(classic_evaluator=rules.deck.field == 8 and rules.hand_size == 5,
                           local_search=request.wants_equilibrium))  # a cold cache: compiled in parallel
     answer = _solve(args, request)

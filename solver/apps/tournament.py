@@ -61,7 +61,7 @@ from quintet.cliutil import (
 )
 from quintet.game import Arrangement, Deal
 from quintet.seeds import SEED_MAX, check_seed
-from quintet.text import quote
+from quintet.text import plural, quote, signed
 from solver.advisor.advice import best_response
 from solver.advisor.equilibrium import EquilibriumResult, solve_equilibrium
 from solver.advisor.limits import TOURNAMENT_EPSILON, TOURNAMENT_TIME_LIMIT, check_epsilon, check_time_limit
@@ -133,13 +133,6 @@ SAMPLING_NOTE = (
 ROW_MEAN_NOTE = "mean: the row strategy's mean margin against the other strategies (self-play left out)"
 
 
-def _plural(n: int, word: str) -> str:
-    return f"{n} {word}{'' if n == 1 else 's'}"
-
-
-def _signed(x: float) -> str:
-    """``+1.23`` / ``-1.23``, and ``+0.00`` for values that round to zero (no ``-0.00``)."""
-    return f"{0.0 if abs(x) < 0.005 else x:+.2f}"
 
 
 def margin_matrix(marginals: Sequence[np.ndarray], weights: Sequence[float]) -> np.ndarray:
@@ -297,11 +290,11 @@ class TournamentResult:
             cells = []
             for b in range(len(names)):
                 half = ci[a, b]
-                text = _signed(mean[a, b]) + ("" if math.isnan(half) else f" ±{half:.2f}")
+                text = signed(mean[a, b]) + ("" if math.isnan(half) else f" ±{half:.2f}")
                 cells.append(text.rjust(cell))
             row_mean = self.row_mean[a]
             lines.append(row_name.ljust(width) + "".join(cells) + ("-" if math.isnan(row_mean) else
-                                                                   _signed(row_mean)).rjust(10))
+                                                                   signed(row_mean)).rjust(10))
         lines.append(ROW_MEAN_NOTE + ".")
         lines.append("")
         for s in names:
@@ -317,7 +310,7 @@ class TournamentResult:
             )
         unproven = [(s, e.deal) for e in self.entries for s, value in e.best_responses.items() if not value.optimal]
         if unproven:
-            lines.append(f"Warning: {_plural(len(unproven), 'best response')} "
+            lines.append(f"Warning: {plural(len(unproven), 'best response')} "
                          f"{'was' if len(unproven) == 1 else 'were'} not proven optimal within the time limit.")
         lines.append(f"{self.seconds:.1f} s.")
         return "\n".join(lines)
@@ -378,13 +371,13 @@ def plot_heatmap(result: TournamentResult, path: str | Path | None = None, *, ax
     ax.set_ylabel("row strategy")
     for a in range(len(names)):
         for b in range(len(names)):
-            text = _signed(mean[a, b]) + ("" if math.isnan(ci[a, b]) else f"\n±{ci[a, b]:.2f}")
+            text = signed(mean[a, b]) + ("" if math.isnan(ci[a, b]) else f"\n±{ci[a, b]:.2f}")
             colour = "white" if abs(mean[a, b]) > 0.6 * vmax else "black"
             ax.text(b, a, text, ha="center", va="center", fontsize=8, color=colour)
     n = len(result.entries)
     dealt = "" if result.seed is None else f" as dealt (seeds {result.seed}–{result.seed + n - 1})"
     eps = "" if result.epsilon is None else f", equilibria at ε ≤ {result.epsilon:g}"
-    ax.set_title(f"Expected margin per game, row vs column\n{_plural(n, 'deal')}{dealt}{eps}; mean ± 95% CI "
+    ax.set_title(f"Expected margin per game, row vs column\n{plural(n, 'deal')}{dealt}{eps}; mean ± 95% CI "
                  "(exact, nothing sampled)", fontsize=9)
     fig.colorbar(image, ax=ax, label="row's expected margin against column (points per game)")
     fig.tight_layout()

@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING
 from quintet.cards import format_cards
 from quintet.evaluator import HandValue
 from quintet.game import SlotResult
+from quintet.jsonable import Jsonable
 from quintet.rules import Rules
 from solver.advisor.advice import Grade, grade
 from solver.advisor.equilibrium import EquilibriumResult
@@ -113,13 +114,12 @@ class Regret:
     exploitability: float | None = None
 
     def to_model(self) -> RegretOut:
-        from solver.advisor.schema import RegretOut
-        return RegretOut(against=self.against, model=self.model, exploitability=self.exploitability,  # type: ignore[arg-type]
-                         regret=self.grade.regret, grade=self.grade.to_model())
+        from solver.advisor.schema import RegretOut, model_of
+        return model_of(RegretOut, self, regret=self.grade.regret, grade=self.grade.to_model())
 
 
 @dataclass(frozen=True)
-class GameReview:
+class GameReview(Jsonable):
     """A finished game reviewed (see the module doc); ``notes`` say what could not be reviewed."""
 
     record: GameRecord
@@ -140,10 +140,6 @@ class GameReview:
             model=None if self.model is None else self.model.to_model(),
             equilibrium=None if self.equilibrium is None else self.equilibrium.to_model(),
             notes=list(self.notes))
-
-    def to_dict(self) -> dict[str, object]:
-        from solver.advisor.schema import dump
-        return dump(self.to_model())
 
 
 def review(record: GameRecord, *, equilibrium: EquilibriumResult | None = None, time_limit: float | None = None,

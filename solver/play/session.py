@@ -127,10 +127,8 @@ class Odds:
 
     def to_model(self) -> OddsOut:
         """The odds' JSON (a table's ``POST …/odds``)."""
-        from solver.advisor.schema import OddsOut, SlotMarginalOut
-        return OddsOut(model=self.model, slots=[
-            [SlotMarginalOut(hand=h.hand, category=h.category, probability=h.probability) for h in slot]
-            for slot in self.slots])
+        from solver.advisor.schema import OddsOut, model_of
+        return model_of(OddsOut, self)
 
 
 @dataclass(frozen=True)

@@ -28,11 +28,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from quintet.jsonable import Jsonable
 from quintet.trend import Trend
 from solver.storage.records import GameRecord
 
 if TYPE_CHECKING:
-    from solver.advisor.schema import StatsOut, TrendOut
+    from solver.advisor.schema import StatsOut
 
 __all__ = ["WINDOW", "SlotStats", "SessionStats", "statistics"]
 
@@ -54,7 +55,7 @@ class SlotStats:
 
 
 @dataclass(frozen=True)
-class SessionStats:
+class SessionStats(Jsonable):
     """The statistics of a list of records (see the module doc)."""
 
     games: int
@@ -71,29 +72,14 @@ class SessionStats:
     last: str | None
 
     def to_model(self) -> StatsOut:
-        from solver.advisor.schema import SlotStatsOut, StatsOut
-        return StatsOut(
-            games=self.games, won=self.won, lost=self.lost, drawn=self.drawn, points_player=self.points_player,
-            points_computer=self.points_computer, margin=_trend(self.margin), regret=_trend(self.regret),
-            slots=[SlotStatsOut(slot=s.slot, points=s.points, won=s.won, lost=s.lost, tied=s.tied,
-                                points_won=s.points_won, points_lost=s.points_lost) for s in self.slots],
-            opponents={name: n for name, n in self.opponents}, first=self.first, last=self.last)
-
-    def to_dict(self) -> dict[str, object]:
-        from solver.advisor.schema import dump
-        return dump(self.to_model())
+        from solver.advisor.schema import StatsOut, model_of
+        return model_of(StatsOut, self, opponents=dict(self.opponents))
 
     @property
     def worst_slot(self) -> SlotStats | None:
         """The slot where the most points were lost (None before any loss)."""
         lost = [s for s in self.slots if s.points_lost > 0]
         return max(lost, key=lambda s: (s.points_lost, s.slot)) if lost else None
-
-
-def _trend(t: Trend) -> TrendOut:
-    from solver.advisor.schema import TrendOut
-    return TrendOut(count=t.count, mean=t.mean, recent=t.recent, earlier=t.earlier, slope=t.slope, window=t.window,
-                    blocks=list(t.blocks), direction=t.direction)  # type: ignore[arg-type]
 
 
 def statistics(records: Sequence[GameRecord], window: int = WINDOW) -> SessionStats:

@@ -17,14 +17,17 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
+from quintet.faults import InputError
 from quintet.text import quote
 from solver.problem.deal_tables import DealTables
 
 __all__ = [
-    "OBJECTIVES", "VALUE_TOLERANCE", "FLOAT_NOISE", "slot_values", "expected_margin", "outcome_probabilities",
+    "OBJECTIVES", "VALUE_TOLERANCE", "FLOAT_NOISE", "expected_values", "slot_values", "expected_margin",
+    "outcome_probabilities",
     "BestResponseProblem", "EngineResult",
 ]
 
@@ -50,17 +53,19 @@ def outcome_probabilities(marginals: np.ndarray) -> tuple[np.ndarray, np.ndarray
     return win.T.copy(), tie.T.copy(), loss.T.copy()
 
 
+def expected_values(win: Any, tie: Any, loss: Any, weight: Any, tie_points: float = 0.0) -> tuple[Any, Any]:
+    """(margin, points) expected in a slot worth ``weight`` points from the chances to win, tie
+    and lose there (floats or arrays alike): the one formula of the module doc."""
+    return weight * (win - loss), weight * (win + tie_points * tie)
+
+
 def slot_values(marginals: np.ndarray, weights: Sequence[float], objective: str = "margin",
                 tie_points: float = 0.0) -> np.ndarray:
     """Value table ``V`` (float64, ``(R, n_slots)``) of a class in a slot; see module doc."""
     if objective not in OBJECTIVES:
-        raise ValueError(f"unknown objective {quote(objective)} (use {' or '.join(OBJECTIVES)})")
-    win, tie, loss = outcome_probabilities(marginals)
+        raise InputError(f"unknown objective {quote(objective)} (use {' or '.join(OBJECTIVES)})")
     w = np.asarray(weights, dtype=np.float64)[None, :]
-    if objective == "margin":
-        values = w * (win - loss)
-    else:
-        values = w * (win + tie_points * tie)
+    values = expected_values(*outcome_probabilities(marginals), w, tie_points)[objective == "points"]
     # Enforce exact monotonicity against float rounding (differences of ~1e-16).
     return np.maximum.accumulate(values, axis=0)
 

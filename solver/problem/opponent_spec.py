@@ -33,6 +33,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from typing import Any
 
 from quintet.game import Arrangement, Deal
 from quintet.text import quote
@@ -53,7 +54,8 @@ from .opponents import (
 from .style import StyleModel, load_style
 
 __all__ = ["EQUILIBRIUM", "MAX_SPEC_LENGTH", "MAX_TERMS", "MIXTURE_HELP", "OpponentKind", "register_opponent",
-           "opponent_kinds", "opponent_kind", "opponent_help", "OpponentTerm", "OpponentSpec", "parse_opponent"]
+           "opponent_kinds", "opponent_kind", "opponent_help", "OpponentTerm", "OpponentSpec", "parse_opponent",
+           "check_usable"]
 
 EQUILIBRIUM = "equilibrium"
 """The model every caller gives itself (the deal's certified equilibrium mix, solved or stored)."""
@@ -306,3 +308,9 @@ def parse_opponent(spec: str, deal: Deal, extra: Mapping[str, OpponentModel] | N
     """``OpponentSpec.parse(spec).resolve(deal)``: the model a specification names for ``deal``;
     ``extra`` gives the models of terms without a file (``equilibrium``, ``population``, ``style``)."""
     return OpponentSpec.parse(spec, files=files).resolve(deal, files=files, extra=extra)
+
+
+def check_usable(spec: OpponentSpec, deal: Deal, **data: Any) -> None:
+    """Refuse now, in one line, a model ``spec`` cannot make for ``deal`` (a file that cannot be
+    read, data missing): ``resolve`` with ``data``, the equilibrium (not solved yet) stood in by uniform."""
+    spec.resolve(deal, extra={"equilibrium": Uniform()}, **data)

@@ -15,7 +15,7 @@ from quintet.rules import CLASSIC, Rules
 from quintet.symmetry import count_canonical_deals, symmetry_group
 from solver.advisor.equilibrium import certified_within
 from solver.advisor.limits import BATCH_EPSILON, BATCH_TIME_LIMIT
-from solver.advisor.schema import BookOut
+from solver.advisor.schema import BookOut, model_of
 from solver.advisor.stats import mean_ci95
 from solver.apps.batch.deals import book_sample
 from solver.apps.batch.run import run_batch
@@ -60,11 +60,8 @@ class BookEstimate:
         """``quintet-batch --book --json``."""
         lo, hi = self.cpu_hours_ci
         cpu = sorted(self.cpu_seconds)
-        return BookOut(
-            rules=self.rules, canonical_deals=self.canonical_deals, exposed_sets=self.exposed_sets,
-            sample=self.sample, seed=self.seed, epsilon=self.epsilon, time_limit=self.time_limit,
-            converged=self.converged, cpu_seconds=self.cpu_seconds, wall_seconds=self.wall_seconds,
-            deals=[format_cards(k) for k in self.keys],
+        return model_of(
+            BookOut, self, deals=[format_cards(k) for k in self.keys],
             mean_cpu_seconds=self.mean_cpu if cpu else None,
             median_cpu_seconds=statistics.median(cpu) if cpu else None,
             max_cpu_seconds=cpu[-1] if cpu else None,

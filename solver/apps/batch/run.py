@@ -17,7 +17,7 @@ from quintet.game import Arrangement, Deal
 from quintet.rules import CLASSIC, Rules
 from solver.advisor.equilibrium import EquilibriumStore, certified_within
 from solver.advisor.limits import BATCH_EPSILON, BATCH_TIME_LIMIT, check_epsilon, check_time_limit
-from solver.advisor.schema import BatchDealOut, BatchOut
+from solver.advisor.schema import BatchDealOut, BatchOut, model_of
 from solver.apps.batch.deals import canonical_keys
 from solver.apps.batch.executors import Executor, PoolExecutor, SerialExecutor, make_executor
 from solver.apps.batch.progress import BatchProgress
@@ -70,18 +70,10 @@ class BatchSummary:
     def to_model(self) -> BatchOut:
         """``quintet-batch --json``."""
         cpu = self.cpu_seconds()
-        return BatchOut(
-            total=self.total, solved=self.solved, unconverged=self.unconverged, skipped=self.skipped,
-            failed=self.failed, duplicates=self.duplicates, stale=self.stale, interrupted=self.interrupted,
-            seconds=self.seconds, startup_seconds=self.startup, deals_per_minute=self.deals_per_minute,
-            executor=self.executor, workers=self.workers, epsilon=self.epsilon, store=self.store,
-            mean_cpu_seconds=statistics.fmean(cpu) if cpu else None,
-            deals=[BatchDealOut(canonical=r.canonical, exploitability=r.exploitability if r.error is None else None,
-                                converged=r.converged, iterations=r.iterations, support=r.support,
-                                seconds=r.seconds, cpu_seconds=r.cpu_seconds, worker=r.worker, error=r.error)
-                   for r in self.results],
-            errors=self.errors,
-        )
+        return model_of(BatchOut, self, startup_seconds=self.startup,
+                        mean_cpu_seconds=statistics.fmean(cpu) if cpu else None,
+                        deals=[model_of(BatchDealOut, r, exploitability=r.exploitability if r.error is None else None)
+                               for r in self.results])
 
     def format(self) -> str:
         cpu = self.cpu_seconds()

@@ -18,22 +18,14 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, PlainValidator, WithJsonSchema
+from pydantic import BeforeValidator, ConfigDict, Field, PlainValidator, WithJsonSchema, create_model
 from pydantic_core import PydanticCustomError
 
 from quintet.draw.game import Terms
 from quintet.rules import TIEBREAKS, Rules, get_rules
 from quintet.seeds import SEED_MAX
-from solver.advisor.limits import (
-    EPSILON_MAX,
-    MAX_EXPLOITABILITY_MAX,
-    MAX_POPULATION,
-    MAX_STYLE_RECORDS,
-    MAX_SUPPORT_MAX,
-    SOLVE_EPSILON,
-    SOLVE_TIME_LIMIT,
-    TIME_LIMIT_MAX,
-)
+from solver.advisor.limits import MAX_POPULATION, MAX_STYLE_RECORDS, MAX_SUPPORT_MAX, RANGES
+from solver.advisor.request import FIELDS, RequestField
 from solver.advisor.schema import (
     AnswerOut,
     CompareOut,
@@ -45,6 +37,7 @@ from solver.advisor.schema import (
     HandOut,
     HandReportOut,
     JobProgressOut,
+    JsonModel,
     KmixProgressOut,
     MixEntryOut,
     OddsOut,
@@ -62,9 +55,7 @@ from solver.advisor.schema import (
     SwapOut,
     VerificationOut,
 )
-from solver.engines.base import MAX_THREADS, engine_names
-from solver.problem.best_response import OBJECTIVES
-from solver.problem.opponent_spec import MAX_SPEC_LENGTH, opponent_help
+from solver.problem.opponent_spec import MAX_SPEC_LENGTH
 
 __all__ = [
     "Cards", "ArrangementText", "RulesIn", "SolveIn", "PopulationEntry", "ShowdownIn", "HandIn", "DrawIn",
@@ -168,14 +159,15 @@ def integral(value: object) -> object:
 
 # integer fields: a JSON integer, or a number with no fraction (as JSON Schema counts it); the
 # range comes before the validator, so that the schema says it as minimum and maximum
-ThreadCount = Annotated[int, Field(ge=1, le=MAX_THREADS), BeforeValidator(integral)]
 Seed = Annotated[int, Field(ge=0, le=SEED_MAX), BeforeValidator(integral)]
 MaxSupport = Annotated[int, Field(ge=1, le=MAX_SUPPORT_MAX), BeforeValidator(integral)]
 ArrangementText = Annotated[str, PlainValidator(_arrangement_text), WithJsonSchema(_ARRANGEMENT_SCHEMA)]
 
 
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", strict=True)
+class _Strict(JsonModel):
+    """A request: no field beyond those declared, no JSON type coerced."""
+
+    model_config = ConfigDict(strict=True)
 
 
 class RulesIn(_Strict):
@@ -205,19 +197,37 @@ _ARRANGEMENT = "9s 9c 8s 8c 7c | Ks Kd Kc Js Tc | Qd Jd Td 8d 7d | As Ah Ad Ac Q
 
 
 def _examples(*examples: dict[str, Any]) -> ConfigDict:
-    return ConfigDict(extra="forbid", strict=True, json_schema_extra={"examples": list(examples)})
+    return ConfigDict(strict=True, json_schema_extra={"examples": list(examples)})
 
 
-def _opponent(schema: dict[str, Any]) -> None:
-    """``opponent``, in the words of the registry as it is when the schema is written."""
-    schema["description"] = f"default equilibrium: {opponent_help(files=False)}; no files"
+def _request_field(f: RequestField) -> tuple[Any, Any]:
+    """The HTTP model's annotation and ``Field`` of a solve request's field (``FIELDS``); a
+    registry's names and words are read when a value is checked and when the schema is written."""
+    choice = Annotated[str, OneOf(f.choices)] if callable(f.choices) else Literal[f.choices]
+    kinds: dict[str, Any] = {
+        "cards": Cards, "text": Annotated[str, Field(max_length=MAX_SPEC_LENGTH)], "arrangement": ArrangementText,
+        "choice": choice, "fix": Annotated[dict[str, Cards], Field(max_length=5)], "rules": RulesIn,
+        "population": Annotated[list[ArrangementText | PopulationEntry], Field(max_length=MAX_POPULATION)],
+        "style": Annotated[list[dict[str, Any]], Field(max_length=MAX_STYLE_RECORDS)]}
+    if f.kind in ("number", "integer"):
+        bounds: dict[str, Any] = dict(RANGES[f.range].bounds())
+        kinds[f.kind] = (Annotated[int, Field(**bounds), BeforeValidator(integral)] if f.kind == "integer"
+                         else Annotated[float, Field(**bounds, allow_inf_nan=False)])
+    kind = kinds[f.kind]
+    words: dict[str, Any] = ({"json_schema_extra": lambda schema: schema.update(description=f.words())}
+                             if callable(f.help) else {"description": f.help})
+    if f.kind == "cards":
+        return kind, Field(**words)
+    if f.kind == "fix":
+        return kind, Field(default_factory=dict, **words)
+    if f.kind == "rules":
+        return kind, Field(default=RulesIn(), **words)
+    if f.default is not None:
+        return kind, Field(default=f.default, **words)
+    return kind | None, Field(default=None, **words)
 
 
-class SolveIn(_Strict):
-    """``quintet-solve``'s arguments.  A field left out takes its default; a field the answer
-    would not use (``seed`` of the search's best response, ``epsilon`` without the
-    equilibrium, ``objective`` of an equilibrium…) is refused with 400, never ignored."""
-
+class _SolveExamples(_Strict):
     model_config = _examples(
         {"exposed": _EXAMPLE, "opponent": "uniform"},
         {"exposed": _EXAMPLE, "opponent": "greedy", "objective": "points", "fix": {"5": "Ah Kh Qh Jh Th"}},
@@ -226,43 +236,12 @@ class SolveIn(_Strict):
         {"exposed": "Kc Qh Qd Js 9d 8s 7d", "max_support": 2, "seed": 4},
     )
 
-    exposed: Cards = Field(description="the 7 exposed cards")
-    opponent: str = Field(default="equilibrium", max_length=MAX_SPEC_LENGTH, json_schema_extra=_opponent)
-    objective: Literal[OBJECTIVES] | None = Field(  # type: ignore[valid-type]
-        default=None, description="a best response, completion or grade: margin (default) or points")
-    engine: Annotated[str, OneOf(engine_names)] | None = Field(
-        default=None, description="the exact engine: auto (default, = search) or another registered one")
-    epsilon: float | None = Field(default=None, ge=0, le=EPSILON_MAX, allow_inf_nan=False,
-                                  description="equilibrium: stop once the certified exploitability is at most "
-                                              f"this (points; default {SOLVE_EPSILON:g})")
-    time_limit: float | None = Field(default=None, gt=0, le=TIME_LIMIT_MAX, allow_inf_nan=False,
-                                     description=f"seconds (default: none for a best response, {SOLVE_TIME_LIMIT:g} "
-                                                 "for an equilibrium, a safe mix or a K-mix)")
-    threads: ThreadCount | None = Field(default=None, description="CP-SAT's threads (engine cpsat)")
-    seed: Seed | None = Field(default=None, description=(
-        "random seed: the arrangement drawn from an equilibrium, a safe mix or a K-mix, and CP-SAT's seed "
-        "(default 0)"))
-    fix: dict[str, Cards] = Field(default_factory=dict, max_length=5,
-                                  description="slot (\"1\"..\"5\") → packet: complete the rest")
-    grade: ArrangementText | None = Field(default=None, description="an arrangement to grade")
-    population: list[ArrangementText | PopulationEntry] | None = Field(
-        None, max_length=MAX_POPULATION,
-        description="observed arrangements (optionally weighted): the opponent 'population'")
-    style: list[dict[str, Any]] | None = Field(
-        None, max_length=MAX_STYLE_RECORDS,
-        description="game records (objects with 'exposed' and 'player', as quintet-play --record writes them): "
-                    "the opponent 'style'")
-    rules: RulesIn = Field(default=RulesIn(), description="the rule set (default classic)")
-    max_exploitability: float | None = Field(
-        default=None, ge=0, le=MAX_EXPLOITABILITY_MAX, allow_inf_nan=False,
-        description="safe exploitation: the mix that does best against the opponent model among those no "
-                    "arrangement beats by more than this (points; 0: the best equilibrium against the model)")
-    max_support: MaxSupport | None = Field(
-        default=None, description="K: the least exploitable mix of at most K arrangements found, certified, beside "
-                                  "the full equilibrium (the opponent equilibrium alone; quintet-solve --max-support)")
-    verify: float | None = Field(default=None, gt=0, le=TIME_LIMIT_MAX, allow_inf_nan=False,
-                                 description="seconds for an independent recheck of the answer by the other exact "
-                                             "engine (quintet-solve --verify)")
+
+SolveIn = create_model("SolveIn", __base__=_SolveExamples, __module__=__name__, __doc__=(
+    "``quintet-solve``'s arguments (``solver.advisor.request.FIELDS``).  A field left out takes its default; a field "
+    "the answer would not use (``seed`` of the search's best response, ``epsilon`` without the equilibrium, "
+    "``objective`` of an equilibrium…) is refused with 400, never ignored."),
+    **{f.name: _request_field(f) for f in FIELDS})  # type: ignore[call-overload]
 
 
 class ShowdownIn(_Strict):
@@ -340,11 +319,7 @@ ImmediateAnswerOut = EquilibriumOut | GradeOut | SolutionOut
 not in the store come as a job's result (``JobOut.result``, any ``SolveAnswerOut``)."""
 
 
-class _Out(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-
-class ErrorOut(_Out):
+class ErrorOut(JsonModel):
     """Every error: one line naming the problem (never a traceback, never the whole input)."""
 
     error: str = Field(description="one line naming the problem")
@@ -355,7 +330,7 @@ JobResultOut = Annotated[EquilibriumOut | SafeOut | SparseOut | GradeOut | Solut
 """A job's answer: any answer of a solve (``SolveAnswerOut``), or a review (``POST /api/review``)."""
 
 
-class JobOut(_Out):
+class JobOut(JsonModel):
     """A job: an equilibrium solve, a safe exploitation or a K-mix, followed by the client."""
 
     job: str
@@ -380,7 +355,7 @@ class JobCreatedOut(JobOut):
                                     "cancel the job")
 
 
-class HealthOut(_Out):
+class HealthOut(JsonModel):
     """The server's state, as anyone may see it: no path, no process id."""
 
     status: Literal["ok", "broken"]
@@ -395,14 +370,14 @@ class HealthOut(_Out):
     solver: bool = Field(description="the solver API (solves, jobs, draw advice) is on; off on a play-only server")
 
 
-class DealOut(_Out):
+class DealOut(JsonModel):
     seed: int
     rules: str
     exposed: list[str]
     live: list[str]
 
 
-class RuleSetOut(_Out):
+class RuleSetOut(JsonModel):
     name: str
     description: str
     deck: list[str]

@@ -18,6 +18,7 @@ from typing import Any
 from fastapi import HTTPException, Request
 
 from solver.advisor.limits import SERVE_MAX_TIME_LIMIT, SERVE_QUICK_TIME_LIMIT
+from solver.apps.serve.errors import MAX_BODY_BYTES
 from solver.apps.serve.jobs import Job, Unavailable, WorkerPool
 from solver.apps.serve.public import Public, client_address
 from solver.apps.serve.quota import BODY_TIMEOUT, Kind, Limits, RateLimiter
@@ -26,9 +27,6 @@ from solver.apps.serve.tables.service import TableService
 from solver.storage.store import SolutionStore, default_store_path
 
 __all__ = ["ServeConfig", "AppState", "app_state", "solver_on", "PLAY_ONLY"]
-
-MAX_BODY_BYTES = 1 << 20
-
 
 @dataclass(frozen=True)
 class ServeConfig:

@@ -27,6 +27,7 @@ from starlette.concurrency import run_in_threadpool
 from quintet.text import quote
 from solver.advisor.equilibrium import certified_within, stored_exploitability
 from solver.advisor.request import RequestError, SolveRequest
+from solver.advisor.schema import dump
 from solver.apps.serve.errors import JsonBodyRoute, error_responses
 from solver.apps.serve.jobs import Job
 from solver.apps.serve.models import ImmediateAnswerOut, JobCreatedOut, JobOut, KmixProgressOut, ProgressOut, SolveIn
@@ -69,21 +70,14 @@ def echo(body: BaseModel) -> dict[str, Any]:
 def solve_request_of(body: SolveIn, config: ServeConfig) -> SolveRequest:
     """The solver's request for ``body``, parsed and checked by the one request model
     (``SolveRequest.parse``, files refused: a server never opens a path a client sent), within
-    the server's time cap (``ServeConfig.max_time_limit``); ``ValueError`` for bad input."""
-    time_limit = body.time_limit
+    the server's time cap (``ServeConfig.max_time_limit``); ``InputError`` for bad input."""
     cap = config.max_time_limit
     if cap is not None:
-        for name, value in (("time_limit", body.time_limit), ("verify", body.verify)):
+        for name in ("time_limit", "verify"):
+            value = getattr(body, name)
             if value is not None and value > cap:
                 raise RequestError(f"{name}: at most {cap:g} seconds on this server, got {value:g}")
-    population = None if body.population is None else [
-        p if isinstance(p, str) else {"arrangement": p.arrangement, "weight": p.weight} for p in body.population]
-    return SolveRequest.parse(
-        body.exposed, body.rules.to_rules(), opponent=body.opponent, objective=body.objective, engine=body.engine,
-        threads=body.threads, time_limit=time_limit,
-        seed=body.seed, epsilon=body.epsilon, fix=body.fix, grade=body.grade, population=population,
-        style=body.style, verify=body.verify, max_exploitability=body.max_exploitability,
-        max_support=body.max_support, files=False)
+    return SolveRequest.parse(**body.model_dump() | {"rules": body.rules.to_rules()}, files=False)
 
 
 def _progress(progress: dict[str, Any]) -> ProgressOut | KmixProgressOut:
@@ -114,7 +108,7 @@ def job_created(state: AppState, job: Job, http: Request) -> JSONResponse:
     here), and its address (under the page's prefix) as Location."""
     created = JobCreatedOut(**job_out(job).model_dump(), secret=job.secret)
     prefix = request_origin(state.config.public, http.scope).prefix
-    return JSONResponse(created.model_dump(mode="json"), status_code=202,
+    return JSONResponse(dump(created), status_code=202,
                         headers={"Location": f"{prefix}/api/jobs/{job.id}"})
 
 

@@ -12,16 +12,17 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
+from pydantic import BeforeValidator, Field
 
 from solver.advisor.limits import MAX_GAMES
-from solver.advisor.schema import OddsOut, ProgressOut, ShowdownOut
+from solver.advisor.schema import JsonModel, OddsOut, ProgressOut, ShowdownOut
 from solver.apps.serve.models import (
     ArrangementText,
     Cards,
     MaxSupport,
     RulesIn,
     Seed,
+    _Strict,
     integral,
 )
 from solver.play.computer import computer_help
@@ -33,14 +34,6 @@ __all__ = [
     "DealViewOut", "SideOut", "ShowdownOut", "ScoreOut", "FinishedGameOut",
     "AdviceOut", "TableView", "OddsOut", "TableEventOut", "EventKind", "TableStatus",
 ]
-
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", strict=True)
-
-
-class _Out(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
 
 # ---------------------------------------------------------------------- requests
 
@@ -98,7 +91,7 @@ _WARNING = ("null, or why the link will not reach another machine (it names this
             "to publish the server: show it beside the link")
 
 
-class InvitationOut(_Out):
+class InvitationOut(JsonModel):
     """A friend's table's invitation: its link, for seat 2."""
 
     link: str = Field(description="{public}/#join/TABLE/CODE: the page exchanges the code for seat 2's own token "
@@ -106,7 +99,7 @@ class InvitationOut(_Out):
     warning: str | None = Field(description=_WARNING)
 
 
-class _SeatOut(_Out):
+class _SeatOut(JsonModel):
     table: str = Field(description="the table's id (random, 128 bits)")
     seat: int
     token: str = Field(description="this seat's secret (shown once: its link holds it): send it as "
@@ -128,14 +121,14 @@ class TableJoinedOut(_SeatOut):
     """Seat 2 of a friend's table, for the browser that exchanged the invitation."""
 
 
-class DealViewOut(_Out):
+class DealViewOut(JsonModel):
     seed: int = Field(description="the game's seed: quintet-play --seed SEED deals these cards")
     rules: str
     exposed: list[str]
     live: list[str] = Field(description="the 25 cards both sides arrange")
 
 
-class SideOut(_Out):
+class SideOut(JsonModel):
     """One side of the current game, as the seat asking may see it."""
 
     confirmed: bool = Field(description="laid face down (the computer: from the start of the game)")
@@ -146,12 +139,12 @@ class SideOut(_Out):
                                          "at the show-down")
 
 
-class ScoreOut(_Out):
+class ScoreOut(JsonModel):
     you: float
     other: float
 
 
-class FinishedGameOut(_Out):
+class FinishedGameOut(JsonModel):
     game: int
     seed: int
     exposed: list[str]
@@ -164,7 +157,7 @@ class FinishedGameOut(_Out):
                                                               "its regret still being computed")
 
 
-class AdviceOut(_Out):
+class AdviceOut(JsonModel):
     on: bool = Field(description="hints, grades and odds allowed at this table")
     against: str | None = Field(description="what the advice refers to: the computer's model, or at a friend's "
                                              "table the deal's equilibrium")
@@ -174,7 +167,7 @@ class AdviceOut(_Out):
         "computer plays from the equilibrium"))
 
 
-class PresenceOut(_Out):
+class PresenceOut(JsonModel):
     """Who is at the table: the other side (``joined``, ``connected``, ``confirmed``) and this seat."""
 
     joined: bool = Field(description="the other seat is taken (seat 2: your friend exchanged the invitation); the "
@@ -186,13 +179,13 @@ class PresenceOut(_Out):
                                         "devices or tabs)")
 
 
-class RematchOut(_Out):
+class RematchOut(JsonModel):
     you: bool = Field(description="you asked for a rematch (POST …/rematch)")
     other: bool = Field(description="your friend asked for a rematch (against the computer: always false, a "
                                     "rematch starts at once)")
 
 
-class CommitmentsOut(_Out):
+class CommitmentsOut(JsonModel):
     by: Literal["computer", "server"] = Field(description=(
         "computer: the server drew and committed the computer's arrangement before you arranged; server: at a "
         "friend's table the server computes each seat's commitment when it confirms"))
@@ -202,7 +195,7 @@ class CommitmentsOut(_Out):
 TableStatus = Literal["preparing", "placing", "waiting", "showdown", "failed"]
 
 
-class TableView(_Out):
+class TableView(JsonModel):
     """A seat's view of its table (``seat_view``)."""
 
     table: str
@@ -249,7 +242,7 @@ EventKind = Literal["view", "preparing", "ready", "failed", "confirmed", "reveal
                     "joined", "invitation_reused", "rematch", "match", "expired", "shutdown"]
 
 
-class TableEventOut(_Out):
+class TableEventOut(JsonModel):
     """One server-sent event of a table's stream: ``event: KIND`` and this as its ``data``."""
 
     event: EventKind = Field(description=(

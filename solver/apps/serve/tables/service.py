@@ -58,7 +58,7 @@ from solver.apps.serve.tables.views import seat_view, table_status, warm_up
 from solver.apps.serve.tables.work import TableWork
 from solver.play.commitment import commit
 from solver.play.computer import ComputerSpec
-from solver.problem.opponents import Uniform
+from solver.problem.opponent_spec import check_usable
 
 __all__ = ["TableService", "Links"]
 
@@ -222,7 +222,7 @@ class TableService:
         else:
             spec = ComputerSpec.parse(body.opponent, files=False)
             if spec.target is not None:  # a model that cannot be used is refused now, in one line
-                spec.target.resolve(first, files=False, extra={"equilibrium": Uniform()})
+                check_usable(spec.target, first, files=False)
             opponent = spec.format()
         table = TableRow(secrets.token_urlsafe(16), opponent, body.games, seeds[0],
                          body.rules.model_dump(mode="json", exclude_none=True), not friend if body.hints is None
