@@ -211,11 +211,10 @@ def test_the_layer_check_sees_an_upward_import(tmp_path):
     assert _layer("solver.games.lp") == LAYERS.index("games") and _layer("quintet.cards") == -1
 
 
-GAME_ALGORITHMS = ("double_oracle", "restricted_nash", "sparse_mix", "lp", "psro", "equilibrium_set")
+GAME_ALGORITHMS = ("double_oracle", "restricted_nash", "sparse_mix", "lp")
 """solver/games/'s generic algorithms: they see a game through its protocol, never Quintet."""
-QUINTET_GAMES = ("quintet_game", "pure_security", "quintet_structure")
-"""solver/games/'s modules about Quintet itself: Quintet as such a game, and the questions
-asked of it (pure security levels, the structure of its equilibria)."""
+QUINTET_GAMES = ("quintet_game",)
+"""solver/games/'s modules about Quintet itself: Quintet as such a game."""
 
 
 def test_the_game_algorithms_know_nothing_of_quintet():
@@ -228,6 +227,37 @@ def test_the_game_algorithms_know_nothing_of_quintet():
                     module.startswith("solver.games.") and module.removeprefix("solver.games.") not in QUINTET_GAMES):
                 quintet_aware.append(f"{name} imports {module}")
     assert quintet_aware == []
+
+
+def _package_files() -> list[Path]:
+    return sorted([*(ROOT / "quintet").rglob("*.py"), *(ROOT / "solver").rglob("*.py")])
+
+
+def test_the_package_never_imports_the_research_modules(tmp_path):
+    # benchmarks/research/ is analysis, not product: imported as ``research`` by benchmarks and tests only
+    research = {p.stem for p in (ROOT / "benchmarks" / "research").glob("*.py")} - {"__init__"}
+    assert {"psro", "pure_security"} <= research
+
+    def found(paths: list[Path], package: str | None = None) -> list[str]:
+        return [f"{path.name} imports {module}" for path in paths for module in _imports(path, package)
+                if module.split(".")[0] in ("research", "benchmarks") or module.rsplit(".", 1)[-1] in research]
+
+    assert found(_package_files()) == []
+    probe = tmp_path / "probe.py"  # the control: a lazy import of a research module is seen
+    probe.write_text("def f():\n    from research.psro import psro\n", encoding="utf-8")
+    assert found([probe], "solver.games") == ["probe.py imports research.psro"]
+
+
+def test_the_wheel_holds_no_research_or_benchmark_package():
+    import tomllib
+
+    from setuptools import find_packages
+
+    setuptools = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["setuptools"]
+    find = setuptools["packages"]["find"]
+    packages = find_packages(str(ROOT), include=find["include"], exclude=find.get("exclude", ()))
+    assert {"quintet.draw.cfr", "solver.games"} <= set(packages)  # the control: the product's are found
+    assert [p for p in packages if p.split(".")[0] not in ("quintet", "solver")] == []
 
 
 CFR_ALGORITHMS = ("tree", "kernels", "solve", "toys")  # quintet.draw.cfr: the solvers and their test games
