@@ -268,7 +268,7 @@ def walk(t, w, prior0, prior1, trav, mode, table, out, weight):
     return total
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True)
 def _strategy_here(t, node, d, trav, mode, table, out, reach, strat):
     """``strat[d]`` (action, type): the acting player's strategy at a decision node on the way down."""
     q = t.player[node]
@@ -286,7 +286,7 @@ def _strategy_here(t, node, d, trav, mode, table, out, reach, strat):
                 strat[d, a, x] = table[base + x * n_act + a] if q == 1 - trav else 1.0
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True)
 def _settle(t, node, d, trav, mode, table, out, weight, w):
     """The traverser's decision node on the way up, every action's value known: its value (and, learning,
     its regrets and average; best-responding, its choice)."""
