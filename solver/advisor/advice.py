@@ -27,7 +27,7 @@ from quintet.cards import cards_of, format_card, format_cards, mask_of, parse_ca
 from quintet.evaluator import evaluate
 from quintet.game import Arrangement, Deal, IllegalArrangementError
 from quintet.text import quote
-from solver.engines.base import DEFAULT_ENGINE, EngineOptions, solve
+from solver.engines.base import EngineOptions, solve
 from solver.problem.best_response import (
     FLOAT_NOISE,
     OBJECTIVES,
@@ -54,7 +54,6 @@ __all__ = [
     "grade",
     "evaluate_arrangement",
     "fixed_packets",
-    "solve_problem",
     "best_response_problem",
     "fixed_indices",
 ]
@@ -169,12 +168,6 @@ def evaluate_arrangement(tables: DealTables, marginals: np.ndarray, arrangement:
     return tuple(slots), margin, points
 
 
-def solve_problem(problem: BestResponseProblem, options: EngineOptions = DEFAULT_ENGINE, *,
-                  hint: tuple[int, ...] | None = None, stop_event: threading.Event | None = None) -> EngineResult:
-    """Run the exact engine ``options`` names on a prepared problem (``solver.engines.base``)."""
-    return solve(problem, options, hint, stop_event)
-
-
 def engine_options(options: EngineOptions | None = None, *, engine: str | None = None,
                    time_limit: float | None = None, threads: int | None = None,
                    seed: int | None = None) -> EngineOptions:
@@ -263,7 +256,7 @@ def complete(deal: Deal, fixed: Mapping[int, int | str], opponent: OpponentModel
     problem = _problem(tables, marginals, objective, fixed_indices(tables, fixed))
     start = time.perf_counter()
     chosen = engine_options(options, engine=engine, time_limit=time_limit, threads=threads, seed=seed)
-    result = solve_problem(problem, chosen, stop_event=stop_event)
+    result = solve(problem, chosen, None, stop_event)
     result.seconds = time.perf_counter() - start
     return _solution(tables, marginals, opponent_model, objective, result, stop_event)
 
@@ -280,7 +273,7 @@ def best_response_problem(deal: Deal, opponent: OpponentModel | str, *, objectiv
                           fixed: Mapping[int, int | str] | None = None,
                           tables: DealTables | None = None) -> BestResponseProblem:
     """The question ``complete``/``best_response`` hand to an engine, for engines of one's own
-    choice (``solve_problem``) or independent rechecks (``solver.advisor.verify``)."""
+    choice (``solver.engines.base.solve``) or independent rechecks (``solver.advisor.verify``)."""
     tables = tables or DealTables.build(deal)
     marginals = _resolve_opponent(opponent, deal).marginals(tables)
     return _problem(tables, marginals, objective, fixed_indices(tables, fixed or {}))
@@ -356,7 +349,7 @@ def grade(deal: Deal, arrangement: Arrangement | str, opponent: OpponentModel | 
                                 0.0, "given")
     given = _solution(tables, marginals, opponent_model, objective, given_result, None)
     chosen = engine_options(options, engine=engine, time_limit=time_limit, threads=threads, seed=seed)
-    result = solve_problem(problem, chosen, hint=given_idx, stop_event=stop_event)
+    result = solve(problem, chosen, given_idx, stop_event)
     result.seconds = time.perf_counter() - start
     best = _solution(tables, marginals, opponent_model, objective, result, stop_event)
     return Grade(given, best, _best_swap(tables, problem, arrangement))

@@ -26,9 +26,9 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from quintet.game import Arrangement, Deal
-from solver.advisor.advice import Solution, best_response_problem, solve_problem
+from solver.advisor.advice import Solution, best_response_problem
 from solver.advisor.equilibrium import EquilibriumResult
-from solver.engines.base import EngineOptions, other_engine
+from solver.engines.base import EngineOptions, other_engine, solve
 from solver.games.quintet_game import QuintetGame
 from solver.problem.best_response import VALUE_TOLERANCE, BestResponseProblem
 from solver.problem.deal_tables import DealTables
@@ -94,8 +94,7 @@ def recheck(problem: BestResponseProblem, *, claim: str, claimed: float, engine:
             stop_event: threading.Event | None = None) -> Verification:
     """Solve ``problem`` with ``engine`` and compare with the claimed value (see module doc)."""
     start = time.perf_counter()
-    result = solve_problem(problem, EngineOptions(engine=engine, time_limit=time_limit), hint=hint,
-                           stop_event=stop_event)
+    result = solve(problem, EngineOptions(engine=engine, time_limit=time_limit), hint, stop_event)
     return Verification(claim, claimed, result.engine, result.value, result.bound, result.optimal,
                         time.perf_counter() - start)
 

@@ -81,9 +81,6 @@ class Line:
     spot: Spot | End
     offset: int
 
-    def player_of(self, seat: int) -> int:
-        return self.seats.index(seat)
-
 
 def _move(record: object) -> tuple[int, int] | None:
     """(seat, action code) of a record of a move (None: an ante, the show-down, a fold-out)."""
