@@ -35,7 +35,7 @@ class TreeArrays(NamedTuple):
     kind: np.ndarray
     player: np.ndarray
     first: np.ndarray
-    count: np.ndarray
+    n_children: np.ndarray  # the tree's ``count`` (a tuple's ``count`` is a method)
     children: np.ndarray
     types: np.ndarray
     offset: np.ndarray
@@ -48,7 +48,7 @@ class TreeArrays(NamedTuple):
 
 
 def tree_arrays(tree: PublicTree) -> TreeArrays:
-    return TreeArrays(*(getattr(tree, name) for name in TreeArrays._fields))
+    return TreeArrays(*(getattr(tree, "count" if name == "n_children" else name) for name in TreeArrays._fields))
 
 
 class Work(NamedTuple):
@@ -185,7 +185,7 @@ def walk(t, w, prior0, prior1, trav, mode, table, out, weight):
     Returns the traverser's expected payoff (0.0 for ``REACH``).  The walk is a loop over an explicit stack
     by depth (numba cannot cache recursion); its per-depth state is ``w`` (``Work``).
     """
-    kind, player, first, count, children, types = t.kind, t.player, t.first, t.count, t.children, t.types
+    kind, player, first, count, children, types = t.kind, t.player, t.first, t.n_children, t.children, t.types
     reach, value, action_value, strat = w.reach, w.value, w.action_value, w.strategy
     learning = mode == CFR or mode == CFR_PLUS
     depth_max = reach.shape[0]
@@ -272,7 +272,7 @@ def walk(t, w, prior0, prior1, trav, mode, table, out, weight):
 def _strategy_here(t, node, d, trav, mode, table, out, reach, strat):
     """``strat[d]`` (action, type): the acting player's strategy at a decision node on the way down."""
     q = t.player[node]
-    n_act = t.count[node]
+    n_act = t.n_children[node]
     base = t.offset[node]
     if mode == CFR or mode == CFR_PLUS:
         _matching(table, base, t.types[node, q], n_act, strat[d])
@@ -290,7 +290,7 @@ def _strategy_here(t, node, d, trav, mode, table, out, reach, strat):
 def _settle(t, node, d, trav, mode, table, out, weight, w):
     """The traverser's decision node on the way up, every action's value known: its value (and, learning,
     its regrets and average; best-responding, its choice)."""
-    n_act = t.count[node]
+    n_act = t.n_children[node]
     base = t.offset[node]
     value, action_value, strat = w.value, w.action_value, w.strategy
     for x in range(t.types[node, trav]):
@@ -349,7 +349,7 @@ def _down(t, node, d, i, reach, strat):
 def normalise(t, weights, out):
     """The behaviour strategy of summed weights (an average strategy): each block's rows scaled to 1
     (uniform where a row sums to 0)."""
-    kind, count, types, offset, player = t.kind, t.count, t.types, t.offset, t.player
+    kind, count, types, offset, player = t.kind, t.n_children, t.types, t.offset, t.player
     for node in range(kind.shape[0]):
         if kind[node] != DECISION:
             continue
@@ -366,7 +366,7 @@ def normalise(t, weights, out):
 @njit(cache=True, nogil=True)
 def current_strategy(t, regrets, out):
     """The regret-matching strategy of every block."""
-    kind, count, types, offset, player = t.kind, t.count, t.types, t.offset, t.player
+    kind, count, types, offset, player = t.kind, t.n_children, t.types, t.offset, t.player
     for node in range(kind.shape[0]):
         if kind[node] != DECISION:
             continue
@@ -431,7 +431,7 @@ def _payoff(t, node, a, b):
 @njit(cache=True, nogil=True)
 def _es_walk(t, trav, ty0, ty1, regrets, avg, weight, values, probs, at, nxt, tys, scale):
     """One sampled walk (``es_pass``), iterative; returns the traverser's sampled payoff."""
-    kind, player, first, count, children, offset = t.kind, t.player, t.first, t.count, t.children, t.offset
+    kind, player, first, count, children, offset = t.kind, t.player, t.first, t.n_children, t.children, t.offset
     mat_data, mat_offset, mat_cols, matrix = t.mat_data, t.mat_offset, t.mat_cols, t.matrix
     d = 0
     at[0] = 0
@@ -541,7 +541,7 @@ def es_pass(t, w, prior0, prior1, trav, walks, seed, regrets, avg, weight):
 def quantise(t, probabilities, out):
     """Each row as uint8 steps of 1/255 summing to 255: the floors, then one more step to the largest
     remainders (ties: the first action)."""
-    kind, count, types, offset, player = t.kind, t.count, t.types, t.offset, t.player
+    kind, count, types, offset, player = t.kind, t.n_children, t.types, t.offset, t.player
     for node in range(kind.shape[0]):
         if kind[node] != DECISION:
             continue
@@ -569,7 +569,7 @@ def quantise(t, probabilities, out):
 def purify(t, weights, choice, pure_below, unreached, out):
     """Rows whose own reach (the row's sum of ``weights``) is below ``pure_below`` become one action: the
     row's most likely one, or ``choice``'s where the reach is below ``unreached``."""
-    kind, count, types, offset, player = t.kind, t.count, t.types, t.offset, t.player
+    kind, count, types, offset, player = t.kind, t.n_children, t.types, t.offset, t.player
     for node in range(kind.shape[0]):
         if kind[node] != DECISION:
             continue
