@@ -43,7 +43,8 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from quintet.draw.bots import AdvisorBot, RandomBot  # noqa: E402
+from quintet.draw.advisor_bot import AdvisorBot  # noqa: E402
+from quintet.draw.bots import RandomBot  # noqa: E402
 from quintet.draw.cfr.betting import build_game  # noqa: E402
 from quintet.draw.cfr.bot import CfrBot  # noqa: E402
 from quintet.draw.cfr.classes import hand_classes  # noqa: E402

@@ -16,7 +16,7 @@ joins with all 120 slot orders of its partition):
 
 1. ``do-shipped`` — ``double_oracle`` with the default options and the game's cheap oracle;
 2. ``do-exact-only`` — the same without the cheap oracle, ``exact_every=1``;
-3. ``fp`` — fictitious play: PSRO with the ``uniform`` meta-solver (``solver.games.psro``);
+3. ``fp`` — fictitious play: PSRO with the ``uniform`` meta-solver (``research.psro``);
 4. ``psro-rm+`` — PSRO with regret-matching+ as meta-solver;
 5. ``psro-hedge`` — PSRO with Hedge as meta-solver;
 6. ``odo`` — the online double oracle (``online_double_oracle``);
@@ -73,12 +73,12 @@ from analysis_common import (  # noqa: E402
 )
 from bench_best_response import random_good_arrangement  # noqa: E402
 from benchmark_results import write_section  # noqa: E402
+from research.psro import PsroRecord, online_double_oracle, psro  # noqa: E402
 
 from quintet.game import Deal  # noqa: E402
 from solver.engines.base import DEFAULT_ENGINE, solve  # noqa: E402
 from solver.games.double_oracle import DoubleOracleOptions, IterationRecord, double_oracle  # noqa: E402
 from solver.games.lp import solve_symmetric_lp  # noqa: E402
-from solver.games.psro import PsroRecord, online_double_oracle, psro  # noqa: E402
 from solver.games.quintet_game import QuintetGame, Strategy  # noqa: E402
 from solver.problem.best_response import BestResponseProblem, slot_values  # noqa: E402
 from solver.problem.deal_tables import DealTables  # noqa: E402

@@ -58,11 +58,11 @@ from analysis_common import (  # noqa: E402
 from bench_structure import structure_mixes  # noqa: E402
 from bench_uniqueness import sparse_resolve  # noqa: E402
 from benchmark_results import write_section  # noqa: E402
+from research.quintet_structure import best_responses_in_orbits, fewest_arrangements  # noqa: E402
 
 from quintet.game import Arrangement, Deal  # noqa: E402
 from solver.advisor.equilibrium import equilibrium  # noqa: E402
 from solver.games.quintet_game import QuintetGame, Strategy  # noqa: E402
-from solver.games.quintet_structure import best_responses_in_orbits, fewest_arrangements  # noqa: E402
 from solver.games.sparse_mix import CertifiedMix, SparseMixSearch  # noqa: E402
 from solver.problem.deal_tables import DealTables  # noqa: E402
 

@@ -9,7 +9,7 @@ Deals: ``Deal.random(seed)`` from ``--seed`` (as dealt; the deals of ``bench_str
 first of ``bench_heuristics``).  Per deal:
 
 * **the pure security level** min_P E(P) — the least exploitability of a single arrangement —
-  by ``solver.games.pure_security.pure_security_level``: an upper bound (the least E found, each
+  by ``research.pure_security.pure_security_level``: an upper bound (the least E found, each
   an exact best response's value) and a lower bound proved from the reorder and re-split bounds
   and an enumeration of the partitions with two strong tie groups; *exact* when they meet.
   Candidates: the exact equilibrium's partitions (from ``bench_structure``'s records when present,
@@ -47,11 +47,11 @@ from analysis_common import (  # noqa: E402
 )
 from bench_structure import structure_mixes  # noqa: E402
 from benchmark_results import write_section  # noqa: E402
+from research.pure_security import exploitability, pure_security_level  # noqa: E402
 
 from quintet.game import Arrangement, Deal  # noqa: E402
 from solver.advisor.advice import best_response  # noqa: E402
 from solver.advisor.equilibrium import equilibrium  # noqa: E402
-from solver.games.pure_security import exploitability, pure_security_level  # noqa: E402
 from solver.games.quintet_game import QuintetGame  # noqa: E402
 from solver.problem.best_response import expected_margin  # noqa: E402
 from solver.problem.deal_tables import DealTables  # noqa: E402
@@ -153,7 +153,8 @@ def make_report(records: list[dict], runs: list[dict], args: argparse.Namespace)
              "the Structure section). The *pure security level* of a deal is the least exploitability of a single "
              "arrangement, min_P max_Q u(Q, P): what a player who never randomises concedes to a best response; an "
              "equilibrium concedes 0. Each deal's level is bracketed by an upper bound (the least E found, every E an "
-             "exact best response's value) and a proven lower bound (`solver/games/pure_security.py`): the opponent "
+             "exact best response's value) and a proven lower bound (`benchmarks/research/pure_security.py`): "
+             "the opponent "
              "may lay P's own hands in another order (five different strengths: it wins all slots but the one with "
              "P's strongest hand, ≥ 11 points; one tied pair: ≥ 6; two tie groups: ≥ 2), or re-split a tied pair "
              "(two equal high-card, one-pair or two-pair hands always lose both slots to the re-split: ≥ 7), and "

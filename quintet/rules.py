@@ -17,7 +17,7 @@ from .text import quote
 
 __all__ = [
     "Category", "Rules", "CLASSIC", "RULE_SETS", "get_rules", "UnknownRulesError",
-    "CATEGORY_TABLES", "VARIANT_DECKS", "variant_rule_set_names",
+    "CATEGORY_TABLES", "VARIANT_DECKS",
 ]
 
 
@@ -313,10 +313,6 @@ VARIANT_DECKS: dict[str, Deck] = {
 }
 _VARIANT_TABLES = {"": ("standard", False), "-11": ("11", False), "-11-swap": ("11", True),
                    "-9": ("9", False), "-7": ("7", False)}
-
-
-def variant_rule_set_names() -> list[str]:
-    return [f"draw{d}{t}" for d in VARIANT_DECKS for t in _VARIANT_TABLES]
 
 
 for _deck_name, _deck in VARIANT_DECKS.items():

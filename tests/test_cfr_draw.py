@@ -11,10 +11,11 @@ import numpy as np
 import pytest
 from cfr_brute import history_best_response, history_value
 
-from quintet.draw.bots import AdvisorBot, make_bot
+from quintet.draw.advisor_bot import AdvisorBot
+from quintet.draw.bots import make_bot
 from quintet.draw.cfr import betting as B
 from quintet.draw.cfr.betting import Betting, End, Navigator, Spot, action_text, build_game, parse_action
-from quintet.draw.cfr.bot import CfrBot, action_of, advise, advise_line, line
+from quintet.draw.cfr.bot import CfrBot, action_of, line, line_advice, spot_advice
 from quintet.draw.cfr.classes import best_draw, draw_values, hand_classes
 from quintet.draw.cfr.solve import CFRPlus, best_response, exploitability
 from quintet.draw.cfr.strategy import Strategy, StrategyError, finish, quantise, strategy_key, train
@@ -333,13 +334,13 @@ def test_advice_explains_a_spot(small_strategy):
     state = State(SMALL, terms, [100, 100], dealer=0, seed=11)
     while state.phase is Phase.ANTES:
         state.post_ante()
-    advice = advise(strategy, state, state.actor)
+    advice = spot_advice(strategy, state, state.actor)
     assert advice.phase == "before" and sum(a.probability for a in advice.actions) == pytest.approx(1.0)
     assert advice.why.startswith(advice.best.text) and sum(advice.opponent) == pytest.approx(1.0)
     state.call()
     state.call()
     assert state.phase is Phase.EXCHANGE
-    advice = advise(strategy, state, state.actor)
+    advice = spot_advice(strategy, state, state.actor)
     assert [o.drawn for o in advice.exchanges] == list(range(6)) and advice.exchanges[0].keep == state.hand(1)
     out = advice.to_model(strategy).model_dump(mode="json")
     assert out["kind"] == "draw_strategy" and out["phase"] == "exchange" and out["player"] == "first"
@@ -348,7 +349,7 @@ def test_advice_explains_a_spot(small_strategy):
     assert out["strategy"]["iterations"] == 30 and sum(out["opponent_classes"]) == pytest.approx(1.0)
     state.exchange()
     state.exchange()
-    advice = advise(strategy, state, state.actor)
+    advice = spot_advice(strategy, state, state.actor)
     assert advice.phase == "after" and all(a.value is not None for a in advice.actions)
     fold = next(a for a in advice.actions if a.code == B.FOLD)
     assert fold.value == -state.contributions[state.actor]  # folding loses what is in
@@ -373,13 +374,13 @@ def test_actions_as_text_round_trip_and_refuse_what_is_not_one():
 def test_advice_for_a_position_given_as_actions(small_strategy):
     strategy, _, terms = small_strategy
     hand = SMALL.deck.cards()[:5]
-    first = advise_line(strategy, hand, [], 0)
+    first = line_advice(strategy, hand, [], 0)
     assert first.player == 0 and first.pot == 2 * terms.ante and first.to_call == terms.stake
     with pytest.raises(ValueError, match="it is the first player's turn, not yours"):
-        advise_line(strategy, hand, [], 1)
+        line_advice(strategy, hand, [], 1)
     with pytest.raises(ValueError, match=r"action 1 \(raise 5\) is not allowed there \(allowed: fold, call, raise 2\)"):
-        advise_line(strategy, hand, [B.RAISE + 5], 0)
+        line_advice(strategy, hand, [B.RAISE + 5], 0)
     with pytest.raises(ValueError, match="the hand is over"):
-        advise_line(strategy, hand, [B.FOLD], 1)
-    after = advise_line(strategy, hand, [B.CALL, B.CALL, B.DRAW + 1], 1)
+        line_advice(strategy, hand, [B.FOLD], 1)
+    after = line_advice(strategy, hand, [B.CALL, B.CALL, B.DRAW + 1], 1)
     assert after.spot is Phase.EXCHANGE and len(after.exchanges) == 6

@@ -1,6 +1,6 @@
-"""The equilibrium-set program (``solver.games.equilibrium_set``), the structure of a Quintet
-deal's equilibria (``solver.games.quintet_structure``) and the pure security level
-(``solver.games.pure_security``): against brute force on small games, known values and the
+"""The equilibrium-set program (``research.equilibrium_set``), the structure of a Quintet
+deal's equilibria (``research.quintet_structure``) and the pure security level
+(``research.pure_security``): against brute force on small games, known values and the
 identities their docstrings prove."""
 
 from __future__ import annotations
@@ -12,11 +12,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from matrix_game import MatrixGame
-
-from quintet.game import Deal
-from solver.advisor.equilibrium import equilibrium
-from solver.games.equilibrium_set import EquilibriumSet
-from solver.games.pure_security import (
+from research.equilibrium_set import EquilibriumSet
+from research.pure_security import (
     _resplit_classes,
     _resplits,
     _weak_resplit,
@@ -27,8 +24,7 @@ from solver.games.pure_security import (
     reorder_table,
     tie_classes,
 )
-from solver.games.quintet_game import QuintetGame
-from solver.games.quintet_structure import (
+from research.quintet_structure import (
     best_responses_in_orbits,
     concession,
     coupling_lower_bound,
@@ -37,6 +33,10 @@ from solver.games.quintet_structure import (
     percentiles,
     weakest_slot,
 )
+
+from quintet.game import Deal
+from solver.advisor.equilibrium import equilibrium
+from solver.games.quintet_game import QuintetGame
 from solver.problem.deal_tables import DealTables
 
 WEIGHTS = (3, 4, 5, 6, 7)

@@ -211,11 +211,10 @@ def test_the_layer_check_sees_an_upward_import(tmp_path):
     assert _layer("solver.games.lp") == LAYERS.index("games") and _layer("quintet.cards") == -1
 
 
-GAME_ALGORITHMS = ("double_oracle", "restricted_nash", "sparse_mix", "lp", "psro", "equilibrium_set")
+GAME_ALGORITHMS = ("double_oracle", "restricted_nash", "sparse_mix", "lp")
 """solver/games/'s generic algorithms: they see a game through its protocol, never Quintet."""
-QUINTET_GAMES = ("quintet_game", "pure_security", "quintet_structure")
-"""solver/games/'s modules about Quintet itself: Quintet as such a game, and the questions
-asked of it (pure security levels, the structure of its equilibria)."""
+QUINTET_GAMES = ("quintet_game",)
+"""solver/games/'s modules about Quintet itself: Quintet as such a game."""
 
 
 def test_the_game_algorithms_know_nothing_of_quintet():
@@ -228,6 +227,117 @@ def test_the_game_algorithms_know_nothing_of_quintet():
                     module.startswith("solver.games.") and module.removeprefix("solver.games.") not in QUINTET_GAMES):
                 quintet_aware.append(f"{name} imports {module}")
     assert quintet_aware == []
+
+
+def _package_files() -> list[Path]:
+    return sorted([*(ROOT / "quintet").rglob("*.py"), *(ROOT / "solver").rglob("*.py")])
+
+
+def test_the_package_never_imports_the_research_modules(tmp_path):
+    # benchmarks/research/ is analysis, not product: imported as ``research`` by benchmarks and tests only
+    research = {p.stem for p in (ROOT / "benchmarks" / "research").glob("*.py")} - {"__init__"}
+    assert {"psro", "pure_security"} <= research
+
+    def found(paths: list[Path], package: str | None = None) -> list[str]:
+        return [f"{path.name} imports {module}" for path in paths for module in _imports(path, package)
+                if module.split(".")[0] in ("research", "benchmarks") or module.rsplit(".", 1)[-1] in research]
+
+    assert found(_package_files()) == []
+    probe = tmp_path / "probe.py"  # the control: a lazy import of a research module is seen
+    probe.write_text("def f():\n    from research.psro import psro\n", encoding="utf-8")
+    assert found([probe], "solver.games") == ["probe.py imports research.psro"]
+
+
+def test_the_wheel_holds_no_research_or_benchmark_package():
+    import tomllib
+
+    from setuptools import find_packages
+
+    setuptools = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["setuptools"]
+    find = setuptools["packages"]["find"]
+    packages = find_packages(str(ROOT), include=find["include"], exclude=find.get("exclude", ()))
+    assert {"quintet.draw.cfr", "solver.games"} <= set(packages)  # the control: the product's are found
+    assert [p for p in packages if p.split(".")[0] not in ("quintet", "solver")] == []
+
+
+# ---------------------------------------------------------------------------- no import circles
+
+def _module_graph(root: Path, tops: tuple[str, ...] = ("quintet", "solver")) -> dict[str, set[str]]:
+    """Module → the package's modules it imports, top level and inside functions (``from p import m``
+    names the submodule ``p.m`` when there is one)."""
+    import ast
+
+    files = {}
+    for top in tops:
+        for path in (root / top).rglob("*.py"):
+            parts = path.relative_to(root).with_suffix("").parts
+            files[".".join(parts[:-1] if parts[-1] == "__init__" else parts)] = path
+    graph: dict[str, set[str]] = {}
+    for name, path in files.items():
+        package = (name if path.name == "__init__.py" else name.rpartition(".")[0]).split(".")
+        targets: set[str] = set()
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                targets.update(alias.name for alias in node.names)
+            elif isinstance(node, ast.ImportFrom):
+                base = ".".join(package[: len(package) - node.level + 1] + [node.module or ""]).strip(".") \
+                    if node.level else node.module or ""
+                targets.update(f"{base}.{a.name}" if f"{base}.{a.name}" in files else base for a in node.names)
+        graph[name] = {t for t in targets if t in files and t != name}
+    return graph
+
+
+def _circles(graph: dict[str, set[str]]) -> set[frozenset[str]]:
+    """The strongly connected components of more than one module (Tarjan's algorithm, iterative)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    found: set[frozenset[str]] = set()
+    for start in sorted(graph):
+        if start in index:
+            continue
+        work = [(start, iter(sorted(graph[start])))]
+        index[start] = low[start] = len(index)
+        stack.append(start)
+        while work:
+            node, edges = work[-1]
+            step = next(edges, None)
+            if step is not None:
+                if step not in index:
+                    index[step] = low[step] = len(index)
+                    stack.append(step)
+                    work.append((step, iter(sorted(graph[step]))))
+                elif step in stack:
+                    low[node] = min(low[node], index[step])
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[node])
+            if low[node] == index[node]:
+                component = stack[stack.index(node):]
+                del stack[stack.index(node):]
+                if len(component) > 1:
+                    found.add(frozenset(component))
+    return found
+
+
+def test_no_import_circles_in_the_package():
+    graph = _module_graph(ROOT)
+    assert len(graph) > 100 and "quintet.draw.advisor_bot" in graph["quintet.draw.cfr.bot"]
+    assert sorted(sorted(c) for c in _circles(graph)) == []
+
+
+def test_the_circle_check_sees_a_lazy_import_circle(tmp_path):
+    # the control: a -> b at the top, b -> c inside a function, c -> a through ``from p import a``
+    (tmp_path / "p").mkdir()
+    (tmp_path / "p" / "__init__.py").write_text("", encoding="utf-8")
+    (tmp_path / "p" / "a.py").write_text("from .b import f\n", encoding="utf-8")
+    (tmp_path / "p" / "b.py").write_text("def f():\n    import p.c\n", encoding="utf-8")
+    (tmp_path / "p" / "c.py").write_text("from p import a\n", encoding="utf-8")
+    (tmp_path / "p" / "d.py").write_text("from . import a\n", encoding="utf-8")
+    graph = _module_graph(tmp_path, ("p",))
+    assert graph["p.d"] == {"p.a"}
+    assert _circles(graph) == {frozenset({"p.a", "p.b", "p.c"})}
 
 
 CFR_ALGORITHMS = ("tree", "kernels", "solve", "toys")  # quintet.draw.cfr: the solvers and their test games

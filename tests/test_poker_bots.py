@@ -13,7 +13,8 @@ import pytest
 
 from quintet.cards import cards_of, parse_cards
 from quintet.draw import advise
-from quintet.draw.bots import AdvisorBot, RandomBot, make_bot
+from quintet.draw.advisor_bot import AdvisorBot
+from quintet.draw.bots import RandomBot, make_bot
 from quintet.draw.game import Action, ActionKind, Exchange, Phase, State, Terms
 from quintet.draw.policy import exchange_policy, strength_model
 from quintet.draw.table import Table

@@ -1,4 +1,4 @@
-"""PSRO's meta-solvers and the online double oracle (``solver.games.psro``) on small symmetric games
+"""PSRO's meta-solvers and the online double oracle (``research.psro``) on small symmetric games
 whose equilibria are known, every certified exploitability checked by brute force."""
 
 from __future__ import annotations
@@ -8,8 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from matrix_game import MatrixGame
-
-from solver.games.psro import META_SOLVERS, online_double_oracle, psro
+from research.psro import META_SOLVERS, online_double_oracle, psro
 
 RPS = np.array([[0, -1, 1], [1, 0, -1], [-1, 1, 0]], dtype=float)
 

@@ -53,7 +53,8 @@ from ..rules import RULE_SETS, TIEBREAKS, Category, Rules
 from ..seeds import SEED_MAX, check_seed, fresh_seed
 from ..terminal import SHARED_HELP, Terminal, command_word, grid
 from ..text import plural, quote
-from .bots import BOT_KINDS, AdvisorBot, make_bot
+from .advisor_bot import AdvisorBot
+from .bots import BOT_KINDS, make_bot
 from .cfr.betting import DRAW
 from .cfr.strategy import Strategy
 from .game import (
@@ -507,11 +508,11 @@ class TerminalPlayer:
 
     def strategy_hint(self, state: State, seat: int) -> None:
         """The heads-up strategy here: its action probabilities for your class, the pot odds, what each
-        exchange draws to, and why, in a line (``quintet.draw.cfr.bot.advise``)."""
-        from .cfr.bot import advise, likeliest
+        exchange draws to, and why, in a line (``quintet.draw.cfr.bot.spot_advice``)."""
+        from .cfr.bot import likeliest, spot_advice
 
         assert self.strategy is not None
-        advice = advise(self.strategy, state, seat)
+        advice = spot_advice(self.strategy, state, seat)
         say = self.screen.say
         shown = sorted(advice.actions, key=lambda a: -a.probability)
         moves = " · ".join(f"{a.text} {100 * a.probability:.0f}%" for a in shown if a.probability >= 0.005)

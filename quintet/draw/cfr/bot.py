@@ -9,10 +9,10 @@ all but the best 5 - d cards (exact mean percentile).  Where the real game forbi
 (no credit: the abstract game's stacks are deep) it calls if it can, else folds.
 
 In a hand dealt to three or more the strategy does not apply (it is heads-up): the bot plays
-as the advisor bot there (``quintet.draw.bots.AdvisorBot``), and switches to the strategy in a
+as the advisor bot there (``quintet.draw.advisor_bot.AdvisorBot``), and switches to the strategy in a
 hand dealt to two players (at a bigger table, once the others have left it).
 
-``advise(strategy, state, seat)`` explains a spot for a person (``quintet poker``'s ``hint``, the
+``spot_advice(strategy, state, seat)`` explains a spot for a person (``quintet poker``'s ``hint``, the
 page's Draw tab): the strategy's probabilities of the seat's class, the pot odds, the other
 player's range (his classes, by Bayes' rule from the strategy and his actions), the chips each
 action is worth against that range after the exchange, what each exchange draws to, and a
@@ -31,7 +31,8 @@ import numpy as np
 from ...cards import format_cards, parse_cards
 from ...rules import Rules
 from ...text import quote
-from ..advisor import advise as draw_advice
+from ..advisor import advise
+from ..advisor_bot import AdvisorBot
 from ..game import (
     Action,
     ActionKind,
@@ -66,7 +67,7 @@ from .strategy import Strategy, StrategyError, strategy_for
 if TYPE_CHECKING:
     from ...schema import DrawStrategyOut
 
-__all__ = ["CfrBot", "Line", "line", "follow", "Advice", "ActionAdvice", "ExchangeOption", "advise", "advise_line",
+__all__ = ["CfrBot", "Line", "line", "follow", "Advice", "ActionAdvice", "ExchangeOption", "spot_advice", "line_advice",
            "position_advice", "action_of", "likeliest"]
 
 
@@ -79,9 +80,6 @@ class Line:
     steps: tuple[tuple[Spot, int, int], ...]
     spot: Spot | End
     offset: int
-
-    def player_of(self, seat: int) -> int:
-        return self.seats.index(seat)
 
 
 def _move(record: object) -> tuple[int, int] | None:
@@ -167,8 +165,6 @@ class CfrBot:
 
     def __init__(self, rules: Rules, terms: Terms, seed: int = 0, *, strategy: Strategy | None = None,
                  steps: np.ndarray | None = None, bluff: float = 0.1, build: bool = True) -> None:
-        from ..bots import AdvisorBot  # the fallback at a table of three or more
-
         self.rules = rules
         self.terms = terms
         self.seed = seed
@@ -177,7 +173,7 @@ class CfrBot:
         self._missing = False
         self._steps = steps
         self._rng = random.Random(seed)
-        self._fallback = AdvisorBot(rules, seed, bluff=bluff)
+        self._fallback = AdvisorBot(rules, seed, bluff=bluff)  # at a table of three or more
 
     def __repr__(self) -> str:
         return f"CfrBot({self.rules.name!r}, seed={self.seed})"
@@ -351,7 +347,7 @@ def _final(strategy: Strategy, dist: np.ndarray, exchanged: bool) -> np.ndarray:
 
 def _exchange_options(rules: Rules, hand: tuple[int, ...]) -> tuple[ExchangeOption, ...]:
     keeps, values = draw_values(rules, hand)
-    advice = draw_advice(hand, rules)
+    advice = advise(hand, rules)
     out = []
     for d in range(6):
         kept = tuple(c for i, c in enumerate(hand) if keeps[d] >> i & 1)
@@ -364,16 +360,16 @@ def _exchange_options(rules: Rules, hand: tuple[int, ...]) -> tuple[ExchangeOpti
     return tuple(out)
 
 
-def advise(strategy: Strategy, state: State, seat: int, *, values: bool = True) -> Advice:
+def spot_advice(strategy: Strategy, state: State, seat: int, *, values: bool = True) -> Advice:
     """The strategy's advice to ``seat`` (whose turn it is) in a heads-up hand (module doc)."""
     hand = line(strategy, state)
     if not isinstance(hand.spot, Spot) or hand.seats[hand.spot.turn] != seat:
         raise ValueError(f"seat {seat} is not to act")
-    return advise_line(strategy, state.hand(seat), [code for _, _, code in hand.steps], hand.spot.turn,
+    return line_advice(strategy, state.hand(seat), [code for _, _, code in hand.steps], hand.spot.turn,
                        values=values, seat=seat)
 
 
-def advise_line(strategy: Strategy, cards: Sequence[int], codes: Sequence[int], player: int, *, values: bool = True,
+def line_advice(strategy: Strategy, cards: Sequence[int], codes: Sequence[int], player: int, *, values: bool = True,
                 seat: int | None = None) -> Advice:
     """The advice to ``player`` (0: first to act, on the dealer's left) holding ``cards`` (five card ints: as
     dealt before his exchange, the final hand after it) after the actions ``codes`` of both players from the
@@ -423,7 +419,7 @@ def position_advice(rules: Rules, terms: Terms, hand: str, actions: Sequence[str
     except StrategyError:
         raise StrategyError(f"no heads-up strategy is stored for {rules.name} under these terms "
                          "(quintet poker --players 2 --bots cfr solves and stores it)") from None
-    return advise_line(strategy, cards, codes, 0 if player == "first" else 1).to_model(strategy)
+    return line_advice(strategy, cards, codes, 0 if player == "first" else 1).to_model(strategy)
 
 
 _PHASES = {BEFORE: Phase.BETTING_BEFORE, EXCHANGE: Phase.EXCHANGE, AFTER: Phase.BETTING_AFTER, SEEING: Phase.SEEING}

@@ -1,49 +1,80 @@
 """numba kernels of the solvers over a ``PublicTree`` (``quintet.draw.cfr.tree``): small and pure.
 
-The tree reaches them as the tuple ``tree_arrays(tree)`` (kind, player, first, count, children,
-types, offset, matrix, matrix2, coef, mat_data, mat_offset, mat_cols).  Strategy-shaped arrays
-have ``tree.size`` entries: node ``n``'s block starts at ``offset[n]``, type-major (type ``x``,
-action ``a`` at ``offset[n] + x * count[n] + a``).
+The tree reaches them as ``tree_arrays(tree)``, a ``TreeArrays`` of the arrays they read.
+Strategy-shaped arrays have ``tree.size`` entries: node ``n``'s block starts at ``offset[n]``,
+type-major (type ``x``, action ``a`` at ``offset[n] + x * count[n] + a``).
 
-Vector kernels (CFR+, evaluation, best response) walk the public tree once, carrying for each
-player a vector over its types: the *reach* (chance × the player's own action probabilities)
-going down, the traverser's *counterfactual values* (chance × the opponent's reach × payoff)
-coming up.  Work buffers are per depth (``Work``).  Every walk is a loop over an explicit stack
+The vector kernels (CFR+, evaluation, best response, the sequence-form weights) are one walk,
+``walk``, over the public tree, carrying for each player a vector over its types: the *reach*
+(chance × the player's own action probabilities) going down, the traverser's *counterfactual
+values* (chance × the opponent's reach × payoff) coming up; its ``mode`` says what it does at a
+decision node.  Its buffers are per depth (``Work``).  Every walk is a loop over an explicit stack
 by depth, not a recursion: numba cannot cache recursive functions.
 """
 
 from __future__ import annotations
+
+from typing import NamedTuple
 
 import numpy as np
 from numba import njit
 
 from .tree import CHANCE, DECISION, NONE, ONES, SIGN, TERMINAL, TRANSITION, PublicTree
 
-__all__ = ["tree_arrays", "Work", "cfr_pass", "evaluate", "current_strategy", "es_pass", "normalise"]
+__all__ = ["TreeArrays", "tree_arrays", "Work", "walk", "CFR", "CFR_PLUS", "FOLLOW", "BEST", "REACH",
+           "current_strategy", "es_pass", "normalise", "quantise", "purify"]
+
+CFR, CFR_PLUS, FOLLOW, BEST, REACH = 0, 1, 2, 3, 4
+"""``walk``'s modes: a CFR or CFR+ iteration's regret update, the payoff of a strategy, a best
+response to it, its sequence-form weights."""
 
 
-def tree_arrays(tree: PublicTree) -> tuple:
-    return (tree.kind, tree.player, tree.first, tree.count, tree.children, tree.types, tree.offset, tree.matrix,
-            tree.matrix2, tree.coef, tree.mat_data, tree.mat_offset, tree.mat_cols)
+class TreeArrays(NamedTuple):
+    """The arrays of a ``PublicTree`` that the kernels read (the tree's doc)."""
+
+    kind: np.ndarray
+    player: np.ndarray
+    first: np.ndarray
+    n_children: np.ndarray  # the tree's ``count`` (a tuple's ``count`` is a method)
+    children: np.ndarray
+    types: np.ndarray
+    offset: np.ndarray
+    matrix: np.ndarray
+    matrix2: np.ndarray
+    coef: np.ndarray
+    mat_data: np.ndarray
+    mat_offset: np.ndarray
+    mat_cols: np.ndarray
 
 
-class Work:
-    """Per-depth buffers of a walk: reach of both players, values, per-action values and strategies."""
+def tree_arrays(tree: PublicTree) -> TreeArrays:
+    return TreeArrays(*(getattr(tree, "count" if name == "n_children" else name) for name in TreeArrays._fields))
 
-    def __init__(self, tree: PublicTree) -> None:
+
+class Work(NamedTuple):
+    """Per-depth buffers of a walk: reach of both players [depth, 2, type], the traverser's values
+    [depth, type], per-action values and strategies [depth, action, type]; a sampled walk's per-action
+    values and strategies [depth, action]."""
+
+    reach: np.ndarray
+    value: np.ndarray
+    action_value: np.ndarray
+    strategy: np.ndarray
+    scalar: np.ndarray
+    scalar_strategy: np.ndarray
+
+    @classmethod
+    def of(cls, tree: PublicTree) -> Work:
         depth, types, actions = tree.depth + 1, tree.max_types, tree.max_actions
-        self.reach = np.zeros((depth, 2, types))
-        self.value = np.zeros((depth, types))
-        self.action_value = np.zeros((depth, actions, types))
-        self.strategy = np.zeros((depth, actions, types))
-        self.scalar = np.zeros((depth, actions))  # sampled walks: per-action values
-        self.scalar_strategy = np.zeros((depth, actions))
+        return cls(np.zeros((depth, 2, types)), np.zeros((depth, types)), np.zeros((depth, actions, types)),
+                   np.zeros((depth, actions, types)), np.zeros((depth, actions)), np.zeros((depth, actions)))
 
 
 @njit(cache=True, nogil=True)
 def _terminal(t, node, p, r_o, out):
     """out[x] = the payoff to player p of type x against an opponent of reach r_o (summed over its types)."""
-    types, matrix, matrix2, coef, mat_data, mat_offset, mat_cols = t[5], t[7], t[8], t[9], t[10], t[11], t[12]
+    types, matrix, matrix2, coef = t.types, t.matrix, t.matrix2, t.coef
+    mat_data, mat_offset, mat_cols = t.mat_data, t.mat_offset, t.mat_cols
     n_p = types[node, p]
     n_o = types[node, 1 - p]
     for x in range(n_p):
@@ -102,7 +133,7 @@ def _matching(regrets, base, n_types, k, out):
 
 @njit(cache=True, nogil=True)
 def _transition_down(t, node, r_in, r_out):
-    mat_data, mat_offset, mat_cols, matrix = t[10], t[11], t[12], t[7]
+    mat_data, mat_offset, mat_cols, matrix = t.mat_data, t.mat_offset, t.mat_cols, t.matrix
     mid = matrix[node]
     base = mat_offset[mid]
     cols = mat_cols[mid]
@@ -118,7 +149,7 @@ def _transition_down(t, node, r_in, r_out):
 
 @njit(cache=True, nogil=True)
 def _transition_up(t, node, v_in, v_out):
-    mat_data, mat_offset, mat_cols, matrix = t[10], t[11], t[12], t[7]
+    mat_data, mat_offset, mat_cols, matrix = t.mat_data, t.mat_offset, t.mat_cols, t.matrix
     mid = matrix[node]
     base = mat_offset[mid]
     cols = mat_cols[mid]
@@ -139,17 +170,35 @@ def _any(v, n):
 
 
 @njit(cache=True, nogil=True)
-def cfr_pass(t, prior0, prior1, trav, reach, value, action_value, strat, regrets, avg, weight, plus):
-    """One walk of CFR (plus=False) or CFR+ (plus=True: regrets floored at 0) updating ``trav``'s regrets
-    and its average (each term × ``weight``); returns the traverser's expected payoff under the current
-    strategies.  The walk is iterative (an explicit stack by depth: numba cannot cache recursion)."""
-    kind, player, first, count, children, types, offset = t[0], t[1], t[2], t[3], t[4], t[5], t[6]
+def walk(t, w, prior0, prior1, trav, mode, table, out, weight):
+    """The one vector walk of the public tree (module doc) for the traverser ``trav``; by ``mode``:
+
+    * ``CFR``, ``CFR_PLUS`` — ``table``: the regrets, updated by one iteration (CFR+ floors them at 0),
+      both players playing their regret-matching strategy; ``out``: the traverser's average strategy,
+      each term its own reach × its strategy × ``weight``;
+    * ``FOLLOW`` — both play the strategy ``table``; ``BEST`` — the traverser best-responds to the
+      other player's part of ``table``, its pure choices written into ``out`` (the traverser's reach is
+      not needed there: ``w.reach[:, trav]`` stays 1);
+    * ``REACH`` — ``out``: for every decision node, type and action, the acting player's own reach (chance ×
+      its own earlier actions) × its probability of the action in ``table`` (the sequence-form weights).
+
+    Returns the traverser's expected payoff (0.0 for ``REACH``).  The walk is a loop over an explicit stack
+    by depth (numba cannot cache recursion); its per-depth state is ``w`` (``Work``).
+    """
+    kind, player, first, count, children, types = t.kind, t.player, t.first, t.n_children, t.children, t.types
+    reach, value, action_value, strat = w.reach, w.value, w.action_value, w.strategy
+    learning = mode == CFR or mode == CFR_PLUS
     depth_max = reach.shape[0]
     at = np.zeros(depth_max, dtype=np.int64)  # the node at each depth of the current path
     nxt = np.zeros(depth_max, dtype=np.int64)  # the child being walked at each depth
-    reach[0, 0, : prior0.shape[0]] = prior0
-    reach[0, 1, : prior1.shape[0]] = prior1
     opp = 1 - trav
+    if mode == FOLLOW or mode == BEST:
+        reach[0, trav, :] = 1.0
+        other = prior1 if trav == 0 else prior0
+        reach[0, opp, : other.shape[0]] = other
+    else:
+        reach[0, 0, : prior0.shape[0]] = prior0
+        reach[0, 1, : prior1.shape[0]] = prior1
     d = 0
     entering = True
     while True:
@@ -158,20 +207,22 @@ def cfr_pass(t, prior0, prior1, trav, reach, value, action_value, strat, regrets
         if entering:
             k = kind[node]
             if k == TERMINAL:
-                _terminal(t, node, trav, reach[d, opp], value[d])
+                if mode != REACH:
+                    _terminal(t, node, trav, reach[d, opp], value[d])
                 entering = False
-            elif not _any(reach[d, opp], types[node, opp]) and not _any(reach[d, trav], nt):
+            elif mode != REACH and not _any(reach[d, opp], types[node, opp]) and not (
+                    learning and _any(reach[d, trav], nt)):
                 for x in range(nt):
                     value[d, x] = 0.0
                 entering = False
             else:
                 if k == DECISION:
-                    _matching(regrets, offset[node], types[node, player[node]], count[node], strat[d])
-                if k != TRANSITION:
+                    _strategy_here(t, node, d, trav, mode, table, out, reach, strat)
+                if k != TRANSITION and mode != REACH:
                     for x in range(nt):
                         value[d, x] = 0.0
                 nxt[d] = 0
-                _down(t, node, d, trav, 0, reach, strat)
+                _down(t, node, d, 0, reach, strat)
                 at[d + 1] = children[first[node]]
                 d += 1
                 continue
@@ -183,7 +234,9 @@ def cfr_pass(t, prior0, prior1, trav, reach, value, action_value, strat, regrets
         nt = types[node, trav]
         k = kind[node]
         i = nxt[d]
-        if k == TRANSITION:
+        if mode == REACH:
+            pass
+        elif k == TRANSITION:
             if player[node] == trav:
                 _transition_up(t, node, value[d + 1], value[d])
             else:
@@ -198,26 +251,16 @@ def cfr_pass(t, prior0, prior1, trav, reach, value, action_value, strat, regrets
         i += 1
         if i < count[node]:
             nxt[d] = i
-            _down(t, node, d, trav, i, reach, strat)
+            _down(t, node, d, i, reach, strat)
             at[d + 1] = children[first[node] + i]
             d += 1
             entering = True
             continue
-        if k == DECISION and player[node] == trav:  # the traverser's regrets and average
-            n_act = count[node]
-            base = offset[node]
-            for x in range(nt):
-                v = 0.0
-                for a in range(n_act):
-                    v += strat[d, a, x] * action_value[d, a, x]
-                value[d, x] = v
-                r = reach[d, trav, x]
-                for a in range(n_act):
-                    j = base + x * n_act + a
-                    g = regrets[j] + action_value[d, a, x] - v
-                    regrets[j] = g if (g > 0.0 or not plus) else 0.0
-                    avg[j] += weight * r * strat[d, a, x]
+        if k == DECISION and player[node] == trav and mode != REACH:
+            _settle(t, node, d, trav, mode, table, out, weight, w)
         entering = False
+    if mode == REACH:
+        return 0.0
     own = prior0 if trav == 0 else prior1
     total = 0.0
     for x in range(own.shape[0]):
@@ -226,10 +269,62 @@ def cfr_pass(t, prior0, prior1, trav, reach, value, action_value, strat, regrets
 
 
 @njit(cache=True, nogil=True)
-def _down(t, node, d, trav, i, reach, strat):
+def _strategy_here(t, node, d, trav, mode, table, out, reach, strat):
+    """``strat[d]`` (action, type): the acting player's strategy at a decision node on the way down."""
+    q = t.player[node]
+    n_act = t.n_children[node]
+    base = t.offset[node]
+    if mode == CFR or mode == CFR_PLUS:
+        _matching(table, base, t.types[node, q], n_act, strat[d])
+        return
+    for x in range(t.types[node, q]):
+        for a in range(n_act):
+            if mode == REACH:
+                strat[d, a, x] = table[base + x * n_act + a]
+                out[base + x * n_act + a] = reach[d, q, x] * table[base + x * n_act + a]
+            else:
+                strat[d, a, x] = table[base + x * n_act + a] if q == 1 - trav else 1.0
+
+
+@njit(cache=True, nogil=True)
+def _settle(t, node, d, trav, mode, table, out, weight, w):
+    """The traverser's decision node on the way up, every action's value known: its value (and, learning,
+    its regrets and average; best-responding, its choice)."""
+    n_act = t.n_children[node]
+    base = t.offset[node]
+    value, action_value, strat = w.value, w.action_value, w.strategy
+    for x in range(t.types[node, trav]):
+        if mode == BEST:
+            top = 0
+            for a in range(1, n_act):
+                if action_value[d, a, x] > action_value[d, top, x]:
+                    top = a
+            value[d, x] = action_value[d, top, x]
+            for a in range(n_act):
+                out[base + x * n_act + a] = 1.0 if a == top else 0.0
+        elif mode == FOLLOW:
+            v = 0.0
+            for a in range(n_act):
+                v += table[base + x * n_act + a] * action_value[d, a, x]
+            value[d, x] = v
+        else:
+            v = 0.0
+            for a in range(n_act):
+                v += strat[d, a, x] * action_value[d, a, x]
+            value[d, x] = v
+            r = w.reach[d, trav, x]
+            for a in range(n_act):
+                j = base + x * n_act + a
+                g = table[j] + action_value[d, a, x] - v
+                table[j] = g if (g > 0.0 or mode == CFR) else 0.0
+                out[j] += weight * r * strat[d, a, x]
+
+
+@njit(cache=True, nogil=True)
+def _down(t, node, d, i, reach, strat):
     """The reach of both players at child i of ``node`` (depth d) into reach[d + 1]; ``strat[d]``: the
     acting player's strategy at a decision node, as (action, type)."""
-    kind, player, types = t[0], t[1], t[5]
+    kind, player, types = t.kind, t.player, t.types
     k = kind[node]
     if k == DECISION:
         p = player[node]
@@ -251,106 +346,10 @@ def _down(t, node, d, trav, i, reach, strat):
 
 
 @njit(cache=True, nogil=True)
-def evaluate(t, prior0, prior1, p, best, reach, value, action_value, strategy, choice):
-    """Player p's expected payoff: playing ``strategy`` (best=False) or a best response (best=True, its pure
-    choices written into ``choice``) against the opponent's part of ``strategy``; returns the payoff.
-    Player p's own reach is not needed: ``reach[:, p]`` stays 1."""
-    kind, player, first, count, children, types, offset = t[0], t[1], t[2], t[3], t[4], t[5], t[6]
-    depth_max = reach.shape[0]
-    at = np.zeros(depth_max, dtype=np.int64)
-    nxt = np.zeros(depth_max, dtype=np.int64)
-    strat = np.zeros((depth_max, action_value.shape[1], action_value.shape[2]))
-    opp = 1 - p
-    reach[0, p, :] = 1.0
-    other = prior1 if p == 0 else prior0
-    reach[0, opp, : other.shape[0]] = other
-    d = 0
-    entering = True
-    while True:
-        node = at[d]
-        n_p = types[node, p]
-        if entering:
-            k = kind[node]
-            if k == TERMINAL:
-                _terminal(t, node, p, reach[d, opp], value[d])
-                entering = False
-            elif not _any(reach[d, opp], types[node, opp]):
-                for x in range(n_p):
-                    value[d, x] = 0.0
-                entering = False
-            else:
-                if k == DECISION:
-                    q = player[node]
-                    n_act = count[node]
-                    base = offset[node]
-                    for x in range(types[node, q]):
-                        for a in range(n_act):
-                            strat[d, a, x] = strategy[base + x * n_act + a] if q == opp else 1.0
-                if k != TRANSITION:
-                    for x in range(n_p):
-                        value[d, x] = 0.0
-                nxt[d] = 0
-                _down(t, node, d, p, 0, reach, strat)
-                at[d + 1] = children[first[node]]
-                d += 1
-                continue
-        if d == 0:
-            break
-        d -= 1
-        node = at[d]
-        n_p = types[node, p]
-        k = kind[node]
-        i = nxt[d]
-        if k == TRANSITION:
-            if player[node] == p:
-                _transition_up(t, node, value[d + 1], value[d])
-            else:
-                for x in range(n_p):
-                    value[d, x] = value[d + 1, x]
-        elif k == DECISION and player[node] == p:
-            for x in range(n_p):
-                action_value[d, i, x] = value[d + 1, x]
-        else:
-            for x in range(n_p):
-                value[d, x] += value[d + 1, x]
-        i += 1
-        if i < count[node]:
-            nxt[d] = i
-            _down(t, node, d, p, i, reach, strat)
-            at[d + 1] = children[first[node] + i]
-            d += 1
-            entering = True
-            continue
-        if k == DECISION and player[node] == p:
-            n_act = count[node]
-            base = offset[node]
-            for x in range(n_p):
-                if best:
-                    top = 0
-                    for a in range(1, n_act):
-                        if action_value[d, a, x] > action_value[d, top, x]:
-                            top = a
-                    value[d, x] = action_value[d, top, x]
-                    for a in range(n_act):
-                        choice[base + x * n_act + a] = 1.0 if a == top else 0.0
-                else:
-                    v = 0.0
-                    for a in range(n_act):
-                        v += strategy[base + x * n_act + a] * action_value[d, a, x]
-                    value[d, x] = v
-        entering = False
-    own = prior0 if p == 0 else prior1
-    total = 0.0
-    for x in range(own.shape[0]):
-        total += own[x] * value[0, x]
-    return total
-
-
-@njit(cache=True, nogil=True)
 def normalise(t, weights, out):
     """The behaviour strategy of summed weights (an average strategy): each block's rows scaled to 1
     (uniform where a row sums to 0)."""
-    kind, count, types, offset, player = t[0], t[3], t[5], t[6], t[1]
+    kind, count, types, offset, player = t.kind, t.n_children, t.types, t.offset, t.player
     for node in range(kind.shape[0]):
         if kind[node] != DECISION:
             continue
@@ -367,7 +366,7 @@ def normalise(t, weights, out):
 @njit(cache=True, nogil=True)
 def current_strategy(t, regrets, out):
     """The regret-matching strategy of every block."""
-    kind, count, types, offset, player = t[0], t[3], t[5], t[6], t[1]
+    kind, count, types, offset, player = t.kind, t.n_children, t.types, t.offset, t.player
     for node in range(kind.shape[0]):
         if kind[node] != DECISION:
             continue
@@ -412,7 +411,8 @@ def _sample_row(v, n):
 
 @njit(cache=True, nogil=True)
 def _payoff(t, node, a, b):
-    matrix, matrix2, coef, mat_data, mat_offset, mat_cols = t[7], t[8], t[9], t[10], t[11], t[12]
+    matrix, matrix2, coef = t.matrix, t.matrix2, t.coef
+    mat_data, mat_offset, mat_cols = t.mat_data, t.mat_offset, t.mat_cols
     u = 0.0
     for k in range(2):
         mid = matrix[node] if k == 0 else matrix2[node]
@@ -431,8 +431,8 @@ def _payoff(t, node, a, b):
 @njit(cache=True, nogil=True)
 def _es_walk(t, trav, ty0, ty1, regrets, avg, weight, values, probs, at, nxt, tys, scale):
     """One sampled walk (``es_pass``), iterative; returns the traverser's sampled payoff."""
-    kind, player, first, count, children, offset = t[0], t[1], t[2], t[3], t[4], t[6]
-    mat_data, mat_offset, mat_cols, matrix = t[10], t[11], t[12], t[7]
+    kind, player, first, count, children, offset = t.kind, t.player, t.first, t.n_children, t.children, t.offset
+    mat_data, mat_offset, mat_cols, matrix = t.mat_data, t.mat_offset, t.mat_cols, t.matrix
     d = 0
     at[0] = 0
     tys[0, 0] = ty0
@@ -517,12 +517,13 @@ def _es_walk(t, trav, ty0, ty1, regrets, avg, weight, values, probs, at, nxt, ty
 
 
 @njit(cache=True, nogil=True)
-def es_pass(t, prior0, prior1, trav, walks, seed, regrets, avg, weight, values, probs):
+def es_pass(t, w, prior0, prior1, trav, walks, seed, regrets, avg, weight):
     """``walks`` walks of external-sampling MCCFR for the traverser: both players' types drawn from the
     priors, chance and the opponent's actions sampled, every action of the traverser explored;
     the opponent's average strategy gets its current strategy at each visited node (× ``weight``)."""
     if seed >= 0:
         np.random.seed(seed)
+    values, probs = w.scalar, w.scalar_strategy
     depth = values.shape[0]
     at = np.zeros(depth, dtype=np.int64)
     nxt = np.zeros(depth, dtype=np.int64)
@@ -537,55 +538,10 @@ def es_pass(t, prior0, prior1, trav, walks, seed, regrets, avg, weight, values, 
 
 
 @njit(cache=True, nogil=True)
-def realization(t, prior0, prior1, strategy, out):
-    """For every decision node, type and action: the acting player's own reach of the node (chance × its
-    own earlier actions) times its probability of the action — the sequence-form weights of ``strategy``."""
-    kind, player, first, count, children, types, offset = t[0], t[1], t[2], t[3], t[4], t[5], t[6]
-    depth_max = 64
-    reach = np.zeros((depth_max, 2, types.max()))
-    strat = np.zeros((depth_max, count.max(), types.max()))
-    at = np.zeros(depth_max, dtype=np.int64)
-    nxt = np.zeros(depth_max, dtype=np.int64)
-    reach[0, 0, : prior0.shape[0]] = prior0
-    reach[0, 1, : prior1.shape[0]] = prior1
-    d = 0
-    entering = True
-    while True:
-        node = at[d]
-        if entering and kind[node] != TERMINAL:
-            if kind[node] == DECISION:
-                q = player[node]
-                n_act = count[node]
-                base = offset[node]
-                for x in range(types[node, q]):
-                    for a in range(n_act):
-                        strat[d, a, x] = strategy[base + x * n_act + a]
-                        out[base + x * n_act + a] = reach[d, q, x] * strategy[base + x * n_act + a]
-            nxt[d] = 0
-            _down(t, node, d, 0, 0, reach, strat)
-            at[d + 1] = children[first[node]]
-            d += 1
-            continue
-        if d == 0:
-            break
-        d -= 1
-        node = at[d]
-        i = nxt[d] + 1
-        if i < count[node]:
-            nxt[d] = i
-            _down(t, node, d, 0, i, reach, strat)
-            at[d + 1] = children[first[node] + i]
-            d += 1
-            entering = True
-            continue
-        entering = False
-
-
-@njit(cache=True, nogil=True)
 def quantise(t, probabilities, out):
     """Each row as uint8 steps of 1/255 summing to 255: the floors, then one more step to the largest
     remainders (ties: the first action)."""
-    kind, count, types, offset, player = t[0], t[3], t[5], t[6], t[1]
+    kind, count, types, offset, player = t.kind, t.n_children, t.types, t.offset, t.player
     for node in range(kind.shape[0]):
         if kind[node] != DECISION:
             continue
@@ -613,7 +569,7 @@ def quantise(t, probabilities, out):
 def purify(t, weights, choice, pure_below, unreached, out):
     """Rows whose own reach (the row's sum of ``weights``) is below ``pure_below`` become one action: the
     row's most likely one, or ``choice``'s where the reach is below ``unreached``."""
-    kind, count, types, offset, player = t[0], t[3], t[5], t[6], t[1]
+    kind, count, types, offset, player = t.kind, t.n_children, t.types, t.offset, t.player
     for node in range(kind.shape[0]):
         if kind[node] != DECISION:
             continue

@@ -39,7 +39,7 @@ class CFRPlus:
         self.regrets = np.zeros(tree.size)
         self.weights = np.zeros(tree.size)  # the average strategy, unnormalised
         self._t = kernels.tree_arrays(tree)
-        self._work = kernels.Work(tree)
+        self._work = kernels.Work.of(tree)
 
     def iterate(self, n: int = 1) -> None:
         w, t, tree = self._work, self._t, self.tree
@@ -47,8 +47,8 @@ class CFRPlus:
             self.iterations += 1
             weight = float(self.iterations) if self.linear else 1.0
             for player in (0, 1):
-                kernels.cfr_pass(t, tree.prior[0], tree.prior[1], player, w.reach, w.value, w.action_value,
-                                 w.strategy, self.regrets, self.weights, weight, self.plus)
+                kernels.walk(t, w, tree.prior[0], tree.prior[1], player, kernels.CFR_PLUS if self.plus else kernels.CFR,
+                             self.regrets, self.weights, weight)
 
     def average(self) -> np.ndarray:
         """The average strategy (the one that converges to an equilibrium)."""
@@ -73,7 +73,7 @@ class ExternalSampling:
         self.regrets = np.zeros(tree.size)
         self.weights = np.zeros(tree.size)
         self._t = kernels.tree_arrays(tree)
-        self._work = kernels.Work(tree)
+        self._work = kernels.Work.of(tree)
         self._seed = seed
 
     def iterate(self, n: int = 1) -> None:
@@ -83,8 +83,8 @@ class ExternalSampling:
             self.iterations += 1
             weight = float(self.iterations) if self.linear else 1.0
             for player in (0, 1):
-                kernels.es_pass(t, tree.prior[0], tree.prior[1], player, self.walks, seed, self.regrets,
-                                self.weights, weight, w.scalar, w.scalar_strategy)
+                kernels.es_pass(t, w, tree.prior[0], tree.prior[1], player, self.walks, seed, self.regrets,
+                                self.weights, weight)
                 seed = -1
 
     def average(self) -> np.ndarray:
@@ -110,19 +110,17 @@ def best_response(tree: PublicTree, strategy: np.ndarray, player: int) -> tuple[
     """Player ``player``'s best payoff against the other player's part of ``strategy``, and a pure best
     response (``strategy`` with the player's blocks replaced by its choices; 0/1 entries)."""
     s = _check(tree, strategy)
-    work = kernels.Work(tree)
     choice = s.copy()
-    value = kernels.evaluate(kernels.tree_arrays(tree), tree.prior[0], tree.prior[1], player, True, work.reach,
-                             work.value, work.action_value, s, choice)
+    value = kernels.walk(kernels.tree_arrays(tree), kernels.Work.of(tree), tree.prior[0], tree.prior[1], player,
+                         kernels.BEST, s, choice, 0.0)
     return float(value), choice
 
 
 def expected_value(tree: PublicTree, strategy: np.ndarray) -> float:
     """Player 0's expected payoff when both play ``strategy``."""
     s = _check(tree, strategy)
-    work = kernels.Work(tree)
-    return float(kernels.evaluate(kernels.tree_arrays(tree), tree.prior[0], tree.prior[1], 0, False, work.reach,
-                                  work.value, work.action_value, s, s))
+    return float(kernels.walk(kernels.tree_arrays(tree), kernels.Work.of(tree), tree.prior[0], tree.prior[1], 0,
+                              kernels.FOLLOW, s, s, 0.0))
 
 
 @dataclass(frozen=True)

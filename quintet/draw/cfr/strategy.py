@@ -179,7 +179,7 @@ def finish(tree: PublicTree, average: np.ndarray) -> np.ndarray:
     the average's most likely action; elsewhere the average."""
     t = kernels.tree_arrays(tree)
     weights = np.zeros(tree.size)
-    kernels.realization(t, tree.prior[0], tree.prior[1], average, weights)
+    kernels.walk(t, kernels.Work.of(tree), tree.prior[0], tree.prior[1], 0, kernels.REACH, average, weights, 0.0)
     _, best0 = best_response(tree, average, 0)  # player 0's blocks replaced, player 1's the average
     _, best1 = best_response(tree, average, 1)
     choice = best0 + best1 - average  # each player's blocks: its best response to the other's average

@@ -52,8 +52,8 @@ class PublicTree:
     * ``offset`` — int64 per decision node: where its block (types × actions, type-major) of the
       strategy arrays starts (-1 elsewhere); ``size`` — the arrays' length;
     * ``matrix``, ``matrix2`` — int32 matrix ids (dense ids index ``matrices``); ``coef`` — float64 [node, 2];
-    * ``matrices`` — the dense matrices, float64 2-D arrays (``mat_data`` flattened with ``mat_offset``,
-      ``mat_rows``, ``mat_cols`` for the kernels);
+    * ``matrices`` — the dense matrices, float64 2-D arrays (``mat_data`` flattened, with ``mat_offset``
+      and ``mat_cols``, for the kernels);
     * ``prior`` — the root's type distribution of each player.
     """
 
@@ -73,7 +73,6 @@ class PublicTree:
     matrices: tuple[np.ndarray, ...]
     mat_data: np.ndarray
     mat_offset: np.ndarray
-    mat_rows: np.ndarray
     mat_cols: np.ndarray
     prior: tuple[np.ndarray, np.ndarray]
     labels: dict[int, str] = field(default_factory=dict)
@@ -98,9 +97,6 @@ class PublicTree:
         for node in range(1, self.n_nodes):  # pre-order: a parent comes before its children
             depth[node] = depth[self.parent[node]] + 1
         return int(depth.max()) + 1
-
-    def first_child_of(self, node: int) -> int:
-        return int(self.children[self.first[node]])
 
     def child_list(self, node: int) -> list[int]:
         return self.children[self.first[node]: self.first[node] + self.count[node]].tolist()
@@ -191,7 +187,6 @@ class TreeBuilder:
             action=np.array(self._action, dtype=np.int32), types=types, offset=offset, size=size,
             matrix=np.array(self._matrix, dtype=np.int32), matrix2=np.array(self._matrix2, dtype=np.int32),
             coef=np.array(self._coef, dtype=np.float64).reshape(n, 2), matrices=mats, mat_data=mat_data,
-            mat_offset=mat_offset, mat_rows=np.array([m.shape[0] for m in mats], dtype=np.int64),
-            mat_cols=np.array([m.shape[1] for m in mats], dtype=np.int64), prior=self._prior,
+            mat_offset=mat_offset, mat_cols=np.array([m.shape[1] for m in mats], dtype=np.int64), prior=self._prior,
             labels=dict(self.labels),
         )

@@ -16,7 +16,7 @@ from solver.problem.best_response import FLOAT_NOISE, BestResponseProblem
 
 from .hints import Lookup, canonical_cards, canonical_classes, free_mask, free_slots, greedy_hint
 from .options import DEFAULT_OPTIONS, FLOAT_SLACK, SCALE, CpsatOptions
-from .pruning import best_chains, edge, exchange_keys, prune, relations
+from .pruning import PruneState, best_chains, edge, exchange_keys, prune, relations
 
 __all__ = ["CpsatModel", "BuildStopped", "build_model"]
 
@@ -224,8 +224,9 @@ def _prune_phase(st: _BuildState, rel: np.ndarray, pair_level: bool) -> None:
     """One pruning phase (``prune`` to a fixed point at the current hint value ``T``) with the
     slot relations ``rel`` (``relations``; zeros: no chains) and P3 when ``pair_level``."""
     st.prune_T = max(st.prune_T, st.T)
-    st.alive, bound, rounds = prune(st.cmasks, st.ccls, st.Vc, st.alive, st.hint_pos(), st.T, st.fixed_value,
-                                     rel, st.keys, pair_level, st.deadline, st.stop_event)
+    state = PruneState(masks=st.cmasks, classes=st.ccls, values=st.Vc, alive=st.alive, hint_pos=st.hint_pos(),
+                       target=st.T, fixed_value=st.fixed_value, rel=rel, keys=st.keys)
+    st.alive, bound, rounds = prune(state, pair_level=pair_level, deadline=st.deadline, stop_event=st.stop_event)
     st.bound0 = min(st.bound0, bound)
     st.rounds += rounds
 

@@ -6,13 +6,14 @@ from __future__ import annotations
 import itertools
 import threading
 import time
+from dataclasses import dataclass
 
 import numpy as np
 
 from .kernels import B1, B2, PairLists, first_disjoint, level1_lhs, pair_prune
 from .options import IMPROVE_EPS, PRUNE_TOL
 
-__all__ = ["exact_difference_rank", "exchange_keys", "edge", "best_chains", "relations", "prune"]
+__all__ = ["exact_difference_rank", "exchange_keys", "edge", "best_chains", "relations", "PruneState", "prune"]
 
 MAX_ROUNDS = 30  # pruning rounds per phase (each only shrinks the pair set)
 PLAIN_FIRST_ROUND = 20000  # first pruning round without the key filter above this many pairs
@@ -122,13 +123,29 @@ def _key_blocks(keys: np.ndarray, flat_cls: np.ndarray, off: np.ndarray
     return fkey, blocks(B1), blocks(B2)
 
 
-def prune(cmasks: np.ndarray, ccls: np.ndarray, Vc: np.ndarray, alive: np.ndarray,
-           hint_pos: np.ndarray, T: float, fixed_value: float, rel: np.ndarray, keys: np.ndarray,
-           pair_level: bool, deadline: float, stop_event: threading.Event | None = None
-           ) -> tuple[np.ndarray, float, int]:
-    """P1–P4 to a fixed point from ``alive`` (or until ``deadline`` or ``stop_event``; at least
-    one round unless stopped).  Returns (alive, bound, rounds), ``bound`` the best P6 bound of
-    the rounds (inf after none: the trivial bound stands)."""
+@dataclass(frozen=True)
+class PruneState:
+    """Where a pruning phase starts: the candidate packets of the free slots, the pairs still alive, the
+    hint and the relations that the rules use (values in real units)."""
+
+    masks: np.ndarray  # the candidates' card masks
+    classes: np.ndarray  # their classes
+    values: np.ndarray  # values[i, j]: candidate i in free slot j
+    alive: np.ndarray  # bool (candidate, free slot): the pairs not pruned yet (not changed: prune copies it)
+    hint_pos: np.ndarray  # the hint's candidate positions, in free-slot order (kept alive: P5)
+    target: float  # T, the hint's value: a pair stays if it may still beat it
+    fixed_value: float  # the fixed slots' value
+    rel: np.ndarray  # slot relations (``relations``; zeros: no chains)
+    keys: np.ndarray  # the exchange keys of P4 (``exchange_keys``; zeros with exchange off)
+
+
+def prune(state: PruneState, *, pair_level: bool, deadline: float, stop_event: threading.Event | None = None
+          ) -> tuple[np.ndarray, float, int]:
+    """P1–P4 to a fixed point from ``state.alive`` (P3 only with ``pair_level``; until ``deadline``, a
+    ``time.perf_counter()`` value, or ``stop_event``; at least one round unless stopped).  Returns (alive,
+    bound, rounds), ``bound`` the best P6 bound of the rounds (inf after none: the trivial bound stands)."""
+    cmasks, ccls, Vc, hint_pos, T = state.masks, state.classes, state.values, state.hint_pos, state.target
+    fixed_value, rel, keys = state.fixed_value, state.rel, state.keys
 
     def stopped() -> bool:
         return stop_event is not None and stop_event.is_set()
@@ -140,7 +157,7 @@ def prune(cmasks: np.ndarray, ccls: np.ndarray, Vc: np.ndarray, alive: np.ndarra
     desc = np.argsort(-ccls, kind="stable")
     cols = np.arange(nf)
     cls64 = ccls.astype(np.int64)
-    alive = alive.copy()
+    alive = state.alive.copy()
     thresh = T + IMPROVE_EPS - PRUNE_TOL
     zero_keys = np.zeros_like(keys)
     bound = np.inf

@@ -43,13 +43,12 @@ from itertools import permutations
 
 import numpy as np
 
+from research.equilibrium_set import PRIMAL_TOLERANCE, EquilibriumSet, ObjectiveRange
 from solver.engines.base import solve
+from solver.games.double_oracle import Response
+from solver.games.lp import solve_lp, solve_milp
+from solver.games.quintet_game import QuintetGame, Strategy
 from solver.problem.best_response import BestResponseProblem, slot_values
-
-from .double_oracle import Response
-from .equilibrium_set import PRIMAL_TOLERANCE, EquilibriumSet, ObjectiveRange
-from .lp import solve_lp, solve_milp
-from .quintet_game import QuintetGame, Strategy
 
 __all__ = ["TailBound", "MarginalStructure", "slot_tail_pricer", "best_responses_in_orbits", "marginal_structure",
            "fewest_arrangements", "coupling_lower_bound", "percentiles", "concession", "weakest_slot"]

@@ -38,7 +38,7 @@ from typing import Generic, Protocol, TypeVar
 
 import numpy as np
 
-from .double_oracle import Response
+from solver.games.double_oracle import Response
 
 __all__ = ["EquilibriumGame", "ObjectiveRange", "EquilibriumSet", "PRIMAL_TOLERANCE", "ROW_SLACK"]
 
@@ -70,7 +70,7 @@ def _solve_glop(c: np.ndarray, A: np.ndarray, lower: np.ndarray, upper: np.ndarr
     """``maximize c·x`` (``solver.games.lp``'s model), trying ``GLOP_ATTEMPTS`` in turn."""
     from ortools.linear_solver import linear_solver_pb2, pywraplp
 
-    from .lp import _request
+    from solver.games.lp import _request
 
     status = ""
     for parameters in GLOP_ATTEMPTS:

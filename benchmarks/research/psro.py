@@ -38,8 +38,8 @@ from typing import Generic, TypeVar
 
 import numpy as np
 
-from .double_oracle import Response, SymmetricGame
-from .lp import solve_symmetric_lp
+from solver.games.double_oracle import Response, SymmetricGame
+from solver.games.lp import solve_symmetric_lp
 
 __all__ = ["META_SOLVERS", "PsroRecord", "PsroResult", "psro", "online_double_oracle"]
 

@@ -38,10 +38,9 @@ import numpy as np
 
 from quintet.rules import Category
 from solver.engines.base import solve
+from solver.games.quintet_game import QuintetGame, Strategy
 from solver.problem.best_response import BestResponseProblem, slot_values
 from solver.problem.opponents import Uniform
-
-from .quintet_game import QuintetGame, Strategy
 
 __all__ = ["reorder_gain", "reorder_table", "least_bound", "TieClasses", "tie_classes", "exploitability",
            "SecurityLevel", "pure_security_level", "WEAK_CATEGORIES"]
