@@ -10,7 +10,7 @@ from fastapi.responses import FileResponse
 from fastapi.staticfiles import StaticFiles
 from pydantic import Field
 
-from solver.advisor.schema import ResultModel
+from quintet.schema import JsonModel
 from solver.apps.serve.errors import JsonBodyRoute
 from solver.apps.serve.models import HealthOut
 from solver.apps.serve.state import AppState, app_state
@@ -36,7 +36,7 @@ def health(state: State, response: Response) -> HealthOut:
                      **stats, solver=not state.config.play_only)
 
 
-class OpponentOut(ResultModel):
+class OpponentOut(JsonModel):
     """One registered opponent model (``solver.problem.opponent_spec.OpponentKind``)."""
 
     name: str = Field(description="its spelling in an opponent specification")
@@ -49,7 +49,7 @@ class OpponentOut(ResultModel):
     tournament: list[str] = Field(description="the strategies naming it in quintet-tournament's default round robin")
 
 
-class OpponentsOut(ResultModel):
+class OpponentsOut(JsonModel):
     """The opponent models, in the order registered: the page's menus read them."""
 
     models: list[OpponentOut]
