@@ -246,7 +246,9 @@ def test_the_tables_routes_read_bodies_as_the_others(client):
                                                                                "application/json"}), 422), path
         assert "not valid JSON" in error(client.post(path, content=b'{"opponent": "fr', headers={
             **headers, "Content-Type": "application/json"}), 422), path
-        assert "nested too deeply" in error(client.post(path, content=b"[" * 100 + b"]" * 100, headers={
+        assert "nested too deeply" in error(client.post(path, content=b'{"a": [' * 50 + b"]}" * 50, headers={
+            **headers, "Content-Type": "application/json"}), 422), path
+        assert "must be a JSON object" in error(client.post(path, content=b"[" * 100 + b"]" * 100, headers={
             **headers, "Content-Type": "application/json"}), 422), path
 
 

@@ -79,7 +79,8 @@ def create_app(config: ServeConfig | None = None) -> FastAPI:
         app.add_middleware(CORSMiddleware, allow_origins=list(public.cors_origins), allow_credentials=False,
                            allow_methods=["GET", "POST", "DELETE"], allow_headers=["Authorization", "Content-Type"],
                            expose_headers=["Location", "Retry-After"], max_age=600)
-    app.add_middleware(Guard, public=public, error=error_response)  # outermost: every response gets its headers
+    app.add_middleware(Guard, public=public, error=error_response, limits=state.config.limits,
+                       max_connections=state.config.max_connections)  # outermost: every response gets its headers
     routers = (solve.router, game.router, tables.router, training.router, server.router)
     for router in routers:
         app.include_router(router)

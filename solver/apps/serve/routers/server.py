@@ -32,7 +32,7 @@ def health(state: State, response: Response) -> HealthOut:
                      **stats, solver=not state.config.play_only)
 
 
-@router.get("/", include_in_schema=False)
+@router.api_route("/", methods=["GET", "HEAD"], include_in_schema=False)
 def page() -> FileResponse:
     return FileResponse(str(STATIC / "index.html"), headers={"Cache-Control": "no-cache"})
 
