@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 __all__ = ["Limits", "Kind", "TooMany", "RateLimiter", "Counter", "KINDS", "MAX_CLIENTS", "NEWCOMERS", "HEADER_TIMEOUT",
-           "BODY_TIMEOUT", "MAX_HEAD_BYTES", "KEEP_ALIVE", "MAX_CONNECTIONS", "SEAT_STREAMS", "client_key"]
+           "BODY_TIMEOUT", "MAX_HEAD_BYTES", "KEEP_ALIVE", "MAX_CONNECTIONS", "SEAT_STREAMS", "REFILL", "client_key"]
 
 Kind = Literal["tables", "moves", "solves", "mixes", "checks"]
 KINDS: dict[Kind, str] = {
