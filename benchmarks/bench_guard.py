@@ -229,7 +229,7 @@ def main() -> None:
                      f"{sum(statuses.values()) - statuses[200]} of {sum(statuses.values())} |")
     body = "\n".join([
         f"`python benchmarks/bench_guard.py --seconds {args.seconds:g}` — {machine_load()}. Loopback HTTP to "
-        f"`quintet-serve {' '.join(command[2:8])}` with the default limits (fresh store and tables file). The "
+        f"`quintet-serve {' '.join(command[2:7])}` with the default limits (fresh store and tables file). The "
         f"attacker connects from {ATTACKER} (and as a trusted proxy from {PROXY}); another client, from {PROBER}, "
         f"asks `GET /api/health` one request after the other for {args.seconds:g} s during each attack. Issue 41's "
         "figures before: attack 1 kept the other client's health at a median of 8.5 s (15 ms alone); attack 2 "
