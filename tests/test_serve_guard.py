@@ -250,9 +250,7 @@ def test_the_tables_routes_read_bodies_as_the_others(client):
                                                                                "application/json"}), 422), path
         assert "not valid JSON" in error(client.post(path, content=b'{"opponent": "fr', headers={
             **headers, "Content-Type": "application/json"}), 422), path
-        assert "nested too deeply" in error(client.post(path, content=b'{"a": [' * 50 + b"]}" * 50, headers={
-            **headers, "Content-Type": "application/json"}), 422), path
-        assert "must be a JSON object" in error(client.post(path, content=b"[" * 100 + b"]" * 100, headers={
+        assert "nested too deeply" in error(client.post(path, content=b"[" * 100 + b"]" * 100, headers={
             **headers, "Content-Type": "application/json"}), 422), path
 
 
@@ -416,11 +414,10 @@ ATTACK = b"[" + b"[]," * 340_000 + b"[]]"  # 1 MB: 340,001 lists, which took the
 
 
 def test_a_body_is_scanned_before_it_is_parsed():
-    with pytest.raises(BodyError, match="must be a JSON object"):
-        check_json_body(ATTACK, "application/json")
-    wide = b'{"records": ' + ATTACK + b"}"
     with pytest.raises(BodyError, match=r"holds 680,00\d values, more than the 200,000 allowed"):
-        check_json_body(wide, "application/json")
+        check_json_body(ATTACK, "application/json")
+    with pytest.raises(BodyError, match="must be a JSON object"):
+        check_json_body(b"[" + b"[]," * 1000 + b"[]]", "application/json")
     with pytest.raises(BodyError, match="nested too deeply"):
         check_json_body(b'{"a": ' + b"[" * 40 + b"]" * 40 + b"}", "application/json")
     # brackets, commas and escaped quotes inside strings are text
