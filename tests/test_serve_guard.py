@@ -210,6 +210,20 @@ def test_every_response_has_the_security_headers_and_the_api_no_store(client):
     assert responses["page"].headers["cache-control"] == "no-cache"
 
 
+def test_a_fault_of_the_server_has_the_security_headers_too(tmp_path):
+    app = make(tmp_path).app
+
+    @app.get("/api/fault")
+    def fault() -> None:
+        raise RuntimeError("a bug")
+
+    with TestClient(app, base_url="http://localhost", raise_server_exceptions=False) as c:
+        r = c.get("/api/fault")
+    assert error(r, 500) == "internal error: RuntimeError: a bug"
+    for header, value in SECURITY_HEADERS.items():
+        assert r.headers.get(header) == value, header
+
+
 def test_the_page_has_no_inline_script_nor_style(client):
     page = client.get("/").text
     assert not re.search(r"<script(?![^>]*\bsrc=)[^>]*>", page)  # every script from a file
