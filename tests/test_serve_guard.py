@@ -2,7 +2,11 @@
 refusal of cross-site requests, the security headers and no-store, a play-only server, the
 tables' bodies read through the same checks as the rest, lone surrogates named, the OpenAPI
 references resolving, hostile values in every field; and over a live server, slow clients, a
-listener on every address, and an access log that holds no secret."""
+listener on every address, and an access log that holds no secret.  Issue 41: one client cannot
+take the server — bodies scanned before parsing and large ones parsed in a thread, a token taken
+before every POST's body, clients keyed by IPv4 address and IPv6 /64 with buckets an address
+rotation cannot evict, a client's connections and a seat's streams capped, a table's preparation
+its creator's job, the server's own answers with the security headers."""
 
 from __future__ import annotations
 
