@@ -285,7 +285,7 @@ def main() -> None:
     tables_file = tmp / "tables.sqlite"
     command = ["--port", "0", "--workers", str(args.workers), "--store", str(tmp / "solutions.sqlite"),
                "--tables-per-minute", "0", "--moves-per-minute", "0", "--solves-per-minute", "0",
-               "--jobs-per-client", "0", "--max-connections", str(args.streams + 100),
+               "--jobs-per-client", "0", "--connections-per-client", "0", "--max-connections", str(args.streams + 100),
                "--tables", str(tables_file),
                "--max-tables", str(10 * (args.tables + args.computer_tables + args.open + args.streams))]
     proc = subprocess.Popen([sys.executable, "-m", "solver.apps.serve.cli", *command], cwd=ROOT,

@@ -27,7 +27,7 @@ ARR_A = "9s 9c 8s 8c 7c | Ks Kd Kc Js Tc | Qd Jd Td 8d 7d | As Ah Ad Ac Qs | Kh 
 ARR_ILLEGAL = "As Ac Ah 8d 8c | Ks Qs Js 9s 8s | Kh Qh Jh Th 9h | Ad Kd Qd Jd Td | 7d 7c Kc Tc 8c"
 # the per-client limits off: a test's one client plays for many (quintet-serve's options)
 NO_LIMITS = ("--tables-per-minute", "0", "--moves-per-minute", "0", "--solves-per-minute", "0", "--mixes-per-minute",
-             "0", "--jobs-per-client", "0")
+             "0", "--checks-per-minute", "0", "--jobs-per-client", "0", "--connections-per-client", "0")
 # deals whose equilibrium converges to ε 0.05 within a few seconds (found by trying)
 QUICK_DEALS = ("As Ts 9h 9c 8s 7s 7d", "Ac Kh Kd Kc Qd Ts 7s")
 

@@ -2,10 +2,16 @@
 refusal of cross-site requests, the security headers and no-store, a play-only server, the
 tables' bodies read through the same checks as the rest, lone surrogates named, the OpenAPI
 references resolving, hostile values in every field; and over a live server, slow clients, a
-listener on every address, and an access log that holds no secret."""
+listener on every address, and an access log that holds no secret.  Issue 41: one client cannot
+take the server — bodies scanned before parsing and large ones parsed in a thread, a token taken
+before every POST's body, clients keyed by IPv4 address and IPv6 /64 with buckets an address
+rotation cannot evict, a client's connections and a seat's streams capped, a table's preparation
+its creator's job, the server's own answers with the security headers."""
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import json
 import re
 import socket
@@ -14,14 +20,15 @@ import time
 import httpx
 import pytest
 from fastapi.testclient import TestClient
-from serve_helpers import EXAMPLE, NO_LIMITS, live_server, secret_of, wait_for_workers
+from serve_helpers import EXAMPLE, NO_LIMITS, ROOT, live_server, secret_of, wait_for_workers
 from table_helpers import SeatClient, deal_of, join, two_arrangements
 
 from quintet.text import MESSAGE_LIMIT
 from solver.apps.serve.app import ServeConfig, create_app
+from solver.apps.serve.errors import BodyError, check_json_body
 from solver.apps.serve.guard import SECURITY_HEADERS
 from solver.apps.serve.public import Public, client_address, parse_public_url, request_origin
-from solver.apps.serve.quota import Limits
+from solver.apps.serve.quota import KINDS, REFILL, SEAT_STREAMS, Limits, RateLimiter, TooMany, client_key
 from solver.apps.serve.state import PLAY_ONLY
 
 pytestmark = pytest.mark.server  # applications with their worker processes (the tiers)
@@ -30,7 +37,8 @@ D54 = "Jk1 As Ac Ks Kh Qs Qd Qc Js Jh Td Tc 9s 8s 8h 8c 7s 7h 6c 5d 5c 4s 4d 3s 
 
 
 def make(tmp_path, **config) -> TestClient:
-    app = create_app(ServeConfig(workers=1, warm_up=False, store=tmp_path / "s.sqlite", limits=Limits.off(), **config))
+    config.setdefault("limits", Limits.off())
+    app = create_app(ServeConfig(workers=1, warm_up=False, store=tmp_path / "s.sqlite", **config))
     return TestClient(app, base_url="http://localhost:8000")
 
 
@@ -204,6 +212,20 @@ def test_every_response_has_the_security_headers_and_the_api_no_store(client):
     with client.stream("GET", f"/api/tables/{created['table']}/events", headers=seat) as stream:
         assert stream.headers["cache-control"] == "no-store"
     assert responses["page"].headers["cache-control"] == "no-cache"
+
+
+def test_a_fault_of_the_server_has_the_security_headers_too(tmp_path):
+    app = make(tmp_path).app
+
+    @app.get("/api/fault")
+    def fault() -> None:
+        raise RuntimeError("a bug")
+
+    with TestClient(app, base_url="http://localhost", raise_server_exceptions=False) as c:
+        r = c.get("/api/fault")
+    assert error(r, 500) == "internal error: RuntimeError: a bug"
+    for header, value in SECURITY_HEADERS.items():
+        assert r.headers.get(header) == value, header
 
 
 def test_the_page_has_no_inline_script_nor_style(client):
@@ -406,3 +428,212 @@ def test_the_access_log_holds_no_token_code_or_secret(tmp_path):
     assert logged.count('"POST /api/tables/') >= 4 and '"GET /api/jobs/' in logged  # it is an access log
     for secret in secrets:
         assert secret not in logged
+
+
+# ---------------------------------------------------------------------- one client cannot take the server (issue 41)
+
+ATTACK = b"[" + b"[]," * 340_000 + b"[]]"  # 1 MB: 340,001 lists, which took the event loop 3.8 s to refuse
+
+
+def test_a_body_is_scanned_before_it_is_parsed():
+    with pytest.raises(BodyError, match=r"holds 680,00\d values, more than the 200,000 allowed"):
+        check_json_body(ATTACK, "application/json")
+    with pytest.raises(BodyError, match="must be a JSON object"):
+        check_json_body(b"[" + b"[]," * 1000 + b"[]]", "application/json")
+    with pytest.raises(BodyError, match="nested too deeply"):
+        check_json_body(b'{"a": ' + b"[" * 40 + b"]" * 40 + b"}", "application/json")
+    # brackets, commas and escaped quotes inside strings are text
+    text = json.dumps({"a": "[" * 100 + '\\"' + "{,}" * 1000, "b": ['"[', "\\"]}).encode()
+    assert check_json_body(text, "application/json") == json.loads(text)
+    assert check_json_body(b'{"a": "\\ud83d\\ude00"}', "application/json") == {"a": "\U0001F600"}
+
+
+def test_a_large_body_is_parsed_and_validated_outside_the_event_loop(client, monkeypatch):
+    from solver.apps.serve import errors
+
+    seen = []
+    scan = errors._scan
+
+    def spy(body: bytes) -> None:
+        try:
+            asyncio.get_running_loop()
+            seen.append("event loop")
+        except RuntimeError:
+            seen.append("thread")
+        scan(body)
+
+    monkeypatch.setattr(errors, "_scan", spy)
+    records = [{"game": i, "padding": "x" * 200} for i in range(600)]  # > 64 KiB, more records than allowed
+    r = client.post("/api/stats", json={"records": records})
+    assert error(r, 422).startswith("records: ")  # validated there: the model's own message
+    assert client.post("/api/showdown", content=ATTACK, headers={"Content-Type": "application/json"}).status_code == 422
+    assert client.post("/api/hand", json={"hand": "As Ks Qs Js Ts"}).status_code == 200
+    assert seen == ["thread", "thread", "event loop"]
+
+
+def test_every_post_route_takes_a_token_before_its_body_is_read(tmp_path):
+    spec = make(tmp_path).app.openapi()
+    for path, operations in spec["paths"].items():
+        if "post" in operations:
+            assert operations["post"].get("x-rate-limit") in KINDS, path
+    limits = Limits(**{**vars(Limits.off()), "checks": 2})
+    with make(tmp_path, limits=limits) as c:
+        for path in ("/api/showdown", "/api/hand", "/api/stats"):
+            c.app.state.quintet.limiter = RateLimiter(limits)
+            for _ in range(2):
+                assert c.post(path, content=ATTACK, headers={"Content-Type": "application/json"}).status_code == 422
+            r = c.post(path, content=ATTACK, headers={"Content-Type": "application/json"})
+            assert "too many show-downs, hands and statistics" in error(r, 429), path
+            assert int(r.headers["retry-after"]) >= 1
+
+
+def test_clients_are_keyed_by_ipv4_address_and_ipv6_network():
+    assert client_key("203.0.113.7") == "203.0.113.7"
+    assert client_key("::ffff:203.0.113.7") == "203.0.113.7"
+    assert client_key("2001:db8:1:2:aaaa::1") == client_key("2001:db8:1:2:ffff::9") == "2001:db8:1:2::/64"
+    assert client_key("2001:db8:1:3::1") != client_key("2001:db8:1:2::1")
+    assert client_key("2001:db8:1:2:aaaa::1", 48) == "2001:db8:1::/48"
+    assert client_key("unknown") == "unknown"
+
+
+def test_thirty_addresses_of_one_ipv6_network_are_one_client(tmp_path):
+    with make(tmp_path, limits=Limits(**{**vars(Limits.off()), "tables": 3})) as c:
+        statuses = []
+        for i in range(30):
+            one = TestClient(c.app, base_url="http://localhost", client=(f"2001:db8:5:6::{i + 1:x}", 4000))
+            statuses.append(one.post("/api/tables", json={"opponent": "friend"}).status_code)
+        assert statuses == [201] * 3 + [429] * 27
+        other = TestClient(c.app, base_url="http://localhost", client=("2001:db8:5:7::1", 4000))
+        assert other.post("/api/tables", json={"opponent": "friend"}).status_code == 201
+
+
+def test_rotating_addresses_cannot_evict_a_clients_buckets():
+    now = [0.0]
+    limiter = RateLimiter(Limits(tables=2), clock=lambda: now[0], max_clients=10)
+    for _ in range(2):
+        limiter.take("victim", "tables")
+    refused = 0
+    for i in range(1000):  # an attacker through a thousand addresses, each seen once
+        now[0] += 0.01
+        try:
+            limiter.take(f"rotating {i}", "tables")
+        except TooMany:
+            refused += 1
+    assert refused >= 1000 - 10 - 2  # past the table's room they share one bucket: the newcomers'
+    with pytest.raises(TooMany):
+        limiter.take("victim", "tables")  # its bucket is still counted
+    now[0] += REFILL
+    limiter.take("someone new", "tables")  # a minute later a client's place is free again (its bucket full)
+
+
+def test_a_clients_requests_in_flight_and_a_seats_streams_are_capped(tmp_path):
+    with make(tmp_path, limits=Limits(**{**vars(Limits.off()), "connections": SEAT_STREAMS + 1})) as c:
+        created = c.post("/api/tables", json={"opponent": "friend"}).json()
+        seat = {"Authorization": f"Bearer {created['token']}"}
+        events = f"/api/tables/{created['table']}/events"
+        with contextlib.ExitStack() as streams:
+            for _ in range(SEAT_STREAMS):
+                assert streams.enter_context(c.stream("GET", events, headers=seat)).status_code == 200
+            assert "your seat has 4 event streams open" in error(c.get(events, headers=seat), 429)
+            other = c.post("/api/tables", json={"opponent": "friend"}).json()
+            other_seat = {"Authorization": f"Bearer {other['token']}"}
+            streams.enter_context(c.stream("GET", f"/api/tables/{other['table']}/events", headers=other_seat))
+            r = c.get("/api/health")  # the client's sixth request at once
+            assert "requests open at once" in error(r, 429) and r.headers["retry-after"] == "5"
+            for name, value in SECURITY_HEADERS.items():
+                assert r.headers[name] == value
+            stranger = TestClient(c.app, base_url="http://localhost", client=("198.51.100.3", 4000))
+            assert stranger.get("/api/health").status_code == 200  # another client is answered
+        assert c.get("/api/health").status_code == 200  # the streams closed: counted no more
+
+
+def test_a_tables_preparation_is_its_creators_job(tmp_path):
+    with make(tmp_path, play_only=True, limits=Limits(**{**vars(Limits.off()), "jobs": 2})) as c:
+        wait_for_workers(lambda: c.get("/api/health").json(), 1)
+        created = [c.post("/api/tables", json={"opponent": "friend", "hints": True, "games": 100, "seed": 7 + i})
+                   for i in range(3)]
+        assert [r.status_code for r in created] == [201, 201, 429]
+        assert "2 solves running or waiting" in created[2].json()["error"]
+        health = c.get("/api/health").json()
+        assert health["waiting"]["long"] + health["running"]["long"] == 2  # one equilibrium a table: game 1's
+        other = TestClient(c.app, base_url="http://localhost", client=("198.51.100.4", 4000))
+        assert other.post("/api/tables", json={"opponent": "friend", "hints": True, "seed": 99}).status_code == 201
+
+
+# ---------------------------------------------------------------------- the small ones
+
+
+def test_an_empty_store_puzzle_names_no_path(tmp_path):
+    with make(tmp_path / "secret-dir") as c:
+        message = error(c.get("/api/puzzles"), 404)
+    assert "secret-dir" not in message and str(tmp_path) not in message and "the server's store" in message
+
+
+def test_head_of_the_page_is_200(client):
+    r = client.head("/")
+    assert r.status_code == 200 and r.content == b""
+
+
+def test_the_proxy_examples_strip_a_clients_own_forwarded_port():
+    doc = (ROOT / "docs" / "public-server.md").read_text()
+    caddyfiles = re.findall(r"```caddy\n(.*?)```", doc, re.S)
+    assert len(caddyfiles) == 2
+    for caddyfile in caddyfiles:
+        assert "header_up -X-Forwarded-Port" in caddyfile
+    [nginx] = re.findall(r"```nginx\n(.*?)```", doc, re.S)
+    assert 'proxy_set_header X-Forwarded-Port "";' in nginx
+
+
+def _raw(url: str, request: bytes, source: str = "127.0.0.1") -> bytes:
+    """Send ``request`` on a new connection from ``source``: what comes back before it closes (10 s at most)."""
+    host, port = url.split("//")[1].split(":")
+    with socket.create_connection((host, int(port)), timeout=10, source_address=(source, 0)) as s:
+        answer = b""
+        try:
+            s.sendall(request)
+            while part := s.recv(65536):
+                answer += part
+                if b"\r\n\r\n" in answer and b'"}' in answer:
+                    break
+        except (ConnectionResetError, BrokenPipeError):  # closed unanswered
+            pass
+        return answer
+
+
+def _headers_of(answer: bytes) -> dict[str, str]:
+    head = answer.split(b"\r\n\r\n", 1)[0].decode("latin-1").split("\r\n")[1:]
+    return {k.lower(): v.strip() for k, v in (line.split(":", 1) for line in head)}
+
+
+@pytest.mark.server
+def test_the_servers_own_answers_carry_the_security_headers_and_connections_are_capped(tmp_path):
+    with live_server("--workers", "1", "--store", str(tmp_path / "s.sqlite"), "--trusted-proxies", "none",
+                     "--connections-per-client", "3", "--max-connections", "5", "--keep-alive", "30") as (url, _):
+        for request in (b"GARBAGE\r\n\r\n", b"GET /api/health HTTP/1.1\r\nHost: localhost\r\nHost: other\r\n\r\n"):
+            answer = _raw(url, request)
+            assert answer.startswith(b"HTTP/1.1 400"), answer
+            headers = _headers_of(answer)
+            for name, value in SECURITY_HEADERS.items():
+                assert headers[name] == value, (request, name)
+            assert json.loads(answer.split(b"\r\n\r\n", 1)[1])["error"]
+        host, port = url.split("//")[1].split(":")
+        idle = [socket.create_connection((host, int(port)), timeout=10) for _ in range(3)]
+        try:
+            time.sleep(0.5)
+            assert _raw(url, b"GET /api/health HTTP/1.1\r\nHost: localhost\r\n\r\n") == b""  # a fourth: closed
+            ok = _raw(url, b"GET /api/health HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n",
+                      source="127.0.0.2")
+            assert ok.startswith(b"HTTP/1.1 200"), ok  # another client is answered
+            more = [socket.create_connection((host, int(port)), timeout=10, source_address=("127.0.0.3", 0))
+                    for _ in range(3)]  # 6 open, past --max-connections 5
+            idle += more
+            time.sleep(0.5)
+            busy = _raw(url, b"GET /api/health HTTP/1.1\r\nHost: localhost\r\n\r\n", source="127.0.0.4")
+            assert busy.startswith(b"HTTP/1.1 503"), busy
+            headers = _headers_of(busy)
+            assert headers["retry-after"] == "5" and "open connections" in busy.decode()
+            for name, value in SECURITY_HEADERS.items():
+                assert headers[name] == value
+        finally:
+            for s in idle:
+                s.close()

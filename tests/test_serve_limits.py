@@ -174,7 +174,7 @@ def test_token_buckets_refill():
 @pytest.fixture()
 def limited(tmp_path):
     app = create_app(ServeConfig(workers=1, warm_up=False, store=tmp_path / "s.sqlite",
-                                 limits=Limits(tables=2, moves=3, solves=3, mixes=1, jobs=2)))
+                                 limits=Limits(tables=2, moves=3, solves=4, mixes=1, jobs=2)))
     with TestClient(app, base_url="http://localhost", client=("203.0.113.5", 4000)) as c:
         yield c
 
@@ -204,13 +204,16 @@ def test_limits_per_client_are_429_with_retry_after(limited):
     too_many(c.post("/api/solve", json={**HARD, "exposed": "Kd Qs Jh Ts 9c 8d 7h"}), "2 solves running or waiting")
     for job in (first, second):
         c.delete(f"/api/jobs/{job['job']}", headers=secret_of(job))
-    too_many(c.post("/api/solve", json={**HARD, "exposed": "Kd Qs Jh Ts 9c 8d 7h"}), "too many solves")
-    mix = c.post("/api/solve", json={"exposed": "Kc Qh Qd Js 9d 8s 7d", "max_support": 2})
+    mix = c.post("/api/solve", json={"exposed": "Kc Qh Qd Js 9d 8s 7d", "max_support": 2})  # a solve and a mix
     assert mix.status_code == 202
     c.delete(f"/api/jobs/{mix.json()['job']}", headers=secret_of(mix.json()))
-    too_many(c.post("/api/solve", json={"exposed": "Kc Qh Qd Js 9d 8s 7d", "max_support": 2}), "too many K-mixes")
-    # another address has its own limits
+    too_many(c.post("/api/solve", json={**HARD, "exposed": "Kd Qs Jh Ts 9c 8d 7h"}), "too many solves")
+    # another address has its own limits: a K-mix a minute
     other = TestClient(c.app, base_url="http://localhost", client=("203.0.113.6", 4000))
+    mix = other.post("/api/solve", json={"exposed": "Kc Qh Qd Js 9d 8s 7d", "max_support": 2})
+    assert mix.status_code == 202
+    other.delete(f"/api/jobs/{mix.json()['job']}", headers=secret_of(mix.json()))
+    too_many(other.post("/api/solve", json={"exposed": "Kc Qh Qd Js 9d 8s 7d", "max_support": 2}), "too many K-mixes")
     assert other.post("/api/tables", json={"opponent": "friend"}).status_code == 201
 
 

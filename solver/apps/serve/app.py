@@ -31,6 +31,7 @@ from fastapi import FastAPI
 from fastapi.middleware.cors import CORSMiddleware
 from starlette.concurrency import run_in_threadpool
 from starlette.routing import Mount, Route
+from starlette.types import ASGIApp
 
 from solver.apps.serve.errors import MAX_BODY_BYTES, BodyLimit, error_response, install_error_handlers
 from solver.apps.serve.guard import Guard
@@ -79,7 +80,7 @@ def create_app(config: ServeConfig | None = None) -> FastAPI:
         app.add_middleware(CORSMiddleware, allow_origins=list(public.cors_origins), allow_credentials=False,
                            allow_methods=["GET", "POST", "DELETE"], allow_headers=["Authorization", "Content-Type"],
                            expose_headers=["Location", "Retry-After"], max_age=600)
-    app.add_middleware(Guard, public=public, error=error_response)  # outermost: every response gets its headers
+
     routers = (solve.router, game.router, tables.router, training.router, server.router)
     for router in routers:
         app.include_router(router)
@@ -94,4 +95,11 @@ def create_app(config: ServeConfig | None = None) -> FastAPI:
         return app.openapi_schema
 
     app.openapi = openapi  # type: ignore[method-assign]
+    build = app.build_middleware_stack
+
+    def guarded() -> ASGIApp:  # outside Starlette's own 500: every response gets its headers
+        return Guard(build(), public=public, error=error_response, limits=state.config.limits,
+                     max_connections=state.config.max_connections)
+
+    app.build_middleware_stack = guarded  # type: ignore[method-assign]
     return app

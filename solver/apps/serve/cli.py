@@ -101,15 +101,21 @@ def build_parser() -> argparse.ArgumentParser:
                        help=f"per client address, {what} a minute (a burst of N, then N a minute; 0: no limit; "
                             f"default {defaults.per_minute(kind)})")
     g.add_argument("--jobs-per-client", type=int_at_least(0), default=defaults.jobs, metavar="N",
-                   help=f"solves one client address may have running or waiting at once (0: no limit; default "
-                        f"{defaults.jobs})")
+                   help=f"solves one client may have running or waiting at once, its tables' preparations included "
+                        f"(0: no limit; default {defaults.jobs})")
+    g.add_argument("--connections-per-client", type=int_at_least(0), default=defaults.connections, metavar="N",
+                   help=f"connections one client may have open at once, idle ones and event streams included (behind "
+                        f"a proxy: its requests in flight; 0: no limit; default {defaults.connections})")
+    g.add_argument("--ipv6-prefix", type=int_between(1, 128), default=defaults.ipv6_prefix, metavar="BITS",
+                   help=f"an IPv6 client is its network of this many bits: the addresses of one subscriber share "
+                        f"its limits (default {defaults.ipv6_prefix})")
     g.add_argument("--play-only", action="store_true",
                    help="a public server for play: the solver API (solves, jobs, draw advice, reviews, puzzles) "
                         "off (403); the tables, their hints if a table allows them, show-downs, hands, deals and rule "
                         "sets stay")
     g.add_argument("--max-connections", type=positive_int, default=MAX_CONNECTIONS, metavar="N",
-                   help=f"open connections at most (event streams included); more are answered 503 (default "
-                        f"{MAX_CONNECTIONS})")
+                   help=f"open connections on the server at most (event streams included); past them requests are "
+                        f"answered 503 (default {MAX_CONNECTIONS})")
     g.add_argument("--header-timeout", type=_seconds, default=HEADER_TIMEOUT, metavar="SECONDS",
                    help=f"a request's line and headers must arrive within this long (a slow client's connection is "
                         f"closed; default {HEADER_TIMEOUT:g}); the line and headers hold {MAX_HEAD_BYTES // 1024} KiB "
@@ -153,8 +159,8 @@ def _seconds(text: str) -> float:
 
 
 def limits_of(args: argparse.Namespace) -> Limits:
-    return Limits(tables=args.tables_per_minute, moves=args.moves_per_minute, solves=args.solves_per_minute,
-                  mixes=args.mixes_per_minute, jobs=args.jobs_per_client)
+    return Limits(**{kind: getattr(args, f"{kind}_per_minute") for kind in KINDS}, jobs=args.jobs_per_client,
+                  connections=args.connections_per_client, ipv6_prefix=args.ipv6_prefix)
 
 
 def public_of(args: argparse.Namespace) -> Public:
@@ -250,7 +256,7 @@ def _main(argv: Sequence[str] | None) -> int:
     app = create_app(ServeConfig(workers=args.workers, queue_size=args.queue_size, store=store, tables=tables,
                                  public=public, limits=limits_of(args), max_time_limit=args.max_time_limit,
                                  quick_time_limit=args.quick_time_limit, play_only=args.play_only,
-                                 body_timeout=args.body_timeout))
+                                 body_timeout=args.body_timeout, max_connections=args.max_connections))
     state = app.state.quintet
 
     class Server(uvicorn.Server):
@@ -273,9 +279,9 @@ def _main(argv: Sequence[str] | None) -> int:
     if public.public_url and (warning := link_warning(public.public_url)):
         print(f"quintet-serve: --public-url {public.public_url}: {warning}", file=sys.stderr, flush=True)
     config = uvicorn.Config(app, log_config=_log_config(args.access_log), log_level=None, access_log=args.access_log,
-                            timeout_graceful_shutdown=3, http=protocol(args.header_timeout),
+                            timeout_graceful_shutdown=3, http=protocol(args.header_timeout, public, limits_of(args)),
                             timeout_keep_alive=max(1, round(args.keep_alive)),
-                            h11_max_incomplete_event_size=MAX_HEAD_BYTES, limit_concurrency=args.max_connections,
+                            h11_max_incomplete_event_size=MAX_HEAD_BYTES,  # --max-connections: the application's 503
                             proxy_headers=False)  # the application reads them, from --trusted-proxies only
     resident = _start_resident() if args.daemon else None
 

@@ -1,6 +1,9 @@
 """What every request passes and every response carries, in one ASGI middleware (``Guard``):
 
 * **the head's size** — a request line and headers over ``MAX_HEAD_BYTES`` get ``431``;
+* **connections** — past ``max_connections`` open on the server (``connections`` counts them
+  for each request) a request gets ``503``; past ``Limits.connections`` requests in flight of
+  one client (event streams included: behind a proxy, its connections) ``429``;
 * **the host** — a request whose host (after a trusted proxy's, ``solver.apps.serve.public``)
   is not one the server answers to is refused with ``400`` (a DNS-rebinding page cannot reach
   a server on this machine through a name of its own);
@@ -26,10 +29,10 @@ from typing import Any
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from solver.apps.serve.public import Public, PublicError, request_origin
-from solver.apps.serve.quota import MAX_HEAD_BYTES
+from solver.apps.serve.public import Public, PublicError, client_address, request_origin
+from solver.apps.serve.quota import MAX_CONNECTIONS, MAX_HEAD_BYTES, Counter, Limits, client_key
 
-__all__ = ["Guard", "SECURITY_HEADERS", "CROSS_SITE", "SAFE_METHODS"]
+__all__ = ["Guard", "SECURITY_HEADERS", "CROSS_SITE", "SAFE_METHODS", "OPEN_CONNECTIONS"]
 
 CSP = ("default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data: blob:; connect-src 'self'; "
        "font-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'")
@@ -42,6 +45,8 @@ SECURITY_HEADERS: dict[str, str] = {
     "cross-origin-resource-policy": "same-origin",
 }
 SAFE_METHODS = ("GET", "HEAD", "OPTIONS")
+OPEN_CONNECTIONS = "quintet.connections"
+"""The scope's extension that says how many connections the server has open (``connections``)."""
 CROSS_SITE = ("a request from a page of another site ({what}) is refused: the server's calls that change "
               "anything answer its own page only (an operator may allow an origin with --cors-origin)")
 
@@ -55,12 +60,17 @@ def _header(scope: Mapping[str, Any], name: bytes) -> str | None:
 
 class Guard:
     """The middleware (see the module doc).  ``public``: the server's address and host names;
-    ``error(status, message)``: the ASGI response of one error (``errors.error_response``)."""
+    ``error(status, message, headers)``: the ASGI response of one error (``errors.error_response``);
+    ``limits``: a client's connections and how clients are keyed; ``max_connections``: the server's."""
 
-    def __init__(self, app: ASGIApp, public: Public, error: Any) -> None:
+    def __init__(self, app: ASGIApp, public: Public, error: Any, limits: Limits | None = None,
+                 max_connections: int = MAX_CONNECTIONS) -> None:
         self.app = app
         self.public = public
         self.error = error
+        self.limits = limits or Limits()
+        self.max_connections = max_connections
+        self.in_flight = Counter(self.limits.connections)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -86,12 +96,25 @@ class Guard:
 
         refusal = self._refusal(scope)
         if refusal is not None:
-            await self.error(*refusal)(scope, receive, send_with_headers)
+            retry = {"Retry-After": "5"} if refusal[0] == 503 else None
+            await self.error(*refusal, retry)(scope, receive, send_with_headers)
             return
-        await self.app(scope, receive, send_with_headers)
+        client = client_key(client_address(self.public, scope), self.limits.ipv6_prefix)
+        if not self.in_flight.enter(client):
+            await self.error(429, f"your address has {self.in_flight.limit} requests open at once (event streams "
+                             "included), the most one client may have on this server: close one",
+                             {"Retry-After": "5"})(scope, receive, send_with_headers)
+            return
+        try:
+            await self.app(scope, receive, send_with_headers)
+        finally:
+            self.in_flight.leave(client)
 
     def _refusal(self, scope: Scope) -> tuple[int, str] | None:
         """(status, message) of a request the server does not answer, or None."""
+        connections = (scope.get("extensions") or {}).get(OPEN_CONNECTIONS, 0)
+        if connections > self.max_connections:
+            return 503, f"the server has its maximum of {self.max_connections:,} open connections; try again shortly"
         head = len(scope.get("raw_path") or b"") + len(scope.get("query_string") or b"") + sum(
             len(k) + len(v) + 4 for k, v in scope.get("headers", ()))
         if head > MAX_HEAD_BYTES:

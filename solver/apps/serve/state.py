@@ -21,7 +21,7 @@ from solver.advisor.limits import SERVE_MAX_TIME_LIMIT, SERVE_QUICK_TIME_LIMIT
 from solver.apps.serve.errors import MAX_BODY_BYTES
 from solver.apps.serve.jobs import Job, Unavailable, WorkerPool
 from solver.apps.serve.public import Public, client_address
-from solver.apps.serve.quota import BODY_TIMEOUT, Kind, Limits, RateLimiter
+from solver.apps.serve.quota import BODY_TIMEOUT, MAX_CONNECTIONS, Kind, Limits, RateLimiter, client_key
 from solver.apps.serve.tables.config import TablesConfig
 from solver.apps.serve.tables.service import TableService
 from solver.storage.store import SolutionStore, default_store_path
@@ -41,7 +41,8 @@ class ServeConfig:
     address as the world sees it (public URL, trusted proxies, host names:
     ``solver.apps.serve.public``); ``limits``: what one client may ask (``solver.apps.serve.quota``);
     ``play_only``: the solver API (solves, jobs, draw advice, reviews, puzzles) off — a public server for play;
-    ``body_timeout``: seconds a request body may take to arrive (408 after)."""
+    ``body_timeout``: seconds a request body may take to arrive (408 after); ``max_connections``:
+    open connections on the server past which a request is answered 503."""
 
     workers: int = 2
     queue_size: int = 32
@@ -55,6 +56,7 @@ class ServeConfig:
     public: Public = field(default_factory=Public)
     limits: Limits = field(default_factory=Limits)
     play_only: bool = False
+    max_connections: int = MAX_CONNECTIONS
 
 
 class AppState:
@@ -76,8 +78,9 @@ class AppState:
                           max_per_owner=c.limits.jobs)
 
     def client(self, request: Request) -> str:
-        """The address the request counts against (behind trusted proxies, the forwarded client's)."""
-        return client_address(self.config.public, request.scope)
+        """The client the request counts against (``quota.client_key`` of its address: behind
+        trusted proxies, the forwarded client's)."""
+        return client_key(client_address(self.config.public, request.scope), self.config.limits.ipv6_prefix)
 
     def take(self, request: Request, kind: Kind) -> str:
         """Count a request of ``kind`` against its client (``TooMany`` past the client's limit);

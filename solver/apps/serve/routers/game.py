@@ -16,7 +16,7 @@ from quintet.rules import RULE_SETS, Rules, get_rules
 from quintet.seeds import SEED_MAX, fresh_seed
 from solver.advisor import limits as limits_module
 from solver.advisor.schema import LimitsOut
-from solver.apps.serve.errors import JsonBodyRoute, error_responses
+from solver.apps.serve.errors import JsonBodyRoute, error_responses, rate_limit
 from solver.apps.serve.models import (
     MAX_NAME_LENGTH,
     DealOut,
@@ -43,7 +43,7 @@ State = Annotated[AppState, Depends(app_state)]
 
 @router.post("/api/showdown", tags=["game"], operation_id="showdown", response_model=ShowdownOut,
              response_description="exactly what quintet showdown --json prints",
-             responses=error_responses(400, 413, 422))
+             responses=error_responses(400, 413, 422, 429), openapi_extra=rate_limit("checks"))
 def showdown(body: ShowdownIn) -> ShowdownOut:
     """``quintet showdown``: two arrangements slot by slot."""
     return showdown_report(body.exposed, body.a, body.b, body.rules.to_rules()).to_model()
@@ -51,7 +51,7 @@ def showdown(body: ShowdownIn) -> ShowdownOut:
 
 @router.post("/api/hand", tags=["game"], operation_id="hand", response_model=HandReportOut,
              response_description="exactly what quintet hand --json prints",
-             responses=error_responses(400, 413, 422))
+             responses=error_responses(400, 413, 422, 429), openapi_extra=rate_limit("checks"))
 def hand(body: HandIn) -> HandReportOut:
     """``quintet hand``: one hand's category, description, key and percentile."""
     return hand_report(body.hand, body.rules.to_rules())[1]
@@ -59,22 +59,24 @@ def hand(body: HandIn) -> HandReportOut:
 
 @router.post("/api/draw", tags=["draw"], operation_id="draw", response_model=DrawOut,
              response_description="exactly what quintet draw --json prints",
-             responses=error_responses(400, 403, 413, 422, 429, 500, 503), dependencies=[Depends(solver_on)])
+             responses=error_responses(400, 403, 413, 422, 429, 500, 503), dependencies=[Depends(solver_on)],
+             openapi_extra=rate_limit("solves"))
 async def draw(body: DrawIn, state: State, http: Request) -> Any:
     """``quintet draw``: the draw advisor — all 32 exchanges of a five-card hand, exact."""
-    client = state.take(http, "solves")
+    client = state.client(http)
     task = DrawTask(body.hand, body.rules.to_rules(), body.known, body.objective, state.config.quick_time_limit)
     return await state.answer(state.pool.submit(task, lane="quick", request=echo(body), owner=client), http)
 
 
 @router.post("/api/draw/strategy", tags=["draw"], operation_id="draw_strategy", response_model=DrawStrategyOut,
              response_description="the heads-up equilibrium strategy's advice at the position",
-             responses=error_responses(400, 403, 413, 422, 429, 500, 503), dependencies=[Depends(solver_on)])
+             responses=error_responses(400, 403, 413, 422, 429, 500, 503), dependencies=[Depends(solver_on)],
+             openapi_extra=rate_limit("solves"))
 async def draw_strategy(body: DrawStrategyIn, state: State, http: Request) -> Any:
     """Heads-up draw poker: what the equilibrium strategy (solved by CFR+) does at a position — its
     probability of each move for your hand's class, the pot odds, your equity against the other player's
     range, each exchange's draw, and why (``quintet poker``'s ``hint``)."""
-    client = state.take(http, "solves")
+    client = state.client(http)
     task = StrategyTask(body.rules.to_rules(), body.terms.to_terms(), body.hand, tuple(body.actions), body.player,
                         state.config.quick_time_limit)
     return await state.answer(state.pool.submit(task, lane="quick", request=echo(body), owner=client), http)

@@ -65,7 +65,7 @@ def opponents() -> OpponentsOut:
                     tournament=list(k.tournament)) for k in opponent_kinds()])
 
 
-@router.get("/", include_in_schema=False)
+@router.api_route("/", methods=["GET", "HEAD"], include_in_schema=False)
 def page() -> FileResponse:
     return FileResponse(str(STATIC / "index.html"), headers={"Cache-Control": "no-cache"})
 

@@ -28,7 +28,7 @@ from quintet.text import quote
 from solver.advisor.equilibrium import certified_within, stored_exploitability
 from solver.advisor.request import RequestError, SolveRequest
 from solver.advisor.schema import dump
-from solver.apps.serve.errors import JsonBodyRoute, error_responses
+from solver.apps.serve.errors import JsonBodyRoute, error_responses, rate_limit
 from solver.apps.serve.jobs import Job
 from solver.apps.serve.models import ImmediateAnswerOut, JobCreatedOut, JobOut, KmixProgressOut, ProgressOut, SolveIn
 from solver.apps.serve.public import request_origin
@@ -144,7 +144,7 @@ _JOB_LINKS = {
                               "answers)",
                               "headers": {"Location": {"description": "/api/jobs/ID", "schema": {"type": "string"}}},
                               "links": _JOB_LINKS},
-                        **error_responses(400, 403, 413, 422, 429, 500, 503)})
+                        **error_responses(400, 403, 413, 422, 429, 500, 503)}, openapi_extra=rate_limit("solves"))
 async def solve(body: SolveIn, state: State, http: Request) -> Any:
     """``quintet-solve``: the best response to an opponent model, a completion (``fix``),
     a grade (``grade``), the certified equilibrium (``opponent`` ``equilibrium``, the
@@ -152,7 +152,7 @@ async def solve(body: SolveIn, state: State, http: Request) -> Any:
     most K arrangements found (``max_support``).  An equilibrium not in the store, every safe
     exploitation and every K-mix becomes a job (202)."""
     mix = body.max_exploitability is not None or body.max_support is not None
-    client = state.take(http, "mixes" if mix else "solves")
+    client = state.take(http, "mixes") if mix else state.client(http)  # a mix: a solve and a mix
     request = solve_request_of(body, state.config)
     long = mix or (request.wants_equilibrium and not await run_in_threadpool(_is_stored, state, request))
     request = _limited(request, long, state.config)

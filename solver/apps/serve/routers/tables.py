@@ -25,7 +25,7 @@ from fastapi.responses import Response, StreamingResponse
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from starlette.concurrency import run_in_threadpool
 
-from solver.apps.serve.errors import JsonBodyRoute
+from solver.apps.serve.errors import JsonBodyRoute, rate_limit
 from solver.apps.serve.models import ErrorOut, GradeOut, SolutionOut, SparseOut
 from solver.apps.serve.public import link_warning, public_base
 from solver.apps.serve.state import AppState, app_state
@@ -105,22 +105,21 @@ Token = Annotated[str, Depends(_token)]  # the seat's token, checked against the
 @router.post("", status_code=201, response_model=TableCreatedOut, responses={
     **{k: _ERRORS[k] for k in (400, 413, 422, 429)},
     503: {"model": ErrorOut, "description": "the server has its maximum of open tables (Retry-After: seconds "
-                                            "until the oldest idle one expires)"}})
+                                            "until the oldest idle one expires)"}}, openapi_extra=rate_limit("tables"))
 def create_table(body: TableIn, tables: Tables, links: SeatLinks, state: State, http: Request) -> TableCreatedOut:
     """Open a table: a match against the computer (one seat) or a friend (two seats).  Your
     seat's token and link are shown once, here; at a friend's table the invitation's link is
     for your friend (GET …/invitation shows it again until they join)."""
-    state.take(http, "tables")
-    return tables.create(body, links)
+    return tables.create(body, links, state.client(http))
 
 
 @router.post("/{table_id}/join", status_code=201, response_model=TableJoinedOut, responses={
     **{k: _ERRORS[k] for k in (413, 422, 429)},
     404: {"model": ErrorOut, "description": "no such table, or not its invitation (the same bytes for both)"},
-    409: {"model": ErrorOut, "description": "the invitation was used already (seat 1 is told)"}})
-def join(table_id: str, body: JoinIn, tables: Tables, links: SeatLinks, state: State, http: Request) -> TableJoinedOut:
+    409: {"model": ErrorOut, "description": "the invitation was used already (seat 1 is told)"}},
+    openapi_extra=rate_limit("moves"))
+def join(table_id: str, body: JoinIn, tables: Tables, links: SeatLinks) -> TableJoinedOut:
     """Exchange a friend's table's invitation for seat 2's own token and link (once)."""
-    state.take(http, "moves")
     return tables.join(table_id, body.invitation, links)
 
 
@@ -134,12 +133,12 @@ def invitation(table_id: str, tables: Tables, token: Token, links: SeatLinks) ->
 
 
 @router.post("/{table_id}/rematch", response_model=TableView, responses={
-    **_MOVE_ERRORS, 409: {"model": ErrorOut, "description": "the match is not over yet"}})
-def rematch(table_id: str, tables: Tables, token: Token, state: State, http: Request) -> TableView:
+    **_MOVE_ERRORS, 409: {"model": ErrorOut, "description": "the match is not over yet"}},
+    openapi_extra=rate_limit("moves"))
+def rematch(table_id: str, tables: Tables, token: Token) -> TableView:
     """Ask for the next match once this one is over: against the computer it starts at once;
     with a friend once both seats have asked.  Both keep their tokens and links."""
     seat = tables.authenticate(table_id, token)
-    state.take(http, "moves")
     return tables.rematch(table_id, seat)
 
 
@@ -151,21 +150,20 @@ def get_table(table_id: str, tables: Tables, token: Token) -> TableView:
 
 
 @router.post("/{table_id}/arrangement", response_model=TableView, responses={
-    **_ERRORS, 409: {"model": ErrorOut, "description": "already confirmed, or the game is not ready"}})
-def confirm(table_id: str, body: ArrangementIn, tables: Tables, token: Token, state: State,
-            http: Request) -> TableView:
+    **_ERRORS, 409: {"model": ErrorOut, "description": "already confirmed, or the game is not ready"}},
+    openapi_extra=rate_limit("moves"))
+def confirm(table_id: str, body: ArrangementIn, tables: Tables, token: Token) -> TableView:
     """Confirm your arrangement for your current game (final)."""
     seat = tables.authenticate(table_id, token)
-    state.take(http, "moves")
     return tables.confirm(table_id, seat, body.arrangement)
 
 
 @router.post("/{table_id}/next", response_model=TableView, responses={
-    **_MOVE_ERRORS, 409: {"model": ErrorOut, "description": "the game is not shown down, or the match is over"}})
-def next_game(table_id: str, tables: Tables, token: Token, state: State, http: Request) -> TableView:
+    **_MOVE_ERRORS, 409: {"model": ErrorOut, "description": "the game is not shown down, or the match is over"}},
+    openapi_extra=rate_limit("moves"))
+def next_game(table_id: str, tables: Tables, token: Token) -> TableView:
     """Move to the next game once the show-down is there."""
     seat = tables.authenticate(table_id, token)
-    state.take(http, "moves")
     return tables.next_game(table_id, seat)
 
 
@@ -249,7 +247,7 @@ async def _advise(state: AppState, http: Request, table_id: str, token: str, act
         return (seat, *tables.advice_task(table_id, seat, action, **given))
 
     seat, task, game = await run_in_threadpool(task_for)
-    client = state.take(http, "mixes" if given.get("max_support") is not None else "solves")
+    client = state.take(http, "mixes") if given.get("max_support") is not None else state.client(http)
     job = tables.pool.submit(task, lane="quick", request={"table": "(a seat's advice)"}, owner=client)
     result = await state.answer(job, http)
     used = action if given.get("max_support") is None else f"hint {given['max_support']}"  # as quintet-play
@@ -257,7 +255,8 @@ async def _advise(state: AppState, http: Request, table_id: str, token: str, act
     return result
 
 
-@router.post("/{table_id}/hint", response_model=SolutionOut | SparseOut, responses=_ADVICE_ERRORS)
+@router.post("/{table_id}/hint", openapi_extra=rate_limit("solves"),
+             response_model=SolutionOut | SparseOut, responses=_ADVICE_ERRORS)
 async def hint(table_id: str, state: State, token: Token, http: Request, body: HintIn | None = None) -> Any:
     """quintet-play's 'hint': the best completion of the slots you have placed (none: the best
     arrangement) against the computer's model — at a friend's table, the deal's equilibrium;
@@ -266,13 +265,13 @@ async def hint(table_id: str, state: State, token: Token, http: Request, body: H
     return await _advise(state, http, table_id, token, "hint", slots=dict(body.slots), max_support=body.max_support)
 
 
-@router.post("/{table_id}/grade", response_model=GradeOut, responses=_ADVICE_ERRORS)
+@router.post("/{table_id}/grade", openapi_extra=rate_limit("solves"), response_model=GradeOut, responses=_ADVICE_ERRORS)
 async def grade(table_id: str, body: GradeIn, state: State, token: Token, http: Request) -> Any:
     """quintet-play's 'grade': value, regret and best two-card swap of five packets (not confirmed)."""
     return await _advise(state, http, table_id, token, "grade", arrangement=body.arrangement)
 
 
-@router.post("/{table_id}/odds", response_model=OddsOut, responses=_ADVICE_ERRORS)
+@router.post("/{table_id}/odds", openapi_extra=rate_limit("solves"), response_model=OddsOut, responses=_ADVICE_ERRORS)
 async def odds(table_id: str, state: State, token: Token, http: Request) -> Any:
     """quintet-play's 'odds': per slot, the hands the model plays there and their odds."""
     return await _advise(state, http, table_id, token, "odds")

@@ -33,7 +33,7 @@ from solver.advisor.limits import (
     LimitError,
 )
 from solver.advisor.schema import OneOf, PuzzleOut, PuzzleResultOut, ReviewOut, StatsOut
-from solver.apps.serve.errors import JsonBodyRoute, error_responses
+from solver.apps.serve.errors import JsonBodyRoute, error_responses, rate_limit
 from solver.apps.serve.models import MAX_NAME_LENGTH, ArrangementText, Cards, JobCreatedOut, RulesIn, _Strict, integral
 from solver.apps.serve.routers.solve import echo, job_created
 from solver.apps.serve.state import AppState, app_state, solver_on
@@ -100,7 +100,8 @@ def _time_limit(state: AppState, asked: float | None) -> float:
              responses={202: {"model": JobCreatedOut, "description": "the deal's equilibrium is not in the store: "
                               "the review is a job, followed with its secret (its result: the review)",
                               "headers": {"Location": {"description": "/api/jobs/ID", "schema": {"type": "string"}}}},
-                        **error_responses(400, 403, 413, 422, 429, 500, 503)}, dependencies=[Depends(solver_on)])
+                        **error_responses(400, 403, 413, 422, 429, 500, 503)}, dependencies=[Depends(solver_on)],
+             openapi_extra=rate_limit("solves"))
 async def review(body: ReviewIn, state: State, http: Request) -> Any:
     """A finished game reviewed: each slot's packets and hands, who scored and why, the regret
     against the computer's model and against the deal's equilibrium, the best arrangement and
@@ -114,7 +115,7 @@ async def review(body: ReviewIn, state: State, http: Request) -> Any:
         quality = stored_exploitability(record.deal, state.store())
         return quality is not None and certified_within(quality, epsilon)  # type: ignore[arg-type]
 
-    client = state.take(http, "solves")
+    client = state.client(http)
     long = epsilon is not None and not await run_in_threadpool(stored)
     job = state.pool.submit(task, lane="long" if long else "quick", request=echo(body) | {"record": "…"},
                             owner=client)
@@ -125,7 +126,7 @@ async def review(body: ReviewIn, state: State, http: Request) -> Any:
 
 @router.post("/api/stats", tags=["training"], operation_id="stats", response_model=StatsOut,
              response_description="exactly what quintet-play stats --json prints",
-             responses=error_responses(400, 413, 422))
+             responses=error_responses(400, 413, 422, 429), openapi_extra=rate_limit("checks"))
 async def stats(body: StatsIn) -> StatsOut:
     """Session statistics of game records: games, points, the mean regret and its trend, per
     slot where the points go."""
@@ -150,16 +151,18 @@ async def puzzle(state: State,
     chosen = fresh_seed() if seed is None else seed
 
     def pick() -> PuzzleOut:
+        store = state.store()
         try:
-            return pick_puzzle(state.store(), r, chosen, opponent).to_model()
-        except PuzzleError as exc:
-            raise HTTPException(404, str(exc)) from None
+            return pick_puzzle(store, r, chosen, opponent).to_model()
+        except PuzzleError as exc:  # the server's path is not the client's business
+            raise HTTPException(404, str(exc).replace(f"the store {str(store.path)!r}", "the server's store")) from None
 
     return await run_in_threadpool(pick)
 
 
 @router.post("/api/puzzles/grade", tags=["training"], operation_id="grade_puzzle", response_model=PuzzleResultOut,
-             responses=error_responses(400, 403, 413, 422, 429, 500, 503), dependencies=[Depends(solver_on)])
+             responses=error_responses(400, 403, 413, 422, 429, 500, 503), dependencies=[Depends(solver_on)],
+             openapi_extra=rate_limit("solves"))
 async def grade_puzzle(body: PuzzleGradeIn, state: State, http: Request) -> Any:
     """A puzzle's answer graded exactly (its regret against the best arrangement, proven by an
     exact engine); ``arrangement`` null gives up and answers the best arrangement."""
@@ -173,6 +176,6 @@ async def grade_puzzle(body: PuzzleGradeIn, state: State, http: Request) -> Any:
         except ArrangementError as exc:
             raise ArrangementError(f"arrangement: {exc}") from None
     task = PuzzleGradeTask(deal, body.opponent, arrangement, _time_limit(state, body.time_limit))
-    client = state.take(http, "solves")
-    return await state.answer(state.pool.submit(task, lane="quick", request=echo(body), owner=client), http)
+    return await state.answer(state.pool.submit(task, lane="quick", request=echo(body), owner=state.client(http)),
+                              http)
 

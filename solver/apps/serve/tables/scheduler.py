@@ -3,8 +3,9 @@
 Requests run in the server's threads; what comes back from the pool (a job done), the periodic
 checks (every ``TICK``: retries, progress, expiry) and the work that must not delay a request
 run in the scheduler's one thread.  A task is keyed by ``(table, game, what)``: one job at a time
-per key; a full lane is tried again shortly; a pool that cannot run (broken, stopping) fails
-the task at once.
+per key; a task is its table's creator's job (``owner``: counted against the client's jobs);
+a full lane, or an owner with its most jobs, is tried again shortly; a pool that cannot run
+(broken, stopping) fails the task at once.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from solver.apps.serve.jobs import Job, QueueFull, Unavailable, WorkerPool
+from solver.apps.serve.quota import TooMany
 
 __all__ = ["Scheduler", "TaskKey", "Lane", "TICK"]
 
@@ -35,6 +37,7 @@ class _Retry:
     lane: Lane
     then: Callable[[Job], None]
     failed: Callable[[str], None]
+    owner: str | None
 
 
 @dataclass
@@ -111,25 +114,35 @@ class Scheduler:
         for key, retry in list(self._retries.items()):
             if retry.at <= now:
                 del self._retries[key]
-                self.submit(key, retry.payload, retry.lane, retry.then, retry.failed)
+                self.submit(key, retry.payload, retry.lane, retry.then, retry.failed, owner=retry.owner)
         self._tick(now)
 
     # ------------------------------------------------------------------ jobs
 
     def submit(self, key: TaskKey, payload: Any, lane: Lane, then: Callable[[Job], None],
-               failed: Callable[[str], None]) -> None:
-        """Give ``payload`` to the pool; ``then(job)`` in the scheduler's thread once it is done
-        (a full lane: tried again shortly; a pool that cannot run it: ``failed(why)`` at once)."""
-        pending = self._pending.setdefault(key, _Pending())
+               failed: Callable[[str], None], *, owner: str | None = None, strict: bool = False) -> None:
+        """Give ``payload`` to the pool as ``owner``'s job; ``then(job)`` in the scheduler's thread
+        once it is done (a full lane, or an owner with its most jobs: tried again shortly — with
+        ``strict`` the owner's ``TooMany`` is raised instead; a pool that cannot run it:
+        ``failed(why)`` at once)."""
         try:
-            job = self.pool.submit(payload, lane=lane, request={"table": "(a table's task)", "task": key[2]})
+            job = self.pool.submit(payload, lane=lane, request={"table": "(a table's task)", "task": key[2]},
+                                   owner=owner)
+        except TooMany:
+            if strict:
+                raise
+            self._retries[key] = _Retry(time.time() + 2, payload, lane, then, failed, owner)
+            self._pending.setdefault(key, _Pending())
+            return
         except QueueFull as full:
-            self._retries[key] = _Retry(time.time() + min(full.retry_after or 1, 2), payload, lane, then, failed)
+            self._retries[key] = _Retry(time.time() + min(full.retry_after or 1, 2), payload, lane, then, failed, owner)
+            self._pending.setdefault(key, _Pending())
             return
         except Unavailable as broken:  # the pool gave up (its workers cannot start) or is stopping
             self._pending.pop(key, None)
             failed(str(broken))
             return
+        pending = self._pending.setdefault(key, _Pending())
         pending.job = job
 
         def done(j: Job) -> None:

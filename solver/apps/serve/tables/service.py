@@ -45,6 +45,7 @@ from typing import Any
 from quintet.game import Deal
 from quintet.seeds import SEED_MAX, fresh_seed, seed_series
 from solver.apps.serve.jobs import WorkerPool
+from solver.apps.serve.quota import SEAT_STREAMS, TooMany
 from solver.apps.serve.tables.advice import advice_task
 from solver.apps.serve.tables.config import TablesConfig, tables_path
 from solver.apps.serve.tables.errors import NoSuchTable, NotNow, NotYours, Stopping, TablesFull
@@ -155,6 +156,7 @@ class TableService:
         self.db.delete(gone)
         for table_id in gone:
             self._touched.pop(table_id, None)
+            self.work.creators.pop(table_id, None)
             self.scheduler.forget(table_id)
             self.events.expired(table_id)
 
@@ -194,9 +196,12 @@ class TableService:
 
     def subscribe(self, table_id: str, sub: Subscriber) -> str:
         """A new stream ``sub``: subscribed, and its first event (the view now); the table's other
-        streams are told of the presence."""
+        streams are told of the presence.  ``TooMany`` past ``SEAT_STREAMS`` of one seat."""
         with self._lock:
             table = self._table(table_id)
+            if self.events.streams(table_id).get(sub.seat, 0) >= SEAT_STREAMS:
+                raise TooMany(f"your seat has {SEAT_STREAMS} event streams open already, the most one seat may have: "
+                              "close another tab of this table", 5)
             self.events.subscribe(table_id, sub)
             first = self.events.first(sub, self._view(table, sub.seat))
             self.events.publish(table_id, None, None)
@@ -211,8 +216,10 @@ class TableService:
 
     # ------------------------------------------------------------------ the game
 
-    def create(self, body: TableIn, links: Links) -> TableCreatedOut:
-        """Open a table: seat 1's token and link (shown once), a friend's table's invitation."""
+    def create(self, body: TableIn, links: Links, creator: str | None = None) -> TableCreatedOut:
+        """Open a table for ``creator`` (a client key, whose jobs the table's preparations are:
+        ``TooMany`` when it has its most jobs already): seat 1's token and link (shown once), a
+        friend's table's invitation."""
         rules = body.rules.to_rules()
         friend = body.opponent.strip() == FRIEND
         seeds = seed_series(fresh_seed(body.games) if body.seed is None else body.seed, body.games, "seed", "games")
@@ -246,7 +253,14 @@ class TableService:
                 raise TablesFull(self.config.max_tables, max(1, math.ceil(oldest + self.config.ttl - now)))
             self.db.create(table, hashes)
             table.seat_games = {seat: 1 for seat in table.seats}
-            self.work.prepare(table, 1)
+            if creator is not None:
+                self.work.creators[table.id] = creator
+            try:
+                self.work.prepare(table, 1, strict=True)  # the first game only: each next one at a show-down
+            except TooMany:
+                self.work.creators.pop(table.id, None)
+                self.db.delete([table.id])
+                raise
         return TableCreatedOut(table=table.id, seat=1, token=token, link=links.seat(table.id, 1, token),
                                warning=links.warning,
                                invitation=links.invitation(table.id, table.invitation) if table.invitation else None)

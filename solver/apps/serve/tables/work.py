@@ -41,7 +41,8 @@ def _iso(moment: float) -> str:
 
 class TableWork:
     """The tables' tasks.  ``store()`` is the open tables file (None: closed); ``lock`` the
-    service's, held by every call here but ``_write_friend_records`` (which takes it itself)."""
+    service's, held by every call here but ``_write_friend_records`` (which takes it itself);
+    ``creators``: each table's creator (a client key), whose jobs its preparations are."""
 
     def __init__(self, store: Callable[[], TableStore | None], lock: threading.RLock, scheduler: Scheduler,
                  events: TableEvents) -> None:
@@ -49,6 +50,7 @@ class TableWork:
         self._lock = lock
         self._scheduler = scheduler
         self._events = events
+        self.creators: dict[str, str] = {}
 
     @property
     def db(self) -> TableStore:
@@ -76,10 +78,11 @@ class TableWork:
                     if table.row(game).side(seat).record is None:
                         self.write_record(table, game, seat)
 
-    def prepare(self, table: TableRow, game: int) -> None:
+    def prepare(self, table: TableRow, game: int, *, strict: bool = False) -> None:
         """Start what game ``game`` needs before it is played: the computer's arrangement (after
         the deal's equilibrium when its model needs one), or at a friend's table with hints the
-        deal's equilibrium.  Idempotent."""
+        deal's equilibrium — a job of the table's creator (``strict``: ``TooMany`` when the
+        creator has its most jobs; else it waits for room).  Idempotent."""
         if game > table.last_game:
             return
         row = table.row(game)
@@ -88,36 +91,38 @@ class TableWork:
         deal = table.deal(game)
         if table.friend:
             if table.hints and row.equilibrium is None:
-                self._solve_equilibrium(table.id, game, deal)
+                self._solve_equilibrium(table.id, game, deal, strict)
             return
         if row.computer is not None:
             return
         spec = ComputerSpec.parse(table.opponent, files=False)
         if spec.needs_equilibrium and row.equilibrium is None:
-            self._solve_equilibrium(table.id, game, deal)
+            self._solve_equilibrium(table.id, game, deal, strict)
             return
         key = (table.id, game, "choose")
         if self._scheduler.pending(key):
             return
         task = Choose(SeatGame(deal, table.opponent, equilibrium=row.equilibrium), secrets.randbelow(SEED_MAX + 1))
-        self._submit(key, task, "quick", self._chosen)
+        self._submit(key, task, "quick", self._chosen, strict)
 
-    def _solve_equilibrium(self, table_id: str, game: int, deal: Deal) -> None:
+    def _solve_equilibrium(self, table_id: str, game: int, deal: Deal, strict: bool) -> None:
         key = (table_id, game, "equilibrium")
         if self._scheduler.pending(key):
             return
         request = SolveRequest.parse(deal.format(), deal.rules, opponent="equilibrium", epsilon=PLAY_EPSILON,
                                      time_limit=PLAY_TIME_LIMIT, files=False)
-        self._submit(key, SolveTask(request), "long", self._solved)
+        self._submit(key, SolveTask(request), "long", self._solved, strict)
 
-    def _submit(self, key: TaskKey, payload: WorkerTask, lane: Lane, then: Callable[[TaskKey, Job], None]) -> None:
+    def _submit(self, key: TaskKey, payload: WorkerTask, lane: Lane, then: Callable[[TaskKey, Job], None],
+                strict: bool = False) -> None:
         def done(job: Job) -> None:
             if job.status != "done" or job.result is None:
                 self._failed(key, job.error or "the task failed")
             else:
                 then(key, job)
 
-        self._scheduler.submit(key, payload, lane, done, lambda why: self._failed(key, why))
+        self._scheduler.submit(key, payload, lane, done, lambda why: self._failed(key, why),
+                               owner=self.creators.get(key[0]), strict=strict)
 
     def _failed(self, key: TaskKey, error: str) -> None:
         table_id, game, what = key
