@@ -10,11 +10,11 @@ __all__ = ["Jsonable"]
 
 
 class Jsonable:
-    """A result with a response model: ``to_dict(*args)`` is ``to_model(*args)``'s JSON object."""
+    """A result with a response model: ``to_dict(...)`` is ``to_model(...)``'s JSON object."""
 
     to_model: Callable[..., Any]
 
-    def to_dict(self, *args: Any) -> dict[str, Any]:
+    def to_dict(self, *args: Any, **kwargs: Any) -> dict[str, Any]:
         """The JSON object the command lines print with ``--json`` and the HTTP API sends."""
         from .schema import dump
-        return dump(self.to_model(*args))
+        return dump(self.to_model(*args, **kwargs))

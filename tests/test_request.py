@@ -275,13 +275,14 @@ def test_the_command_line_the_http_model_and_parse_take_the_fields_of_the_one_de
 
     names = {f.name for f in FIELDS}
     assert set(SolveIn.model_fields) == names
-    assert all(SolveIn.model_fields[f.name].description == f.help for f in FIELDS)
+    properties = SolveIn.model_json_schema()["properties"]
+    assert all(properties[f.name]["description"] == f.words() for f in FIELDS)
     parser = build_parser()
     own = {"store", "no_store", "quiet", "json", "daemon", "stop_daemon", "unicode", "verify_time_limit",
            "tie_points", "ace_low_straight", "flush_over_full_house", "tiebreak"}  # rules: its options
     assert set(vars(parser.parse_args([EXAMPLE]))) - own == names - {"population", "style"}
     helps = {action.dest: action.help for action in parser._actions}
-    assert all(helps[f.name] == f.help for f in FIELDS if f.name in helps and f.kind != "rules")
+    assert all(helps[f.name] == f.words() for f in FIELDS if f.name in helps and f.kind != "rules")
     request = SolveRequest.parse(**{name: None for name in names - {"rules"}} | {"exposed": EXAMPLE})
     assert request == SolveRequest.parse(EXAMPLE)  # every field taken, None: its default
     with pytest.raises(TypeError, match="'nonsense'"):

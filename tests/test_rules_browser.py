@@ -15,7 +15,7 @@ from table_helpers import new_table
 from toy_rules_server import TOY
 
 from quintet.game import Arrangement, Deal, showdown
-from solver.play.computer import random_arrangement
+from solver.problem.opponents import random_arrangement
 
 pytestmark = [pytest.mark.browser, pytest.mark.server]
 SCRIPT = Path(__file__).resolve().parent / "toy_rules_server.py"
