@@ -104,6 +104,10 @@ class DoubleOracleOptions:
       best strategies and returns at most ``cheap_limit`` gaining more than
       ``max(gain_tol, epsilon / 2)``;
     * ``exact_every`` — the exact best response runs at least every this many iterations;
+    * ``smoothing`` — the exact best response answers ``smoothing``·(the best certified mix) +
+      (1 − ``smoothing``)·(the restricted equilibrium) (Wentges' smoothing of column generation;
+      0: the restricted equilibrium itself); when its response gains nothing against the
+      restricted equilibrium (a mis-price), the next one answers the restricted equilibrium;
     * ``orbit_lp`` — a game that offers ``OrbitGame.restricted_mix`` solves the restricted game
       with it, whole orbits at once (``max_added`` then counts orbits).
     """
@@ -116,6 +120,7 @@ class DoubleOracleOptions:
     cheap_limit: int = 4
     exact_every: int = 3
     orbit_lp: bool = True
+    smoothing: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -218,6 +223,16 @@ def _restricted_equilibrium(game: SymmetricGame[S], pool: _Pool[S], working: lis
         working = working + added
 
 
+def _blend(support_a: list[S], probs_a: np.ndarray, support_b: list[S], probs_b: np.ndarray,
+           weight_a: float) -> tuple[list[S], np.ndarray]:
+    """The mix ``weight_a``·a + (1 − ``weight_a``)·b."""
+    mix: dict[S, float] = {}
+    for support, probs, w in ((support_a, probs_a, weight_a), (support_b, probs_b, 1.0 - weight_a)):
+        for s, p in zip(support, probs.tolist(), strict=True):
+            mix[s] = mix.get(s, 0.0) + w * p
+    return list(mix), np.array(list(mix.values()))
+
+
 @dataclass
 class _Best(Generic[S]):
     """The mix with the smallest certified exploitability so far, and the exact oracle's budget."""
@@ -290,6 +305,7 @@ def double_oracle(
     cheap = game if isinstance(game, CheapOracle) else None
     cheap_gain = max(options.gain_tol, 0.5 * epsilon)
     since_exact = options.exact_every  # iterations since the last exact best response: the first one is exact
+    resolve = smooth = True  # the restricted game changed; the next exact response may answer a smoothed mix
 
     def remaining() -> float | None:
         return None if time_limit is None else max(0.0, time_limit - (time.perf_counter() - start))
@@ -299,7 +315,8 @@ def double_oracle(
             interrupted = True
             break
         iterations += 1
-        working, support, probs, pool_gains = _restricted_equilibrium(game, pool, working, options, stop_event)
+        if resolve:
+            working, support, probs, pool_gains = _restricted_equilibrium(game, pool, working, options, stop_event)
         ranked = np.argsort(-pool_gains, kind="stable")
         found: Sequence[tuple[float, S]] = []  # the cheap oracle: several gaining strategies, no proof
         if cheap is not None and not (stop_event is not None and stop_event.is_set()):
@@ -311,12 +328,20 @@ def double_oracle(
         certified: float | None = None
         proven = False
         gain = float(found[0][0]) if found else 0.0
+        smoothed = False
         if exact:
-            response, certified = best.exact_response(game, support, probs, pool.strategies[int(ranked[0])],
+            target, target_probs = support, probs
+            smoothed = smooth and options.smoothing > 0 and best.exploitability < trivial_bound
+            if smoothed:
+                target, target_probs = _blend(best.support, best.probabilities, support, probs, options.smoothing)
+            response, certified = best.exact_response(game, target, target_probs, pool.strategies[int(ranked[0])],
                                                       remaining(), options.gain_tol, stop_event)
             proven, gain = response.proven, response.value
-            if response.value > options.gain_tol:
+            gains = (float(game.payoffs_against([response.strategy], support, probs)[0]) if smoothed
+                     else response.value)
+            if gains > options.gain_tol:
                 new_strategies.insert(0, response.strategy)
+            smooth = not (smoothed and gains <= options.gain_tol)  # after a mis-price, answer the equilibrium
         record = IterationRecord(iterations, len(pool.strategies), len(working), len(support), exact, gain,
                                  certified, best.exploitability, proven, time.perf_counter() - start)
         history.append(record)
@@ -327,8 +352,9 @@ def double_oracle(
         if converged or interrupted or remaining() == 0.0:
             break
         new = [i for s in new_strategies for i in pool.add(game.orbit(s))]
+        resolve = bool(new)
         if not new:
-            if exact and proven:
+            if exact and proven and not smoothed:
                 break  # proven, nothing gains beyond tolerance: the exploitability is final
             continue
         # keep the working set small: the support plus the newcomers that gain most
