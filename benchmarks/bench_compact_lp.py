@@ -1,16 +1,18 @@
 """The restricted game's two forms, A/B on the slowest dealt deals (issue 40, direction 1):
 the 120 columns of every partition's slot orders (``--form columns``) against the compact
-slot-order LP (``--form orbit``: ``solver.games.lp.solve_slot_order_lp``), and that with the
-exact best response answering a smoothed mix (``--form smooth``; issue 40, direction 2).
+slot-order LP (``--form orbit``: ``solver.games.lp.solve_slot_order_lp``), and the columns with
+a wider cheap oracle (``--form wide``: 48 starts, up to 12 partitions an iteration).
 
     python benchmarks/bench_compact_lp.py                 # the 20 slowest of equilibrium-dealt.jsonl
-    python benchmarks/bench_compact_lp.py --deals 5 --form orbit smooth
+    python benchmarks/bench_compact_lp.py --deals 5 --form columns wide
 
 Each deal is solved from scratch by ``solver.advisor.equilibrium.equilibrium`` (ε 0.01), the forms
 interleaved deal by deal (the order reversed every other deal), in this one process; CPU seconds of the process
 (``time.process_time``) for the whole solve, the restricted games (LPs and pool pricing), the
 exact best responses and the cheap oracle.  One line per solve to
-``benchmarks/data/compact_lp_prototype.jsonl``; the table to ``compact_lp_prototype.md``.
+``benchmarks/data/<--out>.jsonl``; ``--table`` prints its table (Markdown) — the one in
+``benchmarks/data/compact_lp_prototype.md``, whose forms ``orbit`` (``compact_lp_prototype.jsonl``)
+and ``wide`` (``compact_lp_wide.jsonl``) are each measured against ``columns`` in their own run.
 """
 
 from __future__ import annotations
@@ -31,7 +33,7 @@ from quintet.game import Deal
 from solver.games.quintet_game import QuintetGame
 
 FORMS: dict[str, dict[str, Any]] = {"columns": {"orbit_lp": False}, "orbit": {"orbit_lp": True},
-                                    "smooth": {"orbit_lp": True, "smoothing": 0.5}}
+                                    "wide": {"orbit_lp": False, "cheap_starts": 48, "cheap_limit": 12}}
 
 
 class Clock:
@@ -99,7 +101,7 @@ def table(rows: list[dict[str, Any]], forms: list[str]) -> str:
     med = []
     for f in forms:
         rs = [by[d, f] for d in deals if (d, f) in by]
-        med += [f"{statistics.median(r[k] for r in rs):.2f}" if rs else "–"
+        med += [f"{statistics.median(r[k] for r in rs):.{4 if k == 'exploitability' else 2}f}" if rs else "–"
                 for k in ("iterations", "restricted_seconds", "exact_seconds", "cheap_seconds", "cpu_seconds",
                           "exploitability")]
     lines.append("| **median** | " + " | ".join(med) + " |")
@@ -117,12 +119,12 @@ def main() -> None:
     ap.add_argument("--first-response-limit", type=float, default=60.0,
                     help="wall seconds of the first exact best response (default 60, for the same reason)")
     ap.add_argument("--out", default="compact_lp_prototype")
-    ap.add_argument("--table", action="store_true", help="only rewrite the table from the data file")
+    ap.add_argument("--table", action="store_true", help="only print the table of the data file")
     args = ap.parse_args()
     out = DATA / f"{args.out}.jsonl"
     if args.table:
         rows = [json.loads(line) for line in out.read_text().splitlines()]
-        (DATA / f"{args.out}.md").write_text(table(rows, args.form) + "\n")
+        print(table(rows, args.form))
         return
     records = [json.loads(line) for line in (DATA / "equilibrium-dealt.jsonl").read_text().splitlines()]
     dealt = sorted((r for r in records if "exposed" in r and not r["example"]), key=lambda r: -r["cpu_seconds"])
@@ -138,7 +140,7 @@ def main() -> None:
             with out.open("a") as f:
                 f.write(json.dumps(row) + "\n")
             print(json.dumps(row), flush=True)
-    (DATA / f"{args.out}.md").write_text(table(rows, forms) + "\n")
+    print(table(rows, forms))
 
 
 if __name__ == "__main__":

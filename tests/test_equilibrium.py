@@ -21,7 +21,7 @@ from quintet.rules import get_rules
 from quintet.symmetry import canonical_exposed, permute_mask, suit_permutations
 from solver.advisor.equilibrium import EquilibriumResult, equilibrium, solve_equilibrium
 from solver.apps.solve_cli import main as solve_main
-from solver.games.double_oracle import Response, double_oracle, solve_symmetric_lp
+from solver.games.double_oracle import DoubleOracleOptions, Response, double_oracle, solve_symmetric_lp
 from solver.games.quintet_game import QuintetGame, birkhoff
 from solver.problem.deal_tables import DealTables
 from solver.storage.store import SolutionStore
@@ -188,6 +188,21 @@ def test_two_slot_quintet_matches_the_full_lp(seed):
     exact = exploitability(A, support, probs)  # every pure strategy against the mix
     assert exact <= result.exploitability + 1e-9
     assert result.exploitability <= 1e-6
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_two_slot_double_oracle_over_the_slot_order_lp(seed):
+    # the double oracle with the compact restricted game (orbit_lp) certifies the true exploitability
+    deal = reduced_deal(2, seed)
+    tables = DealTables.build(deal)
+    game = QuintetGame(tables)
+    strategies = all_strategies(tables)
+    A = game.payoffs(strategies, strategies)
+    result = double_oracle(game, [strategies[seed]], epsilon=1e-6, options=DoubleOracleOptions(orbit_lp=True))
+    assert result.converged and result.proven
+    index = {s: i for i, s in enumerate(strategies)}
+    exact = exploitability(A, [index[s] for s in result.support], result.probabilities)
+    assert abs(exact - result.exploitability) < 1e-9 and exact <= 1e-6
 
 
 @pytest.mark.parametrize("seed", range(2))

@@ -104,12 +104,11 @@ class DoubleOracleOptions:
       best strategies and returns at most ``cheap_limit`` gaining more than
       ``max(gain_tol, epsilon / 2)``;
     * ``exact_every`` — the exact best response runs at least every this many iterations;
-    * ``smoothing`` — the exact best response answers ``smoothing``·(the best certified mix) +
-      (1 − ``smoothing``)·(the restricted equilibrium) (Wentges' smoothing of column generation;
-      0: the restricted equilibrium itself); when its response gains nothing against the
-      restricted equilibrium (a mis-price), the next one answers the restricted equilibrium;
     * ``orbit_lp`` — a game that offers ``OrbitGame.restricted_mix`` solves the restricted game
-      with it, whole orbits at once (``max_added`` then counts orbits).
+      with it, whole orbits at once (``max_added`` then counts orbits).  Off: on the 20 slowest
+      dealt deals the compact LP cost twice the CPU of the columns for 7 % fewer iterations
+      (benchmarks/data/compact_lp_prototype.md) — the pool already makes the columns' mix an
+      equilibrium over every order, so both forms solve the same restricted game.
     """
 
     first_response_limit: float = 10.0
@@ -119,8 +118,7 @@ class DoubleOracleOptions:
     cheap_starts: int = 16
     cheap_limit: int = 4
     exact_every: int = 3
-    orbit_lp: bool = True
-    smoothing: float = 0.0
+    orbit_lp: bool = False
 
 
 @dataclass(frozen=True)
@@ -200,11 +198,12 @@ def _restricted_equilibrium(game: SymmetricGame[S], pool: _Pool[S], working: lis
     ``stop_event`` is set (then the last LP's mix, an equilibrium of the working set).
     Returns (working set, support, probabilities, every pool strategy's payoff against the mix).
     With ``OrbitGame.restricted_mix`` the LP covers the working set's whole orbits."""
-    by_orbit = options.orbit_lp and isinstance(game, OrbitGame)
+    orbit_game = game if options.orbit_lp and isinstance(game, OrbitGame) else None
+    by_orbit = orbit_game is not None
     while True:
         ws = [pool.strategies[i] for i in working]
-        if by_orbit:
-            support, probs = game.restricted_mix(ws, options.support_tol)
+        if orbit_game is not None:
+            support, probs = orbit_game.restricted_mix(ws, options.support_tol)
         else:
             x, _ = solve_symmetric_lp(game.payoffs(ws, ws))
             keep = x > options.support_tol
@@ -221,16 +220,6 @@ def _restricted_equilibrium(game: SymmetricGame[S], pool: _Pool[S], working: lis
         if not added or (stop_event is not None and stop_event.is_set()):
             return working, support, probs, pool_gains
         working = working + added
-
-
-def _blend(support_a: list[S], probs_a: np.ndarray, support_b: list[S], probs_b: np.ndarray,
-           weight_a: float) -> tuple[list[S], np.ndarray]:
-    """The mix ``weight_a``·a + (1 − ``weight_a``)·b."""
-    mix: dict[S, float] = {}
-    for support, probs, w in ((support_a, probs_a, weight_a), (support_b, probs_b, 1.0 - weight_a)):
-        for s, p in zip(support, probs.tolist(), strict=True):
-            mix[s] = mix.get(s, 0.0) + w * p
-    return list(mix), np.array(list(mix.values()))
 
 
 @dataclass
@@ -305,7 +294,7 @@ def double_oracle(
     cheap = game if isinstance(game, CheapOracle) else None
     cheap_gain = max(options.gain_tol, 0.5 * epsilon)
     since_exact = options.exact_every  # iterations since the last exact best response: the first one is exact
-    resolve = smooth = True  # the restricted game changed; the next exact response may answer a smoothed mix
+    resolve = True  # the restricted game changed since the last LP
 
     def remaining() -> float | None:
         return None if time_limit is None else max(0.0, time_limit - (time.perf_counter() - start))
@@ -328,20 +317,12 @@ def double_oracle(
         certified: float | None = None
         proven = False
         gain = float(found[0][0]) if found else 0.0
-        smoothed = False
         if exact:
-            target, target_probs = support, probs
-            smoothed = smooth and options.smoothing > 0 and best.exploitability < trivial_bound
-            if smoothed:
-                target, target_probs = _blend(best.support, best.probabilities, support, probs, options.smoothing)
-            response, certified = best.exact_response(game, target, target_probs, pool.strategies[int(ranked[0])],
+            response, certified = best.exact_response(game, support, probs, pool.strategies[int(ranked[0])],
                                                       remaining(), options.gain_tol, stop_event)
             proven, gain = response.proven, response.value
-            gains = (float(game.payoffs_against([response.strategy], support, probs)[0]) if smoothed
-                     else response.value)
-            if gains > options.gain_tol:
+            if response.value > options.gain_tol:
                 new_strategies.insert(0, response.strategy)
-            smooth = not (smoothed and gains <= options.gain_tol)  # after a mis-price, answer the equilibrium
         record = IterationRecord(iterations, len(pool.strategies), len(working), len(support), exact, gain,
                                  certified, best.exploitability, proven, time.perf_counter() - start)
         history.append(record)
@@ -354,7 +335,7 @@ def double_oracle(
         new = [i for s in new_strategies for i in pool.add(game.orbit(s))]
         resolve = bool(new)
         if not new:
-            if exact and proven and not smoothed:
+            if exact and proven:
                 break  # proven, nothing gains beyond tolerance: the exploitability is final
             continue
         # keep the working set small: the support plus the newcomers that gain most

@@ -113,7 +113,7 @@ def birkhoff(d: np.ndarray, tol: float) -> list[tuple[float, tuple[int, ...]]]:
     n = d.shape[0]
     orders = np.array(list(permutations(range(n))))
     d = d.copy()
-    out = []
+    out: list[tuple[float, tuple[int, ...]]] = []
     while True:
         entries = d[orders, np.arange(n)]
         best = int(np.argmax(entries.min(axis=1)))
