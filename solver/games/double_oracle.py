@@ -30,7 +30,7 @@ import threading
 import time
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, field
-from typing import Generic, Protocol, TypeVar, runtime_checkable
+from typing import Generic, Literal, Protocol, TypeVar, runtime_checkable
 
 import numpy as np
 
@@ -180,11 +180,12 @@ class _Pool(Generic[S]):
 
 
 def _most_gaining(pool: _Pool[S], indices: np.ndarray, gains: np.ndarray, options: DoubleOracleOptions,
-                  by_orbit: bool) -> list[int]:
-    """The pool ``indices`` whose ``gains`` exceed ``options.gain_tol``, most gaining first (only
-    the most gaining of each orbit when ``by_orbit``), at most ``options.max_added``."""
+                  by_orbit: bool, kind: Literal["quicksort", "stable"]) -> list[int]:
+    """The pool ``indices`` whose ``gains`` exceed ``options.gain_tol``, most gaining first (ties in
+    the order of the sort ``kind``; only the most gaining of each orbit when ``by_orbit``), at
+    most ``options.max_added``."""
     keep = gains > options.gain_tol
-    order = indices[keep][np.argsort(-gains[keep], kind="stable")]
+    order = indices[keep][np.argsort(-gains[keep], kind=kind)]
     if by_orbit:
         order = order[np.sort(np.unique(np.asarray(pool.orbits)[order], return_index=True)[1])]
     return [int(i) for i in order[:options.max_added]]
@@ -216,7 +217,7 @@ def _restricted_equilibrium(game: SymmetricGame[S], pool: _Pool[S], working: lis
             gains[np.isin(orbits, orbits[working])] = -np.inf
         else:
             gains[working] = -np.inf
-        added = _most_gaining(pool, np.arange(len(gains)), gains, options, by_orbit)
+        added = _most_gaining(pool, np.arange(len(gains)), gains, options, by_orbit, "quicksort")
         if not added or (stop_event is not None and stop_event.is_set()):
             return working, support, probs, pool_gains
         working = working + added
@@ -340,8 +341,8 @@ def double_oracle(
             continue
         # keep the working set small: the support plus the newcomers that gain most
         new_gains = game.payoffs_against([pool.strategies[i] for i in new], support, probs)
-        working = [pool.index[s] for s in support] + _most_gaining(pool, np.asarray(new), new_gains, options,
-                                                                   options.orbit_lp and isinstance(game, OrbitGame))
+        working = [pool.index[s] for s in support] + _most_gaining(
+            pool, np.asarray(new), new_gains, options, options.orbit_lp and isinstance(game, OrbitGame), "stable")
     return DoubleOracleResult(
         support=best.support, probabilities=best.probabilities, exploitability=max(best.exploitability, 0.0),
         proven=best.proven, converged=converged, interrupted=interrupted, iterations=iterations,

@@ -225,8 +225,7 @@ def solve_sparse_milp(A: np.ndarray, max_support: int, *, time_limit: float | No
 
 def solve_slot_order_lp(classes: np.ndarray, weights: np.ndarray, glop_parameters: str = "") -> np.ndarray:
     """The equilibrium of the symmetric game over every slot order of P partitions, with the
-    payoff ``Σ_s w_s · sign(c(P_s) − c(Q_s))``: without its 120·P columns (solver/../DESIGN.md
-    "Slot orders without 120 columns").
+    payoff ``Σ_s w_s · sign(c(P_s) − c(Q_s))``, without listing its n!·P columns.
 
     ``classes[p, i]`` is the rank class of packet i of partition p (P × n), ``weights`` the n
     slot weights.  A mix over the orders of partition p is a nonnegative n × n matrix ``D[p]``
