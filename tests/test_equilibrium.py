@@ -22,8 +22,8 @@ from quintet.rules import get_rules
 from quintet.symmetry import canonical_exposed, permute_mask, suit_permutations
 from solver.advisor.equilibrium import EquilibriumResult, equilibrium, solve_equilibrium
 from solver.apps.solve_cli import main as solve_main
-from solver.games.double_oracle import Response, double_oracle, solve_symmetric_lp
-from solver.games.quintet_game import QuintetGame
+from solver.games.double_oracle import DoubleOracleOptions, Response, double_oracle, solve_symmetric_lp
+from solver.games.quintet_game import QuintetGame, birkhoff
 from solver.problem.deal_tables import DealTables
 from solver.storage.store import SolutionStore
 
@@ -79,6 +79,48 @@ def test_certificate_is_never_an_unproven_number():
     assert result.exploitability >= 0.5 - 1e-9  # the bound, not the unproven value 0
 
 
+def random_partitions(tables: DealTables, count: int, rng: np.random.Generator) -> list[tuple[int, ...]]:
+    cards = [1 << b for b in range(64) if tables.deal.live >> b & 1]
+    out = []
+    for _ in range(count):
+        order = rng.permutation(len(cards))
+        out.append(tuple(tables.index_of(sum(cards[j] for j in order[5 * k:5 * k + 5]))
+                         for k in range(tables.n_slots)))
+    return out
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_slot_order_lp_is_an_equilibrium_over_every_order(seed):
+    # the compact LP (a doubly stochastic matrix per partition) against the LP over all 120·P orders
+    rng = np.random.default_rng(seed)
+    tables = DealTables.build(Deal.from_exposed("8h 7h 9d Ts 7s Qc Jc"))
+    game = QuintetGame(tables)
+    partitions = random_partitions(tables, 1 + seed * 2, rng)
+    partitions += [tuple(rng.permutation(p)) for p in partitions[:2]]  # a partition twice, in other orders
+    columns = [o for p in dict.fromkeys(frozenset(p) for p in partitions) for o in game.orbit(tuple(p))]
+    A = game.payoffs(columns, columns)
+    x, t = solve_symmetric_lp(A)
+    support, probs = game.restricted_mix(partitions, 1e-12)
+    assert abs(probs.sum() - 1) < 1e-12 and set(support) <= set(columns)
+    assert float(game.payoffs_against(columns, support, probs).max()) < 1e-9  # no order of any partition gains
+    assert abs(float((A @ x).max()) - t) < 1e-9 and abs(t) < 1e-9  # the same value, 0
+
+
+def test_birkhoff_rebuilds_the_matrix():
+    rng = np.random.default_rng(0)
+    orders = [tuple(rng.permutation(5).tolist()) for _ in range(7)]
+    weights = rng.dirichlet(np.ones(7)) * 0.3
+    d = np.zeros((5, 5))
+    for w, order in zip(weights, orders, strict=True):
+        d[list(order), range(5)] += w
+    parts = birkhoff(d, 1e-12)
+    assert len(parts) <= 17 and abs(sum(w for w, _ in parts) - 0.3) < 1e-12
+    rebuilt = np.zeros((5, 5))
+    for w, order in parts:
+        rebuilt[list(order), range(5)] += w
+    assert np.allclose(rebuilt, d, atol=1e-12)
+
+
 def reduced_deal(n_slots: int, seed: int) -> Deal:
     """A Quintet deal with fewer slots: 5·n_slots live cards, the rest exposed."""
     rules = get_rules("classic", weights=(3, 4, 5)[:n_slots])
@@ -126,6 +168,21 @@ def test_two_slot_quintet_matches_the_full_lp(seed):
     exact = exploitability(A, support, probs)  # every pure strategy against the mix
     assert exact <= result.exploitability + 1e-9
     assert result.exploitability <= 1e-6
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_two_slot_double_oracle_over_the_slot_order_lp(seed):
+    # the double oracle with the compact restricted game (orbit_lp) certifies the true exploitability
+    deal = reduced_deal(2, seed)
+    tables = DealTables.build(deal)
+    game = QuintetGame(tables)
+    strategies = all_strategies(tables)
+    A = game.payoffs(strategies, strategies)
+    result = double_oracle(game, [strategies[seed]], epsilon=1e-6, options=DoubleOracleOptions(orbit_lp=True))
+    assert result.converged and result.proven
+    index = {s: i for i, s in enumerate(strategies)}
+    exact = exploitability(A, [index[s] for s in result.support], result.probabilities)
+    assert abs(exact - result.exploitability) < 1e-9 and exact <= 1e-6
 
 
 @pytest.mark.parametrize("seed", range(2))

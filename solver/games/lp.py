@@ -19,16 +19,20 @@ import numpy as np
 if TYPE_CHECKING:
     from ortools.linear_solver import linear_solver_pb2
 
-__all__ = ["solve_lp", "solve_milp", "MilpSolution", "solve_symmetric_lp", "solve_rnr_program", "solve_minmax_lp",
-           "solve_sparse_milp"]
+__all__ = ["solve_lp", "solve_milp", "MilpSolution", "solve_symmetric_lp", "solve_slot_order_lp", "solve_rnr_program",
+           "solve_minmax_lp", "solve_sparse_milp"]
 
 INF = float("inf")
 
 
-def _request(c: np.ndarray, A: np.ndarray, lower: np.ndarray, upper: np.ndarray, var_lower: np.ndarray,
+Coo = tuple[np.ndarray, np.ndarray, np.ndarray]  # a sparse matrix's (rows, columns, values)
+
+
+def _request(c: np.ndarray, A: np.ndarray | Coo, lower: np.ndarray, upper: np.ndarray, var_lower: np.ndarray,
              var_upper: np.ndarray, maximize: bool, integer: np.ndarray | None) -> linear_solver_pb2.MPModelRequest:
-    """The model: every row's coefficients as given for a linear program (its zeros too: GLOP
-    then sees what it always saw), only the nonzeros for a mixed-integer one (big and sparse)."""
+    """The model: every row's coefficients as given for a dense linear program (its zeros too:
+    GLOP then sees what it always saw), only the nonzeros for a mixed-integer one (big and
+    sparse) or an ``A`` given as ``Coo``."""
     from ortools.linear_solver import linear_solver_pb2  # here and below: a best response needs no LP
     request = linear_solver_pb2.MPModelRequest()
     model = request.model
@@ -40,6 +44,17 @@ def _request(c: np.ndarray, A: np.ndarray, lower: np.ndarray, upper: np.ndarray,
         v = model.variable.add()
         v.lower_bound, v.upper_bound, v.objective_coefficient = lo, hi, coefficient
         v.is_integer = is_integer
+    if isinstance(A, tuple):
+        r, col, val = A
+        order = np.argsort(r, kind="stable")
+        starts = np.searchsorted(r[order], np.arange(len(lower) + 1))
+        cols, vals = col[order].tolist(), val[order].astype(np.float64).tolist()
+        for i, (lo, hi) in enumerate(zip(lower.tolist(), upper.tolist(), strict=True)):
+            constraint = model.constraint.add()
+            constraint.lower_bound, constraint.upper_bound = lo, hi
+            constraint.var_index.extend(cols[starts[i]:starts[i + 1]])
+            constraint.coefficient.extend(vals[starts[i]:starts[i + 1]])
+        return request
     for row, lo, hi in zip(np.asarray(A, dtype=np.float64).reshape(-1, n), lower.tolist(), upper.tolist(),
                            strict=True):
         constraint = model.constraint.add()
@@ -54,7 +69,7 @@ def _request(c: np.ndarray, A: np.ndarray, lower: np.ndarray, upper: np.ndarray,
     return request
 
 
-def solve_lp(c: np.ndarray, A: np.ndarray, lower: np.ndarray, upper: np.ndarray, *, var_lower: np.ndarray,
+def solve_lp(c: np.ndarray, A: np.ndarray | Coo, lower: np.ndarray, upper: np.ndarray, *, var_lower: np.ndarray,
              var_upper: np.ndarray, maximize: bool, what: str, glop_parameters: str = ""
              ) -> tuple[np.ndarray, float, np.ndarray]:
     """Optimize ``c·x`` s.t. ``lower ≤ A x ≤ upper``, ``var_lower ≤ x ≤ var_upper`` (GLOP, tuned by
@@ -206,3 +221,96 @@ def solve_sparse_milp(A: np.ndarray, max_support: int, *, time_limit: float | No
     if solution is None:
         return None
     return MilpSolution(_mix(solution.x[:n]), solution.value, solution.bound, solution.optimal)
+
+
+def solve_slot_order_lp(classes: np.ndarray, weights: np.ndarray, glop_parameters: str = "") -> np.ndarray:
+    """The equilibrium of the symmetric game over every slot order of P partitions, with the
+    payoff ``Σ_s w_s · sign(c(P_s) − c(Q_s))``, without listing its n!·P columns.
+
+    ``classes[p, i]`` is the rank class of packet i of partition p (P × n), ``weights`` the n
+    slot weights.  A mix over the orders of partition p is a nonnegative n × n matrix ``D[p]``
+    (``D[p, i, s]``: weight of packet i in slot s) whose rows and columns all sum to its weight
+    z_p (Birkhoff–von Neumann); slot s's cumulative class distribution F[s, k] is linear in the
+    ``D``s.  The best order of partition q against the mix is an assignment problem with values
+    ``c_q[j, s] = w_s (F[s, k_j − 1] + F[s, k_j] − 1)``, and its LP dual (α_q, β_q) bounds it:
+
+        min t  s.t.  Σ_j α_q[j] + Σ_s β_q[s] ≤ t,  α_q[j] + β_q[s] ≥ c_q[j, s]   (every q),
+                     D doubly stochastic with sums z, Σ z = 1, D ≥ 0.
+
+    About 36·P + n·K variables (K distinct classes) and a few nonzeros a row.  Returns ``D``
+    (P × n × n, summing to 1; t is 0 up to GLOP's tolerance: the game is symmetric)."""
+    classes = np.asarray(classes, dtype=np.int64)
+    P, n = classes.shape
+    w = np.asarray(weights, dtype=np.float64)
+    keys, pos = np.unique(classes, return_inverse=True)
+    pos = pos.reshape(P, n)
+    K = len(keys)
+    # variables: x[p, i, s] | z[p] | F[s, k] | alpha[q, j] | beta[q, s] | t
+    nx = P * n * n
+    z0, f0 = nx, nx + P
+    a0 = f0 + n * K
+    b0 = a0 + P * n
+    t_var = b0 + P * n
+    nvar = t_var + 1
+    p_, i_, s_ = (a.ravel() for a in np.meshgrid(np.arange(P), np.arange(n), np.arange(n), indexing="ij"))
+    xv = (p_ * n + i_) * n + s_
+    rows: list[np.ndarray] = []
+    cols: list[np.ndarray] = []
+    vals: list[np.ndarray] = []
+    lo: list[np.ndarray] = []
+    hi: list[np.ndarray] = []
+
+    def block(r: np.ndarray, c: np.ndarray, v: np.ndarray | float) -> None:
+        rows.append(r)
+        cols.append(c)
+        vals.append(np.broadcast_to(np.asarray(v, dtype=np.float64), r.shape))
+
+    base = 0
+    # rows of D[p]: Σ_s x[p, i, s] − z_p = 0;  columns: Σ_i x[p, i, s] − z_p = 0
+    for r_of in (p_ * n + i_, p_ * n + s_):
+        block(base + r_of, xv, 1.0)
+        block(base + np.arange(P * n), z0 + np.repeat(np.arange(P), n), -1.0)
+        lo.append(np.zeros(P * n))
+        hi.append(np.zeros(P * n))
+        base += P * n
+    block(np.full(P, base), z0 + np.arange(P), 1.0)  # Σ z = 1
+    lo.append(np.ones(1))
+    hi.append(np.ones(1))
+    base += 1
+    # F[s, k] − F[s, k − 1] − Σ_{(p, i): class k} x[p, i, s] = 0
+    fk = (s_ * K + pos[p_, i_]).astype(np.int64)
+    block(base + fk, xv, -1.0)
+    block(base + np.arange(n * K), f0 + np.arange(n * K), 1.0)
+    k_, s2 = np.arange(n * K) % K, np.arange(n * K) // K
+    later = k_ > 0
+    block(base + np.arange(n * K)[later], f0 + s2[later] * K + k_[later] - 1, -1.0)
+    lo.append(np.zeros(n * K))
+    hi.append(np.zeros(n * K))
+    base += n * K
+    # α_q[j] + β_q[s] − w_s (F[s, k_j − 1] + F[s, k_j]) ≥ −w_s   (q, j, s as p_, i_, s_)
+    r = base + np.arange(P * n * n)
+    block(r, a0 + p_ * n + i_, 1.0)
+    block(r, b0 + p_ * n + s_, 1.0)
+    kj = pos[p_, i_]
+    block(r, f0 + s_ * K + kj, -w[s_])
+    has_lower = kj > 0
+    block(r[has_lower], f0 + s_[has_lower] * K + kj[has_lower] - 1, -w[s_[has_lower]])
+    lo.append(-w[s_])
+    hi.append(np.full(P * n * n, INF))
+    base += P * n * n
+    # Σ_j α_q[j] + Σ_s β_q[s] − t ≤ 0
+    q_ = np.repeat(np.arange(P), n)
+    block(base + q_, a0 + np.arange(P * n), 1.0)
+    block(base + q_, b0 + np.arange(P * n), 1.0)
+    block(base + np.arange(P), np.full(P, t_var), -1.0)
+    lo.append(np.full(P, -INF))
+    hi.append(np.zeros(P))
+    c = np.zeros(nvar)
+    c[t_var] = 1.0
+    var_lower = np.concatenate([np.zeros(nx + P + n * K), np.full(2 * P * n + 1, -INF)])
+    var_upper = np.concatenate([np.ones(nx + P + n * K), np.full(2 * P * n + 1, INF)])
+    A = (np.concatenate(rows), np.concatenate(cols), np.concatenate(vals))
+    x, _, _ = solve_lp(c, A, np.concatenate(lo), np.concatenate(hi), var_lower=var_lower, var_upper=var_upper,
+                       maximize=False, what="slot-order LP", glop_parameters=glop_parameters)
+    D = np.clip(x[:nx], 0.0, None).reshape(P, n, n)
+    return D / D.sum()

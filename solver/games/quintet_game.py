@@ -27,6 +27,7 @@ from solver.problem.best_response import BestResponseProblem, slot_values
 from solver.problem.deal_tables import DealTables
 
 from .double_oracle import Response
+from .lp import RESTRICTED_GAME_GLOP, solve_slot_order_lp
 
 __all__ = ["Strategy", "QuintetGame", "QuintetModelGame"]
 
@@ -88,6 +89,39 @@ class QuintetGame:
     def orbit(self, strategy: Strategy) -> list[Strategy]:
         return [tuple(p) for p in permutations(strategy)]
 
+    def restricted_mix(self, strategies: Sequence[Strategy], support_tol: float
+                       ) -> tuple[list[Strategy], np.ndarray]:
+        """An equilibrium of the game over every slot order of the partitions of ``strategies``
+        (``solve_slot_order_lp``), as arrangements: each partition's doubly stochastic matrix
+        decomposed into slot orders (``birkhoff``), weights at most ``support_tol`` dropped."""
+        partitions = list({frozenset(s): tuple(sorted(s)) for s in strategies}.values())
+        D = solve_slot_order_lp(self.tables.classes[np.asarray(partitions, dtype=np.int64)], self.weights,
+                                RESTRICTED_GAME_GLOP)
+        mix = [(weight, tuple(partition[i] for i in order))
+               for partition, d in zip(partitions, D, strict=True) if d.sum() > support_tol
+               for weight, order in birkhoff(d, support_tol)]
+        probs = np.array([weight for weight, _ in mix])
+        return [s for _, s in mix], probs / probs.sum()
+
+
+
+def birkhoff(d: np.ndarray, tol: float) -> list[tuple[float, tuple[int, ...]]]:
+    """Birkhoff's decomposition of a nonnegative n × n matrix whose rows and columns sum alike:
+    (weight, order) pairs with ``order[s]`` the row placed in column s, weights summing to the
+    matrix's row sum up to ``tol``.  Greedy on the order whose smallest entry is largest (few
+    orders; for n = 5 all 120 are tried)."""
+    n = d.shape[0]
+    orders = np.array(list(permutations(range(n))))
+    d = d.copy()
+    out: list[tuple[float, tuple[int, ...]]] = []
+    while True:
+        entries = d[orders, np.arange(n)]
+        best = int(np.argmax(entries.min(axis=1)))
+        weight = float(entries[best].min())
+        if weight <= tol:
+            return out
+        out.append((weight, tuple(orders[best].tolist())))
+        d[orders[best], np.arange(n)] -= weight
 
 
 class QuintetModelGame(QuintetGame):
