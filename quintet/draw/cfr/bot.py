@@ -1,4 +1,4 @@
-"""The CFR bot and its advice: the solved strategy played at a real table (``quintet.draw.game.State``).
+"""The CFR bot and its advice: the strategy of the abstract game played at a real table (``quintet.draw.game.State``).
 
 A heads-up hand maps onto the abstract game exactly, action by action (``line``): player 0 is
 the seat on the dealer's left, every fold, call, raise, demand and payment to see is the same
@@ -13,10 +13,10 @@ as the advisor bot there (``quintet.draw.advisor_bot.AdvisorBot``), and switches
 hand dealt to two players (at a bigger table, once the others have left it).
 
 ``spot_advice(strategy, state, seat)`` explains a spot for a person (``quintet poker``'s ``hint``, the
-page's Draw tab): the strategy's probabilities of the seat's class, the pot odds, the other
-player's range (his classes, by Bayes' rule from the strategy and his actions), the chips each
-action is worth against that range after the exchange, what each exchange draws to, and a
-one-line reason.
+page's Draw tab): the seat's class named by strength and what it holds, the strategy's probabilities
+for it, the other player's range (his classes, by Bayes' rule from the strategy and his actions), the
+chips each action is worth against that range counted from now (before, at and after the exchange),
+what each exchange draws to, and a one-line reason that follows from those values.
 """
 
 from __future__ import annotations
@@ -159,7 +159,7 @@ def action_of(code: int, state: State, seat: int) -> Action:
 
 
 class CfrBot:
-    """Plays the solved strategy heads-up, the advisor bot otherwise (module doc); seeded.
+    """Plays the strategy heads-up, the advisor bot otherwise (module doc); seeded.
 
     ``steps`` replaces the strategy's probabilities (same layout, uint8 steps of 1/255 or float
     probabilities): how a best response to the strategy plays at a real table.
@@ -467,9 +467,9 @@ def line_advice(strategy: Strategy, cards: Sequence[int], codes: Sequence[int], 
                     for i, ((code, _), p) in enumerate(zip(moves, probs.tolist(), strict=True)))
     to_call = spot.demand if spot.phase == SEEING else 0 if spot.phase == EXCHANGE else spot.stake
     exchanges = _exchange_options(strategy.rules, tuple(cards)) if spot.phase == EXCHANGE else ()
+    low, high = (float(v) for v in (classes.post_range[x] if exchanged_me else classes.pre_range[x]))
     advice = Advice(player if seat is None else seat, player, "after" if exchanged_me else "before", x,
-                    classes.n_post if exchanged_me else classes.n_pre,
-                    tuple(float(v) for v in (classes.post_range[x] if exchanged_me else classes.pre_range[x])),
+                    classes.n_post if exchanged_me else classes.n_pre, (low, high),
                     class_name(strategy, x, exchanged_me), actions, sum(spot.paid), to_call,
                     tuple(float(v) for v in opponent), equity, exchanges,
                     bool(_reach(strategy, hand, player)[x] < UNREACHED), his_line_off, "", _PHASES[spot.phase])
@@ -533,11 +533,15 @@ def _words(items: list[str]) -> str:
     return items[0] if len(items) == 1 else f"{', '.join(items[:-1])} and {items[-1]}"
 
 
+CACHED_NODES = 1_000_000
+"""The subtrees kept for the values, in nodes at most (about 60 bytes a node)."""
+
+
 def _subtree(strategy: Strategy, spot: Spot) -> PublicTree:
     """The tree below a spot (cached: the first values at the top of a hand take a few seconds)."""
-    cache = strategy.__dict__.setdefault("_subtrees", {})
+    cache: dict[Spot, PublicTree] = strategy.__dict__.setdefault("_subtrees", {})
     if spot not in cache:
-        if len(cache) >= 256:
+        if sum(t.n_nodes for t in cache.values()) > CACHED_NODES:
             cache.clear()
         nav = strategy.navigator
         n0, n1 = nav.types(spot, 0), nav.types(spot, 1)
