@@ -128,7 +128,7 @@ def test_cfr_bot_heads_up_against_the_advisor(tmp_path: Path, capsys):
     assert main(["poker", "--players", "2", "--bots", "cfr,advisor", "--bots-only", "--hands", "40", "--seed", "2",
                  "--chips", "1000", "--history", str(path)]) == 0
     out = capsys.readouterr().out
-    assert "bot1 (cfr), bot2 (advisor)" in out and "cfr: the heads-up equilibrium strategy" in out
+    assert "bot1 (cfr), bot2 (advisor)" in out and "cfr: heads-up, an equilibrium of a card abstraction" in out
     standings = out.split("Match over")[1].splitlines()[1:]
     assert all("95% [" in line for line in standings)
     lines = [json.loads(line) for line in path.read_text().splitlines()]
