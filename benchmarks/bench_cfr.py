@@ -301,10 +301,12 @@ def report() -> None:
             f"{p['advisor']['same_class']:,} of them ({p['advisor']['same_class'] / p['advisor']['showdowns']:.1%}) "
             "the two final hands were of one class, which the abstract game calls a tie.",
             "",
-            "Exploitability in the real game, a lower bound: the abstract game's best response to the strategy "
-            f"(worth {br['total']:+.4f} chips a hand there) played as a bot in the real game against the CFR bot "
-            f"wins {_interval(p['best_response_bot'])} chips a hand over {p['best_response_bot']['hands']:,} "
-            "hands. At a table of four (three advisor bots, deep stacks) the CFR bot plays as the advisor: "
+            "The abstract game's best response to the strategy (worth "
+            f"{br['total']:+.4f} chips a hand there) played as a bot in the real game against the CFR bot wins "
+            f"{_interval(p['best_response_bot'])} chips a hand over {p['best_response_bot']['hands']:,} hands: it "
+            "sees classes as the bot does, so it cannot find what the abstraction loses, and this is no measure of "
+            "the real game's exploitability, which is not yet measured. At a table of four (three advisor bots, "
+            "deep stacks) the CFR bot plays as the advisor — this row measures the advisor bot: "
             f"{_interval(p['table_of_four'])} chips a hand over {p['table_of_four']['hands']:,} hands. A decision "
             f"of the CFR bot takes {p['decision_ms']:.2f} ms.",
             "",
@@ -314,9 +316,8 @@ def report() -> None:
             "are deep; nobody folds during the exchange (docs/draw-poker.md, \"The CFR strategy\"). The betting, "
             "the exchange's transitions and the show-down order of classes are exact. The cost, measured: the "
             f"stored strategy is exploitable by {p['info']['exploitability']['stored']:.4f} chips a hand in the "
-            "abstract game; in the real game the abstract best response wins "
-            f"{_interval(p['best_response_bot'])} chips a hand against it (a lower bound: a responder that "
-            "reads the exact cards may win more); and "
+            "abstract game; in the real game it is not yet measured (the abstract best response above cannot "
+            "find what the abstraction loses); and "
             f"{p['advisor']['same_class'] / p['advisor']['showdowns']:.1%} of the show-downs against the advisor "
             "met two hands the abstraction cannot tell apart.",
         ]

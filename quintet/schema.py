@@ -182,8 +182,9 @@ class StrategyActionOut(JsonModel):
     action: str = Field(description="fold, call, raise N, demand N, draw D or stand pat")
     probability: float = Field(description="the strategy's probability of it for the player's class")
     chips: float | None = Field(default=None, exclude_if=absent,
-                                description="after the exchange: its worth in chips against the other player's "
-                                            "range, both then following the strategy")
+                                description="its worth in chips counted from now (chips already in the pot not "
+                                            "counted: a fold is 0) against the other player's range, both then "
+                                            "following the strategy")
 
 
 class StrategyExchangeOut(JsonModel):
@@ -202,6 +203,7 @@ class StrategyInfoOut(JsonModel):
     iterations: int
     exploitability: float = Field(description="chips a hand a best responder wins above the game's value, in the "
                                               "abstract game (exact)")
+    summary: str = Field(description="what the strategy is, in words: its abstraction's sizes and exploitability")
 
 
 class DrawStrategyOut(JsonModel):
@@ -212,15 +214,15 @@ class DrawStrategyOut(JsonModel):
     player: Literal["first", "second"] = Field(description="first: on the dealer's left, acting first")
     phase: str = Field(description="betting before the exchange, exchange, betting after the exchange, or paying "
                                    "to see")
-    hand_class: int = Field(description="the class of the player's hand, 1 the weakest")
+    hand_class: int = Field(description="the class of the player's hand (its number; class_name says its strength)")
     classes: int
     class_range: list[float] = Field(description="the class's range: the best exchange's mean final percentile "
                                                  "before the exchange, the final hand's percentile after it")
+    class_name: str = Field(description="the class in words: its strength among the classes and what it holds")
     actions: list[StrategyActionOut]
-    best: str = Field(description="the strategy's likeliest move")
+    best: str = Field(description="the move advised: the strategy's likeliest among those worth the most chips")
     pot: int
     to_call: int = Field(description="what staying in costs now (0 at the exchange)")
-    pot_odds: float | None = Field(description="to_call / (pot + to_call): the equity a call needs")
     equity: float = Field(description="the player's chance to win the show-down against the other's range (ties "
                                       "half), after both exchange")
     opponent_classes: list[float] = Field(description="the other player's classes now, by Bayes' rule from the "

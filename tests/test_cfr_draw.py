@@ -15,10 +15,10 @@ from quintet.draw.advisor_bot import AdvisorBot
 from quintet.draw.bots import make_bot
 from quintet.draw.cfr import betting as B
 from quintet.draw.cfr.betting import Betting, End, Navigator, Spot, action_text, build_game, parse_action
-from quintet.draw.cfr.bot import CfrBot, action_of, line, line_advice, spot_advice
+from quintet.draw.cfr.bot import INDIFFERENT, CfrBot, action_of, line, line_advice, spot_advice, strategy_summary
 from quintet.draw.cfr.classes import best_draw, draw_values, hand_classes
 from quintet.draw.cfr.solve import CFRPlus, best_response, exploitability
-from quintet.draw.cfr.strategy import Strategy, StrategyError, finish, quantise, strategy_key, train
+from quintet.draw.cfr.strategy import Strategy, StrategyError, finish, quantise, strategy_for, strategy_key, train
 from quintet.draw.cfr.tree import DECISION, TRANSITION
 from quintet.draw.game import Action, ActionKind, Phase, State, Terms
 from quintet.draw.policy import exchange_policy
@@ -345,14 +345,91 @@ def test_advice_explains_a_spot(small_strategy):
     out = advice.to_model(strategy).model_dump(mode="json")
     assert out["kind"] == "draw_strategy" and out["phase"] == "exchange" and out["player"] == "first"
     assert [e["draw"] for e in out["exchanges"]] == list(range(6)) and len(out["exchanges"][5]["keep"]) == 0
-    assert all("chips" not in a for a in out["actions"])  # before both exchanged: no worth in chips
+    assert all("chips" in a for a in out["actions"])  # values counted from now in every phase
+    assert out["strategy"]["summary"].startswith(f"an equilibrium of an abstraction with {strategy.classes.n_pre} ")
     assert out["strategy"]["iterations"] == 30 and sum(out["opponent_classes"]) == pytest.approx(1.0)
     state.exchange()
     state.exchange()
     advice = spot_advice(strategy, state, state.actor)
     assert advice.phase == "after" and all(a.value is not None for a in advice.actions)
     fold = next(a for a in advice.actions if a.code == B.FOLD)
-    assert fold.value == -state.contributions[state.actor]  # folding loses what is in
+    assert fold.value == 0.0  # counted from now: what is in the pot is gone either way
+
+
+def test_values_counted_from_now_add_up_to_the_games_value(small_strategy):
+    # at the root, each class's values weighted by the strategy and the prior, less the ante paid, are the value
+    # of the game the solver measured (an independent walk of the whole tree)
+    from quintet.draw.cfr.bot import _action_values
+
+    strategy, _, terms = small_strategy
+    root = strategy.betting.root()
+    prior = strategy.classes.prior
+    total = 0.0
+    for x in range(strategy.classes.n_pre):
+        values = np.array(_action_values(strategy, root, 0, x, prior))
+        total += prior[x] * float(strategy.block(root, 0)[x] @ values)
+    assert total - terms.ante == pytest.approx(strategy.info["exploitability"]["value"], abs=1e-9)
+
+
+def _sampled_spots(strategy, rules, terms, count, deviate):
+    """``count`` spots of hands played by two cfr bots (each move, with chance ``deviate``, a uniform legal move
+    instead), alternating dealers and seeds: the coach's advice at each."""
+    bots = [CfrBot(rules, terms, seed, strategy=strategy) for seed in range(2)]
+    rng = random.Random(3)
+    out, seed = [], 0
+    while len(out) < count:
+        seed += 1
+        state = State(rules, terms, [1000, 1000], dealer=seed % 2, seed=seed)
+        while state.can_post_ante():
+            state.post_ante()
+        while state.actor is not None and len(out) < count:
+            seat = state.actor
+            out.append(spot_advice(strategy, state, seat))
+            legal = state.legal_actions()
+            state.apply(rng.choice(legal) if rng.random() < deviate else bots[seat].act(state))
+            if state.can_show_down():
+                state.show_down()
+    return out
+
+
+def _check_reasons(advice):
+    """The coach's reason follows from the values it shows: the move advised is worth the most (within
+    ``INDIFFERENT``), and a tie is called indifferent."""
+    high = max(a.value for a in advice.actions)
+    best = advice.best
+    assert best.value >= high - INDIFFERENT and advice.why.startswith(f"{best.text} ")
+    tied = [a for a in advice.actions if a.value >= high - INDIFFERENT]
+    if len(tied) > 1:
+        assert "indifferent" in advice.why and all(a.text in advice.why for a in tied)
+    else:
+        assert f"{best.text} is worth {best.value:+.2f} chips, the most" in advice.why
+    assert next(a for a in advice.actions if a.code == B.FOLD).value == 0.0 if advice.spot is not Phase.EXCHANGE \
+        else True
+    assert "pot odds" not in advice.why and f"class {advice.hand_class + 1} of {advice.classes} (" in advice.why
+    assert ("best response against this bot's strategy" in advice.why) == advice.left_line
+
+
+def test_the_coachs_reasons_follow_from_its_values_on_200_spots(small_strategy):
+    strategy, _, terms = small_strategy
+    spots = _sampled_spots(strategy, SMALL, terms, 200, deviate=0.3)
+    assert {a.spot for a in spots} == {Phase.BETTING_BEFORE, Phase.EXCHANGE, Phase.BETTING_AFTER, Phase.SEEING}
+    assert {a.player for a in spots} == {0, 1} and any(a.left_line for a in spots)
+    for advice in spots:
+        _check_reasons(advice)
+
+
+@pytest.mark.slow
+def test_the_shipped_strategy_never_argues_against_itself_on_200_spots():
+    # the shipped strategy's likeliest move is worth the most at every spot of its own play (within INDIFFERENT):
+    # the coach's advice is the strategy's, and its reasons agree with its values
+    strategy = strategy_for(RULES, Terms(), build=False)
+    spots = _sampled_spots(strategy, RULES, Terms(), 200, deviate=0.0)
+    assert {a.spot for a in spots} >= {Phase.BETTING_BEFORE, Phase.EXCHANGE, Phase.BETTING_AFTER}
+    for advice in spots:
+        _check_reasons(advice)
+        assert advice.likeliest in advice.top and not advice.left_line
+    summary = strategy_summary(strategy)
+    assert f"{strategy.classes.n_pre} hand classes before the exchange and {strategy.classes.n_post} after" in summary
 
 
 def test_actions_as_text_round_trip_and_refuse_what_is_not_one():

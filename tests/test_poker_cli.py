@@ -128,7 +128,7 @@ def test_cfr_bot_heads_up_against_the_advisor(tmp_path: Path, capsys):
     assert main(["poker", "--players", "2", "--bots", "cfr,advisor", "--bots-only", "--hands", "40", "--seed", "2",
                  "--chips", "1000", "--history", str(path)]) == 0
     out = capsys.readouterr().out
-    assert "bot1 (cfr), bot2 (advisor)" in out and "cfr: the heads-up equilibrium strategy" in out
+    assert "bot1 (cfr), bot2 (advisor)" in out and "cfr: heads-up, an equilibrium of a card abstraction" in out
     standings = out.split("Match over")[1].splitlines()[1:]
     assert all("95% [" in line for line in standings)
     lines = [json.loads(line) for line in path.read_text().splitlines()]
@@ -191,17 +191,19 @@ def test_hint_heads_up_shows_the_strategy_and_why():
                             strategy=strategy)
     assert player.parse("hint", state) is None
     text = out.getvalue()
-    assert "Strategy (heads-up equilibrium of the abstract game): " in text
-    assert "pot odds 33%" in text and "Why: " in text
+    assert text.index("The strategy: computing…") < text.index("The heads-up strategy (class ")
+    assert "worth counted from now" in text and "fold  " in text and "+0.00 chips" in text
+    assert "pot odds" not in text and "Why: " in text and "Your equity against his range: " in text
     for _ in range(6):
         state.call()
-    player.parse("hint", state)  # the exchange: what each draw draws to
+    player.parse("hint", state)  # the exchange: what each draw draws to, and its worth
     text = out.getvalue()
-    assert "Each exchange (the strategy's probability" in text and "stand pat" in text and "draw 5" in text
+    assert "Each exchange (the final hand's exact mean percentile" in text and "stand pat" in text
+    assert "draw 5" in text and text.count(" chips\n") == 12  # six moves before, six draws at the exchange
     state.exchange()
     state.exchange()
     player.parse("hint", state)
-    assert "Each action against his range, both then playing the strategy:" in out.getvalue()
+    assert out.getvalue().count("worth counted from now") == 3
 
 
 @pytest.mark.parametrize("argv, message", [
@@ -452,6 +454,18 @@ def test_illegal_action_error_is_a_value_error_with_a_sentence():
 
 
 ROBUST = "call\nstand\n" * 60  # whatever the turn, one of the two is legal (the other is explained)
+
+
+def test_the_history_keeps_no_folded_bots_hand(tmp_path: Path):
+    # the table never shows a folded bot's cards to the person, and neither does the person's history
+    path = tmp_path / "h.jsonl"
+    ran = run_main(main, ["poker", "--players", "4", "--bots", "random", "--seed", "5", "--hands", "3",
+                          "--history", str(path)], ROBUST)
+    assert ran.returncode == 0, ran.stderr
+    seats = [s for line in read_history(path) for s in line["seats"]]
+    folded = [s for s in seats if s["player"] == "random" and s["folded"]]
+    assert folded and all("cards" not in s for s in folded)
+    assert all(len(s["cards"]) == 5 for s in seats if s not in folded)
 
 
 @pytest.mark.subprocess

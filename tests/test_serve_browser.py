@@ -800,7 +800,8 @@ def test_draw_tab_asks_the_heads_up_strategy(page, server, tmp_path):
     ranked = sorted(want["actions"], key=lambda a: -a["probability"])
     assert rows == [a["action"] for a in ranked]
     text = pg.inner_text("#draw-strategy-answer")
-    assert f"Why: {want['why']}" in text and "pot odds" in text and "You are the dealer" in text
+    assert f"Why: {want['why']}" in text and "every later turn" in text and "You are the dealer" in text
+    assert want["class_name"] in text and want["strategy"]["summary"] in text
     assert pg.evaluate("document.activeElement.closest('#draw-strategy-answer') !== null")
     pg.screenshot(path=str(tmp_path / "draw-strategy.png"), full_page=True)
     # a move the rules do not allow: the error names it, the page stays

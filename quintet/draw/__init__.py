@@ -30,8 +30,8 @@ loads this package on first use of such a rule set).  Modules:
 The game itself (not imported by this package; ``cli`` loads it): ``game`` — one hand as a state machine (``State``,
 ``Terms``, the records, ``replay``); ``table`` — a match; ``policy`` — the advisor's exchange
 as an exact table and the opponent model; ``bots`` — ``random``, ``advisor`` and ``cfr``; ``cfr`` —
-the heads-up strategy solved by CFR+ (the solvers, the abstract game, the strategy, the bot and
-its advice); ``play`` — ``quintet poker`` at the terminal.
+the heads-up strategy computed by CFR+ on a card abstraction (the solvers, the abstract game, the strategy,
+the bot and its advice); ``play`` — ``quintet poker`` at the terminal.
 """
 
 from .advisor import DrawAdvice, DrawOption, Objective, advise, parse_objective

@@ -4,7 +4,7 @@
   every set of discards is one action).
 * ``AdvisorBot`` (``quintet.draw.advisor_bot``) — exact exchanges, bets from its equity against a
   model of the opponents, a bluff rate.
-* ``CfrBot`` (``quintet.draw.cfr.bot``) — heads-up, the equilibrium strategy of the abstract game
+* ``CfrBot`` (``quintet.draw.cfr.bot``) — heads-up, an equilibrium strategy of the abstract (card-class) game
   solved by CFR+; at a table of three or more still dealt in, the advisor.
 """
 

@@ -55,7 +55,6 @@ from ..terminal import SHARED_HELP, Terminal, command_word, grid
 from ..text import plural, quote
 from .advisor_bot import AdvisorBot
 from .bots import BOT_KINDS, make_bot
-from .cfr.betting import DRAW
 from .cfr.strategy import Strategy
 from .game import (
     MAX_PLAYERS,
@@ -93,7 +92,7 @@ COMMAND_HELP = (
     ("exchange CARDS", "discard these cards (names like 7c Kd, or positions 1-5) and draw as many"),
     ("stand", "exchange nothing (keep all five cards)"),
     ("hint", "the advisor's exchange and your chance of the best hand at the show-down; heads-up, the "
-             "equilibrium strategy's moves and why"),
+             "CFR strategy's moves, each one's worth in chips and why"),
     ("stacks", "everybody's chips"),
     ("stats", "your statistics over the hands recorded (this match and earlier ones)"),
     *SHARED_HELP,
@@ -183,13 +182,16 @@ def add_command(sub: Any) -> None:
         "poker",
         help="play five-card draw poker against bots (or watch bots play)",
         description="Five-card draw poker as the rule text plays it (docs/draw-poker.md). "
-        "You sit in seat 0 against bots; --bots-only plays unattended.",
+        "You sit in seat 0 against bots; --bots-only plays unattended. The bots play rules of thumb (advisor, "
+        "random), except cfr heads-up: an equilibrium of a card abstraction computed by CFR+, not of the real "
+        "game; at a table of three or more a cfr bot plays as the advisor.",
     )
     table = p.add_argument_group("the table")
     table.add_argument("--players", type=int_at_least(2), default=4, help="players at the table, 2-6 (default 4)")
     table.add_argument("--bots", default="advisor", metavar="KIND[,KIND…]",
-                       help=f"the bots: {', '.join(BOT_KINDS)} (heads-up: the equilibrium strategy), one for all or "
-                       "one per bot seat (default advisor)")
+                       help=f"the bots: {', '.join(BOT_KINDS)} (cfr: heads-up only, an equilibrium of a card "
+                       "abstraction; with three or more players it plays as the advisor), one for all or one per "
+                       "bot seat (default advisor)")
     table.add_argument("--bots-only", action="store_true", help="no person: bots in every seat")
     table.add_argument("--hands", type=int_at_least(1), default=None,
                        help="hands to play (default: --bots-only 100; at the terminal until the match ends)")
@@ -341,7 +343,7 @@ class TerminalPlayer:
         self.read = read or screen.term.read
         self.seed = seed
         self.stats = stats
-        self.strategy = strategy  # heads-up: the equilibrium strategy, for hint
+        self.strategy = strategy  # heads-up: the CFR strategy, for hint
         self._advisor: AdvisorBot | None = None
 
     def act(self, state: State) -> Action:
@@ -507,36 +509,32 @@ class TerminalPlayer:
             self.strategy_hint(state, seat)
 
     def strategy_hint(self, state: State, seat: int) -> None:
-        """The heads-up strategy here: its action probabilities for your class, the pot odds, what each
-        exchange draws to, and why, in a line (``quintet.draw.cfr.bot.spot_advice``)."""
+        """The heads-up strategy here: its action probabilities for your class, each action's worth in chips counted
+        from now, what each exchange draws to, and why, in a line (``quintet.draw.cfr.bot.spot_advice``)."""
         from .cfr.bot import likeliest, spot_advice
 
         assert self.strategy is not None
-        advice = spot_advice(self.strategy, state, seat)
         say = self.screen.say
-        shown = sorted(advice.actions, key=lambda a: -a.probability)
-        moves = " · ".join(f"{a.text} {100 * a.probability:.0f}%" for a in shown if a.probability >= 0.005)
-        say(f"Strategy (heads-up equilibrium of the abstract game): {moves}")
-        if advice.pot_odds is not None:
-            say(f"Pot {advice.pot}; staying in costs {advice.to_call}: pot odds {100 * advice.pot_odds:.0f}% "
-                f"(your equity against his range: {100 * advice.equity:.0f}%)")
-        if any(a.value is not None for a in advice.actions):
-            table, rows = grid("", ">", ">")
-            for a in shown:
-                table.add_row(a.text, f"{100 * a.probability:.0f}%", f"{a.value:+.2f} chips")
-            say(Group("Each action against his range, both then playing the strategy:", rows))
+        say("The strategy: computing…")
+        advice = spot_advice(self.strategy, state, seat)
+        shown = sorted(advice.actions, key=lambda a: (-(a.value or 0.0), -a.probability))
+        table, rows = grid("", ">", ">")
+        for a in shown:
+            table.add_row(a.text, f"{100 * a.probability:.0f}%", f"{a.value:+.2f} chips")
+        say(Group(f"The heads-up strategy ({advice.class_name}) — each move, its probability, and its worth counted "
+                  "from now (chips already in the pot not counted, so folding is 0) against his range, both then "
+                  "playing the strategy:", rows))
+        say(f"Your equity against his range: {100 * advice.equity:.0f}% — his hand as the strategy's play so far "
+            "implies (the advisor's chance above takes any hand he would exchange to).")
         if advice.exchanges:
-            probability = {a.code: a.probability for a in advice.actions}
-            table, rows = grid("", ">", ">", "")
+            table, rows = grid("", ">", "")
             for option in advice.exchanges:
                 kept = Text("stand pat") if option.drawn == 0 else Text(f"draw {option.drawn}")
                 if option.keep and option.drawn:
                     kept.append(" (keep ").append_text(self.screen.cards(list(option.keep), "group")).append(")")
                 chances = ", ".join(f"{name} {100 * p:.0f}%" for name, p in likeliest(option.at_least))
-                table.add_row(kept, f"{100 * probability[DRAW + option.drawn]:.0f}%",
-                              f"mean {100 * option.expected:.1f}%", chances)
-            say(Group("Each exchange (the strategy's probability, the final hand's exact mean percentile, "
-                      "its likeliest categories):", rows))
+                table.add_row(kept, f"mean {100 * option.expected:.1f}%", chances)
+            say(Group("Each exchange (the final hand's exact mean percentile, its likeliest categories):", rows))
         say(f"Why: {advice.why}")
 
 
@@ -713,9 +711,9 @@ def _describe_table(table: Table, kinds: list[str], screen: Screen, chips: int, 
     screen.say(f"Terms: ante {terms.ante}; stakes {terms.stake}-{terms.limit} a turn, never below the previous stake; "
                f"{plural(terms.circles, 'circle')} {when}; exchange {fee}; show-down demands {demand}; no credit.")
     if "cfr" in kinds:
-        screen.say("cfr: the heads-up equilibrium strategy of the abstract game (docs/draw-poker.md, the CFR "
-                   "strategy)" + ("." if len(table.names) == 2 else "; in a hand dealt to three or more it plays "
-                                  "as the advisor."))
+        screen.say("cfr: heads-up, an equilibrium of a card abstraction computed by CFR+ (docs/draw-poker.md, "
+                   "the CFR strategy)" + ("." if len(table.names) == 2 else "; in a hand dealt to three or more it "
+                                          "plays as the advisor, by rules of thumb."))
 
 
 def _write(history: TextIO | None, table: Table, state: State, kinds: Sequence[str]) -> None:
@@ -725,6 +723,8 @@ def _write(history: TextIO | None, table: Table, state: State, kinds: Sequence[s
     offset = len(table.names) - len(kinds)
     for seat in line["seats"]:
         seat["player"] = "person" if seat["seat"] < offset else kinds[seat["seat"] - offset]
+        if offset and seat["player"] != "person" and seat["folded"]:
+            del seat["cards"]  # the table never showed a folded bot's hand to the person
     history.write(json.dumps(line, ensure_ascii=False) + "\n")
     history.flush()
 

@@ -1,4 +1,4 @@
-"""The CFR bot and its advice: the solved strategy played at a real table (``quintet.draw.game.State``).
+"""The CFR bot and its advice: the strategy of the abstract game played at a real table (``quintet.draw.game.State``).
 
 A heads-up hand maps onto the abstract game exactly, action by action (``line``): player 0 is
 the seat on the dealer's left, every fold, call, raise, demand and payment to see is the same
@@ -13,23 +13,23 @@ as the advisor bot there (``quintet.draw.advisor_bot.AdvisorBot``), and switches
 hand dealt to two players (at a bigger table, once the others have left it).
 
 ``spot_advice(strategy, state, seat)`` explains a spot for a person (``quintet poker``'s ``hint``, the
-page's Draw tab): the strategy's probabilities of the seat's class, the pot odds, the other
-player's range (his classes, by Bayes' rule from the strategy and his actions), the chips each
-action is worth against that range after the exchange, what each exchange draws to, and a
-one-line reason.
+page's Draw tab): the seat's class named by strength and what it holds, the strategy's probabilities
+for it, the other player's range (his classes, by Bayes' rule from the strategy and his actions), the
+chips each action is worth against that range counted from now (before, at and after the exchange),
+what each exchange draws to, and a one-line reason that follows from those values.
 """
 
 from __future__ import annotations
 
 import random
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 import numpy as np
 
 from ...cards import format_cards, parse_cards
-from ...rules import Rules
+from ...rules import Category, Rules
 from ...text import quote
 from ..advisor import advise
 from ..advisor_bot import AdvisorBot
@@ -46,6 +46,7 @@ from ..game import (
     State,
     Terms,
 )
+from ..tables import tables
 from .betting import (
     AFTER,
     BEFORE,
@@ -59,16 +60,19 @@ from .betting import (
     End,
     Spot,
     action_text,
+    build_subtree,
     parse_action,
 )
 from .classes import draw_values
-from .strategy import Strategy, StrategyError, strategy_for
+from .solve import expected_value
+from .strategy import UNREACHED, Strategy, StrategyError, strategy_for
+from .tree import PublicTree
 
 if TYPE_CHECKING:
     from ...schema import DrawStrategyOut
 
 __all__ = ["CfrBot", "Line", "line", "follow", "Advice", "ActionAdvice", "ExchangeOption", "spot_advice", "line_advice",
-           "position_advice", "action_of", "likeliest"]
+           "position_advice", "action_of", "likeliest", "class_name", "strategy_summary", "INDIFFERENT"]
 
 
 @dataclass(frozen=True)
@@ -155,7 +159,7 @@ def action_of(code: int, state: State, seat: int) -> Action:
 
 
 class CfrBot:
-    """Plays the solved strategy heads-up, the advisor bot otherwise (module doc); seeded.
+    """Plays the strategy heads-up, the advisor bot otherwise (module doc); seeded.
 
     ``steps`` replaces the strategy's probabilities (same layout, uint8 steps of 1/255 or float
     probabilities): how a best response to the strategy plays at a real table.
@@ -254,8 +258,9 @@ class ExchangeOption:
 
 @dataclass(frozen=True)
 class ActionAdvice:
-    """One action: its code and text, the strategy's probability, and (after the exchange) its value in
-    chips against the other player's range when both then follow the strategy (None before)."""
+    """One action: its code and text, the strategy's probability, and its value in chips **counted from now**
+    (what the player wins or loses from here on, chips already in the pot not counted: folding is worth 0)
+    against the other player's range when both then follow the strategy (None: values not asked for)."""
 
     code: int
     text: str
@@ -265,7 +270,9 @@ class ActionAdvice:
 
 @dataclass(frozen=True)
 class Advice:
-    """The strategy's view of a spot (module doc)."""
+    """The strategy's view of a spot (module doc); ``left_line``: no hand of the player's class reaches here by
+    the strategy (the advice is then a best response against the bot's strategy); ``his_line_off``: no hand of
+    the other player's reaches here by it (his range is then taken as uniform)."""
 
     seat: int
     player: int
@@ -273,19 +280,36 @@ class Advice:
     hand_class: int
     classes: int
     class_range: tuple[float, float]
+    class_name: str
     actions: tuple[ActionAdvice, ...]
     pot: int
     to_call: int
-    pot_odds: float | None
     opponent: tuple[float, ...]
     equity: float
     exchanges: tuple[ExchangeOption, ...]
+    left_line: bool
+    his_line_off: bool
     why: str
     spot: Phase
 
     @property
-    def best(self) -> ActionAdvice:
+    def likeliest(self) -> ActionAdvice:
+        """The strategy's likeliest move."""
         return max(self.actions, key=lambda a: a.probability)
+
+    @property
+    def best(self) -> ActionAdvice:
+        """The move advised: the strategy's likeliest among those worth the most (within ``INDIFFERENT`` chips);
+        without values, its likeliest."""
+        return max(self.top, key=lambda a: a.probability)
+
+    @property
+    def top(self) -> tuple[ActionAdvice, ...]:
+        """The moves worth the most, within ``INDIFFERENT`` chips of the best (all of them without values)."""
+        if any(a.value is None for a in self.actions):
+            return self.actions
+        high = max(a.value for a in self.actions if a.value is not None)
+        return tuple(a for a in self.actions if a.value is not None and a.value >= high - INDIFFERENT)
 
     def to_model(self, strategy: Strategy) -> DrawStrategyOut:
         """The advice as JSON (``quintet.schema.DrawStrategyOut``): what the page's Draw tab receives."""
@@ -295,16 +319,64 @@ class Advice:
         return DrawStrategyOut(
             rules=strategy.rules.name, player="first" if self.player == 0 else "second", phase=str(self.spot),
             hand_class=self.hand_class + 1, classes=self.classes, class_range=list(self.class_range),
+            class_name=self.class_name,
             actions=[StrategyActionOut(action=a.text, probability=a.probability, chips=a.value) for a in self.actions],
-            best=self.best.text, pot=self.pot, to_call=self.to_call, pot_odds=self.pot_odds, equity=self.equity,
+            best=self.best.text, pot=self.pot, to_call=self.to_call, equity=self.equity,
             opponent_classes=list(self.opponent),
             exchanges=[StrategyExchangeOut(draw=o.drawn, keep=format_cards(list(o.keep), deck, order="group").split(),
                                            expected_percentile=o.expected, likeliest=dict(likeliest(o.at_least)))
                        for o in self.exchanges],
             why=self.why,
             strategy=StrategyInfoOut(algorithm=strategy.info["algorithm"], iterations=strategy.info["iterations"],
-                                     exploitability=strategy.info["exploitability"]["stored"]),
+                                     exploitability=strategy.info["exploitability"]["stored"],
+                                     summary=strategy_summary(strategy)),
         )
+
+
+INDIFFERENT = 0.05
+"""Chips: two moves whose values (counted from now) differ by less are called indifferent (the strategy mixes
+them; the stored probabilities' 1/255 steps and the solve's remaining exploitability blur values by about this)."""
+
+
+def strategy_summary(strategy: Strategy) -> str:
+    """What the strategy is, in the honest words the docs use: the sizes of its abstraction and its exact
+    exploitability there, both read from the strategy file."""
+    c = strategy.classes
+    return (f"an equilibrium of an abstraction with {c.n_pre} hand classes before the exchange and {c.n_post} after "
+            f"it, exploitable by at most {strategy.info['exploitability']['stored']:.4f} chips a hand in the "
+            "abstraction; its exploitability in the real game is not yet measured")
+
+
+def class_name(strategy: Strategy, x: int, exchanged: bool) -> str:
+    """Class ``x`` in words: its number, its strength among the classes (1st: the strongest; the top third strong,
+    the bottom third weak) and what it holds —
+    before the exchange what its hands' best exchange draws and its mean final percentile, after it the
+    categories and percentiles of its final hands."""
+    c = strategy.classes
+    if exchanged:
+        low, high = (float(v) for v in c.post_range[x])
+        rank = c.n_post - x
+        t = tables(strategy.rules)
+        inside = np.flatnonzero(np.searchsorted(c.post_cuts, t.percentiles, side="left") == x)
+        present = {Category(int(v)) for v in t.class_categories[inside].tolist()}
+        labels = [strategy.rules.category_label(k) for k in strategy.rules.categories if k in present]
+        holds = labels[0] if len(labels) == 1 else f"{labels[0]} to {labels[-1]}"
+        what = f"{holds}, percentile {100 * low:.1f}–{100 * high:.1f}%"
+        n = c.n_post
+    else:
+        low, high = (float(v) for v in c.pre_range[x])
+        middle = c.pre_range.mean(axis=1)
+        rank = 1 + int((middle > middle[x]).sum())
+        d = c.group_of(x)
+        holds = "its best exchange stands pat" if d == 0 else f"its best exchange draws {d}"
+        what = f"{holds}, mean final percentile {100 * low:.0f}–{100 * high:.0f}%"
+        n = c.n_pre
+    word = "strong" if 3 * rank <= n else "middling" if 3 * rank <= 2 * n else "weak"
+    return f"class {x + 1} of {n} ({word}, the {_ordinal(rank) + ' ' if rank > 1 else ''}strongest: {what})"
+
+
+def _ordinal(n: int) -> str:
+    return f"{n}{'th' if 10 <= n % 100 <= 20 else {1: 'st', 2: 'nd', 3: 'rd'}.get(n % 10, 'th')}"
 
 
 def likeliest(at_least: tuple[tuple[str, float], ...], count: int = 2) -> list[tuple[str, float]]:
@@ -313,19 +385,19 @@ def likeliest(at_least: tuple[tuple[str, float], ...], count: int = 2) -> list[t
     return sorted((e for e in exact if e[1] > 0), key=lambda e: -e[1])[:count]
 
 
-def _opponent_range(strategy: Strategy, hand: Line, opponent: int) -> np.ndarray:
-    """The other player's classes after the line, by Bayes' rule from the strategy (normalised)."""
+def _reach(strategy: Strategy, hand: Line, who: int) -> np.ndarray:
+    """How likely each class of player ``who`` is to be here, by the strategy's play of his moves so far
+    (the prior times his probabilities, through the exchange's transitions; not normalised)."""
     classes = strategy.classes
     r = classes.prior.copy()
     for spot, offset, code in hand.steps:
-        if spot.turn != opponent:
+        if spot.turn != who:
             continue
         codes = [c for c, _ in strategy.betting.moves(spot)]
         r = r * strategy.block(spot, offset)[:, codes.index(code)]
         if spot.phase == EXCHANGE:
             r = r @ classes.transitions[code - DRAW]
-    total = r.sum()
-    return r / total if total > 0 else np.full(r.shape, 1.0 / r.size)
+    return r
 
 
 def _equity(mine: np.ndarray, theirs: np.ndarray) -> float:
@@ -360,16 +432,15 @@ def _exchange_options(rules: Rules, hand: tuple[int, ...]) -> tuple[ExchangeOpti
     return tuple(out)
 
 
-def spot_advice(strategy: Strategy, state: State, seat: int, *, values: bool = True) -> Advice:
+def spot_advice(strategy: Strategy, state: State, seat: int) -> Advice:
     """The strategy's advice to ``seat`` (whose turn it is) in a heads-up hand (module doc)."""
     hand = line(strategy, state)
     if not isinstance(hand.spot, Spot) or hand.seats[hand.spot.turn] != seat:
         raise ValueError(f"seat {seat} is not to act")
-    return line_advice(strategy, state.hand(seat), [code for _, _, code in hand.steps], hand.spot.turn,
-                       values=values, seat=seat)
+    return line_advice(strategy, state.hand(seat), [code for _, _, code in hand.steps], hand.spot.turn, seat=seat)
 
 
-def line_advice(strategy: Strategy, cards: Sequence[int], codes: Sequence[int], player: int, *, values: bool = True,
+def line_advice(strategy: Strategy, cards: Sequence[int], codes: Sequence[int], player: int, *,
                 seat: int | None = None) -> Advice:
     """The advice to ``player`` (0: first to act, on the dealer's left) holding ``cards`` (five card ints: as
     dealt before his exchange, the final hand after it) after the actions ``codes`` of both players from the
@@ -385,23 +456,24 @@ def line_advice(strategy: Strategy, cards: Sequence[int], codes: Sequence[int], 
     x = classes.post_class(sum(1 << c for c in cards)) if exchanged_me else classes.pre_class(list(cards))
     moves = strategy.betting.moves(spot)
     probs = strategy.block(spot, offset)[x]
-    opponent = _opponent_range(strategy, hand, 1 - player)
+    theirs = _reach(strategy, hand, 1 - player)
+    his_line_off = bool(theirs.sum() < UNREACHED)
+    opponent = np.full(theirs.shape, 1.0 / theirs.size) if his_line_off else theirs / theirs.sum()
     mine = np.zeros(classes.n_post if exchanged_me else classes.n_pre)
     mine[x] = 1.0
     equity = _equity(_final(strategy, mine, exchanged_me), _final(strategy, opponent, exchanged_them))
-    worth = _action_values(strategy, spot, offset, x, opponent) if values and spot.phase != EXCHANGE \
-        and exchanged_me and exchanged_them else None
-    actions = tuple(ActionAdvice(code, action_text(code), float(p), None if worth is None else worth[i])
+    worth = _action_values(strategy, spot, offset, x, opponent)
+    actions = tuple(ActionAdvice(code, action_text(code), float(p), worth[i])
                     for i, ((code, _), p) in enumerate(zip(moves, probs.tolist(), strict=True)))
     to_call = spot.demand if spot.phase == SEEING else 0 if spot.phase == EXCHANGE else spot.stake
-    pot = sum(spot.paid)
-    low, high = (float(v) for v in (classes.post_range[x] if exchanged_me else classes.pre_range[x]))
     exchanges = _exchange_options(strategy.rules, tuple(cards)) if spot.phase == EXCHANGE else ()
+    low, high = (float(v) for v in (classes.post_range[x] if exchanged_me else classes.pre_range[x]))
     advice = Advice(player if seat is None else seat, player, "after" if exchanged_me else "before", x,
-                    classes.n_post if exchanged_me else classes.n_pre, (low, high), actions, pot, to_call,
-                    to_call / (pot + to_call) if to_call else None, tuple(float(v) for v in opponent), equity,
-                    exchanges, "", _PHASES[spot.phase])
-    return _with_why(advice)
+                    classes.n_post if exchanged_me else classes.n_pre, (low, high),
+                    class_name(strategy, x, exchanged_me), actions, sum(spot.paid), to_call,
+                    tuple(float(v) for v in opponent), equity, exchanges,
+                    bool(_reach(strategy, hand, player)[x] < UNREACHED), his_line_off, "", _PHASES[spot.phase])
+    return replace(advice, why=_why(advice))
 
 
 def position_advice(rules: Rules, terms: Terms, hand: str, actions: Sequence[str], player: str) -> DrawStrategyOut:
@@ -425,50 +497,81 @@ def position_advice(rules: Rules, terms: Terms, hand: str, actions: Sequence[str
 _PHASES = {BEFORE: Phase.BETTING_BEFORE, EXCHANGE: Phase.EXCHANGE, AFTER: Phase.BETTING_AFTER, SEEING: Phase.SEEING}
 
 
-def _with_why(a: Advice) -> Advice:
-    best = a.best
-    share = f"{100 * best.probability:.0f}%"
-    if a.phase == "before":
-        where = f"class {a.hand_class + 1} of {a.classes} (best exchange: mean final percentile " \
-                f"{100 * a.class_range[0]:.0f}–{100 * a.class_range[1]:.0f}%)"
-    else:
-        where = f"class {a.hand_class + 1} of {a.classes} (percentile {100 * a.class_range[0]:.1f}–" \
-                f"{100 * a.class_range[1]:.1f}%)"
-    text = f"{where}, {100 * a.equity:.0f}% equity against his range after the exchange"
-    if a.pot_odds is not None:
-        text += f"; a call needs {100 * a.pot_odds:.0f}% (pot odds)"
-    fold = next((x for x in a.actions if x.code == FOLD), None)
-    if best.value is not None and fold is not None and fold.value is not None and best is not fold:
-        text += f"; {best.text} is worth {best.value - fold.value:+.2f} chips more than folding"
-    why = f"{best.text} {share}: {text}"
-    return Advice(**{**a.__dict__, "why": why})
+def _why(a: Advice) -> str:
+    """The reason in a line, from the values shown: the move worth the most counted from now, indifference said as
+    such (the strategy then mixes), the equity explained, a deviation named."""
+    best, top = a.best, a.top
+    text = a.class_name
+    if a.left_line:
+        text += ("; you left the strategy's line (it never plays your class this way), so from here the advice is a "
+                 "best response against this bot's strategy")
+    if a.his_line_off:
+        text += "; his moves are ones the strategy never makes, so his hand is taken as any class alike"
+    if best.value is not None:
+        if len(top) > 1:
+            played = sorted((m for m in top if m.probability >= 0.005), key=lambda m: -m.probability)
+            how = f"the strategy mixes {', '.join(f'{m.text} {100 * m.probability:.0f}%' for m in played)}" \
+                if len(played) > 1 else f"the strategy plays {best.text}"
+            text += (f"; counted from now {_words([m.text for m in top])} are worth the same ({best.value:+.2f} "
+                     f"chips, within {INDIFFERENT}): indifferent, and {how}")
+        else:
+            rest = sorted((m for m in a.actions if m is not best), key=lambda m: -(m.value or 0.0))
+            text += f"; counted from now {best.text} is worth {best.value:+.2f} chips, the most"
+            if rest and rest[0].value is not None:
+                text += f" (next: {rest[0].text} {rest[0].value:+.2f})"
+    text += f"; {100 * a.equity:.0f}% equity against his range at the show-down"
+    if best.code == FOLD and len(top) == 1 and a.to_call and a.equity > a.to_call / (a.pot + a.to_call):
+        text += " — not enough: staying in costs the stake of every later turn, not only this one"
+    likeliest = a.likeliest
+    if likeliest is not best and likeliest not in top and likeliest.value is not None and best.value is not None:
+        text += (f"; the strategy's likeliest move here, {likeliest.text} ({100 * likeliest.probability:.0f}%), is "
+                 f"worth {best.value - likeliest.value:.2f} chips less against his range")
+    return f"{best.text} {100 * best.probability:.0f}%: {text}"
+
+
+def _words(items: list[str]) -> str:
+    return items[0] if len(items) == 1 else f"{', '.join(items[:-1])} and {items[-1]}"
+
+
+CACHED_NODES = 1_000_000
+"""The subtrees kept for the values, in nodes at most (about 60 bytes a node)."""
+
+
+def _subtree(strategy: Strategy, spot: Spot) -> PublicTree:
+    """The tree below a spot (cached: the first values at the top of a hand take a few seconds)."""
+    cache: dict[Spot, PublicTree] = strategy.__dict__.setdefault("_subtrees", {})
+    if spot not in cache:
+        if sum(t.n_nodes for t in cache.values()) > CACHED_NODES:
+            cache.clear()
+        nav = strategy.navigator
+        n0, n1 = nav.types(spot, 0), nav.types(spot, 1)
+        cache[spot] = build_subtree(strategy.betting, strategy.classes, spot, np.full(n0, 1.0 / n0),
+                                    np.full(n1, 1.0 / n1))
+    return cache[spot]
 
 
 def _action_values(strategy: Strategy, spot: Spot, offset: int, x: int, opponent: np.ndarray) -> list[float]:
-    """The chips each action at a spot after the exchange is worth to class x against the other player's range,
-    both following the strategy afterwards (a walk of the spot's small subtree)."""
-    from .betting import build_subtree
-    from .solve import expected_value
-
+    """The chips each action at a spot is worth to class x against the other player's range, both following the
+    strategy afterwards, counted from now (chips already paid not counted): a walk of each action's subtree."""
     out = []
     player = spot.turn
+    classes = strategy.classes
     nav = strategy.navigator
     at = offset + nav.block(spot)
-    for _, nxt in strategy.betting.moves(spot):
-        mine = np.zeros(strategy.classes.n_post)
-        mine[x] = 1.0
+    mine = np.zeros(nav.types(spot, player))
+    mine[x] = 1.0
+    for code, nxt in strategy.betting.moves(spot):
         if isinstance(nxt, End):
             sign, constant = nxt.payoff()
             value0 = constant
             if nxt.folder < 0:  # the show-down: E[sign(class of player 0 - class of player 1)]
                 others = np.arange(opponent.size)
                 value0 += sign * float(opponent @ (np.sign(x - others) if player == 0 else np.sign(others - x)))
-            out.append(value0 if player == 0 else -value0)
-            continue
-        tree = build_subtree(strategy.betting, strategy.classes, nxt, mine if player == 0 else opponent,
-                             opponent if player == 0 else mine)
-        size = nav.entries(nxt)
-        value0 = expected_value(tree, strategy.steps[at: at + size] / 255.0)
-        out.append(value0 if player == 0 else -value0)
-        at += size
+        else:
+            me = mine @ classes.transitions[code - DRAW] if code >= DRAW else mine
+            size = nav.entries(nxt)
+            value0 = expected_value(_subtree(strategy, nxt), strategy.steps[at: at + size] / 255.0,
+                                    (me, opponent) if player == 0 else (opponent, me))
+            at += size
+        out.append((value0 if player == 0 else -value0) + spot.paid[player])
     return out

@@ -116,11 +116,13 @@ def best_response(tree: PublicTree, strategy: np.ndarray, player: int) -> tuple[
     return float(value), choice
 
 
-def expected_value(tree: PublicTree, strategy: np.ndarray) -> float:
-    """Player 0's expected payoff when both play ``strategy``."""
+def expected_value(tree: PublicTree, strategy: np.ndarray,
+                   reach: tuple[np.ndarray, np.ndarray] | None = None) -> float:
+    """Player 0's expected payoff when both play ``strategy``, the root's types drawn from ``reach`` (default
+    the tree's prior)."""
     s = _check(tree, strategy)
-    return float(kernels.walk(kernels.tree_arrays(tree), kernels.Work.of(tree), tree.prior[0], tree.prior[1], 0,
-                              kernels.FOLLOW, s, s, 0.0))
+    r0, r1 = tree.prior if reach is None else reach
+    return float(kernels.walk(kernels.tree_arrays(tree), kernels.Work.of(tree), r0, r1, 0, kernels.FOLLOW, s, s, 0.0))
 
 
 @dataclass(frozen=True)

@@ -1,4 +1,4 @@
-"""The solved strategy of heads-up draw poker: built by CFR+, stored, shipped and looked up.
+"""The heads-up draw-poker strategy, an equilibrium of a card abstraction: built by CFR+, stored and shipped.
 
 ``train(rules, terms)`` builds the abstract game (``quintet.draw.cfr.betting``), runs CFR+ on it
 and returns a ``Strategy``: the average strategy where a player's own play reaches an information
@@ -79,7 +79,7 @@ def store_dir() -> Path:
 
 @dataclass(frozen=True, eq=False)
 class Strategy:
-    """A solved strategy (module doc): the rules of its abstract game, its hand classes, the probability of
+    """A strategy (module doc): the rules of its abstract game, its hand classes, the probability of
     every action of every information set in 1/255 steps (uint8, the tree's strategy layout), and ``info``
     (the header: how and when it was built, its exploitability)."""
 

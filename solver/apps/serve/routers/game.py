@@ -69,13 +69,13 @@ async def draw(body: DrawIn, state: State, http: Request) -> Any:
 
 
 @router.post("/api/draw/strategy", tags=["draw"], operation_id="draw_strategy", response_model=DrawStrategyOut,
-             response_description="the heads-up equilibrium strategy's advice at the position",
+             response_description="the heads-up CFR strategy's advice at the position",
              responses=error_responses(400, 403, 413, 422, 429, 500, 503), dependencies=[Depends(solver_on)],
              openapi_extra=rate_limit("solves"))
 async def draw_strategy(body: DrawStrategyIn, state: State, http: Request) -> Any:
-    """Heads-up draw poker: what the equilibrium strategy (solved by CFR+) does at a position — its
-    probability of each move for your hand's class, the pot odds, your equity against the other player's
-    range, each exchange's draw, and why (``quintet poker``'s ``hint``)."""
+    """Heads-up draw poker: what the CFR strategy (an equilibrium of a card abstraction) does at a position —
+    its probability of each move for your hand's class, each move's worth in chips counted from now, your
+    equity against the other player's range, each exchange's draw, and why (``quintet poker``'s ``hint``)."""
     client = state.client(http)
     task = StrategyTask(body.rules.to_rules(), body.terms.to_terms(), body.hand, tuple(body.actions), body.player,
                         state.config.quick_time_limit)

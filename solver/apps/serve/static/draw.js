@@ -390,10 +390,7 @@ function renderStrategy(a) {
   const heading = el("h3", "answer-heading", `The strategy: ${a.best}`);
   heading.tabIndex = -1;
   const who = a.player === "first" ? "first to act (on the dealer's left)" : "the dealer (second to act)";
-  const measure = a.phase === "exchange" || a.phase.startsWith("betting before") ? "its best exchange's mean "
-    + "final percentile" : "percentile";
-  const facts = el("p", "answer-for", `You are ${who}; ${a.phase}; your hand's class ${a.hand_class} of `
-    + `${a.classes} (${measure} ${pct(a.class_range[0])}–${pct(a.class_range[1])}).`);
+  const facts = el("p", "answer-for", `You are ${who}; ${a.phase}; your hand's ${a.class_name}.`);
   const rows = [...a.actions].sort((x, y) => y.probability - x.probability).map((m) => {
     const tr = el("tr");
     if (m.action === a.best) tr.classList.add("best");
@@ -406,11 +403,11 @@ function renderStrategy(a) {
   });
   const out = [heading, facts, strategyTable(["move", "probability", "chips"], rows)];
   if (a.actions.some((m) => m.chips !== undefined)) {
-    out.push(el("p", "hint", "chips: your result of the whole hand on average (what you put in counted), both "
-      + "players then following the strategy."));
+    out.push(el("p", "hint", "chips: your result from now on, on average (what is in the pot already not "
+      + "counted, so folding is 0), both players then following the strategy."));
   }
-  const odds = el("p", "", `Pot ${a.pot}` + (a.pot_odds === null ? "" : `; staying in costs ${a.to_call}: pot `
-    + `odds ${pct(a.pot_odds, 0)}`) + `; your equity against his range: ${pct(a.equity, 0)}.`);
+  const odds = el("p", "", `Pot ${a.pot}; staying in costs ${a.to_call} now and the stake of every later turn; `
+    + `your equity against his range (as the strategy's play implies): ${pct(a.equity, 0)}.`);
   out.push(odds);
   if (a.exchanges.length) {
     const draws = a.exchanges.map((x) => {
@@ -428,9 +425,8 @@ function renderStrategy(a) {
       "likeliest"], draws));
   }
   out.push(el("p", "why", `Why: ${a.why}`));
-  out.push(el("p", "proof", `${a.strategy.algorithm}, ${a.strategy.iterations} iterations; exploitability `
-    + `${a.strategy.exploitability.toFixed(4)} chips a hand in its abstract game (docs: draw poker, the CFR `
-    + "strategy)"));
+  out.push(el("p", "proof", `${a.strategy.algorithm}, ${a.strategy.iterations} iterations: ${a.strategy.summary} `
+    + "(docs: draw poker, the CFR strategy)."));
   $("draw-strategy-answer").replaceChildren(...out);
   return heading;
 }
