@@ -8,6 +8,7 @@ import signal
 import subprocess
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -434,6 +435,51 @@ def test_equilibrium_computer_plays_a_sample_of_the_stored_mix(tmp_path):
         assert isinstance(computer.model, ArrangementMix) and computer.model.name == "equilibrium"
         seen.add(computer.arrangement)
     assert len(seen) == 2  # both arrangements of the mix get played
+
+
+def test_a_seed_replays_the_game_in_the_terminal_on_the_page_and_from_its_record_across_a_refinement(tmp_path):
+    """The computer's draw is fixed by the seed and the deal's kept mix (``played_equilibrium``):
+    the terminal (in-process), the tables' task (the page) and a replay from the record draw the
+    same arrangement, before and after the store's equilibrium is refined."""
+    import threading
+
+    from solver.advisor.equilibrium import played_equilibrium
+    from solver.apps.serve.tables.tasks import Choose, SeatGame
+    from solver.storage.records import GameRecord
+
+    path = tmp_path / "store.sqlite"  # the terminal's $QUINTET_STORE (``env_for``)
+    cdeal, first = prefilled_store(path)  # "solved at ε 0.05": the equilibrium the store holds
+    refined = replace(first, mix=((0.25, first.mix[0][1]), (0.75, first.mix[1][1])), exploitability=0.0, epsilon=0.0)
+    seed = next(s for s in range(100) if first.sample(s) != refined.sample(s))  # a seed the two mixes draw apart
+
+    def provider(deal, stop):
+        with SolutionStore(path) as store:
+            return played_equilibrium(deal, store=store, stop_event=stop)
+
+    def page() -> Arrangement:
+        with SolutionStore(path) as store:
+            answer = Choose(SeatGame(cdeal, "equilibrium", seed=seed, equilibrium=0.01)).run(
+                lambda: store, threading.Event(), lambda _: None)
+        return Arrangement.parse(str(answer["arrangement"]), cdeal.rules)
+
+    def terminal(record: Path) -> dict:
+        ran = play(tmp_path, f"play {arrangement_text(greedy_arrangement(DealTables.build(cdeal)))}\n",
+                   "--exposed", cdeal.format(), "--seed", str(seed), "--record", str(record))
+        assert ran.returncode == 0, ran.stderr
+        return read_records(record)[-1]
+
+    drawn = first.sample(seed)
+    assert page() == drawn
+    d = terminal(tmp_path / "games.jsonl")
+    assert Arrangement.parse(d["computer"]) == drawn and d["mix"] == provider(cdeal, None).mix_hash
+    with SolutionStore(path) as store:  # quintet-solve --epsilon 0 refines the store's equilibrium
+        store.put(rules_fingerprint(cdeal.rules), STORE_KIND, canonical_exposed(cdeal.exposed)[0],
+                  refined.to_record(), 0.0)
+        assert solve_equilibrium(cdeal, epsilon=0, store=store).mix == refined.mix
+    assert page() == drawn and Arrangement.parse(terminal(tmp_path / "again.jsonl")["computer"]) == drawn
+    record = GameRecord.from_dict(d, cdeal.rules)  # a replay from the record: its seed, its mix
+    replayed = Computer.choose(record.deal, record.opponent, seed=record.seed, equilibrium=provider)
+    assert replayed.arrangement == record.computer and replayed.equilibrium.mix_hash == record.mix
 
 
 # ----------------------------------------------------------------------------- through stdin

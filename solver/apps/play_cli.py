@@ -59,7 +59,7 @@ from quintet.rules import Rules
 from quintet.seeds import SEED_MAX, check_seed, fresh_seed, seed_series
 from quintet.terminal import Terminal, command_word, grid
 from quintet.text import plural, quote
-from solver.advisor.equilibrium import EquilibriumResult, solve_equilibrium
+from solver.advisor.equilibrium import EquilibriumResult, played_equilibrium
 from solver.advisor.limits import (
     MAX_GAMES,
     MAX_WINDOW,
@@ -198,9 +198,9 @@ def _equilibrium_provider(term: Terminal, args: argparse.Namespace, progress: _P
         common = dict(epsilon=args.epsilon, time_limit=args.time_limit, stop_event=stop, progress=report)
         try:
             if args.no_store:
-                return solve_equilibrium(deal, **common)
+                return played_equilibrium(deal, **common)
             with SolutionStore(args.store) as store:  # opened in the solving thread (SQLite)
-                return solve_equilibrium(deal, store=store, **common)
+                return played_equilibrium(deal, store=store, **common)
         finally:
             term.status.end()
 

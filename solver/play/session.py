@@ -628,4 +628,5 @@ class GameSession:
             game=self.game, seed=self.seed, time=moment.strftime("%Y-%m-%dT%H:%M:%SZ"), opponent=self.computer.spec,
             deal=self.deal, player=self._arrangement, computer=self._other, showdown=result,
             hints=tuple(self.hints), regret=self.regret(stop_event).regret if self.regret_known else None,
+            mix=None if self.equilibrium is None else self.equilibrium.mix_hash,
         )
