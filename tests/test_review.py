@@ -185,6 +185,21 @@ def test_trend_is_a_mean_a_least_squares_slope_and_blocks():
     assert Trend.of([1.0] * 10 + [1.0] * 10, 10).direction == "steady"
 
 
+def test_one_opponent_s_regret_does_not_move_another_s_trend():
+    """A deliberate regret of 15 against greedy after twenty steady games against uniform: the
+    mixed trend reads "up"; uniform's own stays steady, greedy's has no trend yet."""
+    base = played("uniform", seed=100)
+    records = [GameRecord(**{**base.__dict__, "time": f"2026-12-01T10:{k:02d}:00Z", "regret": 1.0})
+               for k in range(20)]
+    records.append(GameRecord(**{**played("greedy", seed=101).__dict__, "time": "2026-12-01T11:00:00Z",
+                                 "regret": 15.0}))
+    s = statistics(records, window=10)
+    assert s.regret.direction == "up"
+    uniform, greedy = sorted(s.opponents, key=lambda o: o.opponent != "uniform")
+    assert (uniform.opponent, uniform.games, uniform.regret.direction) == ("uniform", 20, "steady")
+    assert (greedy.games, greedy.regret.mean, greedy.regret.direction) == (1, 15.0, None)
+
+
 def test_statistics_add_up_over_random_games():
     rng = np.random.default_rng(11)
     records = []
@@ -205,10 +220,18 @@ def test_statistics_add_up_over_random_games():
         assert slot.won + slot.lost + slot.tied == 23 and slot.points == [3, 4, 5, 6, 7][slot.slot - 1]
         assert slot.points_lost == sum(x.points_b for x in results)
         assert slot.won == sum(x.winner == "A" for x in results)
-    assert s.worst_slot is not None and s.worst_slot.points_lost == max(x.points_lost for x in s.slots)
-    assert dict(s.opponents) == {"greedy": 12, "uniform": 11} and s.first.startswith("2026-12-01")
+        assert slot.regret == pytest.approx(np.mean([r.slot_regret[slot.slot - 1] for r in records]))
+    assert s.worst_slot is not None and s.worst_slot.regret == max(x.regret for x in s.slots)
+    assert [(o.opponent, o.games) for o in s.opponents] == [("greedy", 12), ("uniform", 11)]
+    for o in s.opponents:
+        theirs = [r for r in records if r.opponent == o.opponent]
+        assert o.regret.mean == pytest.approx(np.mean([r.regret for r in theirs]))
+        assert o.won + o.lost + o.drawn == o.games and o.won == sum(r.showdown.margin > 0 for r in theirs)
+    assert s.first.startswith("2026-12-01")
     out = StatsOut.model_validate(s.to_dict())
     assert out.kind == "stats" and out.regret.blocks == pytest.approx(list(s.regret.blocks))
+    assert out.opponents == {"greedy": 12, "uniform": 11} and [o.opponent for o in out.per_opponent] == [
+        "greedy", "uniform"]
     empty = statistics([])
     assert empty.games == 0 and empty.regret.mean is None and empty.worst_slot is None
 
@@ -285,7 +308,7 @@ def test_quintet_play_review_and_stats_of_a_records_file(tmp_path):
     assert data.model.regret == pytest.approx(read_records(path, deal.rules)[0].regret)
     ran = play(tmp_path, ["stats", str(path)])
     assert ran.returncode == 0 and ran.stdout.startswith(f"Your games ({path}): 3 games since "), ran.stdout
-    assert "Per slot (where the points go):" in ran.stdout
+    assert "Per slot (the mean regret made there a game" in ran.stdout and "  greedy: 3 games (won " in ran.stdout
     stats = StatsOut.model_validate(json.loads(play(tmp_path, ["stats", str(path), "--json"]).stdout))
     assert stats.games == 3 and stats.opponents == {"greedy": 3}
     none_yet = play(tmp_path, ["stats"])  # the default records file, not made yet
