@@ -63,7 +63,8 @@ __all__ = [
     "HandOut", "ShowdownSlotOut", "ShowdownOut", "HandValueOut", "HandReportOut", "RankedHandOut", "CompareOut",
     "DrawOptionOut", "DrawOut", "DrawStrategyOut",
     # the games' review, statistics and puzzles (solver.play)
-    "ReviewHandOut", "SlotReviewOut", "RegretOut", "ReviewOut", "TrendOut", "SlotStatsOut", "OpponentStatsOut", "StatsOut", "PuzzleOut",
+    "ReviewHandOut", "SlotReviewOut", "RegretOut", "ReviewOut", "TrendOut", "SlotStatsOut", "OpponentStatsOut",
+    "StatsOut", "PuzzleOut",
     "PuzzleResultOut",
 ]
 

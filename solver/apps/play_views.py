@@ -13,7 +13,7 @@ from rich.console import Group, RenderableType
 from rich.padding import Padding
 from rich.text import Text
 
-from quintet.cards import SUIT_SYMBOLS, cards_of, parse_cards
+from quintet.cards import SUIT_NAMES, SUIT_SYMBOLS, cards_of, parse_cards
 from quintet.evaluator import describe
 from quintet.rules import Rules
 from quintet.terminal import SUIT_STYLES, Terminal, flow, grid
@@ -35,7 +35,6 @@ __all__ = [
     "puzzle_result_text", "puzzle_answer_text", "puzzles_summary",
 ]
 
-SUIT_NAMES = ("clubs", "diamonds", "hearts", "spades")
 
 
 # ----------------------------------------------------------------------------- pieces
