@@ -103,7 +103,9 @@ def test_parse_command_forms():
 
 
 @pytest.mark.parametrize("line, problem", [
-    ("foo", "unknown command 'foo'"),
+    ("foo", "unknown command 'foo' \\(type"),
+    ("slto 5 Ah Kh Qh Jh Th", "unknown command 'slto' — did you mean 'slot'\\?"),
+    ("grdae", "did you mean 'grade'\\?"),
     ("slot", "needs a slot number"),
     ("slot x Ah", "needs a slot number"),
     ("slot 0 Ah Kh Qh Jh Th", "no slot 0"),
@@ -541,6 +543,17 @@ def test_game_built_slot_by_slot_with_undo_and_clear(tmp_path):
 
 def parse_packets(packets: list[str]) -> list[int]:
     return list(Arrangement.parse(" | ".join(packets)).packets)
+
+
+def test_no_hints_refuses_the_advice_and_records_none(tmp_path):
+    mine = best_response(Deal.random(SEED), "greedy").arrangement
+    record = tmp_path / "games.jsonl"
+    ran = play(tmp_path, f"hint\ngrade\nodds\nplay {arrangement_text(mine)}\n", "--seed", str(SEED), "--opponent",
+               "greedy", "--no-hints", "--record", str(record))
+    assert ran.returncode == 0, ran.stderr
+    assert error_lines(ran.stdout) == [f"error: '{name}': hints, grades and odds are off in this match (--no-hints)"
+                                       for name in ("hint", "grade", "odds")]
+    assert read_records(record)[0]["hints"] == []
 
 
 def test_every_bad_command_gets_one_line_and_the_prompt_again(tmp_path):

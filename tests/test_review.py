@@ -331,11 +331,12 @@ def test_quintet_play_puzzle_through_stdin(tmp_path):
     worse = Arrangement(best.packets[::-1])
     live = format_cards(second.deal.live).split()
     mine = format_cards(first.deal.live).split()[:5]
-    script = "\n".join(["hint", "grade", f"slot 1 {' '.join(mine)}", "undo", f"play {best.format()}",
+    script = "\n".join(["help", "hint", "grade", f"slot 1 {' '.join(mine)}", "undo", f"play {best.format()}",
                         f"swap {live[0]} {live[1]}", "answer", ""])
     ran = play(tmp_path, ["puzzle", "--seed", "20", "--count", "3"], script)
     assert ran.returncode == 0, ran.stderr
     out = ran.stdout
+    assert out.count("play ARRANGEMENT") == 1  # the help names it once
     assert "Training: 3 puzzles, seed 20." in out and f"Puzzle 1 of 3, seed 20: solved deal {first.number} of 3" in out
     errors = [line for line in out.splitlines() if line.startswith("error: ")]
     assert errors == ["error: no 'hint' in a puzzle: place your packets and 'play' them ('answer' gives up and "
