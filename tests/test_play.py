@@ -924,6 +924,43 @@ def test_a_paste_of_two_lines_is_two_commands_in_tmux(tmp_path):
 
 
 @pytest.mark.tmux
+def test_tab_after_a_slot_offers_no_command_and_another_deal_suggests_nothing_in_tmux(tmp_path):
+    """Tab completes the first word only (after 'slot 5 ' come cards); a line of game 1 is not
+    suggested in game 2 (its cards are another deal's), a line of game 2 is."""
+    mine = best_response(Deal.random(SEED), "greedy").arrangement
+    with play_pane(tmp_path, "--seed", str(SEED), "--games", "2", "--opponent", "greedy") as pane:
+        prompt = "game 1 (0/5 placed)> "
+        pane.wait_for(prompt.rstrip())
+        pane.type("slot 5 ")
+        pane.keys("Tab")
+        time.sleep(0.5)
+        assert pane.prompt_line() == prompt + "slot 5"  # nothing completed ('stats', 'show', 'swap' are words)
+        pane.keys("C-u")
+        pane.type("gr")
+        pane.keys("Tab")
+        time.sleep(0.5)
+        assert pane.prompt_line() == prompt + "grade"  # the first word is completed
+        pane.keys("C-u")
+        pane.enter(f"slot 5 {format_cards(mine.packets[4])}")
+        pane.wait_for("game 1 (1/5 placed)>")
+        pane.enter(f"play {arrangement_text(mine)}")
+        pane.wait_for("Enter: game 2")
+        pane.keys("Enter")
+        prompt = "game 2 (0/5 placed)> "
+        pane.wait_for(prompt.rstrip())
+        pane.type("slot 5")
+        time.sleep(0.5)
+        assert pane.prompt_line() == prompt + "slot 5"  # no grey suggestion from game 1's deal
+        pane.keys("C-u")
+        pane.enter("show")
+        pane.wait_for("The board")
+        time.sleep(1)  # the prompt again, after the board
+        pane.type("sh")
+        time.sleep(0.5)
+        assert pane.prompt_line() == prompt + "show"  # this deal's line is suggested
+
+
+@pytest.mark.tmux
 def test_the_history_holds_only_accepted_lines_in_tmux(tmp_path):
     """A 9,000-character line is refused in one line and never suggested; rejected commands are
     not recalled by Up, accepted ones are."""
