@@ -1087,7 +1087,7 @@ def test_after_a_game_review_and_stats_then_the_next_game_in_tmux(tmp_path, size
             assert f"slot {s} ({s + 2} pts):" in joined.split("Review of game 1")[-1]
         assert any(w in joined for w in (" beats ", "equal hands"))
         pane.enter("stats")
-        pane.wait_for("Per slot (where the points go):")
+        pane.wait_for("Per slot (the mean regret made there a game")
         pane.wait_for("Enter: game 2 · review · stats · quit>", after=2)
         pane.enter("frobnicate")
         pane.wait_for("error: 'frobnicate': press Enter for game 2, or type review, stats or quit")
