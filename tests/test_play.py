@@ -752,8 +752,8 @@ def test_rules_help_and_quit_words_and_a_clear_end_when_piped(tmp_path):
     last = out.rstrip().splitlines()
     assert last[-2].startswith("Regret: ") and "Match over after 1 game:" in out
     records = Path(env_for(tmp_path)["XDG_DATA_HOME"]) / "quintet" / "games.jsonl"  # recorded by default
-    assert last[-1] == (f"Your record ({records}): 1 game recorded: won 1, lost 0, drawn 0; mean regret 0.00; most "
-                        "points lost in slot 4 (6). ('quintet-play stats' for more.)")
+    assert last[-1] == (f"Your record ({records}): 1 game recorded: won 1, lost 0, drawn 0; mean regret 0.00 "
+                        "against greedy. ('quintet-play stats' for more.)")
     assert len(read_records(records)) == 1
     quit_early = play(tmp_path, "Q\n", "--seed", str(SEED), "--opponent", "greedy")
     assert quit_early.returncode == 0 and "Game 1 was not finished" in quit_early.stdout
