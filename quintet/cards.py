@@ -210,7 +210,7 @@ class Deck:
         (6s) plays as the joker'`` (``6s`` alone reads as "sixes") — or ``''`` (no such card)."""
         if not self.joker_alias:
             return ""
-        rank, suit = self.joker_alias
+        rank, suit = self.joker_alias[0], self.joker_alias[1]
         return f"the {RANK_NAMES[rank][0]} of {SUIT_NAMES[SUITS.index(suit)]} ({self.joker_alias}) plays as the joker"
 
     def with_joker_alias(self, card: str) -> Deck:

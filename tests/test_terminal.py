@@ -8,11 +8,10 @@ import io
 import os
 from pathlib import Path
 
-from rich.text import Text
-
 from prompt_toolkit.buffer import Buffer
 from prompt_toolkit.completion import CompleteEvent
 from prompt_toolkit.document import Document
+from rich.text import Text
 
 from quintet.terminal import (
     MAX_LINE,
