@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import re
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -85,6 +86,8 @@ def test_a_record_reads_back_as_written_and_a_forged_one_is_refused(tmp_path):
     bad = [(forged, "'points' {'player': 25.0, 'computer': 0.0} are not the show-down's (12 : 6)"),
            (record.to_dict() | {"seed": -1}, "'seed' must be a whole number"),
            (record.to_dict() | {"regret": "none"}, "'regret' must be null or a number"),
+           (record.to_dict() | {"slot_regret": [0.0, 1.0]}, "'slot_regret' must be null or a number of points per slot"),
+           (record.to_dict() | {"mix": "/home/me/x"}, "'mix' must be null or a mix's hash (16 hex digits)"),
            ({k: v for k, v in record.to_dict().items() if k != "computer"}, "no 'computer' field"),
            (record.to_dict() | {"rules": "other"}, "played under other rules")]
     for entry, problem in bad:
@@ -161,6 +164,17 @@ def test_the_review_of_a_game_against_the_equilibrium_or_a_person():
     game.play_out(MINE)
     r = review(game.record(), equilibrium=eq)
     assert r.model is not None and r.equilibrium is not None and r.model.grade is r.equilibrium.grade
+    assert game.record().mix is None and not any("drew from" in n for n in r.notes)  # a mix not kept names none
+    kept = replace(eq, mix_hash="0123456789abcdef")  # the mix the game drew from, kept for play
+    drawn = GameSession(deal, Computer.resume(deal, "equilibrium", eq.mix[0][1], "", equilibrium=lambda d, s: kept),
+                        seed=SEED)
+    drawn.play_out(MINE)
+    assert drawn.record().mix == "0123456789abcdef"
+    assert GameRecord.from_dict(drawn.record().to_dict(), deal.rules).mix == "0123456789abcdef"
+    assert not any("drew from" in n for n in review(drawn.record(), equilibrium=kept).notes)
+    other = replace(eq, mix_hash="fedcba9876543210")  # the store keeps another mix: the review says so
+    assert any("the mix this game drew from (0123456789abcdef) is not the one given (fedcba9876543210)" in n
+               for n in review(drawn.record(), equilibrium=other).notes)
     with pytest.raises(ValueError, match="another deal"):
         review(game.record(), equilibrium=made_up_equilibrium(Deal.random(SEED + 1)))
     friendly = GameSession(deal, Person(), seed=SEED)
