@@ -86,7 +86,7 @@ def test_a_record_reads_back_as_written_and_a_forged_one_is_refused(tmp_path):
     bad = [(forged, "'points' {'player': 25.0, 'computer': 0.0} are not the show-down's (12 : 6)"),
            (record.to_dict() | {"seed": -1}, "'seed' must be a whole number"),
            (record.to_dict() | {"regret": "none"}, "'regret' must be null or a number"),
-           (record.to_dict() | {"slot_regret": [0.0, 1.0]}, "'slot_regret' must be null or a number of points per slot"),
+           (record.to_dict() | {"slot_regret": [0.0, 1.0]}, "'slot_regret' must be null or a number of points"),
            (record.to_dict() | {"mix": "/home/me/x"}, "'mix' must be null or a mix's hash (16 hex digits)"),
            ({k: v for k, v in record.to_dict().items() if k != "computer"}, "no 'computer' field"),
            (record.to_dict() | {"rules": "other"}, "played under other rules")]
