@@ -74,6 +74,7 @@ __all__ = [
     "DECKS",
     "SUITS",
     "SUIT_SYMBOLS",
+    "SUIT_NAMES",
     "RANK_NAMES",
     "parse_card",
     "parse_cards",
@@ -118,6 +119,7 @@ class WrongCardCountError(CardError):
 
 SUITS = "cdhs"
 SUIT_SYMBOLS = "♣♦♥♠"
+SUIT_NAMES = ("clubs", "diamonds", "hearts", "spades")
 _SUIT_ALIASES = {
     "c": 0, "d": 1, "h": 2, "s": 3,
     "♣": 0, "♦": 1, "♥": 2, "♠": 3,
@@ -201,6 +203,15 @@ class Deck:
         if not self.joker_alias:
             return -1
         return self.card(self.ranks.index(self.joker_alias[0]), SUITS.index(self.joker_alias[1]))
+
+    @property
+    def joker_note(self) -> str:
+        """The ordinary card that plays as the joker, in words and as typed — ``'the six of spades
+        (6s) plays as the joker'`` (``6s`` alone reads as "sixes") — or ``''`` (no such card)."""
+        if not self.joker_alias:
+            return ""
+        rank, suit = self.joker_alias[0], self.joker_alias[1]
+        return f"the {RANK_NAMES[rank][0]} of {SUIT_NAMES[SUITS.index(suit)]} ({self.joker_alias}) plays as the joker"
 
     def with_joker_alias(self, card: str) -> Deck:
         """This deck with another of its lowest cards playing as the joker (``"6h"``: the 6♥ in

@@ -280,7 +280,7 @@ class Rules:
         return replace(self, **changes)  # type: ignore[arg-type]
 
     def describe(self) -> str:
-        size = f"{self.deck.size} cards" + (f" (the {self.joker_card} plays as the joker)" if self.joker_card else "")
+        size = f"{self.deck.size} cards" + (f" ({self.deck.joker_note})" if self.deck.joker_note else "")
         parts = [self.name, size, "weights " + "/".join(map(str, self.weights))]
         if self.tie_points:
             parts.append(f"ties {self.tie_points:g} each")

@@ -8,8 +8,9 @@
 
 In a terminal (stdin and stdout, unless ``plain``): colour (unless ``NO_COLOR``), suits as
 ♣ ♦ ♥ ♠, output wrapped at words to the terminal's width, and prompt_toolkit input — line
-editing, a history of the *accepted* commands (``remember``) with grey suggestions from it,
-completion of the command ``words`` on Tab; a bracketed paste of several lines is one command per
+editing, a history of the *accepted* commands (``remember``) with grey suggestions from those of
+this deal (``fresh_suggestions`` starts a deal), completion of the command ``words`` on Tab in a
+line's first word; a bracketed paste of several lines is one command per
 line.  Piped: plain text that is never wrapped, lines read one by one and echoed after the
 prompt, so a transcript reads as a dialogue.
 
@@ -22,6 +23,7 @@ line on stderr (``status``) is ended before anything else is shown.
 
 from __future__ import annotations
 
+import difflib
 import os
 import shutil
 import sys
@@ -34,8 +36,10 @@ from pathlib import Path
 from typing import TextIO
 
 from prompt_toolkit import PromptSession
-from prompt_toolkit.auto_suggest import AutoSuggestFromHistory
-from prompt_toolkit.completion import WordCompleter
+from prompt_toolkit.auto_suggest import AutoSuggest, Suggestion
+from prompt_toolkit.buffer import Buffer
+from prompt_toolkit.completion import CompleteEvent, Completer, Completion, WordCompleter
+from prompt_toolkit.document import Document
 from prompt_toolkit.history import FileHistory, History, InMemoryHistory
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 from prompt_toolkit.keys import Keys
@@ -45,10 +49,10 @@ from rich.table import Table
 from rich.text import Text
 
 from .cards import Deck, format_card, order_cards
-from .text import QUOTE_LIMIT
+from .text import QUOTE_LIMIT, quote
 
 __all__ = [
-    "MAX_LINE", "SHARED_HELP", "SUIT_STYLES", "CTRL_C_HINT", "command_word", "flow", "grid",
+    "MAX_LINE", "SHARED_HELP", "SUIT_STYLES", "CTRL_C_HINT", "command_word", "unknown_command", "flow", "grid",
     "StatusLine", "Terminal",
 ]
 
@@ -76,6 +80,20 @@ def command_word(word: str) -> str:
     """
     lowered = word.lower()
     return _ALIASES.get(lowered, lowered)
+
+
+def unknown_command(word: str, words: Iterable[str]) -> str:
+    """The one line for a first word that is no command, with the nearest of ``words`` when one
+    is close (a typo).
+
+    >>> unknown_command("slto", ["slot", "swap", "show"])
+    "unknown command 'slto' — did you mean 'slot'? (type 'help' for the commands)"
+    >>> unknown_command("xyzzy", ["slot"])
+    "unknown command 'xyzzy' (type 'help' for the commands)"
+    """
+    near = difflib.get_close_matches(word.lower(), list(words), n=1, cutoff=0.6)
+    guess = f" — did you mean {quote(near[0])}?" if near else ""
+    return f"unknown command {quote(word)}{guess} (type 'help' for the commands)"
 
 
 def grid(*columns: str, indent: int = 2) -> tuple[Table, Padding]:
@@ -179,6 +197,34 @@ class _Accepted(History):
         return [s for s in super().load_history_strings() if len(s) <= MAX_LINE and "\n" not in s]
 
 
+class _FirstWord(Completer):
+    """Tab completes the command ``words`` in a line's first word only (after it come numbers
+    and cards, never a command)."""
+
+    def __init__(self, words: Sequence[str]) -> None:
+        self._words = WordCompleter(list(words))
+
+    def get_completions(self, document: Document, complete_event: CompleteEvent) -> Iterable[Completion]:
+        if " " not in document.text_before_cursor.lstrip():
+            yield from self._words.get_completions(document, complete_event)
+
+
+class _SuggestSince(AutoSuggest):
+    """Grey suggestions from the lines accepted since ``Terminal.fresh_suggestions`` (this
+    deal's: another deal's cards are not this one's), the latest first."""
+
+    def __init__(self) -> None:
+        self.lines: list[str] = []
+
+    def get_suggestion(self, buffer: Buffer, document: Document) -> Suggestion | None:
+        text = document.text.rsplit("\n", 1)[-1]
+        if text.strip():
+            for line in reversed(self.lines):
+                if line.startswith(text) and line != text:
+                    return Suggestion(line[len(text):])
+        return None
+
+
 class _AcceptedInMemory(_Accepted, InMemoryHistory):
     pass
 
@@ -223,11 +269,12 @@ class Terminal:
         self._queued: deque[str] = deque()  # lines of a paste still to run
         self._draft = ""  # the unfinished last line of a paste: the next prompt's text
         self._history: _Accepted | None = None
+        self._suggest = _SuggestSince()
         self._session: PromptSession[str] | None = None
         if line_editing:
             self._history = _history(history)
-            self._session = PromptSession(history=self._history, auto_suggest=AutoSuggestFromHistory(),
-                                          completer=WordCompleter(list(words)), complete_while_typing=False,
+            self._session = PromptSession(history=self._history, auto_suggest=self._suggest,
+                                          completer=_FirstWord(words), complete_while_typing=False,
                                           key_bindings=self._paste_bindings())
 
     @classmethod
@@ -320,9 +367,15 @@ class Terminal:
             self.error(f"a command has at most {MAX_LINE:,} characters; this line has {len(line):,} (ignored)")
 
     def remember(self, line: str) -> None:
-        """Record an accepted command in the history (Up recalls it; suggestions come from it)."""
+        """Record an accepted command in the history (Up recalls it) and for the suggestions."""
         if self._history is not None:
             self._history.remember(line.strip())
+            self._suggest.lines.append(line.strip())
+
+    def fresh_suggestions(self) -> None:
+        """A new deal: suggestions come from the lines accepted from now on (Up still recalls
+        every line of the history)."""
+        self._suggest.lines.clear()
 
     def ask(self, question: str) -> bool:
         """A yes/no question; False for no, quit or the end of input."""

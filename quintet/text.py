@@ -44,6 +44,11 @@ def plural(n: int, word: str) -> str:
     return f"{n} {word}{'' if n == 1 else 's'}"
 
 
-def signed(x: float) -> str:
-    """``+1.23`` / ``-1.23``, and ``+0.00`` for values that round to zero (no ``-0.00``)."""
-    return f"{0.0 if abs(x) < 0.005 else x:+.2f}"
+def signed(x: float, digits: int = 2) -> str:
+    """``+1.23`` / ``-1.23`` (``digits`` after the point, 0 to 9), and ``+0.00`` for values that
+    round to zero — never ``-0.00``: the one signed formatter of every front-end.
+
+    >>> signed(-0.00001, 4), signed(-0.92301), signed(2.5, 0)
+    ('+0.0000', '-0.92', '+2')
+    """
+    return f"{0.0 if round(x, digits) == 0 else x:+.{digits}f}"

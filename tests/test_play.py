@@ -8,6 +8,7 @@ import signal
 import subprocess
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -102,7 +103,9 @@ def test_parse_command_forms():
 
 
 @pytest.mark.parametrize("line, problem", [
-    ("foo", "unknown command 'foo'"),
+    ("foo", "unknown command 'foo' \\(type"),
+    ("slto 5 Ah Kh Qh Jh Th", "unknown command 'slto' — did you mean 'slot'\\?"),
+    ("grdae", "did you mean 'grade'\\?"),
     ("slot", "needs a slot number"),
     ("slot x Ah", "needs a slot number"),
     ("slot 0 Ah Kh Qh Jh Th", "no slot 0"),
@@ -436,6 +439,51 @@ def test_equilibrium_computer_plays_a_sample_of_the_stored_mix(tmp_path):
     assert len(seen) == 2  # both arrangements of the mix get played
 
 
+def test_a_seed_replays_the_game_in_the_terminal_on_the_page_and_from_its_record_across_a_refinement(tmp_path):
+    """The computer's draw is fixed by the seed and the deal's kept mix (``played_equilibrium``):
+    the terminal (in-process), the tables' task (the page) and a replay from the record draw the
+    same arrangement, before and after the store's equilibrium is refined."""
+    import threading
+
+    from solver.advisor.equilibrium import played_equilibrium
+    from solver.apps.serve.tables.tasks import Choose, SeatGame
+    from solver.storage.records import GameRecord
+
+    path = tmp_path / "store.sqlite"  # the terminal's $QUINTET_STORE (``env_for``)
+    cdeal, first = prefilled_store(path)  # "solved at ε 0.05": the equilibrium the store holds
+    refined = replace(first, mix=((0.25, first.mix[0][1]), (0.75, first.mix[1][1])), exploitability=0.0, epsilon=0.0)
+    seed = next(s for s in range(100) if first.sample(s) != refined.sample(s))  # a seed the two mixes draw apart
+
+    def provider(deal, stop):
+        with SolutionStore(path) as store:
+            return played_equilibrium(deal, store=store, stop_event=stop)
+
+    def page() -> Arrangement:
+        with SolutionStore(path) as store:
+            answer = Choose(SeatGame(cdeal, "equilibrium", seed=seed, equilibrium=0.01)).run(
+                lambda: store, threading.Event(), lambda _: None)
+        return Arrangement.parse(str(answer["arrangement"]), cdeal.rules)
+
+    def terminal(record: Path) -> dict:
+        ran = play(tmp_path, f"play {arrangement_text(greedy_arrangement(DealTables.build(cdeal)))}\n",
+                   "--exposed", cdeal.format(), "--seed", str(seed), "--record", str(record))
+        assert ran.returncode == 0, ran.stderr
+        return read_records(record)[-1]
+
+    drawn = first.sample(seed)
+    assert page() == drawn
+    d = terminal(tmp_path / "games.jsonl")
+    assert Arrangement.parse(d["computer"]) == drawn and d["mix"] == provider(cdeal, None).mix_hash
+    with SolutionStore(path) as store:  # quintet-solve --epsilon 0 refines the store's equilibrium
+        store.put(rules_fingerprint(cdeal.rules), STORE_KIND, canonical_exposed(cdeal.exposed)[0],
+                  refined.to_record(), 0.0)
+        assert solve_equilibrium(cdeal, epsilon=0, store=store).mix == refined.mix
+    assert page() == drawn and Arrangement.parse(terminal(tmp_path / "again.jsonl")["computer"]) == drawn
+    record = GameRecord.from_dict(d, cdeal.rules)  # a replay from the record: its seed, its mix
+    replayed = Computer.choose(record.deal, record.opponent, seed=record.seed, equilibrium=provider)
+    assert replayed.arrangement == record.computer and replayed.equilibrium.mix_hash == record.mix
+
+
 # ----------------------------------------------------------------------------- through stdin
 
 
@@ -495,6 +543,17 @@ def test_game_built_slot_by_slot_with_undo_and_clear(tmp_path):
 
 def parse_packets(packets: list[str]) -> list[int]:
     return list(Arrangement.parse(" | ".join(packets)).packets)
+
+
+def test_no_hints_refuses_the_advice_and_records_none(tmp_path):
+    mine = best_response(Deal.random(SEED), "greedy").arrangement
+    record = tmp_path / "games.jsonl"
+    ran = play(tmp_path, f"hint\ngrade\nodds\nplay {arrangement_text(mine)}\n", "--seed", str(SEED), "--opponent",
+               "greedy", "--no-hints", "--record", str(record))
+    assert ran.returncode == 0, ran.stderr
+    assert error_lines(ran.stdout) == [f"error: '{name}': hints, grades and odds are off in this match (--no-hints)"
+                                       for name in ("hint", "grade", "odds")]
+    assert read_records(record)[0]["hints"] == []
 
 
 def test_every_bad_command_gets_one_line_and_the_prompt_again(tmp_path):
@@ -693,8 +752,8 @@ def test_rules_help_and_quit_words_and_a_clear_end_when_piped(tmp_path):
     last = out.rstrip().splitlines()
     assert last[-2].startswith("Regret: ") and "Match over after 1 game:" in out
     records = Path(env_for(tmp_path)["XDG_DATA_HOME"]) / "quintet" / "games.jsonl"  # recorded by default
-    assert last[-1] == (f"Your record ({records}): 1 game recorded: won 1, lost 0, drawn 0; mean regret 0.00; most "
-                        "points lost in slot 4 (6). ('quintet-play stats' for more.)")
+    assert last[-1] == (f"Your record ({records}): 1 game recorded: won 1, lost 0, drawn 0; mean regret 0.00 "
+                        "against greedy. ('quintet-play stats' for more.)")
     assert len(read_records(records)) == 1
     quit_early = play(tmp_path, "Q\n", "--seed", str(SEED), "--opponent", "greedy")
     assert quit_early.returncode == 0 and "Game 1 was not finished" in quit_early.stdout
@@ -865,6 +924,43 @@ def test_a_paste_of_two_lines_is_two_commands_in_tmux(tmp_path):
 
 
 @pytest.mark.tmux
+def test_tab_after_a_slot_offers_no_command_and_another_deal_suggests_nothing_in_tmux(tmp_path):
+    """Tab completes the first word only (after 'slot 5 ' come cards); a line of game 1 is not
+    suggested in game 2 (its cards are another deal's), a line of game 2 is."""
+    mine = best_response(Deal.random(SEED), "greedy").arrangement
+    with play_pane(tmp_path, "--seed", str(SEED), "--games", "2", "--opponent", "greedy") as pane:
+        prompt = "game 1 (0/5 placed)> "
+        pane.wait_for(prompt.rstrip())
+        pane.type("slot 5 ")
+        pane.keys("Tab")
+        time.sleep(0.5)
+        assert pane.prompt_line() == prompt + "slot 5"  # nothing completed ('stats', 'show', 'swap' are words)
+        pane.keys("C-u")
+        pane.type("gr")
+        pane.keys("Tab")
+        time.sleep(0.5)
+        assert pane.prompt_line() == prompt + "grade"  # the first word is completed
+        pane.keys("C-u")
+        pane.enter(f"slot 5 {format_cards(mine.packets[4])}")
+        pane.wait_for("game 1 (1/5 placed)>")
+        pane.enter(f"play {arrangement_text(mine)}")
+        pane.wait_for("Enter: game 2")
+        pane.keys("Enter")
+        prompt = "game 2 (0/5 placed)> "
+        pane.wait_for(prompt.rstrip())
+        pane.type("slot 5")
+        time.sleep(0.5)
+        assert pane.prompt_line() == prompt + "slot 5"  # no grey suggestion from game 1's deal
+        pane.keys("C-u")
+        pane.enter("show")
+        pane.wait_for("The board")
+        time.sleep(1)  # the prompt again, after the board
+        pane.type("sh")
+        time.sleep(0.5)
+        assert pane.prompt_line() == prompt + "show"  # this deal's line is suggested
+
+
+@pytest.mark.tmux
 def test_the_history_holds_only_accepted_lines_in_tmux(tmp_path):
     """A 9,000-character line is refused in one line and never suggested; rejected commands are
     not recalled by Up, accepted ones are."""
@@ -991,7 +1087,7 @@ def test_after_a_game_review_and_stats_then_the_next_game_in_tmux(tmp_path, size
             assert f"slot {s} ({s + 2} pts):" in joined.split("Review of game 1")[-1]
         assert any(w in joined for w in (" beats ", "equal hands"))
         pane.enter("stats")
-        pane.wait_for("Per slot (where the points go):")
+        pane.wait_for("Per slot (the mean regret made there a game")
         pane.wait_for("Enter: game 2 · review · stats · quit>", after=2)
         pane.enter("frobnicate")
         pane.wait_for("error: 'frobnicate': press Enter for game 2, or type review, stats or quit")

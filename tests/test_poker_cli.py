@@ -564,7 +564,8 @@ def test_rules_and_the_shared_words_when_piped():
     proc = quintet("poker", "--players", "2", "--seed", "3", stdin="rules\n?\nh\nstacks\nq\n")
     assert proc.returncode == 0 and proc.stderr == ""
     out = proc.stdout
-    assert "\n> rules\nFive-card draw poker: draw36-joker-11 (36 cards, the 6s plays as the joker):\n  Ante " in out
+    assert ("\n> rules\nFive-card draw poker: draw36-joker-11 (36 cards, the six of spades (6s) plays as the "
+            "joker):\n  Ante ") in out
     for row in ("Betting    3 circles of betting before the exchange and after it.", "Exchange   once,",
                 "Show-down  if nobody raises in the first circle", "Hands      strongest first: five of a kind,"):
         assert row in out

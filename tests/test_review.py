@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import re
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -85,6 +86,8 @@ def test_a_record_reads_back_as_written_and_a_forged_one_is_refused(tmp_path):
     bad = [(forged, "'points' {'player': 25.0, 'computer': 0.0} are not the show-down's (12 : 6)"),
            (record.to_dict() | {"seed": -1}, "'seed' must be a whole number"),
            (record.to_dict() | {"regret": "none"}, "'regret' must be null or a number"),
+           (record.to_dict() | {"slot_regret": [0.0, 1.0]}, "'slot_regret' must be null or a number of points"),
+           (record.to_dict() | {"mix": "/home/me/x"}, "'mix' must be null or a mix's hash (16 hex digits)"),
            ({k: v for k, v in record.to_dict().items() if k != "computer"}, "no 'computer' field"),
            (record.to_dict() | {"rules": "other"}, "played under other rules")]
     for entry, problem in bad:
@@ -161,6 +164,17 @@ def test_the_review_of_a_game_against_the_equilibrium_or_a_person():
     game.play_out(MINE)
     r = review(game.record(), equilibrium=eq)
     assert r.model is not None and r.equilibrium is not None and r.model.grade is r.equilibrium.grade
+    assert game.record().mix is None and not any("drew from" in n for n in r.notes)  # a mix not kept names none
+    kept = replace(eq, mix_hash="0123456789abcdef")  # the mix the game drew from, kept for play
+    drawn = GameSession(deal, Computer.resume(deal, "equilibrium", eq.mix[0][1], "", equilibrium=lambda d, s: kept),
+                        seed=SEED)
+    drawn.play_out(MINE)
+    assert drawn.record().mix == "0123456789abcdef"
+    assert GameRecord.from_dict(drawn.record().to_dict(), deal.rules).mix == "0123456789abcdef"
+    assert not any("drew from" in n for n in review(drawn.record(), equilibrium=kept).notes)
+    other = replace(eq, mix_hash="fedcba9876543210")  # the store keeps another mix: the review says so
+    assert any("the mix this game drew from (0123456789abcdef) is not the one given (fedcba9876543210)" in n
+               for n in review(drawn.record(), equilibrium=other).notes)
     with pytest.raises(ValueError, match="another deal"):
         review(game.record(), equilibrium=made_up_equilibrium(Deal.random(SEED + 1)))
     friendly = GameSession(deal, Person(), seed=SEED)
@@ -185,6 +199,21 @@ def test_trend_is_a_mean_a_least_squares_slope_and_blocks():
     assert Trend.of([1.0] * 10 + [1.0] * 10, 10).direction == "steady"
 
 
+def test_one_opponent_s_regret_does_not_move_another_s_trend():
+    """A deliberate regret of 15 against greedy after twenty steady games against uniform: the
+    mixed trend reads "up"; uniform's own stays steady, greedy's has no trend yet."""
+    base = played("uniform", seed=100)
+    records = [GameRecord(**{**base.__dict__, "time": f"2026-12-01T10:{k:02d}:00Z", "regret": 1.0})
+               for k in range(20)]
+    records.append(GameRecord(**{**played("greedy", seed=101).__dict__, "time": "2026-12-01T11:00:00Z",
+                                 "regret": 15.0}))
+    s = statistics(records, window=10)
+    assert s.regret.direction == "up"
+    uniform, greedy = sorted(s.opponents, key=lambda o: o.opponent != "uniform")
+    assert (uniform.opponent, uniform.games, uniform.regret.direction) == ("uniform", 20, "steady")
+    assert (greedy.games, greedy.regret.mean, greedy.regret.direction) == (1, 15.0, None)
+
+
 def test_statistics_add_up_over_random_games():
     rng = np.random.default_rng(11)
     records = []
@@ -205,10 +234,18 @@ def test_statistics_add_up_over_random_games():
         assert slot.won + slot.lost + slot.tied == 23 and slot.points == [3, 4, 5, 6, 7][slot.slot - 1]
         assert slot.points_lost == sum(x.points_b for x in results)
         assert slot.won == sum(x.winner == "A" for x in results)
-    assert s.worst_slot is not None and s.worst_slot.points_lost == max(x.points_lost for x in s.slots)
-    assert dict(s.opponents) == {"greedy": 12, "uniform": 11} and s.first.startswith("2026-12-01")
+        assert slot.regret == pytest.approx(np.mean([r.slot_regret[slot.slot - 1] for r in records]))
+    assert s.worst_slot is not None and s.worst_slot.regret == max(x.regret for x in s.slots)
+    assert [(o.opponent, o.games) for o in s.opponents] == [("greedy", 12), ("uniform", 11)]
+    for o in s.opponents:
+        theirs = [r for r in records if r.opponent == o.opponent]
+        assert o.regret.mean == pytest.approx(np.mean([r.regret for r in theirs]))
+        assert o.won + o.lost + o.drawn == o.games and o.won == sum(r.showdown.margin > 0 for r in theirs)
+    assert s.first.startswith("2026-12-01")
     out = StatsOut.model_validate(s.to_dict())
     assert out.kind == "stats" and out.regret.blocks == pytest.approx(list(s.regret.blocks))
+    assert out.opponents == {"greedy": 12, "uniform": 11} and [o.opponent for o in out.per_opponent] == [
+        "greedy", "uniform"]
     empty = statistics([])
     assert empty.games == 0 and empty.regret.mean is None and empty.worst_slot is None
 
@@ -285,7 +322,7 @@ def test_quintet_play_review_and_stats_of_a_records_file(tmp_path):
     assert data.model.regret == pytest.approx(read_records(path, deal.rules)[0].regret)
     ran = play(tmp_path, ["stats", str(path)])
     assert ran.returncode == 0 and ran.stdout.startswith(f"Your games ({path}): 3 games since "), ran.stdout
-    assert "Per slot (where the points go):" in ran.stdout
+    assert "Per slot (the mean regret made there a game" in ran.stdout and "  greedy: 3 games (won " in ran.stdout
     stats = StatsOut.model_validate(json.loads(play(tmp_path, ["stats", str(path), "--json"]).stdout))
     assert stats.games == 3 and stats.opponents == {"greedy": 3}
     none_yet = play(tmp_path, ["stats"])  # the default records file, not made yet
@@ -308,11 +345,12 @@ def test_quintet_play_puzzle_through_stdin(tmp_path):
     worse = Arrangement(best.packets[::-1])
     live = format_cards(second.deal.live).split()
     mine = format_cards(first.deal.live).split()[:5]
-    script = "\n".join(["hint", "grade", f"slot 1 {' '.join(mine)}", "undo", f"play {best.format()}",
+    script = "\n".join(["help", "hint", "grade", f"slot 1 {' '.join(mine)}", "undo", f"play {best.format()}",
                         f"swap {live[0]} {live[1]}", "answer", ""])
     ran = play(tmp_path, ["puzzle", "--seed", "20", "--count", "3"], script)
     assert ran.returncode == 0, ran.stderr
     out = ran.stdout
+    assert out.count("play ARRANGEMENT") == 1  # the help names it once
     assert "Training: 3 puzzles, seed 20." in out and f"Puzzle 1 of 3, seed 20: solved deal {first.number} of 3" in out
     errors = [line for line in out.splitlines() if line.startswith("error: ")]
     assert errors == ["error: no 'hint' in a puzzle: place your packets and 'play' them ('answer' gives up and "

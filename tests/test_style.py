@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 from pathlib import Path
 
@@ -158,6 +159,11 @@ def test_play_records_feed_a_style(tmp_path):
     computer = Computer.choose(deal, f"style:{path}")
     assert computer.arrangement == best_response(deal, load_style(path, deal.rules)).arrangement
     assert "best response to style:games.jsonl" in computer.description
+    digest = hashlib.sha256(path.read_bytes()).hexdigest()[:8]  # the record names the file, never its path
+    assert computer.spec == f"br:style:games.jsonl@{digest}" and str(tmp_path) not in computer.spec
+    game = GameSession(deal, computer, seed=1)
+    game.play_out(greedy_arrangement(DealTables.build(deal)))
+    assert game.record().opponent == computer.spec
 
 
 @pytest.mark.parametrize("content, problem", [

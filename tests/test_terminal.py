@@ -8,9 +8,22 @@ import io
 import os
 from pathlib import Path
 
+from prompt_toolkit.buffer import Buffer
+from prompt_toolkit.completion import CompleteEvent
+from prompt_toolkit.document import Document
 from rich.text import Text
 
-from quintet.terminal import MAX_LINE, StatusLine, Terminal, _AcceptedFile, _AcceptedInMemory, flow, grid
+from quintet.terminal import (
+    MAX_LINE,
+    StatusLine,
+    Terminal,
+    _AcceptedFile,
+    _AcceptedInMemory,
+    _FirstWord,
+    _SuggestSince,
+    flow,
+    grid,
+)
 
 
 def plain(stdin: str = "") -> tuple[Terminal, io.StringIO]:
@@ -127,3 +140,29 @@ def test_working_shows_a_progress_line_at_a_terminal_and_wipes_it():
             assert "searching, 0 s" in written and written.endswith("\r\x1b[K") and term.status._text == ""
         else:  # piped: no line at all
             assert written == ""
+
+
+def test_tab_completes_the_first_word_only():
+    words = _FirstWord(["slot", "swap", "show", "stats"])
+
+    def completions(text: str) -> list[str]:
+        return [c.text for c in words.get_completions(Document(text), CompleteEvent(completion_requested=True))]
+
+    assert completions("sl") == ["slot"] and sorted(completions("s")) == ["show", "slot", "stats", "swap"]
+    assert completions("slot 5 ") == [] and completions("slot 5 s") == []  # slots and cards follow, no command
+
+
+def test_suggestions_come_from_this_deal_s_lines_only():
+    term = Terminal(colour=False, unicode=False, line_editing=False)
+    term._suggest.lines.append("slot 5 Ah Kh Qh Jh Th")  # a line of the deal before
+    term.fresh_suggestions()
+    suggest = term._suggest
+
+    def suggestion(text: str) -> str | None:
+        found = suggest.get_suggestion(Buffer(), Document(text))
+        return None if found is None else found.text
+
+    assert suggestion("slot 5") is None  # another deal's cards are never offered
+    suggest.lines.append("slot 4 Ac Kc Qc Jc Tc")
+    assert suggestion("slot") == " 4 Ac Kc Qc Jc Tc" and suggestion("") is None
+    assert isinstance(suggest, _SuggestSince)

@@ -248,7 +248,7 @@ def test_the_joker_card_is_any_of_the_lowest_cards():
     assert ev.evaluate("6h Ah Ad Kc Qc", hearts).description == "three aces"
     assert ev.evaluate("6s 6c Ad Kc Qc", hearts).description == "pair of sixes"
     assert repr(hearts) == "get_rules('draw36-joker-11', joker_card='6h')"
-    assert "the 6h plays as the joker" in hearts.describe()
+    assert "the six of hearts (6h) plays as the joker" in hearts.describe()
     assert get_rules("draw36-joker", joker_card="6s") == get_rules("draw36-joker")
     assert get_rules("classic").joker_card == get_rules("draw54").joker_card == ""
     for name, card, message in [("draw36-joker", "7s", "one of the lowest cards"),
@@ -630,7 +630,7 @@ def test_cli_joker_card_in_hand_compare_and_draw(capsys):
     assert rc == 0 and "three aces" in out and "Kh Kd As Qh 6s  pair of kings" in out  # the 6s is ordinary
     rc, out, _ = run_main(capsys, "draw", "6h Ah Ad Kc Qc", "--rules", "draw36-joker", "--joker-card", "6h",
                           "--top", "1")
-    assert rc == 0 and "the 6h plays as the joker" in out and "unseen: 31 cards" in out
+    assert rc == 0 and "the six of hearts (6h) plays as the joker" in out and "unseen: 31 cards" in out
     for args, needle in [(["--rules", "draw54", "--joker-card", "6h"], "36-card joker deck"),
                          (["--rules", "draw36-joker", "--joker-card", "7h"], "lowest cards (6c, 6d, 6h, 6s)")]:
         rc, out, err = run_main(capsys, "hand", "Ah Ad Ac Kc Ks", *args)

@@ -230,7 +230,7 @@ def format_advice(a: DrawAdvice, *, top: int = 32, unicode: bool = False) -> str
     deck = rules.deck
     lines = [
         f"Hand: {format_cards(list(a.hand), deck, unicode=unicode, order='given')}   rules: {rules.name} "
-        f"({deck.size} cards{f', the {rules.joker_card} plays as the joker' if rules.joker_card else ''})   "
+        f"({deck.size} cards{f', {deck.joker_note}' if deck.joker_note else ''})   "
         f"unseen: {len(a.unseen)} cards"
         + (f"   known: {format_cards(a.known, deck, unicode=unicode)}" if a.known else ""),
         f"Objective: {a.objective} — {a.objective.title()}",

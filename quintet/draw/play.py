@@ -165,9 +165,9 @@ def _category_notes(rules: Rules) -> list[tuple[str, str]]:
 
 
 def _deck_text(rules: Rules) -> str:
-    """'draw36-joker-11 (36 cards, the 6s plays as the joker)'."""
+    """'draw36-joker-11 (36 cards, the six of spades (6s) plays as the joker)'."""
     deck = rules.deck
-    joker = f", the {deck.joker_alias} plays as the joker" if deck.joker_alias else (
+    joker = f", {deck.joker_note}" if deck.joker_alias else (
         f", {plural(deck.jokers, 'joker')}" if deck.jokers else "")
     return f"{rules.name} ({deck.size} cards{joker})"
 

@@ -275,6 +275,14 @@ class Grade(Jsonable):
         top = self.best.value if self.best.optimal else self.best.bound
         return max(0.0, top - self.given.value)
 
+    @property
+    def slot_regrets(self) -> tuple[float, ...]:
+        """Per slot (slot order): the best arrangement's expected margin there minus the given
+        one's — where the regret was made (points; a slot may be negative, the sum is the regret
+        of a proven optimum)."""
+        return tuple(b.expected_margin - g.expected_margin for b, g in zip(self.best.per_slot, self.given.per_slot,
+                                                                            strict=True))
+
     def to_model(self) -> GradeOut:
         from .schema import GradeOut, model_of
         return model_of(GradeOut, self, given=self.given.to_model(), value=self.given.value, optimum=self.best.value,

@@ -13,6 +13,8 @@ store's generic ``quality`` column holds it for equilibrium entries).
 
 from __future__ import annotations
 
+import hashlib
+import json
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
@@ -35,7 +37,7 @@ from solver.problem.opponents import ArrangementMix, Uniform
 from solver.storage.store import SolutionStore, StoreError
 
 from .advice import evaluate_arrangement
-from .limits import SOLVE_EPSILON, SOLVE_TIME_LIMIT, check_epsilon, check_time_limit
+from .limits import PLAY_EPSILON, PLAY_TIME_LIMIT, SOLVE_EPSILON, SOLVE_TIME_LIMIT, check_epsilon, check_time_limit
 from .mix import HandShare, Mix, answer_fields
 from .plans import plans
 
@@ -45,6 +47,7 @@ if TYPE_CHECKING:
 __all__ = [
     "EquilibriumResult", "equilibrium", "solve_equilibrium", "EquilibriumStore", "StoreLookup",
     "STORE_KIND", "STALE_STORE_KINDS", "CERTIFICATE_VERSION", "stored_exploitability", "certified_within", "sample_mix",
+    "PLAYED_KIND", "played_equilibrium", "kept_for_play",
 ]
 
 CERTIFICATE_VERSION = 2
@@ -55,6 +58,9 @@ Version 1 (before December 2026): the search's rule 6 pruned optimal arrangement
 exploitabilities could be under-reported (docs/CHANGELOG.md)."""
 STORE_KIND = f"equilibrium-v{CERTIFICATE_VERSION}"
 STALE_STORE_KINDS = ("equilibrium",)  # kinds written by earlier certificate versions
+PLAYED_KIND = "played-mix"
+"""The store's kind of the mixes games drew from: per canonical deal, the first mix a game of it
+drew from, with its content hash (``played_equilibrium``); never replaced."""
 STALE_NOTE = ("the stored equilibrium of this deal came from an earlier solver whose exploitability could be "
               "under-reported: not served, solved again")
 
@@ -85,6 +91,7 @@ class EquilibriumResult(Jsonable):
     history: tuple[IterationRecord, ...] = field(default_factory=tuple)
     from_store: bool = False
     notes: tuple[str, ...] = ()  # one-line remarks for the user (e.g. a stale stored answer re-solved)
+    mix_hash: str | None = None  # the content hash of a mix kept for play (``played_equilibrium``); None: not kept
 
     def opponent(self) -> ArrangementMix:
         """The mix as an opponent model."""
@@ -139,7 +146,7 @@ class EquilibriumResult(Jsonable):
                 proven=bool(record["proven"]), converged=bool(record["converged"]),
                 epsilon=float(record["epsilon"]), iterations=int(record["iterations"]),
                 seconds=float(record["seconds"]), pool_size=int(record.get("pool_size", 0)),
-                from_store=True,
+                from_store=True, mix_hash=record.get("hash"),
             )
         except (KeyError, TypeError, ValueError) as exc:
             raise StoreError(f"stored equilibrium for {deal.format()} is unreadable: {exc}") from None
@@ -308,3 +315,53 @@ def solve_equilibrium(
     elif entries is not None:
         entries.put(canonical, result.to_record(), result.exploitability)
     return replace(result.relabel(deal, perm), notes=found.notes)
+
+
+def _mix_hash(record: dict[str, object]) -> str:
+    """The content hash of a stored mix (``to_record``'s ``mix``, canonical suits): 16 hex digits
+    of the SHA-256 of its compact JSON."""
+    text = json.dumps(record["mix"], separators=(",", ":"), allow_nan=False)
+    return hashlib.sha256(text.encode("ascii")).hexdigest()[:16]
+
+
+def kept_for_play(deal: Deal, store: SolutionStore) -> bool:
+    """Does the store keep a mix for play of ``deal`` (``played_equilibrium`` answers at once)?"""
+    fingerprint, canonical, _ = _store_key(deal)
+    return store.has(fingerprint, PLAYED_KIND, canonical)
+
+
+def played_equilibrium(
+    deal: Deal,
+    *,
+    epsilon: float = PLAY_EPSILON,
+    time_limit: float | None = PLAY_TIME_LIMIT,
+    store: SolutionStore | None = None,
+    stop_event: threading.Event | None = None,
+    progress: Callable[[IterationRecord], None] | None = None,
+) -> EquilibriumResult:
+    """The mix a game of ``deal`` draws the computer's arrangement from, and is graded against.
+
+    The rule that makes a game replay: the first mix a game of a deal draws from is kept in the
+    store (``PLAYED_KIND``, keyed by the deal's suit-canonical form, with its content hash
+    ``mix_hash``, which the game's record names) and never replaced; every later game of that
+    deal — any seed, the terminal, the page's tables, a review — uses that mix, so a seed draws
+    the same arrangement (``EquilibriumResult.sample``) before and after the deal's equilibrium
+    is refined (``quintet-solve``, ``quintet-batch``: they write ``STORE_KIND``, not this).  The
+    first mix is ``solve_equilibrium``'s to ``epsilon`` (default ``PLAY_EPSILON``); a stopped
+    solve's best mix is kept too (a game drew from it).  Two processes keeping a mix at once:
+    the first write wins, and the other returns it.  Without a store nothing is kept (each call
+    solves; the hash still names the mix)."""
+    rules = deal.rules
+    fingerprint, canonical, perm = _store_key(deal)
+    canonical_deal = Deal(canonical, rules)
+    if store is not None:
+        kept = store.get(fingerprint, PLAYED_KIND, canonical)
+        if kept is not None:
+            return EquilibriumResult.from_record(canonical_deal, kept).relabel(deal, perm)
+    solved = solve_equilibrium(canonical_deal, epsilon=epsilon, time_limit=time_limit, store=store,
+                               stop_event=stop_event, progress=progress)
+    record = solved.to_record()
+    record["hash"] = _mix_hash(record)
+    if store is not None and not store.put(fingerprint, PLAYED_KIND, canonical, record, 0.0):
+        return played_equilibrium(deal, store=store)  # another process kept its mix first: that one
+    return replace(solved, mix_hash=str(record["hash"])).relabel(deal, perm)

@@ -100,8 +100,10 @@ front-ends; a best response has none)."""
 VERIFY_TIME_LIMIT = 600.0
 """Seconds: an independent recheck's time (``quintet-solve --verify``)."""
 PLAY_EPSILON = 0.05
-"""Points: the computer's equilibrium in a game (``quintet-play``, the page's tables) — a
-quicker target than the solver's, the game waits for it."""
+"""Points: the one target of play — the deal's mix for play when it is first solved
+(``played_equilibrium``: ``quintet-play``, the page's tables, ``quintet-play review`` and ``POST
+/api/review``; later games keep that mix) — a quicker target than the solver's, the game waits
+for it."""
 PLAY_TIME_LIMIT = 120.0
 """Seconds: ``quintet-play``'s limit on every solve (the computer's, a hint, a grade) and the
 tables' equilibrium."""
@@ -218,7 +220,8 @@ DEFAULTS: dict[str, Default] = {
     "SOLVE_TIME_LIMIT": Default("time_limit", SOLVE_TIME_LIMIT, "seconds",
                                 "an equilibrium, safe mix or K-mix of quintet-solve, POST /api/solve, the Python API"),
     "VERIFY_TIME_LIMIT": Default("time_limit", VERIFY_TIME_LIMIT, "seconds", "quintet-solve --verify, verify"),
-    "PLAY_EPSILON": Default("epsilon", PLAY_EPSILON, "points", "quintet-play, the page's tables"),
+    "PLAY_EPSILON": Default("epsilon", PLAY_EPSILON, "points",
+                            "quintet-play, the page's tables, the review: a deal's mix for play, first solved"),
     "PLAY_TIME_LIMIT": Default("time_limit", PLAY_TIME_LIMIT, "seconds",
                                "quintet-play's solves, the tables' equilibrium"),
     "TABLE_SEARCH_TIME_LIMIT": Default("time_limit", TABLE_SEARCH_TIME_LIMIT, "seconds",

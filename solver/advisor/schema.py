@@ -63,7 +63,8 @@ __all__ = [
     "HandOut", "ShowdownSlotOut", "ShowdownOut", "HandValueOut", "HandReportOut", "RankedHandOut", "CompareOut",
     "DrawOptionOut", "DrawOut", "DrawStrategyOut",
     # the games' review, statistics and puzzles (solver.play)
-    "ReviewHandOut", "SlotReviewOut", "RegretOut", "ReviewOut", "TrendOut", "SlotStatsOut", "StatsOut", "PuzzleOut",
+    "ReviewHandOut", "SlotReviewOut", "RegretOut", "ReviewOut", "TrendOut", "SlotStatsOut", "OpponentStatsOut",
+    "StatsOut", "PuzzleOut",
     "PuzzleResultOut",
 ]
 
@@ -591,6 +592,19 @@ class SlotStatsOut(JsonModel):
     tied: int
     points_won: float
     points_lost: float
+    regret: float | None = Field(description="the mean regret made in this slot per game: the best response's "
+                                             "expected margin there minus yours (null: no record says)")
+
+
+class OpponentStatsOut(JsonModel):
+    """The games against one opponent."""
+
+    opponent: str = Field(description="the records' opponent")
+    games: int
+    won: int
+    lost: int
+    drawn: int
+    regret: TrendOut = Field(description="per game with a regret, against this opponent only")
 
 
 class StatsOut(JsonModel):
@@ -604,9 +618,12 @@ class StatsOut(JsonModel):
     points_player: float
     points_computer: float
     margin: TrendOut = Field(description="the player's points minus the other side's, per game")
-    regret: TrendOut = Field(description="per game with a regret (not against a person)")
+    regret: TrendOut = Field(description="per game with a regret (not against a person), every opponent together: "
+                                         "per_opponent's are the ones to compare")
     slots: list[SlotStatsOut]
     opponents: dict[str, int] = Field(description="games per opponent")
+    per_opponent: list[OpponentStatsOut] = Field(description="results and the regret's trend per opponent, most "
+                                                             "games first")
     first: str | None = Field(description="the first game's time (ISO 8601 UTC)")
     last: str | None
 

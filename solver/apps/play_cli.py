@@ -59,7 +59,7 @@ from quintet.rules import Rules
 from quintet.seeds import SEED_MAX, check_seed, fresh_seed, seed_series
 from quintet.terminal import Terminal, command_word, grid
 from quintet.text import plural, quote
-from solver.advisor.equilibrium import EquilibriumResult, solve_equilibrium
+from solver.advisor.equilibrium import EquilibriumResult, played_equilibrium
 from solver.advisor.limits import (
     MAX_GAMES,
     MAX_WINDOW,
@@ -108,7 +108,8 @@ T = TypeVar("T")
 
 PROG = "quintet-play"
 SUBCOMMANDS = ("review", "stats", "puzzle")
-_NEEDS_COMPUTER = ("hint", "grade", "odds", "play", "done")
+_ADVICE = ("hint", "grade", "odds")
+_NEEDS_COMPUTER = (*_ADVICE, "play", "done")
 
 
 def default_records() -> Path:
@@ -198,9 +199,9 @@ def _equilibrium_provider(term: Terminal, args: argparse.Namespace, progress: _P
         common = dict(epsilon=args.epsilon, time_limit=args.time_limit, stop_event=stop, progress=report)
         try:
             if args.no_store:
-                return solve_equilibrium(deal, **common)
+                return played_equilibrium(deal, **common)
             with SolutionStore(args.store) as store:  # opened in the solving thread (SQLite)
-                return solve_equilibrium(deal, store=store, **common)
+                return played_equilibrium(deal, store=store, **common)
         finally:
             term.status.end()
 
@@ -238,6 +239,8 @@ def _toolbar(m: _Match, pending: Background[Computer]) -> Callable[[], str]:
 def _execute(m: _Match, game: GameSession, command: Command, pending: Background[Computer] | None) -> None:
     term, rules = m.term, game.rules
     name = command.name
+    if name in _ADVICE and m.args.no_hints:
+        raise PlayError(f"'{name}': hints, grades and odds are off in this match (--no-hints)")
     if name in _NEEDS_COMPUTER:
         if name in ("play", "done"):
             game.verify_confirm(command.text or None)  # an illegal arrangement is refused before any wait
@@ -445,7 +448,7 @@ def _play_game(m: _Match, deal: Deal, k: int, seed: int) -> GameRecord:
         m.progress.foreground = False
         m.progress.text = ""
         pending = Background(choose)
-        game = GameSession(deal, Person(spec=args.opponent.format(), description="the computer"), game=k, seed=seed,
+        game = GameSession(deal, Person(spec=args.opponent.label(), description="the computer"), game=k, seed=seed,
                            time_limit=args.time_limit)
         solving = "solving the deal's equilibrium" if args.opponent.needs_equilibrium else "its best response"
         term.show(f"The computer is choosing its packets ({solving}); place yours meanwhile — hints, odds and "
@@ -455,6 +458,7 @@ def _play_game(m: _Match, deal: Deal, k: int, seed: int) -> GameRecord:
         computer = _interruptible(term, choose, "computer's solve")
         game = GameSession(deal, computer, game=k, seed=seed, time_limit=args.time_limit)
         term.show(f"The computer plays {computer.description}.")
+    term.fresh_suggestions()
     term.show(board(term, game, "The deal"))
     try:
         _place_and_confirm(m, game, pending)
@@ -514,6 +518,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="append one JSON line per finished game to FILE (default: games.jsonl in the user data "
                         "directory, where the statistics come from)")
     p.add_argument("--no-record", action="store_true", help="record no game")
+    p.add_argument("--no-hints", action="store_true", help="hints, grades and odds off (a game on your own)")
     _add_solve_options(p, "the computer's equilibrium or best response, a hint, a grade, a review")
     _add_terminal_options(p)
     add_rules_arguments(p)
@@ -659,7 +664,7 @@ def _stats(argv: Sequence[str]) -> int:
 
 
 PUZZLE_WORDS = ("slot", "clear", "swap", "undo", "show", "play", "done", "help", "rules", "quit")
-PUZZLE_HELP = (*((COMMANDS[w][0], COMMANDS[w][1]) for w in PUZZLE_WORDS[:-3]),
+PUZZLE_HELP = (*((COMMANDS[w][0], COMMANDS[w][1]) for w in PUZZLE_WORDS[:-5]),  # play, done: as an answer
                ("play ARRANGEMENT, done", "answer: your five packets (graded exactly)"),
                ("answer", "give up: the best arrangement"),
                (COMMANDS["help"][0], COMMANDS["help"][1]), (COMMANDS["rules"][0], COMMANDS["rules"][1]),
@@ -709,6 +714,7 @@ def _puzzles(argv: Sequence[str]) -> int:
         term.show(puzzle_heading(puzzle, k, args.count))
         game = GameSession(puzzle.deal, Person(spec="puzzle", description="the puzzle"), game=k,
                            time_limit=args.time_limit)
+        term.fresh_suggestions()
         term.show(board(term, game, "The deal"))
         answer = _answer(m, game, k)
         if answer is None:

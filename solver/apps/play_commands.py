@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from quintet.terminal import SHARED_HELP, command_word
+from quintet.terminal import SHARED_HELP, command_word, unknown_command
 from quintet.text import quote
 from solver.advisor.limits import LimitError, check_max_support
 from solver.play.session import PlayError
@@ -59,7 +59,7 @@ def parse_command(line: str, n_slots: int = 5) -> Command | None:
     name = command_word(words[0])
     rest = words[1].strip() if len(words) > 1 else ""
     if name not in COMMANDS:
-        raise PlayError(f"unknown command {quote(words[0])} (type 'help' for the commands)")
+        raise PlayError(unknown_command(words[0], COMMANDS))
     if name in _NO_ARGUMENTS:
         if rest:
             raise PlayError(f"'{name}' takes no arguments, got {quote(rest)}")

@@ -13,7 +13,7 @@ from rich.console import Group, RenderableType
 from rich.padding import Padding
 from rich.text import Text
 
-from quintet.cards import SUIT_SYMBOLS, cards_of, parse_cards
+from quintet.cards import SUIT_NAMES, SUIT_SYMBOLS, cards_of, parse_cards
 from quintet.evaluator import describe
 from quintet.rules import Rules
 from quintet.terminal import SUIT_STYLES, Terminal, flow, grid
@@ -35,7 +35,6 @@ __all__ = [
     "puzzle_result_text", "puzzle_answer_text", "puzzles_summary",
 ]
 
-SUIT_NAMES = ("clubs", "diamonds", "hearts", "spades")
 
 
 # ----------------------------------------------------------------------------- pieces
@@ -392,14 +391,16 @@ def stats_line(stats: SessionStats) -> str:
     if not stats.games:
         return "No games recorded yet."
     worst = stats.worst_slot
-    where = f"; most points lost in slot {worst.slot} ({_points(worst.points_lost)})" if worst else ""
-    return (f"{plural(stats.games, 'game')} recorded: won {stats.won}, lost {stats.lost}, drawn {stats.drawn}; "
-            f"{_trend_words(stats.regret, 'regret')}{where}.")
+    where = f"; most regret made in slot {worst.slot} ({worst.regret:.2f} a game)" if worst and worst.regret else ""
+    regrets = "; ".join(f"{_trend_words(o.regret, 'regret')} against {o.opponent}" for o in stats.opponents
+                        if o.regret.count)
+    return (f"{plural(stats.games, 'game')} recorded: won {stats.won}, lost {stats.lost}, drawn {stats.drawn}"
+            f"{'; ' if regrets else ''}{regrets}{where}.")
 
 
 def stats_text(term: Terminal, stats: SessionStats, source: Path | None) -> RenderableType:
-    """The statistics of the games recorded (``solver.play.statistics``): games, points, the mean
-    regret and its trend, per slot where the points went."""
+    """The statistics of the games recorded (``solver.play.statistics``): games, points; per
+    opponent, the results and the regret's trend; per slot, the regret made there."""
     where = f" ({source})" if source is not None else ""
     if not stats.games:
         return Text(f"No games recorded yet{where}.")
@@ -409,25 +410,28 @@ def stats_text(term: Terminal, stats: SessionStats, source: Path | None) -> Rend
         _heading(f"Your games{where}: {plural(stats.games, 'game')}{since} — won {stats.won}, lost {stats.lost}, "
                  f"drawn {stats.drawn}; points {_points(stats.points_player)} : {_points(stats.points_computer)} "
                  f"({signed(margin)} a game)."),
-        Text(f"Regret (the best reply to the computer's model minus yours, in expected points): "
-             f"{_trend_words(stats.regret, 'regret')}."),
+        Text("Regret per opponent (the best reply to the computer's model minus yours, in expected points):"),
     ]
-    blocks = stats.regret.blocks
-    if len(blocks) > 1:
-        w = stats.regret.window
-        room = term.width - 2 - len(f"by {w} games:") - 2
-        parts.append(Text(f"  by {w} games: ").append_text(flow(
-            (Text(f"{i * w + 1}-{min((i + 1) * w, stats.regret.count)} {b:.2f}") for i, b in enumerate(blocks)),
-            room)))
-    table, shown = grid("slot>", "pts>", "won>", "lost>", "tied>", "points won>", "points lost>")
+    for o in stats.opponents:
+        parts.append(Text(f"  {o.opponent}: {plural(o.games, 'game')} (won {o.won}, lost {o.lost}, drawn {o.drawn}); "
+                          f"{_trend_words(o.regret, 'regret')}."))
+        blocks = o.regret.blocks
+        if len(blocks) > 1:
+            w = o.regret.window
+            room = term.width - 4 - len(f"by {w} games:") - 2
+            parts.append(Text(f"    by {w} games: ").append_text(flow(
+                (Text(f"{i * w + 1}-{min((i + 1) * w, o.regret.count)} {b:.2f}") for i, b in enumerate(blocks)),
+                room)))
+    table, shown = grid("slot>", "pts>", "won>", "lost>", "tied>", "regret>")
     worst = stats.worst_slot
     for s in stats.slots:
-        table.add_row(str(s.slot), str(s.points), str(s.won), str(s.lost), str(s.tied), _points(s.points_won),
-                      _points(s.points_lost), style="bold red" if worst is not None and s is worst else "")
-    parts += [Text("Per slot (where the points go):"), shown]
-    if worst is not None:
-        parts.append(Text(f"Most points lost in slot {worst.slot} ({worst.points} pts): {_points(worst.points_lost)}."))
-    parts.append(Text("Opponents: " + ", ".join(f"{name} {n}" for name, n in stats.opponents) + "."))
+        table.add_row(str(s.slot), str(s.points), str(s.won), str(s.lost), str(s.tied),
+                      "-" if s.regret is None else f"{s.regret:.2f}",
+                      style="bold red" if worst is not None and s is worst else "")
+    parts += [Text("Per slot (the mean regret made there a game: the best reply's expected margin minus yours):"),
+              shown]
+    if worst is not None and worst.regret is not None:
+        parts.append(Text(f"Most regret made in slot {worst.slot} ({worst.points} pts): {worst.regret:.2f} a game."))
     return Group(*parts)
 
 

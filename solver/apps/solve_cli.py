@@ -29,7 +29,7 @@ from quintet.cliutil import (
 )
 from quintet.game import Arrangement
 from quintet.rules import Rules
-from quintet.text import plural
+from quintet.text import plural, signed
 from solver.advisor.advice import Grade, Solution
 from solver.advisor.equilibrium import EquilibriumResult, sample_mix
 from solver.advisor.limits import VERIFY_TIME_LIMIT
@@ -98,9 +98,9 @@ def format_solution(sol: Solution, *, unicode: bool = False, title: str = "Best 
         cards = format_cards(packet, rules.deck, unicode=unicode, order="group")
         lines.append(
             f"{s.slot:>4} {s.points:>3}  {cards:<16} {s.hand:<30} {_pct(s.p_win):>7} {_pct(s.p_tie):>7}"
-            f" {_pct(s.p_loss):>7} {s.expected_points:7.3f} {s.expected_margin:+9.3f}"
+            f" {_pct(s.p_loss):>7} {s.expected_points:7.3f} {signed(s.expected_margin, 3):>9}"
         )
-    lines.append(f"Total: expected margin {sol.expected_margin:+.4f}, expected points {sol.expected_points:.4f}")
+    lines.append(f"Total: expected margin {signed(sol.expected_margin, 4)}, expected points {sol.expected_points:.4f}")
     if sol.engine == "given":
         return "\n".join(lines)
     if sol.optimal:
@@ -129,7 +129,7 @@ def format_grade(g: Grade, *, unicode: bool = False) -> str:
 
 def _progress(record: IterationRecord) -> None:
     print(f"quintet-solve: iteration {record.iteration}: {record.pool_size} arrangements, "
-          f"support {record.support}, best response {record.response:+.4f}, "
+          f"support {record.support}, best response {signed(record.response, 4)}, "
           f"exploitability {record.exploitability:.4f}, {record.seconds:.1f} s", file=sys.stderr, flush=True)
 
 
@@ -177,11 +177,11 @@ def format_safe(safe: SafeResponse, *, seed: int = 0, unicode: bool = False, top
     lines = [f"Exposed: {safe.deal.format(unicode=unicode)}    opponent: {safe.opponent}    "
              f"safe: exploitability at most {safe.max_exploitability:g}"]
     lines += _mix_lines("Safe mix", safe.mix, safe.deal.rules, seed=seed, unicode=unicode, top=top)
-    lines.append(f"Against {safe.opponent}: expected margin {safe.expected_margin:+.4f} "
-                 f"(the equilibrium {safe.equilibrium_margin:+.4f}, "
-                 f"the best response {safe.best_response_margin:+.4f})")
+    lines.append(f"Against {safe.opponent}: expected margin {signed(safe.expected_margin, 4)} "
+                 f"(the equilibrium {signed(safe.equilibrium_margin, 4)}, "
+                 f"the best response {signed(safe.best_response_margin, 4)})")
     proof = ("optimal within the limit (proven)" if safe.optimal
-             else f"not proven optimal: no mix within the limit does better than {safe.margin_bound:+.4f}")
+             else f"not proven optimal: no mix within the limit does better than {signed(safe.margin_bound, 4)}")
     extra = " — interrupted" if safe.interrupted else ""
     lines.append(f"Exploitability: {safe.exploitability:.4f} (certified, at most {safe.max_exploitability:g}); "
                  f"{proof}{extra}; {safe.iterations} iterations, {safe.seconds:.1f} s")

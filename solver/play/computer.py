@@ -91,6 +91,11 @@ class ComputerSpec:
     def format(self) -> str:
         return self.plays if self.target is None else f"br:{self.target.format()}"  # type: ignore[return-value]
 
+    def label(self) -> str:
+        """As records and headings show it: a file as its name and content hash, not its path
+        (``OpponentSpec.label``)."""
+        return self.plays if self.target is None else f"br:{self.target.label()}"  # type: ignore[return-value]
+
     @property
     def needs_equilibrium(self) -> bool:
         return self.plays == EQUILIBRIUM or (self.target is not None and self.target.needs_equilibrium)
@@ -100,7 +105,7 @@ class ComputerSpec:
 class Computer:
     """The computer's side of one game: what it plays, and the model it plays from."""
 
-    spec: str  # the ``--opponent`` text, canonical (``ComputerSpec.format``)
+    spec: str  # the ``--opponent`` text as records show it (``ComputerSpec.label``: no file's path)
     arrangement: Arrangement  # laid before the player arranges; hidden until the show-down
     model: OpponentModel  # the distribution the arrangement is drawn from (see the module doc)
     description: str  # one line for people
@@ -115,7 +120,7 @@ class Computer:
         Raises ``OpponentError`` (one line) for a specification or file that cannot be used.
         """
         spec = ComputerSpec.parse(spec, files=files) if isinstance(spec, str) else spec
-        name = spec.format()
+        name = spec.label()
         eq = _need(equilibrium)(deal, stop_event) if spec.needs_equilibrium else None
         if spec.plays == EQUILIBRIUM:
             assert eq is not None
@@ -146,8 +151,8 @@ class Computer:
         spec = ComputerSpec.parse(spec, files=files) if isinstance(spec, str) else spec
         arrangement.validate(deal)
         eq = _need(equilibrium)(deal, None) if spec.needs_equilibrium else None
-        model = computer_model(spec.format(), arrangement, eq)
-        return cls(spec.format(), arrangement, model, description, eq)
+        model = computer_model(spec.label(), arrangement, eq)
+        return cls(spec.label(), arrangement, model, description, eq)
 
 
 def computer_model(spec: str, arrangement: Arrangement, equilibrium: EquilibriumResult | None) -> OpponentModel:

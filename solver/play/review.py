@@ -175,4 +175,7 @@ def review(record: GameRecord, *, equilibrium: EquilibriumResult | None = None, 
                                       stop_event=stop_event), equilibrium.exploitability)
     else:
         notes.append("not graded against the equilibrium: it was not asked for, or not solved")
+    if equilibrium is not None and record.mix is not None and equilibrium.mix_hash != record.mix:
+        notes.append(f"the mix this game drew from ({record.mix}) is not the one given "
+                     f"({equilibrium.mix_hash or 'not kept'}): its regret is against the one given")
     return GameReview(record, slots, model, against_eq, tuple(notes))

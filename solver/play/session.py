@@ -624,8 +624,11 @@ class GameSession:
         result = self.result
         assert self._arrangement is not None and self._other is not None
         moment = (time or _now()).astimezone(_dt.UTC)
+        graded = self.regret(stop_event) if self.regret_known else None
         return GameRecord(
             game=self.game, seed=self.seed, time=moment.strftime("%Y-%m-%dT%H:%M:%SZ"), opponent=self.computer.spec,
             deal=self.deal, player=self._arrangement, computer=self._other, showdown=result,
-            hints=tuple(self.hints), regret=self.regret(stop_event).regret if self.regret_known else None,
+            hints=tuple(self.hints), regret=None if graded is None else graded.regret,
+            slot_regret=None if graded is None else graded.slot_regrets,
+            mix=None if self.equilibrium is None else self.equilibrium.mix_hash,
         )

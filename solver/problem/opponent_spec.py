@@ -30,9 +30,11 @@ identity on specifications), and ``resolve(deal, …)`` builds the model:
 
 from __future__ import annotations
 
+import hashlib
 import math
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from pathlib import Path
 from typing import Any
 
 from quintet.game import Arrangement, Deal
@@ -216,6 +218,17 @@ class OpponentTerm:
             parts.append(_format_weight(self.weight))
         return ":".join(parts)
 
+    def label(self) -> str:
+        """The term as records and headings show it: a file as its name and the first 8 hex digits
+        of its content's SHA-256 (``style:games.jsonl@3f0c12ab``), never its path (a local detail)."""
+        if self.source is None:
+            return self.format()
+        try:
+            digest = "@" + hashlib.sha256(Path(self.source).expanduser().read_bytes()).hexdigest()[:8]
+        except OSError:
+            digest = ""
+        return replace(self, source=Path(self.source).name + digest).format()
+
 
 @dataclass(frozen=True)
 class OpponentSpec:
@@ -250,6 +263,10 @@ class OpponentSpec:
 
     def format(self) -> str:
         return ",".join(t.format() for t in self.terms)
+
+    def label(self) -> str:
+        """The specification as records and headings show it (``OpponentTerm.label``: no path)."""
+        return ",".join(t.label() for t in self.terms)
 
     def __str__(self) -> str:
         return self.format()

@@ -12,7 +12,9 @@ A record (``GameRecord.to_dict``) holds::
                 "player": {"cards": […], "hand": "full house, tens over sevens", "category": "full_house"},
                 "computer": {"cards": […], "hand": "…", "category": "…"}}, …],
      "hints": ["hint", "grade"],                         advice commands used, in order
-     "regret": 1.25}                                     vs the best response to the computer's model
+     "regret": 1.25,                                     vs the best response to the computer's model
+     "slot_regret": [0.0, 0.5, …],                       per slot: the best response's expected margin minus yours
+     "mix": "3f0c…"}                                     the equilibrium mix drawn from (its hash), or null
 
 Cards are two-character ASCII.  ``read_player_games`` reads what a style model needs from
 such a file — each line's ``exposed`` and ``player``, validated against the rules — so
@@ -61,6 +63,8 @@ class GameRecord:
     showdown: Showdown
     hints: tuple[str, ...]  # advice commands used, in order
     regret: float | None  # the best response's value minus the player's, vs the computer's model
+    slot_regret: tuple[float, ...] | None = None  # per slot, the regret made there (``Grade.slot_regrets``)
+    mix: str | None = None  # the content hash of the equilibrium mix the computer drew from (``played_equilibrium``)
 
     def to_dict(self) -> dict[str, object]:
         rules = self.deal.rules
@@ -87,6 +91,8 @@ class GameRecord:
             ],
             "hints": list(self.hints),
             "regret": self.regret,
+            "slot_regret": None if self.slot_regret is None else list(self.slot_regret),
+            "mix": self.mix,
         }
 
     @classmethod
@@ -125,9 +131,19 @@ class GameRecord:
         if regret is not None and (isinstance(regret, bool) or not isinstance(regret, (int, float))
                                    or not 0 <= regret < 1e6):
             raise RecordError(f"'regret' must be null or a number of points, got {quote(regret)}")
+        slot_regret = entry.get("slot_regret")
+        if slot_regret is not None and not (isinstance(slot_regret, list) and len(slot_regret) == len(result.slots)
+                                            and all(isinstance(x, (int, float)) and not isinstance(x, bool)
+                                                    and abs(x) < 1e6 for x in slot_regret)):
+            raise RecordError(f"'slot_regret' must be null or a number of points per slot, got {quote(slot_regret)}")
+        mix = entry.get("mix")
+        if mix is not None and not (isinstance(mix, str) and len(mix) == 16
+                                    and all(c in "0123456789abcdef" for c in mix)):
+            raise RecordError(f"'mix' must be null or a mix's hash (16 hex digits), got {quote(mix)}")
         return cls(game=game, seed=seed, time=entry["time"], opponent=entry["opponent"], deal=deal, player=player,
                    computer=computer, showdown=result, hints=tuple(hints),
-                   regret=None if regret is None else float(regret))
+                   regret=None if regret is None else float(regret),
+                   slot_regret=None if slot_regret is None else tuple(float(x) for x in slot_regret), mix=mix)
 
 
 def append_record(path: str | Path, record: GameRecord) -> None:

@@ -3,9 +3,9 @@ and ``POST /api/puzzles/grade`` send to the pool (``solver.apps.serve.routers.tr
 task runs the one module of its concept — ``solver.play.review``, ``solver.play.puzzle`` — as
 ``quintet-play review`` and ``quintet-play puzzle`` do, and answers its response model (``worker.WorkerTask``).
 
-A review wants the deal's equilibrium: through the store (``solve_equilibrium``: at once when
-it is stored to the target ε, else solved — the router then makes the request a job of the long
-lane).  A puzzle's grade reads the store only (a puzzle is one of its solved deals)."""
+A review wants the deal's mix for play: through the store (``played_equilibrium``: at once when
+one is kept or the equilibrium is stored to the target ε, else solved — the router then makes the
+request a job of the long lane).  A puzzle's grade reads the store only (a puzzle is one of its solved deals)."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from quintet.game import Arrangement, Deal
-from solver.advisor.equilibrium import solve_equilibrium
+from solver.advisor.equilibrium import played_equilibrium
 from solver.apps.serve.worker import Answer, Progress, equilibrium_progress
 from solver.play.puzzle import load_puzzle
 from solver.play.review import review
@@ -41,8 +41,8 @@ class ReviewTask:
     def run(self, store: Callable[[], SolutionStore], stop: threading.Event, progress: Progress) -> Answer:
         eq = None
         if self.epsilon is not None:
-            eq = solve_equilibrium(self.record.deal, epsilon=self.epsilon, time_limit=self.time_limit, store=store(),
-                                   stop_event=stop, progress=equilibrium_progress(progress))
+            eq = played_equilibrium(self.record.deal, epsilon=self.epsilon, time_limit=self.time_limit,
+                                    store=store(), stop_event=stop, progress=equilibrium_progress(progress))
         return review(self.record, equilibrium=eq, time_limit=self.time_limit, stop_event=stop).to_model()
 
 

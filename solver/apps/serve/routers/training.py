@@ -22,7 +22,7 @@ from starlette.concurrency import run_in_threadpool
 
 from quintet.game import Arrangement, ArrangementError, Deal
 from quintet.seeds import SEED_MAX, fresh_seed
-from solver.advisor.equilibrium import certified_within, stored_exploitability
+from solver.advisor.equilibrium import certified_within, kept_for_play, stored_exploitability
 from solver.advisor.limits import (
     EPSILON_MAX,
     MAX_RECORDS,
@@ -113,7 +113,8 @@ async def review(body: ReviewIn, state: State, http: Request) -> Any:
 
     def stored() -> bool:
         quality = stored_exploitability(record.deal, state.store())
-        return quality is not None and certified_within(quality, epsilon)  # type: ignore[arg-type]
+        return kept_for_play(record.deal, state.store()) or (
+            quality is not None and certified_within(quality, epsilon))  # type: ignore[arg-type]
 
     client = state.client(http)
     long = epsilon is not None and not await run_in_threadpool(stored)

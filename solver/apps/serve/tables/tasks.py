@@ -7,8 +7,9 @@ These are what a table (``solver.apps.serve.tables.work``, and a seat's advice f
 ``worker.WorkerTask``, its answer the action's JSON); the worker rebuilds the seat's game
 (``SeatGame``, ``play_session``) and runs it:
 
-* ``Choose`` — ``Computer.choose`` draws the computer's arrangement (with a secret seed, never
-  the deal's: the deal's seed is shown to the player);
+* ``Choose`` — ``Computer.choose`` draws the computer's arrangement with the game's seed, from
+  the deal's kept mix (``played_equilibrium``), as ``quintet-play --seed`` does: the same seed
+  draws the same arrangement on the page and in the terminal;
 * ``Hint``, ``MixHint``, ``Grade``, ``Odds`` — ``GameSession.hint`` / ``mix_hint`` / ``grade`` /
   ``odds`` against the computer's model (``Computer.resume``: the committed arrangement is never
   drawn again), or at a friend's table against the deal's equilibrium (``Person``);
@@ -29,7 +30,7 @@ from dataclasses import dataclass
 from typing import ClassVar, Literal
 
 from quintet.game import Arrangement, Deal
-from solver.advisor.equilibrium import EquilibriumResult, solve_equilibrium
+from solver.advisor.equilibrium import EquilibriumResult, played_equilibrium
 from solver.advisor.limits import PLAY_EPSILON, PLAY_TIME_LIMIT, TABLE_SEARCH_TIME_LIMIT
 from solver.apps.serve.tables.rows import FRIEND
 from solver.apps.serve.worker import Answer, Progress
@@ -45,13 +46,14 @@ PlayAction = Literal["hint", "grade", "odds"]
 
 
 def equilibrium_provider(store: Callable[[], SolutionStore], solved: float | None) -> EquilibriumProvider:
-    """The deal's equilibrium through the store; ``solved``: the certified exploitability already
-    solved (the store holds an entry that good, so it answers at once)."""
+    """The deal's mix for play through the store (``played_equilibrium``: the one kept, else the
+    equilibrium solved and kept); ``solved``: the certified exploitability already solved (the
+    store holds an entry that good, so it answers at once)."""
     epsilon = max(PLAY_EPSILON, solved or 0.0)
 
     def provide(deal: Deal, stop: threading.Event | None) -> EquilibriumResult:
-        return solve_equilibrium(deal, epsilon=epsilon, time_limit=PLAY_TIME_LIMIT, store=store(),
-                                 stop_event=stop)
+        return played_equilibrium(deal, epsilon=epsilon, time_limit=PLAY_TIME_LIMIT, store=store(),
+                                  stop_event=stop)
 
     return provide
 
@@ -119,13 +121,11 @@ class TableTask:
 
 @dataclass(frozen=True)
 class Choose(TableTask):
-    """The computer's arrangement (``Computer.choose``), drawn with ``draw_seed`` (secret)."""
-
-    draw_seed: int
+    """The computer's arrangement (``Computer.choose``), drawn with the game's seed."""
 
     def run(self, store: Callable[[], SolutionStore], stop: threading.Event, progress: Progress) -> Answer:
         at = self.at
-        chosen = Computer.choose(at.deal, at.opponent, seed=self.draw_seed, stop_event=stop, files=False,
+        chosen = Computer.choose(at.deal, at.opponent, seed=at.seed, stop_event=stop, files=False,
                                  equilibrium=equilibrium_provider(store, at.equilibrium),
                                  time_limit=TABLE_SEARCH_TIME_LIMIT)
         return {"arrangement": chosen.arrangement.format(at.deal.rules), "description": chosen.description}
