@@ -441,8 +441,9 @@ def test_equilibrium_computer_plays_a_sample_of_the_stored_mix(tmp_path):
 
 def test_a_seed_replays_the_game_in_the_terminal_on_the_page_and_from_its_record_across_a_refinement(tmp_path):
     """The computer's draw is fixed by the seed and the deal's kept mix (``played_equilibrium``):
-    the terminal (in-process), the tables' task (the page) and a replay from the record draw the
-    same arrangement, before and after the store's equilibrium is refined."""
+    the terminal (in-process), the tables' task (the page, which draws with a secret seed: here
+    given the terminal's) and a replay from the record draw the same arrangement, before and after
+    the store's equilibrium is refined."""
     import threading
 
     from solver.advisor.equilibrium import played_equilibrium
@@ -460,7 +461,7 @@ def test_a_seed_replays_the_game_in_the_terminal_on_the_page_and_from_its_record
 
     def page() -> Arrangement:
         with SolutionStore(path) as store:
-            answer = Choose(SeatGame(cdeal, "equilibrium", seed=seed, equilibrium=0.01)).run(
+            answer = Choose(SeatGame(cdeal, "equilibrium", seed=seed, equilibrium=0.01), seed).run(
                 lambda: store, threading.Event(), lambda _: None)
         return Arrangement.parse(str(answer["arrangement"]), cdeal.rules)
 

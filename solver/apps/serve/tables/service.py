@@ -23,7 +23,7 @@ How a table keeps its secrets:
   ``seat_view(table, seat)``: before both sides have confirmed, the other side's cards are
   not in it (its commitment is), and no error names them.
 * **Commitments** — ``solver.play.commitment``: the computer's arrangement is drawn at the
-  start of the game (with the game's seed, as ``quintet-play --seed``: a game replays) and its SHA-256
+  start of the game (with a secret seed, never the deal's, which is shown) and its SHA-256
   over ``SALT:ARRANGEMENT`` shown at once; a seat's is shown to the friend across when it
   confirms; salts and arrangements are revealed at the show-down.
 

@@ -7,9 +7,9 @@ These are what a table (``solver.apps.serve.tables.work``, and a seat's advice f
 ``worker.WorkerTask``, its answer the action's JSON); the worker rebuilds the seat's game
 (``SeatGame``, ``play_session``) and runs it:
 
-* ``Choose`` — ``Computer.choose`` draws the computer's arrangement with the game's seed, from
-  the deal's kept mix (``played_equilibrium``), as ``quintet-play --seed`` does: the same seed
-  draws the same arrangement on the page and in the terminal;
+* ``Choose`` — ``Computer.choose`` draws the computer's arrangement from the deal's kept mix
+  (``played_equilibrium``) with a secret seed, never the deal's (the deal's seed is shown to
+  the player): the same seed draws what ``quintet-play --seed`` draws;
 * ``Hint``, ``MixHint``, ``Grade``, ``Odds`` — ``GameSession.hint`` / ``mix_hint`` / ``grade`` /
   ``odds`` against the computer's model (``Computer.resume``: the committed arrangement is never
   drawn again), or at a friend's table against the deal's equilibrium (``Person``);
@@ -121,11 +121,13 @@ class TableTask:
 
 @dataclass(frozen=True)
 class Choose(TableTask):
-    """The computer's arrangement (``Computer.choose``), drawn with the game's seed."""
+    """The computer's arrangement (``Computer.choose``), drawn with ``draw_seed`` (secret)."""
+
+    draw_seed: int
 
     def run(self, store: Callable[[], SolutionStore], stop: threading.Event, progress: Progress) -> Answer:
         at = self.at
-        chosen = Computer.choose(at.deal, at.opponent, seed=at.seed, stop_event=stop, files=False,
+        chosen = Computer.choose(at.deal, at.opponent, seed=self.draw_seed, stop_event=stop, files=False,
                                  equilibrium=equilibrium_provider(store, at.equilibrium),
                                  time_limit=TABLE_SEARCH_TIME_LIMIT)
         return {"arrangement": chosen.arrangement.format(at.deal.rules), "description": chosen.description}

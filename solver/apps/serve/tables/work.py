@@ -11,12 +11,14 @@ tables file before it is announced on the table's streams.
 from __future__ import annotations
 
 import datetime as dt
+import secrets
 import sys
 import threading
 import time
 from collections.abc import Callable
 
 from quintet.game import Arrangement, Deal
+from quintet.seeds import SEED_MAX
 from solver.advisor.limits import PLAY_EPSILON, PLAY_TIME_LIMIT
 from solver.advisor.request import SolveRequest
 from solver.advisor.schema import EquilibriumOut
@@ -100,7 +102,8 @@ class TableWork:
         key = (table.id, game, "choose")
         if self._scheduler.pending(key):
             return
-        task = Choose(SeatGame(deal, table.opponent, seed=table.seed_of(game), equilibrium=row.equilibrium))
+        task = Choose(SeatGame(deal, table.opponent, seed=table.seed_of(game), equilibrium=row.equilibrium),
+                      secrets.randbelow(SEED_MAX + 1))
         self._submit(key, task, "quick", self._chosen, strict)
 
     def _solve_equilibrium(self, table_id: str, game: int, deal: Deal, strict: bool) -> None:
