@@ -63,7 +63,7 @@ def edge(strategy: Strategy, mask: int) -> np.ndarray:
 
 
 @njit(cache=True, nogil=True)
-def _values(t, root, me, reach0, edge, probs):  # type: ignore[no-untyped-def]
+def _values(t, root, me, reach0, edge, probs):
     """The chips to the responder (player ``me``, counted from the start of the hand, times the opponent's
     total reach) at every node of the subtree of ``root`` after the exchange (pre-order: the subtree is the
     ids ``root ..``; out[i] is node root + i): the opponent, of reach ``reach0`` over his final classes at
@@ -123,7 +123,7 @@ class LocalBestResponse:
     kind = "lbr"
 
     @cached_property
-    def _tree(self) -> tuple[object, np.ndarray, np.ndarray, np.ndarray]:
+    def _tree(self) -> tuple[kernels.TreeArrays, np.ndarray, np.ndarray, np.ndarray]:
         """The abstract game's arrays, the strategy's probabilities, its decision nodes and their offsets."""
         tree = self.strategy.game.tree
         nodes = np.flatnonzero(tree.kind == DECISION)
