@@ -26,7 +26,7 @@ from pathlib import Path
 
 import numpy as np
 from analysis_common import DATA, Run, partial_note, save_data
-from benchmark_results import machine_load, write_section
+from benchmark_results import write_section
 from numba import njit
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -171,7 +171,7 @@ def run(args: argparse.Namespace, record: Run) -> None:
     result["control_variates"] = interval(corrected, asked)
     print(f"local best response vs cfr: {result}", flush=True)
     save_data("lbr", record, {"rules": RULES, "terms": terms.to_dict(), "stack": STACK, "seed": args.seed,
-                              "machine_load": machine_load(), "info": strategy.info, "classes": [strategy.classes.n_pre,
+                              "info": strategy.info, "classes": [strategy.classes.n_pre,
                               strategy.classes.n_post], "result": result})
 
 
@@ -181,8 +181,6 @@ def report() -> None:
     cv = r["control_variates"]
     lines = partial_note(r["deals"], r["asked"]) + [
         run_info.line(),
-        "",
-        f"Machine: {d['machine_load']}.",
         "",
         f"The shipped strategy of `{d['rules']}` (default terms; {info['iterations']} CFR+ iterations; "
         f"{d['classes'][0]} hand classes before the exchange, {d['classes'][1]} after) is exploitable "
@@ -209,8 +207,13 @@ def report() -> None:
         "",
         "The responder is a legal strategy of the real game (it never reads the other player's cards: "
         "`tests/test_lbr.py`), so its mean win is a lower bound on the strategy's real-game exploitability; "
-        "an interval that contains 0 bounds nothing. Set-up (the abstract game's tree and both best responses): "
-        f"{r['setup_cpu']:.0f} CPU-s; the match {r['cpu'] / 60:.1f} CPU-minutes.",
+        "an interval that contains 0 bounds nothing. " + (
+            f"Here it is a lower bound: the real-game exploitability is at least {cv['low']:+.4f} chips a hand "
+            "(95%)." if cv["low"] > 0 else
+            f"Here it contains 0: this responder wins less than {cv['high']:.3f} chips a hand (95%) — nothing it "
+            "can show; that is no upper bound on the exploitability: a stronger responder may win more.")
+        + f" Set-up (the abstract game's tree and both best responses): {r['setup_cpu']:.0f} CPU-s; the match "
+        f"{r['cpu'] / 60:.1f} CPU-minutes.",
     ]
     write_section("lbr", "Draw poker heads-up: a local best response in the real game", "\n".join(lines))
     print("wrote benchmarks/RESULTS.md (section lbr)")
