@@ -33,7 +33,7 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from quintet.draw.cfr.bot import CfrBot, _opponent_range, action_of  # noqa: E402
+from quintet.draw.cfr.bot import CfrBot, action_of, opponent_range  # noqa: E402
 from quintet.draw.cfr.lbr import LocalBestResponse, _values, edge  # noqa: E402
 from quintet.draw.cfr.strategy import strategy_for  # noqa: E402
 from quintet.draw.cfr.tree import DECISION, ONES, SIGN, TERMINAL  # noqa: E402
@@ -107,7 +107,7 @@ class Watched:
         me = 1 - hand.spot.turn  # type: ignore[union-attr]
         keys = tables(strategy.rules)
         sign = float(np.sign(keys.key(state.hands[mine]) - keys.key(state.hands[seat])))
-        out = _expected(t, node, me, _opponent_range(strategy, hand, 1 - me), edge(strategy, state.hands[mine]),
+        out = _expected(t, node, me, opponent_range(strategy, hand, 1 - me), edge(strategy, state.hands[mine]),
                         probs, strategy.classes.post_class(state.hands[seat]), sign)
         taken = [action_of(c, state, seat) for c in codes].index(action)
         self.correction += out[0] - out[t.children[t.first[node] + taken] - node]

@@ -14,7 +14,7 @@ import pytest
 
 from quintet.cards import parse_cards
 from quintet.draw.cfr.betting import AFTER, CALL, DRAW, FOLD, Spot, build_subtree
-from quintet.draw.cfr.bot import CfrBot, Line, _opponent_range, follow
+from quintet.draw.cfr.bot import CfrBot, Line, follow, opponent_range
 from quintet.draw.cfr.lbr import LocalBestResponse, _values, edge
 from quintet.draw.cfr.solve import best_response
 from quintet.draw.cfr.strategy import Strategy, strategy_for
@@ -79,7 +79,7 @@ def test_values_equal_the_abstract_best_response_when_the_real_hand_is_a_class(s
         assert isinstance(spot, Spot) and spot.phase == AFTER
         me = spot.turn
         hand = Line((0, 1), steps, spot, offset)
-        reach = _opponent_range(strategy, hand, 1 - me)
+        reach = opponent_range(strategy, hand, 1 - me)
         node = int(nodes[np.searchsorted(offsets, offset)])
         assert offsets[np.searchsorted(offsets, offset)] == offset
         size = strategy.navigator.entries(spot)

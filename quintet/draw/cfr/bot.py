@@ -72,7 +72,8 @@ if TYPE_CHECKING:
     from ...schema import DrawStrategyOut
 
 __all__ = ["CfrBot", "Line", "line", "follow", "Advice", "ActionAdvice", "ExchangeOption", "spot_advice", "line_advice",
-           "position_advice", "action_of", "likeliest", "class_name", "strategy_summary", "INDIFFERENT"]
+           "position_advice", "action_of", "opponent_range", "likeliest", "class_name", "strategy_summary",
+           "INDIFFERENT"]
 
 
 @dataclass(frozen=True)
@@ -344,7 +345,7 @@ def strategy_summary(strategy: Strategy) -> str:
     c = strategy.classes
     return (f"an equilibrium of an abstraction with {c.n_pre} hand classes before the exchange and {c.n_post} after "
             f"it, exploitable by at most {strategy.info['exploitability']['stored']:.4f} chips a hand in the "
-            "abstraction; its exploitability in the real game is not yet measured")
+            "abstraction; in the real game only a lower bound is measured, and it shows none")
 
 
 def class_name(strategy: Strategy, x: int, exchanged: bool) -> str:
@@ -398,6 +399,14 @@ def _reach(strategy: Strategy, hand: Line, who: int) -> np.ndarray:
         if spot.phase == EXCHANGE:
             r = r @ classes.transitions[code - DRAW]
     return r
+
+
+def opponent_range(strategy: Strategy, hand: Line, who: int) -> np.ndarray:
+    """Player ``who``'s classes after the line, by Bayes' rule from the strategy (normalised;
+    uniform where the strategy never plays his line)."""
+    r = _reach(strategy, hand, who)
+    total = r.sum()
+    return r / total if total > 0 else np.full(r.shape, 1.0 / r.size)
 
 
 def _equity(mine: np.ndarray, theirs: np.ndarray) -> float:

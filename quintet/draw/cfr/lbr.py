@@ -40,7 +40,7 @@ from ..game import Action, ActionKind, IllegalActionError, State
 from ..tables import tables
 from . import kernels
 from .betting import BEFORE, EXCHANGE, Spot
-from .bot import CfrBot, _opponent_range, action_of, line
+from .bot import CfrBot, action_of, line, opponent_range
 from .solve import best_response
 from .strategy import Strategy
 from .tree import DECISION, ONES, SIGN, TERMINAL
@@ -149,7 +149,7 @@ class LocalBestResponse:
         t, probs, nodes, offsets = self._tree
         node = int(nodes[np.searchsorted(offsets, hand.offset)])
         me = spot.turn
-        reach = _opponent_range(self.strategy, hand, 1 - me)
+        reach = opponent_range(self.strategy, hand, 1 - me)
         mine = edge(self.strategy, state.hands[seat])
         worth = _values(t, node, me, reach, mine, probs)
         children = t.children[t.first[node]: t.first[node] + t.n_children[node]]
