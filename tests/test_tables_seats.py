@@ -107,6 +107,34 @@ def test_a_wrong_invitation_is_the_same_404_as_no_table(server):
     assert join(server, created["invitation"]["link"]).status_code == 201
 
 
+@pytest.mark.server
+def test_an_invitation_shows_its_match_and_takes_nothing_until_accepted(server):
+    """Issue 41, item 6: the friend's page shows the match (``POST …/invited``) with Accept and
+    Decline; looking takes no seat, declining tells seat 1 and leaves the invitation valid."""
+    created = create(server, {"opponent": "friend", "seed": SEED, "games": 3, "hints": True})
+    table, code = created["invitation"]["link"].rsplit("#join/", 1)[1].split("/")
+    one = SeatClient(server, table, 1, created["token"])
+    stream = one.events()
+    for _ in range(2):  # looking twice, as a host checking the link would: nothing is taken
+        r = httpx.post(f"{server}/api/tables/{table}/invited", json={"invitation": code})
+        assert r.status_code == 200, r.text
+        assert r.json() == {"table": table, "games": 3, "match": 1, "rules": "classic", "hints": True}
+    assert one.view()["presence"]["joined"] is False and one.view()["declined"] is False
+    wrong = httpx.post(f"{server}/api/tables/{table}/invited", json={"invitation": created["token"][:22]})
+    assert error(wrong, 404) == NOT_FOUND
+    r = httpx.post(f"{server}/api/tables/{table}/decline", json={"invitation": code})
+    assert r.status_code == 204, r.text
+    told = stream.wait_for("declined")
+    assert told["view"]["declined"] is True and told["seat"] == 2
+    assert one.view()["declined"] is True and one.request("GET", "/invitation").json()["link"]
+    # the friend may still accept: then the view no longer says declined, and looking again is refused
+    assert join(server, created["invitation"]["link"]).status_code == 201
+    assert one.view()["declined"] is False
+    again = httpx.post(f"{server}/api/tables/{table}/invited", json={"invitation": code})
+    assert error(again, 409) == USED
+    assert error(httpx.post(f"{server}/api/tables/{table}/decline", json={"invitation": code}), 409) == USED
+
+
 def presence(reader, predicate, timeout: float = 30) -> dict:
     """The first ``presence`` event on ``reader`` whose presence satisfies ``predicate``."""
     deadline = time.monotonic() + timeout
@@ -269,7 +297,7 @@ def test_a_version_1_tables_file_is_read_on(tmp_path):
     store = TableStore(path)
     table = store.load("T1")
     assert table is not None and table.joined == {1: True, 2: True} and table.matches == 1
-    assert table.invitation is None and table.rematch == set() and table.last_game == 3
+    assert table.invitation is None and table.rematch == set() and table.last_game == 3 and not table.declined
     assert store.seat_of("T1", "two") == 2 and store.invitation_of("T1") == (None, None)
     store.close()
     assert sqlite3.connect(path).execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION

@@ -29,7 +29,7 @@ from solver.play.computer import computer_help
 from solver.problem.opponent_spec import MAX_SPEC_LENGTH
 
 __all__ = [
-    "MAX_GAMES", "TableIn", "ArrangementIn", "HintIn", "GradeIn", "JoinIn", "InvitationOut", "TableCreatedOut",
+    "MAX_GAMES", "TableIn", "ArrangementIn", "HintIn", "GradeIn", "JoinIn", "InvitationOut", "InvitedOut", "TableCreatedOut",
     "TableJoinedOut", "PresenceOut", "RematchOut", "CommitmentsOut",
     "DealViewOut", "SideOut", "ShowdownOut", "ScoreOut", "FinishedGameOut",
     "AdviceOut", "TableView", "OddsOut", "TableEventOut", "EventKind", "TableStatus",
@@ -97,6 +97,17 @@ class InvitationOut(JsonModel):
     link: str = Field(description="{public}/#join/TABLE/CODE: the page exchanges the code for seat 2's own token "
                                   "when the friend opens it (once: a second exchange is refused, and seat 1 told)")
     warning: str | None = Field(description=_WARNING)
+
+
+class InvitedOut(JsonModel):
+    """The match an invitation is to, shown to the friend before they accept (``POST …/invited``:
+    nothing is taken)."""
+
+    table: str
+    games: int = Field(description="games in the match")
+    match: int = Field(ge=1, description="the match at the table (1: the first)")
+    rules: str = Field(description="the rule set's name")
+    hints: bool = Field(description="hints, grades and odds allowed (against the deal's equilibrium, for both)")
 
 
 class _SeatOut(JsonModel):
@@ -236,10 +247,13 @@ class TableView(JsonModel):
         "seat 1 of a friend's table: how many times the invitation was presented again after your friend joined "
         "(and refused) — someone else has its link"))
     commitments: CommitmentsOut = Field(description="what the commitment check at the show-down proves")
+    declined: bool = Field(description=(
+        "seat 1 of a friend's table: your friend declined the invitation (POST …/decline) and has not joined; "
+        "the invitation stays valid"))
 
 
 EventKind = Literal["view", "preparing", "ready", "failed", "confirmed", "reveal", "next", "record", "presence",
-                    "joined", "invitation_reused", "rematch", "match", "expired", "shutdown"]
+                    "joined", "declined", "invitation_reused", "rematch", "match", "expired", "shutdown"]
 
 
 class TableEventOut(JsonModel):
@@ -251,7 +265,7 @@ class TableEventOut(JsonModel):
         "other's commitment is in the view); reveal: both confirmed, the show-down is in the view; next: a seat "
         "moved to its next game; record: a game's record and regret are written; presence: the view's presence "
         "changed (the other seat joined, opened or closed the table, confirmed; this seat opened it elsewhere); "
-        "joined: your friend exchanged the invitation; invitation_reused: someone presented the invitation again "
+        "joined: your friend exchanged the invitation; declined: your friend declined it; invitation_reused: someone presented the invitation again "
         "after your friend joined (refused: someone else has its link); rematch: a seat asked for a rematch; match: "
         "the next match started (both seats keep their links); expired: the table is gone; shutdown: the server "
         "is stopping (the last event; reconnect)"))

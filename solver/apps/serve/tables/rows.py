@@ -76,6 +76,7 @@ class TableRow:
     invitation: str | None = None  # a friend's table: the code until seat 2 joins
     invitation_hash: bytes | None = None
     reused: int = 0  # exchanges of the invitation refused after seat 2 joined
+    declined: bool = False  # the friend declined the invitation (it stays valid)
 
     @property
     def friend(self) -> bool:

@@ -17,8 +17,9 @@ How a table keeps its secrets:
   token, a made-up one, a table that does not exist or has expired: the same ``NoSuchTable``.
 * **Invitations** — no one holds another seat's token: the creator of a friend's table gets
   seat 1's token and an invitation (``secrets.token_urlsafe(16)``, 128 bits) that the friend's
-  browser exchanges once for seat 2's own token (``join``); a second exchange is refused and
-  seat 1 told.  Until then seat 1 may be shown the invitation again (``invitation``).
+  browser exchanges once for seat 2's own token (``join``), when the friend accepts the match
+  it shows (``invited``, which takes nothing; ``decline`` tells seat 1); a second exchange is
+  refused and seat 1 told.  Until then seat 1 may be shown the invitation again (``invitation``).
 * **Per-seat views** — everything a seat receives (views, events, errors) is built from
   ``seat_view(table, seat)``: before both sides have confirmed, the other side's cards are
   not in it (its commitment is), and no error names them.
@@ -50,7 +51,7 @@ from solver.apps.serve.tables.advice import advice_task
 from solver.apps.serve.tables.config import TablesConfig, tables_path
 from solver.apps.serve.tables.errors import NoSuchTable, NotNow, NotYours, Stopping, TablesFull
 from solver.apps.serve.tables.events import Subscriber, TableEvents
-from solver.apps.serve.tables.models import InvitationOut, TableCreatedOut, TableIn, TableJoinedOut, TableView
+from solver.apps.serve.tables.models import InvitationOut, InvitedOut, TableCreatedOut, TableIn, TableJoinedOut, TableView
 from solver.apps.serve.tables.rows import FRIEND, TableRow
 from solver.apps.serve.tables.scheduler import Scheduler
 from solver.apps.serve.tables.store import TableStore, secret_matches, token_hash
@@ -265,19 +266,39 @@ class TableService:
                                warning=links.warning,
                                invitation=links.invitation(table.id, table.invitation) if table.invitation else None)
 
+    def _invited(self, table_id: str, code: str) -> TableRow:
+        """The table ``code`` is the invitation to, while seat 2 is free (lock held): ``NoSuchTable``
+        for a wrong code or table; ``NotNow`` once the friend has joined (and seat 1 is told)."""
+        valid = _TABLE_ID.fullmatch(table_id) is not None and _TOKEN.fullmatch(code) is not None
+        stored = self.db.invitation_of(table_id)[1] if valid else None
+        if not secret_matches(code, stored):
+            raise NoSuchTable()
+        table = self._table(table_id)
+        if table.joined.get(2):
+            self.db.reused_invitation(table_id)
+            self.events.publish(table_id, "invitation_reused", None, 2, seats=(1,))
+            raise NotNow(USED)
+        return table
+
+    def invited(self, table_id: str, code: str) -> InvitedOut:
+        """The match a friend's invitation is to, for the friend to accept or decline: nothing is taken."""
+        with self._lock:
+            table = self._invited(table_id, code)
+            return InvitedOut(table=table_id, games=table.games, match=table.matches, rules=table.rules.name,
+                              hints=table.hints)
+
+    def decline(self, table_id: str, code: str) -> None:
+        """The friend declines the invitation: seat 1 is told (it stays valid until seat 2 joins)."""
+        with self._lock:
+            self._invited(table_id, code)
+            self.db.declined_invitation(table_id)
+            self.events.publish(table_id, "declined", None, 2, seats=(1,))
+
     def join(self, table_id: str, code: str, links: Links) -> TableJoinedOut:
         """Exchange a friend's table's invitation for seat 2's own token (once: a second
         exchange is ``NotNow``, and seat 1 is told); ``NoSuchTable`` for a wrong code or table."""
-        valid = _TABLE_ID.fullmatch(table_id) is not None and _TOKEN.fullmatch(code) is not None
         with self._lock:
-            stored = self.db.invitation_of(table_id)[1] if valid else None
-            if not secret_matches(code, stored):
-                raise NoSuchTable()
-            table = self._table(table_id)
-            if table.joined.get(2):
-                self.db.reused_invitation(table_id)
-                self.events.publish(table_id, "invitation_reused", None, 2, seats=(1,))
-                raise NotNow(USED)
+            self._invited(table_id, code)
             token = secrets.token_urlsafe(32)
             now = time.time()
             self.db.join(table_id, 2, token_hash(token), now)

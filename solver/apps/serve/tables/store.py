@@ -5,7 +5,7 @@ Every change is committed before it is answered or announced, so a restart (even
 process: WAL journal) loses no confirmed arrangement, no finished game, no score.  Schema::
 
     tables (id, opponent, games, seed, rules, hints, created, touched,
-            matches, invitation, invitation_sha256, reused)
+            matches, invitation, invitation_sha256, reused, declined)
     seats  (table_id, seat, token_sha256, game, joined, rematch)   -- only the SHA-256 of each token
     games  (table_id, game, computer, computer_salt, computer_commitment, computer_description,
             equilibrium, failed, ended)
@@ -14,7 +14,8 @@ process: WAL journal) loses no confirmed arrangement, no finished game, no score
 A friend's table is created with seat 2 unjoined (``seats.joined`` NULL, its token hash that of a
 secret no one was given) and an **invitation**: ``tables.invitation`` (the code, so that seat 1
 can be shown the link again until the friend joins; NULL after) and its SHA-256, kept to
-recognise a second exchange (``reused`` counts them).  ``matches`` counts the matches played
+recognise a second exchange (``reused`` counts them); ``declined`` is 1 once the friend has declined
+it (it stays valid: they may accept it still).  ``matches`` counts the matches played
 at the table (a rematch adds one: match m is games ``(m − 1)·games + 1 … m·games``, their seeds
 continuing the series); ``seats.rematch`` is 1 once a seat has asked for the next.
 
@@ -40,14 +41,15 @@ from solver.apps.serve.tables.rows import GameRow, Side, TableRow
 
 __all__ = ["TableStore", "TableStoreError", "token_hash", "secret_matches", "SCHEMA_VERSION"]
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 APPLICATION_ID = 0x51544231  # "QTB1"
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS tables (
     id TEXT PRIMARY KEY, opponent TEXT NOT NULL, games INTEGER NOT NULL, seed INTEGER NOT NULL,
     rules TEXT NOT NULL, hints INTEGER NOT NULL, created REAL NOT NULL, touched REAL NOT NULL,
-    matches INTEGER NOT NULL DEFAULT 1, invitation TEXT, invitation_sha256 BLOB, reused INTEGER NOT NULL DEFAULT 0);
+    matches INTEGER NOT NULL DEFAULT 1, invitation TEXT, invitation_sha256 BLOB, reused INTEGER NOT NULL DEFAULT 0,
+    declined INTEGER NOT NULL DEFAULT 0);
 CREATE INDEX IF NOT EXISTS tables_touched ON tables (touched);
 CREATE TABLE IF NOT EXISTS seats (
     table_id TEXT NOT NULL REFERENCES tables (id) ON DELETE CASCADE, seat INTEGER NOT NULL,
@@ -72,6 +74,9 @@ ALTER TABLE seats ADD COLUMN rematch INTEGER NOT NULL DEFAULT 0;
 UPDATE seats SET joined = (SELECT created FROM tables WHERE tables.id = seats.table_id);
 """
 """Version 1 → 2: invitations and rematches (every seat of a version-1 table holds its token: joined)."""
+_MIGRATE_2 = "ALTER TABLE tables ADD COLUMN declined INTEGER NOT NULL DEFAULT 0;"
+"""Version 2 → 3: an invitation declined."""
+_MIGRATIONS = {1: _MIGRATE_1, 2: _MIGRATE_2}
 
 
 class TableStoreError(Fault):
@@ -116,10 +121,11 @@ class TableStore:
                 self._db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
             elif app_id != APPLICATION_ID:
                 raise TableStoreError(self.path, "not a quintet-serve tables file (another program's SQLite)")
-            elif version == 1:
+            elif version in _MIGRATIONS:
                 with self._tx() as db:
-                    for statement in _MIGRATE_1.strip().split(";\n"):
-                        db.execute(statement.rstrip(";"))
+                    for step in range(version, SCHEMA_VERSION):
+                        for statement in _MIGRATIONS[step].strip().split(";\n"):
+                            db.execute(statement.rstrip(";"))
                     db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
             elif version != SCHEMA_VERSION:
                 raise TableStoreError(self.path, f"tables file version {version}, this server reads {SCHEMA_VERSION}")
@@ -144,7 +150,7 @@ class TableStore:
     def create(self, table: TableRow, token_hashes: dict[int, bytes]) -> None:
         """A new table; ``token_hashes`` per seat (an unjoined seat: the hash of a secret no one has)."""
         with self._tx() as db:
-            db.execute("INSERT INTO tables VALUES (?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?, 0)",
+            db.execute("INSERT INTO tables VALUES (?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?, 0, 0)",
                        (table.id, table.opponent, table.games, table.seed, json.dumps(table.rules_json),
                         int(table.hints), table.created, table.touched, table.invitation, table.invitation_hash))
             for seat, digest in token_hashes.items():
@@ -168,6 +174,10 @@ class TableStore:
     def reused_invitation(self, table_id: str) -> None:
         with self._tx() as db:
             db.execute("UPDATE tables SET reused = reused + 1 WHERE id = ?", (table_id,))
+
+    def declined_invitation(self, table_id: str) -> None:
+        with self._tx() as db:
+            db.execute("UPDATE tables SET declined = 1 WHERE id = ?", (table_id,))
 
     def ask_rematch(self, table_id: str, seat: int) -> None:
         with self._tx() as db:
@@ -197,12 +207,12 @@ class TableStore:
     def load(self, table_id: str) -> TableRow | None:
         db = self._db
         t = db.execute("SELECT id, opponent, games, seed, rules, hints, created, touched, matches, invitation, "
-                       "invitation_sha256, reused FROM tables WHERE id = ?", (table_id,)).fetchone()
+                       "invitation_sha256, reused, declined FROM tables WHERE id = ?", (table_id,)).fetchone()
         if t is None:
             return None
         table = TableRow(t[0], t[1], int(t[2]), int(t[3]), json.loads(t[4]), bool(t[5]), float(t[6]), float(t[7]),
                          matches=int(t[8]), invitation=t[9], invitation_hash=None if t[10] is None else bytes(t[10]),
-                         reused=int(t[11]))
+                         reused=int(t[11]), declined=bool(t[12]))
         for seat, game, joined, rematch in db.execute("SELECT seat, game, joined, rematch FROM seats "
                                                       "WHERE table_id = ?", (table_id,)):
             table.seat_games[int(seat)] = int(game)

@@ -194,6 +194,7 @@ def seat_view(table: TableRow, seat: int, progress: dict[str, Any] | None = None
         presence=presence(table, seat, streams or {}),
         rematch=RematchOut(you=seat in table.rematch, other=table.friend and table.other_seat(seat) in table.rematch),
         invitation_reused=table.reused if table.friend and seat == 1 else 0,
+        declined=table.declined and seat == 1 and not table.joined.get(2, True),
         commitments=CommitmentsOut(by="server", proves=FRIEND_PROVES) if table.friend
         else CommitmentsOut(by="computer", proves=COMPUTER_PROVES),
     )
