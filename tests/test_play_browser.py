@@ -22,7 +22,7 @@ import time
 
 import httpx
 import pytest
-from browser_helpers import DESKTOP, PHONE, new_page, playwright_api
+from browser_helpers import DESKTOP, PHONE, accept_invitation, new_page, playwright_api
 from serve_helpers import QUICK_DEALS, live_server, one_worker_server
 from table_helpers import SeatClient, packet_sets, packets_found, two_arrangements
 
@@ -185,12 +185,13 @@ def test_two_browsers_play_a_three_game_friend_match(browser, server):
     assert re.fullmatch(re.escape(server) + r"/#join/" + host["table"] + r"/[\w-]+", link)
     assert host["token"] not in link
     assert presence(a.pg) == {"joined": False}
-    assert a.pg.text_content("#play-presence [data-presence=joined]") == "has not opened your invitation yet"
+    assert a.pg.text_content("#play-presence [data-presence=joined]") == "has not accepted your invitation yet"
     # a loopback link: only this machine can open it; the server says so, the page shows it beside the link
     warning = a.client(server).request("GET", "/invitation").json()["warning"]
     assert warning and a.pg.text_content("#play-share-warning") == warning
     wait_title(a.pg, "Waiting for your friend to join")
     b.open(link)
+    accept_invitation(b.pg)
     b.wait_status("placing", 1)
     guest = b.seat()
     assert guest["seat"] == 2 and guest["table"] == host["table"] and guest["token"] != host["token"]
@@ -324,6 +325,7 @@ def test_an_invitation_opens_seat_2_once(browser, server):
     start_match(a, "friend", 1, SEED + 2, hints=False)
     link = invitation(a)
     b.open(link)
+    accept_invitation(b.pg)
     b.wait_status("placing", 1)
     seat_b = b.seat()
     b.open(link)  # the invitation again, on the device that took the seat: back to it, no second exchange
@@ -342,6 +344,63 @@ def test_an_invitation_opens_seat_2_once(browser, server):
     assert "someone besides your friend has its link" in a.pg.text_content("#play-reused")
     assert b.api_view(server)["seat"] == 2 and a.api_view(server)["presence"]["joined"] is True
     for page in (a, b, c):
+        page.close()
+
+
+def test_a_declined_invitation_tells_the_host_and_stays_valid(browser, server):
+    """Issue 41, item 6: the friend's page shows the match with Accept and Decline; Decline
+    tells the host, and the invitation can still be accepted."""
+    a, b = Page(browser), Page(browser, PHONE)
+    a.open(server + "/")
+    start_match(a, "friend", 2, SEED + 3, hints=True)
+    link = invitation(a)
+    b.open(link)
+    b.pg.wait_for_selector("#play-decline[aria-disabled=false]")
+    assert "a match of 2 games" in b.pg.text_content("#play-invite-text")
+    assert "hints, grades and odds on for both of you" in b.pg.text_content("#play-invite-text")
+    b.pg.click("#play-decline")
+    b.pg.wait_for_selector("#play-invite-text:has-text('You declined')")
+    a.pg.wait_for_selector("#play-presence [data-presence=joined]:has-text('declined your invitation')")
+    assert a.api_view(server)["presence"]["joined"] is False
+    b.pg.click("#play-accept")
+    b.wait_status("placing", 1)
+    a.pg.wait_for_selector("#play-presence [data-presence=joined][data-on=true]")
+    for page in (a, b):
+        page.close()
+
+
+def test_your_tables_lead_back_to_this_browsers_seats(browser, server):
+    """Issue 41, item 9: the site's first page (the Play tab) lists the seats this browser holds
+    whose tables still run, each a link back to its seat; a seat the server no longer knows is
+    forgotten; another browser lists nothing."""
+    a = Page(browser)
+    a.open(server + "/")
+    a.pg.click("#tab-play")
+    assert a.pg.is_hidden("#play-mine")
+    start_match(a, "greedy", 2, SEED + 4)
+    a.wait_status("placing", 1)
+    address, table = a.pg.url, a.seat()["table"]
+    gone = "Z" * 22
+    a.pg.evaluate("""g => { const all = JSON.parse(localStorage.getItem('quintet-play-seats'));
+        all[g + '/1'] = {value: {token: 'x'.repeat(43)}, saved: Date.now()};
+        localStorage.setItem('quintet-play-seats', JSON.stringify(all)); }""", gone)
+    a.open(server + "/")  # the site's address: no seat in it
+    a.pg.click("#tab-play")
+    a.pg.wait_for_selector(f"#play-mine-list li[data-table='{table}']")
+    assert a.pg.locator("#play-mine-list li").count() == 1
+    text = a.pg.text_content("#play-mine-list")
+    assert "The computer (greedy): game 1 of 2, your move" in text
+    stored = a.pg.evaluate("Object.keys(JSON.parse(localStorage.getItem('quintet-play-seats')))")
+    assert stored == [f"{table}/1"]  # the unknown seat is forgotten
+    a.pg.click(f"#play-mine-list li[data-table='{table}'] a")
+    a.wait_status("placing", 1)
+    assert a.pg.url == address
+    b = Page(browser)  # another browser holds no seat
+    b.open(server + "/")
+    b.pg.click("#tab-play")
+    b.pg.wait_for_timeout(500)
+    assert b.pg.is_hidden("#play-mine")
+    for page in (a, b):
         page.close()
 
 

@@ -135,11 +135,12 @@ def invited(table_id: str, body: JoinIn, tables: Tables) -> InvitedOut:
     return tables.invited(table_id, body.invitation)
 
 
-@router.post("/{table_id}/decline", status_code=204, responses=_INVITED_ERRORS, openapi_extra=rate_limit("moves"))
-def decline(table_id: str, body: JoinIn, tables: Tables) -> Response:
-    """Decline a friend's invitation: seat 1 is told (a 'declined' event); it stays valid."""
-    tables.decline(table_id, body.invitation)
-    return Response(status_code=204)
+@router.post("/{table_id}/decline", response_model=InvitedOut, responses=_INVITED_ERRORS,
+             openapi_extra=rate_limit("moves"))
+def decline(table_id: str, body: JoinIn, tables: Tables) -> InvitedOut:
+    """Decline a friend's invitation (the match it is to in the answer): seat 1 is told (a
+    'declined' event); it stays valid."""
+    return tables.invited(table_id, body.invitation, decline=True)
 
 
 @router.get("/{table_id}/invitation", response_model=InvitationOut, responses={

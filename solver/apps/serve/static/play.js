@@ -3,9 +3,11 @@
 // (api/tables).  A seat is its link, #play/TABLE/SEAT/TOKEN, and that link is the page's
 // address while the seat is open: a bookmark, a reload, a new tab or another device resume
 // it.  The token rides in the fragment (never sent to the server) and goes to the server as
-// "Authorization: Bearer".  A friend is invited by #join/TABLE/CODE: the friend's page
-// exchanges the code for seat 2's own token once (api/tables/TABLE/join) and moves to its
-// seat link.
+// "Authorization: Bearer".  A friend is invited by #join/TABLE/CODE: the friend's page shows
+// the match (api/tables/TABLE/invited, which takes nothing) with Accept and Decline, and on
+// Accept exchanges the code for seat 2's own token once (api/tables/TABLE/join) and moves to
+// its seat link.  The seats this browser holds are kept here ("Your tables", never sent to
+// anyone): the host's own page recognises its own invitation by them.
 //
 // The page holds only what the server sends this seat: before both sides have confirmed,
 // never the other side's cards.  The other side's commitment is remembered when first seen
@@ -26,6 +28,7 @@ const KEEP_MS = 3 * 24 * 3600 * 1000; // what this device keeps of a table (its 
 const PAGE_TITLE = document.title;
 const SEAT_ADDRESS = /^#play\/([A-Za-z0-9_-]+)\/([12])(?:\/([A-Za-z0-9_-]+))?$/;
 const JOIN_ADDRESS = /^#join\/([A-Za-z0-9_-]+)\/([A-Za-z0-9_-]+)$/;
+const MINE_SHOWN = 10; // "Your tables": the most recently used seats listed
 const FRIEND_HELP = "You get an invitation link for your friend's seat. Hints, if on, are against the deal's "
   + "equilibrium, and both of you are told.";
 
@@ -41,6 +44,7 @@ const play = {
   invitation: null, // {table, link, warning}: seat 2's invitation, shown to seat 1 until the friend joins
   asking: false, // the invitation is being fetched
   draftKey: null, // where the board's arrangement is kept (null: not kept)
+  invited: null, // {table, code}: the invitation shown, before it is accepted
 };
 let board; // the ArrangementEditor of the current game
 let showTab = () => {};
@@ -84,6 +88,7 @@ class Kept {
 const drafts = new Kept("quintet-play-drafts"); // TABLE/SEAT/GAME → the packets being laid
 const seen = new Kept("quintet-play-commitments"); // TABLE/SEAT/GAME → the other side's commitment, first seen
 const joined = new Kept("quintet-play-joined"); // TABLE/CODE → seat 2's token (this device exchanged the code)
+const mine = new Kept("quintet-play-seats"); // TABLE/SEAT → {token}: the seats this browser holds ("Your tables")
 
 /** The game a view is of: a rematch starts the games again, under a new match number. */
 function gameKey(view) {
@@ -167,6 +172,7 @@ async function sit(seat) {
   play.draftKey = null;
   play.revealed = {};
   $("play-setup").hidden = true;
+  $("play-invite").hidden = true;
   $("play-table").hidden = false;
   for (const id of ["play-showdown-box", "play-advice-box", "play-match-box", "play-leave-confirm"]) $(id).hidden = true;
   showError("", $("play-confirm"));
@@ -175,11 +181,13 @@ async function sit(seat) {
     leave("This address names a seat without its token: open the seat's full link (…/#play/TABLE/SEAT/TOKEN).");
     return;
   }
+  mine.set(`${seat.table}/${seat.seat}`, { token: seat.token }); // "Your tables"
   try {
     const { data } = await ask("GET", "");
     render(data, "view");
   } catch (e) {
     if (e instanceof ApiError && e.status === 404) {
+      mine.set(`${seat.table}/${seat.seat}`, undefined);
       leave(`${e.message}. The table may have expired (tables are kept a day after their last move).`);
       return;
     }
@@ -188,37 +196,136 @@ async function sit(seat) {
   follow();
 }
 
-/** The friend's page: exchange the invitation for seat 2's own token, once. */
+/** The friend's page: the match the invitation is to, with Accept and Decline (nothing is
+ * taken before Accept).  On the host's own browser (it holds seat 1 of the table): says so. */
 async function join(table, code) {
   showTab();
   stopStream();
   play.seat = null;
   $("play-table").hidden = true;
-  $("play-setup").hidden = false;
   const token = joined.get(`${table}/${code}`);
   if (token) { // this device took the seat already: back to it
     goToSeat({ table, seat: 2, token });
     return;
   }
-  showError("", $("play-start"));
-  $("play-joining").hidden = false;
+  play.invited = { table, code };
+  $("play-setup").hidden = true;
+  $("play-invite").hidden = false;
+  showError("", $("play-accept"));
+  const own = mine.get(`${table}/1`);
+  $("play-accept").hidden = $("play-decline").hidden = Boolean(own);
+  $("play-own-seat").hidden = $("play-accept-anyway").hidden = !own;
+  if (own) {
+    $("play-invite-title").textContent = "Your own invitation";
+    $("play-invite-text").textContent = "This is the invitation to the table you opened on this browser (it holds "
+      + "seat 1). Send it to your friend: it opens their seat, once. Opening it here has taken nothing.";
+    $("play-own-seat").focus();
+    return;
+  }
+  $("play-invite-title").textContent = "An invitation to a match";
+  $("play-invite-text").textContent = "Opening the invitation…";
+  for (const id of ["play-accept", "play-decline"]) $(id).setAttribute("aria-disabled", "true");
+  try {
+    const { data } = await call("POST", `api/tables/${table}/invited`, { invitation: code });
+    if (!play.invited || play.invited.code !== code) return;
+    $("play-invite-text").textContent = `Your friend invites you to a match of ${data.games} game`
+      + `${data.games > 1 ? "s" : ""}${data.match > 1 ? ` (match ${data.match} at their table)` : ""}, `
+      + `${data.rules} rules, hints, grades and odds ${data.hints ? "on for both of you (against the deal's "
+        + "equilibrium)" : "off"}. Accept to take your seat; nothing is taken before you do.`;
+    for (const id of ["play-accept", "play-decline"]) $(id).setAttribute("aria-disabled", "false");
+    $("play-accept").focus();
+  } catch (e) {
+    inviteFailed(e);
+  }
+}
+
+/** The invitation cannot be used (used already, not valid): back to the form, saying why. */
+function inviteFailed(e) {
+  play.invited = null;
+  history.replaceState(null, "", location.pathname + location.search);
+  $("play-invite").hidden = true;
+  $("play-setup").hidden = false;
+  showError(e instanceof ApiError && e.status === 409
+    ? "This invitation has been used already: it opens your friend's seat once, and someone opened it before. "
+      + "If that was you, go back to the page it opened: its address is your seat's link. If not, ask your "
+      + "friend for a new match (they have been told)."
+    : e instanceof ApiError && e.status === 404
+      ? "This invitation is not valid: the link may be cut short, or the table has expired (tables are kept a "
+        + "day after their last move). Ask your friend for a new one."
+      : `Could not open the invitation: ${e.message}`, $("play-start"));
+  renderMine();
+}
+
+/** Accept: exchange the invitation for seat 2's own token, once, and sit there. */
+async function accept(button) {
+  if (!play.invited || button.getAttribute("aria-disabled") === "true") return;
+  const { table, code } = play.invited;
+  button.setAttribute("aria-disabled", "true");
   try {
     const { data } = await call("POST", `api/tables/${table}/join`, { invitation: code });
     joined.set(`${table}/${code}`, data.token);
+    play.invited = null;
     goToSeat({ table: data.table, seat: data.seat, token: data.token });
+    $("play-title").focus();
   } catch (e) {
-    history.replaceState(null, "", location.pathname + location.search);
-    showError(e instanceof ApiError && e.status === 409
-      ? "This invitation has been used already: it opens your friend's seat once, and someone opened it before. "
-        + "If that was you, go back to the page it opened: its address is your seat's link. If not, ask your "
-        + "friend for a new match (they have been told)."
-      : e instanceof ApiError && e.status === 404
-        ? "This invitation is not valid: the link may be cut short, or the table has expired (tables are kept a "
-          + "day after their last move). Ask your friend for a new one."
-        : `Could not join the table: ${e.message}`, $("play-start"));
+    inviteFailed(e);
   } finally {
-    $("play-joining").hidden = true;
+    button.setAttribute("aria-disabled", "false");
   }
+}
+
+/** Decline: your friend is told; the invitation stays valid (Accept still works). */
+async function decline() {
+  if (!play.invited || $("play-decline").getAttribute("aria-disabled") === "true") return;
+  const { table, code } = play.invited;
+  try {
+    await call("POST", `api/tables/${table}/decline`, { invitation: code });
+    $("play-decline").hidden = true;
+    $("play-invite-text").textContent = "You declined: your friend has been told. The invitation stays valid "
+      + "until it is used: you may still accept.";
+    $("play-invite-title").focus();
+  } catch (e) {
+    inviteFailed(e);
+  }
+}
+
+// ---------------------------------------------------------------- your tables
+
+/** The seat's table in a few words, for "Your tables". */
+function mineText(view) {
+  const against = view.opponent === "friend" ? `Your friend (seat ${view.seat})` : `The computer (${view.opponent})`;
+  const match = view.match > 1 ? `match ${view.match}, ` : "";
+  const waiting = view.opponent === "friend" && view.seat === 1 && !view.presence.joined;
+  const where = waiting ? "waiting for your friend to join" : view.over ? "the match is over"
+    : { preparing: "the game is being prepared", placing: "your move", waiting: `waiting for ${otherName(view)}`,
+      showdown: "shown down", failed: "the game failed" }[view.status];
+  return `${against}: ${match}game ${view.game} of ${view.games}, ${where}`;
+}
+
+/** "Your tables": the seats this browser holds whose tables the server still has, each a link
+ * back to its seat (the others are forgotten). */
+async function renderMine() {
+  const now = Date.now();
+  const kept = Object.entries(mine.all()).filter(([, e]) => e && now - e.saved < KEEP_MS && e.value && e.value.token)
+    .sort((a, b) => b[1].saved - a[1].saved).slice(0, MINE_SHOWN);
+  const items = await Promise.all(kept.map(async ([key, entry]) => {
+    const [table, seat] = key.split("/");
+    try {
+      const { data } = await call("GET", `api/tables/${table}`, undefined, { token: entry.value.token });
+      const link = el("a", "", mineText(data));
+      link.href = `#play/${table}/${seat}/${entry.value.token}`;
+      const li = el("li");
+      li.dataset.table = table;
+      li.append(link);
+      return li;
+    } catch (e) {
+      if (e instanceof ApiError && e.status === 404) mine.set(key, undefined); // expired
+      return null;
+    }
+  }));
+  const shown = items.filter((li) => li !== null);
+  $("play-mine-list").replaceChildren(...shown);
+  $("play-mine").hidden = !shown.length;
 }
 
 function stopStream() {
@@ -273,9 +380,12 @@ function leave(message = "") {
   }
   document.title = PAGE_TITLE;
   $("play-table").hidden = true;
+  $("play-invite").hidden = true;
+  play.invited = null;
   for (const id of ["play-showdown-box", "play-advice-box", "play-match-box"]) $(id).hidden = true;
   $("play-setup").hidden = false;
   showError(message, $("play-start"));
+  renderMine();
 }
 
 /** "New match": while the match is on, ask first (the seat's link brings it back). */
@@ -473,7 +583,10 @@ function renderPresence(view) {
     + "all. Close the ones you are not using.";
   if (list.hidden) return;
   const items = [];
-  if (view.seat === 1) items.push(["joined", p.joined, p.joined ? "has joined" : "has not opened your invitation yet"]);
+  if (view.seat === 1) {
+    items.push(["joined", p.joined, p.joined ? "has joined"
+      : view.declined ? "declined your invitation (it stays valid)" : "has not accepted your invitation yet"]);
+  }
   if (p.joined) {
     items.push(["connected", p.connected, p.connected ? "has the table open" : "does not have the table open now"]);
     if (!view.showdown) items.push(["confirmed", p.confirmed, p.confirmed ? "has confirmed" : "has not confirmed yet"]);
@@ -973,6 +1086,13 @@ export function setupPlay({ select = () => {} } = {}) {
   });
   helpChanged();
   $("play-start").addEventListener("click", start);
+  $("play-accept").addEventListener("click", () => accept($("play-accept")));
+  $("play-accept-anyway").addEventListener("click", () => accept($("play-accept-anyway")));
+  $("play-decline").addEventListener("click", decline);
+  $("play-own-seat").addEventListener("click", () => {
+    const own = play.invited && mine.get(`${play.invited.table}/1`);
+    if (own) goToSeat({ table: play.invited.table, seat: 1, token: own.token });
+  });
   for (const id of ["play-games", "play-seed"]) {
     $(id).addEventListener("keydown", (e) => {
       if (e.key === "Enter") start();
@@ -1017,7 +1137,10 @@ export function setupPlay({ select = () => {} } = {}) {
       return;
     }
     const m = SEAT_ADDRESS.exec(location.hash);
-    if (!m) return;
+    if (!m) {
+      if (!play.seat) renderMine();
+      return;
+    }
     const seat = { table: m[1], seat: Number(m[2]), token: m[3] || null };
     const here = play.seat;
     if (!here || here.table !== seat.table || here.seat !== seat.seat || here.token !== seat.token) sit(seat);

@@ -29,8 +29,8 @@ from solver.play.computer import computer_help
 from solver.problem.opponent_spec import MAX_SPEC_LENGTH
 
 __all__ = [
-    "MAX_GAMES", "TableIn", "ArrangementIn", "HintIn", "GradeIn", "JoinIn", "InvitationOut", "InvitedOut", "TableCreatedOut",
-    "TableJoinedOut", "PresenceOut", "RematchOut", "CommitmentsOut",
+    "MAX_GAMES", "TableIn", "ArrangementIn", "HintIn", "GradeIn", "JoinIn", "InvitationOut", "InvitedOut",
+    "TableCreatedOut", "TableJoinedOut", "PresenceOut", "RematchOut", "CommitmentsOut",
     "DealViewOut", "SideOut", "ShowdownOut", "ScoreOut", "FinishedGameOut",
     "AdviceOut", "TableView", "OddsOut", "TableEventOut", "EventKind", "TableStatus",
 ]
@@ -265,7 +265,8 @@ class TableEventOut(JsonModel):
         "other's commitment is in the view); reveal: both confirmed, the show-down is in the view; next: a seat "
         "moved to its next game; record: a game's record and regret are written; presence: the view's presence "
         "changed (the other seat joined, opened or closed the table, confirmed; this seat opened it elsewhere); "
-        "joined: your friend exchanged the invitation; declined: your friend declined it; invitation_reused: someone presented the invitation again "
+        "joined: your friend exchanged the invitation; declined: your friend declined it; invitation_reused: someone "
+        "presented the invitation again "
         "after your friend joined (refused: someone else has its link); rematch: a seat asked for a rematch; match: "
         "the next match started (both seats keep their links); expired: the table is gone; shutdown: the server "
         "is stopping (the last event; reconnect)"))

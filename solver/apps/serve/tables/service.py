@@ -51,7 +51,14 @@ from solver.apps.serve.tables.advice import advice_task
 from solver.apps.serve.tables.config import TablesConfig, tables_path
 from solver.apps.serve.tables.errors import NoSuchTable, NotNow, NotYours, Stopping, TablesFull
 from solver.apps.serve.tables.events import Subscriber, TableEvents
-from solver.apps.serve.tables.models import InvitationOut, InvitedOut, TableCreatedOut, TableIn, TableJoinedOut, TableView
+from solver.apps.serve.tables.models import (
+    InvitationOut,
+    InvitedOut,
+    TableCreatedOut,
+    TableIn,
+    TableJoinedOut,
+    TableView,
+)
 from solver.apps.serve.tables.rows import FRIEND, TableRow
 from solver.apps.serve.tables.scheduler import Scheduler
 from solver.apps.serve.tables.store import TableStore, secret_matches, token_hash
@@ -280,19 +287,17 @@ class TableService:
             raise NotNow(USED)
         return table
 
-    def invited(self, table_id: str, code: str) -> InvitedOut:
-        """The match a friend's invitation is to, for the friend to accept or decline: nothing is taken."""
+    def invited(self, table_id: str, code: str, *, decline: bool = False) -> InvitedOut:
+        """The match a friend's invitation is to, for the friend to accept or decline: nothing is
+        taken.  ``decline``: the friend declines it, and seat 1 is told (it stays valid until seat 2
+        joins)."""
         with self._lock:
             table = self._invited(table_id, code)
+            if decline:
+                self.db.declined_invitation(table_id)
+                self.events.publish(table_id, "declined", None, 2, seats=(1,))
             return InvitedOut(table=table_id, games=table.games, match=table.matches, rules=table.rules.name,
                               hints=table.hints)
-
-    def decline(self, table_id: str, code: str) -> None:
-        """The friend declines the invitation: seat 1 is told (it stays valid until seat 2 joins)."""
-        with self._lock:
-            self._invited(table_id, code)
-            self.db.declined_invitation(table_id)
-            self.events.publish(table_id, "declined", None, 2, seats=(1,))
 
     def join(self, table_id: str, code: str, links: Links) -> TableJoinedOut:
         """Exchange a friend's table's invitation for seat 2's own token (once: a second
