@@ -39,6 +39,7 @@ from solver.apps.serve.tables.models import (
     InvitedOut,
     JoinIn,
     OddsOut,
+    ResignIn,
     TableCreatedOut,
     TableEventOut,
     TableIn,
@@ -160,6 +161,16 @@ def rematch(table_id: str, tables: Tables, token: Token) -> TableView:
     with a friend once both seats have asked.  Both keep their tokens and links."""
     seat = tables.authenticate(table_id, token)
     return tables.rematch(table_id, seat)
+
+
+@router.post("/{table_id}/resign", response_model=TableView, responses={
+    **_MOVE_ERRORS, 409: {"model": ErrorOut, "description": "the match is over already (and you do not leave)"}},
+    openapi_extra=rate_limit("moves"))
+def resign(table_id: str, tables: Tables, token: Token, body: ResignIn | None = None) -> TableView:
+    """Give the current match up: aborted before its first show-down (no result), else resigned
+    (the other side wins it); the other seat is told.  With leave, you leave the table too."""
+    seat = tables.authenticate(table_id, token)
+    return tables.resign(table_id, seat, (body or ResignIn()).leave)
 
 
 @router.get("/{table_id}", response_model=TableView, responses=_SEAT_ERRORS)

@@ -63,7 +63,7 @@ from solver.apps.serve.tables.rows import FRIEND, TableRow
 from solver.apps.serve.tables.scheduler import Scheduler
 from solver.apps.serve.tables.store import TableStore, secret_matches, token_hash
 from solver.apps.serve.tables.tasks import PlayAction, TableTask, play_session
-from solver.apps.serve.tables.views import seat_view, table_status, warm_up
+from solver.apps.serve.tables.views import played_result, seat_view, table_status, warm_up
 from solver.apps.serve.tables.work import TableWork
 from solver.play.commitment import commit
 from solver.play.computer import ComputerSpec
@@ -333,6 +333,9 @@ class TableService:
             table = self._table(table_id)
             if not table.match_over(seat):
                 raise NotNow("the match is not over yet: a rematch is asked once its last game is shown down")
+            if table.left:
+                raise NotNow(f"{'your friend has' if seat not in table.left else 'you have'} left the table: "
+                             "open a new one")
             if table.seed + (table.matches + 1) * table.games - 1 > SEED_MAX:
                 raise NotNow(f"a rematch would deal seeds past {SEED_MAX}: open a new table")
             if seat not in table.rematch:
@@ -368,6 +371,8 @@ class TableService:
                 raise NotNow(f"the computer is still preparing game {game}; confirm once it has laid its packets")
             if status == "failed":
                 raise NotNow(f"game {game} could not be prepared: {row.failed}")
+            if status == "ended":
+                raise NotNow(f"the match has ended: it was {table.results[str(table.matches)]['how']}")
             laid = play_session(table.deal(game), table.opponent).verify_confirm(text)  # PlayError: one line
             c = commit(laid, table.rules)
             side.arrangement, side.salt, side.commitment, side.confirmed = c.arrangement, c.salt, c.digest, time.time()
@@ -377,14 +382,41 @@ class TableService:
                 return self._view(table, seat)
             row.ended = side.confirmed
             self.db.show_down(table.id, game, seat, side, row)
+            if game == table.last_game:
+                table.results[str(table.matches)] = played_result(table)
+                self.db.end_match(table.id, table.results)
             self.events.publish(table.id, "reveal", game, seat)
             self.work.write_record(table, game, seat)  # after the reveal: not in its latency
             self.work.prepare(table, game + 1)  # the next game is ready when the seats get there
             return self._view(table, seat)
 
+    def resign(self, table_id: str, seat: int, leave: bool) -> TableView:
+        """``seat`` gives the current match up: ``aborted`` before its first show-down (no result),
+        else ``resigned`` (the other side wins it); the other seat is told.  ``leave``: the seat
+        leaves the table too (a ``left`` event; no rematch).  A match over already: only ``leave``."""
+        with self._lock:
+            table = self._table(table_id)
+            key = str(table.matches)
+            if key not in table.results:
+                aborted = not any(table.shown_down(g) for g in range(table.first_game, table.last_game + 1))
+                how = "aborted" if aborted else "resigned"
+                table.results[key] = {"how": how, "winner": None if aborted else 2 if seat == 1 else 1, "by": seat}
+                table.rematch.clear()
+                self.db.end_match(table_id, table.results)
+                self.events.publish(table_id, how, None, seat)
+            elif not leave:
+                raise NotNow("the match is over already: nothing to resign")
+            if leave and seat not in table.left:
+                table.left.add(seat)
+                self.db.leave(table_id, seat, time.time())
+                self.events.publish(table_id, "left", None, seat)
+            return self._view(table, seat)
+
     def next_game(self, table_id: str, seat: int) -> TableView:
         with self._lock:
             table = self._table(table_id)
+            if table.ended is not None:
+                raise NotNow(f"the match has ended: it was {table.ended['how']}")
             game = table.seat_games[seat]
             if not table.shown_down(game):
                 raise NotNow(f"game {game} is not over yet: the next game starts once both sides have confirmed")
