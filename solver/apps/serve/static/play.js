@@ -174,7 +174,8 @@ async function sit(seat) {
   $("play-setup").hidden = true;
   $("play-invite").hidden = true;
   $("play-table").hidden = false;
-  for (const id of ["play-showdown-box", "play-advice-box", "play-match-box", "play-leave-confirm"]) $(id).hidden = true;
+  for (const id of ["play-showdown-box", "play-advice-box", "play-match-box", "play-leave-confirm",
+    "play-resign-confirm"]) $(id).hidden = true;
   showError("", $("play-confirm"));
   showTab();
   if (!seat.token) {
@@ -476,6 +477,8 @@ function statusText(view) {
     }
     case "failed":
       return `This game could not be prepared: ${view.error}`;
+    case "ended":
+      return endedText(view);
     case "placing":
       return view.other.confirmed && view.opponent === "friend"
         ? `Your friend has confirmed. Arrange your ${toArrange(rulesNamed(view.deal.rules))} and confirm.`
@@ -485,8 +488,17 @@ function statusText(view) {
         ? `You have confirmed. ${other[0].toUpperCase() + other.slice(1)} is still looking at game ${view.other_game}'s show-down.`
         : `You have confirmed. Waiting for ${other}…`;
     default:
+      if (shownDown(view) && view.ended) return endedText(view);
       return shownDown(view) && view.over ? "The match is over." : "Both have confirmed: the show-down.";
   }
+}
+
+/** How a match that ended early ended, in a sentence (view.ended: resigned or aborted, by whom). */
+function endedText(view) {
+  const { how, by } = view.ended;
+  const who = by === "you" ? "You" : otherName(view, true);
+  return how === "aborted" ? `${who} aborted the match before its first show-down: no result.`
+    : `${who} resigned the match: ${by === "you" ? `${otherName(view)} wins` : "you win"} it.`;
 }
 
 /** The tab's title: where this seat's game stands, in a few words. */
@@ -497,6 +509,7 @@ function titleText(view) {
   if (view.opponent === "friend" && view.seat === 1 && p && !p.joined) head = "Waiting for your friend to join";
   else if (view.status === "preparing") head = "Preparing the game";
   else if (view.status === "failed") head = "The game failed";
+  else if (view.ended && !view.showdown) head = `Match over: ${view.ended.how}`;
   else if (view.status === "placing") head = view.other.confirmed && view.opponent === "friend" ? "Your friend has confirmed" : "Your move";
   else if (view.status === "waiting") head = `Waiting for ${other}`;
   else if (!shownDown(view)) head = "Show-down…";
@@ -587,7 +600,8 @@ function renderPresence(view) {
     items.push(["joined", p.joined, p.joined ? "has joined"
       : view.declined ? "declined your invitation (it stays valid)" : "has not accepted your invitation yet"]);
   }
-  if (p.joined) {
+  if (p.left) items.push(["left", false, "has left the table"]);
+  else if (p.joined) {
     items.push(["connected", p.connected, p.connected ? "has the table open" : "does not have the table open now"]);
     if (!view.showdown) items.push(["confirmed", p.confirmed, p.confirmed ? "has confirmed" : "has not confirmed yet"]);
   }
@@ -644,6 +658,43 @@ function buttons() {
   $("play-mix-box").hidden = !view.advice.mixes;
   for (const id of ["play-undo", "play-clear", "play-text", "play-pool"]) $(id).hidden = view.you.confirmed;
   $("play-text-help").hidden = view.you.confirmed;
+  $("play-resign").hidden = view.over;
+  $("play-resign").textContent = abortable(view) ? "Abort the match" : "Resign the match";
+  if (view.over) $("play-resign-confirm").hidden = true;
+}
+
+/** Before the match's first show-down a match is aborted (no result), after it resigned. */
+function abortable(view) {
+  return !view.finished.length && !view.showdown;
+}
+
+function askResign() {
+  const view = play.view;
+  if (!view || view.over) return;
+  const other = otherName(view);
+  $("play-resign-title").textContent = abortable(view)
+    ? "Abort the match? No game has been shown down: it ends with no result."
+    : `Resign the match? ${other[0].toUpperCase() + other.slice(1)} wins it.`;
+  $("play-resign-yes").textContent = abortable(view) ? "Abort" : "Resign";
+  $("play-resign-leave").hidden = view.opponent !== "friend";
+  $("play-resign-leave").textContent = `${abortable(view) ? "Abort" : "Resign"} and leave the table`;
+  $("play-resign-confirm").hidden = false;
+  $("play-resign-yes").focus();
+}
+
+/** Resign or abort the match (``leave``: and leave the table: your friend is told). */
+function resign(leaveTable) {
+  $("play-resign-confirm").hidden = true;
+  act($("play-resign"), async (signal) => {
+    const { data } = await ask("POST", "/resign", { leave: leaveTable }, signal);
+    if (leaveTable) {
+      mine.set(`${play.seat.table}/${play.seat.seat}`, undefined); // not one of "Your tables" any more
+      leave(`${endedText(data)} You left the table.`);
+      return;
+    }
+    render(data, "view");
+    $("play-showdown-title").focus();
+  });
 }
 
 // ---------------------------------------------------------------- the show-down
@@ -679,9 +730,17 @@ export function seatSlots(showdown) {
 function renderShowdown(view, kind) {
   const box = $("play-showdown-box");
   const sd = view.showdown;
-  box.hidden = !sd;
+  box.hidden = !sd && !view.ended;
+  $("play-showdown-title").textContent = sd ? "Show-down" : "The match has ended";
   if (!sd) {
     delete $("panel-play").dataset.revealed;
+    if (view.ended) { // the match ended before this game's show-down: how, and the rematch
+      $("play-showdown").replaceChildren();
+      $("play-score").textContent = `${endedText(view)} ${tallyText(view)}`;
+      $("play-check").hidden = true;
+      $("play-next").hidden = true;
+      renderRematch(view);
+    }
     return;
   }
   const key = gameKey(view);
@@ -727,7 +786,8 @@ function renderShowdown(view, kind) {
     if (done) {
       renderCheck(view);
       $("play-status").textContent = statusText(view);
-      if (view.over) {
+      if (view.ended) $("play-score").textContent += ` ${endedText(view)}`;
+      else if (view.over) {
         $("play-score").textContent += ` Match: you ${view.score.you}, ${other} ${view.score.other} — `
           + `${verdict(view.score.you, view.score.other, view, "the match")}.`;
       }
@@ -798,13 +858,15 @@ function renderCheck(view) {
 
 /** Rematch, once the match is over and its last show-down turned: one click a seat. */
 function renderRematch(view) {
-  const ready = view.over && shownDown(view);
+  const ready = view.over && (shownDown(view) || !view.showdown);
   const rematch = view.rematch || { you: false, other: false };
+  const left = view.presence && view.presence.left;
   $("play-rematch-row").hidden = !ready;
   if (!ready) return;
-  $("play-rematch").hidden = rematch.you;
+  $("play-rematch").hidden = rematch.you || left;
   const note = $("play-rematch-note");
-  note.textContent = rematch.you ? "You asked for a rematch: it starts when your friend asks too."
+  note.textContent = left ? "Your friend has left the table: no rematch here." : rematch.you
+    ? "You asked for a rematch: it starts when your friend asks too."
     : rematch.other ? "Your friend asks for a rematch: one click starts it." : "";
   note.hidden = !note.textContent;
 }
@@ -815,7 +877,10 @@ function renderMatch(view) {
   const box = $("play-match-box");
   // the current game's row waits for its show-down to be turned over
   const games = view.finished.filter((g) => g.game !== view.game || shownDown(view));
-  box.hidden = !games.length;
+  const tally = tallyText(view);
+  $("play-tally").textContent = tally;
+  $("play-tally").hidden = !tally;
+  box.hidden = !games.length && !tally;
   const table = $("play-match");
   const head = el("tr");
   const friend = view.opponent === "friend"; // a friend's play has no regret: no such column
@@ -841,6 +906,14 @@ function renderMatch(view) {
     row.append(el("td", "", String(cell)));
   }
   table.append(row);
+}
+
+/** The matches at this table that have ended (a score across rematches), or "" before the first. */
+function tallyText(view) {
+  const t = view.tally;
+  if (!t || !(t.you + t.other + t.drawn + t.aborted)) return "";
+  return `Match ${view.match} at this table. Matches won: you ${t.you}, ${otherName(view)} ${t.other}`
+    + `${t.drawn ? `, drawn ${t.drawn}` : ""}${t.aborted ? ` (${t.aborted} aborted)` : ""}.`;
 }
 
 async function downloadRecords() {
@@ -1116,6 +1189,13 @@ export function setupPlay({ select = () => {} } = {}) {
   });
   $("play-records").addEventListener("click", downloadRecords);
   $("play-leave").addEventListener("click", askLeave);
+  $("play-resign").addEventListener("click", askResign);
+  $("play-resign-yes").addEventListener("click", () => resign(false));
+  $("play-resign-leave").addEventListener("click", () => resign(true));
+  $("play-resign-no").addEventListener("click", () => {
+    $("play-resign-confirm").hidden = true;
+    $("play-resign").focus();
+  });
   $("play-leave-yes").addEventListener("click", () => leave());
   $("play-leave-no").addEventListener("click", () => {
     $("play-leave-confirm").hidden = true;
