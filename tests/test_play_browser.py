@@ -783,14 +783,69 @@ def test_the_page_checks_commitments_with_its_own_sha256(browser, server):
 def test_a_play_only_server_shows_the_play_tab_alone(browser, tmp_path):
     """quintet-serve --play-only: the page hides the tabs whose requests it refuses (the
     Arrangement, Draw poker and Review tabs: solves, draw advice, reviews), opens on Play, and a
-    match against the computer starts there."""
-    with live_server("--workers", "1", "--play-only", "--store", str(tmp_path / "s.sqlite")) as (url, _):
+    match against the computer starts there.  The site is "Quintet", not "Quintet advisor"; an
+    unknown seat's message says how long tables are kept (``--table-ttl``, here 2 hours)."""
+    with live_server("--workers", "1", "--play-only", "--table-ttl", "7200",
+                     "--store", str(tmp_path / "s.sqlite")) as (url, _):
         page = Page(browser, PHONE)
         pg = page.pg
         page.open(url + "/")
         pg.wait_for_selector("body[data-play-only=true]")
         assert [pg.is_visible(f"#tab-{t}") for t in ("advisor", "draw", "review", "play")] == [False] * 3 + [True]
         assert pg.get_attribute("#tab-play", "aria-selected") == "true" and "play only" in pg.text_content("#health")
+        assert pg.text_content("h1") == "Quintet" and pg.title() == "Quintet"
         start_match(page, "greedy", 1, SEED + 70)
         page.wait_status("placing", 1)
+        page.open(f"{url}/#play/{'A' * 22}/1/{'B' * 43}")  # no such table
+        pg.wait_for_selector("#play-error:not([hidden])")
+        assert "tables are kept 2 hours after their last move" in pg.text_content("#play-error")
+        assert pg.title() == "Quintet"
+        page.close()
+
+
+@pytest.mark.parametrize("viewport", [PHONE, {"width": 1280, "height": 800}], ids=["phone", "laptop"])
+def test_after_the_reveal_the_result_is_in_view_and_has_the_focus(browser, server, viewport):
+    """Issue 41, item 11: once the show-down is turned over, the result (the score line) is on
+    the screen and the keyboard's focus is on it, not on the page's body."""
+    page = Page(browser, viewport)
+    pg = page.pg
+    page.open(server + "/")
+    start_match(page, "greedy", 1, SEED + 80)
+    page.wait_status("placing", 1)
+    deal = Deal.from_exposed(" ".join(page.api_view(server)["deal"]["exposed"]))
+    pg.fill("#play-text", two_arrangements(deal)[0])
+    pg.click("#play-confirm")
+    page.wait_revealed()
+    pg.wait_for_function("document.activeElement && document.activeElement.id === 'play-score'")
+    box = pg.evaluate("() => { const r = document.querySelector('#play-score').getBoundingClientRect(); "
+                      "return [r.top, r.bottom, innerHeight]; }")
+    assert 0 <= box[0] and box[1] <= box[2], box
+    page.close()
+
+
+def test_a_friend_is_they_and_the_words_fit_a_touch_screen(browser, server):
+    """Issue 41, item 11: the commitment note calls your friend "they" ("their commitment"), and
+    the page's help says "pick", not "click"."""
+    a, b = Page(browser), Page(browser, PHONE)
+    a.open(server + "/")
+    start_match(a, "friend", 1, SEED + 90, hints=False)
+    b.open(invitation(a))
+    accept_invitation(b.pg)
+    b.wait_status("placing", 1)
+    deal = Deal.from_exposed(" ".join(a.api_view(server)["deal"]["exposed"]))
+    arr_a, arr_b = two_arrangements(deal)
+    a.pg.fill("#play-text", arr_a)
+    a.pg.click("#play-confirm")
+    a.wait_status("waiting", 1)
+    assert a.pg.evaluate("document.activeElement.id") == "play-status"  # not the page's body
+    b.pg.wait_for_selector("#play-commitment:not([hidden])")
+    b.pg.fill("#play-text", arr_b)
+    b.pg.click("#play-confirm")
+    a.wait_revealed()
+    a.pg.wait_for_selector("#play-check:not([hidden])")
+    check_text = a.pg.text_content("#play-check .check-line")
+    assert "their" in check_text and " its " not in check_text, check_text
+    for text in (b.pg.text_content("#play-text-help"), b.pg.get_attribute("#play-pool", "aria-label")):
+        assert "click" not in text.lower(), text
+    for page in (a, b):
         page.close()

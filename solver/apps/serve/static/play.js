@@ -25,7 +25,6 @@ import { checkCommitment, commitmentText } from "./sha256.js";
 
 const REVEAL_MS = 650; // between two slots of the show-down
 const KEEP_MS = 3 * 24 * 3600 * 1000; // what this device keeps of a table (its drafts, commitments seen)
-const PAGE_TITLE = document.title;
 const SEAT_ADDRESS = /^#play\/([A-Za-z0-9_-]+)\/([12])(?:\/([A-Za-z0-9_-]+))?$/;
 const JOIN_ADDRESS = /^#join\/([A-Za-z0-9_-]+)\/([A-Za-z0-9_-]+)$/;
 const MINE_SHOWN = 10; // "Your tables": the most recently used seats listed
@@ -45,6 +44,7 @@ const play = {
   asking: false, // the invitation is being fetched
   draftKey: null, // where the board's arrangement is kept (null: not kept)
   invited: null, // {table, code}: the invitation shown, before it is accepted
+  focusResult: null, // the gameKey whose result gets the focus once its show-down is turned over
 };
 let board; // the ArrangementEditor of the current game
 let showTab = () => {};
@@ -189,7 +189,7 @@ async function sit(seat) {
   } catch (e) {
     if (e instanceof ApiError && e.status === 404) {
       mine.set(`${seat.table}/${seat.seat}`, undefined);
-      leave(`${e.message}. The table may have expired (tables are kept a day after their last move).`);
+      leave(`${e.message}. The table may have expired (tables are kept ${await keptFor()} after their last move).`);
       return;
     }
     showError(e.message);
@@ -240,8 +240,25 @@ async function join(table, code) {
   }
 }
 
+/** How long the server keeps a table after its last move, in words ("a day", "2 hours"):
+ * quintet-serve --table-ttl, as GET /api/health tells it. */
+async function keptFor() {
+  try {
+    const { data } = await call("GET", "api/health");
+    /** @type {[string, number][]} the largest unit the TTL is a whole number of */
+    const units = [["day", 86400], ["hour", 3600], ["minute", 60], ["second", 1]];
+    const ttl = Math.round(data.table_ttl);
+    const [unit, size] = units.find(([, n]) => ttl >= n && ttl % n === 0) || units[3];
+    const n = ttl / size;
+    return n === 1 ? `${unit === "hour" ? "an" : "a"} ${unit}` : `${n} ${unit}s`;
+  } catch {
+    return "for a while";
+  }
+}
+
 /** The invitation cannot be used (used already, not valid): back to the form, saying why. */
-function inviteFailed(e) {
+async function inviteFailed(e) {
+  const kept = e instanceof ApiError && e.status === 404 ? await keptFor() : "";
   play.invited = null;
   history.replaceState(null, "", location.pathname + location.search);
   $("play-invite").hidden = true;
@@ -251,8 +268,8 @@ function inviteFailed(e) {
       + "If that was you, go back to the page it opened: its address is your seat's link. If not, ask your "
       + "friend for a new match (they have been told)."
     : e instanceof ApiError && e.status === 404
-      ? "This invitation is not valid: the link may be cut short, or the table has expired (tables are kept a "
-        + "day after their last move). Ask your friend for a new one."
+      ? "This invitation is not valid: the link may be cut short, or the table has expired (tables are kept "
+        + `${kept} after their last move). Ask your friend for a new one.`
       : `Could not open the invitation: ${e.message}`, $("play-start"));
   renderMine();
 }
@@ -379,7 +396,7 @@ function leave(message = "") {
   if (location.hash.startsWith("#play") || location.hash.startsWith("#join")) {
     history.replaceState(null, "", location.pathname + location.search);
   }
-  document.title = PAGE_TITLE;
+  document.title = document.querySelector("h1").textContent; // the site's name (a play-only server's: Quintet)
   $("play-table").hidden = true;
   $("play-invite").hidden = true;
   play.invited = null;
@@ -797,6 +814,7 @@ function renderShowdown(view, kind) {
     renderRematch(view);
   };
   if (play.timer) clearTimeout(play.timer);
+  if (kind === "reveal" && play.revealed[key] < n) play.focusResult = key; // a later event may go on turning
   const reduce = window.matchMedia && window.matchMedia("(prefers-reduced-motion: reduce)").matches;
   const step = () => {
     draw();
@@ -805,8 +823,10 @@ function renderShowdown(view, kind) {
         play.revealed[key] += 1;
         step();
       }, reduce ? 0 : REVEAL_MS);
-    } else if (play.revealed[key] >= n && kind === "reveal") {
-      $("play-showdown-title").focus({ preventScroll: true });
+    } else if (play.revealed[key] >= n && play.focusResult === key) { // the result: in view, and the focus
+      play.focusResult = null;
+      $("play-score").focus({ preventScroll: true });
+      $("play-score").scrollIntoView({ block: "center" });
     }
   };
   step();
@@ -831,16 +851,17 @@ function renderCheck(view) {
   const box = $("play-check");
   const c = commitmentCheck(view, seen.get(seatKey()));
   const who = `${otherName(view, true)}'s`;
+  const its = view.opponent === "friend" ? "their" : "its"; // your friend is a person
   box.dataset.ok = c.ok ? "true" : "false";
   let text;
   if (!c.ok) {
     text = `✗ ${who} commitment does NOT match the arrangement revealed: it was changed after it was committed.`;
   } else if (view.confirmed_first === "you") {
     text = `✓ ${who} commitment matches the arrangement revealed (${short(c.shown)}). ${otherName(view, true)} `
-      + "confirmed after you, so its commitment was shown with the show-down: the check shows the two agree, not "
+      + `confirmed after you, so ${its} commitment was shown with the show-down: the check shows the two agree, not `
       + "that it was fixed before you confirmed.";
   } else if (c.seenBefore) {
-    text = `✓ ${who} commitment checks out: the SHA-256 of its salt and the arrangement revealed is `
+    text = `✓ ${who} commitment checks out: the SHA-256 of ${its} salt and the arrangement revealed is `
       + `${short(c.shown)}, the value this page showed before you confirmed.`;
   } else {
     text = `✓ ${who} commitment matches the arrangement revealed (${short(c.shown)}). It was shown before you `
@@ -856,7 +877,7 @@ function renderCheck(view) {
   box.replaceChildren(head, proves, details);
 }
 
-/** Rematch, once the match is over and its last show-down turned: one click a seat. */
+/** Rematch, once the match is over and its last show-down turned: one press a seat. */
 function renderRematch(view) {
   const ready = view.over && (shownDown(view) || !view.showdown);
   const rematch = view.rematch || { you: false, other: false };
@@ -867,7 +888,7 @@ function renderRematch(view) {
   const note = $("play-rematch-note");
   note.textContent = left ? "Your friend has left the table: no rematch here." : rematch.you
     ? "You asked for a rematch: it starts when your friend asks too."
-    : rematch.other ? "Your friend asks for a rematch: one click starts it." : "";
+    : rematch.other ? "Your friend asks for a rematch: ask too and it starts." : "";
   note.hidden = !note.textContent;
 }
 
@@ -877,10 +898,11 @@ function renderMatch(view) {
   const box = $("play-match-box");
   // the current game's row waits for its show-down to be turned over
   const games = view.finished.filter((g) => g.game !== view.game || shownDown(view));
-  const tally = tallyText(view);
+  // the tally across rematches: not while the show-down that decides a match is being turned over
+  const tally = !view.showdown || shownDown(view) ? tallyText(view) : "";
   $("play-tally").textContent = tally;
   $("play-tally").hidden = !tally;
-  box.hidden = !games.length && !tally;
+  box.hidden = !games.length;
   const table = $("play-match");
   const head = el("tr");
   const friend = view.opponent === "friend"; // a friend's play has no regret: no such column
@@ -976,6 +998,7 @@ function confirmArrangement() {
   act(button, async (signal) => {
     const { data } = await ask("POST", "/arrangement", { arrangement: board.text() }, signal);
     render(data, data.showdown ? "reveal" : "view");
+    if (!data.showdown) $("play-status").focus(); // Confirm is gone: the focus goes to what happens next
   });
 }
 
