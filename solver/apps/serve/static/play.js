@@ -230,9 +230,9 @@ async function join(table, code) {
     const { data } = await call("POST", `api/tables/${table}/invited`, { invitation: code });
     if (!play.invited || play.invited.code !== code) return;
     $("play-invite-text").textContent = `Your friend invites you to a match of ${data.games} game`
-      + `${data.games > 1 ? "s" : ""}${data.match > 1 ? ` (match ${data.match} at their table)` : ""}, `
-      + `${data.rules} rules, hints, grades and odds ${data.hints ? "on for both of you (against the deal's "
-        + "equilibrium)" : "off"}. Accept to take your seat; nothing is taken before you do.`;
+      + `${data.games > 1 ? "s" : ""}${data.match > 1 ? ` (match ${data.match} at their table)` : ""} with `
+      + `${data.rules} rules; hints, grades and odds ${data.hints ? "on for both of you (against the deal's "
+        + "equilibrium)" : "off"}. Accept to take your seat: nothing is taken before you do.`;
     for (const id of ["play-accept", "play-decline"]) $(id).setAttribute("aria-disabled", "false");
     $("play-accept").focus();
   } catch (e) {

@@ -52,6 +52,7 @@ from solver.apps.serve.tables.config import TablesConfig, tables_path
 from solver.apps.serve.tables.errors import NoSuchTable, NotNow, NotYours, Stopping, TablesFull
 from solver.apps.serve.tables.events import Subscriber, TableEvents
 from solver.apps.serve.tables.models import (
+    EventKind,
     InvitationOut,
     InvitedOut,
     TableCreatedOut,
@@ -399,7 +400,7 @@ class TableService:
             key = str(table.matches)
             if key not in table.results:
                 aborted = not any(table.shown_down(g) for g in range(table.first_game, table.last_game + 1))
-                how = "aborted" if aborted else "resigned"
+                how: EventKind = "aborted" if aborted else "resigned"
                 table.results[key] = {"how": how, "winner": None if aborted else 2 if seat == 1 else 1, "by": seat}
                 table.rematch.clear()
                 self.db.end_match(table_id, table.results)
