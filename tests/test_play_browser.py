@@ -18,11 +18,14 @@ import hashlib
 import json
 import random
 import re
+import subprocess
+import sys
 import time
 
 import httpx
 import pytest
 from browser_helpers import DESKTOP, PHONE, accept_invitation, new_page, playwright_api
+from caddy_helpers import free_port
 from serve_helpers import QUICK_DEALS, live_server, one_worker_server
 from table_helpers import SeatClient, packet_sets, packets_found, two_arrangements
 
@@ -778,6 +781,50 @@ def test_the_page_checks_commitments_with_its_own_sha256(browser, server):
                               "m.commitmentText(s, a)]; }", [c.digest, c.salt, packets, changed])
     assert result == [True, False, c.text]
     page.close()
+
+
+def test_a_confirm_the_server_did_not_take_is_offered_again_once_it_is_back(browser, tmp_path):
+    """Issue 41, item 8: Confirm while the server is down says the arrangement is not confirmed;
+    once the server is back (the page reconnects and reads the table again) it says so, in words,
+    and confirming again works."""
+    port = free_port()
+    args = [sys.executable, "-m", "solver.apps.serve.cli", "--port", str(port), "--workers", "1",
+            "--store", str(tmp_path / "s.sqlite"), "--tables", str(tmp_path / "t.sqlite")]
+    url = f"http://127.0.0.1:{port}"
+
+    def up() -> subprocess.Popen:
+        proc = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        deadline = time.monotonic() + 120  # a hang cap
+        while True:
+            try:
+                if httpx.get(f"{url}/api/health", timeout=5).json()["workers_ready"] == 1:
+                    return proc
+            except (httpx.HTTPError, ValueError):
+                pass
+            assert proc.poll() is None and time.monotonic() < deadline, "the server did not start"
+            time.sleep(0.2)
+
+    proc = up()
+    try:
+        page = Page(browser)
+        pg = page.pg
+        page.open(url + "/")
+        start_match(page, "greedy", 1, SEED + 100)
+        page.wait_status("placing", 1)
+        deal = Deal.from_exposed(" ".join(page.api_view(url)["deal"]["exposed"]))
+        pg.fill("#play-text", two_arrangements(deal)[0])
+        proc.kill()
+        proc.wait()
+        pg.click("#play-confirm")
+        pg.wait_for_selector("#play-error:has-text('Your arrangement is not confirmed')")
+        proc = up()
+        pg.wait_for_selector("#play-error:has-text('The server is back: confirm again.')")
+        pg.click("#play-confirm")
+        page.wait_revealed()
+        page.close()
+    finally:
+        proc.kill()
+        proc.wait()
 
 
 def test_a_play_only_server_shows_the_play_tab_alone(browser, tmp_path):

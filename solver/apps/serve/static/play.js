@@ -45,6 +45,7 @@ const play = {
   draftKey: null, // where the board's arrangement is kept (null: not kept)
   invited: null, // {table, code}: the invitation shown, before it is accepted
   focusResult: null, // the gameKey whose result gets the focus once its show-down is turned over
+  pending: false, // a Confirm the server did not take (down, or a proxy's 5xx): offered again once it is back
 };
 let board; // the ArrangementEditor of the current game
 let showTab = () => {};
@@ -171,6 +172,7 @@ async function sit(seat) {
   play.key = null;
   play.draftKey = null;
   play.revealed = {};
+  play.pending = false;
   $("play-setup").hidden = true;
   $("play-invite").hidden = true;
   $("play-table").hidden = false;
@@ -362,7 +364,10 @@ async function follow() {
         pause = 500;
         if (kind === "shutdown") setStatusNote("The server is restarting: reconnecting…");
         else if (kind === "expired") leave("This table has expired.");
-        else if (event.view) render(event.view, kind);
+        else if (event.view) {
+          render(event.view, kind);
+          if (kind === "view") serverBack();
+        }
       }, controller.signal);
     } catch (e) {
       if (controller.signal.aborted) return;
@@ -377,6 +382,7 @@ async function follow() {
     pause = Math.min(pause * 2, 8000);
     try { // the state may have moved while the stream was down
       render((await ask("GET", "")).data, "view");
+      serverBack();
     } catch (e) {
       if (e instanceof ApiError && e.status === 404) {
         leave(e.message);
@@ -384,6 +390,14 @@ async function follow() {
       }
     }
   }
+}
+
+/** The server answers again: a Confirm it did not take is offered again, in words. */
+function serverBack() {
+  if (!play.pending || !play.view) return;
+  play.pending = false;
+  showError(play.view.you.confirmed ? "The server is back: your arrangement was confirmed after all."
+    : "The server is back: confirm again.", $("play-confirm"));
 }
 
 function leave(message = "") {
@@ -996,7 +1010,16 @@ function confirmArrangement() {
     return;
   }
   act(button, async (signal) => {
-    const { data } = await ask("POST", "/arrangement", { arrangement: board.text() }, signal);
+    let data;
+    try {
+      ({ data } = await ask("POST", "/arrangement", { arrangement: board.text() }, signal));
+    } catch (e) {
+      if (!(e instanceof ApiError && (e.status === 0 || e.status >= 500))) throw e;
+      play.pending = true; // the server (or the way to it) is down: said again once it is back
+      throw new ApiError(`Your arrangement is not confirmed: the server did not take it (${e.message}). It stays `
+        + "on the board: this page says when the server is back, and you confirm again.", e.status);
+    }
+    play.pending = false;
     render(data, data.showdown ? "reveal" : "view");
     if (!data.showdown) $("play-status").focus(); // Confirm is gone: the focus goes to what happens next
   });
