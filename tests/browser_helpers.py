@@ -69,3 +69,11 @@ def checked_page(browser, server, viewport) -> Iterator:
     yield pg
     context.close()
     assert errors == [], errors
+
+
+def accept_invitation(pg) -> None:
+    """On a page opened at an invitation (``/#join/TABLE/CODE``): wait for the match it shows,
+    click Accept, and wait for the seat (nothing is taken before the click)."""
+    pg.wait_for_selector("#play-invite:not([hidden]) #play-accept[aria-disabled=false]")
+    pg.click("#play-accept")
+    pg.wait_for_selector("#panel-play[data-status]")

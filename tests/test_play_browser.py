@@ -18,11 +18,14 @@ import hashlib
 import json
 import random
 import re
+import subprocess
+import sys
 import time
 
 import httpx
 import pytest
-from browser_helpers import DESKTOP, PHONE, new_page, playwright_api
+from browser_helpers import DESKTOP, PHONE, accept_invitation, new_page, playwright_api
+from caddy_helpers import free_port
 from serve_helpers import QUICK_DEALS, live_server, one_worker_server
 from table_helpers import SeatClient, packet_sets, packets_found, two_arrangements
 
@@ -185,12 +188,13 @@ def test_two_browsers_play_a_three_game_friend_match(browser, server):
     assert re.fullmatch(re.escape(server) + r"/#join/" + host["table"] + r"/[\w-]+", link)
     assert host["token"] not in link
     assert presence(a.pg) == {"joined": False}
-    assert a.pg.text_content("#play-presence [data-presence=joined]") == "has not opened your invitation yet"
+    assert a.pg.text_content("#play-presence [data-presence=joined]") == "has not accepted your invitation yet"
     # a loopback link: only this machine can open it; the server says so, the page shows it beside the link
     warning = a.client(server).request("GET", "/invitation").json()["warning"]
     assert warning and a.pg.text_content("#play-share-warning") == warning
     wait_title(a.pg, "Waiting for your friend to join")
     b.open(link)
+    accept_invitation(b.pg)
     b.wait_status("placing", 1)
     guest = b.seat()
     assert guest["seat"] == 2 and guest["table"] == host["table"] and guest["token"] != host["token"]
@@ -324,6 +328,7 @@ def test_an_invitation_opens_seat_2_once(browser, server):
     start_match(a, "friend", 1, SEED + 2, hints=False)
     link = invitation(a)
     b.open(link)
+    accept_invitation(b.pg)
     b.wait_status("placing", 1)
     seat_b = b.seat()
     b.open(link)  # the invitation again, on the device that took the seat: back to it, no second exchange
@@ -342,6 +347,63 @@ def test_an_invitation_opens_seat_2_once(browser, server):
     assert "someone besides your friend has its link" in a.pg.text_content("#play-reused")
     assert b.api_view(server)["seat"] == 2 and a.api_view(server)["presence"]["joined"] is True
     for page in (a, b, c):
+        page.close()
+
+
+def test_a_declined_invitation_tells_the_host_and_stays_valid(browser, server):
+    """Issue 41, item 6: the friend's page shows the match with Accept and Decline; Decline
+    tells the host, and the invitation can still be accepted."""
+    a, b = Page(browser), Page(browser, PHONE)
+    a.open(server + "/")
+    start_match(a, "friend", 2, SEED + 3, hints=True)
+    link = invitation(a)
+    b.open(link)
+    b.pg.wait_for_selector("#play-decline[aria-disabled=false]")
+    assert "a match of 2 games" in b.pg.text_content("#play-invite-text")
+    assert "hints, grades and odds on for both of you" in b.pg.text_content("#play-invite-text")
+    b.pg.click("#play-decline")
+    b.pg.wait_for_selector("#play-invite-text:has-text('You declined')")
+    a.pg.wait_for_selector("#play-presence [data-presence=joined]:has-text('declined your invitation')")
+    assert a.api_view(server)["presence"]["joined"] is False
+    b.pg.click("#play-accept")
+    b.wait_status("placing", 1)
+    a.pg.wait_for_selector("#play-presence [data-presence=joined][data-on=true]")
+    for page in (a, b):
+        page.close()
+
+
+def test_your_tables_lead_back_to_this_browsers_seats(browser, server):
+    """Issue 41, item 9: the site's first page (the Play tab) lists the seats this browser holds
+    whose tables still run, each a link back to its seat; a seat the server no longer knows is
+    forgotten; another browser lists nothing."""
+    a = Page(browser)
+    a.open(server + "/")
+    a.pg.click("#tab-play")
+    assert a.pg.is_hidden("#play-mine")
+    start_match(a, "greedy", 2, SEED + 4)
+    a.wait_status("placing", 1)
+    address, table = a.pg.url, a.seat()["table"]
+    gone = "Z" * 22
+    a.pg.evaluate("""g => { const all = JSON.parse(localStorage.getItem('quintet-play-seats'));
+        all[g + '/1'] = {value: {token: 'x'.repeat(43)}, saved: Date.now()};
+        localStorage.setItem('quintet-play-seats', JSON.stringify(all)); }""", gone)
+    a.open(server + "/")  # the site's address: no seat in it
+    a.pg.click("#tab-play")
+    a.pg.wait_for_selector(f"#play-mine-list li[data-table='{table}']")
+    assert a.pg.locator("#play-mine-list li").count() == 1
+    text = a.pg.text_content("#play-mine-list")
+    assert "The computer (greedy): game 1 of 2, your move" in text
+    stored = a.pg.evaluate("Object.keys(JSON.parse(localStorage.getItem('quintet-play-seats')))")
+    assert stored == [f"{table}/1"]  # the unknown seat is forgotten
+    a.pg.click(f"#play-mine-list li[data-table='{table}'] a")
+    a.wait_status("placing", 1)
+    assert a.pg.url == address
+    b = Page(browser)  # another browser holds no seat
+    b.open(server + "/")
+    b.pg.click("#tab-play")
+    b.pg.wait_for_timeout(500)
+    assert b.pg.is_hidden("#play-mine")
+    for page in (a, b):
         page.close()
 
 
@@ -721,17 +783,116 @@ def test_the_page_checks_commitments_with_its_own_sha256(browser, server):
     page.close()
 
 
+def test_a_confirm_the_server_did_not_take_is_offered_again_once_it_is_back(browser, tmp_path):
+    """Issue 41, item 8: Confirm while the server is down says the arrangement is not confirmed;
+    once the server is back (the page reconnects and reads the table again) it says so, in words,
+    and confirming again works."""
+    port = free_port()
+    args = [sys.executable, "-m", "solver.apps.serve.cli", "--port", str(port), "--workers", "1",
+            "--store", str(tmp_path / "s.sqlite"), "--tables", str(tmp_path / "t.sqlite")]
+    url = f"http://127.0.0.1:{port}"
+
+    def up() -> subprocess.Popen:
+        proc = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        deadline = time.monotonic() + 120  # a hang cap
+        while True:
+            try:
+                if httpx.get(f"{url}/api/health", timeout=5).json()["workers_ready"] == 1:
+                    return proc
+            except (httpx.HTTPError, ValueError):
+                pass
+            assert proc.poll() is None and time.monotonic() < deadline, "the server did not start"
+            time.sleep(0.2)
+
+    proc = up()
+    try:
+        page = Page(browser)
+        pg = page.pg
+        page.open(url + "/")
+        start_match(page, "greedy", 1, SEED + 100)
+        page.wait_status("placing", 1)
+        deal = Deal.from_exposed(" ".join(page.api_view(url)["deal"]["exposed"]))
+        pg.fill("#play-text", two_arrangements(deal)[0])
+        proc.kill()
+        proc.wait()
+        pg.click("#play-confirm")
+        pg.wait_for_selector("#play-error:has-text('Your arrangement is not confirmed')")
+        proc = up()
+        pg.wait_for_selector("#play-error:has-text('The server is back: confirm again.')")
+        pg.click("#play-confirm")
+        page.wait_revealed()
+        page.close()
+    finally:
+        proc.kill()
+        proc.wait()
+
+
 def test_a_play_only_server_shows_the_play_tab_alone(browser, tmp_path):
     """quintet-serve --play-only: the page hides the tabs whose requests it refuses (the
     Arrangement, Draw poker and Review tabs: solves, draw advice, reviews), opens on Play, and a
-    match against the computer starts there."""
-    with live_server("--workers", "1", "--play-only", "--store", str(tmp_path / "s.sqlite")) as (url, _):
+    match against the computer starts there.  The site is "Quintet", not "Quintet advisor"; an
+    unknown seat's message says how long tables are kept (``--table-ttl``, here 2 hours)."""
+    with live_server("--workers", "1", "--play-only", "--table-ttl", "7200",
+                     "--store", str(tmp_path / "s.sqlite")) as (url, _):
         page = Page(browser, PHONE)
         pg = page.pg
         page.open(url + "/")
         pg.wait_for_selector("body[data-play-only=true]")
         assert [pg.is_visible(f"#tab-{t}") for t in ("advisor", "draw", "review", "play")] == [False] * 3 + [True]
         assert pg.get_attribute("#tab-play", "aria-selected") == "true" and "play only" in pg.text_content("#health")
+        assert pg.text_content("h1") == "Quintet" and pg.title() == "Quintet"
         start_match(page, "greedy", 1, SEED + 70)
         page.wait_status("placing", 1)
+        page.open(f"{url}/#play/{'A' * 22}/1/{'B' * 43}")  # no such table
+        pg.wait_for_selector("#play-error:not([hidden])")
+        assert "tables are kept 2 hours after their last move" in pg.text_content("#play-error")
+        assert pg.title() == "Quintet"
+        page.close()
+
+
+@pytest.mark.parametrize("viewport", [PHONE, {"width": 1280, "height": 800}], ids=["phone", "laptop"])
+def test_after_the_reveal_the_result_is_in_view_and_has_the_focus(browser, server, viewport):
+    """Issue 41, item 11: once the show-down is turned over, the result (the score line) is on
+    the screen and the keyboard's focus is on it, not on the page's body."""
+    page = Page(browser, viewport)
+    pg = page.pg
+    page.open(server + "/")
+    start_match(page, "greedy", 1, SEED + 80)
+    page.wait_status("placing", 1)
+    deal = Deal.from_exposed(" ".join(page.api_view(server)["deal"]["exposed"]))
+    pg.fill("#play-text", two_arrangements(deal)[0])
+    pg.click("#play-confirm")
+    page.wait_revealed()
+    pg.wait_for_function("document.activeElement && document.activeElement.id === 'play-score'")
+    box = pg.evaluate("() => { const r = document.querySelector('#play-score').getBoundingClientRect(); "
+                      "return [r.top, r.bottom, innerHeight]; }")
+    assert 0 <= box[0] and box[1] <= box[2], box
+    page.close()
+
+
+def test_a_friend_is_they_and_the_words_fit_a_touch_screen(browser, server):
+    """Issue 41, item 11: the commitment note calls your friend "they" ("their commitment"), and
+    the page's help says "pick", not "click"."""
+    a, b = Page(browser), Page(browser, PHONE)
+    a.open(server + "/")
+    start_match(a, "friend", 1, SEED + 90, hints=False)
+    b.open(invitation(a))
+    accept_invitation(b.pg)
+    b.wait_status("placing", 1)
+    deal = Deal.from_exposed(" ".join(a.api_view(server)["deal"]["exposed"]))
+    arr_a, arr_b = two_arrangements(deal)
+    a.pg.fill("#play-text", arr_a)
+    a.pg.click("#play-confirm")
+    a.wait_status("waiting", 1)
+    assert a.pg.evaluate("document.activeElement.id") == "play-status"  # not the page's body
+    b.pg.wait_for_selector("#play-commitment:not([hidden])")
+    b.pg.fill("#play-text", arr_b)
+    b.pg.click("#play-confirm")
+    a.wait_revealed()
+    a.pg.wait_for_selector("#play-check:not([hidden])")
+    check_text = a.pg.text_content("#play-check .check-line")
+    assert "their" in check_text and " its " not in check_text, check_text
+    for text in (b.pg.text_content("#play-text-help"), b.pg.get_attribute("#play-pool", "aria-label")):
+        assert "click" not in text.lower(), text
+    for page in (a, b):
         page.close()

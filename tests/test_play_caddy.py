@@ -3,9 +3,11 @@ live quintet-serve on loopback — once at the root of its address, once under `
 and two Chromium contexts playing by the links the server made (issue 30's "done when").
 
 Seat 1 opens the page through Caddy, starts a friend's match and copies the invitation from
-the page (the clipboard); seat 2 opens it; both arrange and confirm; both see the show-down
-and its commitment check; a rematch starts for both.  Every link is the proxy's https
-address (the server reads the forwarded headers of its loopback proxy), and the page's
+the page (the clipboard); opened in a new tab of seat 1's own browser, the page says it is the
+host's own invitation and takes nothing; seat 2 opens it, sees the match and accepts; both
+arrange and confirm; both see the show-down and its commitment check; a rematch starts for
+both; seat 1 aborts it and leaves the table, and seat 2 is told.  Every link is the proxy's
+https address (the server reads the forwarded headers of its loopback proxy), and the page's
 requests and event streams all go through the proxy.
 
 Skipped, with the reason, where Caddy or Chromium is missing (``.ci/run`` installs both).
@@ -67,12 +69,25 @@ def test_a_friends_game_through_caddy_by_the_servers_links(browser, server, tmp_
         link = a.evaluate("navigator.clipboard.readText()")
         assert link == a.input_value("#play-share-link")
         assert re.fullmatch(re.escape(public) + r"#join/[\w-]{22}/[\w-]+", link)  # the server's link: Caddy's address
+        table, token = re.search(r"#play/([\w-]+)/1/([\w-]+)$", a.url).groups()
+        seat_1 = {"Authorization": f"Bearer {token}"}
+        # the host checks the link in a new tab of its own browser: it is recognised, nothing is taken
+        own = ca.new_page()
+        own.goto(link)
+        own.wait_for_selector("#play-invite:not([hidden]) #play-own-seat:visible")
+        assert "your own invitation" in own.text_content("#play-invite-title").lower()
+        assert own.is_hidden("#play-accept") and "taken nothing" in own.text_content("#play-invite-text")
+        own.close()
+        # the friend sees the match and Accept/Decline; nothing is taken before the click
         b.goto(link)
+        b.wait_for_selector("#play-accept[aria-disabled=false]")
+        assert "a match of 1 game" in b.text_content("#play-invite-text") and b.is_visible("#play-decline")
+        assert http.get(f"{public}api/tables/{table}", headers=seat_1).json()["presence"]["joined"] is False
+        b.click("#play-accept")
         b.wait_for_selector("#panel-play[data-status=placing]")
         assert re.fullmatch(re.escape(public) + r"#play/[\w-]{22}/2/[\w-]{43}", b.url)
         a.wait_for_selector("#play-presence [data-presence=joined][data-on=true]")
-        table, token = re.search(r"#play/([\w-]+)/1/([\w-]+)$", a.url).groups()
-        view = http.get(f"{public}api/tables/{table}", headers={"Authorization": f"Bearer {token}"})
+        view = http.get(f"{public}api/tables/{table}", headers=seat_1)
         assert view.status_code == 200, view.text
         deal = Deal.from_exposed(" ".join(view.json()["deal"]["exposed"]))
         arr_a, arr_b = two_arrangements(deal)
@@ -97,6 +112,18 @@ def test_a_friends_game_through_caddy_by_the_servers_links(browser, server, tmp_
             assert not pg.is_visible("#play-showdown-box")
         again = http.get(f"{public}api/tables/{table}", headers={"Authorization": f"Bearer {token}"})
         assert again.json()["match"] == 2 and again.json()["deal"]["seed"] == SEED + 1
+        # seat 1 aborts match 2 before its first show-down and leaves the table: seat 2 is told how it ended
+        a.click("#play-resign")
+        assert a.text_content("#play-resign") == "Abort the match"
+        a.click("#play-resign-leave")
+        a.wait_for_selector("#play-setup:not([hidden]) #play-error:has-text('You left the table')")
+        assert "aborted the match before its first show-down" in a.text_content("#play-error")
+        b.wait_for_selector("#panel-play[data-status=ended]")
+        assert b.text_content("#play-status") == "Your friend aborted the match before its first show-down: no result."
+        b.wait_for_selector("#play-presence [data-presence=left]:has-text('has left the table')")
+        assert "Your friend has left the table" in b.text_content("#play-rematch-note") and b.is_hidden("#play-rematch")
+        tally = b.text_content("#play-tally")
+        assert "Match 2 at this table" in tally and "(1 aborted)" in tally
         ca.close()
         cb.close()
         assert a_errors == [] and b_errors == [], (a_errors, b_errors)

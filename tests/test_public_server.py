@@ -200,6 +200,8 @@ def test_the_page_through_caddy_under_its_csp(tmp_path, prefix):
             link = host.input_value("#play-share-link")
             assert link.startswith(f"{site.base}/#join/"), link
             friend.goto(link)
+            friend.wait_for_selector("#play-accept[aria-disabled='false']")
+            friend.click("#play-accept")
             friend.wait_for_selector("#panel-play[data-status='placing']")
             assert "#join" not in friend.url  # the invitation is spent and gone from the address bar
         finally:

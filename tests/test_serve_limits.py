@@ -242,4 +242,4 @@ def test_health_shows_no_path_nor_process_id(tmp_path):
     for pid in app.state.quintet.pool.pids() or [12345678]:
         assert str(pid) not in text
     assert set(health) == {"status", "version", "workers", "workers_ready", "workers_busy", "waiting", "running",
-                           "queue_size", "broken", "solver"}
+                           "queue_size", "broken", "solver", "table_ttl"}

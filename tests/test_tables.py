@@ -222,6 +222,7 @@ ENDPOINTS = [  # (method, path, body)
     ("POST", "/grade", {"arrangement": "As Ah Ad Ac Ks | Kh Kd Kc Qs Qh | Qd Qc Js Jh Jd | Jc Ts Th Td Tc | "
                                        "9s 9h 9d 9c 8s"}),
     ("POST", "/odds", None), ("GET", "/events", None), ("GET", "/invitation", None), ("POST", "/rematch", None),
+    ("POST", "/resign", None),
 ]
 
 
@@ -263,7 +264,8 @@ def test_the_tables_api_is_typed_and_its_errors_documented(server):
     paths = {p: ops for p, ops in spec["paths"].items() if p.startswith("/api/tables")}
     expected = {"/api/tables": {"post"}, "/api/tables/{table_id}": {"get"},
                 **{f"/api/tables/{{table_id}}/{x}": {"post"}
-                   for x in ("arrangement", "next", "hint", "grade", "odds", "join", "rematch")},
+                   for x in ("arrangement", "next", "hint", "grade", "odds", "join", "rematch", "invited", "decline",
+                             "resign")},
                 "/api/tables/{table_id}/events": {"get"}, "/api/tables/{table_id}/records": {"get"},
                 "/api/tables/{table_id}/invitation": {"get"}}
     assert {p: set(ops) for p, ops in paths.items()} == expected
@@ -277,7 +279,8 @@ def test_the_tables_api_is_typed_and_its_errors_documented(server):
     for path, ops in paths.items():
         for op in ops.values():
             responses = op["responses"]
-            if path not in ("/api/tables", "/api/tables/{table_id}/join"):  # the two calls without a token
+            untokened = ("/api/tables", *(f"/api/tables/{{table_id}}/{x}" for x in ("join", "invited", "decline")))
+            if path not in untokened:  # the calls without a token: opening a table, and an invitation's
                 assert {"401", "404"} <= set(responses), path
                 assert op["security"] == [{"seat token": []}]
             else:

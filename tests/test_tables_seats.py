@@ -52,7 +52,7 @@ def test_the_creator_holds_seat_1_and_an_invitation_never_seat_2s_token(server):
     table, code = link.rsplit("#join/", 1)[1].split("/")
     assert link.startswith(f"{server}/#join/") and table == created["table"] and len(code) >= 22  # 128 bits
     one = SeatClient(server, table, 1, created["token"])
-    assert one.view()["presence"] == {"joined": False, "connected": False, "confirmed": False, "here": 0}
+    assert one.view()["presence"] == {"joined": False, "connected": False, "confirmed": False, "here": 0, "left": False}
     # seat 1 may see the invitation again until the friend joins
     assert one.request("GET", "/invitation").json()["link"] == link
     stream = one.events()
@@ -107,6 +107,34 @@ def test_a_wrong_invitation_is_the_same_404_as_no_table(server):
     assert join(server, created["invitation"]["link"]).status_code == 201
 
 
+@pytest.mark.server
+def test_an_invitation_shows_its_match_and_takes_nothing_until_accepted(server):
+    """Issue 41, item 6: the friend's page shows the match (``POST …/invited``) with Accept and
+    Decline; looking takes no seat, declining tells seat 1 and leaves the invitation valid."""
+    created = create(server, {"opponent": "friend", "seed": SEED, "games": 3, "hints": True})
+    table, code = created["invitation"]["link"].rsplit("#join/", 1)[1].split("/")
+    one = SeatClient(server, table, 1, created["token"])
+    stream = one.events()
+    for _ in range(2):  # looking twice, as a host checking the link would: nothing is taken
+        r = httpx.post(f"{server}/api/tables/{table}/invited", json={"invitation": code})
+        assert r.status_code == 200, r.text
+        assert r.json() == {"table": table, "games": 3, "match": 1, "rules": "classic", "hints": True}
+    assert one.view()["presence"]["joined"] is False and one.view()["declined"] is False
+    wrong = httpx.post(f"{server}/api/tables/{table}/invited", json={"invitation": created["token"][:22]})
+    assert error(wrong, 404) == NOT_FOUND
+    r = httpx.post(f"{server}/api/tables/{table}/decline", json={"invitation": code})
+    assert r.status_code == 200 and r.json()["games"] == 3, r.text
+    told = stream.wait_for("declined")
+    assert told["view"]["declined"] is True and told["seat"] == 2
+    assert one.view()["declined"] is True and one.request("GET", "/invitation").json()["link"]
+    # the friend may still accept: then the view no longer says declined, and looking again is refused
+    assert join(server, created["invitation"]["link"]).status_code == 201
+    assert one.view()["declined"] is False
+    again = httpx.post(f"{server}/api/tables/{table}/invited", json={"invitation": code})
+    assert error(again, 409) == USED
+    assert error(httpx.post(f"{server}/api/tables/{table}/decline", json={"invitation": code}), 409) == USED
+
+
 def presence(reader, predicate, timeout: float = 30) -> dict:
     """The first ``presence`` event on ``reader`` whose presence satisfies ``predicate``."""
     deadline = time.monotonic() + timeout
@@ -125,7 +153,7 @@ def test_presence_follows_the_other_seat_and_counts_this_seats_streams(server):
     two = SeatClient(server, created["table"], 2, join(server, created["invitation"]["link"]).json()["token"])
     first = one.events()
     assert first.events[0][1]["view"]["presence"] == {"joined": True, "connected": False, "confirmed": False,
-                                                     "here": 1}
+                                                     "here": 1, "left": False}
     second = one.events()  # the same seat open in a second tab: both streams are told
     assert second.events[0][1]["view"]["presence"]["here"] == 2
     presence(first, lambda p: p["here"] == 2)
@@ -134,12 +162,12 @@ def test_presence_follows_the_other_seat_and_counts_this_seats_streams(server):
         lines = theirs.iter_lines()
         assert next(lines) == "event: view"
         assert json.loads(next(lines)[6:])["view"]["presence"] == {"joined": True, "connected": True,
-                                                                  "confirmed": False, "here": 1}
+                                                                  "confirmed": False, "here": 1, "left": False}
         presence(first, lambda p: p["connected"])
         a, b = two_arrangements(deal_of(one.view()))
         two.confirm(b)
         assert presence(first, lambda p: p["confirmed"]) == {"joined": True, "connected": True, "confirmed": True,
-                                                              "here": 2}
+                                                              "here": 2, "left": False}
         kinds = first.kinds
         assert kinds[kinds.index("confirmed") + 1] == "presence"  # the event, then what it changed
         assert one.view()["presence"]["confirmed"] is True
@@ -151,7 +179,7 @@ def test_presence_follows_the_other_seat_and_counts_this_seats_streams(server):
     computer = create(server, {"opponent": "greedy", "seed": SEED})
     mine = SeatClient(server, computer["table"], 1, computer["token"])
     ready = mine.wait(lambda v: v["status"] == "placing")
-    assert ready["presence"] == {"joined": True, "connected": True, "confirmed": True, "here": 0}
+    assert ready["presence"] == {"joined": True, "connected": True, "confirmed": True, "here": 0, "left": False}
 
 
 def _play_match(seats: list[SeatClient], games: int) -> None:
@@ -205,6 +233,52 @@ def test_a_rematch_in_one_click_for_each_seat(server):
     last = SeatClient(server, edge["table"], 1, edge["token"])
     _play_match([last], 1)
     assert "past" in error(last.request("POST", "/rematch", status=None), 409)
+
+
+@pytest.mark.server
+def test_a_match_resigned_aborted_or_left_says_how_it_ended_and_the_tally_counts_it(server):
+    """Issue 41, item 10: abort before the first show-down (no result), resign after it (the other
+    side wins the match), leave the table (the friend is told, no rematch); a tally across rematches."""
+    created = create(server, {"opponent": "friend", "seed": SEED, "games": 2})
+    one = SeatClient(server, created["table"], 1, created["token"])
+    two = SeatClient(server, created["table"], 2, join(server, created["invitation"]["link"]).json()["token"])
+    streams = [one.events(), two.events()]
+    assert one.view()["tally"] == {"you": 0, "other": 0, "drawn": 0, "aborted": 0}
+    # before the first show-down: aborted, no one wins; the other seat is told
+    aborted = two.request("POST", "/resign").json()
+    assert aborted["ended"] == {"how": "aborted", "by": "you"} and aborted["over"] and aborted["status"] == "ended"
+    told = streams[0].wait_for("aborted")["view"]
+    assert told["ended"] == {"how": "aborted", "by": "other"} and told["tally"]["aborted"] == 1
+    deal = deal_of(one.view())
+    assert "has ended" in error(one.confirm(two_arrangements(deal)[0], status=None), 409)
+    assert "over already" in error(one.request("POST", "/resign", status=None), 409)
+    # a rematch; one game shown down, then seat 1 resigns: seat 2 wins the match
+    one.request("POST", "/rematch")
+    assert two.request("POST", "/rematch").json()["match"] == 2
+    _play_match([one, two], 1)
+    one.request("POST", "/next")
+    resigned = one.request("POST", "/resign").json()
+    assert resigned["ended"] == {"how": "resigned", "by": "you"} and resigned["can_next"] is False
+    assert resigned["tally"] == {"you": 0, "other": 1, "drawn": 0, "aborted": 1}
+    assert streams[1].wait_for("resigned")["view"]["tally"] == {"you": 1, "other": 0, "drawn": 0, "aborted": 1}
+    assert "has ended" in error(two.request("POST", "/next", status=None), 409)
+    # a played match counts too
+    one.request("POST", "/rematch")
+    two.request("POST", "/rematch")
+    _play_match([one, two], 2)
+    tally = one.view()["tally"]
+    assert sum(tally.values()) == 3 and tally["aborted"] == 1 and one.view()["ended"] is None
+    # leaving: the friend is told, and no rematch can start
+    left = two.request("POST", "/resign", {"leave": True}).json()
+    assert left["over"] and streams[0].wait_for("left")["view"]["presence"]["left"] is True
+    assert "your friend has left" in error(one.request("POST", "/rematch", status=None), 409)
+    assert "you have left" in error(two.request("POST", "/rematch", status=None), 409)
+    # against the computer: resigning after a show-down gives it the match
+    computer = create(server, {"opponent": "greedy", "seed": SEED, "games": 2})
+    mine = SeatClient(server, computer["table"], 1, computer["token"])
+    _play_match([mine], 1)
+    mine.request("POST", "/next")
+    assert mine.request("POST", "/resign").json()["tally"] == {"you": 0, "other": 1, "drawn": 0, "aborted": 0}
 
 
 @pytest.mark.server
@@ -269,7 +343,7 @@ def test_a_version_1_tables_file_is_read_on(tmp_path):
     store = TableStore(path)
     table = store.load("T1")
     assert table is not None and table.joined == {1: True, 2: True} and table.matches == 1
-    assert table.invitation is None and table.rematch == set() and table.last_game == 3
+    assert table.invitation is None and table.rematch == set() and table.last_game == 3 and not table.declined
     assert store.seat_of("T1", "two") == 2 and store.invitation_of("T1") == (None, None)
     store.close()
     assert sqlite3.connect(path).execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION

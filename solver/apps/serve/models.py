@@ -368,6 +368,7 @@ class HealthOut(JsonModel):
     queue_size: int
     broken: str | None = Field(description="why no worker can run (workers died before they were ready)")
     solver: bool = Field(description="the solver API (solves, jobs, draw advice) is on; off on a play-only server")
+    table_ttl: float = Field(description="seconds a table is kept after its last move (quintet-serve --table-ttl)")
 
 
 class DealOut(JsonModel):

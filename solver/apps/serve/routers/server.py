@@ -33,7 +33,7 @@ def health(state: State, response: Response) -> HealthOut:
     if stats["broken"]:
         response.status_code = 503
     return HealthOut(status="broken" if stats["broken"] else "ok", version=metadata.version("quintet-solver"),
-                     **stats, solver=not state.config.play_only)
+                     **stats, solver=not state.config.play_only, table_ttl=state.tables.config.ttl)
 
 
 class OpponentOut(JsonModel):

@@ -36,8 +36,10 @@ from solver.apps.serve.tables.models import (
     GradeIn,
     HintIn,
     InvitationOut,
+    InvitedOut,
     JoinIn,
     OddsOut,
+    ResignIn,
     TableCreatedOut,
     TableEventOut,
     TableIn,
@@ -73,6 +75,12 @@ _ADVICE_ERRORS: dict[int | str, dict[str, Any]] = {
     409: {"model": ErrorOut, "description": "not now: confirmed already, or the model is still being prepared"},
     503: {"model": ErrorOut, "description": "the server is busy (Retry-After) or stopping"},
 }
+
+_INVITED_ERRORS: dict[int | str, dict[str, Any]] = {
+    **{k: _ERRORS[k] for k in (413, 422, 429)},
+    404: {"model": ErrorOut, "description": "no such table, or not its invitation (the same bytes for both)"},
+    409: {"model": ErrorOut, "description": "the invitation was used already (seat 1 is told)"}}
+
 
 _bearer = HTTPBearer(auto_error=False, scheme_name="seat token",
                      description="the seat's token (from its link: /#play/TABLE/SEAT/TOKEN)")
@@ -113,14 +121,27 @@ def create_table(body: TableIn, tables: Tables, links: SeatLinks, state: State, 
     return tables.create(body, links, state.client(http))
 
 
-@router.post("/{table_id}/join", status_code=201, response_model=TableJoinedOut, responses={
-    **{k: _ERRORS[k] for k in (413, 422, 429)},
-    404: {"model": ErrorOut, "description": "no such table, or not its invitation (the same bytes for both)"},
-    409: {"model": ErrorOut, "description": "the invitation was used already (seat 1 is told)"}},
-    openapi_extra=rate_limit("moves"))
+@router.post("/{table_id}/join", status_code=201, response_model=TableJoinedOut, responses=_INVITED_ERRORS,
+             openapi_extra=rate_limit("moves"))
 def join(table_id: str, body: JoinIn, tables: Tables, links: SeatLinks) -> TableJoinedOut:
     """Exchange a friend's table's invitation for seat 2's own token and link (once)."""
     return tables.join(table_id, body.invitation, links)
+
+
+@router.post("/{table_id}/invited", response_model=InvitedOut, responses=_INVITED_ERRORS,
+             openapi_extra=rate_limit("moves"))
+def invited(table_id: str, body: JoinIn, tables: Tables) -> InvitedOut:
+    """The match an invitation is to, shown before the friend accepts (POST …/join) or declines:
+    nothing is taken.  (POST: the code is a secret, kept out of addresses and their logs.)"""
+    return tables.invited(table_id, body.invitation)
+
+
+@router.post("/{table_id}/decline", response_model=InvitedOut, responses=_INVITED_ERRORS,
+             openapi_extra=rate_limit("moves"))
+def decline(table_id: str, body: JoinIn, tables: Tables) -> InvitedOut:
+    """Decline a friend's invitation (the match it is to in the answer): seat 1 is told (a
+    'declined' event); it stays valid."""
+    return tables.invited(table_id, body.invitation, decline=True)
 
 
 @router.get("/{table_id}/invitation", response_model=InvitationOut, responses={
@@ -140,6 +161,16 @@ def rematch(table_id: str, tables: Tables, token: Token) -> TableView:
     with a friend once both seats have asked.  Both keep their tokens and links."""
     seat = tables.authenticate(table_id, token)
     return tables.rematch(table_id, seat)
+
+
+@router.post("/{table_id}/resign", response_model=TableView, responses={
+    **_MOVE_ERRORS, 409: {"model": ErrorOut, "description": "the match is over already (and you do not leave)"}},
+    openapi_extra=rate_limit("moves"))
+def resign(table_id: str, tables: Tables, token: Token, body: ResignIn | None = None) -> TableView:
+    """Give the current match up: aborted before its first show-down (no result), else resigned
+    (the other side wins it); the other seat is told.  With leave, you leave the table too."""
+    seat = tables.authenticate(table_id, token)
+    return tables.resign(table_id, seat, (body or ResignIn()).leave)
 
 
 @router.get("/{table_id}", response_model=TableView, responses=_SEAT_ERRORS)

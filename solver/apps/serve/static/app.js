@@ -44,6 +44,8 @@ async function showHealth(select) {
       `v${data.version} · ${data.workers_ready} of ${data.workers} workers ready${data.solver ? "" : " · play only"}`;
     if (!data.solver && !document.body.dataset.playOnly) {
       document.body.dataset.playOnly = "true";
+      document.querySelector("h1").textContent = "Quintet"; // the site's name: no advisor here
+      if (!location.hash.startsWith("#play")) document.title = "Quintet";
       // a play-only server (quintet-serve --play-only): the solver's tabs (a review solves) would answer 403
       for (const id of ["tab-advisor", "tab-draw", "tab-review"]) document.getElementById(id).hidden = true;
       select(document.getElementById("tab-play"), false);

@@ -3,9 +3,11 @@
 // (api/tables).  A seat is its link, #play/TABLE/SEAT/TOKEN, and that link is the page's
 // address while the seat is open: a bookmark, a reload, a new tab or another device resume
 // it.  The token rides in the fragment (never sent to the server) and goes to the server as
-// "Authorization: Bearer".  A friend is invited by #join/TABLE/CODE: the friend's page
-// exchanges the code for seat 2's own token once (api/tables/TABLE/join) and moves to its
-// seat link.
+// "Authorization: Bearer".  A friend is invited by #join/TABLE/CODE: the friend's page shows
+// the match (api/tables/TABLE/invited, which takes nothing) with Accept and Decline, and on
+// Accept exchanges the code for seat 2's own token once (api/tables/TABLE/join) and moves to
+// its seat link.  The seats this browser holds are kept here ("Your tables", never sent to
+// anyone): the host's own page recognises its own invitation by them.
 //
 // The page holds only what the server sends this seat: before both sides have confirmed,
 // never the other side's cards.  The other side's commitment is remembered when first seen
@@ -23,9 +25,9 @@ import { checkCommitment, commitmentText } from "./sha256.js";
 
 const REVEAL_MS = 650; // between two slots of the show-down
 const KEEP_MS = 3 * 24 * 3600 * 1000; // what this device keeps of a table (its drafts, commitments seen)
-const PAGE_TITLE = document.title;
 const SEAT_ADDRESS = /^#play\/([A-Za-z0-9_-]+)\/([12])(?:\/([A-Za-z0-9_-]+))?$/;
 const JOIN_ADDRESS = /^#join\/([A-Za-z0-9_-]+)\/([A-Za-z0-9_-]+)$/;
+const MINE_SHOWN = 10; // "Your tables": the most recently used seats listed
 const FRIEND_HELP = "You get an invitation link for your friend's seat. Hints, if on, are against the deal's "
   + "equilibrium, and both of you are told.";
 
@@ -41,6 +43,9 @@ const play = {
   invitation: null, // {table, link, warning}: seat 2's invitation, shown to seat 1 until the friend joins
   asking: false, // the invitation is being fetched
   draftKey: null, // where the board's arrangement is kept (null: not kept)
+  invited: null, // {table, code}: the invitation shown, before it is accepted
+  focusResult: null, // the gameKey whose result gets the focus once its show-down is turned over
+  pending: false, // a Confirm the server did not take (down, or a proxy's 5xx): offered again once it is back
 };
 let board; // the ArrangementEditor of the current game
 let showTab = () => {};
@@ -84,6 +89,7 @@ class Kept {
 const drafts = new Kept("quintet-play-drafts"); // TABLE/SEAT/GAME → the packets being laid
 const seen = new Kept("quintet-play-commitments"); // TABLE/SEAT/GAME → the other side's commitment, first seen
 const joined = new Kept("quintet-play-joined"); // TABLE/CODE → seat 2's token (this device exchanged the code)
+const mine = new Kept("quintet-play-seats"); // TABLE/SEAT → {token}: the seats this browser holds ("Your tables")
 
 /** The game a view is of: a rematch starts the games again, under a new match number. */
 function gameKey(view) {
@@ -166,21 +172,26 @@ async function sit(seat) {
   play.key = null;
   play.draftKey = null;
   play.revealed = {};
+  play.pending = false;
   $("play-setup").hidden = true;
+  $("play-invite").hidden = true;
   $("play-table").hidden = false;
-  for (const id of ["play-showdown-box", "play-advice-box", "play-match-box", "play-leave-confirm"]) $(id).hidden = true;
+  for (const id of ["play-showdown-box", "play-advice-box", "play-match-box", "play-leave-confirm",
+    "play-resign-confirm"]) $(id).hidden = true;
   showError("", $("play-confirm"));
   showTab();
   if (!seat.token) {
     leave("This address names a seat without its token: open the seat's full link (…/#play/TABLE/SEAT/TOKEN).");
     return;
   }
+  mine.set(`${seat.table}/${seat.seat}`, { token: seat.token }); // "Your tables"
   try {
     const { data } = await ask("GET", "");
     render(data, "view");
   } catch (e) {
     if (e instanceof ApiError && e.status === 404) {
-      leave(`${e.message}. The table may have expired (tables are kept a day after their last move).`);
+      mine.set(`${seat.table}/${seat.seat}`, undefined);
+      leave(`${e.message}. The table may have expired (tables are kept ${await keptFor()} after their last move).`);
       return;
     }
     showError(e.message);
@@ -188,37 +199,153 @@ async function sit(seat) {
   follow();
 }
 
-/** The friend's page: exchange the invitation for seat 2's own token, once. */
+/** The friend's page: the match the invitation is to, with Accept and Decline (nothing is
+ * taken before Accept).  On the host's own browser (it holds seat 1 of the table): says so. */
 async function join(table, code) {
   showTab();
   stopStream();
   play.seat = null;
   $("play-table").hidden = true;
-  $("play-setup").hidden = false;
   const token = joined.get(`${table}/${code}`);
   if (token) { // this device took the seat already: back to it
     goToSeat({ table, seat: 2, token });
     return;
   }
-  showError("", $("play-start"));
-  $("play-joining").hidden = false;
+  play.invited = { table, code };
+  $("play-setup").hidden = true;
+  $("play-invite").hidden = false;
+  showError("", $("play-accept"));
+  const own = mine.get(`${table}/1`);
+  $("play-accept").hidden = $("play-decline").hidden = Boolean(own);
+  $("play-own-seat").hidden = $("play-accept-anyway").hidden = !own;
+  if (own) {
+    $("play-invite-title").textContent = "Your own invitation";
+    $("play-invite-text").textContent = "This is the invitation to the table you opened on this browser (it holds "
+      + "seat 1). Send it to your friend: it opens their seat, once. Opening it here has taken nothing.";
+    $("play-own-seat").focus();
+    return;
+  }
+  $("play-invite-title").textContent = "An invitation to a match";
+  $("play-invite-text").textContent = "Opening the invitation…";
+  for (const id of ["play-accept", "play-decline"]) $(id).setAttribute("aria-disabled", "true");
+  try {
+    const { data } = await call("POST", `api/tables/${table}/invited`, { invitation: code });
+    if (!play.invited || play.invited.code !== code) return;
+    $("play-invite-text").textContent = `Your friend invites you to a match of ${data.games} game`
+      + `${data.games > 1 ? "s" : ""}${data.match > 1 ? ` (match ${data.match} at their table)` : ""} with `
+      + `${data.rules} rules; hints, grades and odds ${data.hints ? "on for both of you (against the deal's "
+        + "equilibrium)" : "off"}. Accept to take your seat: nothing is taken before you do.`;
+    for (const id of ["play-accept", "play-decline"]) $(id).setAttribute("aria-disabled", "false");
+    $("play-accept").focus();
+  } catch (e) {
+    inviteFailed(e);
+  }
+}
+
+/** How long the server keeps a table after its last move, in words ("a day", "2 hours"):
+ * quintet-serve --table-ttl, as GET /api/health tells it. */
+async function keptFor() {
+  try {
+    const { data } = await call("GET", "api/health");
+    /** @type {[string, number][]} the largest unit the TTL is a whole number of */
+    const units = [["day", 86400], ["hour", 3600], ["minute", 60], ["second", 1]];
+    const ttl = Math.round(data.table_ttl);
+    const [unit, size] = units.find(([, n]) => ttl >= n && ttl % n === 0) || units[3];
+    const n = ttl / size;
+    return n === 1 ? `${unit === "hour" ? "an" : "a"} ${unit}` : `${n} ${unit}s`;
+  } catch {
+    return "for a while";
+  }
+}
+
+/** The invitation cannot be used (used already, not valid): back to the form, saying why. */
+async function inviteFailed(e) {
+  const kept = e instanceof ApiError && e.status === 404 ? await keptFor() : "";
+  play.invited = null;
+  history.replaceState(null, "", location.pathname + location.search);
+  $("play-invite").hidden = true;
+  $("play-setup").hidden = false;
+  showError(e instanceof ApiError && e.status === 409
+    ? "This invitation has been used already: it opens your friend's seat once, and someone opened it before. "
+      + "If that was you, go back to the page it opened: its address is your seat's link. If not, ask your "
+      + "friend for a new match (they have been told)."
+    : e instanceof ApiError && e.status === 404
+      ? "This invitation is not valid: the link may be cut short, or the table has expired (tables are kept "
+        + `${kept} after their last move). Ask your friend for a new one.`
+      : `Could not open the invitation: ${e.message}`, $("play-start"));
+  renderMine();
+}
+
+/** Accept: exchange the invitation for seat 2's own token, once, and sit there. */
+async function accept(button) {
+  if (!play.invited || button.getAttribute("aria-disabled") === "true") return;
+  const { table, code } = play.invited;
+  button.setAttribute("aria-disabled", "true");
   try {
     const { data } = await call("POST", `api/tables/${table}/join`, { invitation: code });
     joined.set(`${table}/${code}`, data.token);
+    play.invited = null;
     goToSeat({ table: data.table, seat: data.seat, token: data.token });
+    $("play-title").focus();
   } catch (e) {
-    history.replaceState(null, "", location.pathname + location.search);
-    showError(e instanceof ApiError && e.status === 409
-      ? "This invitation has been used already: it opens your friend's seat once, and someone opened it before. "
-        + "If that was you, go back to the page it opened: its address is your seat's link. If not, ask your "
-        + "friend for a new match (they have been told)."
-      : e instanceof ApiError && e.status === 404
-        ? "This invitation is not valid: the link may be cut short, or the table has expired (tables are kept a "
-          + "day after their last move). Ask your friend for a new one."
-        : `Could not join the table: ${e.message}`, $("play-start"));
+    inviteFailed(e);
   } finally {
-    $("play-joining").hidden = true;
+    button.setAttribute("aria-disabled", "false");
   }
+}
+
+/** Decline: your friend is told; the invitation stays valid (Accept still works). */
+async function decline() {
+  if (!play.invited || $("play-decline").getAttribute("aria-disabled") === "true") return;
+  const { table, code } = play.invited;
+  try {
+    await call("POST", `api/tables/${table}/decline`, { invitation: code });
+    $("play-decline").hidden = true;
+    $("play-invite-text").textContent = "You declined: your friend has been told. The invitation stays valid "
+      + "until it is used: you may still accept.";
+    $("play-invite-title").focus();
+  } catch (e) {
+    inviteFailed(e);
+  }
+}
+
+// ---------------------------------------------------------------- your tables
+
+/** The seat's table in a few words, for "Your tables". */
+function mineText(view) {
+  const against = view.opponent === "friend" ? `Your friend (seat ${view.seat})` : `The computer (${view.opponent})`;
+  const match = view.match > 1 ? `match ${view.match}, ` : "";
+  const waiting = view.opponent === "friend" && view.seat === 1 && !view.presence.joined;
+  const where = waiting ? "waiting for your friend to join" : view.over ? "the match is over"
+    : { preparing: "the game is being prepared", placing: "your move", waiting: `waiting for ${otherName(view)}`,
+      showdown: "shown down", failed: "the game failed" }[view.status];
+  return `${against}: ${match}game ${view.game} of ${view.games}, ${where}`;
+}
+
+/** "Your tables": the seats this browser holds whose tables the server still has, each a link
+ * back to its seat (the others are forgotten). */
+async function renderMine() {
+  const now = Date.now();
+  const kept = Object.entries(mine.all()).filter(([, e]) => e && now - e.saved < KEEP_MS && e.value && e.value.token)
+    .sort((a, b) => b[1].saved - a[1].saved).slice(0, MINE_SHOWN);
+  const items = await Promise.all(kept.map(async ([key, entry]) => {
+    const [table, seat] = key.split("/");
+    try {
+      const { data } = await call("GET", `api/tables/${table}`, undefined, { token: entry.value.token });
+      const link = el("a", "", mineText(data));
+      link.href = `#play/${table}/${seat}/${entry.value.token}`;
+      const li = el("li");
+      li.dataset.table = table;
+      li.append(link);
+      return li;
+    } catch (e) {
+      if (e instanceof ApiError && e.status === 404) mine.set(key, undefined); // expired
+      return null;
+    }
+  }));
+  const shown = items.filter((li) => li !== null);
+  $("play-mine-list").replaceChildren(...shown);
+  $("play-mine").hidden = !shown.length;
 }
 
 function stopStream() {
@@ -237,7 +364,10 @@ async function follow() {
         pause = 500;
         if (kind === "shutdown") setStatusNote("The server is restarting: reconnecting…");
         else if (kind === "expired") leave("This table has expired.");
-        else if (event.view) render(event.view, kind);
+        else if (event.view) {
+          render(event.view, kind);
+          if (kind === "view") serverBack();
+        }
       }, controller.signal);
     } catch (e) {
       if (controller.signal.aborted) return;
@@ -252,6 +382,7 @@ async function follow() {
     pause = Math.min(pause * 2, 8000);
     try { // the state may have moved while the stream was down
       render((await ask("GET", "")).data, "view");
+      serverBack();
     } catch (e) {
       if (e instanceof ApiError && e.status === 404) {
         leave(e.message);
@@ -259,6 +390,14 @@ async function follow() {
       }
     }
   }
+}
+
+/** The server answers again: a Confirm it did not take is offered again, in words. */
+function serverBack() {
+  if (!play.pending || !play.view) return;
+  play.pending = false;
+  showError(play.view.you.confirmed ? "The server is back: your arrangement was confirmed after all."
+    : "The server is back: confirm again.", $("play-confirm"));
 }
 
 function leave(message = "") {
@@ -271,11 +410,14 @@ function leave(message = "") {
   if (location.hash.startsWith("#play") || location.hash.startsWith("#join")) {
     history.replaceState(null, "", location.pathname + location.search);
   }
-  document.title = PAGE_TITLE;
+  document.title = document.querySelector("h1").textContent; // the site's name (a play-only server's: Quintet)
   $("play-table").hidden = true;
+  $("play-invite").hidden = true;
+  play.invited = null;
   for (const id of ["play-showdown-box", "play-advice-box", "play-match-box"]) $(id).hidden = true;
   $("play-setup").hidden = false;
   showError(message, $("play-start"));
+  renderMine();
 }
 
 /** "New match": while the match is on, ask first (the seat's link brings it back). */
@@ -366,6 +508,8 @@ function statusText(view) {
     }
     case "failed":
       return `This game could not be prepared: ${view.error}`;
+    case "ended":
+      return endedText(view);
     case "placing":
       return view.other.confirmed && view.opponent === "friend"
         ? `Your friend has confirmed. Arrange your ${toArrange(rulesNamed(view.deal.rules))} and confirm.`
@@ -375,8 +519,17 @@ function statusText(view) {
         ? `You have confirmed. ${other[0].toUpperCase() + other.slice(1)} is still looking at game ${view.other_game}'s show-down.`
         : `You have confirmed. Waiting for ${other}…`;
     default:
+      if (shownDown(view) && view.ended) return endedText(view);
       return shownDown(view) && view.over ? "The match is over." : "Both have confirmed: the show-down.";
   }
+}
+
+/** How a match that ended early ended, in a sentence (view.ended: resigned or aborted, by whom). */
+function endedText(view) {
+  const { how, by } = view.ended;
+  const who = by === "you" ? "You" : otherName(view, true);
+  return how === "aborted" ? `${who} aborted the match before its first show-down: no result.`
+    : `${who} resigned the match: ${by === "you" ? `${otherName(view)} wins` : "you win"} it.`;
 }
 
 /** The tab's title: where this seat's game stands, in a few words. */
@@ -387,6 +540,7 @@ function titleText(view) {
   if (view.opponent === "friend" && view.seat === 1 && p && !p.joined) head = "Waiting for your friend to join";
   else if (view.status === "preparing") head = "Preparing the game";
   else if (view.status === "failed") head = "The game failed";
+  else if (view.ended && !view.showdown) head = `Match over: ${view.ended.how}`;
   else if (view.status === "placing") head = view.other.confirmed && view.opponent === "friend" ? "Your friend has confirmed" : "Your move";
   else if (view.status === "waiting") head = `Waiting for ${other}`;
   else if (!shownDown(view)) head = "Show-down…";
@@ -473,8 +627,12 @@ function renderPresence(view) {
     + "all. Close the ones you are not using.";
   if (list.hidden) return;
   const items = [];
-  if (view.seat === 1) items.push(["joined", p.joined, p.joined ? "has joined" : "has not opened your invitation yet"]);
-  if (p.joined) {
+  if (view.seat === 1) {
+    items.push(["joined", p.joined, p.joined ? "has joined"
+      : view.declined ? "declined your invitation (it stays valid)" : "has not accepted your invitation yet"]);
+  }
+  if (p.left) items.push(["left", false, "has left the table"]);
+  else if (p.joined) {
     items.push(["connected", p.connected, p.connected ? "has the table open" : "does not have the table open now"]);
     if (!view.showdown) items.push(["confirmed", p.confirmed, p.confirmed ? "has confirmed" : "has not confirmed yet"]);
   }
@@ -531,6 +689,43 @@ function buttons() {
   $("play-mix-box").hidden = !view.advice.mixes;
   for (const id of ["play-undo", "play-clear", "play-text", "play-pool"]) $(id).hidden = view.you.confirmed;
   $("play-text-help").hidden = view.you.confirmed;
+  $("play-resign").hidden = view.over;
+  $("play-resign").textContent = abortable(view) ? "Abort the match" : "Resign the match";
+  if (view.over) $("play-resign-confirm").hidden = true;
+}
+
+/** Before the match's first show-down a match is aborted (no result), after it resigned. */
+function abortable(view) {
+  return !view.finished.length && !view.showdown;
+}
+
+function askResign() {
+  const view = play.view;
+  if (!view || view.over) return;
+  const other = otherName(view);
+  $("play-resign-title").textContent = abortable(view)
+    ? "Abort the match? No game has been shown down: it ends with no result."
+    : `Resign the match? ${other[0].toUpperCase() + other.slice(1)} wins it.`;
+  $("play-resign-yes").textContent = abortable(view) ? "Abort" : "Resign";
+  $("play-resign-leave").hidden = view.opponent !== "friend";
+  $("play-resign-leave").textContent = `${abortable(view) ? "Abort" : "Resign"} and leave the table`;
+  $("play-resign-confirm").hidden = false;
+  $("play-resign-yes").focus();
+}
+
+/** Resign or abort the match (``leave``: and leave the table: your friend is told). */
+function resign(leaveTable) {
+  $("play-resign-confirm").hidden = true;
+  act($("play-resign"), async (signal) => {
+    const { data } = await ask("POST", "/resign", { leave: leaveTable }, signal);
+    if (leaveTable) {
+      mine.set(`${play.seat.table}/${play.seat.seat}`, undefined); // not one of "Your tables" any more
+      leave(`${endedText(data)} You left the table.`);
+      return;
+    }
+    render(data, "view");
+    $("play-showdown-title").focus();
+  });
 }
 
 // ---------------------------------------------------------------- the show-down
@@ -566,9 +761,17 @@ export function seatSlots(showdown) {
 function renderShowdown(view, kind) {
   const box = $("play-showdown-box");
   const sd = view.showdown;
-  box.hidden = !sd;
+  box.hidden = !sd && !view.ended;
+  $("play-showdown-title").textContent = sd ? "Show-down" : "The match has ended";
   if (!sd) {
     delete $("panel-play").dataset.revealed;
+    if (view.ended) { // the match ended before this game's show-down: how, and the rematch
+      $("play-showdown").replaceChildren();
+      $("play-score").textContent = `${endedText(view)} ${tallyText(view)}`;
+      $("play-check").hidden = true;
+      $("play-next").hidden = true;
+      renderRematch(view);
+    }
     return;
   }
   const key = gameKey(view);
@@ -614,7 +817,8 @@ function renderShowdown(view, kind) {
     if (done) {
       renderCheck(view);
       $("play-status").textContent = statusText(view);
-      if (view.over) {
+      if (view.ended) $("play-score").textContent += ` ${endedText(view)}`;
+      else if (view.over) {
         $("play-score").textContent += ` Match: you ${view.score.you}, ${other} ${view.score.other} — `
           + `${verdict(view.score.you, view.score.other, view, "the match")}.`;
       }
@@ -624,6 +828,7 @@ function renderShowdown(view, kind) {
     renderRematch(view);
   };
   if (play.timer) clearTimeout(play.timer);
+  if (kind === "reveal" && play.revealed[key] < n) play.focusResult = key; // a later event may go on turning
   const reduce = window.matchMedia && window.matchMedia("(prefers-reduced-motion: reduce)").matches;
   const step = () => {
     draw();
@@ -632,8 +837,10 @@ function renderShowdown(view, kind) {
         play.revealed[key] += 1;
         step();
       }, reduce ? 0 : REVEAL_MS);
-    } else if (play.revealed[key] >= n && kind === "reveal") {
-      $("play-showdown-title").focus({ preventScroll: true });
+    } else if (play.revealed[key] >= n && play.focusResult === key) { // the result: in view, and the focus
+      play.focusResult = null;
+      $("play-score").focus({ preventScroll: true });
+      $("play-score").scrollIntoView({ block: "center" });
     }
   };
   step();
@@ -658,16 +865,17 @@ function renderCheck(view) {
   const box = $("play-check");
   const c = commitmentCheck(view, seen.get(seatKey()));
   const who = `${otherName(view, true)}'s`;
+  const its = view.opponent === "friend" ? "their" : "its"; // your friend is a person
   box.dataset.ok = c.ok ? "true" : "false";
   let text;
   if (!c.ok) {
     text = `✗ ${who} commitment does NOT match the arrangement revealed: it was changed after it was committed.`;
   } else if (view.confirmed_first === "you") {
     text = `✓ ${who} commitment matches the arrangement revealed (${short(c.shown)}). ${otherName(view, true)} `
-      + "confirmed after you, so its commitment was shown with the show-down: the check shows the two agree, not "
+      + `confirmed after you, so ${its} commitment was shown with the show-down: the check shows the two agree, not `
       + "that it was fixed before you confirmed.";
   } else if (c.seenBefore) {
-    text = `✓ ${who} commitment checks out: the SHA-256 of its salt and the arrangement revealed is `
+    text = `✓ ${who} commitment checks out: the SHA-256 of ${its} salt and the arrangement revealed is `
       + `${short(c.shown)}, the value this page showed before you confirmed.`;
   } else {
     text = `✓ ${who} commitment matches the arrangement revealed (${short(c.shown)}). It was shown before you `
@@ -683,16 +891,18 @@ function renderCheck(view) {
   box.replaceChildren(head, proves, details);
 }
 
-/** Rematch, once the match is over and its last show-down turned: one click a seat. */
+/** Rematch, once the match is over and its last show-down turned: one press a seat. */
 function renderRematch(view) {
-  const ready = view.over && shownDown(view);
+  const ready = view.over && (shownDown(view) || !view.showdown);
   const rematch = view.rematch || { you: false, other: false };
+  const left = view.presence && view.presence.left;
   $("play-rematch-row").hidden = !ready;
   if (!ready) return;
-  $("play-rematch").hidden = rematch.you;
+  $("play-rematch").hidden = rematch.you || left;
   const note = $("play-rematch-note");
-  note.textContent = rematch.you ? "You asked for a rematch: it starts when your friend asks too."
-    : rematch.other ? "Your friend asks for a rematch: one click starts it." : "";
+  note.textContent = left ? "Your friend has left the table: no rematch here." : rematch.you
+    ? "You asked for a rematch: it starts when your friend asks too."
+    : rematch.other ? "Your friend asks for a rematch: ask too and it starts." : "";
   note.hidden = !note.textContent;
 }
 
@@ -702,6 +912,10 @@ function renderMatch(view) {
   const box = $("play-match-box");
   // the current game's row waits for its show-down to be turned over
   const games = view.finished.filter((g) => g.game !== view.game || shownDown(view));
+  // the tally across rematches: not while the show-down that decides a match is being turned over
+  const tally = !view.showdown || shownDown(view) ? tallyText(view) : "";
+  $("play-tally").textContent = tally;
+  $("play-tally").hidden = !tally;
   box.hidden = !games.length;
   const table = $("play-match");
   const head = el("tr");
@@ -728,6 +942,14 @@ function renderMatch(view) {
     row.append(el("td", "", String(cell)));
   }
   table.append(row);
+}
+
+/** The matches at this table that have ended (a score across rematches), or "" before the first. */
+function tallyText(view) {
+  const t = view.tally;
+  if (!t || !(t.you + t.other + t.drawn + t.aborted)) return "";
+  return `Match ${view.match} at this table. Matches won: you ${t.you}, ${otherName(view)} ${t.other}`
+    + `${t.drawn ? `, drawn ${t.drawn}` : ""}${t.aborted ? ` (${t.aborted} aborted)` : ""}.`;
 }
 
 async function downloadRecords() {
@@ -788,8 +1010,18 @@ function confirmArrangement() {
     return;
   }
   act(button, async (signal) => {
-    const { data } = await ask("POST", "/arrangement", { arrangement: board.text() }, signal);
+    let data;
+    try {
+      ({ data } = await ask("POST", "/arrangement", { arrangement: board.text() }, signal));
+    } catch (e) {
+      if (!(e instanceof ApiError && (e.status === 0 || e.status >= 500))) throw e;
+      play.pending = true; // the server (or the way to it) is down: said again once it is back
+      throw new ApiError(`Your arrangement is not confirmed: the server did not take it (${e.message}). It stays `
+        + "on the board: this page says when the server is back, and you confirm again.", e.status);
+    }
+    play.pending = false;
     render(data, data.showdown ? "reveal" : "view");
+    if (!data.showdown) $("play-status").focus(); // Confirm is gone: the focus goes to what happens next
   });
 }
 
@@ -973,6 +1205,13 @@ export function setupPlay({ select = () => {} } = {}) {
   });
   helpChanged();
   $("play-start").addEventListener("click", start);
+  $("play-accept").addEventListener("click", () => accept($("play-accept")));
+  $("play-accept-anyway").addEventListener("click", () => accept($("play-accept-anyway")));
+  $("play-decline").addEventListener("click", decline);
+  $("play-own-seat").addEventListener("click", () => {
+    const own = play.invited && mine.get(`${play.invited.table}/1`);
+    if (own) goToSeat({ table: play.invited.table, seat: 1, token: own.token });
+  });
   for (const id of ["play-games", "play-seed"]) {
     $(id).addEventListener("keydown", (e) => {
       if (e.key === "Enter") start();
@@ -996,6 +1235,13 @@ export function setupPlay({ select = () => {} } = {}) {
   });
   $("play-records").addEventListener("click", downloadRecords);
   $("play-leave").addEventListener("click", askLeave);
+  $("play-resign").addEventListener("click", askResign);
+  $("play-resign-yes").addEventListener("click", () => resign(false));
+  $("play-resign-leave").addEventListener("click", () => resign(true));
+  $("play-resign-no").addEventListener("click", () => {
+    $("play-resign-confirm").hidden = true;
+    $("play-resign").focus();
+  });
   $("play-leave-yes").addEventListener("click", () => leave());
   $("play-leave-no").addEventListener("click", () => {
     $("play-leave-confirm").hidden = true;
@@ -1017,7 +1263,10 @@ export function setupPlay({ select = () => {} } = {}) {
       return;
     }
     const m = SEAT_ADDRESS.exec(location.hash);
-    if (!m) return;
+    if (!m) {
+      if (!play.seat) renderMine();
+      return;
+    }
     const seat = { table: m[1], seat: Number(m[2]), token: m[3] || null };
     const here = play.seat;
     if (!here || here.table !== seat.table || here.seat !== seat.seat || here.token !== seat.token) sit(seat);

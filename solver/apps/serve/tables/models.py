@@ -29,8 +29,9 @@ from solver.play.computer import computer_help
 from solver.problem.opponent_spec import MAX_SPEC_LENGTH
 
 __all__ = [
-    "MAX_GAMES", "TableIn", "ArrangementIn", "HintIn", "GradeIn", "JoinIn", "InvitationOut", "TableCreatedOut",
-    "TableJoinedOut", "PresenceOut", "RematchOut", "CommitmentsOut",
+    "MAX_GAMES", "TableIn", "ArrangementIn", "HintIn", "GradeIn", "JoinIn", "InvitationOut", "InvitedOut",
+    "TableCreatedOut", "TableJoinedOut", "PresenceOut", "RematchOut", "CommitmentsOut", "ResignIn", "EndedOut",
+    "TallyOut",
     "DealViewOut", "SideOut", "ShowdownOut", "ScoreOut", "FinishedGameOut",
     "AdviceOut", "TableView", "OddsOut", "TableEventOut", "EventKind", "TableStatus",
 ]
@@ -75,6 +76,11 @@ class GradeIn(_Strict):
     arrangement: ArrangementText = Field(description="five packets to grade (not confirmed)")
 
 
+class ResignIn(_Strict):
+    leave: bool = Field(default=False, description=(
+        "leave the table too: your friend is told (a 'left' event) and no rematch can start"))
+
+
 MAX_SECRET_LENGTH = 128
 """Characters of an invitation code (the server's are 22)."""
 
@@ -97,6 +103,17 @@ class InvitationOut(JsonModel):
     link: str = Field(description="{public}/#join/TABLE/CODE: the page exchanges the code for seat 2's own token "
                                   "when the friend opens it (once: a second exchange is refused, and seat 1 told)")
     warning: str | None = Field(description=_WARNING)
+
+
+class InvitedOut(JsonModel):
+    """The match an invitation is to, shown to the friend before they accept (``POST …/invited``:
+    nothing is taken)."""
+
+    table: str
+    games: int = Field(description="games in the match")
+    match: int = Field(ge=1, description="the match at the table (1: the first)")
+    rules: str = Field(description="the rule set's name")
+    hints: bool = Field(description="hints, grades and odds allowed (against the deal's equilibrium, for both)")
 
 
 class _SeatOut(JsonModel):
@@ -177,12 +194,30 @@ class PresenceOut(JsonModel):
     confirmed: bool = Field(description="the other side has confirmed your current game")
     here: int = Field(ge=0, description="open event streams of YOUR seat (2 or more: the seat is open on two "
                                         "devices or tabs)")
+    left: bool = Field(description="the other seat has left the table (POST …/resign with leave): no rematch")
 
 
 class RematchOut(JsonModel):
     you: bool = Field(description="you asked for a rematch (POST …/rematch)")
     other: bool = Field(description="your friend asked for a rematch (against the computer: always false, a "
                                     "rematch starts at once)")
+
+
+class EndedOut(JsonModel):
+    """How the current match ended before its last show-down."""
+
+    how: Literal["resigned", "aborted"] = Field(description=(
+        "resigned: a side gave the match up (the other wins it); aborted: ended before its first show-down, no result"))
+    by: Literal["you", "other"] = Field(description="who resigned or aborted")
+
+
+class TallyOut(JsonModel):
+    """The matches at this table that have ended, from your side."""
+
+    you: int = Field(ge=0, description="matches you won")
+    other: int = Field(ge=0, description="matches the other side won")
+    drawn: int = Field(ge=0)
+    aborted: int = Field(ge=0)
 
 
 class CommitmentsOut(JsonModel):
@@ -192,7 +227,7 @@ class CommitmentsOut(JsonModel):
     proves: str = Field(description="what a check that passes proves, in one sentence to show beside it")
 
 
-TableStatus = Literal["preparing", "placing", "waiting", "showdown", "failed"]
+TableStatus = Literal["preparing", "placing", "waiting", "showdown", "failed", "ended"]
 
 
 class TableView(JsonModel):
@@ -213,8 +248,10 @@ class TableView(JsonModel):
     status: TableStatus = Field(description=(
         "preparing: the computer is drawing its arrangement (an equilibrium is being solved); placing: arrange "
         "and confirm; waiting: you confirmed, the other side has not; showdown: both confirmed; failed: the "
-        "game could not be prepared (see error)"))
-    over: bool = Field(description="the match is over (the last game's show-down is there)")
+        "game could not be prepared (see error); ended: the match ended before this game's show-down (see ended)"))
+    over: bool = Field(description="the match is over (the last game's show-down is there, or it ended early)")
+    ended: EndedOut | None = Field(description="the match ended early: resigned or aborted (null: it did not)")
+    tally: TallyOut = Field(description="the matches at this table that have ended (a score across rematches)")
     can_next: bool = Field(description="POST …/next moves you to the next game")
     deal: DealViewOut
     you: SideOut
@@ -236,10 +273,14 @@ class TableView(JsonModel):
         "seat 1 of a friend's table: how many times the invitation was presented again after your friend joined "
         "(and refused) — someone else has its link"))
     commitments: CommitmentsOut = Field(description="what the commitment check at the show-down proves")
+    declined: bool = Field(description=(
+        "seat 1 of a friend's table: your friend declined the invitation (POST …/decline) and has not joined; "
+        "the invitation stays valid"))
 
 
 EventKind = Literal["view", "preparing", "ready", "failed", "confirmed", "reveal", "next", "record", "presence",
-                    "joined", "invitation_reused", "rematch", "match", "expired", "shutdown"]
+                    "joined", "declined", "invitation_reused", "rematch", "match", "resigned", "aborted", "left",
+                    "expired", "shutdown"]
 
 
 class TableEventOut(JsonModel):
@@ -251,10 +292,12 @@ class TableEventOut(JsonModel):
         "other's commitment is in the view); reveal: both confirmed, the show-down is in the view; next: a seat "
         "moved to its next game; record: a game's record and regret are written; presence: the view's presence "
         "changed (the other seat joined, opened or closed the table, confirmed; this seat opened it elsewhere); "
-        "joined: your friend exchanged the invitation; invitation_reused: someone presented the invitation again "
-        "after your friend joined (refused: someone else has its link); rematch: a seat asked for a rematch; match: "
-        "the next match started (both seats keep their links); expired: the table is gone; shutdown: the server "
-        "is stopping (the last event; reconnect)"))
+        "joined: your friend exchanged the invitation; declined: your friend declined it; invitation_reused: "
+        "someone presented the invitation again after your friend joined (refused: someone else has its link); "
+        "rematch: a seat asked for a rematch; match: the next match started (both seats keep their links); "
+        "resigned: a side resigned the match; aborted: a side ended it before its first show-down; left: your "
+        "friend left the table; expired: the table is gone; shutdown: the server is stopping (the last event; "
+        "reconnect)"))
     game: int | None = Field(description="the game the event is about (in its match)")
     seat: int | None = Field(description="the seat that acted (confirmed, next)")
     view: TableView | None = Field(description="your view after the event (none for expired and shutdown)")

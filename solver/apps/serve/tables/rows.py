@@ -76,6 +76,9 @@ class TableRow:
     invitation: str | None = None  # a friend's table: the code until seat 2 joins
     invitation_hash: bytes | None = None
     reused: int = 0  # exchanges of the invitation refused after seat 2 joined
+    declined: bool = False  # the friend declined the invitation (it stays valid)
+    results: dict[str, dict[str, Any]] = field(default_factory=dict)  # match → how it ended (``store``)
+    left: set[int] = field(default_factory=set)  # the seats that left the table
 
     @property
     def friend(self) -> bool:
@@ -104,9 +107,16 @@ class TableRow:
         """``game``'s number in its own match (1 … games)."""
         return (game - 1) % self.games + 1
 
+    @property
+    def ended(self) -> dict[str, Any] | None:
+        """How the current match ended early (resigned, aborted), or None."""
+        result = self.results.get(str(self.matches))
+        return result if result is not None and result["how"] != "played" else None
+
     def match_over(self, seat: int) -> bool:
-        """``seat`` has seen the current match's last show-down."""
-        return self.seat_games.get(seat) == self.last_game and self.shown_down(self.last_game)
+        """``seat`` has seen the current match's last show-down, or the match ended early."""
+        return self.ended is not None or (self.seat_games.get(seat) == self.last_game
+                                          and self.shown_down(self.last_game))
 
     def seed_of(self, game: int) -> int:
         return self.seed + game - 1

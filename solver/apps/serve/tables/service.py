@@ -17,8 +17,9 @@ How a table keeps its secrets:
   token, a made-up one, a table that does not exist or has expired: the same ``NoSuchTable``.
 * **Invitations** — no one holds another seat's token: the creator of a friend's table gets
   seat 1's token and an invitation (``secrets.token_urlsafe(16)``, 128 bits) that the friend's
-  browser exchanges once for seat 2's own token (``join``); a second exchange is refused and
-  seat 1 told.  Until then seat 1 may be shown the invitation again (``invitation``).
+  browser exchanges once for seat 2's own token (``join``), when the friend accepts the match
+  it shows (``invited``, which takes nothing; ``decline`` tells seat 1); a second exchange is
+  refused and seat 1 told.  Until then seat 1 may be shown the invitation again (``invitation``).
 * **Per-seat views** — everything a seat receives (views, events, errors) is built from
   ``seat_view(table, seat)``: before both sides have confirmed, the other side's cards are
   not in it (its commitment is), and no error names them.
@@ -50,12 +51,20 @@ from solver.apps.serve.tables.advice import advice_task
 from solver.apps.serve.tables.config import TablesConfig, tables_path
 from solver.apps.serve.tables.errors import NoSuchTable, NotNow, NotYours, Stopping, TablesFull
 from solver.apps.serve.tables.events import Subscriber, TableEvents
-from solver.apps.serve.tables.models import InvitationOut, TableCreatedOut, TableIn, TableJoinedOut, TableView
+from solver.apps.serve.tables.models import (
+    EventKind,
+    InvitationOut,
+    InvitedOut,
+    TableCreatedOut,
+    TableIn,
+    TableJoinedOut,
+    TableView,
+)
 from solver.apps.serve.tables.rows import FRIEND, TableRow
 from solver.apps.serve.tables.scheduler import Scheduler
 from solver.apps.serve.tables.store import TableStore, secret_matches, token_hash
 from solver.apps.serve.tables.tasks import PlayAction, TableTask, play_session
-from solver.apps.serve.tables.views import seat_view, table_status, warm_up
+from solver.apps.serve.tables.views import played_result, seat_view, table_status, warm_up
 from solver.apps.serve.tables.work import TableWork
 from solver.play.commitment import commit
 from solver.play.computer import ComputerSpec
@@ -265,19 +274,37 @@ class TableService:
                                warning=links.warning,
                                invitation=links.invitation(table.id, table.invitation) if table.invitation else None)
 
+    def _invited(self, table_id: str, code: str) -> TableRow:
+        """The table ``code`` is the invitation to, while seat 2 is free (lock held): ``NoSuchTable``
+        for a wrong code or table; ``NotNow`` once the friend has joined (and seat 1 is told)."""
+        valid = _TABLE_ID.fullmatch(table_id) is not None and _TOKEN.fullmatch(code) is not None
+        stored = self.db.invitation_of(table_id)[1] if valid else None
+        if not secret_matches(code, stored):
+            raise NoSuchTable()
+        table = self._table(table_id)
+        if table.joined.get(2):
+            self.db.reused_invitation(table_id)
+            self.events.publish(table_id, "invitation_reused", None, 2, seats=(1,))
+            raise NotNow(USED)
+        return table
+
+    def invited(self, table_id: str, code: str, *, decline: bool = False) -> InvitedOut:
+        """The match a friend's invitation is to, for the friend to accept or decline: nothing is
+        taken.  ``decline``: the friend declines it, and seat 1 is told (it stays valid until seat 2
+        joins)."""
+        with self._lock:
+            table = self._invited(table_id, code)
+            if decline:
+                self.db.declined_invitation(table_id)
+                self.events.publish(table_id, "declined", None, 2, seats=(1,))
+            return InvitedOut(table=table_id, games=table.games, match=table.matches, rules=table.rules.name,
+                              hints=table.hints)
+
     def join(self, table_id: str, code: str, links: Links) -> TableJoinedOut:
         """Exchange a friend's table's invitation for seat 2's own token (once: a second
         exchange is ``NotNow``, and seat 1 is told); ``NoSuchTable`` for a wrong code or table."""
-        valid = _TABLE_ID.fullmatch(table_id) is not None and _TOKEN.fullmatch(code) is not None
         with self._lock:
-            stored = self.db.invitation_of(table_id)[1] if valid else None
-            if not secret_matches(code, stored):
-                raise NoSuchTable()
-            table = self._table(table_id)
-            if table.joined.get(2):
-                self.db.reused_invitation(table_id)
-                self.events.publish(table_id, "invitation_reused", None, 2, seats=(1,))
-                raise NotNow(USED)
+            self._invited(table_id, code)
             token = secrets.token_urlsafe(32)
             now = time.time()
             self.db.join(table_id, 2, token_hash(token), now)
@@ -307,6 +334,9 @@ class TableService:
             table = self._table(table_id)
             if not table.match_over(seat):
                 raise NotNow("the match is not over yet: a rematch is asked once its last game is shown down")
+            if table.left:
+                raise NotNow(f"{'your friend has' if seat not in table.left else 'you have'} left the table: "
+                             "open a new one")
             if table.seed + (table.matches + 1) * table.games - 1 > SEED_MAX:
                 raise NotNow(f"a rematch would deal seeds past {SEED_MAX}: open a new table")
             if seat not in table.rematch:
@@ -342,6 +372,8 @@ class TableService:
                 raise NotNow(f"the computer is still preparing game {game}; confirm once it has laid its packets")
             if status == "failed":
                 raise NotNow(f"game {game} could not be prepared: {row.failed}")
+            if status == "ended":
+                raise NotNow(f"the match has ended: it was {table.results[str(table.matches)]['how']}")
             laid = play_session(table.deal(game), table.opponent).verify_confirm(text)  # PlayError: one line
             c = commit(laid, table.rules)
             side.arrangement, side.salt, side.commitment, side.confirmed = c.arrangement, c.salt, c.digest, time.time()
@@ -351,14 +383,41 @@ class TableService:
                 return self._view(table, seat)
             row.ended = side.confirmed
             self.db.show_down(table.id, game, seat, side, row)
+            if game == table.last_game:
+                table.results[str(table.matches)] = played_result(table)
+                self.db.end_match(table.id, table.results)
             self.events.publish(table.id, "reveal", game, seat)
             self.work.write_record(table, game, seat)  # after the reveal: not in its latency
             self.work.prepare(table, game + 1)  # the next game is ready when the seats get there
             return self._view(table, seat)
 
+    def resign(self, table_id: str, seat: int, leave: bool) -> TableView:
+        """``seat`` gives the current match up: ``aborted`` before its first show-down (no result),
+        else ``resigned`` (the other side wins it); the other seat is told.  ``leave``: the seat
+        leaves the table too (a ``left`` event; no rematch).  A match over already: only ``leave``."""
+        with self._lock:
+            table = self._table(table_id)
+            key = str(table.matches)
+            if key not in table.results:
+                aborted = not any(table.shown_down(g) for g in range(table.first_game, table.last_game + 1))
+                how: EventKind = "aborted" if aborted else "resigned"
+                table.results[key] = {"how": how, "winner": None if aborted else 2 if seat == 1 else 1, "by": seat}
+                table.rematch.clear()
+                self.db.end_match(table_id, table.results)
+                self.events.publish(table_id, how, None, seat)
+            elif not leave:
+                raise NotNow("the match is over already: nothing to resign")
+            if leave and seat not in table.left:
+                table.left.add(seat)
+                self.db.leave(table_id, seat, time.time())
+                self.events.publish(table_id, "left", None, seat)
+            return self._view(table, seat)
+
     def next_game(self, table_id: str, seat: int) -> TableView:
         with self._lock:
             table = self._table(table_id)
+            if table.ended is not None:
+                raise NotNow(f"the match has ended: it was {table.ended['how']}")
             game = table.seat_games[seat]
             if not table.shown_down(game):
                 raise NotNow(f"game {game} is not over yet: the next game starts once both sides have confirmed")

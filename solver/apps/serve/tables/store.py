@@ -5,8 +5,8 @@ Every change is committed before it is answered or announced, so a restart (even
 process: WAL journal) loses no confirmed arrangement, no finished game, no score.  Schema::
 
     tables (id, opponent, games, seed, rules, hints, created, touched,
-            matches, invitation, invitation_sha256, reused)
-    seats  (table_id, seat, token_sha256, game, joined, rematch)   -- only the SHA-256 of each token
+            matches, invitation, invitation_sha256, reused, declined, results)
+    seats  (table_id, seat, token_sha256, game, joined, rematch, left)   -- only the SHA-256 of each token
     games  (table_id, game, computer, computer_salt, computer_commitment, computer_description,
             equilibrium, failed, ended)
     plays  (table_id, game, seat, arrangement, salt, commitment, confirmed, hints, record)
@@ -14,9 +14,13 @@ process: WAL journal) loses no confirmed arrangement, no finished game, no score
 A friend's table is created with seat 2 unjoined (``seats.joined`` NULL, its token hash that of a
 secret no one was given) and an **invitation**: ``tables.invitation`` (the code, so that seat 1
 can be shown the link again until the friend joins; NULL after) and its SHA-256, kept to
-recognise a second exchange (``reused`` counts them).  ``matches`` counts the matches played
+recognise a second exchange (``reused`` counts them); ``declined`` is 1 once the friend has declined
+it (it stays valid: they may accept it still).  ``matches`` counts the matches played
 at the table (a rematch adds one: match m is games ``(m − 1)·games + 1 … m·games``, their seeds
-continuing the series); ``seats.rematch`` is 1 once a seat has asked for the next.
+continuing the series); ``seats.rematch`` is 1 once a seat has asked for the next.  ``results``
+(JSON) holds each ended match's result, ``{"M": {"how": "played" | "resigned" | "aborted",
+"winner": SEAT | 0 (drawn) | null (aborted), "by": SEAT | null (who resigned or aborted)}}``;
+``seats.left`` is when a seat left the table (NULL: it has not).
 
 ``games.computer`` is the computer's arrangement (canonical text), drawn and committed at the
 start of the game and shown to no one before the show-down; ``games.equilibrium`` the certified
@@ -40,19 +44,20 @@ from solver.apps.serve.tables.rows import GameRow, Side, TableRow
 
 __all__ = ["TableStore", "TableStoreError", "token_hash", "secret_matches", "SCHEMA_VERSION"]
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 APPLICATION_ID = 0x51544231  # "QTB1"
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS tables (
     id TEXT PRIMARY KEY, opponent TEXT NOT NULL, games INTEGER NOT NULL, seed INTEGER NOT NULL,
     rules TEXT NOT NULL, hints INTEGER NOT NULL, created REAL NOT NULL, touched REAL NOT NULL,
-    matches INTEGER NOT NULL DEFAULT 1, invitation TEXT, invitation_sha256 BLOB, reused INTEGER NOT NULL DEFAULT 0);
+    matches INTEGER NOT NULL DEFAULT 1, invitation TEXT, invitation_sha256 BLOB, reused INTEGER NOT NULL DEFAULT 0,
+    declined INTEGER NOT NULL DEFAULT 0, results TEXT NOT NULL DEFAULT '{}');
 CREATE INDEX IF NOT EXISTS tables_touched ON tables (touched);
 CREATE TABLE IF NOT EXISTS seats (
     table_id TEXT NOT NULL REFERENCES tables (id) ON DELETE CASCADE, seat INTEGER NOT NULL,
     token_sha256 BLOB NOT NULL, game INTEGER NOT NULL DEFAULT 1, joined REAL, rematch INTEGER NOT NULL DEFAULT 0,
-    PRIMARY KEY (table_id, seat));
+    left REAL, PRIMARY KEY (table_id, seat));
 CREATE TABLE IF NOT EXISTS games (
     table_id TEXT NOT NULL REFERENCES tables (id) ON DELETE CASCADE, game INTEGER NOT NULL,
     computer TEXT, computer_salt TEXT, computer_commitment TEXT, computer_description TEXT,
@@ -72,6 +77,13 @@ ALTER TABLE seats ADD COLUMN rematch INTEGER NOT NULL DEFAULT 0;
 UPDATE seats SET joined = (SELECT created FROM tables WHERE tables.id = seats.table_id);
 """
 """Version 1 → 2: invitations and rematches (every seat of a version-1 table holds its token: joined)."""
+_MIGRATE_2 = """
+ALTER TABLE tables ADD COLUMN declined INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE tables ADD COLUMN results TEXT NOT NULL DEFAULT '{}';
+ALTER TABLE seats ADD COLUMN left REAL;
+"""
+"""Version 2 → 3: an invitation declined, the matches' results, a seat that left."""
+_MIGRATIONS = {1: _MIGRATE_1, 2: _MIGRATE_2}
 
 
 class TableStoreError(Fault):
@@ -116,10 +128,11 @@ class TableStore:
                 self._db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
             elif app_id != APPLICATION_ID:
                 raise TableStoreError(self.path, "not a quintet-serve tables file (another program's SQLite)")
-            elif version == 1:
+            elif version in _MIGRATIONS:
                 with self._tx() as db:
-                    for statement in _MIGRATE_1.strip().split(";\n"):
-                        db.execute(statement.rstrip(";"))
+                    for step in range(version, SCHEMA_VERSION):
+                        for statement in _MIGRATIONS[step].strip().split(";\n"):
+                            db.execute(statement.rstrip(";"))
                     db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
             elif version != SCHEMA_VERSION:
                 raise TableStoreError(self.path, f"tables file version {version}, this server reads {SCHEMA_VERSION}")
@@ -144,11 +157,11 @@ class TableStore:
     def create(self, table: TableRow, token_hashes: dict[int, bytes]) -> None:
         """A new table; ``token_hashes`` per seat (an unjoined seat: the hash of a secret no one has)."""
         with self._tx() as db:
-            db.execute("INSERT INTO tables VALUES (?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?, 0)",
+            db.execute("INSERT INTO tables VALUES (?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?, 0, 0, '{}')",
                        (table.id, table.opponent, table.games, table.seed, json.dumps(table.rules_json),
                         int(table.hints), table.created, table.touched, table.invitation, table.invitation_hash))
             for seat, digest in token_hashes.items():
-                db.execute("INSERT INTO seats VALUES (?, ?, ?, 1, ?, 0)",
+                db.execute("INSERT INTO seats VALUES (?, ?, ?, 1, ?, 0, NULL)",
                            (table.id, seat, digest, table.created if table.joined.get(seat) else None))
             db.execute("INSERT INTO games (table_id, game) VALUES (?, 1)", (table.id,))
 
@@ -168,6 +181,19 @@ class TableStore:
     def reused_invitation(self, table_id: str) -> None:
         with self._tx() as db:
             db.execute("UPDATE tables SET reused = reused + 1 WHERE id = ?", (table_id,))
+
+    def declined_invitation(self, table_id: str) -> None:
+        with self._tx() as db:
+            db.execute("UPDATE tables SET declined = 1 WHERE id = ?", (table_id,))
+
+    def end_match(self, table_id: str, results: dict[str, dict[str, int | str | None]]) -> None:
+        """A match has ended: the table's ``results``, all of them."""
+        with self._tx() as db:
+            db.execute("UPDATE tables SET results = ? WHERE id = ?", (json.dumps(results), table_id))
+
+    def leave(self, table_id: str, seat: int, now: float) -> None:
+        with self._tx() as db:
+            db.execute("UPDATE seats SET left = ? WHERE table_id = ? AND seat = ?", (now, table_id, seat))
 
     def ask_rematch(self, table_id: str, seat: int) -> None:
         with self._tx() as db:
@@ -197,16 +223,18 @@ class TableStore:
     def load(self, table_id: str) -> TableRow | None:
         db = self._db
         t = db.execute("SELECT id, opponent, games, seed, rules, hints, created, touched, matches, invitation, "
-                       "invitation_sha256, reused FROM tables WHERE id = ?", (table_id,)).fetchone()
+                       "invitation_sha256, reused, declined, results FROM tables WHERE id = ?", (table_id,)).fetchone()
         if t is None:
             return None
         table = TableRow(t[0], t[1], int(t[2]), int(t[3]), json.loads(t[4]), bool(t[5]), float(t[6]), float(t[7]),
                          matches=int(t[8]), invitation=t[9], invitation_hash=None if t[10] is None else bytes(t[10]),
-                         reused=int(t[11]))
-        for seat, game, joined, rematch in db.execute("SELECT seat, game, joined, rematch FROM seats "
-                                                      "WHERE table_id = ?", (table_id,)):
+                         reused=int(t[11]), declined=bool(t[12]), results=json.loads(t[13]))
+        for seat, game, joined, rematch, left in db.execute("SELECT seat, game, joined, rematch, left FROM seats "
+                                                            "WHERE table_id = ?", (table_id,)):
             table.seat_games[int(seat)] = int(game)
             table.joined[int(seat)] = joined is not None
+            if left is not None:
+                table.left.add(int(seat))
             if rematch:
                 table.rematch.add(int(seat))
         for r in db.execute("SELECT game, computer, computer_salt, computer_commitment, computer_description, "

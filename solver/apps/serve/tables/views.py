@@ -20,6 +20,7 @@ from solver.apps.serve.tables.models import (
     AdviceOut,
     CommitmentsOut,
     DealViewOut,
+    EndedOut,
     FinishedGameOut,
     PresenceOut,
     RematchOut,
@@ -27,13 +28,15 @@ from solver.apps.serve.tables.models import (
     SideOut,
     TableStatus,
     TableView,
+    TallyOut,
 )
 from solver.apps.serve.tables.rows import FRIEND, Side, TableRow
 from solver.apps.serve.tables.tasks import play_session
 from solver.play.computer import ComputerSpec
 from solver.play.session import Reveal
 
-__all__ = ["seat_view", "table_status", "mixes_offered", "presence", "warm_up", "COMPUTER_PROVES", "FRIEND_PROVES"]
+__all__ = ["seat_view", "table_status", "mixes_offered", "presence", "played_result", "warm_up", "COMPUTER_PROVES",
+           "FRIEND_PROVES"]
 
 COMPUTER_PROVES = ("The computer's arrangement was drawn and committed before you arranged: a check that passes "
                    "proves it was not changed after you confirmed.")
@@ -92,6 +95,8 @@ def _showdown_out(deal: Deal, mine: str, theirs: str) -> ShowdownOut:
 def table_status(table: TableRow, seat: int, game: int) -> TableStatus:
     """Where ``seat``'s game ``game`` stands (see ``TableView.status``)."""
     row = table.row(game)
+    if table.ended is not None and not table.shown_down(game):
+        return "ended"
     if not table.friend and row.computer is None:
         return "failed" if row.failed else "preparing"
     if not row.side(seat).is_confirmed:
@@ -117,10 +122,29 @@ def presence(table: TableRow, seat: int, streams: dict[int, int]) -> PresenceOut
     here = streams.get(seat, 0)
     if not table.friend:
         ready = table.row(game).computer is not None
-        return PresenceOut(joined=ready, connected=ready, confirmed=ready, here=here)
+        return PresenceOut(joined=ready, connected=ready, confirmed=ready, here=here, left=False)
     other = table.other_seat(seat)
     return PresenceOut(joined=table.joined.get(other, False), connected=streams.get(other, 0) > 0,
-                       confirmed=table.other_side(game, seat).is_confirmed, here=here)
+                       confirmed=table.other_side(game, seat).is_confirmed, here=here, left=other in table.left)
+
+
+def played_result(table: TableRow) -> dict[str, Any]:
+    """The current match's result once its last game is shown down: the seat with more points
+    (the computer is seat 2), 0 when drawn."""
+    games = _finished(table, 1, table.last_game)
+    you, other = sum(g.you for g in games), sum(g.other for g in games)
+    return {"how": "played", "winner": 1 if you > other else 2 if other > you else 0, "by": None}
+
+
+def _tally(table: TableRow, seat: int) -> TallyOut:
+    winners = [r["winner"] for r in table.results.values()]
+    return TallyOut(you=winners.count(seat), other=winners.count(2 if seat == 1 else 1), drawn=winners.count(0),
+                    aborted=winners.count(None))
+
+
+def _ended(table: TableRow, seat: int) -> EndedOut | None:
+    ended = table.ended
+    return None if ended is None else EndedOut(how=ended["how"], by="you" if ended["by"] == seat else "other")
 
 
 def _finished(table: TableRow, seat: int, game: int) -> list[FinishedGameOut]:
@@ -177,7 +201,9 @@ def seat_view(table: TableRow, seat: int, progress: dict[str, Any] | None = None
         table=table.id, revision=revision, seat=seat, opponent=table.opponent, description=description,
         games=table.games, game=table.in_match(game), match=table.matches,
         other_game=None if other_game is None else table.in_match(other_game),
-        status=status, over=both and game >= table.last_game, can_next=both and game < table.last_game,
+        status=status, over=table.ended is not None or (both and game >= table.last_game),
+        can_next=table.ended is None and both and game < table.last_game,
+        ended=_ended(table, seat), tally=_tally(table, seat),
         deal=DealViewOut(seed=table.seed_of(game), rules=deal.rules.name, exposed=_deal_out(deal)[0],
                          live=_deal_out(deal)[1]),
         you=you, other=theirs,
@@ -194,6 +220,7 @@ def seat_view(table: TableRow, seat: int, progress: dict[str, Any] | None = None
         presence=presence(table, seat, streams or {}),
         rematch=RematchOut(you=seat in table.rematch, other=table.friend and table.other_seat(seat) in table.rematch),
         invitation_reused=table.reused if table.friend and seat == 1 else 0,
+        declined=table.declined and seat == 1 and not table.joined.get(2, True),
         commitments=CommitmentsOut(by="server", proves=FRIEND_PROVES) if table.friend
         else CommitmentsOut(by="computer", proves=COMPUTER_PROVES),
     )
