@@ -70,7 +70,7 @@ class FakeTty(io.StringIO):
 
 
 def test_the_progress_line_is_ended_before_other_output(monkeypatch):
-    monkeypatch.setattr("shutil.get_terminal_size", lambda: os.terminal_size((20, 24)))
+    monkeypatch.setattr("shutil.get_terminal_size", lambda *_, **__: os.terminal_size((20, 24)))
     stream = FakeTty()
     status = StatusLine(stream)
     status.update("solving: 1")
