@@ -778,10 +778,10 @@ export function positionFragment(ask = null) {
 }
 
 /** Keep the address bar's fragment the form's position (and the answer's question while the
- * answer shown is still the form's) — unless it names another tab's place (#play/…, #join/…). */
+ * answer shown is still the form's) — unless it names another tab's place (#play/…, #review/…). */
 function updateLink(ask) {
   if (state.holdLink || $("panel-advisor").hidden) return;
-  if (location.hash && !location.hash.startsWith(LINK)) return;
+  if (location.hash && location.hash !== "#advise" && !location.hash.startsWith(LINK)) return;
   const fragment = positionFragment(ask);
   if (location.hash !== fragment) history.replaceState(null, "", fragment);
 }
