@@ -169,9 +169,10 @@ def test_a_finished_page_game_is_reviewed_in_one_click_at_its_own_address(page, 
 @pytest.fixture(scope="module")
 def records_file(tmp_path_factory) -> Path:
     path = tmp_path_factory.mktemp("records") / "games.jsonl"
-    for k in range(6):
+    for k in range(6):  # the longest opponent's name among them: 'equilibrium'
         r = played("greedy" if k % 2 else "uniform", seed=300 + k)
-        append_record(path, type(r)(**{**r.__dict__, "time": f"2026-12-02T1{k}:00:00Z"}))
+        append_record(path, type(r)(**{**r.__dict__, "time": f"2026-12-02T1{k}:00:00Z",
+                                       "opponent": "equilibrium" if k % 3 == 0 else r.opponent}))
     return path
 
 
