@@ -17,7 +17,7 @@ from pathlib import Path
 import httpx
 import pytest
 from browser_helpers import DESKTOP, PHONE, checked_page, open_page
-from serve_helpers import one_worker_server, secret_of
+from serve_helpers import EXAMPLE, one_worker_server, secret_of
 from test_review import played
 
 from solver.storage.records import append_record
@@ -192,3 +192,70 @@ def test_the_review_buttons_and_the_regret_are_on_screen(page, records_file, vie
         assert box["left"] - 0.5 <= left and right <= box["right"] + 0.5 and whole, (text, left, right, box)
     assert "regret" in [c[0] for c in cells]
     assert pg.evaluate("document.documentElement.scrollWidth") <= viewport["width"]
+
+
+# ---------------------------------------------------------------- the page teaches
+
+
+def test_the_rules_and_the_hand_ranking_are_one_click_away(page, server, viewport, shots):
+    """The ranking is the rule set's own (GET /api/rules): in classic Quintet a flush ranks below a
+    full house."""
+    pg = page
+    classic = httpx.get(f"{server}/api/rules?rules=classic").json()[0]
+    pg.click("#rules-open")
+    pg.wait_for_selector("#rules-dialog[open] #hand-ranking li")
+    ranking = pg.eval_on_selector_all("#hand-ranking li", "e => e.map(x => x.textContent)")
+    assert ranking == classic["categories"][::-1]
+    assert ranking.index("full house") < ranking.index("flush")  # strongest first
+    text = pg.inner_text("#rules-dialog")
+    assert "7 of the 32 cards are dealt face up" in text and "worth 3, 4, 5, 6 and 7 points" in text
+    box = pg.eval_on_selector("#rules-dialog", "d => { const r = d.getBoundingClientRect(); return [r.left, r.right]; }")
+    assert 0 <= box[0] and box[1] <= viewport["width"]
+    pg.locator("#rules-dialog").screenshot(path=str(shots / f"rules-{viewport['width']}.png"))
+    pg.select_option("#rules-set", "draw54")
+    assert pg.eval_on_selector_all("#hand-ranking li", "e => e.map(x => x.textContent)")[0] == "five of a kind"
+    pg.keyboard.press("Escape")
+    assert not pg.is_visible("#rules-dialog")
+    assert pg.evaluate("document.activeElement.id") == "rules-open"
+
+
+def test_each_packet_is_named_as_it_is_built(page, server, viewport):
+    pg = page
+    pg.fill("#exposed-text", EXAMPLE)
+    pg.dispatch_event("#exposed-text", "change")
+    pg.fill("#mine-text", "Ah Ad Ac As Kh | Ks Kd")
+    pg.dispatch_event("#mine-text", "change")
+    want = httpx.post(f"{server}/api/hand", json={"hand": "Ah Ad Ac As Kh"}).json()["description"]
+    pg.wait_for_function("document.querySelector('#mine-slots [data-slot=\"1\"] .slot-hand')?.textContent !== ''")
+    assert pg.inner_text('#mine-slots [data-slot="1"] .slot-hand') == want == "four aces"
+    assert not pg.query_selector('#mine-slots [data-slot="2"] .slot-hand')  # two cards: no hand yet
+    for card in ("Qs", "Qd", "Jd"):
+        pg.click(f'#pool [data-card="{card}"]')
+    pg.wait_for_function("document.querySelector('#mine-slots [data-slot=\"2\"] .slot-hand')?.textContent !== ''")
+    assert pg.inner_text('#mine-slots [data-slot="2"] .slot-hand') == "two pair, kings and queens"
+    assert pg.evaluate("document.documentElement.scrollWidth") <= viewport["width"]
+
+
+def test_the_draw_tab_opens_on_a_deck_with_a_shipped_strategy(page, server):
+    pg = page
+    shipped = [r["name"] for r in httpx.get(f"{server}/api/rules").json() if r["heads_up"]]
+    pg.click("#tab-draw")
+    assert pg.input_value("#draw-rules") == shipped[0]
+    assert pg.inner_text("#draw-strategy-note") == f"A strategy ships for these rules ({shipped[0]})."
+    pg.fill("#draw-hand", "Ah Kh Qh Jh 9c")
+    pg.dispatch_event("#draw-hand", "change")
+    with pg.expect_response("**/api/draw/strategy") as response:
+        pg.click("#draw-strategy")
+    assert response.value.status == 200
+    pg.wait_for_selector("#draw-strategy-answer table")
+    # another deck: the page says which has a strategy, before and after asking
+    deck52 = pg.eval_on_selector("#draw-deck", "s => [...s.options].find(o => o.dataset.rules.split(' ')"
+                                 ".includes('draw52')).value")
+    pg.select_option("#draw-deck", deck52)
+    pg.select_option("#draw-rules", "draw52")
+    assert pg.inner_text("#draw-strategy-note").startswith(f"No heads-up strategy ships for draw52: one does for "
+                                                           f"{shipped[0]} (36 cards")
+    with pg.expect_response("**/api/draw/strategy"):
+        pg.click("#draw-strategy")
+    pg.wait_for_selector("#draw-strategy-error:not([hidden])")
+    assert f"shipped for the default terms: {shipped[0]}" in pg.inner_text("#draw-strategy-error")

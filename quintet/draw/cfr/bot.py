@@ -62,7 +62,7 @@ from .betting import (
     parse_action,
 )
 from .classes import draw_values
-from .strategy import Strategy, StrategyError, strategy_for
+from .strategy import Strategy, StrategyError, shipped_rule_sets, strategy_for
 
 if TYPE_CHECKING:
     from ...schema import DrawStrategyOut
@@ -417,8 +417,10 @@ def position_advice(rules: Rules, terms: Terms, hand: str, actions: Sequence[str
     try:
         strategy = strategy_for(rules, terms, build=False)
     except StrategyError:
-        raise StrategyError(f"no heads-up strategy is stored for {rules.name} under these terms "
-                         "(quintet poker --players 2 --bots cfr solves and stores it)") from None
+        shipped = ", ".join(shipped_rule_sets()) or "none"
+        raise StrategyError(f"no heads-up strategy is stored for {rules.name} under these terms (shipped for the "
+                            f"default terms: {shipped}; quintet poker --players 2 --bots cfr solves and stores "
+                            "one)") from None
     return line_advice(strategy, cards, codes, 0 if player == "first" else 1).to_model(strategy)
 
 

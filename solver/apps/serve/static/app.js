@@ -7,6 +7,7 @@ import { call } from "./api.js";
 import { setupDraw } from "./draw.js";
 import { loadLimits, loadOpponents } from "./form.js";
 import { all } from "./format.js";
+import { setupHelp } from "./help.js";
 import { setupPlay } from "./play.js";
 import { setupReview } from "./review.js";
 import { loadRules } from "./rules.js";
@@ -87,6 +88,7 @@ async function start() {
     document.getElementById("health").textContent = `cannot start: ${e.message}`;
     return;
   }
+  setupHelp();
   setupAdvisor();
   try {
     setupDraw();

@@ -334,12 +334,22 @@ async function advise() {
 
 export function setupDraw() {
   fillDecks();
-  chooseRules(ruleSets.some((r) => r.name === "draw52") ? "draw52" : ruleSets[0].name);
+  // the first rule set with a shipped heads-up strategy: the coach answers on the deck the tab opens on
+  const coached = ruleSets.filter((r) => r.heads_up);
+  chooseRules((coached[0] || ruleSets.find((r) => r.name === "draw52") || ruleSets[0]).name);
+  const rulesChanged = () => {
+    buildGrid();
+    const here = currentRules();
+    $("draw-strategy-note").textContent = here.heads_up ? `A strategy ships for these rules (${here.name}).`
+      : `No heads-up strategy ships for ${here.name}: ${coached.length ? `one does for ${coached.map((r) => `${r.name} `
+        + `(${deckLabel(r.deck)}; ${tableLabel(r.categories)})`).join(", ")}` : "none ships"}; quintet poker --players 2 `
+        + "--bots cfr solves and stores one.";
+  };
   $("draw-deck").addEventListener("change", () => {
     fillTables(currentRules());
-    buildGrid();
+    rulesChanged();
   });
-  $("draw-rules").addEventListener("change", buildGrid);
+  $("draw-rules").addEventListener("change", rulesChanged);
   $("draw-objective").addEventListener("change", () => changed());
   $("draw-target").addEventListener("change", refreshStale);
   const typed = (partial) => {
@@ -363,7 +373,7 @@ export function setupDraw() {
   });
   $("draw-advise").addEventListener("click", advise);
   $("draw-strategy").addEventListener("click", strategyAdvice);
-  buildGrid();
+  rulesChanged();
 }
 
 // ---- Heads-up: the equilibrium strategy at a position (POST /api/draw/strategy; quintet poker's hint) ----
