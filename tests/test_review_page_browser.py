@@ -259,3 +259,48 @@ def test_the_draw_tab_opens_on_a_deck_with_a_shipped_strategy(page, server):
         pg.click("#draw-strategy")
     pg.wait_for_selector("#draw-strategy-error:not([hidden])")
     assert f"shipped for the default terms: {shipped[0]}" in pg.inner_text("#draw-strategy-error")
+
+
+# ---------------------------------------------------------------- cosmetic
+
+
+def test_the_hands_menu_shows_each_label_whole(page, viewport):
+    """Every hand table's label fits its menu (a select cannot wrap: a label wider than the box is cut)."""
+    pg = page
+    pg.click("#tab-draw")
+    cut = pg.evaluate("""() => {
+        const out = [];
+        const deck = document.getElementById('draw-deck'), menu = document.getElementById('draw-rules');
+        const ctx = document.createElement('canvas').getContext('2d');
+        for (const d of [...deck.options]) {
+            deck.value = d.value;
+            deck.dispatchEvent(new Event('change'));
+            const s = getComputedStyle(menu);
+            ctx.font = `${s.fontWeight} ${s.fontSize} ${s.fontFamily}`;
+            const room = menu.clientWidth - parseFloat(s.paddingLeft) - parseFloat(s.paddingRight) - 20;
+            for (const o of [...menu.options]) {
+                const w = ctx.measureText(o.textContent).width;
+                if (w > room) out.push([o.textContent, Math.round(w), Math.round(room)]);
+            }
+        }
+        return out;
+    }""")
+    assert cut == [], cut
+    assert pg.evaluate("document.documentElement.scrollWidth") <= viewport["width"]
+
+
+def test_the_progress_chart_is_no_empty_box(page):
+    """Before an equilibrium's second iteration (and through a K-mix's certifications) there is no
+    line to draw: no chart box either."""
+    pg = page
+    pg.fill("#exposed-text", EXAMPLE)
+    pg.dispatch_event("#exposed-text", "change")
+    pg.fill("#epsilon", "0.000000001")
+    pg.click("#solve")
+    pg.wait_for_selector("#progress:not([hidden])")
+    assert not pg.is_visible("#progress-chart")
+    pg.wait_for_function("document.getElementById('progress-text').textContent.includes('iteration')")
+    pg.wait_for_selector("#progress-chart polyline")
+    assert pg.is_visible("#progress-chart")
+    pg.click("#cancel")
+    pg.wait_for_selector("#answer .certificate")

@@ -56,14 +56,14 @@ export function tableLabel(categories) {
   if (same(categories, [...classic, "five of a kind"])) return "standard, five of a kind on top";
   const at = (c) => categories.indexOf(c);
   const has = (c) => categories.includes(c);
-  if (renamedStraight(categories)) return "no flush or colour; a straight is a straight flush";
+  if (renamedStraight(categories)) return "no flush; a straight is a straight flush";
   const notes = [];
-  if (has("colour")) notes.push("with colour and straight colour");
+  if (has("colour")) notes.push("with colour");
   if (!has("flush")) notes.push("no flush");
   if (has("straight") && has("full house") && at("full house") > at("straight") && !has("flush")) {
     notes.push("full house above straight");
   }
-  if (at("four of a kind") > at("straight flush")) notes.push("four of a kind above straight flush");
+  if (at("four of a kind") > at("straight flush")) notes.push("quads above straight flush");
   return notes.join("; ") || categories.join(" < ");
 }
 
