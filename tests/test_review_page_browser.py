@@ -119,6 +119,7 @@ def test_a_finished_page_game_is_reviewed_in_one_click_at_its_own_address(page, 
         pg.click(f"{row} .review-game")
     pg.wait_for_selector("#review-heading", timeout=120_000)
     assert selected_tab(pg) == "tab-review"
+    assert pg.evaluate("document.activeElement.id") == "review-heading"  # the focus follows the review
     address = pg.evaluate("location.hash")
     assert address.startswith("#review/")
     table, token = seat.split("/")[1], seat.split("/")[3]
@@ -209,7 +210,7 @@ def test_the_rules_and_the_hand_ranking_are_one_click_away(page, server, viewpor
     assert ranking.index("full house") < ranking.index("flush")  # strongest first
     text = pg.inner_text("#rules-dialog")
     assert "7 of the 32 cards are dealt face up" in text and "worth 3, 4, 5, 6 and 7 points" in text
-    box = pg.eval_on_selector("#rules-dialog", "d => { const r = d.getBoundingClientRect(); return [r.left, r.right]; }")
+    box = pg.eval_on_selector("#rules-dialog", "d => [d.getBoundingClientRect().left, d.getBoundingClientRect().right]")
     assert 0 <= box[0] and box[1] <= viewport["width"]
     pg.locator("#rules-dialog").screenshot(path=str(shots / f"rules-{viewport['width']}.png"))
     pg.select_option("#rules-set", "draw54")

@@ -63,8 +63,8 @@ __all__ = [
     "HandOut", "ShowdownSlotOut", "ShowdownOut", "HandValueOut", "HandReportOut", "RankedHandOut", "CompareOut",
     "DrawOptionOut", "DrawOut", "DrawStrategyOut",
     # the games' review, statistics and puzzles (solver.play)
-    "ReviewHandOut", "SlotReviewOut", "SlotRegretOut", "RegretOut", "ReviewOut", "TrendOut", "SlotStatsOut", "StatsOut", "PuzzleOut",
-    "PuzzleResultOut",
+    "ReviewHandOut", "SlotReviewOut", "SlotRegretOut", "RegretOut", "ReviewOut", "TrendOut", "SlotStatsOut", "StatsOut",
+    "PuzzleOut", "PuzzleResultOut",
 ]
 
 

@@ -203,6 +203,9 @@ function offerReviews() {
 function forget() {
   review.records = [];
   saveKept([]);
+  if (location.hash.startsWith(ADDRESS)) history.replaceState(null, "", "#review"); // the game forgotten, its address too
+  $("review").dataset.address = "";
+  $("review").replaceChildren(el("p", "hint", "Pick a game to review."));
   fieldMessage("records-file", "Forgotten: this browser keeps no game.");
   showGames();
   showStats();
