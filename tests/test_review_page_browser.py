@@ -305,3 +305,21 @@ def test_the_progress_chart_is_no_empty_box(page):
     assert pg.is_visible("#progress-chart")
     pg.click("#cancel")
     pg.wait_for_selector("#answer .certificate")
+
+
+def test_graded_packets_read_as_the_terminal_shows_them(page, server):
+    """A graded arrangement's packets in the terminal's order (the largest rank group first,
+    quintet.cards order 'group'), not the order typed nor the API's rank order."""
+    pg = page
+    mine = "8s As 8c Ah Ad | Ks Js Kd Kc Tc | Qd Jd Td 8d 7d | 9s Qs 9c Ac 7c | Kh Qh Jh Th 9h"
+    pg.fill("#exposed-text", EXAMPLE)
+    pg.dispatch_event("#exposed-text", "change")
+    pg.fill("#mine-text", mine)
+    pg.dispatch_event("#mine-text", "change")
+    with pg.expect_response("**/api/solve"):
+        pg.click("#grade")
+    pg.wait_for_selector("#answer .packets")
+    shown = pg.eval_on_selector("#answer .packets", "p => [...p.querySelectorAll('.packet')].map("
+                                "s => [...s.querySelectorAll('.packet-cards [data-card]')].map(c => c.dataset.card))")
+    assert shown[0] == ["As", "Ah", "Ad", "8s", "8c"] and shown[3] == ["9s", "9c", "Ac", "Qs", "7c"]
+    assert shown[1] == ["Ks", "Kd", "Kc", "Js", "Tc"] and shown[4] == ["Kh", "Qh", "Jh", "Th", "9h"]
