@@ -7,7 +7,10 @@
 Starts ``quintet-serve`` on a free loopback port, drives Debian's chromium with Playwright
 and writes ``docs/quintet-serve.png`` (desktop, 1280 px wide), ``docs/quintet-serve-phone.png``
 (390 px), ``docs/quintet-serve-draw.png`` (the draw tab, 1280 px), ``docs/quintet-serve-play.png``
-(the Play tab: game 1 of a match against the greedy computer, hinted, confirmed and shown down)
+(the Play tab: game 1 of a match against the greedy computer, hinted, confirmed and shown down),
+``docs/quintet-serve-review.png`` (game 2 of that match, its cards laid in the pool's order, opened
+in the Review tab with one click: your per-slot expected margins beside the best's, the slot where
+the regret was made, the luck), ``docs/quintet-serve-rules.png`` (the rules and the hand ranking)
 and, with ``--store``, ``docs/quintet-serve-equilibrium.png``.
 
 The page draws the equilibrium's "play this" seed at random (``crypto.getRandomValues``);
@@ -107,6 +110,24 @@ def main() -> None:
             page.evaluate("document.activeElement.blur()")
             page.wait_for_timeout(300)
             page.screenshot(path=str(HERE / "quintet-serve-play.png"), full_page=True)
+            # game 2: the cards laid in the pool's order, confirmed, reviewed with one click
+            page.click("#play-next")
+            page.wait_for_selector("#panel-play[data-status=placing][data-game='2']")
+            pool = page.eval_on_selector_all("#play-pool [data-card]", "e => e.map(c => c.dataset.card)")
+            page.fill("#play-text", " | ".join(" ".join(pool[k:k + 5]) for k in range(0, 25, 5)))
+            page.dispatch_event("#play-text", "change")
+            page.click("#play-confirm")
+            page.wait_for_selector("#panel-play[data-revealed='5']")
+            page.click("#play-match tr[data-game='2'] .review-game")
+            page.wait_for_selector("#review-heading", timeout=600_000)
+            page.evaluate("document.activeElement.blur()")
+            page.wait_for_timeout(300)
+            page.locator("#panel-review .column >> nth=1").screenshot(path=str(HERE / "quintet-serve-review.png"))
+            # the rules and the hand ranking (the header's button)
+            page.click("#rules-open")
+            page.wait_for_selector("#rules-dialog[open] #hand-ranking li")
+            page.locator("#rules-dialog").screenshot(path=str(HERE / "quintet-serve-rules.png"))
+            page.keyboard.press("Escape")
             # a phone: the arrangement typed in, graded
             phone = browser.new_page(viewport={"width": 390, "height": 844}, is_mobile=True, bypass_csp=True)
             pin_random(phone, args.seed)

@@ -156,6 +156,31 @@ def test_the_review_grades_the_arrangement_exactly_against_the_model_and_the_equ
     assert alone.equilibrium is None and "not graded against the equilibrium" in alone.notes[0]
 
 
+def test_the_review_says_where_the_expected_points_went_and_the_luck_apart():
+    """Per slot: your expected margin beside the best's (by brute force); their differences sum to
+    the regret; the slot that lost most is named; luck = the result minus your expected margin."""
+    deal = Deal.random(SEED)
+    eq = made_up_equilibrium(deal)
+    spoilt = "Js Jh 8s 8d 9c | Qs Qh 9h 9d 8c" + MINE[MINE.index(" | Ac"):]  # 8c and 9c swapped
+    for r in (review(played("greedy", mine=spoilt), equilibrium=eq), review(played("greedy", mine=MINE))):
+        m = r.model
+        result = r.record.showdown.points_a - r.record.showdown.points_b
+        greedy = [(greedy_arrangement(DealTables.build(deal)), 1.0)]
+        assert m.result == result
+        assert m.luck == pytest.approx(result - direct_value(deal, greedy, r.record.player.packets))
+        assert [s.yours for s in m.slots] == pytest.approx([a.expected_margin for a in m.grade.given.per_slot])
+        assert [s.best for s in m.slots] == pytest.approx([a.expected_margin for a in m.grade.best.per_slot])
+        assert sum(s.lost for s in m.slots) == pytest.approx(m.regret)
+        if m.regret < 0.005:
+            assert m.worst_slot is None
+        else:
+            assert m.worst_slot == max(m.slots, key=lambda s: s.lost).slot
+        out = ReviewOut.model_validate(r.to_dict()).model
+        assert out.luck == pytest.approx(m.luck) and out.worst_slot == m.worst_slot
+        assert [s.lost for s in out.slots] == pytest.approx([s.lost for s in m.slots])
+        assert (m.worst_slot is None) == (r.record.player.packets == played("greedy", mine=MINE).player.packets)
+
+
 def test_the_review_of_a_game_against_the_equilibrium_or_a_person():
     deal = Deal.random(SEED)
     eq = made_up_equilibrium(deal)
@@ -315,6 +340,9 @@ def test_quintet_play_review_and_stats_of_a_records_file(tmp_path):
     assert out.startswith(f"Review of game 1 (seed {SEED + 2}, against greedy")
     assert "Against the computer's model (greedy): your expected margin" in out
     assert "Against the equilibrium (certified exploitability 0.5000): your expected margin" in out
+    luck = re.findall(r"Result ([+-][\d.]+) = your expected margin ([+-][\d.]+) \+ luck ([+-][\d.]+)\.", out)
+    assert len(luck) == 2 and all(float(r) == pytest.approx(float(e) + float(k), abs=0.011) for r, e, k in luck)
+    assert out.count("← the regret was made here") == 2 and "Per slot, your expected margin beside" in out
     ran = play(tmp_path, ["review", str(path), "--game", "1", "--no-equilibrium", "--json"])
     assert ran.returncode == 0, ran.stderr
     data = ReviewOut.model_validate(json.loads(ran.stdout))

@@ -260,7 +260,7 @@ def test_the_draw_tab_says_what_it_does(page, server, shots):
     for name in ("draw52-7", "draw52-9", "draw52-11", "draw52-11-swap", "draw52"):
         pg.select_option("#draw-rules", name)
     labels = pg.eval_on_selector_all("#draw-rules option", "e => e.map(o => o.textContent)")
-    assert len(set(labels)) == len(labels) and "no flush or colour; a straight is a straight flush" in labels
+    assert len(set(labels)) == len(labels) and "no flush; a straight is a straight flush" in labels
     pg.select_option("#draw-rules", "draw52-7")
     assert "straight (five in sequence of one suit: a straight flush)" in pg.inner_text("#draw-rules-help")
     # a card known out that is in the hand

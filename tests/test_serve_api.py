@@ -357,6 +357,7 @@ def test_rules_health_openapi_and_page(client):
         assert r["jokers"] == [c for c in r["deck"] if c.startswith("Jk")] == r["deck"][:rule_set.deck.jokers]
         assert (r["weights"], r["hand_size"], r["n_exposed"]) == (list(rule_set.weights), 5, rule_set.n_exposed)
     assert rules["draw54"]["jokers"] == ["Jk1", "Jk2"] and rules["classic"]["n_exposed"] == 7
+    assert [n for n, r in rules.items() if r["heads_up"]] == ["draw36-joker-11"]  # quintet/draw/cfr/data
     assert client.get("/api/rules?rules=draw36-joker").json() == [rules["draw36-joker"]]
     wrong = client.get("/api/rules?rules=draw99")
     assert wrong.status_code == 400 and wrong.json()["error"].startswith("unknown rule set 'draw99'")

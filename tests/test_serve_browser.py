@@ -21,6 +21,7 @@ import pytest
 from browser_helpers import DESKTOP, PHONE, TIMEOUT_MS, checked_page
 from serve_helpers import ARR_A, EXAMPLE, QUICK_DEALS, one_worker_server
 
+from quintet.cards import format_cards, mask_of, parse_cards
 from quintet.evaluator import evaluate
 from solver.advisor.limits import SOLVE_EPSILON, SOLVE_TIME_LIMIT
 
@@ -120,6 +121,12 @@ def page_packets(pg, which: int = 0) -> list[list[str]]:
                                     "cards => cards.map(c => c.dataset.card)") for s in range(1, 6)]
 
 
+def as_shown(arrangement: list[list[str]]) -> list[list[str]]:
+    """An answer's packets as the page shows them: each in the terminal's order (the largest rank
+    group first: quintet.cards order 'group')."""
+    return [format_cards(mask_of(parse_cards(" ".join(p))), order="group").split() for p in arrangement]
+
+
 def mine_packets(pg) -> list[list[str]]:
     return [pg.eval_on_selector_all(f'#mine-slots [data-slot="{s}"] .placed', "e => e.map(x => x.dataset.card)")
             for s in range(1, 6)]
@@ -155,7 +162,7 @@ def test_uniform_advice_and_grading_my_arrangement(page, server):
     ask(pg)
     assert bodies[-1] == {"exposed": sorted_cards(EXAMPLE), "opponent": "uniform", "objective": "margin"}
     want = api(server, "/api/solve", {"exposed": EXAMPLE, "opponent": "uniform"})
-    assert page_packets(pg) == want["arrangement"]
+    assert page_packets(pg) == as_shown(want["arrangement"])
     assert pg.eval_on_selector_all("#answer .hand", "e => e.map(x => x.textContent)") == want["hands"]
     assert pg.inner_text("#answer .total-margin") == signed(want["expected_margin"])
     wins = pg.eval_on_selector_all("#answer .p-win", "e => e.map(x => x.textContent)")
@@ -207,7 +214,7 @@ def test_uniform_advice_and_grading_my_arrangement(page, server):
     assert bodies[-1] == {"exposed": sorted_cards(EXAMPLE), "opponent": "uniform", "objective": "margin",
                           "fix": {"5": " ".join(packets[4])}}
     want = api(server, "/api/solve", {"exposed": EXAMPLE, "opponent": "uniform", "fix": {"5": packets[4]}})
-    assert page_packets(pg) == want["arrangement"]
+    assert page_packets(pg) == as_shown(want["arrangement"])
     assert want["arrangement"][4] == packets[4]
     assert all("workers" not in b and "threads" not in b and "seed" not in b for b in bodies)
 
@@ -236,7 +243,7 @@ def test_solve_uses_the_deal_in_the_box_and_bad_text_blocks_it(page, server):
     ask(pg)
     assert bodies[-1]["exposed"] == sorted_cards(ANOTHER_DEAL)
     want = api(server, "/api/solve", {"exposed": ANOTHER_DEAL, "opponent": "uniform"})
-    assert page_packets(pg) == want["arrangement"]
+    assert page_packets(pg) == as_shown(want["arrangement"])
     assert label_cards(pg) == sorted_cards(ANOTHER_DEAL).split()
     assert pg.get_attribute("#answer", "data-stale") == "false"
     picked = pg.eval_on_selector_all('#exposed-grid [aria-pressed="true"]', "e => e.map(x => x.dataset.card)")
@@ -312,7 +319,7 @@ def test_complete_keeps_the_cards_where_i_put_them(page, server):
     shown = page_packets(pg)
     assert shown[0] == "As Ah Ad Ac Qs".split() and shown[4] == five.split()
     want = api(server, "/api/solve", {"exposed": EXAMPLE, "opponent": "uniform", "fix": bodies[-1]["fix"]})
-    assert shown == want["arrangement"]
+    assert shown == as_shown(want["arrangement"])
     yours = pg.eval_on_selector_all("#answer .packet", "e => e.map(p => !!p.querySelector('.yours'))")
     assert yours == [True, False, False, False, True]
 
@@ -541,7 +548,7 @@ def test_equilibrium_seeded_play_category_colours_and_mix(page, server):
     assert 0 <= seed <= MAX_SEED and pg.inner_text("#answer-seed") == str(seed)
     want = api(server, "/api/solve", {"exposed": QUICK_DEALS[1], "epsilon": 0.05, "seed": seed})
     assert want["from_store"] is True
-    assert page_packets(pg) == want["arrangement"]  # the arrangement drawn with that seed
+    assert page_packets(pg) == as_shown(want["arrangement"])  # the arrangement drawn with that seed
     rows = pg.eval_on_selector_all("#answer table.mix tr", "e => e.length") - 1
     assert rows == min(10, len(want["mix"]))
     assert pg.eval_on_selector_all("#answer table.mix tr >> nth=1 >> .mini-slot",
@@ -564,7 +571,7 @@ def test_equilibrium_seeded_play_category_colours_and_mix(page, server):
     ask(pg, "#draw-another", "#answer .certificate")
     assert bodies[-1]["seed"] != seed and pg.inner_text("#answer-seed") == str(bodies[-1]["seed"])
     want = api(server, "/api/solve", {"exposed": QUICK_DEALS[1], "epsilon": 0.05, "seed": bodies[-1]["seed"]})
-    assert page_packets(pg) == want["arrangement"]
+    assert page_packets(pg) == as_shown(want["arrangement"])
     assert active(pg)["id"] == "answer-heading"
 
 
@@ -859,7 +866,7 @@ def test_phone_width_readable_and_tappable(phone, server):
     pg.select_option("#opponent", "greedy")
     ask(pg)
     want = api(server, "/api/solve", {"exposed": " ".join(deal["exposed"]), "opponent": "greedy"})
-    assert page_packets(pg) == want["arrangement"]
+    assert page_packets(pg) == as_shown(want["arrangement"])
     # readable at 390 px: nothing wider than the screen, every card of the answer inside it
     assert pg.evaluate("document.documentElement.scrollWidth") <= 390
     rights = pg.eval_on_selector_all("#answer .packets .card", "e => e.map(x => x.getBoundingClientRect().right)")

@@ -63,9 +63,8 @@ __all__ = [
     "HandOut", "ShowdownSlotOut", "ShowdownOut", "HandValueOut", "HandReportOut", "RankedHandOut", "CompareOut",
     "DrawOptionOut", "DrawOut", "DrawStrategyOut",
     # the games' review, statistics and puzzles (solver.play)
-    "ReviewHandOut", "SlotReviewOut", "RegretOut", "ReviewOut", "TrendOut", "SlotStatsOut", "OpponentStatsOut",
-    "StatsOut", "PuzzleOut",
-    "PuzzleResultOut",
+    "ReviewHandOut", "SlotReviewOut", "SlotRegretOut", "RegretOut", "ReviewOut", "TrendOut", "SlotStatsOut",
+    "OpponentStatsOut", "StatsOut", "PuzzleOut", "PuzzleResultOut",
 ]
 
 
@@ -536,8 +535,17 @@ class SlotReviewOut(JsonModel):
     reason: str = Field(description="why the slot went so, e.g. 'full house beats two pair'")
 
 
+class SlotRegretOut(JsonModel):
+    """One slot's expected margin in the player's arrangement and in the best (``SlotRegret``)."""
+
+    slot: int = Field(description="1-based")
+    yours: float = Field(description="the player's expected margin in this slot (points)")
+    best: float = Field(description="the best arrangement's expected margin in this slot (points)")
+    lost: float = Field(description="best minus yours; the slots' sum is the regret (negative: this slot gained)")
+
+
 class RegretOut(JsonModel):
-    """The player's arrangement graded against one model."""
+    """The player's arrangement graded against one model: the regret (skill) and the luck."""
 
     against: Literal["model", "equilibrium"] = Field(description="model: the computer's model; equilibrium: the "
                                                                  "deal's certified equilibrium mix")
@@ -546,6 +554,11 @@ class RegretOut(JsonModel):
                                                       "another model)")
     regret: float = Field(description="the optimum minus the arrangement's expected margin (an upper bound if "
                                       "the optimum is not proven)")
+    expected: float = Field(description="the arrangement's expected margin against the model (points)")
+    result: float = Field(description="the margin the game ended with: the player's points minus the other side's")
+    luck: float = Field(description="result minus expected: the draw's share of the result, apart from the skill")
+    slots: list[SlotRegretOut] = Field(description="per slot, the player's expected margin beside the best's")
+    worst_slot: int | None = Field(description="the slot where most of the regret was made (null: no regret)")
     grade: GradeOut = Field(description="value, optimum, best arrangement and best two-card swap")
 
 

@@ -317,12 +317,20 @@ def _regret_text(term: Terminal, regret: Regret, title: str) -> list[RenderableT
     head = Text.assemble((title, "bold"), f": your expected margin {signed(g.given.value)}, the best "
                          f"{signed(g.best.value)} ({_proof(g.best)}) — regret ",
                          (f"{g.regret:.2f}", "bold green" if g.regret < 0.005 else "bold"), ".")
-    parts: list[RenderableType] = [head, Padding(swap_text(term, g.best_swap, g.given.value, rules, command=False),
-                                                 (0, 0, 0, 2))]
+    luck = Text(f"  Result {signed(regret.result)} = your expected margin {signed(regret.expected)} + luck "
+                f"{signed(regret.luck)}.")
+    parts: list[RenderableType] = [head, luck,
+                                   Padding(swap_text(term, g.best_swap, g.given.value, rules, command=False),
+                                           (0, 0, 0, 2))]
     if g.regret >= 0.005:
         against = "it" if regret.against == "equilibrium" else "the model"
-        parts.append(Text(f"  The best arrangement against {against}:"))
-        parts.append(_best_table(term, g.best))
+        parts.append(Text(f"  Per slot, your expected margin beside the best arrangement's against {against}:"))
+        table, shown = grid("slot!", "yours>", "best>", "lost>", "best cards!", "hand", "", indent=4)
+        for s, advice, packet in zip(regret.slots, g.best.per_slot, g.best.arrangement.packets, strict=True):
+            table.add_row(str(s.slot), signed(s.yours), signed(s.best), signed(s.lost), term.cards(packet, rules.deck),
+                          advice.hand, Text("← the regret was made here", style="bold")
+                          if s.slot == regret.worst_slot else "")
+        parts.append(shown)
     return parts
 
 

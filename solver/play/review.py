@@ -44,9 +44,10 @@ from solver.storage.records import GameRecord
 if TYPE_CHECKING:
     from solver.advisor.schema import RegretOut, ReviewOut, SlotReviewOut
 
-__all__ = ["SlotReview", "Regret", "GameReview", "review", "slot_reason"]
+__all__ = ["SlotReview", "SlotRegret", "Regret", "GameReview", "review", "slot_reason"]
 
 WINNERS = {"A": "player", "B": "computer", None: None}
+REGRET_SHOWN = 0.005  # a regret below this (points of margin) reads 0.00: no slot to blame
 
 
 def _label(rules: Rules, hand: HandValue) -> str:
@@ -103,19 +104,61 @@ class SlotReview:
 
 
 @dataclass(frozen=True)
+class SlotRegret:
+    """One slot's expected margin (points of margin) in the player's arrangement and in the best;
+    ``lost`` = best − yours (the slots' losses sum to the regret; a slot may gain, < 0)."""
+
+    slot: int  # 1-based
+    yours: float
+    best: float
+
+    @property
+    def lost(self) -> float:
+        return self.best - self.yours
+
+
+@dataclass(frozen=True)
 class Regret:
     """The player's arrangement graded against one model: ``against`` says which (``model``:
-    the computer's model, ``equilibrium``: the deal's equilibrium); ``exploitability`` is the
-    equilibrium's certified one."""
+    the computer's model, ``equilibrium``: the deal's equilibrium); ``result`` is the margin
+    the game ended with (the player's points minus the other side's); ``exploitability`` is the
+    equilibrium's certified one.  Skill and luck apart: ``regret`` is what the arrangement left
+    against the best (skill), ``luck`` = result − expected (the draw's share)."""
 
     against: str
     model: str
     grade: Grade
+    result: float
     exploitability: float | None = None
+
+    @property
+    def regret(self) -> float:
+        return self.grade.regret
+
+    @property
+    def expected(self) -> float:
+        """The arrangement's expected margin against the model."""
+        return self.grade.given.expected_margin
+
+    @property
+    def luck(self) -> float:
+        return self.result - self.expected
+
+    @property
+    def slots(self) -> tuple[SlotRegret, ...]:
+        return tuple(SlotRegret(s + 1, mine.expected_margin, best.expected_margin) for s, (mine, best)
+                     in enumerate(zip(self.grade.given.per_slot, self.grade.best.per_slot, strict=True)))
+
+    @property
+    def worst_slot(self) -> int | None:
+        """The slot where most of the regret was made (None: no regret to place)."""
+        if self.regret < REGRET_SHOWN:
+            return None
+        return max(self.slots, key=lambda s: s.lost).slot
 
     def to_model(self) -> RegretOut:
         from solver.advisor.schema import RegretOut, model_of
-        return model_of(RegretOut, self, regret=self.grade.regret, grade=self.grade.to_model())
+        return model_of(RegretOut, self, grade=self.grade.to_model())
 
 
 @dataclass(frozen=True)
@@ -161,18 +204,19 @@ def review(record: GameRecord, *, equilibrium: EquilibriumResult | None = None, 
         opponent = None
         notes.append(f"no regret against the other side's model: {exc}" if record.opponent != "friend"
                      else "a game against a person: their model is not known, so no regret against it")
+    result = record.showdown.points_a - record.showdown.points_b
     if opponent is not None:
         model = Regret("model", opponent.name, grade(deal, record.player, opponent, time_limit=time_limit,
-                                                     stop_event=stop_event))
+                                                     stop_event=stop_event), result)
     against_eq = None
     if equilibrium is not None:
         if record.opponent == "equilibrium" and model is not None:
-            against_eq = Regret("equilibrium", "equilibrium", model.grade, equilibrium.exploitability)
-            model = Regret("model", model.model, model.grade, equilibrium.exploitability)
+            against_eq = Regret("equilibrium", "equilibrium", model.grade, result, equilibrium.exploitability)
+            model = Regret("model", model.model, model.grade, result, equilibrium.exploitability)
         else:
             against_eq = Regret("equilibrium", "equilibrium",
                                 grade(deal, record.player, equilibrium.opponent(), time_limit=time_limit,
-                                      stop_event=stop_event), equilibrium.exploitability)
+                                      stop_event=stop_event), result, equilibrium.exploitability)
     else:
         notes.append("not graded against the equilibrium: it was not asked for, or not solved")
     if equilibrium is not None and record.mix is not None and equilibrium.mix_hash != record.mix:

@@ -65,7 +65,7 @@ from .betting import (
 )
 from .classes import draw_values
 from .solve import expected_value
-from .strategy import UNREACHED, Strategy, StrategyError, strategy_for
+from .strategy import UNREACHED, Strategy, StrategyError, shipped_rule_sets, strategy_for
 from .tree import PublicTree
 
 if TYPE_CHECKING:
@@ -498,8 +498,10 @@ def position_advice(rules: Rules, terms: Terms, hand: str, actions: Sequence[str
     try:
         strategy = strategy_for(rules, terms, build=False)
     except StrategyError:
-        raise StrategyError(f"no heads-up strategy is stored for {rules.name} under these terms "
-                         "(quintet poker --players 2 --bots cfr solves and stores it)") from None
+        shipped = ", ".join(shipped_rule_sets()) or "none"
+        raise StrategyError(f"no heads-up strategy is stored for {rules.name} under these terms (shipped for the "
+                            f"default terms: {shipped}; quintet poker --players 2 --bots cfr solves and stores "
+                            "one)") from None
     return line_advice(strategy, cards, codes, 0 if player == "first" else 1).to_model(strategy)
 
 

@@ -27,7 +27,7 @@ import os
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from functools import cached_property
+from functools import cache, cached_property
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -37,7 +37,7 @@ import numpy as np
 from ...cliutil import user_cache_dir
 from ...faults import InputError
 from ...fingerprint import rules_fingerprint
-from ...rules import Rules
+from ...rules import RULE_SETS, Rules
 from ..game import Terms
 from . import kernels
 from .betting import AbstractGame, Betting, Navigator, Spot, build_game
@@ -46,7 +46,7 @@ from .solve import CFRPlus, best_response, exploitability
 from .tree import DECISION, PublicTree
 
 __all__ = ["FORMAT", "ITERATIONS", "MAX_ENTRIES", "Strategy", "StrategyError", "train", "strategy_for",
-           "strategy_key", "store_dir", "quantise", "finish"]
+           "strategy_key", "store_dir", "shipped_rule_sets", "quantise", "finish"]
 
 FORMAT = 1
 ITERATIONS = 400
@@ -230,6 +230,14 @@ def check_size(terms: Terms) -> None:
     if entries > MAX_ENTRIES:
         raise StrategyError(f"the heads-up game of these terms is too big to solve here: about {entries:,} strategy "
                             f"entries, at most {MAX_ENTRIES:,} (lower the limit or the circles)")
+
+
+@cache
+def shipped_rule_sets() -> tuple[str, ...]:
+    """The rule sets whose heads-up strategy ships with the package for the default terms
+    (``Terms()``): the names its ``data/*.npz`` files are keyed by."""
+    files = {f.name for f in resources.files(__package__).joinpath("data").iterdir()}
+    return tuple(name for name, rules in RULE_SETS.items() if f"{strategy_key(rules, Terms())}.npz" in files)
 
 
 _LOADED: dict[str, Strategy] = {}

@@ -387,3 +387,5 @@ class RuleSetOut(JsonModel):
     hand_size: int = Field(description="cards in each slot's hand")
     n_exposed: int = Field(description="cards exposed in a deal (out of play)")
     categories: list[str] = Field(description="hand categories, lowest first")
+    heads_up: bool = Field(description="a heads-up draw-poker strategy ships for this rule set under the default "
+                                       "terms (POST /api/draw/strategy answers at once)")

@@ -10,6 +10,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Depends, Query, Request
 
 from quintet.cards import format_cards
+from quintet.draw.cfr.strategy import shipped_rule_sets
 from quintet.game import Deal
 from quintet.reports import hand_report, showdown_report
 from quintet.rules import RULE_SETS, Rules, get_rules
@@ -110,7 +111,7 @@ def _rule_set(r: Rules) -> RuleSetOut:
     deck = format_cards(r.deck.full_mask, r.deck).split()
     return RuleSetOut(name=r.name, description=r.describe(), deck=deck, jokers=deck[:r.deck.jokers],
                       weights=list(r.weights), hand_size=r.hand_size, n_exposed=r.n_exposed,
-                      categories=[r.category_label(c) for c in r.categories])
+                      categories=[r.category_label(c) for c in r.categories], heads_up=r.name in shipped_rule_sets())
 
 
 @router.get("/api/limits", tags=["game"], operation_id="limits", response_model=LimitsOut)

@@ -436,6 +436,7 @@ function stopProgress() {
   $("progress").hidden = true;
   $("progress-text").textContent = "Solving…";
   $("progress-chart").replaceChildren();
+  $("progress-chart").toggleAttribute("hidden", true);
 }
 
 async function follow(job) {
@@ -448,23 +449,26 @@ async function follow(job) {
   let last = job;
   let lastAt = performance.now();
   let shown = 0;
+  let certified = { count: 0, at: 0 }; // the K-mix's last certification: how many, and when (page seconds)
   const draw = () => {
     const j = last;
     const p = j.progress;
     const k = j.request.max_support;
+    // the clock runs between the server's events (every ~0.2 s)
+    shown = Math.max(shown, j.elapsed + (performance.now() - lastAt) / 1000);
+    if (p && p.kind === "kmix" && p.certified !== certified.count) certified = { count: p.certified, at: shown };
     let text = j.status === "queued" ? "Waiting for a free worker…"
       : k === undefined ? "Solving the equilibrium…" : `Solving the equilibrium, then the best mix of at most ${k}…`;
     if (j.status === "cancelling") text = "Cancelling…";
     if (p && p.kind === "kmix") {
       text = `${j.status === "cancelling" ? "Cancelling… " : ""}The equilibrium is solved; mixes of at most ${k}: `
         + `${p.certified} ${p.certified === 1 ? "mix" : "mixes"} certified (each by an exact best response), the least exploitable so far `
-        + `${p.exploitability.toFixed(4)}`;
+        + `${p.exploitability.toFixed(4)} · the next mix being checked for `
+        + `${Math.max(0, shown - certified.at).toFixed(0)} s`;
     } else if (p) {
       text += ` iteration ${p.iteration} · certified ε ≤ ${p.exploitability.toFixed(4)} (target ${target})`
         + ` · ${p.support} arrangements in the mix`;
     }
-    // the clock runs between the server's events (every ~0.2 s)
-    shown = Math.max(shown, j.elapsed + (performance.now() - lastAt) / 1000);
     text += ` · ${shown.toFixed(1)} s`;
     $("progress-text").textContent = text;
   };
@@ -483,6 +487,7 @@ async function follow(job) {
 function drawSparkline(history, target) {
   const svg = $("progress-chart");
   svg.replaceChildren();
+  svg.toggleAttribute("hidden", history.length < 2); // no box before there is a line to draw in it
   if (history.length < 2) return;
   const floor = Math.max(target, 1e-6) / 10;
   const ys = history.map((p) => Math.log10(Math.max(p.exploitability, floor)));
@@ -778,10 +783,10 @@ export function positionFragment(ask = null) {
 }
 
 /** Keep the address bar's fragment the form's position (and the answer's question while the
- * answer shown is still the form's) — unless it names another tab's place (#play/…, #join/…). */
+ * answer shown is still the form's) — unless it names another tab's place (#play/…, #review/…). */
 function updateLink(ask) {
   if (state.holdLink || $("panel-advisor").hidden) return;
-  if (location.hash && !location.hash.startsWith(LINK)) return;
+  if (location.hash && location.hash !== "#advise" && !location.hash.startsWith(LINK)) return;
   const fragment = positionFragment(ask);
   if (location.hash !== fragment) history.replaceState(null, "", fragment);
 }

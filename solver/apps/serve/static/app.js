@@ -7,14 +7,34 @@ import { call } from "./api.js";
 import { setupDraw } from "./draw.js";
 import { loadLimits, loadOpponents } from "./form.js";
 import { all } from "./format.js";
+import { setupHelp } from "./help.js";
 import { setupPlay } from "./play.js";
 import { setupReview } from "./review.js";
 import { loadRules } from "./rules.js";
 
-/** The tabs; returns select(tab). */
+/** Each tab's address (``#advise``, ``#draw``, ``#review``, ``#play``): a fragment that begins
+ * with it opens that tab (an invitation, ``#join/…``, the Play tab). */
+const ADDRESSES = { advise: "tab-advisor", draw: "tab-draw", review: "tab-review", play: "tab-play", join: "tab-play" };
+
+/** The tab ``hash`` names (null: none). */
+function tabOf(hash) {
+  const m = /^#([a-z]+)/.exec(hash);
+  return m && Object.hasOwn(ADDRESSES, m[1]) ? ADDRESSES[m[1]] : null;
+}
+
+/** The tabs; returns select(tab, focus).  A tab selected takes its address back: the place it
+ * was left at (``#play/TABLE/…``, ``#review/GAME``, ``#advise?…``), else its bare name. */
 function setupTabs() {
   const tabs = all('[role="tab"]');
+  /** @type {Record<string, string>} tab id → the last address of it */
+  const left = {};
   const select = (tab, focus = true) => {
+    const was = tabOf(location.hash);
+    if (was && was !== tab.id) left[was] = location.hash;
+    if (tabOf(location.hash) !== tab.id) {
+      const name = Object.keys(ADDRESSES).find((k) => ADDRESSES[k] === tab.id);
+      history.replaceState(null, "", left[tab.id] || `#${name}`);
+    }
     for (const t of tabs) {
       const on = t === tab;
       t.setAttribute("aria-selected", on ? "true" : "false");
@@ -33,6 +53,12 @@ function setupTabs() {
       }
     });
   });
+  const fromAddress = () => {
+    const id = tabOf(location.hash);
+    if (id) select(document.getElementById(id), false);
+  };
+  window.addEventListener("hashchange", fromAddress);
+  fromAddress();
   return select;
 }
 
@@ -64,6 +90,7 @@ async function start() {
     document.getElementById("health").textContent = `cannot start: ${e.message}`;
     return;
   }
+  setupHelp();
   setupAdvisor();
   try {
     setupDraw();
@@ -72,7 +99,7 @@ async function start() {
     document.getElementById("draw-error").textContent = e.message;
   }
   setupPlay({ select: () => select(document.getElementById("tab-play"), false) });
-  setupReview();
+  setupReview({ select: () => select(document.getElementById("tab-review"), false) });
   showHealth(select);
   document.body.dataset.ready = "true";
 }

@@ -2,13 +2,29 @@
 // An arrangement being built: a rule set's slots filled by clicking cards of the pool (or typing
 // the packets into a text box), with undo.  The advisor's "My arrangement", the Play tab's board
 // and the puzzles' answer are each one of these.  The deck, the slots' points, the hand size and
-// the exposed cards are the rule set's (GET /api/rules: rules.js).
+// the exposed cards are the rule set's (GET /api/rules: rules.js).  Each full packet is named as it
+// is built ("full house, tens over sevens": POST /api/hand, the terminal's words).
 
+import { call } from "./api.js";
 import { CardGrid, cardEl, deckRows, readCards } from "./cards.js";
 import { el } from "./format.js";
 import { rulesNamed } from "./rules.js";
 
 /** @typedef {import("./rules.js").RuleSet} RuleSet */
+
+/** @type {Map<string, Promise<{description: string, category: string} | null>>} a packet's hand, by rule set and cards */
+const handNames = new Map();
+
+/** The hand ``cards`` make under ``rules`` (null when the server cannot say), asked once.
+ * @param {string[]} cards @param {RuleSet} rules */
+function handOf(cards, rules) {
+  const key = `${rules.name} ${[...cards].sort().join(" ")}`;
+  if (!handNames.has(key)) {
+    handNames.set(key, call("POST", "/api/hand", { hand: cards.join(" "), rules: { name: rules.name } })
+      .then(({ data }) => data, () => null));
+  }
+  return /** @type {Promise<{description: string, category: string} | null>} */ (handNames.get(key));
+}
 
 /** @param {RuleSet} rules @returns {string[][]} an empty packet a slot */
 const empty = (rules) => rules.weights.map(() => []);
@@ -210,6 +226,18 @@ export class ArrangementEditor {
     }
   }
 
+  /** A full packet's name, filled in when the server has said it. @param {string[]} packet */
+  handName(packet) {
+    const name = el("span", "slot-hand");
+    name.setAttribute("aria-live", "polite");
+    handOf(packet, this.rules).then((hand) => {
+      if (!hand) return;
+      name.textContent = hand.description;
+      name.dataset.category = hand.category;
+    });
+    return name;
+  }
+
   render({ text = true } = {}) {
     const container = this.els.slots;
     container.replaceChildren();
@@ -252,6 +280,7 @@ export class ArrangementEditor {
         }
       }
       row.append(cards);
+      if (packet.length === this.rules.hand_size) row.append(this.handName(packet));
       container.append(row);
     });
     if (this.poolGrid) {

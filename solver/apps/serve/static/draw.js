@@ -56,14 +56,14 @@ export function tableLabel(categories) {
   if (same(categories, [...classic, "five of a kind"])) return "standard, five of a kind on top";
   const at = (c) => categories.indexOf(c);
   const has = (c) => categories.includes(c);
-  if (renamedStraight(categories)) return "no flush or colour; a straight is a straight flush";
+  if (renamedStraight(categories)) return "no flush; a straight is a straight flush";
   const notes = [];
-  if (has("colour")) notes.push("with colour and straight colour");
+  if (has("colour")) notes.push("with colour");
   if (!has("flush")) notes.push("no flush");
   if (has("straight") && has("full house") && at("full house") > at("straight") && !has("flush")) {
     notes.push("full house above straight");
   }
-  if (at("four of a kind") > at("straight flush")) notes.push("four of a kind above straight flush");
+  if (at("four of a kind") > at("straight flush")) notes.push("quads above straight flush");
   return notes.join("; ") || categories.join(" < ");
 }
 
@@ -334,12 +334,22 @@ async function advise() {
 
 export function setupDraw() {
   fillDecks();
-  chooseRules(ruleSets.some((r) => r.name === "draw52") ? "draw52" : ruleSets[0].name);
+  // the first rule set with a shipped heads-up strategy: the coach answers on the deck the tab opens on
+  const coached = ruleSets.filter((r) => r.heads_up);
+  chooseRules((coached[0] || ruleSets.find((r) => r.name === "draw52") || ruleSets[0]).name);
+  const rulesChanged = () => {
+    buildGrid();
+    const here = currentRules();
+    $("draw-strategy-note").textContent = here.heads_up ? `A strategy ships for these rules (${here.name}).`
+      : `No heads-up strategy ships for ${here.name}: ${coached.length ? `one does for ${coached.map((r) => `${r.name} `
+        + `(${deckLabel(r.deck)}; ${tableLabel(r.categories)})`).join(", ")}` : "none ships"}; quintet poker --players 2 `
+        + "--bots cfr solves and stores one.";
+  };
   $("draw-deck").addEventListener("change", () => {
     fillTables(currentRules());
-    buildGrid();
+    rulesChanged();
   });
-  $("draw-rules").addEventListener("change", buildGrid);
+  $("draw-rules").addEventListener("change", rulesChanged);
   $("draw-objective").addEventListener("change", () => changed());
   $("draw-target").addEventListener("change", refreshStale);
   const typed = (partial) => {
@@ -363,7 +373,7 @@ export function setupDraw() {
   });
   $("draw-advise").addEventListener("click", advise);
   $("draw-strategy").addEventListener("click", strategyAdvice);
-  buildGrid();
+  rulesChanged();
 }
 
 // ---- Heads-up: the equilibrium strategy at a position (POST /api/draw/strategy; quintet poker's hint) ----

@@ -3,7 +3,7 @@
 // totals, a search's proof line, per-slot hand bars, a mix, its plans and a K-mix's entries.
 // The arrangement advisor, the Play tab's advice and the Review tab's puzzles all use them.
 
-import { cardEl } from "./cards.js";
+import { cardEl, cardOrder, parseCard } from "./cards.js";
 import { CATEGORIES, categoryColour, categoryWords } from "./categories.js";
 import { el, pct, seconds, signed } from "./format.js";
 
@@ -27,6 +27,15 @@ function wtlBar(s) {
   return wrap;
 }
 
+/** A packet's cards as a hand reads — the largest rank group first (``9s 9h 9c Td Tc``), jokers
+ * before them: the terminal's order (quintet.cards ``order_cards(…, "group")``). */
+function groupCards(codes) {
+  const count = {};
+  for (const c of codes) count[parseCard(c).rank] = (count[parseCard(c).rank] || 0) + 1;
+  const size = (c) => (parseCard(c).joker ? Infinity : count[parseCard(c).rank]);
+  return [...codes].sort((a, b) => size(b) - size(a) || cardOrder(a) - cardOrder(b));
+}
+
 /** Five packets with hands, P(win/tie/loss) and expected margin per slot. */
 export function packetsEl(sol, { swap = null, fixed = new Set() } = {}) {
   const list = el("ol", "packets");
@@ -37,7 +46,7 @@ export function packetsEl(sol, { swap = null, fixed = new Set() } = {}) {
     label.append(el("small", "", `${s.points} pts`));
     if (fixed.has(s.slot)) label.append(el("small", "yours", "yours"));
     const cards = el("div", "packet-cards");
-    for (const code of sol.arrangement[i]) {
+    for (const code of groupCards(sol.arrangement[i])) {
       const c = cardEl(code);
       if (swap && swap.slots[s.slot - 1] === code) c.classList.add("swap");
       cards.append(c);

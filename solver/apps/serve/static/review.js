@@ -1,11 +1,12 @@
 // @ts-check
 // The Review tab: your games (records loaded from a file — the Play tab's download or
-// quintet-play's records — and kept in this browser), a game reviewed (POST /api/review), the
+// quintet-play's records — or opened with one click from the Play tab's finished games, and kept
+// in this browser), a game reviewed (POST /api/review) at its own address (#review/RECORD), the
 // statistics of your games (POST /api/stats), and training puzzles (GET /api/puzzles, POST
 // /api/puzzles/grade).  The numbers are the server's (solver.play.review, statistics, puzzle):
 // this module only shows them.
 
-import { call, followJob } from "./api.js";
+import { apiUrl, call, followJob } from "./api.js";
 import { ArrangementEditor } from "./arrange.js";
 import { cardEl, cardsTextEl, cardTextEl } from "./cards.js";
 import { categoryColour } from "./categories.js";
@@ -16,7 +17,10 @@ import { packetsEl, proofText } from "./render.js";
 const KEPT = "quintet-records"; // localStorage: the records loaded, oldest first
 const showError = errorBox("review-error");
 
-const review = { records: [], busy: false, puzzle: null, editor: null, tally: { puzzles: 0, solved: 0, stars: 0 } };
+const ADDRESS = "#review/"; // a reviewed game's address: #review/ and its record (base64url of its JSON)
+
+const review = { records: [], busy: false, puzzle: null, editor: null, tally: { puzzles: 0, solved: 0, stars: 0 },
+  select: () => {} };
 
 // ---------------------------------------------------------------- the records kept
 
@@ -81,13 +85,8 @@ async function loadFiles(files) {
     }
     added.push(...records);
   }
-  const known = new Set(review.records.map(recordKey));
-  const fresh = added.filter((r) => !known.has(recordKey(r)));
-  const all = [...review.records, ...fresh].sort((a, b) => String(a.time).localeCompare(String(b.time)));
+  const { fresh, dropped, problem } = keep(added);
   const most = limits.ranges.records.high;
-  const dropped = Math.max(0, all.length - most);
-  review.records = all.slice(dropped);
-  const problem = saveKept(review.records);
   const message = `${fresh.length} game${fresh.length === 1 ? "" : "s"} added`
     + (added.length > fresh.length ? ` (${added.length - fresh.length} already here)` : "")
     + (dropped ? `; the oldest ${dropped} left out (the statistics keep the last ${most})` : "")
@@ -98,9 +97,115 @@ async function loadFiles(files) {
   showStats();
 }
 
+/** Add ``records`` to the ones kept (each game once, oldest first, the last ``records.high``):
+ * {fresh: the new ones, dropped: how many old ones fell out, problem: why they are not kept}. */
+function keep(records) {
+  const known = new Set(review.records.map(recordKey));
+  const fresh = records.filter((r) => !known.has(recordKey(r)));
+  const all = [...review.records, ...fresh].sort((a, b) => String(a.time).localeCompare(String(b.time)));
+  const dropped = Math.max(0, all.length - limits.ranges.records.high);
+  review.records = all.slice(dropped);
+  return { fresh, dropped, problem: saveKept(review.records) };
+}
+
+/** Keep ``record``, list it and review it (the Review tab shown). */
+function open(record) {
+  keep([record]);
+  showGames();
+  showStats();
+  review.select();
+  reviewGame(review.records.findIndex((r) => recordKey(r) === recordKey(record)));
+}
+
+// ---------------------------------------------------------------- a game's address
+
+/** ``record``'s address: its JSON, the show-down's slots left out (the server plays them again). */
+export function reviewAddress(record) {
+  const { slots, ...kept } = record;
+  const bytes = new TextEncoder().encode(JSON.stringify(kept));
+  const text = btoa(Array.from(bytes, (b) => String.fromCharCode(b)).join(""));
+  return ADDRESS + text.replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+}
+
+/** The record an address names; throws when it is not one. */
+function recordOfAddress(hash) {
+  const binary = atob(hash.slice(ADDRESS.length).replace(/-/g, "+").replace(/_/g, "/"));
+  const record = JSON.parse(new TextDecoder().decode(Uint8Array.from(binary, (c) => c.charCodeAt(0))));
+  if (!record || typeof record !== "object" || !record.player || !record.computer) throw new Error("not a game record");
+  return record;
+}
+
+function openAddress(hash) {
+  if (!hash.startsWith(ADDRESS)) return;
+  const shown = $("review").dataset.address;
+  if (shown === hash) return;
+  let record;
+  try {
+    record = recordOfAddress(hash);
+  } catch (e) {
+    review.select();
+    showError(`This review's link could not be read: ${e.message}.`);
+    return;
+  }
+  open(record);
+}
+
+// ---------------------------------------------------------------- from the Play tab
+
+// the Play tab's seat address, #play/TABLE/SEAT/TOKEN (play.js's SEAT_ADDRESS)
+const SEAT = /^#play\/([A-Za-z0-9_-]+)\/[12]\/([A-Za-z0-9_-]+)$/;
+
+/** Game ``game`` of the match at the seat this page is at: its record fetched, kept and reviewed. */
+async function reviewFromTable(game, button) {
+  const seat = SEAT.exec(location.hash);
+  if (!seat) return;
+  button.disabled = true;
+  try {
+    const response = await fetch(apiUrl(`api/tables/${seat[1]}/records`), {
+      headers: { Authorization: `Bearer ${seat[2]}` }, cache: "no-store" });
+    if (!response.ok) throw new Error((await response.json()).error);
+    const { records, error } = parseRecords(await response.text(), "the table's records");
+    const record = records.filter((r) => r.game === game).pop();
+    if (error || !record) throw new Error(error || `game ${game} has no record yet`);
+    open(record);
+  } catch (e) {
+    review.select();
+    showError(`Game ${game} could not be opened for review: ${e.message}`);
+  } finally {
+    button.disabled = false;
+  }
+}
+
+/** A Review button on each finished game of the Play tab's match table (rebuilt by play.js at
+ * every view: the buttons are put back each time). */
+function offerReviews() {
+  const table = $("play-match");
+  const add = () => {
+    if (document.body.dataset.playOnly) return; // no Review tab on a play-only server
+    for (const tr of table.querySelectorAll("tr")) {
+      if (tr.querySelector(".review-cell")) continue;
+      const game = tr.dataset.game ? Number(tr.dataset.game) : null;
+      const cell = el(tr.querySelector("th") ? "th" : "td", "review-cell");
+      if (game !== null) {
+        const b = el("button", "quiet small review-game", "Review");
+        b.type = "button";
+        b.setAttribute("aria-label", `Review game ${game}`);
+        b.addEventListener("click", () => reviewFromTable(game, b));
+        cell.append(b);
+      }
+      tr.append(cell);
+    }
+  };
+  new MutationObserver(add).observe(table, { childList: true });
+  add();
+}
+
 function forget() {
   review.records = [];
   saveKept([]);
+  if (location.hash.startsWith(ADDRESS)) history.replaceState(null, "", "#review"); // the game forgotten, its address too
+  $("review").dataset.address = "";
+  $("review").replaceChildren(el("p", "hint", "Pick a game to review."));
   fieldMessage("records-file", "Forgotten: this browser keeps no game.");
   showGames();
   showStats();
@@ -114,8 +219,8 @@ function showGames() {
   $("records-forget").disabled = !review.records.length;
   if (!review.records.length) return;
   const head = el("tr");
-  for (const [h, cls] of [["#", "n"], ["when", ""], ["against", ""], ["you", ""], ["them", ""], ["regret", ""],
-    ["", ""]]) head.append(el("th", cls, h));
+  for (const [h, cls] of [["", ""], ["#", "n"], ["when", "when"], ["against", "against"], ["score", "score"],
+    ["regret", "num"]]) head.append(el("th", cls, h));
   table.append(head);
   [...review.records].reverse().forEach((r, j) => {
     const i = review.records.length - 1 - j;
@@ -129,10 +234,11 @@ function showGames() {
     cell.append(b);
     const when = el("td", "when", String(r.time || "").slice(5, 16).replace("T", " "));
     when.title = String(r.time || "");
-    tr.append(el("td", "n", String(i + 1)), when,
-      el("td", "", String(r.opponent)), el("td", "", String(r.points?.player ?? "")),
-      el("td", "", String(r.points?.computer ?? "")),
-      el("td", "", r.regret === null || r.regret === undefined ? "–" : Number(r.regret).toFixed(2)), cell);
+    const against = el("td", "against", String(r.opponent));
+    against.title = String(r.opponent);
+    tr.append(cell, el("td", "n", String(i + 1)), when, against,
+      el("td", "score", `${r.points?.player ?? ""} : ${r.points?.computer ?? ""}`),
+      el("td", "num", r.regret === null || r.regret === undefined ? "–" : Number(r.regret).toFixed(2)));
     table.append(tr);
   });
 }
@@ -168,6 +274,25 @@ function swapEl(grade) {
   return p;
 }
 
+/** Per slot: your expected margin beside the best arrangement's, the slot where the regret was made marked. */
+function slotRegretEl(regret) {
+  const table = el("table", "match regret-slots");
+  const head = el("tr");
+  for (const h of ["slot", "yours", "best", "lost", ""]) head.append(el("th", h === "slot" ? "" : "num", h));
+  table.append(head);
+  for (const s of regret.slots) {
+    const tr = el("tr");
+    tr.dataset.slot = String(s.slot);
+    tr.append(el("td", "", String(s.slot)), el("td", "num", signed(s.yours, 2)), el("td", "num", signed(s.best, 2)),
+      el("td", "num", signed(s.lost, 2)), el("td", "made-here", s.slot === regret.worst_slot ? "← the regret was made here" : ""));
+    if (s.slot === regret.worst_slot) tr.classList.add("worst");
+    table.append(tr);
+  }
+  const wrap = el("div", "table-wrap");
+  wrap.append(table);
+  return wrap;
+}
+
 function regretEl(regret, title) {
   const box = el("section", "regret");
   box.dataset.against = regret.against;
@@ -177,7 +302,11 @@ function regretEl(regret, title) {
   const value = el("b", regret.regret < 0.005 ? "regret zero" : "regret", regret.regret.toFixed(2));
   line.append(`Your expected margin ${signed(g.value, 2)}, the best ${signed(g.optimum, 2)} `
     + `(${g.optimum_proven ? "proven optimal" : `bound ${g.bound.toFixed(2)}`}) — regret `, value, ".");
-  box.append(line, swapEl(g));
+  const luck = el("p", "luck-line");
+  luck.append(`Skill and luck apart: the result ${signed(regret.result, 2)} = your expected margin `
+    + `${signed(regret.expected, 2)} + luck `, el("b", "luck", signed(regret.luck, 2)), ".");
+  box.append(line, luck, el("p", "hint small", "Per slot, your expected margin beside the best arrangement's:"),
+    slotRegretEl(regret), swapEl(g));
   if (regret.regret >= 0.005) {
     const best = el("details", "best-arrangement");
     best.append(el("summary", "", "The best arrangement"), packetsEl(g.best), el("p", "proof", proofText(g.best)));
@@ -198,6 +327,7 @@ export function renderReview(r) {
     + `${r.hints.length ? r.hints.join(", ") : "none"}`);
   out.push(heading, dealP);
   const list = el("ol", "review-slots");
+  const worst = (r.model || r.equilibrium)?.worst_slot; // where the regret was made
   for (const s of r.slots) {
     const li = el("li", "review-slot");
     li.dataset.slot = String(s.slot);
@@ -205,6 +335,10 @@ export function renderReview(r) {
     const head = el("div", "review-slot-head");
     head.append(el("span", "slot-label", `Slot ${s.slot} · ${s.points} pts`), verdictEl(s, other),
       el("span", "reason", s.reason));
+    if (s.slot === worst) {
+      li.classList.add("regret-made");
+      head.append(el("span", "made-here", "the regret was made here"));
+    }
     li.append(head, handRow("you", s.player), handRow(other === "they" ? "they" : "computer", s.computer));
     list.append(li);
   }
@@ -242,6 +376,9 @@ async function reviewGame(index) {
       result = job.result;
     }
     focus = renderReview(result);
+    const address = reviewAddress(record);
+    $("review").dataset.address = address;
+    if (!$("panel-review").hidden) history.replaceState(null, "", address);
   } catch (e) {
     showError(e.message);
   } finally {
@@ -416,7 +553,8 @@ export function renderPuzzleResult(r) {
 
 // ---------------------------------------------------------------- setup
 
-export function setupReview() {
+export function setupReview({ select = () => {} } = {}) {
+  review.select = select;
   review.records = loadKept();
   fillOpponents("puzzle-opponent", opponents.models.filter((m) => m.puzzle), (m) => m.label);
   review.editor = new ArrangementEditor({ slots: $("puzzle-slots"), text: $("puzzle-text"),
@@ -431,6 +569,9 @@ export function setupReview() {
   $("puzzle-new").addEventListener("click", newPuzzle);
   $("puzzle-answer").addEventListener("click", () => answerPuzzle(false));
   $("puzzle-give-up").addEventListener("click", () => answerPuzzle(true));
+  offerReviews();
   showGames();
   showStats();
+  window.addEventListener("hashchange", () => openAddress(location.hash)); // a review's link pasted
+  openAddress(location.hash);
 }

@@ -16,6 +16,7 @@ import { call } from "./api.js";
  * @property {number} hand_size cards in each slot's hand
  * @property {number} n_exposed cards exposed in a deal
  * @property {string[]} categories hand categories, lowest first
+ * @property {boolean} heads_up a heads-up draw-poker strategy ships for it (the default terms)
  */
 
 /** @type {RuleSet[]} every rule set, classic first */
