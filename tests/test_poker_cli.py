@@ -657,7 +657,7 @@ def test_out_of_chips_offers_another_match_in_tmux(tmp_path: Path, size):
         assert "You are out of chips." in shown or "You have too few chips" in shown
         assert "Your record: 2 hands recorded, chips -2 (-1.00 a hand)." in pane.screen(joined=True)
         pane.enter("y")
-        pane.wait_for("chips each; seed 6.")
+        pane.wait_for("seed 6.")  # the new match's first line (wrapped at the width: its words may part)
         pane.wait_for("Your move:", after=2)
         pane.enter("stats")
         pane.wait_for("How they ended (where the chips go):")
