@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import threading
+from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import ClassVar, Literal
@@ -109,14 +110,15 @@ class SeatGame:
 
 
 @dataclass(frozen=True)
-class TableTask:
-    """A table's task: one action (``run``) in a seat's game (``at``)."""
+class TableTask(ABC):
+    """A table's task: one action (``run``, each kind its own) in a seat's game (``at``)."""
 
     at: SeatGame
     seconds: ClassVar[float] = SECONDS
 
+    @abstractmethod
     def run(self, store: Callable[[], SolutionStore], stop: threading.Event, progress: Progress) -> Answer:
-        raise NotImplementedError
+        """The action's JSON answer (the worker's contract, ``worker.WorkerTask``)."""
 
 
 @dataclass(frozen=True)
