@@ -14,7 +14,6 @@ from typing import Any, Literal
 from quintet.cards import format_cards
 from quintet.game import Arrangement, Deal, Showdown
 from quintet.rules import Rules
-from solver.advisor.limits import PLAY_EPSILON
 from solver.advisor.schema import ProgressOut, ShowdownOut
 from solver.apps.serve.tables.models import (
     AdviceOut,
@@ -189,7 +188,8 @@ def seat_view(table: TableRow, seat: int, progress: dict[str, Any] | None = None
                      salt=other.salt if both else None)
     finished = _finished(table, seat, game)
     if table.friend:
-        against = f"the deal's equilibrium (certified within {PLAY_EPSILON:g} points)" if table.hints else None
+        certified = "" if row.equilibrium is None else f" (certified within {row.equilibrium:.4g} points)"
+        against = f"the deal's equilibrium{certified}" if table.hints else None  # its own certificate's ε
         ready = row.equilibrium is not None
         description = "a friend"
     else:
