@@ -25,7 +25,7 @@ import { checkCommitment, commitmentText } from "./sha256.js";
 
 const REVEAL_MS = 650; // between two slots of the show-down
 const KEEP_MS = 3 * 24 * 3600 * 1000; // what this device keeps of a table (its drafts, commitments seen)
-const SEAT_ADDRESS = /^#play\/([A-Za-z0-9_-]+)\/([12])(?:\/([A-Za-z0-9_-]+))?$/;
+export const SEAT_ADDRESS = /^#play\/([A-Za-z0-9_-]+)\/([12])(?:\/([A-Za-z0-9_-]+))?$/;
 const JOIN_ADDRESS = /^#join\/([A-Za-z0-9_-]+)\/([A-Za-z0-9_-]+)$/;
 const MINE_SHOWN = 10; // "Your tables": the most recently used seats listed
 const FRIEND_HELP = "You get an invitation link for your friend's seat. Hints, if on, are against the deal's "

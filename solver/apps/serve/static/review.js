@@ -12,6 +12,7 @@ import { cardEl, cardsTextEl, cardTextEl } from "./cards.js";
 import { categoryColour } from "./categories.js";
 import { $, errorBox, fieldMessage, fillOpponents, limits, opponentModel, opponents, randomSeed } from "./form.js";
 import { el, seconds, signed } from "./format.js";
+import { SEAT_ADDRESS } from "./play.js";
 import { packetsEl, proofText } from "./render.js";
 
 const KEPT = "quintet-records"; // localStorage: the records loaded, oldest first
@@ -152,17 +153,14 @@ function openAddress(hash) {
 
 // ---------------------------------------------------------------- from the Play tab
 
-// the Play tab's seat address, #play/TABLE/SEAT/TOKEN (play.js's SEAT_ADDRESS)
-const SEAT = /^#play\/([A-Za-z0-9_-]+)\/[12]\/([A-Za-z0-9_-]+)$/;
-
 /** Game ``game`` of the match at the seat this page is at: its record fetched, kept and reviewed. */
 async function reviewFromTable(game, button) {
-  const seat = SEAT.exec(location.hash);
-  if (!seat) return;
+  const seat = SEAT_ADDRESS.exec(location.hash); // #play/TABLE/SEAT/TOKEN
+  if (!seat || !seat[3]) return;
   button.disabled = true;
   try {
     const response = await fetch(apiUrl(`api/tables/${seat[1]}/records`), {
-      headers: { Authorization: `Bearer ${seat[2]}` }, cache: "no-store" });
+      headers: { Authorization: `Bearer ${seat[3]}` }, cache: "no-store" });
     if (!response.ok) throw new Error((await response.json()).error);
     const { records, error } = parseRecords(await response.text(), "the table's records");
     const record = records.filter((r) => r.game === game).pop();
