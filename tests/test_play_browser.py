@@ -884,7 +884,8 @@ def test_a_friend_is_they_and_the_words_fit_a_touch_screen(browser, server):
     a.pg.fill("#play-text", arr_a)
     a.pg.click("#play-confirm")
     a.wait_status("waiting", 1)
-    assert a.pg.evaluate("document.activeElement.id") == "play-status"  # not the page's body
+    # not the page's body (the event stream may show "waiting" a moment before the POST's answer moves the focus)
+    a.pg.wait_for_function("document.activeElement && document.activeElement.id === 'play-status'")
     b.pg.wait_for_selector("#play-commitment:not([hidden])")
     b.pg.fill("#play-text", arr_b)
     b.pg.click("#play-confirm")

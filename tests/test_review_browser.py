@@ -368,7 +368,8 @@ def test_a_puzzle_is_graded_exactly(any_page, server, shots):
     pg.dispatch_event("#puzzle-text", "change")
     with pg.expect_response("**/api/puzzles/grade"):
         pg.click("#puzzle-answer")
-    pg.wait_for_function("document.getElementById('puzzle-verdict').textContent.includes('Regret')")
+    # the result is replaced by "Grading your answer…" until the grade arrives: wait for the new verdict
+    pg.wait_for_function("document.getElementById('puzzle-verdict')?.textContent.includes('Regret')")
     stars = "★" * want["stars"] + "☆" * (3 - want["stars"])
     assert pg.inner_text("#puzzle-verdict") == f"{stars} Regret {want['regret']:.2f}"
     assert pg.inner_text("#puzzle-score") == "This session: 2 puzzles, 1 solved, " \
