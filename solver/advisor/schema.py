@@ -64,7 +64,8 @@ __all__ = [
     "DrawOptionOut", "DrawOut", "DrawStrategyOut",
     # the games' review, statistics and puzzles (solver.play)
     "ReviewHandOut", "SlotReviewOut", "SlotRegretOut", "RegretOut", "ReviewOut", "TrendOut", "SlotStatsOut",
-    "OpponentStatsOut", "StatsOut", "PuzzleOut", "PuzzleResultOut",
+    "OpponentStatsOut", "StatsOut", "PuzzleOut", "PuzzleResultOut", "PuzzleMistakeOut", "PuzzleEntryOut",
+    "PuzzleSetOut", "RatingChangeOut", "PuzzleProgressOut",
 ]
 
 
@@ -642,7 +643,8 @@ class StatsOut(JsonModel):
 
 
 class PuzzleOut(JsonModel):
-    """A "find the best arrangement" puzzle (``solver.play.puzzle``)."""
+    """A "find the best arrangement" puzzle (``solver.play.puzzle``): one of the shipped set's
+    (rated, with themes) or one of the store's solved deals (unrated)."""
 
     kind: Literal["puzzle"] = "puzzle"
     exposed: list[str] = Field(description="the deal, in the canonical suits the store keeps it in")
@@ -651,10 +653,27 @@ class PuzzleOut(JsonModel):
     rules_description: str
     opponent: str = Field(description="a puzzle's opponent (solver.play.puzzle.puzzle_opponents)")
     model: str
-    exploitability: float | None = Field(description="the stored equilibrium's certified exploitability")
-    number: int = Field(description="the deal's place among the store's solved deals, 1-based")
-    count: int = Field(description="solved deals in the store")
+    exploitability: float | None = Field(description="the equilibrium's certified exploitability (null: another "
+                                                      "opponent)")
+    source: Literal["set", "store"] = Field(description="set: the shipped puzzle set; store: the store's solved deals")
+    number: int = Field(description="the puzzle's place in its source, 1-based")
+    count: int = Field(description="puzzles in its source")
+    rating: int | None = Field(description="the puzzle's difficulty on the players' rating scale (null: unrated — "
+                                           "a store's deal, or an opponent other than the set's)")
+    themes: list[str] = Field(description="what the answer teaches, derived from it (empty: unrated)")
     seed: int | None = Field(description="the seed that picked it (null: asked by its deal)")
+
+
+class RatingChangeOut(JsonModel):
+    """A player's rating moved by one rated puzzle (``solver.play.puzzle_set.rate``)."""
+
+    before: float
+    after: float
+    change: float
+    games: int = Field(description="the player's rated puzzles, this one included")
+    puzzle: int = Field(description="the puzzle's rating")
+    score: float = Field(description="1 solved, 0.5 within 0.1 points (two stars), 0 otherwise or given up")
+    expected: float = Field(description="the score the ratings expected, 0 to 1")
 
 
 class PuzzleResultOut(JsonModel):
@@ -667,3 +686,61 @@ class PuzzleResultOut(JsonModel):
     stars: int = Field(description="3 solved, 2 within 0.1 points, 1 within 0.5, 0 beyond or given up")
     regret: float
     grade: GradeOut
+    rating: RatingChangeOut | None = Field(default=None, exclude_if=absent, description=(
+        "the player's rating after this answer (a rated puzzle's first answer, when the player's rating was sent)"))
+
+
+class PuzzleMistakeOut(JsonModel):
+    """A natural arrangement that misses a shipped puzzle (``solver.play.puzzle_set.NATURAL``)."""
+
+    kind: str = Field(description="greedy, greedy_hands (greedy's hands in their best order) or best_hands_in_order "
+                                  "(the best hands, weakest in slot 1)")
+    arrangement: str
+    value: float = Field(description="its expected margin against the puzzle's mix (points)")
+
+
+class PuzzleEntryOut(JsonModel):
+    """One puzzle of the shipped set: a deal, its equilibrium mix and the proven best answer to it."""
+
+    number: int = Field(description="1-based place in the set")
+    seed: int = Field(description="the deal's seed (Deal.random); exposed is its suit-canonical form")
+    exposed: str
+    mix: list[str] = Field(description="the opponent: the deal's equilibrium mix, its arrangements")
+    weights: list[float] = Field(description="the mix's probabilities, one per arrangement")
+    best: str = Field(description="the best arrangement against the mix")
+    optimum: float = Field(description="its expected margin (points) — also the mix's exploitability")
+    proven: bool = Field(description="the optimum is proven by the exact engine (only proven ones are shipped)")
+    greedy: float = Field(description="greedy's arrangement's expected margin against the mix")
+    mistake: PuzzleMistakeOut = Field(description="the most tempting natural arrangement that misses")
+    near: int = Field(description="arrangements within 0.1 points of the optimum among the best's slot orders and "
+                                  "two-card swaps")
+    themes: list[str]
+    rating: int
+
+
+class PuzzleSetOut(JsonModel):
+    """The shipped puzzle set (``solver/play/data/puzzles.json``), with how it was made."""
+
+    kind: Literal["puzzle-set"] = "puzzle-set"
+    rules: str
+    command: str = Field(description="the command that wrote it")
+    commit: str = Field(description="the commit it was run at")
+    seed: int = Field(description="the first deal's seed; deals are the seeds seed, seed+1, …")
+    scanned: int = Field(description="distinct deals solved")
+    epsilon: float = Field(description="the equilibrium solves' target exploitability")
+    greedy_margin: float = Field(description="a puzzle's optimum beats greedy's arrangement by at least this")
+    mistake_margin: float = Field(description="… and every other natural arrangement that misses by at least this")
+    cpu_seconds: float
+    complete: bool = Field(description="false: stopped by its time budget before the target count")
+    puzzles: list[PuzzleEntryOut]
+
+
+class PuzzleProgressOut(JsonModel):
+    """A player's puzzle progress, kept locally (the terminal's file; the page keeps the same in
+    its browser)."""
+
+    kind: Literal["puzzle-progress"] = "puzzle-progress"
+    rating: float = Field(description="the player's rating (starts at 1500)")
+    games: int = Field(description="rated puzzles answered")
+    solved: list[int] = Field(description="the set's puzzles solved at the first answer (numbers)")
+    missed: list[int] = Field(description="the set's puzzles missed at the first answer, or given up")

@@ -1,0 +1,266 @@
+"""The shipped puzzle set and the players' rating: what ``quintet-play puzzle`` and the page's
+puzzles draw first (``solver.play.puzzle``), so a fresh install has puzzles.
+
+A puzzle of the set is a classic deal (in its canonical suits), its equilibrium mix (solved to
+``EPSILON`` and shipped with it: the opponent), and the proven best arrangement against that mix.
+It is kept only if it teaches (``analyse``): the optimum beats greedy's arrangement by at least
+``GREEDY_MARGIN`` points of expected margin and every other *natural* arrangement that misses
+(``NATURAL``: greedy's hands in their best order, the best hands weakest first) by at least
+``MISTAKE_MARGIN``; the most tempting of them is the puzzle's ``mistake``.  Its ``themes`` are
+read off the answer against greedy's (which of greedy's hands it breaks, which categories it
+trades, which slot it sacrifices), and its ``rating`` — a difficulty on the players' scale — is
+the Elo of its rank among the set by ``difficulty`` (how far the answer is from greedy's and how
+many near-best arrangements surround it).  ``python -m solver.play.make_puzzles`` writes the set
+(``data/puzzles.json``, one ``PuzzleSetOut``).
+
+The player's rating moves with each rated puzzle's first answer by ``rate`` (Elo, its step
+shrinking with the games played): the one formula the terminal and ``POST /api/puzzles/grade``
+(so the page) use.
+
+    >>> rate(1500.0, 0, 1500, 1.0).after
+    1532.0
+"""
+
+from __future__ import annotations
+
+import math
+from bisect import bisect_left
+from dataclasses import dataclass
+from functools import cache
+from importlib import resources
+from itertools import combinations, permutations
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from quintet.cards import cards_of
+from quintet.game import Arrangement, Deal
+from quintet.rules import CLASSIC, Rules
+from solver.advisor.plans import plan_of
+from solver.problem.best_response import VALUE_TOLERANCE, BestResponseProblem
+from solver.problem.deal_tables import DealTables
+from solver.problem.opponents import ArrangementMix, greedy_arrangement
+
+if TYPE_CHECKING:
+    from solver.advisor.schema import PuzzleEntryOut, PuzzleSetOut, RatingChangeOut
+
+__all__ = ["EPSILON", "GREEDY_MARGIN", "MISTAKE_MARGIN", "NEAR_BAND", "NATURAL", "START_RATING", "Analysis",
+           "analyse", "themes", "difficulty", "elo_ratings", "entry_mix", "puzzle_set", "SET_FILE", "score_of",
+           "expected_score", "k_factor", "rate", "Rating"]
+
+EPSILON = 0.05
+"""The set's equilibrium solves' target exploitability (points; ``PLAY_EPSILON``)."""
+GREEDY_MARGIN = 1.0
+"""A puzzle's optimum beats greedy's arrangement by at least this (points of expected margin)."""
+MISTAKE_MARGIN = 0.5
+"""… and every other natural arrangement that misses by at least this (points)."""
+NEAR_BAND = 0.1
+"""An arrangement within this of the optimum (points) is near-best (``CLOSE``: two stars)."""
+NATURAL = ("greedy", "greedy_hands", "best_hands_in_order")
+"""The natural arrangements a puzzle must beat: greedy's; greedy's hands in their best slot
+order; the best hands laid weakest first (as greedy lays them)."""
+SET_FILE = "puzzles.json"
+START_RATING = 1500.0
+RATING_MIN, RATING_MAX = 100.0, 3000.0
+SCALE = 400.0  # Elo: a 400-point gap is 10:1 odds
+
+
+# ----------------------------------------------------------------------------- analysis (the generator's)
+
+
+@dataclass(frozen=True)
+class Analysis:
+    """Why a deal teaches, against a mix: the optimum and the natural arrangements' values."""
+
+    best: Arrangement
+    optimum: float
+    greedy: float
+    mistake: tuple[str, Arrangement, float]  # (NATURAL kind, arrangement, value): the most tempting miss
+    near: int
+    themes: tuple[str, ...]
+    difficulty: float
+
+    @property
+    def teaches(self) -> bool:
+        """Beats greedy by ``GREEDY_MARGIN`` and the tempting miss by ``MISTAKE_MARGIN``."""
+        return (self.optimum - self.greedy >= GREEDY_MARGIN - VALUE_TOLERANCE
+                and self.optimum - self.mistake[2] >= MISTAKE_MARGIN - VALUE_TOLERANCE)
+
+
+def _value(problem: BestResponseProblem, packets: tuple[int, ...]) -> float:
+    tables = problem.tables
+    return problem.value_of([tables.index_of(p) for p in packets])
+
+
+def _key(tables: DealTables, packet: int) -> int:
+    return int(tables.packets.keys[tables.index_of(packet)])
+
+
+def _best_order(problem: BestResponseProblem, packets: tuple[int, ...]) -> tuple[tuple[int, ...], float]:
+    orders = [(p, _value(problem, p)) for p in permutations(packets)]
+    return max(orders, key=lambda o: o[1])
+
+
+def _weakest_first(tables: DealTables, packets: tuple[int, ...]) -> tuple[int, ...]:
+    return tuple(sorted(packets, key=lambda p: _key(tables, p)))
+
+
+def _near(problem: BestResponseProblem, best: tuple[int, ...], optimum: float) -> int:
+    """Arrangements other than ``best`` within ``NEAR_BAND`` of the optimum among its slot
+    orders and its two-card swaps."""
+    seen = {best}
+    near = 0
+    candidates: list[tuple[int, ...]] = list(permutations(best))
+    for s, t in combinations(range(len(best)), 2):
+        for a in cards_of(best[s]):
+            for b in cards_of(best[t]):
+                swapped = list(best)
+                swapped[s] = best[s] & ~(1 << a) | (1 << b)
+                swapped[t] = best[t] & ~(1 << b) | (1 << a)
+                candidates.append(tuple(swapped))
+    for c in candidates:
+        if c not in seen:
+            seen.add(c)
+            near += _value(problem, c) >= optimum - NEAR_BAND
+    return near
+
+
+def themes(tables: DealTables, best: tuple[int, ...], greedy: tuple[int, ...]) -> tuple[str, ...]:
+    """What the answer teaches, read off it against greedy's arrangement: ``break the H`` (the
+    strongest of greedy's hands the answer does not keep), ``X over Y`` (a category the answer
+    plays more of, one it plays less of), ``sacrifice slot k`` (its weakest hand not in slot 1),
+    ``strongest in slot k`` (its strongest not in the last slot), ``reorder greedy's hands``."""
+    rules = tables.rules
+    category = dict(zip(best + greedy, plan_of(Arrangement(best + greedy), rules), strict=True))
+    out: list[str] = []
+    broken = [p for p in greedy if p not in best]
+    if broken:
+        strongest = max(broken, key=lambda p: _key(tables, p))
+        out.append(f"break the {rules.category_label(category[strongest])}")
+    else:
+        out.append("reorder greedy's hands")
+    mine = [category[p] for p in best]
+    theirs = [category[p] for p in greedy]
+    gained = [c for c in set(mine) if mine.count(c) > theirs.count(c)]
+    lost = [c for c in set(theirs) if theirs.count(c) > mine.count(c)]
+    if gained and lost:
+        strength = rules.categories  # weakest first
+        g, lo = max(gained, key=strength.index), max(lost, key=strength.index)
+        out.append(f"{rules.category_label(g)} over {rules.category_label(lo)}")
+    keys = [_key(tables, p) for p in best]
+    weakest, strongest_slot = int(np.argmin(keys)), int(np.argmax(keys))
+    if weakest != 0:
+        out.append(f"sacrifice slot {weakest + 1}")
+    if strongest_slot != len(best) - 1:
+        out.append(f"strongest in slot {strongest_slot + 1}")
+    return tuple(out)
+
+
+def difficulty(changed: int, inversions: int, near: int, gap: float) -> float:
+    """A puzzle's raw difficulty: the best hands not greedy's (``changed``, 0..5), the slot
+    pairs laid against strength order (``inversions``, 0..10), the near-best arrangements
+    around the answer (``near``), less the log of how much the tempting miss loses (``gap``,
+    points ≥ ``MISTAKE_MARGIN``).  Only its order matters (``elo_ratings``)."""
+    return changed + inversions / 2 + math.log2(1 + near) - math.log2(gap / MISTAKE_MARGIN)
+
+
+def analyse(deal: Deal, mix: ArrangementMix, best: Arrangement) -> Analysis:
+    """``best`` (an optimum against ``mix``, proven by the caller) against the natural arrangements."""
+    tables = DealTables.build(deal)
+    from solver.advisor.advice import best_response_problem
+    problem = best_response_problem(deal, mix, tables=tables)
+    packets = best.packets
+    optimum = _value(problem, packets)
+    greedy = greedy_arrangement(tables).packets
+    hands_order, hands_value = _best_order(problem, greedy)
+    in_order = _weakest_first(tables, packets)
+    natural = [("greedy", greedy, _value(problem, greedy)), ("greedy_hands", hands_order, hands_value),
+               ("best_hands_in_order", in_order, _value(problem, in_order))]
+    misses = [n for n in natural if optimum - n[2] > VALUE_TOLERANCE]
+    kind, arr, value = max(misses, key=lambda n: n[2]) if misses else natural[0]
+    near = _near(problem, packets, optimum)
+    keys = [_key(tables, p) for p in packets]
+    inversions = sum(keys[i] > keys[j] for i, j in combinations(range(len(keys)), 2))
+    changed = sum(p not in greedy for p in packets)
+    gap = max(optimum - value, MISTAKE_MARGIN)
+    return Analysis(best, optimum, natural[0][2], (kind, Arrangement(arr), value), near,
+                    themes(tables, packets, greedy), difficulty(changed, inversions, near, gap))
+
+
+def elo_ratings(difficulties: list[float]) -> list[int]:
+    """Each puzzle's rating: the Elo of its rank by difficulty among the set — a puzzle harder
+    than a fraction q of the set is rated 1500 + 400·log10(q / (1 − q)) (q kept in 2%..98%),
+    rounded to 10; equal difficulties share a rating."""
+    order = sorted(difficulties)
+    n = len(order)
+    out = []
+    for d in difficulties:
+        q = (bisect_left(order, d) + 0.5 * order.count(d)) / n
+        q = min(max(q, 0.02), 0.98)
+        out.append(int(round((START_RATING + SCALE * math.log10(q / (1 - q))) / 10) * 10))
+    return out
+
+
+# ----------------------------------------------------------------------------- the shipped set
+
+
+def entry_mix(entry: PuzzleEntryOut, rules: Rules = CLASSIC) -> ArrangementMix:
+    """A shipped puzzle's opponent: its equilibrium mix."""
+    return ArrangementMix(tuple(Arrangement.parse(a, rules) for a in entry.mix), tuple(entry.weights),
+                          name="equilibrium")
+
+
+@cache
+def puzzle_set() -> PuzzleSetOut:
+    """The shipped set (read once)."""
+    from solver.advisor.schema import PuzzleSetOut
+    text = resources.files(__package__).joinpath("data", SET_FILE).read_text(encoding="utf-8")
+    return PuzzleSetOut.model_validate_json(text)
+
+
+# ----------------------------------------------------------------------------- the player's rating
+
+
+def score_of(stars: int, given_up: bool) -> float:
+    """A rated answer's score: 1 solved (3 stars), 0.5 within ``CLOSE`` (2 stars), else 0."""
+    return 0.0 if given_up else {3: 1.0, 2: 0.5}.get(stars, 0.0)
+
+
+def expected_score(player: float, puzzle: float) -> float:
+    """Elo: the score a player of rating ``player`` is expected to make on a puzzle of ``puzzle``."""
+    return 1.0 / (1.0 + 10.0 ** ((puzzle - player) / SCALE))
+
+
+def k_factor(games: int) -> float:
+    """The step: 64 for a new player, shrinking towards 16 (``16 + 48 / (1 + games / 8)``)."""
+    return 16.0 + 48.0 / (1.0 + max(games, 0) / 8.0)
+
+
+@dataclass(frozen=True)
+class Rating:
+    """A rating moved by one answer (``rate``)."""
+
+    before: float
+    after: float
+    games: int
+    puzzle: int
+    score: float
+    expected: float
+
+    @property
+    def change(self) -> float:
+        return self.after - self.before
+
+    def to_model(self) -> RatingChangeOut:
+        from solver.advisor.schema import RatingChangeOut, model_of
+        return model_of(RatingChangeOut, self)
+
+
+def rate(player: float, games: int, puzzle: int, score: float) -> Rating:
+    """The player's rating after scoring ``score`` (0..1) on a puzzle rated ``puzzle``, having
+    answered ``games`` rated puzzles before: ``player + K(games)·(score − expected)``, rounded to
+    0.1 and kept in 100..3000."""
+    expected = expected_score(player, puzzle)
+    after = player + k_factor(games) * (score - expected)
+    after = min(max(round(after, 1), RATING_MIN), RATING_MAX)
+    return Rating(player, after, games + 1, puzzle, score, expected)
