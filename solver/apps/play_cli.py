@@ -8,7 +8,7 @@ games, see your statistics, train on puzzles.
     printf 'odds\\nhint 3\\n' | quintet-play --seed 7     # the equilibrium's plans; a 3-arrangement mix
     quintet-play review games.jsonl --game 3       # a recorded game reviewed
     quintet-play stats                             # your statistics over the games recorded
-    quintet-play puzzle --count 5                  # find the best arrangement: the store's solved deals
+    quintet-play puzzle --count 5                  # find the best arrangement: the shipped puzzles, rated
 
 The game's rules live in ``solver.play.session`` (``GameSession``); the review, the statistics
 and the puzzles in ``solver.play.review``, ``statistics`` and ``puzzle``; what is shown in
@@ -31,6 +31,7 @@ import argparse
 import sys
 import threading
 from collections.abc import Callable, Sequence
+from contextlib import nullcontext
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
@@ -94,7 +95,8 @@ from solver.apps.play_views import (
 from solver.games.double_oracle import IterationRecord
 from solver.games.sparse_mix import SparseRecord
 from solver.play.computer import Computer, ComputerSpec, EquilibriumProvider, computer_help
-from solver.play.puzzle import Puzzle, PuzzleError, PuzzleResult, pick_puzzle, puzzle_opponents
+from solver.play.puzzle import SOURCES, Puzzle, PuzzleError, PuzzleResult, draw_puzzle, puzzle_opponents
+from solver.play.puzzle_set import START_RATING, Progress
 from solver.play.review import GameReview, review
 from solver.play.session import GameSession, Move, Person, Phase, PlayError
 from solver.play.statistics import WINDOW, statistics
@@ -102,7 +104,7 @@ from solver.problem.opponent_spec import check_usable
 from solver.storage.records import GameRecord, RecordError, append_record, read_records
 from solver.storage.store import SolutionStore
 
-__all__ = ["build_parser", "main", "default_records"]
+__all__ = ["build_parser", "main", "default_records", "default_progress"]
 
 T = TypeVar("T")
 
@@ -665,28 +667,66 @@ def _stats(argv: Sequence[str]) -> int:
 
 PUZZLE_WORDS = ("slot", "clear", "swap", "undo", "show", "play", "done", "help", "rules", "quit")
 PUZZLE_HELP = (*((COMMANDS[w][0], COMMANDS[w][1]) for w in PUZZLE_WORDS[:-5]),  # play, done: as an answer
-               ("play ARRANGEMENT, done", "answer: your five packets (graded exactly)"),
-               ("answer", "give up: the best arrangement"),
+               ("play ARRANGEMENT, done", "answer: your five packets (graded exactly; after a miss, change them "
+                "and answer again)"),
+               ("answer", "give up, or after a miss: show the best arrangement"),
                (COMMANDS["help"][0], COMMANDS["help"][1]), (COMMANDS["rules"][0], COMMANDS["rules"][1]),
                ("quit, q", "end the training"))
 
 
+def default_progress() -> Path:
+    """Where ``quintet-play puzzle`` keeps the player's rating and the puzzles solved unless
+    ``--progress FILE`` or ``--no-progress``: ``puzzles.json`` beside the games' records."""
+    return user_data_dir() / "puzzles.json"
+
+
 def _puzzle_parser() -> argparse.ArgumentParser:
-    p = OneLineParser(prog=f"{PROG} puzzle", description="Training: find the best arrangement of deals the store "
-                      "has solved, against their equilibrium (or greedy, or uniform); each answer graded exactly.")
+    p = OneLineParser(prog=f"{PROG} puzzle", description="Training: find the best arrangement — the shipped "
+                      "puzzles, rated, near your rating (or the deals your store has solved), against their "
+                      "equilibrium (or greedy, or uniform); each answer graded exactly, a miss may be retried.")
     p.add_argument("--count", type=integer, default=5, metavar="N", help="puzzles, 1..100 (default 5)")
     p.add_argument("--seed", type=integer, default=None,
                    help=f"seed of puzzle 1, 0..{SEED_MAX} (puzzle k uses SEED+k-1; default: random, printed)")
+    p.add_argument("--from", dest="source", default="set", choices=SOURCES,
+                   help="set: the shipped puzzles, rated, drawn near your rating (default); store: the deals the "
+                        "store has solved (unrated)")
     p.add_argument("--opponent", default="equilibrium", choices=puzzle_opponents(),
-                   help="the opponent to answer (default equilibrium: the deal's certified mix)")
+                   help="the opponent to answer (default equilibrium: the deal's certified mix; the set's puzzles "
+                        "are rated against it only)")
     p.add_argument("--time-limit", type=number, default=PLAY_TIME_LIMIT, metavar="SECONDS",
                    help=f"stop a grade's search after this long (default {PLAY_TIME_LIMIT:g})")
     p.add_argument("--store", metavar="PATH", default=None,
-                   help="store of solved equilibria (default: $QUINTET_STORE or the user cache directory)")
+                   help="store of solved equilibria, for --from store (default: $QUINTET_STORE or the user cache "
+                        "directory)")
+    kept = p.add_mutually_exclusive_group()
+    kept.add_argument("--progress", metavar="FILE", default=None,
+                      help="your rating and the puzzles solved (default: puzzles.json in the user data directory)")
+    kept.add_argument("--no-progress", action="store_true", help="keep no progress (the rating starts at "
+                      f"{START_RATING:g} and is not saved)")
     p.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
     _add_terminal_options(p)
     add_rules_arguments(p)
     return p
+
+
+@dataclass
+class _Training:
+    """A training's state: the player's progress (where it is kept; None: not kept) and each
+    puzzle's first answer, and how many were solved on a retry."""
+
+    progress: Progress
+    path: Path | None
+    first: list[PuzzleResult] = field(default_factory=list)
+    retried: int = 0
+    start: float = START_RATING
+
+    def answered(self, result: PuzzleResult) -> None:
+        """A puzzle's first answer (or giving up before any): rated, kept."""
+        self.first.append(result)
+        if result.rating is not None:
+            self.progress = self.progress.after(result.puzzle.number, result.rating)
+            if self.path is not None:
+                self.progress.save(self.path)
 
 
 def _puzzles(argv: Sequence[str]) -> int:
@@ -699,58 +739,86 @@ def _puzzles(argv: Sequence[str]) -> int:
     seed_series(seed, args.count, "--seed", "puzzles")
     if args.store is not None and (problem := directory_problem(args.store)) is not None:
         raise UsageError(f"--store {quote(args.store, PATH_LIMIT)}: {problem}")
-    with SolutionStore(args.store) as store:
+    path = None if args.no_progress else Path(args.progress).expanduser() if args.progress else default_progress()
+    training = _Training(Progress.load(path) if path is not None else Progress(), path)
+    training.start = training.progress.rating
+    with SolutionStore(args.store) if args.source == "store" else nullcontext() as store:
         try:
-            puzzles = [pick_puzzle(store, rules, seed + k, args.opponent) for k in range(args.count)]
+            draw_puzzle(store, rules, seed, args.opponent, source=args.source)  # a bad choice fails before the board
         except PuzzleError as exc:
             raise UsageError(str(exc)) from None
-    term = Terminal.for_streams(plain=args.plain, unicode=args.unicode, history=user_cache_dir() / "play-history",
-                                words=[*PUZZLE_WORDS, "answer"])
-    term.show(Text(f"Training: {plural(args.count, 'puzzle')}, seed {seed}. Type 'help' for the commands.",
-                   style="bold"))
-    m = _Match(term, args, rules, _Progress(term, args.quiet), _no_equilibrium, None)
-    results: list[PuzzleResult] = []
-    for k, puzzle in enumerate(puzzles, start=1):
-        term.show(puzzle_heading(puzzle, k, args.count))
-        game = GameSession(puzzle.deal, Person(spec="puzzle", description="the puzzle"), game=k,
-                           time_limit=args.time_limit)
-        term.fresh_suggestions()
-        term.show(board(term, game, "The deal"))
-        answer = _answer(m, game, k)
-        if answer is None:
-            break
-        if isinstance(answer, str):
-            given_up = _working(m, "the best arrangement", partial(_give_up, puzzle, args.time_limit))
-            term.show(puzzle_answer_text(term, given_up.grade.best))
-            results.append(given_up)
-            continue
-        result = _working(m, "grading your answer", partial(_grade_answer, puzzle, answer, args.time_limit))
-        results.append(result)
-        term.show(puzzle_result_text(term, result))
-    if results:
-        term.show(puzzles_summary(results))
+        term = Terminal.for_streams(plain=args.plain, unicode=args.unicode, history=user_cache_dir() / "play-history",
+                                    words=[*PUZZLE_WORDS, "answer"])
+        rating = f"; your rating {training.progress.rating:g}" if args.source == "set" else ""
+        term.show(Text(f"Training: {plural(args.count, 'puzzle')}, seed {seed}{rating}. Type 'help' for the "
+                       "commands.", style="bold"))
+        m = _Match(term, args, rules, _Progress(term, args.quiet), _no_equilibrium, None)
+        for k in range(1, args.count + 1):
+            puzzle = draw_puzzle(store, rules, seed + k - 1, args.opponent, source=args.source,
+                                 rating=training.progress.rating, exclude=frozenset(training.progress.solved))
+            if not _one_puzzle(m, training, puzzle, k):
+                break
+    if training.first:
+        term.show(puzzles_summary(training.first, training.retried, training.start, training.progress.rating
+                                  if any(r.rating is not None for r in training.first) else None))
     return 0
 
 
-def _grade_answer(puzzle: Puzzle, answer: Arrangement, time_limit: float | None,
+def _one_puzzle(m: _Match, training: _Training, puzzle: Puzzle, k: int) -> bool:
+    """Play puzzle ``k`` until solved or its answer is shown (a miss may be retried: the answer
+    is shown only on 'answer'); False when the player quit."""
+    term, args = m.term, m.args
+    term.show(puzzle_heading(puzzle, k, args.count, training.progress.rating))
+    game = GameSession(puzzle.deal, Person(spec="puzzle", description="the puzzle"), game=k,
+                       time_limit=args.time_limit)
+    term.fresh_suggestions()
+    term.show(board(term, game, "The deal"))
+    last: PuzzleResult | None = None
+    tries = 0
+    while True:
+        answer = _answer(m, game, k, tries)
+        if answer is None:
+            return False
+        player = training.progress.player if tries == 0 else None
+        if isinstance(answer, str):
+            if last is None:
+                last = _working(m, "the best arrangement", partial(_give_up, puzzle, args.time_limit, player))
+                training.answered(last)
+            term.show(puzzle_answer_text(term, last))
+            return True
+        result = _working(m, "grading your answer", partial(_grade_answer, puzzle, answer, args.time_limit, player))
+        if tries == 0:
+            training.answered(result)
+        else:
+            training.retried += result.solved
+        tries += 1
+        last = result
+        term.show(puzzle_result_text(term, result))
+        if result.solved:
+            return True
+
+
+def _grade_answer(puzzle: Puzzle, answer: Arrangement, time_limit: float | None, player: tuple[float, int] | None,
                   stop: threading.Event) -> PuzzleResult:
-    return puzzle.grade(answer, time_limit=time_limit, stop_event=stop)
+    return puzzle.grade(answer, time_limit=time_limit, stop_event=stop, player=player)
 
 
-def _give_up(puzzle: Puzzle, time_limit: float | None, stop: threading.Event) -> PuzzleResult:
-    return puzzle.give_up(time_limit=time_limit, stop_event=stop)
+def _give_up(puzzle: Puzzle, time_limit: float | None, player: tuple[float, int] | None,
+             stop: threading.Event) -> PuzzleResult:
+    return puzzle.give_up(time_limit=time_limit, stop_event=stop, player=player)
 
 
 def _no_equilibrium(deal: Deal, stop: threading.Event | None) -> EquilibriumResult:
     raise PlayError("no equilibrium is solved here")
 
 
-def _answer(m: _Match, game: GameSession, k: int) -> Arrangement | str | None:
-    """Read a puzzle's commands until an answer: the arrangement laid, ``"answer"`` (given up) or
-    None (quit, the end of input)."""
+def _answer(m: _Match, game: GameSession, k: int, tries: int) -> Arrangement | str | None:
+    """Read a puzzle's commands until an answer: the arrangement laid, ``"answer"`` (given up, or
+    the answer shown after a miss) or None (quit, the end of input)."""
     term = m.term
+    again = f", try {tries + 1}" if tries else ""
     while True:
-        line = term.read(f"puzzle {k} ({len(game.placed)}/{game.rules.n_slots} placed)> ")
+        line = term.read(f"puzzle {k}{again} ({len(game.placed)}/{game.rules.n_slots} placed)> ")
         if line is None:
             return None
         words = line.split()

@@ -443,45 +443,78 @@ def stats_text(term: Terminal, stats: SessionStats, source: Path | None) -> Rend
     return Group(*parts)
 
 
-def puzzle_heading(puzzle: Puzzle, k: int, count: int) -> RenderableType:
+def puzzle_heading(puzzle: Puzzle, k: int, count: int, rating: float) -> RenderableType:
+    """A puzzle's heading: where it comes from, its rating beside the player's (a rated one), the opponent."""
     kind = opponent_kind(puzzle.opponent)
     what = (f"the deal's equilibrium (a certified mix, exploitability {puzzle.exploitability:.4f})"
             if kind.name == EQUILIBRIUM and puzzle.exploitability is not None else f"{kind.label} ({kind.help})")
     seed = f", seed {puzzle.seed}" if puzzle.seed is not None else ""
-    return Group(_heading(f"\nPuzzle {k} of {count}{seed}: solved deal {puzzle.number:,} of {puzzle.count:,} in the "
-                          "store."),
+    where = (f"puzzle {puzzle.number:,} of the {puzzle.count:,} shipped" if puzzle.source == "set" else
+             f"solved deal {puzzle.number:,} of {puzzle.count:,} in the store")
+    rated = (f", rated {puzzle.rating} (you: {rating:g})" if puzzle.rating is not None else ", unrated")
+    return Group(_heading(f"\nPuzzle {k} of {count}{seed}: {where}{rated}."),
                  Text(f"Find the best arrangement against {what}. 'play' or 'done' to answer; 'answer' gives up."))
 
 
+def _rating_text(result: PuzzleResult) -> Text | None:
+    r = result.rating
+    if r is None:
+        return None
+    return Text(f"Rating {r.before:g} → {r.after:g} ({r.change:+.1f}; the puzzle {r.puzzle}, expected score "
+                f"{r.expected:.2f}).")
+
+
+def _themes_text(result: PuzzleResult) -> Text | None:
+    themes = result.puzzle.themes
+    return Text(f"Themes: {', '.join(themes)}.") if themes else None
+
+
 def puzzle_result_text(term: Terminal, result: PuzzleResult) -> RenderableType:
+    """An answer graded: solved (with the themes), or a miss — its regret, not the answer: the
+    player may try again or ask for it (``puzzle_answer_text``)."""
     g = result.grade
     stars = ("★" * result.stars + "☆" * (3 - result.stars)) if term.unicode else f"{result.stars}/3 stars"
+    extra = [t for t in (_rating_text(result),) if t is not None]
     if result.solved:
         head = Text.assemble(("Solved", "bold green"), f" {stars}: no arrangement does better — expected margin "
                              f"{signed(g.given.value)} ({_proof(g.best)}).")
-        return head
+        return Group(head, *extra, *[t for t in (_themes_text(result),) if t is not None])
     close = "close" if result.stars == 2 else "near" if result.stars == 1 else "off"
     head = Text.assemble((f"Regret {g.regret:.2f}", "bold"), f" {stars} ({close}: within {CLOSE:g} is close, "
                          f"{NEAR:g} near): your expected margin {signed(g.given.value)}, the best "
                          f"{signed(g.best.value)} ({_proof(g.best)}).")
-    return Group(head, Padding(swap_text(term, g.best_swap, g.given.value, g.given.deal.rules, command=False),
-                               (0, 0, 0, 2)),
-                 Text("  The best arrangement:"), _best_table(term, g.best))
+    return Group(head, *extra, Text("Try again: change your packets and answer, or 'answer' to see the best "
+                                    "arrangement."))
 
 
-def puzzle_answer_text(term: Terminal, best: Solution) -> RenderableType:
-    """A puzzle given up: its best arrangement."""
-    return Group(Text(f"The best arrangement: expected margin {signed(best.value)} ({_proof(best)}):"),
-                 _best_table(term, best))
+def puzzle_answer_text(term: Terminal, result: PuzzleResult) -> RenderableType:
+    """A puzzle's answer shown (given up, or after a miss): the best arrangement, the themes and,
+    after a miss, the best swap of the last answer."""
+    best = result.grade.best
+    parts: list[RenderableType] = []
+    if result.given_up:
+        parts.extend(t for t in (_rating_text(result),) if t is not None)
+    else:
+        g = result.grade
+        parts.append(Padding(swap_text(term, g.best_swap, g.given.value, g.given.deal.rules, command=False),
+                             (0, 0, 0, 2)))
+    parts.append(Text(f"The best arrangement: expected margin {signed(best.value)} ({_proof(best)}):"))
+    parts.append(_best_table(term, best))
+    parts.extend(t for t in (_themes_text(result),) if t is not None)
+    return Group(*parts)
 
 
-def puzzles_summary(results: Sequence[PuzzleResult]) -> RenderableType:
-    """The training's result (a puzzle given up has no stars)."""
-    n = len(results)
-    answered = [r for r in results if not r.given_up]
+def puzzles_summary(first: Sequence[PuzzleResult], retried: int, start: float,
+                    rating: float | None) -> RenderableType:
+    """The training's result by each puzzle's first answer (a puzzle given up has no stars), the
+    puzzles solved on a retry, the rating's move (``rating`` None: none was rated)."""
+    n = len(first)
+    answered = [r for r in first if not r.given_up]
     solved = sum(r.solved for r in answered)
     stars = sum(r.stars for r in answered)
     given_up = n - len(answered)
     mean = f", mean regret {sum(r.grade.regret for r in answered) / len(answered):.2f}" if answered else ""
     gave = f", {given_up} given up" if given_up else ""
-    return _heading(f"Puzzles: {n}, solved {solved}{gave}; stars {stars} of {3 * n}{mean}.")
+    again = f" (and {retried} on a retry)" if retried else ""
+    moved = f" Rating {start:g} → {rating:g}." if rating is not None else ""
+    return _heading(f"Puzzles: {n}, solved {solved}{again}{gave}; stars {stars} of {3 * n}{mean}.{moved}")

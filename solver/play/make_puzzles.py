@@ -28,8 +28,8 @@ from quintet.rules import CLASSIC
 from quintet.symmetry import canonical_exposed, symmetry_group
 from solver.advisor.advice import best_response
 from solver.advisor.equilibrium import equilibrium
+from solver.play.puzzle_set import EPSILON, GREEDY_MARGIN, MISTAKE_MARGIN, SET_FILE, Analysis, analyse, elo_ratings
 from solver.problem.opponents import ArrangementMix
-from solver.play.puzzle_set import EPSILON, Analysis, GREEDY_MARGIN, MISTAKE_MARGIN, SET_FILE, analyse, elo_ratings
 
 DEFAULT_SEED = 20261204
 

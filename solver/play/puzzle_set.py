@@ -29,11 +29,13 @@ from dataclasses import dataclass
 from functools import cache
 from importlib import resources
 from itertools import combinations, permutations
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 import numpy as np
 
 from quintet.cards import cards_of
+from quintet.faults import InputError
 from quintet.game import Arrangement, Deal
 from quintet.rules import CLASSIC, Rules
 from solver.advisor.plans import plan_of
@@ -42,11 +44,11 @@ from solver.problem.deal_tables import DealTables
 from solver.problem.opponents import ArrangementMix, greedy_arrangement
 
 if TYPE_CHECKING:
-    from solver.advisor.schema import PuzzleEntryOut, PuzzleSetOut, RatingChangeOut
+    from solver.advisor.schema import PuzzleEntryOut, PuzzleProgressOut, PuzzleSetOut, RatingChangeOut
 
 __all__ = ["EPSILON", "GREEDY_MARGIN", "MISTAKE_MARGIN", "NEAR_BAND", "NATURAL", "START_RATING", "Analysis",
            "analyse", "themes", "difficulty", "elo_ratings", "entry_mix", "puzzle_set", "SET_FILE", "score_of",
-           "expected_score", "k_factor", "rate", "Rating"]
+           "expected_score", "k_factor", "rate", "Rating", "Progress", "ProgressError"]
 
 EPSILON = 0.05
 """The set's equilibrium solves' target exploitability (points; ``PLAY_EPSILON``)."""
@@ -61,7 +63,7 @@ NATURAL = ("greedy", "greedy_hands", "best_hands_in_order")
 order; the best hands laid weakest first (as greedy lays them)."""
 SET_FILE = "puzzles.json"
 START_RATING = 1500.0
-RATING_MIN, RATING_MAX = 100.0, 3000.0
+RATING_MIN, RATING_MAX = 100.0, 3000.0  # a rating is kept in this range
 SCALE = 400.0  # Elo: a 400-point gap is 10:1 odds
 
 
@@ -249,7 +251,8 @@ class Rating:
 
     @property
     def change(self) -> float:
-        return self.after - self.before
+        """after − before, to 0.1."""
+        return round(self.after - self.before, 1)
 
     def to_model(self) -> RatingChangeOut:
         from solver.advisor.schema import RatingChangeOut, model_of
@@ -264,3 +267,62 @@ def rate(player: float, games: int, puzzle: int, score: float) -> Rating:
     after = player + k_factor(games) * (score - expected)
     after = min(max(round(after, 1), RATING_MIN), RATING_MAX)
     return Rating(player, after, games + 1, puzzle, score, expected)
+
+
+# ----------------------------------------------------------------------------- the player's progress
+
+
+class ProgressError(InputError):
+    """A progress file that cannot be read (not one ``Progress.save`` wrote)."""
+
+
+@dataclass(frozen=True)
+class Progress:
+    """A player's puzzle progress: the rating, the rated puzzles answered, the set's puzzles
+    solved and missed at the first answer (numbers) — the terminal keeps it in a file
+    (``PuzzleProgressOut``), the page the same fields in its browser."""
+
+    rating: float = START_RATING
+    games: int = 0
+    solved: tuple[int, ...] = ()
+    missed: tuple[int, ...] = ()
+
+    @property
+    def player(self) -> tuple[float, int]:
+        """What ``rate`` takes: (rating, rated puzzles before)."""
+        return self.rating, self.games
+
+    def after(self, number: int, rating: Rating) -> Progress:
+        """The progress after the first answer to the set's puzzle ``number``, rated ``rating``."""
+        won = rating.score >= 1
+        return Progress(rating.after, rating.games,
+                        tuple(sorted({*self.solved, number} if won else set(self.solved) - {number})),
+                        tuple(sorted(set(self.missed) - {number} if won else {*self.missed, number})))
+
+    def to_model(self) -> PuzzleProgressOut:
+        from solver.advisor.schema import PuzzleProgressOut, model_of
+        return model_of(PuzzleProgressOut, self, solved=list(self.solved), missed=list(self.missed))
+
+    @classmethod
+    def load(cls, path: Path) -> Progress:
+        """The progress kept in ``path`` (a new player's when there is no such file)."""
+        from pydantic import ValidationError
+
+        from solver.advisor.schema import PuzzleProgressOut
+        if not path.is_file():
+            return cls()
+        try:
+            kept = PuzzleProgressOut.model_validate_json(path.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, ValidationError) as exc:
+            reason = str(exc).splitlines()[0] if not isinstance(exc, ValidationError) else \
+                f"{exc.error_count()} bad field(s), e.g. {exc.errors()[0]['loc']}"
+            raise ProgressError(f"{path}: not a puzzle progress file ({reason}); move it away to start afresh") \
+                from None
+        return cls(kept.rating, kept.games, tuple(kept.solved), tuple(kept.missed))
+
+    def save(self, path: Path) -> None:
+        """Write the progress to ``path`` (atomically: a file beside it, renamed)."""
+        path.parent.mkdir(parents=True, exist_ok=True)
+        part = path.with_name(path.name + ".part")
+        part.write_text(self.to_model().model_dump_json() + "\n", encoding="utf-8")
+        part.replace(path)

@@ -5,7 +5,8 @@ task runs the one module of its concept — ``solver.play.review``, ``solver.pla
 
 A review wants the deal's mix for play: through the store (``played_equilibrium``: at once when
 one is kept or the equilibrium is stored to the target ε, else solved — the router then makes the
-request a job of the long lane).  A puzzle's grade reads the store only (a puzzle is one of its solved deals)."""
+request a job of the long lane).  A puzzle's grade reads the shipped set, else the store (a puzzle
+is one of their deals)."""
 
 from __future__ import annotations
 
@@ -54,6 +55,7 @@ class PuzzleGradeTask:
     opponent: str
     arrangement: Arrangement | None  # None: given up (the puzzle's best arrangement, solved)
     time_limit: float
+    player: tuple[float, int] | None = None  # the player's rating and rated puzzles before (a rated answer)
 
     @property
     def seconds(self) -> float:
@@ -63,5 +65,6 @@ class PuzzleGradeTask:
     def run(self, store: Callable[[], SolutionStore], stop: threading.Event, progress: Progress) -> Answer:
         puzzle = load_puzzle(store(), self.deal, self.opponent)
         if self.arrangement is None:
-            return puzzle.give_up(time_limit=self.time_limit, stop_event=stop).to_model()
-        return puzzle.grade(self.arrangement, time_limit=self.time_limit, stop_event=stop).to_model()
+            return puzzle.give_up(time_limit=self.time_limit, stop_event=stop, player=self.player).to_model()
+        return puzzle.grade(self.arrangement, time_limit=self.time_limit, stop_event=stop,
+                            player=self.player).to_model()

@@ -7,8 +7,10 @@ tab's downloads are the same), read by ``GameRecord.from_dict``.
 A review grades an arrangement with the exact engines and wants the deal's equilibrium: it runs
 in the worker pool — at once (200) when the equilibrium is in the store to the target ε or not
 wanted, else as a job (202, followed as ``POST /api/solve``'s are).  The statistics are
-arithmetic (answered here); a puzzle is drawn from the store here and its answer graded in the
-pool's quick lane.  Reviews and puzzles are solver work: a client's solves (its rate limit, its
+arithmetic (answered here); a puzzle is drawn here (the shipped set's near the player's rating, or
+the store's) and its answer graded in the pool's quick lane — with the player's rating moved by a
+rated puzzle's first answer (``solver.play.puzzle_set.rate``: the page keeps the rating).
+Reviews and puzzles are solver work: a client's solves (its rate limit, its
 jobs, cancelled when it disconnects), off on a play-only server (403); the statistics answer there too.
 """
 
@@ -38,15 +40,18 @@ from solver.apps.serve.models import MAX_NAME_LENGTH, ArrangementText, Cards, Jo
 from solver.apps.serve.routers.solve import echo, job_created
 from solver.apps.serve.state import AppState, app_state, solver_on
 from solver.apps.serve.training import PuzzleGradeTask, ReviewTask
-from solver.play.puzzle import PuzzleError, pick_puzzle, puzzle_opponents
+from solver.play.puzzle import SOURCES, PuzzleError, draw_puzzle, puzzle_opponents
+from solver.play.puzzle_set import RATING_MAX, RATING_MIN, START_RATING
 from solver.play.statistics import WINDOW, statistics
 from solver.storage.records import GameRecord, records_from_json
 
-__all__ = ["router", "ReviewIn", "StatsIn", "PuzzleGradeIn"]
+__all__ = ["router", "ReviewIn", "StatsIn", "PlayerIn", "PuzzleGradeIn"]
 
 router = APIRouter(route_class=JsonBodyRoute)
 State = Annotated[AppState, Depends(app_state)]
 PuzzleOpponent = Annotated[str, OneOf(puzzle_opponents)]
+PuzzleSource = Annotated[str, OneOf(lambda: SOURCES)]
+MAX_EXCLUDE_LENGTH = 4000  # characters: every puzzle of a set of a few hundred
 
 
 class ReviewIn(_Strict):
@@ -74,12 +79,23 @@ class StatsIn(_Strict):
     rules: RulesIn = Field(default=RulesIn(), description="the rule set (default classic)")
 
 
+class PlayerIn(_Strict):
+    """The player's rating, kept by the client (the page: in its browser)."""
+
+    rating: float = Field(ge=RATING_MIN, le=RATING_MAX, allow_inf_nan=False, description="the player's rating")
+    games: Annotated[int, Field(ge=0, le=10**6), BeforeValidator(integral)] = Field(
+        description="rated puzzles the player has answered before")
+
+
 class PuzzleGradeIn(_Strict):
     """A puzzle's answer (``quintet-play puzzle``)."""
 
     exposed: Cards = Field(description="the puzzle's deal, as GET /api/puzzles gave it")
     opponent: PuzzleOpponent = Field(default="equilibrium")
     arrangement: ArrangementText | None = Field(description="the answer; null gives up (the best arrangement)")
+    player: PlayerIn | None = Field(default=None, description="the player's rating: a rated puzzle's answer moves "
+                                                              "it (send it with the first answer only; a retry is "
+                                                              "not rated)")
     time_limit: float | None = Field(default=None, gt=0, le=TIME_LIMIT_MAX, allow_inf_nan=False,
                                      description=f"seconds for the grade (default {PLAY_TIME_LIMIT:g})")
     rules: RulesIn = Field(default=RulesIn(), description="the rule set (default classic)")
@@ -145,17 +161,27 @@ async def puzzle(state: State,
                  seed: int | None = Query(None, ge=0, le=SEED_MAX,
                                           description=f"picks the puzzle, 0 to {SEED_MAX} (default: a fresh one)"),
                  opponent: Annotated[PuzzleOpponent, Query(description="the opponent to answer")] = "equilibrium",
+                 source: Annotated[PuzzleSource, Query(description="set: the shipped puzzles, rated, near `rating` "
+                                                       "(default); store: the server's solved deals, unrated")] = "set",
+                 rating: float = Query(START_RATING, ge=RATING_MIN, le=RATING_MAX, allow_inf_nan=False,
+                                       description="the player's rating: a set's puzzle is drawn near it"),
+                 exclude: str = Query("", max_length=MAX_EXCLUDE_LENGTH, pattern=r"^[0-9]*(,[0-9]+)*$",
+                                      description="the set's puzzles to leave out while others remain (numbers, "
+                                                  "comma-separated: those solved)"),
                  rules: str = Query("classic", max_length=MAX_NAME_LENGTH, description="rule set")) -> PuzzleOut:
-    """A "find the best arrangement" puzzle: one of the store's solved deals, drawn with
-    ``seed`` (quintet-play puzzle --seed)."""
+    """A "find the best arrangement" puzzle: one of the shipped set's near the player's rating,
+    or of the store's solved deals, drawn with ``seed`` (quintet-play puzzle --seed)."""
     r = RulesIn(name=rules).to_rules()
     chosen = fresh_seed() if seed is None else seed
+    left_out = frozenset(int(n) for n in exclude.split(",") if n)
 
     def pick() -> PuzzleOut:
-        store = state.store()
+        store = state.store() if source == "store" else None
         try:
-            return pick_puzzle(store, r, chosen, opponent).to_model()
+            return draw_puzzle(store, r, chosen, opponent, source=source, rating=rating, exclude=left_out).to_model()
         except PuzzleError as exc:  # the server's path is not the client's business
+            if store is None:
+                raise
             raise HTTPException(404, str(exc).replace(f"the store {str(store.path)!r}", "the server's store")) from None
 
     return await run_in_threadpool(pick)
@@ -176,7 +202,8 @@ async def grade_puzzle(body: PuzzleGradeIn, state: State, http: Request) -> Any:
             arrangement.validate(deal)
         except ArrangementError as exc:
             raise ArrangementError(f"arrangement: {exc}") from None
-    task = PuzzleGradeTask(deal, body.opponent, arrangement, _time_limit(state, body.time_limit))
+    player = None if body.player is None else (body.player.rating, body.player.games)
+    task = PuzzleGradeTask(deal, body.opponent, arrangement, _time_limit(state, body.time_limit), player)
     return await state.answer(state.pool.submit(task, lane="quick", request=echo(body), owner=state.client(http)),
                               http)
 
