@@ -1115,7 +1115,8 @@ def test_a_puzzle_in_tmux(tmp_path):
         puzzle = pick_puzzle(store, Deal.random(3).rules, 1)
     best = puzzle.solve().arrangement
     env = env_for(tmp_path)
-    with Pane(tmp_path, [sys.executable, "-m", "solver.apps.play_cli", "puzzle", "--seed", "1", "--count", "2"],
+    with Pane(tmp_path, [sys.executable, "-m", "solver.apps.play_cli", "puzzle", "--from", "store", "--seed", "1",
+                          "--count", "2"],
               width=80, height=30, cwd=ROOT, env={k: env[k] for k in ("XDG_CACHE_HOME", "XDG_DATA_HOME",
                                                                        "QUINTET_STORE")}) as pane:
         pane.wait_for("puzzle 1 (0/5 placed)>")

@@ -375,7 +375,7 @@ def test_quintet_play_puzzle_through_stdin(tmp_path):
     mine = format_cards(first.deal.live).split()[:5]
     script = "\n".join(["help", "hint", "grade", f"slot 1 {' '.join(mine)}", "undo", f"play {best.format()}",
                         f"swap {live[0]} {live[1]}", "answer", ""])
-    ran = play(tmp_path, ["puzzle", "--seed", "20", "--count", "3"], script)
+    ran = play(tmp_path, ["puzzle", "--from", "store", "--seed", "20", "--count", "3"], script)
     assert ran.returncode == 0, ran.stderr
     out = ran.stdout
     assert out.count("play ARRANGEMENT") == 1  # the help names it once
@@ -388,10 +388,13 @@ def test_quintet_play_puzzle_through_stdin(tmp_path):
     assert "Solved 3/3 stars: no arrangement does better" in out
     assert "The best arrangement: expected margin" in out  # puzzle 2 given up
     assert out.rstrip().endswith("Puzzles: 2, solved 1, 1 given up; stars 3 of 6, mean regret 0.00.")
-    ran = play(tmp_path, ["puzzle", "--seed", "20", "--count", "1"], f"play {worse.format()}\n")
-    assert "Regret " in ran.stdout and "The best arrangement:" in ran.stdout
+    ran = play(tmp_path, ["puzzle", "--from", "store", "--seed", "20", "--count", "1"], f"play {worse.format()}\n")
+    assert "Regret " in ran.stdout and "Try again" in ran.stdout and "The best arrangement:" not in ran.stdout
+    ran = play(tmp_path, ["puzzle", "--from", "store", "--seed", "20", "--count", "1"],
+               f"play {worse.format()}\nanswer\n")  # a miss, then the answer shown
+    assert "The best arrangement:" in ran.stdout and "Puzzles: 1, solved 0; stars" in ran.stdout
     empty = tmp_path / "empty"
     empty.mkdir()
-    ran = play(tmp_path, ["puzzle", "--store", str(empty / "s.sqlite")])
+    ran = play(tmp_path, ["puzzle", "--from", "store", "--store", str(empty / "s.sqlite")])
     assert ran.returncode == 2 and "holds no solved deal" in ran.stderr and ran.stdout == ""
     assert parse_cards(live[0])  # the deal's cards are the puzzle's

@@ -131,7 +131,7 @@ def test_statistics_are_what_quintet_play_stats_prints(client, store_path, tmp_p
 
 @pytest.mark.server  # the application with its worker
 def test_puzzles_are_drawn_from_the_store_and_graded_exactly(client, store_path):
-    response = client.get("/api/puzzles?seed=5")
+    response = client.get("/api/puzzles?seed=5&source=store")
     assert response.status_code == 200, response.text
     out = response.json()
     with SolutionStore(store_path) as store:
@@ -157,10 +157,12 @@ def test_puzzles_are_drawn_from_the_store_and_graded_exactly(client, store_path)
 
 
 @pytest.mark.server  # the application with its worker
-def test_no_puzzle_without_a_solved_deal(tmp_path):
+def test_an_empty_store_still_has_the_shipped_puzzles(tmp_path):
     with TestClient(create_app(ServeConfig(workers=1, store=tmp_path / "empty.sqlite", warm_up=False)),
                     base_url="http://localhost") as c:
         response = c.get("/api/puzzles")
+        assert response.status_code == 200 and response.json()["source"] == "set", response.text
+        response = c.get("/api/puzzles?source=store")
         assert response.status_code == 404 and "holds no solved deal" in response.json()["error"]
 
 

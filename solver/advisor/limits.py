@@ -54,11 +54,11 @@ if TYPE_CHECKING:
 __all__ = [
     # ranges
     "SEED_MAX", "MAX_THREADS", "EPSILON_MAX", "TIME_LIMIT_MAX", "MAX_EXPLOITABILITY_MAX", "MAX_SUPPORT_MAX",
-    "MAX_POPULATION", "MAX_STYLE_RECORDS", "MAX_GAMES", "MAX_RECORDS", "MAX_WINDOW",
+    "MAX_POPULATION", "MAX_STYLE_RECORDS", "MAX_GAMES", "MAX_RECORDS", "MAX_WINDOW", "RATING_MIN", "RATING_MAX",
     # defaults
     "SOLVE_EPSILON", "SOLVE_TIME_LIMIT", "VERIFY_TIME_LIMIT", "PLAY_EPSILON", "PLAY_TIME_LIMIT",
     "TABLE_SEARCH_TIME_LIMIT", "TOURNAMENT_EPSILON", "TOURNAMENT_TIME_LIMIT", "BATCH_EPSILON", "BATCH_TIME_LIMIT",
-    "SERVE_QUICK_TIME_LIMIT", "SERVE_MAX_TIME_LIMIT",
+    "SERVE_QUICK_TIME_LIMIT", "SERVE_MAX_TIME_LIMIT", "START_RATING",
     # the checks
     "LimitError", "Range", "Default", "RANGES", "DEFAULTS", "check_epsilon", "check_time_limit",
     "check_max_exploitability", "check_max_support", "check_games", "check_window", "parse_slot", "to_model",
@@ -117,6 +117,10 @@ BATCH_EPSILON = 0.05
 """Points: ``quintet-batch``'s target per deal (the book is solved to it)."""
 BATCH_TIME_LIMIT = 600.0
 """Seconds: ``quintet-batch``'s limit per deal."""
+START_RATING = 1500.0
+"""Elo: a new player's puzzle rating (``quintet-play puzzle``, the page; ``solver.play.puzzle_set``)."""
+RATING_MIN, RATING_MAX = 100.0, 3000.0
+"""Elo: a player's puzzle rating is kept in this range."""
 SERVE_QUICK_TIME_LIMIT = 20.0
 """Seconds: ``quintet-serve``'s limit on an answer its request waits for (a best response, a
 completion, a grade) when the request gives none (``--quick-time-limit``)."""
@@ -194,6 +198,7 @@ RANGES: dict[str, Range] = {
     "seed": Range("seed", 0, SEED_MAX, integer=True),
     "records": Range("records", 0, MAX_RECORDS, integer=True),
     "window": Range("window", 1, MAX_WINDOW, integer=True),
+    "rating": Range("rating", RATING_MIN, RATING_MAX, "Elo"),
 }
 """Every range by its field name (the JSON's and the Python API's); a seed is checked by the
 game's ``quintet.seeds.check_seed`` (the same range and words)."""
@@ -230,6 +235,8 @@ DEFAULTS: dict[str, Default] = {
     "TOURNAMENT_TIME_LIMIT": Default("time_limit", TOURNAMENT_TIME_LIMIT, "seconds", "quintet-tournament, per deal"),
     "BATCH_EPSILON": Default("epsilon", BATCH_EPSILON, "points", "quintet-batch, the book estimate"),
     "BATCH_TIME_LIMIT": Default("time_limit", BATCH_TIME_LIMIT, "seconds", "quintet-batch, per deal"),
+    "START_RATING": Default("rating", START_RATING, "Elo", "a new player's puzzle rating: quintet-play puzzle, "
+                            "the page's puzzles"),
     "SERVE_QUICK_TIME_LIMIT": Default("time_limit", SERVE_QUICK_TIME_LIMIT, "seconds",
                                       "quintet-serve: a best response, completion or grade given none"),
     "SERVE_MAX_TIME_LIMIT": Default("time_limit", SERVE_MAX_TIME_LIMIT, "seconds",

@@ -38,6 +38,7 @@ from quintet.cards import cards_of
 from quintet.faults import InputError
 from quintet.game import Arrangement, Deal
 from quintet.rules import CLASSIC, Rules
+from solver.advisor.limits import RATING_MAX, RATING_MIN, START_RATING
 from solver.advisor.plans import plan_of
 from solver.problem.best_response import VALUE_TOLERANCE, BestResponseProblem
 from solver.problem.deal_tables import DealTables
@@ -62,8 +63,6 @@ NATURAL = ("greedy", "greedy_hands", "best_hands_in_order")
 """The natural arrangements a puzzle must beat: greedy's; greedy's hands in their best slot
 order; the best hands laid weakest first (as greedy lays them)."""
 SET_FILE = "puzzles.json"
-START_RATING = 1500.0
-RATING_MIN, RATING_MAX = 100.0, 3000.0  # a rating is kept in this range
 SCALE = 400.0  # Elo: a 400-point gap is 10:1 odds
 
 

@@ -31,6 +31,9 @@ from solver.advisor.limits import (
     MAX_WINDOW,
     PLAY_EPSILON,
     PLAY_TIME_LIMIT,
+    RATING_MAX,
+    RATING_MIN,
+    START_RATING,
     TIME_LIMIT_MAX,
     LimitError,
 )
@@ -41,7 +44,6 @@ from solver.apps.serve.routers.solve import echo, job_created
 from solver.apps.serve.state import AppState, app_state, solver_on
 from solver.apps.serve.training import PuzzleGradeTask, ReviewTask
 from solver.play.puzzle import SOURCES, PuzzleError, draw_puzzle, puzzle_opponents
-from solver.play.puzzle_set import RATING_MAX, RATING_MIN, START_RATING
 from solver.play.statistics import WINDOW, statistics
 from solver.storage.records import GameRecord, records_from_json
 

@@ -3,7 +3,8 @@
 // quintet-play's records — or opened with one click from the Play tab's finished games, and kept
 // in this browser), a game reviewed (POST /api/review) at its own address (#review/RECORD), the
 // statistics of your games (POST /api/stats), and training puzzles (GET /api/puzzles, POST
-// /api/puzzles/grade).  The numbers are the server's (solver.play.review, statistics, puzzle):
+// /api/puzzles/grade: rated, a retry after a miss, the progress kept in this browser).  The
+// numbers are the server's (solver.play.review, statistics, puzzle):
 // this module only shows them.
 
 import { apiUrl, call, followJob } from "./api.js";
@@ -21,7 +22,7 @@ const showError = errorBox("review-error");
 const ADDRESS = "#review/"; // a reviewed game's address: #review/ and its record (base64url of its JSON)
 
 const review = { records: [], busy: false, puzzle: null, editor: null, tally: { puzzles: 0, solved: 0, stars: 0 },
-  select: () => {} };
+  progress: null, tries: 0, last: null, select: () => {} };
 
 // ---------------------------------------------------------------- the records kept
 
@@ -463,27 +464,81 @@ async function showStats() {
 }
 
 // ---------------------------------------------------------------- puzzles
+// The shipped set's puzzles come near the player's rating; a rated puzzle's first answer (or giving
+// up before any) sends the rating, and the server moves it (solver.play.puzzle_set.rate, the
+// terminal's formula).  A miss may be retried: the answer is shown only on "Show the answer".  The
+// progress — PuzzleProgressOut's fields — is kept in this browser.
+
+const PROGRESS = "quintet-puzzle-progress"; // localStorage: {kind, rating, games, solved, missed}
 
 const STARS = (n) => "★".repeat(n) + "☆".repeat(3 - n);
+
+function loadProgress() {
+  const fresh = { kind: "puzzle-progress", rating: limits.defaults.START_RATING.value, games: 0, solved: [],
+    missed: [] };
+  try {
+    const kept = JSON.parse(localStorage.getItem(PROGRESS) || "null");
+    return kept && typeof kept.rating === "number" && Array.isArray(kept.solved) && Array.isArray(kept.missed)
+      ? { ...fresh, ...kept } : fresh;
+  } catch {
+    return fresh;
+  }
+}
+
+function saveProgress() {
+  try {
+    localStorage.setItem(PROGRESS, JSON.stringify(review.progress));
+  } catch {
+    // a browser that keeps nothing: the rating lives as long as the page
+  }
+}
+
+function showRating() {
+  const p = review.progress;
+  $("puzzle-rating").textContent = `Your rating ${p.rating} · ${p.games} rated puzzle${p.games === 1 ? "" : "s"}, `
+    + `${p.solved.length} solved at the first answer`;
+}
+
+/** The progress after a rated puzzle's first answer (the server's RatingChangeOut). */
+function rated(number, change) {
+  const p = review.progress;
+  const won = change.score >= 1;
+  const solved = new Set(p.solved);
+  const missed = new Set(p.missed);
+  (won ? solved : missed).add(number);
+  (won ? missed : solved).delete(number);
+  review.progress = { ...p, rating: change.after, games: change.games, solved: [...solved].sort((a, b) => a - b),
+    missed: [...missed].sort((a, b) => a - b) };
+  saveProgress();
+  showRating();
+}
 
 async function newPuzzle() {
   if (review.busy) return;
   showError("");
   const opponent = $("puzzle-opponent").value;
+  const source = /** @type {HTMLInputElement} */ ($("puzzle-store")).checked ? "store" : "set";
+  const p0 = review.progress;
+  const query = new URLSearchParams({ seed: String(randomSeed()), opponent, source, rating: String(p0.rating),
+    exclude: p0.solved.join(",") });
   try {
-    const { data } = await call("GET", `/api/puzzles?seed=${randomSeed()}&opponent=${opponent}`);
+    const { data } = await call("GET", `/api/puzzles?${query}`);
     review.puzzle = data;
   } catch (e) {
     $("puzzle").hidden = true;
     $("puzzle-result").replaceChildren(el("p", "error", e.message));
     return;
   }
+  review.tries = 0;
+  review.last = null;
   const p = review.puzzle;
   const deal = $("puzzle-deal");
   const against = p.opponent === "equilibrium"
     ? `the deal's equilibrium (exploitability ${p.exploitability?.toFixed(4)})` : opponentModel(p.opponent).label;
-  deal.replaceChildren("Exposed ", cardsTextEl(p.exposed), ` · solved deal ${p.number} of ${p.count} (seed ${p.seed})`
-    + ` · against ${against}`);
+  const where = p.source === "set" ? `puzzle ${p.number} of ${p.count} shipped` : `solved deal ${p.number} of ${p.count}`;
+  const rating = p.rating === null ? "unrated" : `rated ${p.rating}`;
+  deal.replaceChildren("Exposed ", cardsTextEl(p.exposed), ` · ${where} · `, el("b", "puzzle-rated", rating),
+    ` · against ${against}`);
   $("puzzle").hidden = false;
   $("puzzle-result").replaceChildren();
   review.editor.setDeal(p.exposed);
@@ -492,6 +547,10 @@ async function newPuzzle() {
 
 async function answerPuzzle(giveUp) {
   if (review.busy || !review.puzzle) return;
+  if (giveUp && review.last) { // after a miss: its grade holds the answer
+    showAnswer(review.last);
+    return;
+  }
   const ed = review.editor;
   if (!giveUp) {
     if (ed.error) {
@@ -507,15 +566,22 @@ async function answerPuzzle(giveUp) {
     }
   }
   review.busy = true;
-  const body = { exposed: review.puzzle.exposed.join(" "), opponent: review.puzzle.opponent,
-    arrangement: giveUp ? null : ed.text() };
+  const pz = review.puzzle;
+  const first = review.tries === 0;
+  const body = { exposed: pz.exposed.join(" "), opponent: pz.opponent, arrangement: giveUp ? null : ed.text() };
+  if (first && pz.rating !== null) body.player = { rating: review.progress.rating, games: review.progress.games };
   $("puzzle-result").replaceChildren(el("p", "hint", giveUp ? "Solving…" : "Grading your answer…"));
   try {
     const { data } = await call("POST", "/api/puzzles/grade", body);
-    review.tally.puzzles += 1;
-    review.tally.solved += data.solved ? 1 : 0;
-    review.tally.stars += data.stars;
-    renderPuzzleResult(data);
+    if (first) {
+      review.tally.puzzles += 1;
+      review.tally.solved += data.solved ? 1 : 0;
+      review.tally.stars += data.stars;
+      if (data.rating) rated(pz.number, data.rating);
+    }
+    review.tries += 1;
+    if (data.given_up) showAnswer(data);
+    else renderPuzzleResult(data);
   } catch (e) {
     $("puzzle-result").replaceChildren(el("p", "error", e.message));
   } finally {
@@ -523,30 +589,70 @@ async function answerPuzzle(giveUp) {
   }
 }
 
+function ratingEl(change) {
+  if (!change) return null;
+  return el("p", "puzzle-rating-change", `Rating ${change.before} → ${change.after} (${change.change >= 0 ? "+" : "−"}`
+    + `${Math.abs(change.change).toFixed(1)}; the puzzle ${change.puzzle}, expected score `
+    + `${change.expected.toFixed(2)}).`);
+}
+
+function themesEl(r) {
+  const themes = r.puzzle.themes;
+  return themes.length ? el("p", "puzzle-themes", `Themes: ${themes.join(", ")}.`) : null;
+}
+
+function tallyText() {
+  const t = review.tally;
+  $("puzzle-score").textContent = `This session: ${t.puzzles} puzzle${t.puzzles === 1 ? "" : "s"}, ${t.solved} `
+    + `solved, ${t.stars} of ${3 * t.puzzles} stars.`;
+}
+
+/** An answer graded: solved (with the themes), or a miss — its regret and a retry, not the answer. */
 export function renderPuzzleResult(r) {
   const g = r.grade;
   const out = [];
   const head = el("h3", "answer-heading puzzle-verdict");
   head.id = "puzzle-verdict";
   head.tabIndex = -1;
-  if (r.given_up) head.textContent = "The answer";
-  else if (r.solved) head.append(el("span", "stars", STARS(3)), " Solved: no arrangement does better");
+  if (r.solved) head.append(el("span", "stars", STARS(3)), " Solved: no arrangement does better");
   else head.append(el("span", "stars", STARS(r.stars)), ` Regret ${r.regret.toFixed(2)}`);
   out.push(head);
-  if (!r.given_up) {
-    out.push(el("p", "", `Your expected margin ${signed(g.value, 2)}; the best ${signed(g.optimum, 2)} `
-      + `(${g.optimum_proven ? "proven optimal" : `bound ${g.bound.toFixed(2)}`}).`));
-    if (!r.solved) out.push(swapEl(g));
+  out.push(el("p", "", `Your expected margin ${signed(g.value, 2)}; the best ${signed(g.optimum, 2)} `
+    + `(${g.optimum_proven ? "proven optimal" : `bound ${g.bound.toFixed(2)}`}).`));
+  const change = ratingEl(r.rating);
+  if (change) out.push(change);
+  if (r.solved) {
+    const themes = themesEl(r);
+    if (themes) out.push(themes);
+    review.last = null;
+  } else {
+    review.last = r;
+    out.push(el("p", "puzzle-retry", "Try again: change your packets and Answer — or Show the answer."));
   }
-  if (!r.solved) {
-    out.push(el("h4", "", "The best arrangement"), packetsEl(g.best), el("p", "proof", proofText(g.best)));
-  }
-  const t = review.tally;
-  $("puzzle-score").textContent = `This session: ${t.puzzles} puzzle${t.puzzles === 1 ? "" : "s"}, ${t.solved} `
-    + `solved, ${t.stars} of ${3 * t.puzzles} stars.`;
+  tallyText();
   $("puzzle-result").replaceChildren(...out);
   head.focus();
   return head;
+}
+
+/** The answer shown: given up, or after a miss (with the last answer's best swap). */
+function showAnswer(r) {
+  const g = r.grade;
+  const head = el("h3", "answer-heading puzzle-verdict", "The answer");
+  head.id = "puzzle-verdict";
+  head.tabIndex = -1;
+  const out = [head];
+  const change = r.given_up ? ratingEl(r.rating) : null;
+  if (change) out.push(change);
+  if (!r.given_up) out.push(swapEl(g));
+  out.push(el("h4", "", "The best arrangement"), packetsEl(g.best), el("p", "proof", proofText(g.best)));
+  const themes = themesEl(r);
+  if (themes) out.push(themes);
+  review.last = null;
+  review.tries = Infinity; // shown: no answer of this puzzle counts any more
+  tallyText();
+  $("puzzle-result").replaceChildren(...out);
+  head.focus();
 }
 
 // ---------------------------------------------------------------- setup
@@ -554,6 +660,8 @@ export function renderPuzzleResult(r) {
 export function setupReview({ select = () => {} } = {}) {
   review.select = select;
   review.records = loadKept();
+  review.progress = loadProgress();
+  showRating();
   fillOpponents("puzzle-opponent", opponents.models.filter((m) => m.puzzle), (m) => m.label);
   review.editor = new ArrangementEditor({ slots: $("puzzle-slots"), text: $("puzzle-text"),
     textMsg: $("puzzle-text-msg"), pool: $("puzzle-pool"), undo: $("puzzle-undo"), clear: $("puzzle-clear") },

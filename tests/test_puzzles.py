@@ -1,0 +1,288 @@
+"""The shipped puzzle set, the player's rating and the progress kept (``solver.play.puzzle_set``,
+``solver.play.puzzle``): every entry re-graded by the exact engine (a sample here, all of them
+in the slow tier), the rating's formula over a grid of its inputs, the set served by ``GET
+/api/puzzles`` near the player's rating with an empty store, a rated answer over HTTP, and
+``quintet-play puzzle`` on a fresh install — through stdin and in tmux (a miss, a retry, the
+progress kept)."""
+
+from __future__ import annotations
+
+import json
+import sys
+import tomllib
+from pathlib import Path
+
+import pytest
+from programs import run_main
+from test_play import ROOT, env_for, fits
+from tmux_pane import Pane
+
+from quintet.game import Arrangement, Deal
+from quintet.rules import get_rules
+from quintet.symmetry import canonical_exposed
+from solver.advisor.advice import best_response, best_response_problem
+from solver.advisor.limits import DEFAULTS, RANGES, RATING_MAX, RATING_MIN, START_RATING
+from solver.advisor.schema import PuzzleProgressOut, PuzzleResultOut, PuzzleSetOut
+from solver.apps.play_cli import main as play_main
+from solver.play.puzzle import NEAREST, PuzzleError, draw_puzzle, load_puzzle, pick_set_puzzle
+from solver.play.puzzle_set import (
+    GREEDY_MARGIN,
+    MISTAKE_MARGIN,
+    SET_FILE,
+    Progress,
+    ProgressError,
+    analyse,
+    elo_ratings,
+    entry_mix,
+    expected_score,
+    k_factor,
+    puzzle_set,
+    rate,
+    score_of,
+)
+from solver.problem.best_response import VALUE_TOLERANCE
+from solver.problem.deal_tables import DealTables
+from solver.problem.opponents import greedy_arrangement
+
+CLASSIC = get_rules("classic")
+SHIPPED = puzzle_set()
+
+
+# ----------------------------------------------------------------------------- the set
+
+
+def test_the_set_ships_as_package_data_in_one_shape():
+    pyproject = tomllib.loads((ROOT / "pyproject.toml").read_text())
+    assert "data/*.json" in pyproject["tool"]["setuptools"]["package-data"]["solver.play"]
+    path = ROOT / "solver" / "play" / "data" / SET_FILE
+    assert PuzzleSetOut.model_validate_json(path.read_text()) == SHIPPED  # the one shape, nothing else
+    assert len(SHIPPED.puzzles) >= 100 and SHIPPED.rules == "classic"
+    assert SHIPPED.command.startswith("python -m solver.play.make_puzzles") and "dirty" not in SHIPPED.commit
+    assert SHIPPED.greedy_margin == GREEDY_MARGIN and SHIPPED.mistake_margin == MISTAKE_MARGIN
+    assert [p.number for p in SHIPPED.puzzles] == list(range(1, len(SHIPPED.puzzles) + 1))
+    assert len({p.exposed for p in SHIPPED.puzzles}) == len(SHIPPED.puzzles)  # each deal once
+    for p in SHIPPED.puzzles:
+        assert p.proven and p.themes and 800 <= p.rating <= 2200, p.number
+        assert p.optimum - p.greedy >= GREEDY_MARGIN - 1e-6 and p.optimum - p.mistake.value >= MISTAKE_MARGIN - 1e-6
+    ratings = sorted(p.rating for p in SHIPPED.puzzles)
+    assert ratings[0] < START_RATING < ratings[-1]  # a scale around a new player's rating
+
+
+def regraded(number: int) -> None:
+    """The set's puzzle ``number`` re-solved: the exact engine proves the shipped optimum, the
+    shipped answer reaches it, and the analysis (greedy's value, the miss, the themes) is the data's."""
+    entry = SHIPPED.puzzles[number - 1]
+    deal = Deal.from_exposed(entry.exposed)
+    assert deal.exposed == canonical_exposed(Deal.random(entry.seed).exposed)[0]  # the seed's deal
+    mix = entry_mix(entry)
+    best = best_response(deal, mix)
+    assert best.optimal and best.value == pytest.approx(entry.optimum, abs=1e-6), number
+    problem = best_response_problem(deal, mix)
+    tables = problem.tables
+    shipped = Arrangement.parse(entry.best)
+    assert problem.value_of([tables.index_of(p) for p in shipped.packets]) == pytest.approx(entry.optimum, abs=1e-6)
+    mistake = Arrangement.parse(entry.mistake.arrangement)
+    assert problem.value_of([tables.index_of(p) for p in mistake.packets]) == pytest.approx(entry.mistake.value,
+                                                                                             abs=1e-6)
+    greedy = greedy_arrangement(DealTables.build(deal))
+    assert problem.value_of([tables.index_of(p) for p in greedy.packets]) == pytest.approx(entry.greedy, abs=1e-6)
+    a = analyse(deal, mix, shipped)
+    assert list(a.themes) == entry.themes and a.teaches and a.near == entry.near, number
+
+
+@pytest.mark.parametrize("number", sorted({1, 2, len(SHIPPED.puzzles) // 2, len(SHIPPED.puzzles)}))
+def test_a_sample_of_the_set_regrades_to_its_shipped_answer(number):
+    regraded(number)
+
+
+@pytest.mark.slow
+def test_every_puzzle_of_the_set_regrades_to_its_shipped_answer():
+    for entry in SHIPPED.puzzles:
+        regraded(entry.number)
+
+
+# ----------------------------------------------------------------------------- the rating
+
+
+def test_the_rating_moves_as_elo_says_over_a_grid_of_its_inputs():
+    players = [RATING_MIN, 600.0, 1200.0, 1500.0, 1499.9, 1900.0, 2600.0, RATING_MAX]
+    puzzles = [800, 1100, 1500, 1800, 2200]
+    for player in players:
+        for puzzle in puzzles:
+            e = expected_score(player, puzzle)
+            assert 0 < e < 1 and e + expected_score(puzzle, player) == pytest.approx(1)
+            for games in (0, 1, 5, 8, 40, 1000):
+                k = k_factor(games)
+                assert 16 < k <= 64 and (games == 0 or k < k_factor(games - 1))
+                moves = [rate(player, games, puzzle, score) for score in (0.0, 0.5, 1.0)]
+                for score, r in zip((0.0, 0.5, 1.0), moves, strict=True):
+                    assert RATING_MIN <= r.after <= RATING_MAX and r.games == games + 1 and r.before == player
+                    unclamped = player + k * (score - e)
+                    assert r.after == pytest.approx(min(max(unclamped, RATING_MIN), RATING_MAX), abs=0.051)
+                    assert r.change == pytest.approx(r.after - r.before, abs=0.051)
+                assert moves[0].after <= moves[1].after <= moves[2].after  # a better score, a higher rating
+                assert moves[0].change <= 0 <= moves[2].change
+    assert rate(1500.0, 0, 1500, 1.0).after == 1532.0 and rate(1500.0, 0, 1500, 0.0).after == 1468.0
+    assert rate(1500.0, 100, 1500, 1.0).change < rate(1500.0, 0, 1500, 1.0).change  # settles with games
+    assert [score_of(s, False) for s in (0, 1, 2, 3)] == [0, 0, 0.5, 1] and score_of(3, True) == 0
+    assert DEFAULTS["START_RATING"].value == START_RATING and RANGES["rating"].check(START_RATING) == START_RATING
+
+
+def test_elo_ratings_follow_the_difficulty_order():
+    difficulties = [3.0, 1.0, 2.0, 2.0, 5.0, 0.5, 4.0, 9.0]
+    ratings = elo_ratings(difficulties)
+    for a, ra in zip(difficulties, ratings, strict=True):
+        for b, rb in zip(difficulties, ratings, strict=True):
+            assert (a < b) <= (ra <= rb) and (a == b) <= (ra == rb)
+    assert all(r % 10 == 0 and 800 <= r <= 2200 for r in ratings) and elo_ratings([1.0]) == [1500]
+
+
+def test_the_progress_is_kept_in_a_file(tmp_path):
+    path = tmp_path / "sub" / "puzzles.json"
+    assert Progress.load(path) == Progress(START_RATING, 0, (), ())
+    p = Progress().after(7, rate(1500.0, 0, 1600, 1.0)).after(3, rate(1500.0, 1, 1400, 0.0))
+    assert p.solved == (7,) and p.missed == (3,) and p.games == 2
+    p = p.after(3, rate(p.rating, p.games, 1400, 1.0))  # solved later: moved to the solved
+    assert p.solved == (3, 7) and p.missed == () and p.games == 3
+    p.save(path)
+    assert Progress.load(path) == p
+    assert PuzzleProgressOut.model_validate_json(path.read_text()).kind == "puzzle-progress"
+    path.write_text('{"kind": "puzzle-progress", "rating": "high"}')
+    with pytest.raises(ProgressError, match="not a puzzle progress file"):
+        Progress.load(path)
+
+
+# ----------------------------------------------------------------------------- drawing and grading
+
+
+def test_a_set_puzzle_is_drawn_near_the_rating_and_graded_with_it():
+    for rating in (900.0, START_RATING, 2100.0):
+        nearest = sorted(abs(p.rating - rating) for p in SHIPPED.puzzles)[min(NEAREST, len(SHIPPED.puzzles)) - 1]
+        for seed in range(5):
+            pz = pick_set_puzzle(CLASSIC, seed, rating=rating)
+            assert pz.source == "set" and abs(pz.rating - rating) <= nearest
+            assert pz == pick_set_puzzle(CLASSIC, seed, rating=rating)  # a seed, a puzzle
+    picked = {pick_set_puzzle(CLASSIC, s).number for s in range(30)}
+    left = pick_set_puzzle(CLASSIC, 0, exclude=frozenset(picked))
+    assert left.number not in picked  # the solved are left out while others remain
+    with pytest.raises(PuzzleError, match="shipped puzzles are of the rules 'classic'"):
+        pick_set_puzzle(get_rules("draw36"), 1)
+    with pytest.raises(PuzzleError, match="source is set or store"):
+        draw_puzzle(None, CLASSIC, 1, source="bogus")
+    pz = pick_set_puzzle(CLASSIC, 3)
+    entry = SHIPPED.puzzles[pz.number - 1]
+    assert pz.themes == tuple(entry.themes) and pz.exploitability == entry.optimum and pz.count == len(SHIPPED.puzzles)
+    solved = pz.grade(entry.best, player=(1500.0, 0))
+    assert solved.solved and solved.rating is not None and solved.rating.after > 1500
+    miss = pz.grade(entry.mistake.arrangement, player=(1500.0, 0))
+    assert not miss.solved and miss.grade.regret >= MISTAKE_MARGIN - VALUE_TOLERANCE and miss.rating.after < 1500
+    assert pz.grade(entry.mistake.arrangement).rating is None  # a retry: no player, no rating
+    out = PuzzleResultOut.model_validate(miss.to_dict())
+    assert out.rating.puzzle == entry.rating and "rating" not in pz.grade(entry.best).to_dict()
+    greedy = pick_set_puzzle(CLASSIC, 3, "greedy")
+    assert greedy.deal == pz.deal and greedy.rating is None and greedy.themes == ()  # unrated against another model
+    assert greedy.grade(entry.best, player=(1500.0, 0)).rating is None
+
+
+def test_a_set_puzzle_loads_by_its_deal_without_a_store(tmp_path):
+    from solver.storage.store import SolutionStore
+    entry = SHIPPED.puzzles[0]
+    with SolutionStore(tmp_path / "empty.sqlite") as store:
+        pz = load_puzzle(store, Deal.from_exposed(entry.exposed))
+    assert pz.source == "set" and pz.number == 1 and pz.rating == entry.rating and pz.seed is None
+
+
+# ----------------------------------------------------------------------------- over HTTP
+
+
+@pytest.mark.server  # the application with its worker
+def test_the_set_over_http_with_an_empty_store(tmp_path):
+    from fastapi.testclient import TestClient
+
+    from solver.apps.serve.app import create_app
+    from solver.apps.serve.state import ServeConfig
+    with TestClient(create_app(ServeConfig(workers=1, store=tmp_path / "empty.sqlite", warm_up=False)),
+                    base_url="http://localhost") as c:
+        out = c.get("/api/puzzles?seed=4&rating=2000").json()
+        assert out == pick_set_puzzle(CLASSIC, 4, rating=2000.0).to_dict()
+        entry = SHIPPED.puzzles[out["number"] - 1]
+        body = {"exposed": out["exposed"], "arrangement": entry.mistake.arrangement}
+        graded = c.post("/api/puzzles/grade", json=body | {"player": {"rating": 2000, "games": 3}})
+        assert graded.status_code == 200, graded.text
+        change = graded.json()["rating"]
+        assert change == rate(2000.0, 3, entry.rating, 0.0).to_model().model_dump()
+        assert "rating" not in c.post("/api/puzzles/grade", json=body).json()  # a retry
+        given_up = c.post("/api/puzzles/grade", json={**body, "arrangement": None,
+                                                      "player": {"rating": 1500, "games": 0}}).json()
+        assert given_up["given_up"] and given_up["rating"]["score"] == 0
+        assert given_up["grade"]["best"]["expected_margin"] == pytest.approx(entry.optimum, abs=1e-6)
+        excluded = ",".join(str(n) for n in range(2, len(SHIPPED.puzzles) + 1))
+        assert c.get(f"/api/puzzles?seed=1&exclude={excluded}").json()["number"] == 1
+        for query, status in [("source=bogus", 422), ("rating=5000", 422), ("exclude=1;2", 422)]:
+            assert c.get(f"/api/puzzles?{query}").status_code == status, query
+        bad = c.post("/api/puzzles/grade", json=body | {"player": {"rating": 1500, "games": -1}})
+        assert bad.status_code == 422 and "games" in bad.json()["error"]
+
+
+# ----------------------------------------------------------------------------- the terminal
+
+
+def play(tmp_path: Path, argv: list[str], stdin: str = ""):
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+        patch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+        patch.setenv("QUINTET_STORE", str(tmp_path / "store.sqlite"))
+        return run_main(play_main, argv, stdin)
+
+
+def test_quintet_play_puzzle_on_a_fresh_install_is_rated_and_kept(tmp_path):
+    pz = pick_set_puzzle(CLASSIC, 11)
+    entry = SHIPPED.puzzles[pz.number - 1]
+    ran = play(tmp_path, ["puzzle", "--seed", "11", "--count", "1"],
+               f"play {entry.mistake.arrangement}\nplay {entry.best}\n")  # a miss, then a retry that solves
+    assert ran.returncode == 0, ran.stderr
+    out = ran.stdout
+    assert "Training: 1 puzzle, seed 11; your rating 1500." in out
+    assert f"Puzzle 1 of 1, seed 11: puzzle {pz.number} of the {pz.count} shipped, rated {pz.rating} (you: 1500)." \
+        in out
+    miss = rate(1500.0, 0, pz.rating, 0.0)
+    assert f"Rating 1500 → {miss.after:g} ({miss.change:+.1f}; the puzzle {pz.rating}" in out
+    assert "Try again: change your packets and answer" in out and "puzzle 1, try 2 (0/5 placed)>" in out
+    assert out.index("Try again") < out.index("Solved") and "The best arrangement:" not in out
+    assert f"Themes: {', '.join(entry.themes)}." in out
+    first = pz.grade(entry.mistake.arrangement)
+    assert out.rstrip().endswith(f"Puzzles: 1, solved 0 (and 1 on a retry); stars {first.stars} of 3, mean regret "
+                                 f"{first.grade.regret:.2f}. Rating 1500 → {miss.after:g}.")
+    kept = tmp_path / "data" / "quintet" / "puzzles.json"
+    assert Progress.load(kept) == Progress(miss.after, 1, (), (pz.number,))
+    again = play(tmp_path, ["puzzle", "--seed", "11", "--count", "1"], "answer\n")  # the rating read back
+    assert f"your rating {miss.after:g}." in again.stdout and "The best arrangement:" in again.stdout
+    assert Progress.load(kept).games == 2
+    none = play(tmp_path, ["puzzle", "--seed", "11", "--count", "1", "--no-progress"], "answer\n")
+    assert "your rating 1500." in none.stdout and Progress.load(kept).games == 2
+    kept.write_text("{}")
+    bad = play(tmp_path, ["puzzle", "--count", "1"])
+    assert bad.returncode == 2 and "not a puzzle progress file" in bad.stderr and bad.stdout == ""
+    assert len(bad.stderr.strip().splitlines()) == 1
+
+
+@pytest.mark.tmux
+def test_a_rated_puzzle_in_tmux_on_a_fresh_install(tmp_path):
+    pz = pick_set_puzzle(CLASSIC, 5)
+    entry = SHIPPED.puzzles[pz.number - 1]
+    env = env_for(tmp_path)
+    with Pane(tmp_path, [sys.executable, "-m", "solver.apps.play_cli", "puzzle", "--seed", "5", "--count", "1"],
+              width=80, height=40, cwd=ROOT, env={k: env[k] for k in ("XDG_CACHE_HOME", "XDG_DATA_HOME",
+                                                                       "QUINTET_STORE")}) as pane:
+        pane.wait_for(f"rated {pz.rating} (you: 1500)")
+        pane.wait_for("puzzle 1 (0/5 placed)>")
+        pane.enter(f"play {entry.mistake.arrangement}")
+        pane.wait_for("Try again: change your packets and answer")
+        pane.wait_for("puzzle 1, try 2 (0/5 placed)>")
+        pane.enter("answer")
+        shown = pane.wait_for(f"Themes: {entry.themes[0]}")
+        assert "The best arrangement: expected margin" in shown and "Rating 1500 → " in shown
+        fits(pane, 80)
+        assert "EXIT=0" in pane.wait_for("EXIT=")
+    kept = json.loads((Path(env["XDG_DATA_HOME"]) / "quintet" / "puzzles.json").read_text())
+    assert kept["games"] == 1 and kept["missed"] == [pz.number]

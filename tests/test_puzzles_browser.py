@@ -1,0 +1,96 @@
+"""The page's puzzles in a real browser (Debian's chromium through Playwright) against a live
+``quintet-serve`` with an empty store, at 1280 and 390 px: the shipped set's puzzle near the
+player's rating, the rating shown and moved by the first answer only, a retry after a miss (the
+answer kept back until asked for), the themes once solved, and the progress kept over a reload.
+
+Screenshots are written to ``$QUINTET_SCREENSHOTS`` (default: the test's temporary directory)
+as ``puzzles-<width>.png``, to be looked at."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+from browser_helpers import DESKTOP, PHONE, checked_page
+from serve_helpers import one_worker_server
+
+from solver.play.puzzle_set import puzzle_set, rate
+
+pytestmark = [pytest.mark.browser, pytest.mark.server]
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    with one_worker_server(tmp_path_factory.mktemp("puzzles-browser") / "empty.sqlite") as url:
+        yield url
+
+
+@pytest.fixture(params=[DESKTOP, PHONE], ids=["1280px", "390px"])
+def any_page(request, browser, server):
+    with checked_page(browser, server, request.param) as pg:
+        yield pg
+
+
+@pytest.fixture(scope="module")
+def shots(tmp_path_factory) -> Path:
+    where = os.environ.get("QUINTET_SCREENSHOTS")
+    path = Path(where) if where else tmp_path_factory.mktemp("screenshots")
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+def new_puzzle(pg) -> dict:
+    with pg.expect_response("**/api/puzzles?*") as response:
+        pg.click("#puzzle-new")
+    puzzle = response.value.json()
+    pg.wait_for_function("n => document.getElementById('puzzle-deal').textContent.includes(n)",
+                         arg=f"puzzle {puzzle['number']} of {puzzle['count']} shipped")
+    return puzzle
+
+
+def answer(pg, text: str, verdict: str) -> None:
+    pg.fill("#puzzle-text", text)
+    pg.dispatch_event("#puzzle-text", "change")
+    with pg.expect_response("**/api/puzzles/grade"):
+        pg.click("#puzzle-answer")
+    pg.wait_for_function("v => document.getElementById('puzzle-verdict')?.textContent.includes(v)", arg=verdict)
+
+
+def test_a_rated_puzzle_a_retry_and_the_progress_kept(any_page, shots):
+    pg = any_page
+    width = pg.viewport_size["width"]
+    pg.click("#tab-review")
+    assert pg.inner_text("#puzzle-rating").startswith("Your rating 1500 · 0 rated puzzles")
+    puzzle = new_puzzle(pg)
+    assert puzzle["source"] == "set" and puzzle["rating"] is not None
+    assert pg.inner_text("#puzzle-deal .puzzle-rated") == f"rated {puzzle['rating']}"
+    assert "Themes" not in pg.inner_text("#puzzle-result")  # the themes would tell the answer
+    entry = puzzle_set().puzzles[puzzle["number"] - 1]
+    # a miss: rated, the answer kept back, a retry offered
+    answer(pg, entry.mistake.arrangement, "Regret")
+    after = rate(1500.0, 0, entry.rating, 0.0).after
+    pg.wait_for_function("r => document.getElementById('puzzle-rating').textContent.startsWith(r)",
+                         arg=f"Your rating {after:g} · 1 rated puzzle,")
+    result = pg.inner_text("#puzzle-result")
+    assert f"Rating 1500 → {after:g}" in result and "Try again" in result and "The best arrangement" not in result
+    pg.locator("#puzzle-result").scroll_into_view_if_needed()
+    pg.locator("#panel-review .column >> nth=1").screenshot(path=str(shots / f"puzzles-{width}.png"))
+    assert pg.evaluate("document.documentElement.scrollWidth") <= width
+    # the retry solves it: not rated again, the themes shown
+    answer(pg, entry.best, "Solved")
+    result = pg.inner_text("#puzzle-result")
+    assert f"Themes: {', '.join(entry.themes)}." in result and "Rating" not in result
+    assert pg.inner_text("#puzzle-rating").startswith(f"Your rating {after:g} · 1 rated puzzle,")
+    # kept over a reload; the next puzzle given up scores 0
+    pg.reload()
+    pg.wait_for_selector("body[data-ready=true]")
+    pg.click("#tab-review")
+    assert pg.inner_text("#puzzle-rating").startswith(f"Your rating {after:g} · 1 rated puzzle,")
+    second = new_puzzle(pg)
+    with pg.expect_response("**/api/puzzles/grade"):
+        pg.click("#puzzle-give-up")
+    pg.wait_for_function("() => document.getElementById('puzzle-verdict')?.textContent === 'The answer'")
+    then = rate(after, 1, second["rating"], 0.0).after
+    assert pg.inner_text("#puzzle-rating").startswith(f"Your rating {then:g} · 2 rated puzzles")
+    assert "The best arrangement" in pg.inner_text("#puzzle-result")
