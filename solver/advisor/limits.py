@@ -119,8 +119,10 @@ BATCH_TIME_LIMIT = 600.0
 """Seconds: ``quintet-batch``'s limit per deal."""
 START_RATING = 1500.0
 """Elo: a new player's puzzle rating (``quintet-play puzzle``, the page; ``solver.play.puzzle_set``)."""
-RATING_MIN, RATING_MAX = 100.0, 3000.0
-"""Elo: a player's puzzle rating is kept in this range."""
+RATING_MIN = 100.0
+"""Elo: the lowest a player's puzzle rating goes."""
+RATING_MAX = 3000.0
+"""Elo: the highest a player's puzzle rating goes."""
 SERVE_QUICK_TIME_LIMIT = 20.0
 """Seconds: ``quintet-serve``'s limit on an answer its request waits for (a best response, a
 completion, a grade) when the request gives none (``--quick-time-limit``)."""

@@ -4,7 +4,7 @@ write the shipped set (``solver/play/data/puzzles.json``, ``solver.play.puzzle_s
     python -m solver.play.make_puzzles [--seed S] [--count N] [--budget SECONDS] [--out FILE]
 
 Deals the classic seeds S, S+1, … (each in its canonical suits, once); solves each deal's
-equilibrium to ``EPSILON`` (``solver.advisor.equilibrium``; deals it does not certify in
+equilibrium to ``PLAY_EPSILON`` (``solver.advisor.equilibrium``; deals it does not certify in
 ``--eq-time`` seconds are skipped), rounds the mix's probabilities to 6 decimals, proves the best
 arrangement against that rounded mix (the exact engine; unproven ones are skipped) and keeps the
 deal when ``analyse`` says it teaches — until N are kept or ``--budget`` seconds have passed.
@@ -28,7 +28,8 @@ from quintet.rules import CLASSIC
 from quintet.symmetry import canonical_exposed, symmetry_group
 from solver.advisor.advice import best_response
 from solver.advisor.equilibrium import equilibrium
-from solver.play.puzzle_set import EPSILON, GREEDY_MARGIN, MISTAKE_MARGIN, SET_FILE, Analysis, analyse, elo_ratings
+from solver.advisor.limits import PLAY_EPSILON
+from solver.play.puzzle_set import GREEDY_MARGIN, MISTAKE_MARGIN, SET_FILE, Analysis, analyse, elo_ratings
 from solver.problem.opponents import ArrangementMix
 
 DEFAULT_SEED = 20261204
@@ -52,7 +53,7 @@ def _solve(seed: int, canonical: int, eq_time: float, br_time: float) -> _Kept |
     """The deal of ``seed`` (its canonical form ``canonical``) as a puzzle, or None: not
     certified, not proven, or it does not teach."""
     deal = Deal(canonical, CLASSIC)
-    eq = equilibrium(deal, epsilon=EPSILON, time_limit=eq_time)
+    eq = equilibrium(deal, epsilon=PLAY_EPSILON, time_limit=eq_time)
     if not eq.converged:
         return None
     rounded = [(round(p, 6), a) for p, a in eq.mix if round(p, 6) > 0]
@@ -121,7 +122,7 @@ def main(argv: list[str] | None = None) -> int:
             proven=True, greedy=round(a.greedy, 6), near=a.near, themes=list(a.themes), rating=rating,
             mistake=PuzzleMistakeOut(kind=kind, arrangement=arrangement.format(rules), value=round(value, 6))))
     out = PuzzleSetOut(rules=rules.name, command=command, commit=commit, seed=args.seed, scanned=scanned,
-                       epsilon=EPSILON, greedy_margin=GREEDY_MARGIN, mistake_margin=MISTAKE_MARGIN,
+                       epsilon=PLAY_EPSILON, greedy_margin=GREEDY_MARGIN, mistake_margin=MISTAKE_MARGIN,
                        cpu_seconds=round(cpu_seconds, 1), complete=complete, puzzles=puzzles)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     text = out.model_dump_json()

@@ -2,7 +2,8 @@
 puzzles draw first (``solver.play.puzzle``), so a fresh install has puzzles.
 
 A puzzle of the set is a classic deal (in its canonical suits), its equilibrium mix (solved to
-``EPSILON`` and shipped with it: the opponent), and the proven best arrangement against that mix.
+``PLAY_EPSILON``, the target of play, and shipped with it: the opponent), and the proven best
+arrangement against that mix.
 It is kept only if it teaches (``analyse``): the optimum beats greedy's arrangement by at least
 ``GREEDY_MARGIN`` points of expected margin and every other *natural* arrangement that misses
 (``NATURAL``: greedy's hands in their best order, the best hands weakest first) by at least
@@ -47,12 +48,10 @@ from solver.problem.opponents import ArrangementMix, greedy_arrangement
 if TYPE_CHECKING:
     from solver.advisor.schema import PuzzleEntryOut, PuzzleProgressOut, PuzzleSetOut, RatingChangeOut
 
-__all__ = ["EPSILON", "GREEDY_MARGIN", "MISTAKE_MARGIN", "NEAR_BAND", "NATURAL", "START_RATING", "Analysis",
+__all__ = ["GREEDY_MARGIN", "MISTAKE_MARGIN", "NEAR_BAND", "NATURAL", "START_RATING", "Analysis",
            "analyse", "themes", "difficulty", "elo_ratings", "entry_mix", "puzzle_set", "SET_FILE", "score_of",
            "expected_score", "k_factor", "rate", "Rating", "Progress", "ProgressError"]
 
-EPSILON = 0.05
-"""The set's equilibrium solves' target exploitability (points; ``PLAY_EPSILON``)."""
 GREEDY_MARGIN = 1.0
 """A puzzle's optimum beats greedy's arrangement by at least this (points of expected margin)."""
 MISTAKE_MARGIN = 0.5
@@ -175,8 +174,9 @@ def analyse(deal: Deal, mix: ArrangementMix, best: Arrangement) -> Analysis:
     greedy = greedy_arrangement(tables).packets
     hands_order, hands_value = _best_order(problem, greedy)
     in_order = _weakest_first(tables, packets)
-    natural = [("greedy", greedy, _value(problem, greedy)), ("greedy_hands", hands_order, hands_value),
-               ("best_hands_in_order", in_order, _value(problem, in_order))]
+    natural = [(kind, arr, value) for kind, (arr, value) in zip(NATURAL, [
+        (greedy, _value(problem, greedy)), (hands_order, hands_value), (in_order, _value(problem, in_order))],
+        strict=True)]
     misses = [n for n in natural if optimum - n[2] > VALUE_TOLERANCE]
     kind, arr, value = max(misses, key=lambda n: n[2]) if misses else natural[0]
     near = _near(problem, packets, optimum)
