@@ -15,6 +15,7 @@ the commit (``git rev-parse HEAD``; a dirty tree is refused) and the counts.
 from __future__ import annotations
 
 import argparse
+import os
 import resource
 import shlex
 import subprocess
@@ -92,7 +93,9 @@ def main(argv: list[str] | None = None) -> int:
     kept: list[tuple[int, Deal, ArrangementMix, Analysis]] = []
     seed, scanned, complete = args.seed, 0, True
     pending: dict[int, Future[_Kept | None]] = {}
-    with ProcessPoolExecutor(args.workers) as pool:
+    # each worker a session of its own: where the kernel shares the CPU between sessions (autogroups), a
+    # pool in one session gets one share however many workers it has
+    with ProcessPoolExecutor(args.workers, initializer=os.setsid) as pool:
         while len(kept) < args.count:
             while len(pending) < 2 * args.workers and not (args.budget and time.monotonic() - start > args.budget):
                 dealt = Deal.random(seed, rules)
