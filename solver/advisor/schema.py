@@ -655,7 +655,8 @@ class PuzzleOut(JsonModel):
     model: str
     exploitability: float | None = Field(description="the equilibrium's certified exploitability (null: another "
                                                       "opponent)")
-    source: Literal["set", "store"] = Field(description="set: the shipped puzzle set; store: the store's solved deals")
+    source: str = Field(description="where it comes from (solver.play.puzzle.SOURCES): set, the shipped puzzle set; "
+                                    "store, the store's solved deals")
     number: int = Field(description="the puzzle's place in its source, 1-based")
     count: int = Field(description="puzzles in its source")
     rating: int | None = Field(description="the puzzle's difficulty on the players' rating scale (null: unrated — "
