@@ -4,7 +4,8 @@ player's rating, the rating shown and moved by the first answer only, a retry af
 answer kept back until asked for), the themes once solved, and the progress kept over a reload.
 
 Screenshots are written to ``$QUINTET_SCREENSHOTS`` (default: the test's temporary directory)
-as ``puzzles-<width>.png``, to be looked at."""
+as ``quintet-serve-puzzles-<width>.png``, to be looked at: ``QUINTET_SCREENSHOTS=docs pytest
+tests/test_puzzles_browser.py`` makes docs/page.md's."""
 
 from __future__ import annotations
 
@@ -74,8 +75,8 @@ def test_a_rated_puzzle_a_retry_and_the_progress_kept(any_page, shots):
                          arg=f"Your rating {after:g} · 1 rated puzzle,")
     result = pg.inner_text("#puzzle-result")
     assert f"Rating 1500 → {after:g}" in result and "Try again" in result and "The best arrangement" not in result
-    pg.locator("#puzzle-result").scroll_into_view_if_needed()
-    pg.locator("#panel-review .column >> nth=1").screenshot(path=str(shots / f"puzzles-{width}.png"))
+    pg.locator("section[aria-labelledby=puzzle-title]").screenshot(
+        path=str(shots / f"quintet-serve-puzzles-{width}.png"))
     assert pg.evaluate("document.documentElement.scrollWidth") <= width
     # the retry solves it: not rated again, the themes shown
     answer(pg, entry.best, "Solved")

@@ -566,7 +566,7 @@ def test_a_tables_preparation_is_its_creators_job(tmp_path):
 
 def test_an_empty_store_puzzle_names_no_path(tmp_path):
     with make(tmp_path / "secret-dir") as c:
-        message = error(c.get("/api/puzzles"), 404)
+        message = error(c.get("/api/puzzles?source=store"), 404)
     assert "secret-dir" not in message and str(tmp_path) not in message and "the server's store" in message
 
 
