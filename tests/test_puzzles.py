@@ -220,6 +220,8 @@ def test_the_set_over_http_with_an_empty_store(tmp_path):
         assert c.get(f"/api/puzzles?seed=1&exclude={excluded}").json()["number"] == 1
         for query, status in [("source=bogus", 422), ("rating=5000", 422), ("exclude=1;2", 422)]:
             assert c.get(f"/api/puzzles?{query}").status_code == status, query
+        store = c.post("/api/puzzles/grade", json=body | {"source": "store"})  # the set's deal, not the store's
+        assert store.status_code == 400 and "not one of the store's solved deals" in store.json()["error"]
         bad = c.post("/api/puzzles/grade", json=body | {"player": {"rating": 1500, "games": -1}})
         assert bad.status_code == 422 and "games" in bad.json()["error"]
 

@@ -234,11 +234,11 @@ def _set_indices() -> dict[int, int]:
     return {Deal.from_exposed(e.exposed).exposed: i for i, e in enumerate(puzzle_set().puzzles)}
 
 
-def load_puzzle(store: SolutionStore, deal: Deal, opponent: str = EQUILIBRIUM) -> Puzzle:
+def load_puzzle(store: SolutionStore, deal: Deal, opponent: str = EQUILIBRIUM, source: str = "set") -> Puzzle:
     """The puzzle of ``deal`` as a puzzle shows it (its exposed cards in canonical suits): one
-    of the shipped set's, else one of the store's solved deals."""
+    of the shipped set's (``source`` set), else one of the store's solved deals."""
     _check_opponent(opponent)
-    index = _set_index(deal)
+    index = _set_index(deal) if source == "set" else None
     if index is not None:
         return _set_puzzle(index, opponent, None)
     rules = deal.rules

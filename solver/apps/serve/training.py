@@ -56,6 +56,7 @@ class PuzzleGradeTask:
     arrangement: Arrangement | None  # None: given up (the puzzle's best arrangement, solved)
     time_limit: float
     player: tuple[float, int] | None = None  # the player's rating and rated puzzles before (a rated answer)
+    source: str = "set"  # where the puzzle came from (solver.play.puzzle.SOURCES)
 
     @property
     def seconds(self) -> float:
@@ -63,7 +64,7 @@ class PuzzleGradeTask:
         return self.time_limit * (2 if self.arrangement is None else 1)
 
     def run(self, store: Callable[[], SolutionStore], stop: threading.Event, progress: Progress) -> Answer:
-        puzzle = load_puzzle(store(), self.deal, self.opponent)
+        puzzle = load_puzzle(store(), self.deal, self.opponent, self.source)
         if self.arrangement is None:
             return puzzle.give_up(time_limit=self.time_limit, stop_event=stop, player=self.player).to_model()
         return puzzle.grade(self.arrangement, time_limit=self.time_limit, stop_event=stop,

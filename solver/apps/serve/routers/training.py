@@ -95,6 +95,8 @@ class PuzzleGradeIn(_Strict):
     exposed: Cards = Field(description="the puzzle's deal, as GET /api/puzzles gave it")
     opponent: PuzzleOpponent = Field(default="equilibrium")
     arrangement: ArrangementText | None = Field(description="the answer; null gives up (the best arrangement)")
+    source: PuzzleSource = Field(default="set", description="where GET /api/puzzles took it from: set (a deal not "
+                                                            "in the set is looked up in the store) or store")
     player: PlayerIn | None = Field(default=None, description="the player's rating: a rated puzzle's answer moves "
                                                               "it (send it with the first answer only; a retry is "
                                                               "not rated)")
@@ -205,7 +207,7 @@ async def grade_puzzle(body: PuzzleGradeIn, state: State, http: Request) -> Any:
         except ArrangementError as exc:
             raise ArrangementError(f"arrangement: {exc}") from None
     player = None if body.player is None else (body.player.rating, body.player.games)
-    task = PuzzleGradeTask(deal, body.opponent, arrangement, _time_limit(state, body.time_limit), player)
+    task = PuzzleGradeTask(deal, body.opponent, arrangement, _time_limit(state, body.time_limit), player, body.source)
     return await state.answer(state.pool.submit(task, lane="quick", request=echo(body), owner=state.client(http)),
                               http)
 

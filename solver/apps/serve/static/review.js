@@ -568,7 +568,8 @@ async function answerPuzzle(giveUp) {
   review.busy = true;
   const pz = review.puzzle;
   const first = review.tries === 0;
-  const body = { exposed: pz.exposed.join(" "), opponent: pz.opponent, arrangement: giveUp ? null : ed.text() };
+  const body = { exposed: pz.exposed.join(" "), opponent: pz.opponent, source: pz.source,
+    arrangement: giveUp ? null : ed.text() };
   if (first && pz.rating !== null) body.player = { rating: review.progress.rating, games: review.progress.games };
   $("puzzle-result").replaceChildren(el("p", "hint", giveUp ? "Solving…" : "Grading your answer…"));
   try {
