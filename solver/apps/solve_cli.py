@@ -110,7 +110,28 @@ def format_solution(sol: Solution, *, unicode: bool = False, title: str = "Best 
     if sol.interrupted:
         proof += " — interrupted"
     lines.append(f"Proof: {proof}; engine {sol.engine}; {sol.seconds:.3f} s")
+    if sol.alternatives is not None:
+        lines += _alternative_lines(sol, unicode=unicode)
     return "\n".join(lines)
+
+
+def _alternative_lines(sol: Solution, *, unicode: bool) -> list[str]:
+    """``--top N``: the best arrangement of each next plan, its value, what it costs, its proof."""
+    from quintet.cards import format_cards
+
+    rules = sol.deal.rules
+    shown = len(sol.alternatives or ())
+    lines = ["", f"Plans (hand category per slot), best first: {plural(shown + 1, 'plan')}"
+             + ("" if shown else " — no other plan is possible") + ":",
+             f"  1. {signed(sol.value, 4)}            {' | '.join(sol.plan)}"]
+    for rank, alt in enumerate(sol.alternatives or (), 2):
+        proof = "" if alt.optimal else f" — best found, bound {signed(alt.bound, 4)}"
+        lines.append(f"{rank:>3}. {signed(alt.value, 4)} ({signed(alt.value - sol.value, 4)})  "
+                     f"{' | '.join(alt.plan)}{proof}")
+        lines.append(f"{'':14}" + " | ".join(format_cards(m, rules.deck, unicode=unicode, order="group")
+                                             for m in alt.arrangement.packets))
+    lines.append("Each is the best arrangement (proven unless said) whose plan is none of those above it.")
+    return lines
 
 
 def format_grade(g: Grade, *, unicode: bool = False) -> str:
