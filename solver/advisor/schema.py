@@ -158,6 +158,7 @@ class AlternativeOut(JsonModel):
     arrangement: list[list[str]]
     hands: list[str]
     categories: list[str] = CATEGORIES
+    per_slot: list[SlotAdviceOut]
     value: float = Field(description="the objective's value (expected margin or points)")
     expected_margin: float
     expected_points: float

@@ -9,7 +9,7 @@
 import { apiUrl, call, followJob } from "./api.js";
 import { ArrangementEditor } from "./arrange.js";
 import { cardEl, cardsTextEl, cardTextEl } from "./cards.js";
-import { categoryColour } from "./categories.js";
+import { categoryColour, categoryWords } from "./categories.js";
 import { $, errorBox, fieldMessage, fillOpponents, limits, opponentModel, opponents, randomSeed } from "./form.js";
 import { el, seconds, signed } from "./format.js";
 import { SEAT_ADDRESS } from "./play.js";
@@ -291,6 +291,42 @@ function slotRegretEl(regret) {
   return wrap;
 }
 
+/** Your plan (the hand category of each slot) beside the best arrangements of the best plans, each
+ * with its expected margin and what it gives up against the best; a row opens to its packets. */
+function plansEl(g) {
+  const proof = (sol) => (sol.optimal ? "" : ` (best found, bound ${signed(sol.bound, 2)})`);
+  const rows = [["yours", g.given, ""], ["1. the best", g.best, proof(g.best)],
+    ...(g.best.alternatives || []).map((a) => [`${a.rank}.`, a, proof(a)])];
+  const table = el("table", "match review-plans");
+  const head = el("tr");
+  for (const h of ["", "plan: the hand in each slot", "expected margin", "vs the best"]) {
+    head.append(el("th", h.startsWith("exp") || h.startsWith("vs") ? "num" : "", h));
+  }
+  table.append(head);
+  for (const [label, sol, proof] of rows) {
+    const tr = el("tr");
+    tr.dataset.plan = label === "yours" ? "yours" : String(sol.rank || 1);
+    const plan = el("td", "plan");
+    sol.categories.forEach((c, i) => {
+      const chip = el("span", "plan-slot", categoryWords(c));
+      chip.dataset.category = c;
+      chip.style.borderColor = categoryColour(c);
+      plan.append(...(i ? [" · ", chip] : [chip]));
+    });
+    if (sol !== g.given && sol !== g.best) {
+      const more = el("details", "plan-packets");
+      more.append(el("summary", "", "packets"), packetsEl(sol));
+      plan.append(more);
+    }
+    tr.append(el("th", "", label), plan, el("td", "num", signed(sol.expected_margin, 2) + proof),
+      el("td", "num", sol === g.best ? "" : signed(sol.expected_margin - g.best.expected_margin, 2)));
+    table.append(tr);
+  }
+  const wrap = el("div", "table-wrap");
+  wrap.append(table);
+  return wrap;
+}
+
 function regretEl(regret, title) {
   const box = el("section", "regret");
   box.dataset.against = regret.against;
@@ -305,6 +341,10 @@ function regretEl(regret, title) {
     + `${signed(regret.expected, 2)} + luck `, el("b", "luck", signed(regret.luck, 2)), ".");
   box.append(line, luck, el("p", "hint small", "Per slot, your expected margin beside the best arrangement's:"),
     slotRegretEl(regret), swapEl(g));
+  if (g.best.alternatives) {
+    box.append(el("p", "hint small", "Your plan beside the best plans: each the best arrangement whose plan is none "
+      + "of those above it (proven unless said):"), plansEl(g));
+  }
   if (regret.regret >= 0.005) {
     const best = el("details", "best-arrangement");
     best.append(el("summary", "", "The best arrangement"), packetsEl(g.best), el("p", "proof", proofText(g.best)));
