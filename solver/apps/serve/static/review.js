@@ -295,7 +295,7 @@ function slotRegretEl(regret) {
  * with its expected margin and what it gives up against the best; a row opens to its packets. */
 function plansEl(g) {
   const proof = (sol) => (sol.optimal ? "" : ` (best found, bound ${signed(sol.bound, 2)})`);
-  const rows = [["yours", g.given, ""], ["1. the best", g.best, proof(g.best)],
+  const rows = [["yours", g.given, ""], ["1. best", g.best, proof(g.best)],
     ...(g.best.alternatives || []).map((a) => [`${a.rank}.`, a, proof(a)])];
   const table = el("table", "match review-plans");
   const head = el("tr");
