@@ -27,6 +27,7 @@ from quintet.cards import cards_of, format_card, format_cards, mask_of, parse_ca
 from quintet.evaluator import evaluate
 from quintet.game import Arrangement, Deal, IllegalArrangementError
 from quintet.jsonable import Jsonable
+from quintet.text import signed
 from solver.engines.base import EngineOptionError, EngineOptions, solve
 from solver.engines.search import NoArrangementError, class_categories, solve_search
 from solver.problem.best_response import (
@@ -308,6 +309,11 @@ class Swap(Jsonable):
     slot_b: int
     value: float  # the objective after the swap
     arrangement: Arrangement
+
+    def change(self, given: float, digits: int = 2) -> str:
+        """The value after the swap and its gain over ``given`` (the arrangement's value), signed
+        (``quintet.text.signed``): ``'+23.40 (+0.02)'`` — every front-end's words for a swap's worth."""
+        return f"{signed(self.value, digits)} ({signed(self.value - given, digits)})"
 
     def to_model(self, deal: Deal) -> SwapOut:
         from .schema import SwapOut, model_of

@@ -158,7 +158,7 @@ def swap_text(term: Terminal, swap: Swap | None, value: float, rules: Rules, *,
     line = Text("Best two-card swap: ")
     line.append_text(_named_card(term, swap.card_a, rules)).append(f" (slot {swap.slot_a}) {exchange} ")
     line.append_text(_named_card(term, swap.card_b, rules)).append(f" (slot {swap.slot_b}) {arrow} ")
-    line.append(f"{signed(swap.value)} ({signed(swap.value - value)}).")
+    line.append(f"{swap.change(value)}.")
     if command:
         return Group(line, Text(f"To make it: swap {swap.card_a} {swap.card_b}", style="dim"))
     return line

@@ -106,7 +106,8 @@ def format_solution(sol: Solution, *, unicode: bool = False, title: str = "Best 
     if sol.optimal:
         proof = "optimal (proven)"
     else:
-        proof = f"not proven optimal: best found {sol.value:.4f}, bound {sol.bound:.4f} (gap {sol.gap:.4f})"
+        proof = (f"not proven optimal: best found {signed(sol.value, 4)}, bound {signed(sol.bound, 4)} "
+                 f"(gap {sol.gap:.4f})")
     if sol.interrupted:
         proof += " — interrupted"
     lines.append(f"Proof: {proof}; engine {sol.engine}; {sol.seconds:.3f} s")
@@ -136,14 +137,14 @@ def _alternative_lines(sol: Solution, *, unicode: bool) -> list[str]:
 
 def format_grade(g: Grade, *, unicode: bool = False) -> str:
     lines = [format_solution(g.given, unicode=unicode, title="Your arrangement"), ""]
-    optimum = f"{g.best.value:.4f}" + ("" if g.best.optimal else f" (bound {g.best.bound:.4f}, unproven)")
-    lines.append(f"Value {g.given.value:.4f}; optimum {optimum}; regret {g.regret:.4f}")
+    optimum = signed(g.best.value, 4) + ("" if g.best.optimal else f" (bound {signed(g.best.bound, 4)}, unproven)")
+    lines.append(f"Value {signed(g.given.value, 4)}; optimum {optimum}; regret {g.regret:.4f}")
     if g.best_swap is None:
         lines.append("No swap of two cards improves this arrangement.")
     else:
         sw = g.best_swap
         lines.append(f"Best two-card swap: {sw.card_a} (slot {sw.slot_a}) ↔ {sw.card_b} (slot {sw.slot_b})"
-                     f" → {sw.value:.4f} (+{sw.value - g.given.value:.4f})")
+                     f" → {sw.change(g.given.value, 4)}")
     lines += ["", format_solution(g.best, unicode=unicode, title="Optimal arrangement")]
     return "\n".join(lines)
 

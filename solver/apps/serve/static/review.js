@@ -8,12 +8,12 @@
 
 import { apiUrl, call, followJob } from "./api.js";
 import { ArrangementEditor } from "./arrange.js";
-import { cardEl, cardsTextEl, cardTextEl } from "./cards.js";
+import { cardEl, cardsTextEl } from "./cards.js";
 import { categoryColour, categoryWords } from "./categories.js";
 import { $, errorBox, fieldMessage, fillOpponents, limits, opponentModel, opponents, randomSeed } from "./form.js";
 import { el, seconds, signed } from "./format.js";
 import { SEAT_ADDRESS } from "./play.js";
-import { packetsEl, proofText } from "./render.js";
+import { packetsEl, proofText, swapWords } from "./render.js";
 
 const KEPT = "quintet-records"; // localStorage: the records loaded, oldest first
 const showError = errorBox("review-error");
@@ -267,8 +267,7 @@ function swapEl(grade) {
     p.textContent = "No swap of two cards improves it.";
     return p;
   }
-  p.append("Best two-card swap: ", cardTextEl(sw.card_a), ` (slot ${sw.slot_a}) ↔ `, cardTextEl(sw.card_b),
-    ` (slot ${sw.slot_b}) → ${signed(sw.value, 2)} (${signed(sw.value - grade.value, 2)}).`);
+  p.append("Best two-card swap: ", ...swapWords(sw, grade.value), ".");
   return p;
 }
 
