@@ -27,7 +27,7 @@ from solver.advisor.schema import PuzzleResultOut, ReviewOut, StatsOut
 from solver.apps.play_cli import main as play_main
 from solver.play.computer import Computer
 from solver.play.puzzle import Puzzle, PuzzleError, load_puzzle, pick_puzzle
-from solver.play.review import review, slot_reason
+from solver.play.review import REVIEW_TOP, review, slot_reason
 from solver.play.session import GameSession, Person
 from solver.play.statistics import statistics
 from solver.problem.deal_tables import DealTables
@@ -179,6 +179,13 @@ def test_the_review_says_where_the_expected_points_went_and_the_luck_apart():
         assert out.luck == pytest.approx(m.luck) and out.worst_slot == m.worst_slot
         assert [s.lost for s in out.slots] == pytest.approx([s.lost for s in m.slots])
         assert (m.worst_slot is None) == (r.record.player.packets == played("greedy", mine=MINE).player.packets)
+        # the best arrangements of the best plans (REVIEW_TOP), each a plan none before it follows
+        alternatives = m.grade.best.alternatives
+        assert alternatives is not None and len(alternatives) == REVIEW_TOP - 1
+        assert len({m.grade.best.plan, *(a.plan for a in alternatives)}) == REVIEW_TOP
+        values = [m.grade.best.value, *(a.value for a in alternatives)]
+        assert values == sorted(values, reverse=True) and all(a.optimal for a in alternatives)
+        assert [a.rank for a in out.grade.best.alternatives] == [2, 3]
 
 
 def test_the_review_of_a_game_against_the_equilibrium_or_a_person():
@@ -343,6 +350,10 @@ def test_quintet_play_review_and_stats_of_a_records_file(tmp_path):
     luck = re.findall(r"Result ([+-][\d.]+) = your expected margin ([+-][\d.]+) \+ luck ([+-][\d.]+)\.", out)
     assert len(luck) == 2 and all(float(r) == pytest.approx(float(e) + float(k), abs=0.011) for r, e, k in luck)
     assert out.count("← the regret was made here") == 2 and "Per slot, your expected margin beside" in out
+    assert out.count("Your plan beside the best plans") == 2
+    plans = re.findall(r"^ {4}(yours|1\. best|2\.|3\.) +([+-][\d.]+) +(\S.*)$", out, re.MULTILINE)
+    assert [p[0] for p in plans] == ["yours", "1. best", "2.", "3."] * 2
+    assert all(len(p[2].split(" | ")) == 5 for p in plans)
     ran = play(tmp_path, ["review", str(path), "--game", "1", "--no-equilibrium", "--json"])
     assert ran.returncode == 0, ran.stderr
     data = ReviewOut.model_validate(json.loads(ran.stdout))
