@@ -74,7 +74,10 @@ def brute_plan_values(problem: BestResponseProblem) -> list[float]:
     return sorted(best.values(), reverse=True)
 
 
-def search_top(problem: BestResponseProblem, n: int, options: SearchOptions = SearchOptions()):
+SHIPPED = SearchOptions()
+
+
+def search_top(problem: BestResponseProblem, n: int, options: SearchOptions = SHIPPED):
     """The search's first n plans: (value, plan, result) each, banning the plans found before."""
     cat = class_categories(problem.tables)
     found, banned = [], []

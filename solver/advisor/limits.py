@@ -21,12 +21,13 @@ front-end refuses, every front-end refuses, with the same one line:
     solver.advisor.limits.LimitError: fix: ' 5 ' is not a slot (1 to 5)
 
 The ranges (``RANGES``, each a ``Range``): ``epsilon`` 0 to ``EPSILON_MAX`` points; a time limit
-more than 0 and at most ``TIME_LIMIT_MAX`` seconds; CP-SAT's threads 1 to ``MAX_THREADS``; a safe
-solve's max exploitability 0 to ``MAX_EXPLOITABILITY_MAX`` points; a K-mix's K 1 to
-``MAX_SUPPORT_MAX``; the plans of a ``top`` answer 1 to ``TOP_MAX``; a match 1 to ``MAX_GAMES`` games; the records of one statistics request 0 to
-``MAX_RECORDS``, a trend's window 1 to ``MAX_WINDOW``; a seed 0 to ``SEED_MAX``, checked by
-``quintet.seeds.check_seed`` (the game's, which every front-end shares).  ``to_model()`` is all
-of them as JSON (``GET /api/limits``: the page reads its ranges and defaults there).
+more than 0 and at most ``TIME_LIMIT_MAX`` seconds; CP-SAT's threads 1 to ``MAX_THREADS``; a
+safe solve's max exploitability 0 to ``MAX_EXPLOITABILITY_MAX`` points; a K-mix's K 1 to
+``MAX_SUPPORT_MAX``; the plans of a ``top`` answer 1 to ``TOP_MAX``; a match 1 to ``MAX_GAMES``
+games; the records of one statistics request 0 to ``MAX_RECORDS``, a trend's window 1 to
+``MAX_WINDOW``; a seed 0 to ``SEED_MAX``, checked by ``quintet.seeds.check_seed`` (the game's,
+which every front-end shares).  ``to_model()`` is all of them as JSON (``GET /api/limits``: the
+page reads its ranges and defaults there).
 
 The defaults differ where the programs' purposes do, each under its own name
 (``DEFAULTS``): the solver answers to ε ``SOLVE_EPSILON`` = 0.01 points within

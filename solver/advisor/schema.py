@@ -54,7 +54,8 @@ if TYPE_CHECKING:
     from solver.games.double_oracle import IterationRecord
 
 __all__ = [
-    "JsonModel", "SlotAdviceOut", "VerificationOut", "AnswerOut", "AlternativeOut", "SolutionOut", "SwapOut", "GradeOut",
+    "JsonModel", "SlotAdviceOut", "VerificationOut", "AnswerOut", "AlternativeOut", "SolutionOut", "SwapOut",
+    "GradeOut",
     "MixEntryOut", "SlotMarginalOut", "PlanOut", "EquilibriumOut", "SafeOut", "RollOut", "SparseOut", "ProgressOut",
     "SolveAnswerOut", "OddsOut", "RangeOut", "DefaultOut", "LimitsOut", "BestResponseValueOut",
     "DealEquilibriumOut", "TournamentDealOut", "EquilibriumSummaryOut", "TournamentOut", "BatchDealOut", "BatchOut",

@@ -1132,5 +1132,6 @@ def kernel_specimens() -> list[tuple[object, tuple[object, ...]]]:
         (_packet_cards, (i64,)),
         (_fill_contains, (i64_2, i64_2)),
         (_card_prices, (pk, i64, f64_2, 0, 0, pr)),
-        (_run, (f64_2, pk, i64, st, pr, _Switches(*(1,) * 7), _Incumbent(f64, i64), 0, i64, _Ban(i64, i64_2, i64, i64))),
+        (_run, (f64_2, pk, i64, st, pr, _Switches(*(1,) * 7), _Incumbent(f64, i64), 0, i64,
+                _Ban(i64, i64_2, i64, i64))),
     ]
