@@ -51,7 +51,7 @@ from ..cliutil import (
 from ..evaluator import describe
 from ..rules import RULE_SETS, TIEBREAKS, Category, Rules
 from ..seeds import SEED_MAX, check_seed, fresh_seed
-from ..terminal import SHARED_HELP, Terminal, command_word, grid
+from ..terminal import SHARED_HELP, Terminal, command_word, grid, unknown_command
 from ..text import plural, quote
 from .advisor_bot import AdvisorBot
 from .bots import BOT_KINDS, make_bot
@@ -449,7 +449,7 @@ class TerminalPlayer:
             return Action(ActionKind.EXCHANGE)
         if verb in ("exchange", "x", "discard", "draw"):
             return Action(ActionKind.EXCHANGE, cards=self._discards(rest, state))
-        raise ValueError(f"unknown command {quote(words[0])} (type help)")
+        raise ValueError(unknown_command(words[0], WORDS))
 
     def _discards(self, words: list[str], state: State) -> tuple[int, ...]:
         if state.phase is not Phase.EXCHANGE or state.actor is None:
