@@ -222,12 +222,13 @@ def fixed_packets(deal: Deal, fixed: Mapping[int, int | str]) -> dict[int, int]:
 def best_response(deal: Deal, opponent: OpponentModel | str = "uniform", *, objective: str = "margin",
                   options: EngineOptions | None = None, engine: str | None = None, time_limit: float | None = None,
                   threads: int | None = None, seed: int | None = None, stop_event: threading.Event | None = None,
-                  tables: DealTables | None = None) -> Solution:
+                  tables: DealTables | None = None, top: int = 1) -> Solution:
     """The arrangement maximizing the expected objective against ``opponent``, with its proof.
     The engine runs as ``options`` says (``EngineOptions``), with ``engine``, ``time_limit``
-    (seconds), ``threads`` and ``seed`` replacing its fields when given."""
+    (seconds), ``threads`` and ``seed`` replacing its fields when given; ``top`` > 1: the best
+    arrangements of the next ``top − 1`` plans too (``other_plans``)."""
     return complete(deal, {}, opponent, objective=objective, options=options, engine=engine, time_limit=time_limit,
-                    threads=threads, seed=seed, stop_event=stop_event, tables=tables)
+                    threads=threads, seed=seed, stop_event=stop_event, tables=tables, top=top)
 
 
 def complete(deal: Deal, fixed: Mapping[int, int | str], opponent: OpponentModel | str = "uniform", *,
