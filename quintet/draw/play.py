@@ -520,7 +520,7 @@ class TerminalPlayer:
         shown = sorted(advice.actions, key=lambda a: (-(a.value or 0.0), -a.probability))
         table, rows = grid("", ">", ">")
         for a in shown:
-            table.add_row(a.text, f"{100 * a.probability:.0f}%", f"{signed(a.value)} chips")
+            table.add_row(a.text, f"{100 * a.probability:.0f}%", "–" if a.value is None else f"{signed(a.value)} chips")
         say(Group(f"The heads-up strategy ({advice.class_name}) — each move, its probability, and its worth counted "
                   "from now (chips already in the pot not counted, so folding is 0) against his range, both then "
                   "playing the strategy:", rows))
