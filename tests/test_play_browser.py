@@ -897,3 +897,46 @@ def test_a_friend_is_they_and_the_words_fit_a_touch_screen(browser, server):
         assert "click" not in text.lower(), text
     for page in (a, b):
         page.close()
+
+
+def test_a_laptop_shows_the_cards_and_confirm_without_a_scroll(browser, server):
+    """Issue 41, item 11: on a 1280×800 laptop, while placing, the slots, every card to place and
+    Confirm are on the screen at once (the cards beside the slots), with no scroll."""
+    page = Page(browser, {"width": 1280, "height": 800})
+    pg = page.pg
+    page.open(server + "/")
+    start_match(page, "greedy", 2, SEED + 110)
+    page.wait_status("placing", 1)
+    shown = pg.evaluate("""() => [...document.querySelectorAll(
+        '#play-slots .slot-head, #play-pool [data-card], #play-confirm')].map(e => {
+          const r = e.getBoundingClientRect();
+          return [e.id || e.dataset.card || e.textContent.trim(), r.top >= 0 && r.bottom <= innerHeight
+                  && r.left >= 0 && r.right <= innerWidth];
+        })""")
+    assert len(shown) == 5 + 25 + 1 and all(inside for _, inside in shown), [n for n, inside in shown if not inside]
+    assert pg.evaluate("document.documentElement.scrollHeight <= innerHeight"), "the page scrolls"
+    page.close()
+
+
+def test_the_match_table_fits_a_phone_with_its_regret_column(browser, server):
+    """Issue 41, item 11: on a 390 px phone the match's table shows every column — Regret and the
+    row's Review button included — with no sideways scroll."""
+    page = Page(browser, PHONE)
+    pg = page.pg
+    page.open(server + "/")
+    start_match(page, "greedy", 3, SEED + 120)
+    page.wait_status("placing", 1)
+    deal = Deal.from_exposed(" ".join(page.api_view(server)["deal"]["exposed"]))
+    pg.fill("#play-text", two_arrangements(deal)[0])
+    pg.click("#play-confirm")
+    page.wait_revealed()
+    pg.wait_for_function("() => { const r = document.querySelector('#play-match tr[data-game=\"1\"]'); "
+                         "return r && r.cells[5].textContent !== 'computing…' && r.querySelector('.review-cell'); }")
+    assert pg.text_content("#play-match th:nth-child(6)") == "Regret"
+    fit = pg.evaluate("""() => { const wrap = document.querySelector('#play-match').closest('.table-wrap');
+        const edge = wrap.getBoundingClientRect().right;
+        return [wrap.scrollWidth <= wrap.clientWidth,
+                [...document.querySelectorAll('#play-match th, #play-match td')]
+                  .filter(c => c.getBoundingClientRect().right > edge + 0.5).map(c => c.textContent)]; }""")
+    assert fit == [True, []], fit
+    page.close()

@@ -32,6 +32,7 @@ from solver.apps.serve.public import link_warning, public_base
 from solver.apps.serve.state import AppState, app_state
 from solver.apps.serve.tables.events import LAST_EVENTS, Subscriber
 from solver.apps.serve.tables.models import (
+    AliveOut,
     ArrangementIn,
     EventKind,
     GradeIn,
@@ -173,14 +174,13 @@ def resign(table_id: str, tables: Tables, token: Token, body: ResignIn | None = 
     return tables.resign(table_id, seat, (body or ResignIn()).leave)
 
 
-@router.post("/{table_id}/alive", status_code=204, response_class=Response, responses=_MOVE_ERRORS,
-             openapi_extra=rate_limit("moves"))
-def alive(table_id: str, tables: Tables, token: Token) -> Response:
+@router.post("/{table_id}/alive", response_model=AliveOut, responses=_MOVE_ERRORS, openapi_extra=rate_limit("moves"))
+def alive(table_id: str, tables: Tables, token: Token) -> AliveOut:
     """Your page answers a heartbeat of its event stream: your seat is present.  A seat whose
     stream is open but that answers no heartbeat for a while (``LOST_AFTER`` of them) has lost
     its connection: the other seat's presence says so until it is heard from again."""
     tables.authenticate(table_id, token)
-    return Response(status_code=204)
+    return AliveOut(heartbeat=tables.events.heartbeat, silence=tables.events.silence)
 
 
 @router.get("/{table_id}", response_model=TableView, responses=_SEAT_ERRORS)

@@ -17,8 +17,8 @@ export class ApiError extends Error {
 }
 
 /** ``method`` ``path`` with a JSON body (and a seat's ``token``: Authorization: Bearer;
- * ``signal``: an AbortSignal that cancels it); resolves to {status, data} (data null for 204),
- * throws ApiError (an AbortError once ``signal`` aborts). */
+ * ``signal``: an AbortSignal that cancels it); resolves to {status, data}, throws ApiError
+ * (an AbortError once ``signal`` aborts). */
 export async function call(method, path, body, { token = null, signal = undefined } = {}) {
   let response;
   const headers = body === undefined ? {} : { "Content-Type": "application/json" };
@@ -35,7 +35,6 @@ export async function call(method, path, body, { token = null, signal = undefine
     if (signal && signal.aborted) throw e;
     throw new ApiError(`cannot reach the server (${e.message})`, 0);
   }
-  if (response.status === 204) return { status: 204, data: null }; // done, nothing to say
   let data = null;
   try {
     data = await response.json();

@@ -31,8 +31,8 @@ from solver.problem.opponent_spec import MAX_SPEC_LENGTH
 
 __all__ = [
     "MAX_GAMES", "TableIn", "ArrangementIn", "HintIn", "GradeIn", "JoinIn", "InvitationOut", "InvitedOut",
-    "TableCreatedOut", "TableJoinedOut", "PresenceOut", "RematchOut", "CommitmentsOut", "ResignIn", "EndedOut",
-    "TallyOut",
+    "TableCreatedOut", "TableJoinedOut", "PresenceOut", "AliveOut", "RematchOut", "CommitmentsOut", "ResignIn",
+    "EndedOut", "TallyOut",
     "DealViewOut", "SideOut", "ShowdownOut", "ScoreOut", "FinishedGameOut",
     "AdviceOut", "TableView", "OddsOut", "TableEventOut", "EventKind", "TableStatus",
 ]
@@ -200,6 +200,14 @@ class PresenceOut(JsonModel):
     here: int = Field(ge=0, description="open event streams of YOUR seat (2 or more: the seat is open on two "
                                         "devices or tabs)")
     left: bool = Field(description="the other seat has left the table (POST …/resign with leave): no rematch")
+
+
+class AliveOut(JsonModel):
+    """The answer to a heartbeat (POST …/alive): the stream's pace, as its events say it."""
+
+    heartbeat: float = Field(gt=0, description="seconds between two heartbeats on a table's event stream")
+    silence: float = Field(gt=0, description=(
+        f"seconds ({LOST_AFTER:g} heartbeats) after which a seat not heard from has lost its connection"))
 
 
 class RematchOut(JsonModel):
