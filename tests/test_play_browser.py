@@ -940,3 +940,29 @@ def test_the_match_table_fits_a_phone_with_its_regret_column(browser, server):
                   .filter(c => c.getBoundingClientRect().right > edge + 0.5).map(c => c.textContent)]; }""")
     assert fit == [True, []], fit
     page.close()
+
+
+def test_resigning_after_a_show_down_gives_the_match_away_and_the_page_says_how_it_ended(browser, server):
+    """Issue 41, item 10: after the first show-down the button resigns (not aborts) the match; the
+    page says who resigned and who wins, and the tally counts the match."""
+    page = Page(browser)
+    pg = page.pg
+    page.open(server + "/")
+    start_match(page, "greedy", 2, SEED + 130)
+    page.wait_status("placing", 1)
+    assert pg.text_content("#play-resign") == "Abort the match"
+    deal = Deal.from_exposed(" ".join(page.api_view(server)["deal"]["exposed"]))
+    pg.fill("#play-text", two_arrangements(deal)[0])
+    pg.click("#play-confirm")
+    page.wait_revealed()
+    pg.click("#play-next")
+    page.wait_status("placing", 2)
+    assert pg.text_content("#play-resign") == "Resign the match"
+    pg.click("#play-resign")
+    pg.click("#play-resign-yes")
+    page.wait_status("ended", 2)
+    assert pg.text_content("#play-status") == "You resigned the match: the computer wins it."
+    pg.wait_for_selector("#play-tally:not([hidden])")
+    assert "Matches won: you 0, the computer 1" in pg.text_content("#play-tally")
+    assert page.api_view(server)["ended"] == {"how": "resigned", "by": "you"}
+    page.close()
