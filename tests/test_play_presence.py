@@ -5,7 +5,8 @@ the other seat — not "left the table", not "does not have the table open" (a c
 is present again once heard from.  The page that hears nothing from the server for as long says
 so and reconnects, then reads the table again.
 
-Over HTTP (a silent seat, a closed one) and in two browsers, one of which loses its network:
+Over HTTP (a silent seat, a closed one) and in two browsers (directly and through Caddy), one of
+which loses its network:
 its page reaches the server through a relay that is frozen (no byte either way, nothing closed:
 what a closed lid or a lost Wi-Fi looks like from the server) while the browser is offline
 (Playwright's ``set_offline``); against a live ``quintet-serve`` with 1-second heartbeats.
@@ -22,6 +23,7 @@ from collections.abc import Iterator
 import httpx
 import pytest
 from browser_helpers import DESKTOP, PHONE, accept_invitation, new_page
+from caddy_helpers import caddy_in_front, requires_caddy
 from serve_helpers import NO_LIMITS, live_server, wait_for_workers
 from table_helpers import new_table
 
@@ -43,9 +45,10 @@ def server(tmp_path_factory):
 
 
 class FrozenNetwork:
-    """A TCP relay on loopback to ``upstream`` (``http://127.0.0.1:PORT``): ``url`` is the same
-    server through it.  ``freeze()`` stops every byte both ways and closes nothing — new
-    connections wait too — until ``thaw()`` passes on what waited."""
+    """A TCP relay on loopback to ``upstream``'s port (``http://127.0.0.1:PORT``, or Caddy's
+    ``https://localhost:PORT``): ``url`` is the same server through it (``http://127.0.0.1:PORT``).
+    ``freeze()`` stops every byte both ways and closes nothing — new connections wait too —
+    until ``thaw()`` passes on what waited."""
 
     def __init__(self, upstream: str) -> None:
         self.target = ("127.0.0.1", int(upstream.rsplit(":", 1)[1]))
@@ -145,15 +148,20 @@ def test_a_seat_that_answers_no_heartbeat_is_lost_for_the_other_and_back_once_he
 
 
 @pytest.mark.browser
-def test_a_page_whose_network_goes_silent_is_lost_for_the_other_and_both_recover(browser, server):
-    """Two friends; seat 2's browser reaches the server through a relay.  Its network goes
-    silent (the relay frozen, the browser offline): seat 1 reads "connection lost" within the
-    bound, and seat 2's page says it lost the server; the network back, both recover by
-    themselves (seat 2's page reconnects and reads the table again)."""
-    ca, a, a_errors = new_page(browser, DESKTOP, bypass_csp=True)
-    cb, b, b_errors = new_page(browser, PHONE, bypass_csp=True)
-    with frozen_network(server) as link:
-        a.goto(server + "/")
+@pytest.mark.parametrize("proxy", [None, pytest.param("caddy", marks=requires_caddy)], ids=["direct", "through-caddy"])
+def test_a_page_whose_network_goes_silent_is_lost_for_the_other_and_both_recover(browser, server, tmp_path, proxy):
+    """Two friends (directly, or through Caddy by the docs' Caddyfile); seat 2's browser reaches
+    the server through a relay.  Its network goes silent (the relay frozen, the browser offline):
+    seat 1 reads "connection lost" within the bound, and seat 2's page says it lost the server;
+    the network back, both recover by themselves (seat 2's page reconnects and reads the table
+    again)."""
+    with contextlib.ExitStack() as stack:
+        base = server if proxy is None else stack.enter_context(caddy_in_front(server, "/", tmp_path)).base
+        link = stack.enter_context(frozen_network(base))
+        via = link.url if proxy is None else f"https://localhost:{link.url.rsplit(':', 1)[1]}"
+        ca, a, a_errors = new_page(browser, DESKTOP, bypass_csp=True, ignore_https_errors=True)
+        cb, b, b_errors = new_page(browser, PHONE, bypass_csp=True, ignore_https_errors=True)
+        a.goto(base + "/")
         a.wait_for_selector("body[data-ready=true]")
         a.click("#tab-play")
         a.select_option("#play-opponent", "friend")
@@ -162,7 +170,7 @@ def test_a_page_whose_network_goes_silent_is_lost_for_the_other_and_both_recover
         a.click("#play-start")
         a.wait_for_function("document.querySelector('#play-share-link').value !== ''")
         invitation = a.input_value("#play-share-link")
-        b.goto(link.url + "/" + invitation[invitation.index("#"):])
+        b.goto(via + "/" + invitation[invitation.index("#"):])
         accept_invitation(b)
         b.wait_for_selector("#panel-play[data-connection=open]")
         a.wait_for_selector("#play-presence [data-presence=connected][data-on=true]")
