@@ -897,3 +897,72 @@ def test_a_friend_is_they_and_the_words_fit_a_touch_screen(browser, server):
         assert "click" not in text.lower(), text
     for page in (a, b):
         page.close()
+
+
+def test_a_laptop_shows_the_cards_and_confirm_without_a_scroll(browser, server):
+    """Issue 41, item 11: on a 1280×800 laptop, while placing, the slots, every card to place and
+    Confirm are on the screen at once (the cards beside the slots), with no scroll."""
+    page = Page(browser, {"width": 1280, "height": 800})
+    pg = page.pg
+    page.open(server + "/")
+    start_match(page, "greedy", 2, SEED + 110)
+    page.wait_status("placing", 1)
+    shown = pg.evaluate("""() => [...document.querySelectorAll(
+        '#play-slots .slot-head, #play-pool [data-card], #play-confirm')].map(e => {
+          const r = e.getBoundingClientRect();
+          return [e.id || e.dataset.card || e.textContent.trim(), r.top >= 0 && r.bottom <= innerHeight
+                  && r.left >= 0 && r.right <= innerWidth];
+        })""")
+    assert len(shown) == 5 + 25 + 1 and all(inside for _, inside in shown), [n for n, inside in shown if not inside]
+    assert pg.evaluate("document.documentElement.scrollHeight <= innerHeight"), "the page scrolls"
+    page.close()
+
+
+def test_the_match_table_fits_a_phone_with_its_regret_column(browser, server):
+    """Issue 41, item 11: on a 390 px phone the match's table shows every column — Regret and the
+    row's Review button included — with no sideways scroll."""
+    page = Page(browser, PHONE)
+    pg = page.pg
+    page.open(server + "/")
+    start_match(page, "greedy", 3, SEED + 120)
+    page.wait_status("placing", 1)
+    deal = Deal.from_exposed(" ".join(page.api_view(server)["deal"]["exposed"]))
+    pg.fill("#play-text", two_arrangements(deal)[0])
+    pg.click("#play-confirm")
+    page.wait_revealed()
+    pg.wait_for_function("() => { const r = document.querySelector('#play-match tr[data-game=\"1\"]'); "
+                         "return r && r.cells[5].textContent !== 'computing…' && r.querySelector('.review-cell'); }")
+    assert pg.text_content("#play-match th:nth-child(6)") == "Regret"
+    fit = pg.evaluate("""() => { const wrap = document.querySelector('#play-match').closest('.table-wrap');
+        const edge = wrap.getBoundingClientRect().right;
+        return [wrap.scrollWidth <= wrap.clientWidth,
+                [...document.querySelectorAll('#play-match th, #play-match td')]
+                  .filter(c => c.getBoundingClientRect().right > edge + 0.5).map(c => c.textContent)]; }""")
+    assert fit == [True, []], fit
+    page.close()
+
+
+def test_resigning_after_a_show_down_gives_the_match_away_and_the_page_says_how_it_ended(browser, server):
+    """Issue 41, item 10: after the first show-down the button resigns (not aborts) the match; the
+    page says who resigned and who wins, and the tally counts the match."""
+    page = Page(browser)
+    pg = page.pg
+    page.open(server + "/")
+    start_match(page, "greedy", 2, SEED + 130)
+    page.wait_status("placing", 1)
+    assert pg.text_content("#play-resign") == "Abort the match"
+    deal = Deal.from_exposed(" ".join(page.api_view(server)["deal"]["exposed"]))
+    pg.fill("#play-text", two_arrangements(deal)[0])
+    pg.click("#play-confirm")
+    page.wait_revealed()
+    pg.click("#play-next")
+    page.wait_status("placing", 2)
+    assert pg.text_content("#play-resign") == "Resign the match"
+    pg.click("#play-resign")
+    pg.click("#play-resign-yes")
+    page.wait_status("ended", 2)
+    assert pg.text_content("#play-status") == "You resigned the match: the computer wins it."
+    pg.wait_for_selector("#play-tally:not([hidden])")
+    assert "Matches won: you 0, the computer 1" in pg.text_content("#play-tally")
+    assert page.api_view(server)["ended"] == {"how": "resigned", "by": "you"}
+    page.close()

@@ -52,7 +52,8 @@ def test_the_creator_holds_seat_1_and_an_invitation_never_seat_2s_token(server):
     table, code = link.rsplit("#join/", 1)[1].split("/")
     assert link.startswith(f"{server}/#join/") and table == created["table"] and len(code) >= 22  # 128 bits
     one = SeatClient(server, table, 1, created["token"])
-    assert one.view()["presence"] == {"joined": False, "connected": False, "confirmed": False, "here": 0, "left": False}
+    assert one.view()["presence"] == {"joined": False, "connected": False, "lost": False, "confirmed": False, "here": 0,
+                                      "left": False}
     # seat 1 may see the invitation again until the friend joins
     assert one.request("GET", "/invitation").json()["link"] == link
     stream = one.events()
@@ -152,8 +153,8 @@ def test_presence_follows_the_other_seat_and_counts_this_seats_streams(server):
     one = SeatClient(server, created["table"], 1, created["token"])
     two = SeatClient(server, created["table"], 2, join(server, created["invitation"]["link"]).json()["token"])
     first = one.events()
-    assert first.events[0][1]["view"]["presence"] == {"joined": True, "connected": False, "confirmed": False,
-                                                     "here": 1, "left": False}
+    assert first.events[0][1]["view"]["presence"] == {"joined": True, "connected": False, "lost": False,
+                                                     "confirmed": False, "here": 1, "left": False}
     second = one.events()  # the same seat open in a second tab: both streams are told
     assert second.events[0][1]["view"]["presence"]["here"] == 2
     presence(first, lambda p: p["here"] == 2)
@@ -161,13 +162,13 @@ def test_presence_follows_the_other_seat_and_counts_this_seats_streams(server):
                       timeout=30) as theirs:
         lines = theirs.iter_lines()
         assert next(lines) == "event: view"
-        assert json.loads(next(lines)[6:])["view"]["presence"] == {"joined": True, "connected": True,
+        assert json.loads(next(lines)[6:])["view"]["presence"] == {"joined": True, "connected": True, "lost": False,
                                                                   "confirmed": False, "here": 1, "left": False}
         presence(first, lambda p: p["connected"])
         a, b = two_arrangements(deal_of(one.view()))
         two.confirm(b)
-        assert presence(first, lambda p: p["confirmed"]) == {"joined": True, "connected": True, "confirmed": True,
-                                                              "here": 2, "left": False}
+        assert presence(first, lambda p: p["confirmed"]) == {"joined": True, "connected": True, "lost": False,
+                                                              "confirmed": True, "here": 2, "left": False}
         kinds = first.kinds
         assert kinds[kinds.index("confirmed") + 1] == "presence"  # the event, then what it changed
         assert one.view()["presence"]["confirmed"] is True
@@ -179,7 +180,8 @@ def test_presence_follows_the_other_seat_and_counts_this_seats_streams(server):
     computer = create(server, {"opponent": "greedy", "seed": SEED})
     mine = SeatClient(server, computer["table"], 1, computer["token"])
     ready = mine.wait(lambda v: v["status"] == "placing")
-    assert ready["presence"] == {"joined": True, "connected": True, "confirmed": True, "here": 0, "left": False}
+    assert ready["presence"] == {"joined": True, "connected": True, "lost": False, "confirmed": True, "here": 0,
+                                 "left": False}
 
 
 def _play_match(seats: list[SeatClient], games: int) -> None:

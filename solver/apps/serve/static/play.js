@@ -353,33 +353,65 @@ function stopStream() {
   play.stream = null;
 }
 
-/** Follow the table's events; reconnect (with a growing pause) when the stream ends. */
+/** Follow the table's events; reconnect (with a growing pause, or at once when the browser is
+ * back online) when the stream ends or goes silent.  The server sends a heartbeat every few
+ * seconds and the page answers each (api/tables/TABLE/alive: the other seat sees this one as
+ * present); a page that hears nothing for the server's ``silence`` (in its events), or whose
+ * answer cannot reach the server, says the connection is lost, drops the stream and reconnects;
+ * the new stream's first event is the table as it is now. */
 async function follow() {
   const controller = new AbortController();
   play.stream = controller;
   let pause = 500;
+  let silence = 0; // ms: the server's bound, from its first event (0: not known yet)
   while (play.stream === controller) {
+    const attempt = new AbortController(); // this stream only
+    const stop = () => attempt.abort();
+    controller.signal.addEventListener("abort", stop);
+    let watchdog = 0;
+    const lost = () => {
+      if (attempt.signal.aborted) return;
+      connectionLost();
+      attempt.abort();
+    };
+    const heard = () => {
+      clearTimeout(watchdog);
+      if (silence) watchdog = window.setTimeout(lost, silence);
+    };
+    const { table, token } = play.seat;
+    heard(); // a connection that hangs is lost too
     try {
-      await readEvents(`api/tables/${play.seat.table}/events`, play.seat.token, (kind, event) => {
+      await readEvents(`api/tables/${table}/events`, token, (kind, event) => {
         pause = 500;
-        if (kind === "shutdown") setStatusNote("The server is restarting: reconnecting…");
+        if (event.silence) silence = event.silence * 1000;
+        heard();
+        if (kind === "heartbeat") {
+          call("POST", `api/tables/${table}/alive`, undefined, { token, signal: attempt.signal }).catch((e) => {
+            if (e instanceof ApiError && e.status === 0) lost(); // the server cannot hear this page
+          });
+        } else if (kind === "shutdown") setStatusNote("The server is restarting: reconnecting…");
         else if (kind === "expired") leave("This table has expired.");
         else if (event.view) {
+          if (kind === "view") $("panel-play").dataset.connection = "open";
           render(event.view, kind);
           if (kind === "view") serverBack();
         }
-      }, controller.signal);
+      }, attempt.signal);
     } catch (e) {
       if (controller.signal.aborted) return;
       if (e instanceof ApiError && e.status === 404) {
         leave(e.message);
         return;
       }
-      setStatusNote("Lost the connection to the server: reconnecting…");
+      if (!attempt.signal.aborted) connectionLost();
+    } finally {
+      clearTimeout(watchdog);
+      controller.signal.removeEventListener("abort", stop);
     }
     if (play.stream !== controller) return;
-    await new Promise((r) => setTimeout(r, pause));
+    await pauseOrOnline(pause);
     pause = Math.min(pause * 2, 8000);
+    if (play.stream !== controller) return;
     try { // the state may have moved while the stream was down
       render((await ask("GET", "")).data, "view");
       serverBack();
@@ -390,6 +422,25 @@ async function follow() {
       }
     }
   }
+}
+
+/** The page cannot hear the server (or be heard): said in the status line until a view comes. */
+function connectionLost() {
+  $("panel-play").dataset.connection = "lost";
+  setStatusNote("Connection lost — reconnecting…");
+}
+
+/** Wait ``ms``, or less if the browser comes back online meanwhile. */
+function pauseOrOnline(ms) {
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      window.removeEventListener("online", done);
+      resolve(undefined);
+    };
+    const timer = window.setTimeout(done, ms);
+    window.addEventListener("online", done);
+  });
 }
 
 /** The server answers again: a Confirm it did not take is offered again, in words. */
@@ -547,7 +598,9 @@ function titleText(view) {
   else if (view.over) head = `Match over: ${verdict(view.score.you, view.score.other, view)}`;
   else head = `Game ${view.game}: ${verdict(view.showdown.points_a, view.showdown.points_b, view)}`;
   if (view.rematch && view.rematch.other && !view.rematch.you) head = "Your friend asks for a rematch";
-  else if (view.opponent === "friend" && p && p.joined && !p.connected && !view.showdown) head += " (your friend is away)";
+  else if (view.opponent === "friend" && p && p.joined && !p.connected && !view.showdown) {
+    head += p.lost ? " (your friend's connection is lost)" : " (your friend is away)";
+  }
   return `${head} · game ${view.game} of ${view.games} · Quintet`;
 }
 
@@ -633,7 +686,8 @@ function renderPresence(view) {
   }
   if (p.left) items.push(["left", false, "has left the table"]);
   else if (p.joined) {
-    items.push(["connected", p.connected, p.connected ? "has the table open" : "does not have the table open now"]);
+    items.push(["connected", p.connected, p.connected ? "has the table open"
+      : p.lost ? "connection lost: waiting for it to come back" : "does not have the table open now"]);
     if (!view.showdown) items.push(["confirmed", p.confirmed, p.confirmed ? "has confirmed" : "has not confirmed yet"]);
   }
   list.replaceChildren(el("li", "presence-who", "Your friend"), ...items.map(([name, on, text]) => {

@@ -25,13 +25,14 @@ from solver.apps.serve.models import (
     _Strict,
     integral,
 )
+from solver.apps.serve.tables.config import LOST_AFTER
 from solver.play.computer import computer_help
 from solver.problem.opponent_spec import MAX_SPEC_LENGTH
 
 __all__ = [
     "MAX_GAMES", "TableIn", "ArrangementIn", "HintIn", "GradeIn", "JoinIn", "InvitationOut", "InvitedOut",
-    "TableCreatedOut", "TableJoinedOut", "PresenceOut", "RematchOut", "CommitmentsOut", "ResignIn", "EndedOut",
-    "TallyOut",
+    "TableCreatedOut", "TableJoinedOut", "PresenceOut", "AliveOut", "RematchOut", "CommitmentsOut", "ResignIn",
+    "EndedOut", "TallyOut",
     "DealViewOut", "SideOut", "ShowdownOut", "ScoreOut", "FinishedGameOut",
     "AdviceOut", "TableView", "OddsOut", "TableEventOut", "EventKind", "TableStatus",
 ]
@@ -189,12 +190,24 @@ class PresenceOut(JsonModel):
 
     joined: bool = Field(description="the other seat is taken (seat 2: your friend exchanged the invitation); the "
                                      "computer: once it is ready")
-    connected: bool = Field(description="the other seat has the table open now (an event stream); the computer: once "
-                                        "it is ready")
+    connected: bool = Field(description="the other seat has the table open now (an event stream whose page answers "
+                                        "its heartbeats); the computer: once it is ready")
+    lost: bool = Field(description=(
+        "the other seat's connection is lost: its event stream is open but its page has not answered the server's "
+        f"heartbeats ({LOST_AFTER:g} of them: a network gone silent, a closed lid); its page reconnects by itself "
+        "when it can"))
     confirmed: bool = Field(description="the other side has confirmed your current game")
     here: int = Field(ge=0, description="open event streams of YOUR seat (2 or more: the seat is open on two "
                                         "devices or tabs)")
     left: bool = Field(description="the other seat has left the table (POST …/resign with leave): no rematch")
+
+
+class AliveOut(JsonModel):
+    """The answer to a heartbeat (POST …/alive): the stream's pace, as its events say it."""
+
+    heartbeat: float = Field(gt=0, description="seconds between two heartbeats on a table's event stream")
+    silence: float = Field(gt=0, description=(
+        f"seconds ({LOST_AFTER:g} heartbeats) after which a seat not heard from has lost its connection"))
 
 
 class RematchOut(JsonModel):
@@ -280,7 +293,7 @@ class TableView(JsonModel):
 
 EventKind = Literal["view", "preparing", "ready", "failed", "confirmed", "reveal", "next", "record", "presence",
                     "joined", "declined", "invitation_reused", "rematch", "match", "resigned", "aborted", "left",
-                    "expired", "shutdown"]
+                    "heartbeat", "expired", "shutdown"]
 
 
 class TableEventOut(JsonModel):
@@ -296,8 +309,15 @@ class TableEventOut(JsonModel):
         "someone presented the invitation again after your friend joined (refused: someone else has its link); "
         "rematch: a seat asked for a rematch; match: the next match started (both seats keep their links); "
         "resigned: a side resigned the match; aborted: a side ended it before its first show-down; left: your "
-        "friend left the table; expired: the table is gone; shutdown: the server is stopping (the last event; "
+        "friend left the table; heartbeat: sent every `heartbeat` seconds, answered by POST …/alive (a seat "
+        "that does not answer has lost its connection, for the other; a page that hears nothing for 2.5 heartbeats "
+        "has lost the server); expired: the table is gone; shutdown: the server is stopping (the last event; "
         "reconnect)"))
     game: int | None = Field(description="the game the event is about (in its match)")
     seat: int | None = Field(description="the seat that acted (confirmed, next)")
-    view: TableView | None = Field(description="your view after the event (none for expired and shutdown)")
+    view: TableView | None = Field(description="your view after the event (none for heartbeat, expired and shutdown)")
+    heartbeat: float | None = Field(default=None, description=(
+        "on the first event (view) and every heartbeat: the seconds between two heartbeats on this stream"))
+    silence: float | None = Field(default=None, description=(
+        f"with heartbeat: the seconds ({LOST_AFTER:g} heartbeats) after which a silent side has lost its connection "
+        "(a page that hears nothing from the server for as long reconnects)"))

@@ -110,7 +110,7 @@ class TableService:
         self._next_sweep = 0.0
         self._touched: dict[str, float] = {}  # table → its last touch written
         self._revision = 0  # the last view's stamp (µs since the epoch)
-        self.events = TableEvents(lambda table_id: self.db.load(table_id), self._view)
+        self.events = TableEvents(lambda table_id: self.db.load(table_id), self._view, config.heartbeat)
         self.scheduler = Scheduler(pool, self._lock, is_open=lambda: self._db is not None, tick=self._tick,
                                    warm_up=warm_up)
         self.work = TableWork(lambda: self._db, self._lock, self.scheduler, self.events)
@@ -150,9 +150,11 @@ class TableService:
         return self._db
 
     def _tick(self, now: float) -> None:
-        """The scheduler's periodic check (lock held): announce the equilibria's progress, expire."""
+        """The scheduler's periodic check (lock held): announce the equilibria's progress and the
+        seats whose connection was lost, expire."""
         for table_id, game, _ in self.scheduler.progressed(self.events.watched):
             self.events.publish(table_id, "preparing", game)
+        self.events.check()
         if now >= self._next_sweep:
             self._sweep(now)
 
@@ -176,13 +178,15 @@ class TableService:
         exact as a JavaScript number."""
         self._revision = max(self._revision + 1, time.time_ns() // 1000)
         progress = self.work.equilibrium_progress(table, table.seat_games.get(seat, table.first_game))
-        return seat_view(table, seat, progress, self._revision, self.events.streams(table.id))
+        return seat_view(table, seat, progress, self._revision, self.events.streams(table.id),
+                         self.events.lost(table.id))
 
     # ------------------------------------------------------------------ seats
 
     def authenticate(self, table_id: str, token: str) -> int:
         """The seat ``token`` is for at ``table_id`` (and the table is used: its idle clock
-        restarts); else ``NoSuchTable`` (seat 2 before the friend joined: no token is its)."""
+        restarts; the seat is heard from: present); else ``NoSuchTable`` (seat 2 before the friend
+        joined: no token is its)."""
         with self._lock:
             seat = None
             if _TABLE_ID.fullmatch(table_id) and _TOKEN.fullmatch(token):
@@ -195,6 +199,7 @@ class TableService:
             if now - self._touched.get(table_id, 0.0) >= TOUCH_EVERY:  # the idle clock restarts (a write a second)
                 self._touched[table_id] = now
                 self.db.touch(table_id, now)
+            self.events.heard(table_id, seat)
             return seat
 
     def _table(self, table_id: str) -> TableRow:

@@ -114,17 +114,20 @@ def _confirmed_first(mine: Side, theirs: Side) -> Literal["you", "other"]:
     return "other" if theirs.confirmed is None or (mine.confirmed or 0.0) > theirs.confirmed else "you"
 
 
-def presence(table: TableRow, seat: int, streams: dict[int, int]) -> PresenceOut:
+def presence(table: TableRow, seat: int, streams: dict[int, int], lost: frozenset[int] = frozenset()) -> PresenceOut:
     """Who is at the table, for ``seat``: the other side joined, connected (``streams``: open
-    event streams per seat), confirmed in ``seat``'s game; ``seat``'s own streams."""
+    event streams per seat; ``lost``: the seats whose streams are open but silent), confirmed in
+    ``seat``'s game; ``seat``'s own streams."""
     game = table.seat_games.get(seat, table.first_game)
     here = streams.get(seat, 0)
     if not table.friend:
         ready = table.row(game).computer is not None
-        return PresenceOut(joined=ready, connected=ready, confirmed=ready, here=here, left=False)
+        return PresenceOut(joined=ready, connected=ready, lost=False, confirmed=ready, here=here, left=False)
     other = table.other_seat(seat)
-    return PresenceOut(joined=table.joined.get(other, False), connected=streams.get(other, 0) > 0,
-                       confirmed=table.other_side(game, seat).is_confirmed, here=here, left=other in table.left)
+    gone = other in lost
+    return PresenceOut(joined=table.joined.get(other, False), connected=streams.get(other, 0) > 0 and not gone,
+                       lost=gone, confirmed=table.other_side(game, seat).is_confirmed, here=here,
+                       left=other in table.left)
 
 
 def played_result(table: TableRow) -> dict[str, Any]:
@@ -166,14 +169,14 @@ def _finished(table: TableRow, seat: int, game: int) -> list[FinishedGameOut]:
 
 
 def seat_view(table: TableRow, seat: int, progress: dict[str, Any] | None = None, revision: int = 0,
-              streams: dict[int, int] | None = None) -> TableView:
+              streams: dict[int, int] | None = None, lost: frozenset[int] = frozenset()) -> TableView:
     """What ``seat`` may see of ``table``: the one function every view and event goes through.
 
     The other side's arrangement and salt are in it only once both have confirmed (the
     show-down); before, only whether it confirmed and its commitment.  ``progress``: the
     equilibrium solve's progress while the game is being prepared; ``revision``: the view's
     stamp (``TableService`` gives each view a larger one than the last); ``streams``: the open
-    event streams per seat (``presence``)."""
+    event streams per seat, ``lost``: the seats among them not heard from (``presence``)."""
     game = table.seat_games.get(seat, table.first_game)
     row = table.row(game)
     deal = table.deal(game)
@@ -217,7 +220,7 @@ def seat_view(table: TableRow, seat: int, progress: dict[str, Any] | None = None
         preparing=ProgressOut.model_validate(progress)
         if progress and (status == "preparing" or (table.friend and table.hints and not ready)) else None,
         error=row.failed,
-        presence=presence(table, seat, streams or {}),
+        presence=presence(table, seat, streams or {}, lost),
         rematch=RematchOut(you=seat in table.rematch, other=table.friend and table.other_seat(seat) in table.rematch),
         invitation_reused=table.reused if table.friend and seat == 1 else 0,
         declined=table.declined and seat == 1 and not table.joined.get(2, True),
