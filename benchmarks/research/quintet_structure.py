@@ -28,10 +28,10 @@ m₀'s own exploitability: "unique" means *unique to that radius*.
 **What a witness proves (``verdict_of``).**  For weights y ≥ 0 on the rows P, the pricing gives
 for *every* mix x  c·x ≤ U + Σ_P y_P u(P, x).  An exact equilibrium has u(P, x) ≤ 0, so c·x ≤ U
 (the proven bound); a witness — a mix the exact oracle certifies at exploitability δ ≤ 10⁻⁷ —
-only c·x ≤ U + ‖y‖₁ δ, and ‖y‖₁ (the program's dual weight, up to its elastic penalty 10⁶) is
-not bounded.  So a witness above U contradicts nothing, and it proves nothing about the exact
-equilibria either: a δ-equilibrium may lie as far from every exact one as the (unknown) Hoffman
-constant of the equilibrium polytope allows, and δ-equilibria are equilibria of no game.  What
+only c·x ≤ U + ‖y‖₁ δ, and ‖y‖₁ (the program's dual weights, each up to the elastic penalty
+10⁶) is not bounded.  So a witness above U contradicts nothing, and it proves nothing about the
+exact equilibria either: a δ-equilibrium may lie as far from every exact one as the (unknown)
+Hoffman constant of the equilibrium polytope allows.  What
 the two certificates say together, per threshold: some δ-equilibrium reaches the tail v, every
 exact one stays at most U — the excess over m₀ that both support is ``min(v, U) − F₀``
 (*admitted*).  The verdict counts a witness only through that: "not unique" needs an admitted
