@@ -414,7 +414,8 @@ def make_report(records: list[dict], runs: list[dict], args: argparse.Namespace)
     lines += ["", "Reading: the old statistic sits on its baseline in every slot — it measured the transform. The "
               "pooled statistic is a property of the deal when the marginals are unique; the last column describes "
               "one equilibrium only (the joint distribution is not unique).", "", "![structure](structure.png)"]
-    summary = {"params": {k: v for k, v in vars(args).items() if k not in ("jsonl", "bounds_jsonl")}, "deals": n, "exact": len(exact),
+    summary = {"params": {k: v for k, v in vars(args).items() if k not in ("jsonl", "bounds_jsonl")}, "deals": n,
+               "exact": len(exact),
                "unique": k_unique, "not_unique": verdicts.count("not unique"), "undecided": verdicts.count("undecided"),
                "tiers": {t: tiers.count(t) for t in dict.fromkeys(tiers)}, "unique_ci": [lo, hi],
                "radius": {"median": float(np.median(radius)), "p90": float(np.quantile(radius, 0.9)),
