@@ -57,3 +57,12 @@ def test_machine_load_names_the_load_at_the_start(monkeypatch):
     line = benchmark_results.machine_load()
     assert re.search(r"\d+ logical CPUs, load average \d+\.\d\d at the start$", line)
     assert "shared" not in line
+
+
+def test_a_p_value_at_the_monte_carlo_floor_reads_as_a_bound(monkeypatch):
+    """analysis_common.holm_text: a raw p of 1 / (1 + draws) (no draw as extreme) is printed '≤ …'."""
+    monkeypatch.syspath_prepend(str(BENCHMARKS))
+    from analysis_common import holm_text
+
+    assert holm_text([1 / 4001, 0.2], 4000) == ["≤ 0.0005", "0.2"]
+    assert holm_text([2 / 4001], 4000) == ["0.0005"]  # one draw as extreme: an estimate, not the floor
