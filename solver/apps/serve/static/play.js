@@ -19,7 +19,7 @@ import { ArrangementEditor } from "./arrange.js";
 import { cardEl, cardsTextEl, cardTextEl } from "./cards.js";
 import { $, errorBox, fieldMessage, fillOpponents, limits, opponentModel, opponents, readInRange } from "./form.js";
 import { el, seconds, signed } from "./format.js";
-import { kmixEntryEl, marginalsEl, packetsEl, plansEl, proofText, rowOf, totalsEl } from "./render.js";
+import { kmixEntryEl, marginalsEl, packetsEl, plansEl, proofText, rowOf, swapWords, totalsEl } from "./render.js";
 import { pointsWords, rulesNamed } from "./rules.js";
 import { checkCommitment, commitmentText } from "./sha256.js";
 
@@ -658,6 +658,7 @@ function render(view, kind) {
     board.render();
   }
   $("play-advice-buttons").hidden = !view.advice.on || view.you.confirmed; // advice is for placing
+  if (view.you.confirmed || view.status === "ended") $("play-advice-box").hidden = true; // its "use" buttons: stale
   buttons();
   renderShowdown(view, kind);
   renderMatch(view);
@@ -1165,8 +1166,7 @@ function grade() {
     const regret = el("span", "", data.regret.toFixed(4));
     regret.id = "play-grade-regret";
     add("Regret", regret);
-    add("Best swap", ...(sw ? [cardTextEl(sw.card_a), ` (slot ${sw.slot_a}) ↔ `, cardTextEl(sw.card_b),
-      ` (slot ${sw.slot_b}): ${signed(sw.value, 4)}`] : ["none: no swap of two cards improves it"]));
+    add("Best swap", ...(sw ? swapWords(sw, data.value, 4) : ["none: no swap of two cards improves it"]));
     showAdvice("Your arrangement, graded", el("p", "answer-for", `Against ${play.view.advice.against}`), summary,
       packetsEl(data.given, { swap }), rowOf(...(sw ? [useButton(sw.arrangement, "Make this swap")] : []),
         useButton(data.best.arrangement, "Use the best arrangement")));
