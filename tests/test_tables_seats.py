@@ -418,3 +418,31 @@ def test_a_game_resigned_is_lost_in_every_slot_and_the_match_goes_on(server):
     assert record["resigned"] == "player" and record["regret"] is None and record["computer"] is not None
     stats = httpx.post(f"{server}/api/stats", json={"records": [record]})
     assert stats.status_code == 200 and stats.json()["games"] == 0, stats.text
+
+
+def test_a_version_3_tables_file_is_read_on_and_keeps_a_resigned_game(tmp_path):
+    """Version 3 (before a game could be resigned) is read on: its games were not resigned, and a
+    game resigned now is kept across a reopening."""
+    import sqlite3
+
+    from solver.apps.serve.tables import store as tables_store
+
+    path = tmp_path / "t.sqlite"
+    db = sqlite3.connect(path)
+    db.executescript(V1_SCHEMA + tables_store._MIGRATE_1 + tables_store._MIGRATE_2 + "PRAGMA user_version = 3;")
+    db.executemany("INSERT INTO seats (table_id, seat, token_sha256) VALUES ('T1', ?, ?)",
+                   [(1, tables_store.token_hash("one")), (2, tables_store.token_hash("two"))])
+    db.commit()
+    db.close()
+    store = tables_store.TableStore(path)
+    table = store.load("T1")
+    assert table is not None and table.resigned(1) is None and not table.game_over(1)
+    row = table.row(1)
+    row.resigned, row.ended = 2, 200.0
+    store.save_game("T1", row)
+    store.close()
+    again = tables_store.TableStore(path)
+    reread = again.load("T1")
+    assert reread is not None and reread.resigned(1) == 2 and reread.game_over(1) and not reread.shown_down(1)
+    again.close()
+    assert sqlite3.connect(path).execute("PRAGMA user_version").fetchone()[0] == tables_store.SCHEMA_VERSION == 4
