@@ -402,7 +402,7 @@ class TableService:
 
     def resign(self, table_id: str, seat: int, leave: bool, scope: ResignScope = "match") -> TableView:
         """``seat`` gives the current match up (``scope`` "game": only its current game,
-        ``resign_game``): ``aborted`` before its first game is over (no result), else ``resigned``
+        ``_resign_game``): ``aborted`` before its first game is over (no result), else ``resigned``
         (the other side wins it); the other seat is told.  ``leave``: the seat leaves the table
         too (a ``left`` event; no rematch).  A match over already: only ``leave``."""
         with self._lock:
