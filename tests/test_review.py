@@ -32,7 +32,15 @@ from solver.play.session import GameSession, Person
 from solver.play.statistics import statistics
 from solver.problem.deal_tables import DealTables
 from solver.problem.opponents import Greedy, greedy_arrangement
-from solver.storage.records import GameRecord, RecordError, append_record, read_records, records_from_json
+from solver.storage.records import (
+    GameRecord,
+    RecordError,
+    append_record,
+    is_resigned,
+    read_records,
+    records_from_json,
+    resigned_record,
+)
 from solver.storage.store import SolutionStore
 
 SEED = 7  # game 1 of --seed 7: exposed As Ks Th 9s 8h 7s 7h
@@ -72,6 +80,31 @@ def mix_of(eq: EquilibriumResult) -> list[tuple[object, float]]:
 
 
 # ----------------------------------------------------------------------------- records read back
+
+
+def test_a_resigned_game_is_recorded_and_the_readers_skip_it(tmp_path):
+    """docs/rules.md, a game resigned: its record says so, has no arrangement of the resigner's,
+    gives the other side every slot's points; reading records skips it, and a review of it is
+    refused in one line (there is no show-down to replay)."""
+    record = played(mine=MINE)
+    rules = record.deal.rules
+    gave = resigned_record(game=2, seed=SEED + 1, time=record.time, opponent="greedy", deal=record.deal,
+                           player=record.player, computer=record.computer, by="player", hints=("hint",))
+    assert gave["resigned"] == "player" and gave["player"] is None and gave["regret"] is None
+    assert gave["computer"] == record.computer.card_lists(rules) and gave["slots"] == []
+    assert gave["points"] == {"player": 0.0, "computer": float(sum(rules.weights))} and is_resigned(gave)
+    took = resigned_record(game=2, seed=SEED + 1, time=record.time, opponent="friend", deal=record.deal,
+                           player=None, computer=None, by="computer")
+    assert took["points"] == {"player": float(rules.game_points), "computer": 0.0} and took["computer"] is None
+    path = tmp_path / "r.jsonl"
+    append_record(path, record)
+    with open(path, "a", encoding="utf-8") as fh:
+        fh.write(json.dumps(gave) + "\n")
+    assert read_records(path, rules) == [record]
+    assert records_from_json([gave, record.to_dict(), took], rules) == [record]
+    assert statistics(records_from_json([gave], rules)).games == 0
+    with pytest.raises(RecordError, match="game 2 was resigned before its show-down"):
+        GameRecord.from_dict(gave, rules)
 
 
 def test_a_record_reads_back_as_written_and_a_forged_one_is_refused(tmp_path):

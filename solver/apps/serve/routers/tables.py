@@ -165,13 +165,17 @@ def rematch(table_id: str, tables: Tables, token: Token) -> TableView:
 
 
 @router.post("/{table_id}/resign", response_model=TableView, responses={
-    **_MOVE_ERRORS, 409: {"model": ErrorOut, "description": "the match is over already (and you do not leave)"}},
+    **_MOVE_ERRORS, 409: {"model": ErrorOut, "description": (
+        "the match is over already (and you do not leave); scope game: your game is not being placed")}},
     openapi_extra=rate_limit("moves"))
 def resign(table_id: str, tables: Tables, token: Token, body: ResignIn | None = None) -> TableView:
-    """Give the current match up: aborted before its first show-down (no result), else resigned
-    (the other side wins it); the other seat is told.  With leave, you leave the table too."""
+    """Give the current match up: aborted before its first game is over (no result), else
+    resigned (the other side wins it); the other seat is told.  With leave, you leave the table
+    too.  With scope game, only your current game, before its show-down: it is lost in every slot
+    (the other side scores all of its points) and the match goes on."""
     seat = tables.authenticate(table_id, token)
-    return tables.resign(table_id, seat, (body or ResignIn()).leave)
+    body = body or ResignIn()
+    return tables.resign(table_id, seat, body.leave, body.scope)
 
 
 @router.post("/{table_id}/alive", response_model=AliveOut, responses=_MOVE_ERRORS, openapi_extra=rate_limit("moves"))

@@ -16,10 +16,10 @@
 
 import { ApiError, call, readEvents } from "./api.js";
 import { ArrangementEditor } from "./arrange.js";
-import { cardEl, cardsTextEl, cardTextEl } from "./cards.js";
+import { cardEl, cardsTextEl } from "./cards.js";
 import { $, errorBox, fieldMessage, fillOpponents, limits, opponentModel, opponents, readInRange } from "./form.js";
 import { el, seconds, signed } from "./format.js";
-import { kmixEntryEl, marginalsEl, packetsEl, plansEl, proofText, rowOf, totalsEl } from "./render.js";
+import { kmixEntryEl, marginalsEl, packetsEl, plansEl, proofText, rowOf, swapWords, totalsEl } from "./render.js";
 import { pointsWords, rulesNamed } from "./rules.js";
 import { checkCommitment, commitmentText } from "./sha256.js";
 
@@ -44,6 +44,7 @@ const play = {
   asking: false, // the invitation is being fetched
   draftKey: null, // where the board's arrangement is kept (null: not kept)
   invited: null, // {table, code}: the invitation shown, before it is accepted
+  resignScope: "match", // what the resign confirm shown gives up: "game" or "match"
   focusResult: null, // the gameKey whose result gets the focus once its show-down is turned over
   pending: false, // a Confirm the server did not take (down, or a proxy's 5xx): offered again once it is back
 };
@@ -561,6 +562,8 @@ function statusText(view) {
       return `This game could not be prepared: ${view.error}`;
     case "ended":
       return endedText(view);
+    case "resigned":
+      return view.ended ? endedText(view) : `${resignedText(view)}${view.over ? " The match is over." : ""}`;
     case "placing":
       return view.other.confirmed && view.opponent === "friend"
         ? `Your friend has confirmed. Arrange your ${toArrange(rulesNamed(view.deal.rules))} and confirm.`
@@ -583,6 +586,16 @@ function endedText(view) {
     : `${who} resigned the match: ${by === "you" ? `${otherName(view)} wins` : "you win"} it.`;
 }
 
+/** A game resigned before its show-down, in a sentence with its points (lost in every slot):
+ * "Your friend resigned game 2: you win it 25–0." */
+function resignedText(view) {
+  const g = view.finished.find((f) => f.game === view.game);
+  const [mine, theirs] = g ? [g.you, g.other] : [0, 0];
+  return view.resigned === "you"
+    ? `You resigned game ${view.game}: ${otherName(view)} wins it ${theirs}–${mine}.`
+    : `${otherName(view, true)} resigned game ${view.game}: you win it ${mine}–${theirs}.`;
+}
+
 /** The tab's title: where this seat's game stands, in a few words. */
 function titleText(view) {
   const other = otherName(view);
@@ -592,6 +605,8 @@ function titleText(view) {
   else if (view.status === "preparing") head = "Preparing the game";
   else if (view.status === "failed") head = "The game failed";
   else if (view.ended && !view.showdown) head = `Match over: ${view.ended.how}`;
+  else if (view.status === "resigned") head = view.over ? `Match over: ${verdict(view.score.you, view.score.other, view)}`
+    : `Game ${view.game} resigned`;
   else if (view.status === "placing") head = view.other.confirmed && view.opponent === "friend" ? "Your friend has confirmed" : "Your move";
   else if (view.status === "waiting") head = `Waiting for ${other}`;
   else if (!shownDown(view)) head = "Show-down…";
@@ -657,7 +672,12 @@ function render(view, kind) {
     board.locked = true;
     board.render();
   }
-  $("play-advice-buttons").hidden = !view.advice.on || view.you.confirmed; // advice is for placing
+  if (view.status === "resigned" && !board.locked) { // a resigned game is over: its board stays as it was
+    board.locked = true;
+    board.render();
+  }
+  $("play-advice-buttons").hidden = !view.advice.on || gameDone(view); // advice is for placing
+  if (gameDone(view)) $("play-advice-box").hidden = true; // its "use" buttons would change nothing now
   buttons();
   renderShowdown(view, kind);
   renderMatch(view);
@@ -730,22 +750,33 @@ async function fetchInvitation() {
   }
 }
 
+/** This seat is done with its game: confirmed, or the game (or the match) ended without it. */
+function gameDone(view) {
+  return view.you.confirmed || view.status === "resigned" || view.status === "ended";
+}
+
 function buttons() {
   const view = play.view;
   if (!view) return;
   const placing = view.status === "placing" || view.status === "preparing";
   $("play-confirm").setAttribute("aria-disabled",
     play.busy || view.status !== "placing" || !board.full || board.error ? "true" : "false");
-  $("play-confirm").hidden = view.you.confirmed;
+  $("play-confirm").hidden = gameDone(view);
   for (const id of ["play-hint", "play-grade", "play-odds", "play-mix"]) {
     $(id).setAttribute("aria-disabled", play.busy || !placing || !view.advice.ready ? "true" : "false");
   }
   $("play-mix-box").hidden = !view.advice.mixes;
-  for (const id of ["play-undo", "play-clear", "play-text", "play-pool"]) $(id).hidden = view.you.confirmed;
-  $("play-text-help").hidden = view.you.confirmed;
+  for (const id of ["play-undo", "play-clear", "play-text", "play-pool"]) $(id).hidden = gameDone(view);
+  $("play-text-help").hidden = gameDone(view);
   $("play-resign").hidden = view.over;
   $("play-resign").textContent = abortable(view) ? "Abort the match" : "Resign the match";
-  if (view.over) $("play-resign-confirm").hidden = true;
+  $("play-resign-game").hidden = !resignable(view);
+  if (view.over || (play.resignScope === "game" && !resignable(view))) $("play-resign-confirm").hidden = true;
+}
+
+/** A game may be resigned before its show-down, once it is prepared (POST …/resign, scope game). */
+function resignable(view) {
+  return !view.over && (view.status === "placing" || view.status === "waiting");
 }
 
 /** Before the match's first show-down a match is aborted (no result), after it resigned. */
@@ -753,25 +784,31 @@ function abortable(view) {
   return !view.finished.length && !view.showdown;
 }
 
-function askResign() {
+/** The confirm of "Resign the match" (``scope`` "match") or "Resign this game" ("game"). */
+function askResign(scope) {
   const view = play.view;
-  if (!view || view.over) return;
+  if (!view || view.over || (scope === "game" && !resignable(view))) return;
+  play.resignScope = scope;
   const other = otherName(view);
-  $("play-resign-title").textContent = abortable(view)
-    ? "Abort the match? No game has been shown down: it ends with no result."
-    : `Resign the match? ${other[0].toUpperCase() + other.slice(1)} wins it.`;
-  $("play-resign-yes").textContent = abortable(view) ? "Abort" : "Resign";
-  $("play-resign-leave").hidden = view.opponent !== "friend";
+  const points = rulesNamed(view.deal.rules).weights.reduce((a, b) => a + b, 0);
+  $("play-resign-title").textContent = scope === "game"
+    ? `Resign game ${view.game}? It is lost in every slot: ${other} scores all ${points} points, you none. `
+      + (view.game < view.games ? "The match goes on with the next game." : "It is the match's last game.")
+    : abortable(view) ? "Abort the match? No game has been shown down: it ends with no result."
+      : `Resign the match? ${other[0].toUpperCase() + other.slice(1)} wins it.`;
+  $("play-resign-yes").textContent = scope === "match" && abortable(view) ? "Abort" : "Resign";
+  $("play-resign-leave").hidden = view.opponent !== "friend" || scope === "game";
   $("play-resign-leave").textContent = `${abortable(view) ? "Abort" : "Resign"} and leave the table`;
   $("play-resign-confirm").hidden = false;
   $("play-resign-yes").focus();
 }
 
-/** Resign or abort the match (``leave``: and leave the table: your friend is told). */
+/** Resign the game or the match, or abort the match (``leave``: and leave the table: your friend is told). */
 function resign(leaveTable) {
   $("play-resign-confirm").hidden = true;
-  act($("play-resign"), async (signal) => {
-    const { data } = await ask("POST", "/resign", { leave: leaveTable }, signal);
+  const scope = play.resignScope;
+  act($(scope === "game" ? "play-resign-game" : "play-resign"), async (signal) => {
+    const { data } = await ask("POST", "/resign", { scope, leave: leaveTable }, signal);
     if (leaveTable) {
       mine.set(`${play.seat.table}/${play.seat.seat}`, undefined); // not one of "Your tables" any more
       leave(`${endedText(data)} You left the table.`);
@@ -815,11 +852,20 @@ export function seatSlots(showdown) {
 function renderShowdown(view, kind) {
   const box = $("play-showdown-box");
   const sd = view.showdown;
-  box.hidden = !sd && !view.ended;
-  $("play-showdown-title").textContent = sd ? "Show-down" : "The match has ended";
+  box.hidden = !sd && !view.ended && !view.resigned;
+  $("play-showdown-title").textContent = sd ? "Show-down" : view.ended ? "The match has ended"
+    : `Game ${view.game} resigned`;
   if (!sd) {
     delete $("panel-play").dataset.revealed;
-    if (view.ended) { // the match ended before this game's show-down: how, and the rematch
+    if (view.resigned && !view.ended) { // lost in every slot, no show-down: the points, the next game
+      $("play-showdown").replaceChildren();
+      $("play-score").textContent = resignedText(view) + (view.over ? ` Match: you ${view.score.you}, `
+        + `${otherName(view)} ${view.score.other} — ${verdict(view.score.you, view.score.other, view, "the match")}.`
+        : "");
+      $("play-check").hidden = true;
+      $("play-next").hidden = !view.can_next;
+      renderRematch(view);
+    } else if (view.ended) { // the match ended before this game's show-down: how, and the rematch
       $("play-showdown").replaceChildren();
       $("play-score").textContent = `${endedText(view)} ${tallyText(view)}`;
       $("play-check").hidden = true;
@@ -965,7 +1011,7 @@ function renderRematch(view) {
 function renderMatch(view) {
   const box = $("play-match-box");
   // the current game's row waits for its show-down to be turned over
-  const games = view.finished.filter((g) => g.game !== view.game || shownDown(view));
+  const games = view.finished.filter((g) => g.game !== view.game || shownDown(view) || g.resigned);
   // the tally across rematches: not while the show-down that decides a match is being turned over
   const tally = !view.showdown || shownDown(view) ? tallyText(view) : "";
   $("play-tally").textContent = tally;
@@ -983,8 +1029,10 @@ function renderMatch(view) {
   for (const g of games) {
     const tr = el("tr");
     tr.dataset.game = String(g.game);
-    const regret = friend ? [] : [g.regret === null ? "computing…" : g.regret.toFixed(2)];
-    for (const cell of [g.game, g.seed, g.you, g.other, signed(g.you - g.other, 0), ...regret]) {
+    if (g.resigned) tr.dataset.resigned = g.resigned;
+    const regret = friend ? [] : [g.resigned ? "—" : g.regret === null ? "computing…" : g.regret.toFixed(2)];
+    const game = g.resigned ? `${g.game} (resigned by ${g.resigned === "you" ? "you" : otherName(view)})` : g.game;
+    for (const cell of [game, g.seed, g.you, g.other, signed(g.you - g.other, 0), ...regret]) {
       tr.append(el("td", "", String(cell)));
     }
     table.append(tr);
@@ -1165,8 +1213,7 @@ function grade() {
     const regret = el("span", "", data.regret.toFixed(4));
     regret.id = "play-grade-regret";
     add("Regret", regret);
-    add("Best swap", ...(sw ? [cardTextEl(sw.card_a), ` (slot ${sw.slot_a}) ↔ `, cardTextEl(sw.card_b),
-      ` (slot ${sw.slot_b}): ${signed(sw.value, 4)}`] : ["none: no swap of two cards improves it"]));
+    add("Best swap", ...(sw ? swapWords(sw, data.value, 4) : ["none: no swap of two cards improves it"]));
     showAdvice("Your arrangement, graded", el("p", "answer-for", `Against ${play.view.advice.against}`), summary,
       packetsEl(data.given, { swap }), rowOf(...(sw ? [useButton(sw.arrangement, "Make this swap")] : []),
         useButton(data.best.arrangement, "Use the best arrangement")));
@@ -1289,12 +1336,13 @@ export function setupPlay({ select = () => {} } = {}) {
   });
   $("play-records").addEventListener("click", downloadRecords);
   $("play-leave").addEventListener("click", askLeave);
-  $("play-resign").addEventListener("click", askResign);
+  $("play-resign").addEventListener("click", () => askResign("match"));
+  $("play-resign-game").addEventListener("click", () => askResign("game"));
   $("play-resign-yes").addEventListener("click", () => resign(false));
   $("play-resign-leave").addEventListener("click", () => resign(true));
   $("play-resign-no").addEventListener("click", () => {
     $("play-resign-confirm").hidden = true;
-    $("play-resign").focus();
+    $(play.resignScope === "game" ? "play-resign-game" : "play-resign").focus();
   });
   $("play-leave-yes").addEventListener("click", () => leave());
   $("play-leave-no").addEventListener("click", () => {

@@ -48,7 +48,7 @@ function saveKept(records) {
   }
 }
 
-/** Read a records file (JSON lines): {records, error} (error names the line). */
+/** Read a records file (JSON lines): {records, error} (error names the line); resigned games are skipped. */
 export function parseRecords(text, name) {
   const records = [];
   const lines = text.split(/\r?\n/);
@@ -60,6 +60,7 @@ export function parseRecords(text, name) {
     } catch {
       return { records, error: `${name}: line ${i + 1} is not JSON (a records file holds one JSON object a line)` };
     }
+    if (entry && entry.resigned) continue; // resigned before its show-down: nothing to review (docs/rules.md)
     if (!entry || typeof entry !== "object" || Array.isArray(entry) || !entry.player || !entry.computer) {
       return { records, error: `${name}: line ${i + 1} is not a game record (no 'player' and 'computer')` };
     }
@@ -184,7 +185,7 @@ function offerReviews() {
       if (tr.querySelector(".review-cell")) continue;
       const game = tr.dataset.game ? Number(tr.dataset.game) : null;
       const cell = el(tr.querySelector("th") ? "th" : "td", "review-cell");
-      if (game !== null) {
+      if (game !== null && !tr.dataset.resigned) { // a resigned game has no show-down to review
         const b = el("button", "quiet small review-game", "Review");
         b.type = "button";
         b.setAttribute("aria-label", `Review game ${game}`);

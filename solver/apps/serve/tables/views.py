@@ -94,6 +94,8 @@ def _showdown_out(deal: Deal, mine: str, theirs: str) -> ShowdownOut:
 def table_status(table: TableRow, seat: int, game: int) -> TableStatus:
     """Where ``seat``'s game ``game`` stands (see ``TableView.status``)."""
     row = table.row(game)
+    if row.resigned is not None:
+        return "resigned"
     if table.ended is not None and not table.shown_down(game):
         return "ended"
     if not table.friend and row.computer is None:
@@ -149,22 +151,33 @@ def _ended(table: TableRow, seat: int) -> EndedOut | None:
     return None if ended is None else EndedOut(how=ended["how"], by="you" if ended["by"] == seat else "other")
 
 
+def _who(seat: int | None, mine: int) -> Literal["you", "other"] | None:
+    return None if seat is None else "you" if seat == mine else "other"
+
+
 def _finished(table: TableRow, seat: int, game: int) -> list[FinishedGameOut]:
-    """The current match's games up to ``game`` that are shown down, from ``seat``'s side
-    (numbered in the match)."""
+    """The current match's games up to ``game`` that are over (shown down or resigned), from
+    ``seat``'s side (numbered in the match).  A resigned game is lost in every slot: the other
+    side scores all of the game's points (``Rules.game_points``), the resigner none."""
     finished = []
     for g in range(table.first_game, min(game, table.last_game) + 1):
-        if not table.shown_down(g):
+        if not table.game_over(g):
             continue
         g_deal = table.deal(g)
         g_mine, g_other = table.row(g).side(seat), table.other_side(g, seat)
-        assert g_mine.arrangement is not None and g_other.arrangement is not None
-        last = reveals(g_deal, g_mine.arrangement, g_other.arrangement)[-1]
+        resigned = _who(table.resigned(g), seat)
+        if resigned is not None:
+            won = float(g_deal.rules.game_points)
+            you, other = (0.0, won) if resigned == "you" else (won, 0.0)
+        else:
+            assert g_mine.arrangement is not None and g_other.arrangement is not None
+            last = reveals(g_deal, g_mine.arrangement, g_other.arrangement)[-1]
+            you, other = last.player_points, last.computer_points
         record = g_mine.record
         finished.append(FinishedGameOut(
-            game=table.in_match(g), seed=table.seed_of(g), exposed=_deal_out(g_deal)[0], you=last.player_points,
-            other=last.computer_points, regret=None if record is None else record.get("regret"),
-            record="ready" if record is not None else "computing"))
+            game=table.in_match(g), seed=table.seed_of(g), exposed=_deal_out(g_deal)[0], you=you, other=other,
+            regret=None if record is None else record.get("regret"),
+            record="ready" if record is not None else "computing", resigned=resigned))
     return finished
 
 
@@ -182,13 +195,16 @@ def seat_view(table: TableRow, seat: int, progress: dict[str, Any] | None = None
     deal = table.deal(game)
     mine = row.side(seat)
     other = table.other_side(game, seat)
-    both = mine.is_confirmed and other.is_confirmed
+    resigned = _who(row.resigned, seat)
+    both = mine.is_confirmed and other.is_confirmed and resigned is None
+    over = both or resigned is not None  # the game is over: shown down, or resigned
+    shown = both or resigned == "you"  # the other side's arrangement (if laid) is no secret any more
     status = table_status(table, seat, game)
     you = SideOut(confirmed=mine.is_confirmed, commitment=mine.commitment,
                   arrangement=_lists(mine.arrangement, deal) if mine.arrangement else None, salt=mine.salt)
     theirs = SideOut(confirmed=other.is_confirmed, commitment=other.commitment if other.is_confirmed else None,
-                     arrangement=_lists(other.arrangement, deal) if both and other.arrangement else None,
-                     salt=other.salt if both else None)
+                     arrangement=_lists(other.arrangement, deal) if shown and other.arrangement else None,
+                     salt=other.salt if shown else None)
     finished = _finished(table, seat, game)
     if table.friend:
         certified = "" if row.equilibrium is None else f" (certified within {row.equilibrium:.4g} points)"
@@ -204,9 +220,9 @@ def seat_view(table: TableRow, seat: int, progress: dict[str, Any] | None = None
         table=table.id, revision=revision, seat=seat, opponent=table.opponent, description=description,
         games=table.games, game=table.in_match(game), match=table.matches,
         other_game=None if other_game is None else table.in_match(other_game),
-        status=status, over=table.ended is not None or (both and game >= table.last_game),
-        can_next=table.ended is None and both and game < table.last_game,
-        ended=_ended(table, seat), tally=_tally(table, seat),
+        status=status, over=table.ended is not None or (over and game >= table.last_game),
+        can_next=table.ended is None and over and game < table.last_game,
+        ended=_ended(table, seat), resigned=resigned, tally=_tally(table, seat),
         deal=DealViewOut(seed=table.seed_of(game), rules=deal.rules.name, exposed=_deal_out(deal)[0],
                          live=_deal_out(deal)[1]),
         you=you, other=theirs,
