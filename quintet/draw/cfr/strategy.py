@@ -40,13 +40,13 @@ from ...fingerprint import rules_fingerprint
 from ...rules import RULE_SETS, Rules
 from ..game import Terms
 from . import kernels
-from .betting import AbstractGame, Betting, Navigator, Spot, build_game
+from .betting import FOLD, AbstractGame, Betting, Navigator, Spot, build_game
 from .classes import BOUNDARY_SAMPLES, BOUNDARY_SEED, POST_CLASSES, PRE_CLASSES, HandClasses, hand_classes
 from .solve import CFRPlus, best_response, exploitability
 from .tree import DECISION, PublicTree
 
 __all__ = ["FORMAT", "ITERATIONS", "MAX_ENTRIES", "Strategy", "StrategyError", "train", "strategy_for",
-           "strategy_key", "store_dir", "shipped_rule_sets", "quantise", "finish"]
+           "strategy_key", "store_dir", "shipped_rule_sets", "quantise", "finish", "monotonicity"]
 
 FORMAT = 1
 ITERATIONS = 400
@@ -190,10 +190,11 @@ def finish(tree: PublicTree, average: np.ndarray) -> np.ndarray:
 
 def train(rules: Rules, terms: Terms, *, iterations: int = ITERATIONS, pre: int = PRE_CLASSES,
           post: int = POST_CLASSES, progress: Callable[[int, int], None] | None = None,
-          monitor: Callable[[CFRPlus], None] | None = None, game: AbstractGame | None = None) -> Strategy:
+          monitor: Callable[[CFRPlus], bool | None] | None = None, game: AbstractGame | None = None) -> Strategy:
     """Solve the abstract game of these rules and terms by CFR+ (module doc); ``progress(done, total)``
-    after each iteration; ``monitor(solver)`` too (a benchmark measures the average there); ``game``: the
-    abstract game, built already (of these rules, terms and classes)."""
+    after each iteration; ``monitor(solver)`` too (a benchmark measures the average there; True from it
+    stops the training before ``iterations``); ``game``: the abstract game, built already (of these rules,
+    terms and classes)."""
     start = time.process_time()
     if game is None:
         game = build_game(terms, hand_classes(rules, pre, post))
@@ -203,15 +204,16 @@ def train(rules: Rules, terms: Terms, *, iterations: int = ITERATIONS, pre: int 
         solver.iterate(1)
         if progress is not None:
             progress(i + 1, iterations)
-        if monitor is not None:
-            monitor(solver)
+        if monitor is not None and monitor(solver):
+            break
     average = solver.average()
     measured = exploitability(game.tree, average)
     steps = quantise(game.tree, finish(game.tree, average))
     stored = exploitability(game.tree, steps / 255.0)
     info = {
         "format": FORMAT, "key": _header_key(rules, terms, pre, post), "rules": rules.name,
-        "algorithm": "CFR+ (regret matching+, alternating updates, linear averaging)", "iterations": iterations,
+        "algorithm": "CFR+ (regret matching+, alternating updates, linear averaging)",
+        "iterations": solver.iterations,
         "cpu_seconds": round(time.process_time() - start, 1), "built": time.strftime("%Y-%m-%d"),
         "tree": {"nodes": game.tree.n_nodes, "decisions": int((game.tree.kind == DECISION).sum()),
                  "entries": game.tree.size},
@@ -221,6 +223,51 @@ def train(rules: Rules, terms: Terms, *, iterations: int = ITERATIONS, pre: int 
     strategy = Strategy(game.betting, classes, steps, info)
     strategy.__dict__["game"] = game  # the tree is built already
     return strategy
+
+
+def monotonicity(strategy: Strategy, tolerance: float = 0.1, reached: float = 1e-6) -> dict[str, float]:
+    """How often the strategy stays in (does not fold) less often with a stronger class, at the decisions where
+    folding is allowed: ``decisions`` — how many such decisions some class reaches by its own play (own reach
+    at least ``reached``); ``non_monotone`` — the share of them where a stronger class (of one group before the
+    exchange: classes are ordered by strength within a group of hands drawing the same number) stays in with
+    a probability lower by more than ``tolerance`` than a weaker class does, both reached; ``weighted`` —
+    the same share weighted by the decisions' reach (chance times the player's own play, summed over classes)."""
+    tree = strategy.game.tree
+    probs = strategy.probabilities()
+    t = kernels.tree_arrays(tree)
+    weights = np.zeros(tree.size)
+    kernels.walk(t, kernels.Work.of(tree), tree.prior[0], tree.prior[1], 0, kernels.REACH, probs, weights, 0.0)
+    classes = strategy.classes
+    groups = [classes.group_of(x) for x in range(classes.n_pre)]
+    count = bad = 0
+    mass = bad_mass = 0.0
+    for node in tree.decisions().tolist():
+        kids = tree.child_list(node)
+        actions = tree.action[kids].tolist()
+        if FOLD not in actions:
+            continue
+        p = int(tree.player[node])
+        n, k = int(tree.types[node, p]), len(actions)
+        block = weights[tree.offset[node]: tree.offset[node] + n * k].reshape(n, k)
+        reach = block.sum(axis=1)
+        stay = 1.0 - probs[tree.offset[node]: tree.offset[node] + n * k].reshape(n, k)[:, actions.index(FOLD)]
+        group = groups if n == classes.n_pre else [0] * n
+        ok = reach >= reached
+        if not ok.any():
+            continue
+        worse = False
+        for g in set(group):
+            rows = [x for x in range(n) if ok[x] and group[x] == g]
+            best = -1.0
+            for x in rows:  # weakest first
+                worse |= stay[x] < best - tolerance
+                best = max(best, stay[x])
+        count += 1
+        bad += worse
+        mass += float(reach.sum())
+        bad_mass += float(reach.sum()) * worse
+    return {"decisions": count, "non_monotone": bad / max(count, 1), "weighted": bad_mass / mass if mass else 0.0,
+            "tolerance": tolerance}
 
 
 def check_size(terms: Terms) -> None:
