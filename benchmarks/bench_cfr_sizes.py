@@ -50,44 +50,50 @@ from quintet.rules import get_rules  # noqa: E402
 
 RULES = "draw36-joker-11"
 SIZES = f"10x10,{PRE_CLASSES}x{POST_CLASSES},70x64"
+SHIPPED = (PRE_CLASSES, POST_CLASSES, False)
 
 
-def parse_sizes(text: str) -> list[tuple[int, int]]:
-    """'10x10,30x32' -> [(10, 10), (30, 32)] (``ValueError`` with a sentence: not that form, or a size below 2,
-    or one given twice)."""
+Size = tuple[int, int, bool]  # hand_classes' pre, post and emd
+
+
+def parse_sizes(text: str) -> list[Size]:
+    """'10x10,30x32e' -> [(10, 10, False), (30, 32, True)] (a final e: classes by distribution, ``emd``;
+    ``ValueError`` with a sentence: not that form, or a size below 2, or one given twice)."""
     out = []
     for part in text.split(","):
-        pre, x, post = part.strip().partition("x")
+        word = part.strip()
+        emd = word.endswith("e")
+        pre, x, post = word.removesuffix("e").partition("x")
         if not x or not pre.isdigit() or not post.isdigit():
-            raise ValueError(f"a size is PRExPOST (e.g. 10x10), got {part.strip()!r}")
+            raise ValueError(f"a size is PRExPOST, e.g. 10x10 (30x32e: classes by distribution), got {word!r}")
         if int(pre) < 2 or int(post) < 2:
-            raise ValueError(f"a size has at least 2 classes a phase, got {part.strip()!r}")
-        out.append((int(pre), int(post)))
+            raise ValueError(f"a size has at least 2 classes a phase, got {word!r}")
+        out.append((int(pre), int(post), emd))
     if len(set(out)) != len(out):
         raise ValueError(f"a size is given twice in {text!r}")
     return out
 
 
-def _path(pre: int, post: int) -> Path:
-    rules = get_rules(RULES)
-    return store_dir() / f"{strategy_key(rules, Terms(), pre, post)}.npz"
+def _path(size: Size) -> Path:
+    return store_dir() / f"{strategy_key(get_rules(RULES), Terms(), *size)}.npz"
 
 
-def load(pre: int, post: int) -> Strategy:
+def load(size: Size) -> Strategy:
     """The strategy of a size: the shipped one, or the one ``train`` stored."""
     rules, terms = get_rules(RULES), Terms()
-    if (pre, post) == (PRE_CLASSES, POST_CLASSES):
+    if size == SHIPPED:
         return strategy_for(rules, terms, build=False)
-    return Strategy.load(_path(pre, post), rules, terms)
+    return Strategy.load(_path(size), rules, terms)
 
 
 # ---------------------------------------------------------------- train -----------------------
 
 
-def train_one(rules, terms, pre: int, post: int,  # type: ignore[no-untyped-def]
+def train_one(rules, terms, size: Size,  # type: ignore[no-untyped-def]
               args: argparse.Namespace) -> tuple[Strategy, list[dict[str, float]]]:
     """CFR+ on one size until the target (module doc); the strategy, stored, and its measurements."""
-    game = build_game(terms, hand_classes(rules, pre, post))
+    pre, post, emd = size
+    game = build_game(terms, hand_classes(rules, pre, post, emd))
     points: list[dict[str, float]] = []
     paused = 0.0
     start = time.process_time()
@@ -105,26 +111,36 @@ def train_one(rules, terms, pre: int, post: int,  # type: ignore[no-untyped-def]
         print(f"{pre}x{post}: {solver.iterations} it {cpu:.0f} CPU-s {e:.5f}", flush=True)
         return e <= args.target or last
 
-    strategy = train(rules, terms, iterations=args.max_iterations, pre=pre, post=post, monitor=monitor, game=game)
-    strategy.save(_path(pre, post))
+    strategy = train(rules, terms, iterations=args.max_iterations, pre=pre, post=post, emd=emd, monitor=monitor,
+                     game=game)
+    strategy.save(_path(size))
     return strategy, points
 
 
+def key(row: dict) -> Size:
+    return row["pre"], row["post"], row.get("emd", False)
+
+
 def train_sizes(args: argparse.Namespace, run: Run) -> None:
+    """Train (or load) each size and add its row to the saved ones, a size trained again replacing its row; each
+    row keeps the provenance of the run that made it."""
     rules, terms = get_rules(RULES), Terms()
-    rows = []
-    for pre, post in args.sizes:
+    path = DATA / "cfr_sizes_train.json"
+    saved = json.loads(path.read_text()) if path.exists() else {"sizes": []}
+    rows = [r if "run" in r else r | {"run": saved["run"]} for r in saved["sizes"] if key(r) not in args.sizes]
+    for size in args.sizes:
         t0 = time.process_time()
-        shipped = (pre, post) == (PRE_CLASSES, POST_CLASSES)
+        shipped = size == SHIPPED
         if shipped:
             strategy, points = strategy_for(rules, terms, build=False), []
         else:
-            strategy, points = train_one(rules, terms, pre, post, args)
+            strategy, points = train_one(rules, terms, size, args)
         c = strategy.classes
-        row = {"pre": pre, "post": post, "n_pre": c.n_pre, "n_post": c.n_post, "shipped": shipped,
+        pre, post, emd = size
+        row = {"pre": pre, "post": post, "emd": emd, "n_pre": c.n_pre, "n_post": c.n_post, "shipped": shipped,
                "entries": int(strategy.game.tree.size), "info": strategy.info, "points": points,
                "monotonicity": {k: float(v) for k, v in monotonicity(strategy).items()},
-               "cpu": time.process_time() - t0}
+               "cpu": time.process_time() - t0, "run": run.to_dict()}
         print(f"{pre}x{post}: {row['n_pre']}/{row['n_post']} classes, {strategy.info['exploitability']}, "
               f"{row['monotonicity']}", flush=True)
         rows.append(row)
@@ -155,7 +171,7 @@ def match(rules, terms, a, b, args: argparse.Namespace, seed: int) -> dict[str, 
 def play(args: argparse.Namespace, run: Run) -> None:
     rules, terms = get_rules(RULES), Terms()
     trained = json.loads((DATA / "cfr_sizes_train.json").read_text())
-    sizes = [(r["pre"], r["post"]) for r in trained["sizes"]]
+    sizes = [key(r) for r in trained["sizes"]]
     strategies = {s: load(*s) for s in sizes}
     out: dict[str, object] = {"rules": RULES, "stack": STACK, "seed": args.seed, "lbr": [], "head_to_head": []}
     for i, s in enumerate(sizes):
@@ -182,19 +198,21 @@ def _ci(r: dict[str, float]) -> str:
     return f"{r['mean']:+.4f} [{r['low']:+.4f}, {r['high']:+.4f}]"
 
 
-def _name(size: list[int], rows: dict[tuple[int, int], dict]) -> str:
-    r = rows[(size[0], size[1])]
-    return f"{r['n_pre']}/{r['n_post']}"
+def _name(size: list, rows: dict[Size, dict]) -> str:
+    r = rows[(size[0], size[1], size[2])]
+    return f"{r['n_pre']}/{r['n_post']}{' EMD' if r.get('emd') else ''}"
 
 
 def report() -> None:
     t = json.loads((DATA / "cfr_sizes_train.json").read_text())
-    rows = {(r["pre"], r["post"]): r for r in t["sizes"]}
-    lines = [
-        f"Training: {Run.from_dict(t['run']).line()}",
+    rows = {key(r): r for r in t["sizes"]}
+    runs = list({r["run"]["command"] + r["run"]["commit"]: r["run"] for r in t["sizes"]}.values())
+    lines = [f"Training: {Run.from_dict(r).line()}" for r in runs] + [
         "",
-        f"`{t['rules']}`, default terms. Each size is a card abstraction of `quintet.draw.cfr.classes` (classes by "
-        "mean strength; before the exchange within groups by the number of cards the best exchange draws), "
+        f"`{t['rules']}`, default terms. Each size is a card abstraction of `quintet.draw.cfr.classes` (before "
+        "the exchange, within groups by the number of cards the best exchange draws, classes by the mean "
+        "strength of the final hand, or — EMD — by its whole distribution, clustered by earth mover's "
+        "distance; after the exchange, by the final hand's percentile), "
         f"solved by CFR+ until the exact exploitability of its average strategy is at most {t['target']} chips a "
         "hand in its own abstract game (measured every few iterations; the shipped size, 35/32, is the shipped "
         "file, not retrained). *Stored*: the strategy as the package stores it (unreached sets by best response, "
@@ -208,7 +226,7 @@ def report() -> None:
     ]
     for r in t["sizes"]:
         e, m = r["info"]["exploitability"], r["monotonicity"]
-        lines.append(f"| {r['n_pre']}/{r['n_post']}{' (shipped)' if r['shipped'] else ''} | {r['entries']:,} | "
+        lines.append(f"| {_name(list(key(r)), rows)}{' (shipped)' if r['shipped'] else ''} | {r['entries']:,} | "
                      f"{r['info']['iterations']:,} | {r['info']['cpu_seconds']:.0f} | {e['average']:.5f} | "
                      f"{e['stored']:.5f} | {m['non_monotone']:.1%} ({m['weighted']:.1%}) |")
     path = DATA / "cfr_sizes_play.json"
@@ -260,15 +278,21 @@ def _plot(t: dict, p: dict) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    rows = {(r["pre"], r["post"]): r for r in t["sizes"]}
+    rows = {key(r): r for r in t["sizes"]}
     fig, ax = plt.subplots(figsize=(7, 4.2))
-    x = [rows[tuple(r["size"])]["n_post"] for r in p["lbr"]]
-    stored = [rows[tuple(r["size"])]["info"]["exploitability"]["stored"] for r in p["lbr"]]
-    cv = [r["control_variates"] for r in p["lbr"]]
-    errors = [[c["mean"] - c["low"] for c in cv], [c["high"] - c["mean"] for c in cv]]
-    ax.errorbar(x, [c["mean"] for c in cv], yerr=errors, marker="o", capsize=4,
-                label="local best response, real game (95%, control variates)")
-    ax.plot(x, stored, marker="s", label="exact exploitability, own abstract game (stored strategy)")
+    for emd, what in ((False, "classes by mean"), (True, "classes by distribution (EMD)")):
+        points = sorted((r for r in p["lbr"] if rows[tuple(r["size"])].get("emd", False) == emd),
+                        key=lambda r: rows[tuple(r["size"])]["n_post"])
+        if not points:
+            continue
+        x = [rows[tuple(r["size"])]["n_post"] for r in points]
+        stored = [rows[tuple(r["size"])]["info"]["exploitability"]["stored"] for r in points]
+        cv = [r["control_variates"] for r in points]
+        errors = [[c["mean"] - c["low"] for c in cv], [c["high"] - c["mean"] for c in cv]]
+        ax.errorbar(x, [c["mean"] for c in cv], yerr=errors, marker="D" if emd else "o", capsize=4,
+                    linestyle="none" if emd else "-", label=f"local best response, real game (95%), {what}")
+        ax.plot(x, stored, marker="x" if emd else "s", linestyle="none" if emd else "-",
+                label=f"exact exploitability in its abstract game, {what}")
     ax.axhline(0.0, color="grey", linewidth=0.8)
     ax.set_xscale("log")
     ax.set_xlabel("hand classes after the exchange")

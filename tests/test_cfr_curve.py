@@ -13,10 +13,10 @@ from test_benchmarks import BENCHMARKS, load_benchmark
 
 from quintet.draw.cfr import kernels
 from quintet.draw.cfr.aivat import fill_best, fill_strategy, realised, subtree_size
-from quintet.draw.cfr.betting import DRAW, FOLD
-from quintet.draw.cfr.classes import hand_classes
+from quintet.draw.cfr.betting import DRAW, FOLD, Betting, Navigator
+from quintet.draw.cfr.classes import best_draw, emd_clusters, emd_distance, hand_classes
 from quintet.draw.cfr.solve import uniform_strategy
-from quintet.draw.cfr.strategy import Strategy, monotonicity, strategy_for
+from quintet.draw.cfr.strategy import FORMAT, Strategy, _header_key, monotonicity, strategy_for, strategy_key
 from quintet.draw.cfr.tree import DECISION, ONES, SIGN, TERMINAL, TreeBuilder
 from quintet.draw.game import Terms
 from quintet.rules import get_rules
@@ -40,6 +40,85 @@ def test_classes_of_each_size_are_numbered_by_strength(size):
     groups = [c.group_of(a) for a in range(c.n_pre)]
     rows = c.transitions[groups, np.arange(c.n_pre)]  # every class drawing its own best exchange
     assert np.allclose(rows.sum(axis=1), 1.0)
+
+
+def transport(a, b, x):
+    """The cheapest way to move histogram a onto histogram b (both normalised) along the line x, by the north-west
+    corner rule (optimal in one dimension): a brute force for ``emd_distance``."""
+    a, b = list(a / a.sum()), list(b / b.sum())
+    i = j = 0
+    cost = 0.0
+    while i < len(a) and j < len(b):
+        moved = min(a[i], b[j])
+        cost += moved * abs(x[i] - x[j])
+        a[i] -= moved
+        b[j] -= moved
+        if a[i] <= 1e-15:
+            i += 1
+        else:
+            j += 1
+    return cost
+
+
+def test_emd_distance_is_the_cheapest_transport():
+    rng = np.random.default_rng(3)
+    x = np.sort(rng.uniform(0, 1, 7))
+    for _ in range(20):
+        a, b = rng.integers(0, 5, 7).astype(float) + 0.01, rng.integers(0, 5, 7).astype(float) + 0.01
+        assert emd_distance(a, b, x) == pytest.approx(transport(a, b, x), abs=1e-12)
+
+
+def cost(hist, weight, x, labels):
+    """Σ weight × EMD to the cluster's centre, the centre the coordinate-wise weighted median of its CDFs."""
+    cdf = np.cumsum(hist, axis=1) / hist.sum(axis=1, keepdims=True)
+    total = 0.0
+    for c in set(labels.tolist()):
+        rows = labels == c
+        centre = np.array([np.sort(col)[np.searchsorted(np.cumsum(weight[rows][np.argsort(col)]),
+                                                        weight[rows].sum() / 2)] for col in cdf[rows].T])
+        total += float(weight[rows] @ (np.abs(cdf[rows] - centre)[:, :-1] @ np.diff(x)))
+    return total
+
+
+def test_emd_clusters_find_the_best_partition_of_a_small_case():
+    """Eight histograms of two shapes at several means (a pair and a spread): the clusters equal the best of every
+    partition into two by the exact EMD objective, and are numbered by mean (the weaker cluster first)."""
+    x = np.linspace(0.0, 1.0, 5)
+    hist = np.array([[4, 1, 0, 0, 0], [3, 2, 0, 0, 0], [5, 0, 0, 0, 1], [2, 2, 1, 0, 0],
+                     [0, 0, 1, 2, 3], [0, 0, 0, 2, 4], [1, 0, 0, 1, 5], [0, 0, 2, 3, 2]], dtype=float)
+    weight = np.array([1.0, 2.0, 1.0, 1.0, 3.0, 1.0, 1.0, 2.0])
+    labels = emd_clusters(hist, weight, x, 2)
+    best = min(cost(hist, weight, x, np.array(p)) for p in itertools.product(range(2), repeat=len(hist))
+               if len(set(p)) == 2)
+    assert cost(hist, weight, x, labels) == pytest.approx(best)
+    means = (hist @ x) / hist.sum(axis=1)
+    assert means[labels == 0].max() < means[labels == 1].min()
+
+
+def test_classes_by_distribution_keep_the_groups_and_look_hands_up(tmp_path):
+    """EMD classes: one group per number of cards drawn as by mean, each hand's class in its group and its E* in
+    the class's range; stored and read back by a strategy file unchanged."""
+    c = hand_classes(RULES, 30, 32, True)
+    by_mean = hand_classes(RULES, 30, 32)
+    assert c.pre_of is not None and by_mean.pre_of is None
+    assert np.array_equal(c.group_first, by_mean.group_first) and np.array_equal(c.post_cuts, by_mean.post_cuts)
+    assert np.isclose(c.prior.sum(), 1.0) and not np.allclose(c.prior, by_mean.prior)
+    rng = np.random.default_rng(5)
+    deck = np.array(RULES.deck.cards())
+    for _ in range(300):
+        hand = rng.choice(deck, 5, replace=False).tolist()
+        drawn, value = best_draw(RULES, hand)
+        x = c.pre_class(hand)
+        assert c.group_of(x) == drawn
+        assert c.pre_range[x, 0] <= value <= c.pre_range[x, 1]
+    betting = Betting(Terms())
+    steps = np.zeros(Navigator(betting, c.n_pre, c.n_post).entries(betting.root()), dtype=np.uint8)
+    info = {"format": FORMAT, "key": _header_key(RULES, Terms(), 30, 32, True)}
+    path = tmp_path / f"{strategy_key(RULES, Terms(), 30, 32, True)}.npz"
+    assert path.name != f"{strategy_key(RULES, Terms(), 30, 32)}.npz"
+    Strategy(betting, c, steps, info).save(path)
+    back = Strategy.load(path, RULES, Terms()).classes
+    assert np.array_equal(back.pre_of, c.pre_of) and np.array_equal(back.transitions, c.transitions)
 
 
 # ---------------------------------------------------------------- control variates ------------

@@ -59,15 +59,18 @@ class StrategyError(InputError):
     """A strategy file that cannot be used (damaged, another format, another game)."""
 
 
-def _header_key(rules: Rules, terms: Terms, pre: int, post: int) -> dict[str, Any]:
-    return {"format": FORMAT, "fingerprint": rules_fingerprint(rules), "terms": terms.to_dict(),
-            "classes": {"pre": pre, "post": post, "boundary_samples": BOUNDARY_SAMPLES,
-                        "boundary_seed": BOUNDARY_SEED}}
+def _header_key(rules: Rules, terms: Terms, pre: int, post: int, emd: bool = False) -> dict[str, Any]:
+    classes: dict[str, Any] = {"pre": pre, "post": post, "boundary_samples": BOUNDARY_SAMPLES,
+                               "boundary_seed": BOUNDARY_SEED}
+    if emd:  # classes by distribution (``hand_classes``); the key of classes by mean is as it always was
+        classes["emd"] = True
+    return {"format": FORMAT, "fingerprint": rules_fingerprint(rules), "terms": terms.to_dict(), "classes": classes}
 
 
-def strategy_key(rules: Rules, terms: Terms, pre: int = PRE_CLASSES, post: int = POST_CLASSES) -> str:
+def strategy_key(rules: Rules, terms: Terms, pre: int = PRE_CLASSES, post: int = POST_CLASSES,
+                 emd: bool = False) -> str:
     """A file name for the strategy of this game: the rule set's name and a hash of everything that defines it."""
-    text = json.dumps(_header_key(rules, terms, pre, post), sort_keys=True)
+    text = json.dumps(_header_key(rules, terms, pre, post, emd), sort_keys=True)
     return f"{rules.name}-{hashlib.sha256(text.encode()).hexdigest()[:16]}"
 
 
@@ -126,6 +129,7 @@ class Strategy:
                 steps=np.frombuffer(lzma.compress(self.steps.tobytes(), preset=6), dtype=np.uint8),
                 group_first=c.group_first, pre_cuts=np.concatenate(c.pre_cuts), post_cuts=c.post_cuts,
                 prior=c.prior, transitions=c.transitions, pre_range=c.pre_range, post_range=c.post_range,
+                **({} if c.pre_of is None else {"pre_of": c.pre_of}),
             )
         tmp.replace(path)
 
@@ -140,11 +144,12 @@ class Strategy:
                     raise StrategyError(f"strategy file format {info.get('format')}, this program reads {FORMAT}")
                 key = info["key"]
                 c = key["classes"]
-                if key != _header_key(rules, terms, c["pre"], c["post"]):
+                if key != _header_key(rules, terms, c["pre"], c["post"], c.get("emd", False)):
                     raise StrategyError("the strategy file is of another game (rules, terms or classes)")
                 first = data["group_first"]
                 classes = HandClasses(rules, first, _pre_cuts(first, data["pre_cuts"]), data["post_cuts"],
-                                      data["prior"], data["transitions"], data["pre_range"], data["post_range"])
+                                      data["prior"], data["transitions"], data["pre_range"], data["post_range"],
+                                      data["pre_of"] if "pre_of" in data.files else None)
                 steps = np.frombuffer(lzma.decompress(data["steps"].tobytes()), dtype=np.uint8)
         except StrategyError:
             raise
@@ -189,15 +194,15 @@ def finish(tree: PublicTree, average: np.ndarray) -> np.ndarray:
 
 
 def train(rules: Rules, terms: Terms, *, iterations: int = ITERATIONS, pre: int = PRE_CLASSES,
-          post: int = POST_CLASSES, progress: Callable[[int, int], None] | None = None,
+          post: int = POST_CLASSES, emd: bool = False, progress: Callable[[int, int], None] | None = None,
           monitor: Callable[[CFRPlus], bool | None] | None = None, game: AbstractGame | None = None) -> Strategy:
     """Solve the abstract game of these rules and terms by CFR+ (module doc); ``progress(done, total)``
     after each iteration; ``monitor(solver)`` too (a benchmark measures the average there; True from it
     stops the training before ``iterations``); ``game``: the abstract game, built already (of these rules,
-    terms and classes)."""
+    terms and classes); ``pre``, ``post``, ``emd``: the classes (``hand_classes``)."""
     start = time.process_time()
     if game is None:
-        game = build_game(terms, hand_classes(rules, pre, post))
+        game = build_game(terms, hand_classes(rules, pre, post, emd))
     classes = game.classes
     solver = CFRPlus(game.tree)
     for i in range(iterations):
@@ -211,7 +216,7 @@ def train(rules: Rules, terms: Terms, *, iterations: int = ITERATIONS, pre: int 
     steps = quantise(game.tree, finish(game.tree, average))
     stored = exploitability(game.tree, steps / 255.0)
     info = {
-        "format": FORMAT, "key": _header_key(rules, terms, pre, post), "rules": rules.name,
+        "format": FORMAT, "key": _header_key(rules, terms, pre, post, emd), "rules": rules.name,
         "algorithm": "CFR+ (regret matching+, alternating updates, linear averaging)",
         "iterations": solver.iterations,
         "cpu_seconds": round(time.process_time() - start, 1), "built": time.strftime("%Y-%m-%d"),
