@@ -125,9 +125,7 @@ def train_sizes(args: argparse.Namespace, run: Run) -> None:
     """Train (or load) each size and add its row to the saved ones, a size trained again replacing its row; each
     row keeps the provenance of the run that made it."""
     rules, terms = get_rules(RULES), Terms()
-    path = DATA / "cfr_sizes_train.json"
-    saved = json.loads(path.read_text()) if path.exists() else {"sizes": []}
-    rows = [r if "run" in r else r | {"run": saved["run"]} for r in saved["sizes"] if key(r) not in args.sizes]
+    rows = []
     for size in args.sizes:
         t0 = time.process_time()
         shipped = size == SHIPPED
@@ -144,8 +142,11 @@ def train_sizes(args: argparse.Namespace, run: Run) -> None:
         print(f"{pre}x{post}: {row['n_pre']}/{row['n_post']} classes, {strategy.info['exploitability']}, "
               f"{row['monotonicity']}", flush=True)
         rows.append(row)
+    path = DATA / "cfr_sizes_train.json"
+    saved = json.loads(path.read_text()) if path.exists() else {"sizes": []}
+    kept = [r if "run" in r else r | {"run": saved["run"]} for r in saved["sizes"] if key(r) not in args.sizes]
     save_data("cfr_sizes_train", run, {"rules": RULES, "terms": terms.to_dict(), "target": args.target,
-                                       "sizes": rows})
+                                       "sizes": kept + rows})
 
 
 # ---------------------------------------------------------------- play ------------------------
