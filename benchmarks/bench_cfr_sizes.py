@@ -2,7 +2,7 @@
 
     python benchmarks/bench_cfr_sizes.py train [--sizes PRExPOST,...] [--target E] [--max-iterations N]
                                                [--max-cpu-minutes M] [--check-every N]
-    python benchmarks/bench_cfr_sizes.py play [--cpu-minutes M] [--wall-minutes W] [--seed S]
+    python benchmarks/bench_cfr_sizes.py play [--only lbr|head-to-head] [--cpu-minutes M] [--wall-minutes W] [--seed S]
     python benchmarks/bench_cfr_sizes.py report
 
 * **train** — for each size (the ``pre`` and ``post`` of ``quintet.draw.cfr.classes.hand_classes``; the
@@ -173,23 +173,31 @@ def play(args: argparse.Namespace, run: Run) -> None:
     rules, terms = get_rules(RULES), Terms()
     trained = json.loads((DATA / "cfr_sizes_train.json").read_text())
     sizes = [key(r) for r in trained["sizes"]]
-    strategies = {s: load(*s) for s in sizes}
-    out: dict[str, object] = {"rules": RULES, "stack": STACK, "seed": args.seed, "lbr": [], "head_to_head": []}
-    for i, s in enumerate(sizes):
+    strategies = {s: load(s) for s in sizes}
+    out: dict[str, list[dict]] = {"lbr": [], "head_to_head": []}
+    for i, s in enumerate(sizes if args.only in ("all", "lbr") else []):
         responder = LocalBestResponse(strategies[s], args.seed)
         bot = Watched(CfrBot(rules, terms, args.seed + 1, strategy=strategies[s]), responder)
         result = match(rules, terms, responder, bot, args, args.seed + 10 * i)
         print(f"lbr vs {s}: {result}", flush=True)
-        out["lbr"].append({"size": list(s)} | result)  # type: ignore[attr-defined]
-    for i, (s, z) in enumerate(combinations(sizes, 2)):
+        out["lbr"].append({"size": list(s)} | result)
+    for i, (s, z) in enumerate(combinations(sizes, 2) if args.only in ("all", "head-to-head") else []):
         check_same_betting(strategies[s], strategies[z])
         a = Watched(CfrBot(rules, terms, args.seed + 2, strategy=strategies[s]))
         b = Watched(CfrBot(rules, terms, args.seed + 3, strategy=strategies[z]), a)
         a.other = b
         result = match(rules, terms, a, b, args, args.seed + 100 + 10 * i)
         print(f"{s} vs {z}: {result}", flush=True)
-        out["head_to_head"].append({"a": list(s), "b": list(z)} | result)  # type: ignore[attr-defined]
-    save_data("cfr_sizes_play", run, out)
+        out["head_to_head"].append({"a": list(s), "b": list(z)} | result)
+    path = DATA / "cfr_sizes_play.json"
+    saved = json.loads(path.read_text()) if path.exists() else {}
+    for kind, rows in out.items():  # the matches of this run, with its provenance; the others' kept
+        if rows:
+            for r in rows:
+                r["run"] = run.to_dict()
+        else:
+            out[kind] = saved.get(kind, [])
+    save_data("cfr_sizes_play", run, {"rules": RULES, "stack": STACK, "seed": args.seed, **out})
 
 
 # ---------------------------------------------------------------- report ----------------------
@@ -208,7 +216,7 @@ def report() -> None:
     t = json.loads((DATA / "cfr_sizes_train.json").read_text())
     rows = {key(r): r for r in t["sizes"]}
     runs = list({r["run"]["command"] + r["run"]["commit"]: r["run"] for r in t["sizes"]}.values())
-    lines = [f"Training: {Run.from_dict(r).line()}" for r in runs] + [
+    lines = ["**Training.**", *[Run.from_dict(r).line() for r in runs]] + [
         "",
         f"`{t['rules']}`, default terms. Each size is a card abstraction of `quintet.draw.cfr.classes` (before "
         "the exchange, within groups by the number of cards the best exchange draws, classes by the mean "
@@ -235,7 +243,9 @@ def report() -> None:
         p = json.loads(path.read_text())
         lines += [
             "",
-            f"Play: {Run.from_dict(p['run']).line()}",
+            "**Play.**",
+            *[Run.from_dict(r).line() for r in
+              {r["run"]["command"] + r["run"]["date"]: r["run"] for r in p["lbr"] + p["head_to_head"]}.values()],
             "",
             f"At a real table (stacks of {p['stack']}), duplicate deals (each deck played twice, the seats "
             "swapped), chips a hand with a 95% interval over the deals, plain and with the control variates "
@@ -315,6 +325,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--check-every", type=int, default=50, help="train: iterations between measurements")
     parser.add_argument("--cpu-minutes", type=float, default=2.0, help="play: per match, sized by a pilot")
     parser.add_argument("--wall-minutes", type=float, default=10.0, help="play: per match, stop early after this")
+    parser.add_argument("--only", choices=("all", "lbr", "head-to-head"), default="all",
+                        help="play: these matches only (the others' saved results kept)")
     parser.add_argument("--seed", type=int, default=2026)
     args = parser.parse_args(argv)
     try:
