@@ -35,7 +35,7 @@ __all__ = ["Watched", "Rows", "subtree_size", "fill_strategy", "fill_best", "rea
 
 
 @njit(cache=True, nogil=True)
-def subtree_size(t, root):  # type: ignore[no-untyped-def]
+def subtree_size(t, root):
     """The number of nodes of the subtree of ``root`` (pre-order: they are the ids root .. root + size - 1)."""
     last = root
     while t.n_children[last] > 0:
@@ -44,7 +44,7 @@ def subtree_size(t, root):  # type: ignore[no-untyped-def]
 
 
 @njit(cache=True, nogil=True)
-def fill_strategy(t, root, step, player, probs, x):  # type: ignore[no-untyped-def]
+def fill_strategy(t, root, step, player, probs, x):
     """step[child - root] = the probability that ``player``, of type ``x``, plays to that child, at every
     decision of his in the subtree of ``root`` (probs: a strategy of the tree ``t``)."""
     for i in range(step.shape[0]):
@@ -57,7 +57,7 @@ def fill_strategy(t, root, step, player, probs, x):  # type: ignore[no-untyped-d
 
 
 @njit(cache=True, nogil=True)
-def fill_best(t, root, step, player, values):  # type: ignore[no-untyped-def]
+def fill_best(t, root, step, player, values):
     """step[child - root] = 1 for the child of highest ``values`` (the first of equals, as ``np.argmax``) at every
     decision of ``player`` in the subtree of ``root``, 0 for the others (values: per node, indexed from root)."""
     for i in range(step.shape[0]):
@@ -74,7 +74,7 @@ def fill_best(t, root, step, player, values):  # type: ignore[no-untyped-def]
 
 
 @njit(cache=True, nogil=True)
-def realised(t, root, step, me, sign):  # type: ignore[no-untyped-def]
+def realised(t, root, step, me, sign):
     """Player ``me``'s expected chips (counted from the start of the hand) at every node of the subtree of
     ``root`` after the exchange, both players playing ``step`` (the probability of each child given its
     parent), his show-down won (sign 1), tied (0) or lost (-1).  Terminals of ``ONES`` and ``SIGN`` only."""

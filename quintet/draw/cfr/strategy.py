@@ -122,6 +122,7 @@ class Strategy:
         """Write the strategy: an npz of the header (JSON), the classes and the steps (lzma-compressed)."""
         c = self.classes
         path.parent.mkdir(parents=True, exist_ok=True)
+        extra: dict[str, Any] = {} if c.pre_of is None else {"pre_of": c.pre_of}  # classes by distribution
         tmp = path.with_name(path.name + ".tmp")
         with tmp.open("wb") as stream:
             np.savez(
@@ -129,7 +130,7 @@ class Strategy:
                 steps=np.frombuffer(lzma.compress(self.steps.tobytes(), preset=6), dtype=np.uint8),
                 group_first=c.group_first, pre_cuts=np.concatenate(c.pre_cuts), post_cuts=c.post_cuts,
                 prior=c.prior, transitions=c.transitions, pre_range=c.pre_range, post_range=c.post_range,
-                **({} if c.pre_of is None else {"pre_of": c.pre_of}),
+                **extra,
             )
         tmp.replace(path)
 
