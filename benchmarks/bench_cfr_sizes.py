@@ -229,8 +229,8 @@ def report() -> None:
         "class stays in (does not fold) less often by more than 0.1 than a weaker one (before the exchange: "
         "within a group), both reached by the strategy's own play; weighted: by the decisions' reach.",
         "",
-        "| classes before / after | strategy entries | CFR+ iterations | CPU s | exploitability (average) | "
-        "(stored) | non-monotone (weighted) |",
+        "| classes before / after | strategy entries | CFR+ iterations | CPU s (with the checks) | "
+        "exploitability (average) | (stored) | non-monotone (weighted) |",
         "|---|---:|---:|---:|---:|---:|---:|",
     ]
     for r in t["sizes"]:
