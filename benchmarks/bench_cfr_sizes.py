@@ -278,7 +278,8 @@ def report() -> None:
             lines += ["", f"{len(partial)} match(es) stopped early at the wall-clock limit: their hands are fewer "
                       "than their CPU budget allowed."]
         _plot(t, p)
-        lines += ["", "![the abstraction curve](cfr_sizes.png)"]
+        lines += ["", "What the curve recommends, and what ships: docs/draw-poker.md, \"Abstraction size, and classes "
+                  "by distribution\".", "", "![the abstraction curve](cfr_sizes.png)"]
     write_section("cfr-sizes", "Draw poker heads-up: the abstraction curve", "\n".join(lines))
     print("wrote benchmarks/RESULTS.md (section cfr-sizes)")
 
