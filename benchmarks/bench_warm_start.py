@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import statistics
 import time
 from typing import Any
 
@@ -106,6 +107,31 @@ def structured(deal: Deal) -> list[Arrangement]:
     return [tables.arrangement_of(s) for s in found.values()]
 
 
+def summary(rows: list[dict[str, Any]], forms: list[str]) -> str:
+    """Per form, over the deals every form finished: median and max CPU s, median iterations,
+    restricted-game s and exact best-response s; for a neighbour form also the target and its
+    neighbour together (the cost when the neighbour is solved only to warm-start the target)."""
+    by = {(r["exposed"], r["form"]): r for r in rows}
+    wanted = forms + [f"{f}-source" for f in forms if f in NEIGHBOURS]
+    deals = [d for d in dict.fromkeys(r["exposed"] for r in rows) if all((d, f) in by for f in wanted)]
+    lines = [f"{len(deals)} deals", "| form | median CPU s | max CPU s | sum CPU s | median iterations | "
+             "median restricted s | median exact s | faster than columns |", "|---|---|---|---|---|---|---|---|"]
+    for f in wanted + [f"{f}+source" for f in forms if f in NEIGHBOURS]:
+        if f.endswith("+source"):
+            t = [by[d, f[:-7]]["cpu_seconds"] + by[d, f"{f[:-7]}-source"]["cpu_seconds"] for d in deals]
+            lines.append(f"| {f} | {statistics.median(t):.2f} | {max(t):.2f} | {sum(t):.1f} | – | – | – | "
+                         f"{sum(x < by[d, 'columns']['cpu_seconds'] for x, d in zip(t, deals, strict=True))} |")
+            continue
+        rs = [by[d, f] for d in deals]
+        t = [r["cpu_seconds"] for r in rs]
+        lines.append(f"| {f} | {statistics.median(t):.2f} | {max(t):.2f} | {sum(t):.1f} | "
+                     f"{statistics.median(r['iterations'] for r in rs):.1f} | "
+                     f"{statistics.median(r['restricted_seconds'] for r in rs):.2f} | "
+                     f"{statistics.median(r['exact_seconds'] for r in rs):.2f} | "
+                     f"{sum(r['cpu_seconds'] < by[r['exposed'], 'columns']['cpu_seconds'] for r in rs)} |")
+    return "\n".join(lines)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--deals", type=int, default=20, help="the slowest this many dealt deals (default 20)")
@@ -115,14 +141,16 @@ def main() -> None:
     ap.add_argument("--time-limit", type=float, default=3000.0, help="wall seconds per solve (default 3000)")
     ap.add_argument("--first-response-limit", type=float, default=60.0,
                     help="wall seconds of the first exact best response (default 60)")
-    ap.add_argument("--out", default="warm_start")
+    ap.add_argument("--out", default="warm_start", help="data file name; with --table, names joined by commas")
     ap.add_argument("--table", action="store_true", help="only print the table of the data file")
     args = ap.parse_args()
     out = DATA / f"{args.out}.jsonl"
     forms = args.form
     if args.table:
-        rows = [json.loads(line) for line in out.read_text().splitlines()]
+        rows = [json.loads(line) for name in args.out.split(",")
+                for line in (DATA / f"{name}.jsonl").read_text().splitlines()]
         print(table(rows, forms + [f"{f}-source" for f in forms if f in NEIGHBOURS]))
+        print(summary(rows, forms))
         return
     records = [json.loads(line) for line in (DATA / "equilibrium-dealt.jsonl").read_text().splitlines()]
     dealt = sorted((r for r in records if "exposed" in r and not r["example"]), key=lambda r: -r["cpu_seconds"])
