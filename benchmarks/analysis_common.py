@@ -80,7 +80,7 @@ class Run:
         return (f"Run: `{self.command}` at commit `{self.commit}` on {self.date}; {self.machine}{load}. "
                 f"This process: {self.cpu() / 60:.1f} CPU-minutes ({self.wall() / 60:.1f} min wall). Times below "
                 "are CPU time (`time.process_time`) unless they say wall; CPU time too grows when the machine is "
-                "loaded (the Book section measures by how much), so times are compared within one run only.")
+                "loaded, so times are compared within one run only.")
 
     def to_dict(self) -> dict[str, object]:
         return {"command": self.command, "commit": self.commit, "machine": self.machine, "date": self.date,
@@ -401,6 +401,15 @@ def holm(pvalues: Sequence[float]) -> list[float]:
         running = max(running, min(1.0, (len(p) - rank) * p[i]))
         adjusted[i] = running
     return adjusted.tolist()
+
+
+def holm_text(pvalues: Sequence[float], draws: int, digits: int = 2) -> list[str]:
+    """Holm-adjusted Monte Carlo p-values (each estimated as (1 + b) / (1 + ``draws``)) as text: a
+    p whose raw value is the floor 1 / (1 + draws) — no draw as extreme as the data — is a bound,
+    not a value, and reads "≤ …"."""
+    floor = 1.0 / (draws + 1)
+    return [f"≤ {a:.{digits}g}" if raw <= floor * (1 + 1e-9) else f"{a:.{digits}g}"
+            for raw, a in zip(pvalues, holm(pvalues), strict=True)]
 
 
 def sign_flip_p(differences: Sequence[float] | np.ndarray, n: int = 20000, seed: int = 0) -> float:

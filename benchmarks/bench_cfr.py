@@ -28,6 +28,7 @@ them (``curve`` and ``play`` call it too).  The default rule set and terms (``qu
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import resource
 import statistics
@@ -271,6 +272,16 @@ def report() -> None:
                   for p in c["vanilla"]]
         lines += [f"| ES-MCCFR | ({p['walks']:,}) | {p['cpu']:.1f} | {p['exploitability']:.5f} |"
                   for p in c["external_sampling"]]
+        es = [p["exploitability"] for p in c["external_sampling"]]
+        rises = [(a, b) for a, b in itertools.pairwise(c["external_sampling"])
+                 if b["exploitability"] > a["exploitability"]]
+        if rises:
+            a, b = rises[0]
+            lines += ["", f"ES-MCCFR's exploitability is not monotone: it rises {len(rises)} time"
+                      f"{'' if len(rises) == 1 else 's'} along the run (first from {a['exploitability']:.5f} at "
+                      f"{a['walks']:,} walks to {b['exploitability']:.5f} at {b['walks']:,}). At this few walks a "
+                      f"sampled average strategy is mostly noise (its best figure here is {min(es):.5f}); the row "
+                      "is a baseline at equal CPU, not a converged run."]
         info = c["info"]["exploitability"]
         lines += [
             "",

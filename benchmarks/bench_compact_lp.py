@@ -22,14 +22,14 @@ import functools
 import json
 import statistics
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from analysis_common import DATA
 
 import solver.advisor.equilibrium as eq_module
 import solver.games.double_oracle as do_module
-from quintet.game import Deal
+from quintet.game import Arrangement, Deal
 from solver.games.quintet_game import QuintetGame
 
 FORMS: dict[str, dict[str, Any]] = {"columns": {"orbit_lp": False}, "orbit": {"orbit_lp": True},
@@ -55,28 +55,41 @@ class Clock:
         return timed
 
 
-def solve(exposed: str, form: str, epsilon: float, time_limit: float, first_response_limit: float
-          ) -> dict[str, Any]:
+def solve(exposed: str, form: str, epsilon: float, time_limit: float, first_response_limit: float, *,
+          options: dict[str, Any] | None = None, initial: Sequence[Arrangement] = (),
+          found: dict[str, Any] | None = None) -> dict[str, Any]:
+    """One solve of ``exposed`` from scratch with the form's options (``options`` instead, if
+    given), warm-started by ``initial``; ``found`` gets the last restricted game's pool
+    (``"pool"``, packet indices) and the result (``"result"``)."""
     clock = Clock()
     restricted = do_module._restricted_equilibrium
+
+    def keep_pool(game: Any, pool_: Any, *args: Any, **kwargs: Any) -> Any:
+        if found is not None:
+            found["pool"] = list(pool_.strategies)
+        return restricted(game, pool_, *args, **kwargs)
     original_do = eq_module.double_oracle
 
     class TimedGame(QuintetGame):
         best_response = clock.wrap("exact", QuintetGame.best_response)
         improving_responses = clock.wrap("cheap", QuintetGame.improving_responses)
 
-    options = do_module.DoubleOracleOptions(first_response_limit=first_response_limit, **FORMS[form])
-    do_module._restricted_equilibrium = clock.wrap("restricted", restricted)
+    options_ = do_module.DoubleOracleOptions(first_response_limit=first_response_limit,
+                                             **(FORMS[form] if options is None else options))
+    do_module._restricted_equilibrium = clock.wrap("restricted", keep_pool)
     eq_module.QuintetGame = TimedGame  # type: ignore[misc]
-    eq_module.double_oracle = functools.partial(original_do, options=options)  # type: ignore[assignment]
+    eq_module.double_oracle = functools.partial(original_do, options=options_)  # type: ignore[assignment]
     try:
         t0 = time.process_time()
-        r = eq_module.equilibrium(Deal.from_exposed(exposed), epsilon=epsilon, time_limit=time_limit)
+        r = eq_module.equilibrium(Deal.from_exposed(exposed), epsilon=epsilon, time_limit=time_limit,
+                                  initial=initial)
         cpu = time.process_time() - t0
     finally:
         do_module._restricted_equilibrium = restricted
         eq_module.QuintetGame = QuintetGame  # type: ignore[misc]
         eq_module.double_oracle = original_do
+    if found is not None:
+        found["result"] = r
     return {"exposed": exposed, "form": form, "cpu_seconds": cpu, "iterations": r.iterations,
             "exact_calls": clock.calls["exact"], "restricted_calls": clock.calls["restricted"],
             **{f"{k}_seconds": v for k, v in clock.seconds.items()},

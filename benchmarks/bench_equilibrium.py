@@ -139,7 +139,7 @@ def main() -> None:
         f"{example[4]} iterations ({example[5]} with the exact best response)",
         f"- certificates rechecked by CP-SAT (`--verify {args.verify}`: the example and the first "
         f"{max(0, args.verify - 1)} sampled deals): {checks['confirmed']} confirmed, "
-        f"{checks['inconclusive']} inconclusive (CP-SAT out of time), **{checks['refuted']} refuted**",
+        f"{checks['refuted']} refuted, {checks['inconclusive']} inconclusive (CP-SAT out of time: not rechecked)",
         "",
         "Hardest deals of the sample:",
         "",

@@ -27,19 +27,17 @@ from pathlib import Path
 import numpy as np
 from analysis_common import DATA, Run, partial_note, save_data
 from benchmark_results import write_section
-from numba import njit
 
 ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from quintet.draw.cfr.bot import CfrBot, action_of, opponent_range  # noqa: E402
-from quintet.draw.cfr.lbr import LocalBestResponse, _values, edge  # noqa: E402
+from quintet.draw.cfr.aivat import Watched  # noqa: E402
+from quintet.draw.cfr.bot import CfrBot  # noqa: E402
+from quintet.draw.cfr.lbr import LocalBestResponse  # noqa: E402
 from quintet.draw.cfr.strategy import strategy_for  # noqa: E402
-from quintet.draw.cfr.tree import DECISION, ONES, SIGN, TERMINAL  # noqa: E402
-from quintet.draw.game import Action, State, Terms  # noqa: E402
+from quintet.draw.game import State, Terms  # noqa: E402
 from quintet.draw.table import play_out  # noqa: E402
-from quintet.draw.tables import tables  # noqa: E402
 from quintet.rules import get_rules  # noqa: E402
 
 RULES = "draw36-joker-11"
@@ -47,93 +45,27 @@ STACK = 100
 PILOT = 500  # deals timed before sizing the run
 
 
-@njit(cache=True, nogil=True)
-def _expected(t, root, me, reach0, belief_edge, probs, q, sign):  # type: ignore[no-untyped-def]
-    """At every node of the subtree of ``root`` after the exchange (as ``lbr._values``): the responder's
-    expected chips when the other player's final class is ``q`` and the responder's real hand beats his by
-    ``sign`` (-1, 0, 1), both playing as they do — the strategy's probabilities of class q, the responder's
-    choices from its beliefs (the first of equal values, as ``np.argmax``)."""
-    belief = _values(t, root, me, reach0, belief_edge, probs)
-    size = belief.shape[0]
-    out = np.zeros(size)
-    for i in range(size - 1, -1, -1):
-        node = root + i
-        first, k = t.first[node], t.n_children[node]
-        if t.kind[node] == TERMINAL:
-            v = 0.0
-            for m in range(2):
-                mid = t.matrix[node] if m == 0 else t.matrix2[node]
-                if mid == ONES:
-                    v += t.coef[node, m]
-                elif mid == SIGN:
-                    v += t.coef[node, m] * (sign if me == 0 else -sign)
-            out[i] = v if me == 0 else -v
-        elif t.kind[node] == DECISION and t.player[node] == me:
-            best = 0
-            for a in range(1, k):
-                if belief[t.children[first + a] - root] > belief[t.children[first + best] - root]:
-                    best = a
-            out[i] = out[t.children[first + best] - root]
-        else:
-            base = t.offset[node]
-            for a in range(k):
-                out[i] += probs[base + q * k + a] * out[t.children[first + a] - root]
-    return out
-
-
-class Watched:
-    """The CFR bot, and after the exchange the control variate of each of its actions (AIVAT, Burch et al.
-    2018, for the one player whose strategy is known): the responder's expected chips over the bot's
-    actions minus those after the action it took, both computed exactly in the abstract game's betting
-    with the two real hands (``_expected``).  Its sum over a hand has mean 0 whatever the values, so adding
-    it keeps the estimate unbiased; it cancels the luck of the bot's mixed actions."""
-
-    def __init__(self, bot: CfrBot, responder: LocalBestResponse) -> None:
-        self.bot = bot
-        self.responder = responder
-        self.correction = 0.0
-
-    def act(self, state: State) -> Action:
-        action = self.bot.act(state)
-        if None in state.drawn:
-            return action
-        strategy = self.responder.strategy
-        seat = state.actor
-        assert seat is not None
-        hand, codes, _ = self.bot.probabilities(state, seat)
-        mine = hand.seats[1 - hand.spot.turn]  # type: ignore[union-attr]  # the responder's seat
-        t, probs, nodes, offsets = self.responder._tree
-        node = int(nodes[np.searchsorted(offsets, hand.offset)])
-        me = 1 - hand.spot.turn  # type: ignore[union-attr]
-        keys = tables(strategy.rules)
-        sign = float(np.sign(keys.key(state.hands[mine]) - keys.key(state.hands[seat])))
-        out = _expected(t, node, me, opponent_range(strategy, hand, 1 - me), edge(strategy, state.hands[mine]),
-                        probs, strategy.classes.post_class(state.hands[seat]), sign)
-        taken = [action_of(c, state, seat) for c in codes].index(action)
-        self.correction += out[0] - out[t.children[t.first[node] + taken] - node]
-        return action
-
-
-def deal_totals(rules, terms, responder, bot, deals: int, rng: np.random.Generator,  # type: ignore[no-untyped-def]
+def deal_totals(rules, terms, a, b, deals: int, rng: np.random.Generator,  # type: ignore[no-untyped-def]
                 stop: float) -> tuple[list[int], list[float]]:
-    """The responder's chips over each deck played twice (seats swapped), and the same with the control
-    variates of the bot's actions (``Watched``), until ``deals`` or the wall-clock time ``stop``
-    (``time.perf_counter``)."""
+    """``a``'s chips over each deck played twice (seats swapped), and the same with the control variates of the
+    players that are ``Watched`` (``quintet.draw.cfr.aivat``: ``a``'s added, ``b``'s, seen from its seat,
+    subtracted), until ``deals`` or the wall-clock time ``stop`` (``time.perf_counter``)."""
     deck = np.array(rules.deck.cards())
-    watched = Watched(bot, responder)
+    watched = [p for p in (a, b) if isinstance(p, Watched)]
     totals, corrected = [], []
     for i in range(deals):
         if time.perf_counter() > stop:
             break
         order = rng.permutation(deck).tolist()
         total = 0
-        watched.correction = 0.0
+        for p in watched:
+            p.correction = 0.0
         for seat in (0, 1):
-            bots = [responder, watched] if seat == 0 else [watched, responder]
+            bots = [a, b] if seat == 0 else [b, a]
             state = play_out(State(rules, terms, [STACK, STACK], dealer=i % 2, deck=order), bots)
             total += state.stacks[seat] - STACK
         totals.append(total)
-        corrected.append(total + watched.correction)
+        corrected.append(total + sum(p.correction if p is a else -p.correction for p in watched))
     return totals, corrected
 
 
@@ -151,7 +83,7 @@ def run(args: argparse.Namespace, record: Run) -> None:
     strategy = strategy_for(rules, terms, build=False)
     t0 = time.process_time()
     responder = LocalBestResponse(strategy, args.seed)
-    bot = CfrBot(rules, terms, args.seed + 1, strategy=strategy)
+    bot = Watched(CfrBot(rules, terms, args.seed + 1, strategy=strategy), responder)
     rng = np.random.default_rng(args.seed)
     stop = time.perf_counter() + 60 * args.wall_minutes
     deal_totals(rules, terms, responder, bot, 1, np.random.default_rng(args.seed + 2), stop)  # builds, compiles

@@ -34,12 +34,13 @@ from analysis_common import (  # noqa: E402
     DATA,
     Run,
     bootstrap_ci,
-    holm,
+    holm_text,
 )
 from benchmark_results import write_section  # noqa: E402
 
 BOOK = 156_248  # suit classes (the Batch section's Burnside count)
 FOLDS, REPEATS = 5, 200
+PERMUTATIONS = 4000  # spearman_p's draws
 
 
 def provenance(run: dict[str, Any]) -> str:
@@ -133,7 +134,7 @@ def spearman(x: np.ndarray, y: np.ndarray) -> float:
     return float(_corr_rows(ranks(x), ranks(y)[None, :])[0])
 
 
-def spearman_p(x: np.ndarray, y: np.ndarray, n: int = 4000, seed: int = 0) -> float:
+def spearman_p(x: np.ndarray, y: np.ndarray, n: int = PERMUTATIONS, seed: int = 0) -> float:
     """Two-sided permutation p-value of Spearman's ρ = 0."""
     rng = np.random.default_rng(seed)
     rx, ry = ranks(x), ranks(y)
@@ -172,7 +173,8 @@ def hardness(lines: list[str]) -> None:
               f"Data: `benchmarks/data/heuristics.json`, {provenance(d['run'])}; {len(H)} deals as dealt, each "
               f"solved once at ε ≤ {d['params']['epsilon']:g} (CPU s of one solve on a shared machine). Spearman's "
               "ρ with average ranks for ties; 95% bootstrap intervals over deals; two-sided permutation p-values "
-              f"(4,000 permutations), Holm-adjusted over all {len(names) * len(outcomes)} tests. R²: ordinary "
+              f"({PERMUTATIONS:,} permutations; '≤' where none was as extreme, the Monte Carlo floor), "
+              f"Holm-adjusted over all {len(names) * len(outcomes)} tests. R²: ordinary "
               f"least squares, {FOLDS}-fold cross-validation repeated over {REPEATS} random splits (median and "
               "2.5–97.5% range over the splits; the range is the splits' variation, not a confidence interval).",
               "", "| predictor | " + " | ".join(f"ρ with {o} [95% CI], Holm p" for o in outcomes) + " |",
@@ -192,13 +194,13 @@ def hardness(lines: list[str]) -> None:
                               float(np.quantile(boots, 0.975)) if boots.size else math.nan)
             pvals.append(spearman_p(x, y) if math.isfinite(rho) else 1.0)
             keys.append((nm, o))
-    adj = dict(zip(keys, holm(pvals), strict=True))
+    adj = dict(zip(keys, holm_text(pvals, PERMUTATIONS), strict=True))
     for nm in names:
         row = []
         for o in outcomes:
             rho, lo, hi = cells[(nm, o)]
             row.append("constant" if not math.isfinite(rho)
-                       else f"{rho:+.2f} [{lo:+.2f}, {hi:+.2f}], {adj[(nm, o)]:.2g}")
+                       else f"{rho:+.2f} [{lo:+.2f}, {hi:+.2f}], {adj[(nm, o)]}")
         lines.append(f"| {nm} | " + " | ".join(row) + " |")
     lines += ["", "| model | outcome | cross-validated R²: median [2.5%, 97.5% over splits] |", "|---|---|---|"]
     varying = Xall.std(axis=0) > 0

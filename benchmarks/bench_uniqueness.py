@@ -245,7 +245,7 @@ def make_report(deals: list[dict], run: Run, args: argparse.Namespace) -> str:  
     lines = [run.line(), "", *partial_note(n, args.deals),
              "*This section re-reads the data of the run above (`python benchmarks/bench_uniqueness.py --report` "
              f"at commit `{git_commit()}`); the Structure section asks its questions at ε = 0, with proofs, on "
-             "other dealt deals (partial so far).*", "",
+             "other dealt deals.*", "",
              f"{n} deals as dealt (`Deal.random`, seeds {args.seed}–{args.seed + n - 1}), {len(RUNS)} runs each "
              f"({', '.join(RUNS)}), every run certified ε ≤ {args.epsilon:g} from scratch ({int((eps <= exact).sum())} "
              f"of {eps.size} runs ended at an exact equilibrium, ε ≤ 10⁻⁹). Pairs: {len(slot)} (10 per deal). Medians "
@@ -268,9 +268,9 @@ def make_report(deals: list[dict], run: Run, args: argparse.Namespace) -> str:  
               "least one run is usually an ε-equilibrium with ε > 0, which may differ from an exact one by design.",
               f"- Among the {int(both.sum())} pairs of two *exact* equilibria, {int((both & same).sum())} have equal "
               f"marginals; the rest come from {len(differing)} deal(s) ({'; '.join(differing) or 'none'}; worst "
-              f"slot TV {worst_exact:.3f}): exact equilibria with different marginals — the marginals are not unique "
-              "on every "
-              "deal (the Structure section measures how often on dealt deals, partial so far).",
+              f"slot TV {worst_exact:.3f}): equilibria certified at ≤ 10⁻⁹ with different marginals — not unique at "
+              "the certificate's precision, which is not a proof about the exact equilibria (the Structure section "
+              "says why, and which dealt deals are proven unique to a certified radius).",
               f"- **Support sizes are identical across the five runs on {identical} of {n} deals** (median range "
               f"{np.median(sup.max(1) - sup.min(1)):.0f}; range over all runs {sup.min()}–{sup.max()}); where they "
               "differ, the support is a vertex of the restricted program a run happened to build.",

@@ -212,6 +212,12 @@ class Rules:
         return len(self.weights)
 
     @property
+    def game_points(self) -> int:
+        """Every slot's points together (25 in Quintet): what a resigned game gives the other
+        player (docs/rules.md, a game resigned)."""
+        return sum(self.weights)
+
+    @property
     def n_exposed(self) -> int:
         """Cards exposed in a deal: the deck less the cards each player arranges (7 of 32 in Quintet)."""
         return self.deck.size - self.n_slots * self.hand_size

@@ -31,7 +31,8 @@ import pytest
 import tiers
 from serve_helpers import ROOT, live_server
 
-__all__ = ["CADDY", "requires_caddy", "doc_caddyfile", "caddy_in_front", "public_server", "Site", "free_port"]
+__all__ = ["CADDY", "requires_caddy", "doc_caddyfile", "doc_global_options", "caddy_in_front", "public_server", "Site",
+           "free_port"]
 
 CADDY = Path("/usr/bin/caddy")
 DOC = ROOT / "docs" / "public-server.md"
@@ -48,10 +49,21 @@ def free_port() -> int:
 
 def doc_caddyfile(prefix: str) -> str:
     """The Caddyfile of ``docs/public-server.md`` for the page at ``prefix`` ("/" or "/quintet/")."""
+    return _doc_block(PREFIXES[prefix])
+
+
+def doc_global_options() -> str:
+    """What the global options of ``docs/public-server.md`` hold (inside their braces): the
+    reverse proxy's lines in a log of their own, ``/var/log/caddy/proxy.log``."""
+    block = _doc_block("global options")
+    return block[block.index("{\n") + 2:block.rindex("}")]
+
+
+def _doc_block(title: str) -> str:
     for block in re.findall(r"```caddy\n(.*?)```", DOC.read_text(encoding="utf-8"), flags=re.S):
-        if block.startswith(f"# Caddyfile: {PREFIXES[prefix]}\n"):
+        if block.startswith(f"# Caddyfile: {title}\n"):
             return block
-    raise AssertionError(f"no Caddyfile for {prefix} in {DOC}")
+    raise AssertionError(f"no Caddyfile '{title}' in {DOC}")
 
 
 @dataclass
@@ -80,7 +92,9 @@ class Site:
 def caddy_in_front(upstream: str, prefix: str, workdir: Path, caddyfile: str | None = None) -> Iterator[Site]:
     """Caddy on a free loopback port with ``tls internal``, proxying to ``upstream``
     (``http://127.0.0.1:PORT``) by the docs' Caddyfile for ``prefix`` (or ``caddyfile``, with
-    ``quintet.example.org`` and ``127.0.0.1:8000`` in it as in the docs).  Stopped at the end."""
+    ``quintet.example.org`` and ``127.0.0.1:8000`` in it as in the docs) and the docs' global
+    options.  Caddy's log is ``workdir/caddy.log``, its reverse proxy's ``workdir/proxy.log``.
+    Stopped at the end."""
     tiers.require("server")
     https, http = free_port(), free_port()
     port = upstream.rsplit(":", 1)[1]
@@ -90,9 +104,10 @@ def caddy_in_front(upstream: str, prefix: str, workdir: Path, caddyfile: str | N
     data = workdir / "caddy"
     data.mkdir(parents=True, exist_ok=True)
     config = workdir / "Caddyfile"
+    options = doc_global_options().replace("/var/log/caddy/proxy.log", str(workdir / "proxy.log"))
     config.write_text("{\n\tadmin off\n\tauto_https disable_redirects\n\tskip_install_trust\n"
                       f"\thttp_port {http}\n\thttps_port {https}\n"
-                      f"\tstorage file_system {{\n\t\troot {data}\n\t}}\n}}\n\n{site}")
+                      f"\tstorage file_system {{\n\t\troot {data}\n\t}}\n{options}}}\n\n{site}")
     env = dict(os.environ, HOME=str(workdir), XDG_DATA_HOME=str(workdir / "xdg-data"),
                XDG_CONFIG_HOME=str(workdir / "xdg-config"))
     log = (workdir / "caddy.log").open("w")

@@ -25,10 +25,12 @@ def test_fewest_support_counts_only_a_smaller_certified_mix(monkeypatch):
 
 def test_structure_report_on_the_committed_records(monkeypatch):
     """The Structure section from benchmarks/data/structure.jsonl: fewest found never above the support
-    found, lower bounds only where the marginals are unique, every MILP time limit the runs used named."""
+    found, lower bounds only where the marginals are unique (re-derived from the recorded bounds), every
+    MILP time limit the runs used named, the verdicts within the proofs."""
     module = load_benchmark(BENCHMARKS / "bench_structure.py", "benchmark_structure_report", monkeypatch)
     args = argparse.Namespace(jsonl=BENCHMARKS / "data" / "structure.jsonl", seed=2026, deals=100, cpu_limit=900.0,
-                              milp_time_limit=15.0, no_write=True)
+                              milp_time_limit=15.0, no_write=True,
+                              bounds_jsonl=BENCHMARKS / "data" / "structure-bounds.jsonl")
     runs, records = module.dealt_records(args)
     if not records:
         pytest.skip("no structure records committed")
@@ -40,7 +42,12 @@ def test_structure_report_on_the_committed_records(monkeypatch):
     assert milp is not None and {float(t) for t in milp.group(1).split(" or ")} == {float(t) for t in limits}
     n_unique = sum(1 for d in summary["per_deal"] if d["verdict"] == "unique")
     assert summary["unique"] == n_unique
-    assert f"on the {n_unique} unique" in text or f"of {n_unique} unique deals" in text
+    assert all(d["lower_bound"] is None for d in summary["per_deal"] if d["verdict"] != "unique")
+    # a witness above the proven bound proves nothing beyond it: the deal the referee named is not "not unique"
+    named = [d for d in summary["per_deal"] if d["exposed"] == "Ad Kd Qs Qd Qc Tc 8h"]
+    assert [d["verdict"] for d in named] in ([], ["undecided"], ["unique"])
+    assert all(d["radius"] < 0.01 for d in summary["per_deal"] if d["verdict"] == "unique")
+    assert "0.000–" not in text  # a witness's TV of 2.5e-4 is not printed as 0.000
 
 
 def test_machine_load_names_the_load_at_the_start(monkeypatch):
@@ -50,3 +57,12 @@ def test_machine_load_names_the_load_at_the_start(monkeypatch):
     line = benchmark_results.machine_load()
     assert re.search(r"\d+ logical CPUs, load average \d+\.\d\d at the start$", line)
     assert "shared" not in line
+
+
+def test_a_p_value_at_the_monte_carlo_floor_reads_as_a_bound(monkeypatch):
+    """analysis_common.holm_text: a raw p of 1 / (1 + draws) (no draw as extreme) is printed '≤ …'."""
+    monkeypatch.syspath_prepend(str(BENCHMARKS))
+    from analysis_common import holm_text
+
+    assert holm_text([1 / 4001, 0.2], 4000) == ["≤ 0.0005", "0.2"]
+    assert holm_text([2 / 4001], 4000) == ["0.0005"]  # one draw as extreme: an estimate, not the floor

@@ -31,6 +31,8 @@ from research.quintet_structure import (
     fewest_arrangements,
     marginal_structure,
     percentiles,
+    tier_of,
+    verdict_of,
     weakest_slot,
 )
 
@@ -143,7 +145,7 @@ def test_marginal_structure_of_an_easy_deal(easy_deal):
     assert np.allclose(game.marginals(sup, p), ms.marginals, atol=1e-7)
     r = game.best_response(sup, p, time_limit=60, hint=None, stop_event=None)
     assert r.value <= 1e-7  # same marginals, so an equilibrium
-    lower, _ = coupling_lower_bound(ms.marginals, time_limit=10.0)
+    lower, _ = coupling_lower_bound(ms.marginals, ms.class_radius, time_limit=10.0)
     if ms.verdict == "unique":
         assert lower <= len(sup)
 
@@ -154,10 +156,34 @@ def test_coupling_lower_bound_on_known_marginals():
     m = np.zeros((2, 4))
     m[0, :2] = 0.5
     m[1, :3] = 1 / 3
-    assert coupling_lower_bound(m)[0] == 4
+    exact = [{r: 0.0 for r in range(4)}] * 2
+    assert coupling_lower_bound(m, exact)[0] == 4
     m[1] = 0
     m[1, 2:] = 0.5
-    assert coupling_lower_bound(m)[0] == 2
+    assert coupling_lower_bound(m, exact)[0] == 2
+
+
+def test_coupling_lower_bound_counts_only_robust_atoms():
+    """(½, ½) against (½, 0.49, 0.01) needs 3 atoms, but an atom of 0.01 within the certified
+    radius of 0.02 may be 0 in another equilibrium: then 2 — the bound must not claim 3."""
+    m = np.zeros((2, 3))
+    m[0, :2] = 0.5
+    m[1] = (0.5, 0.49, 0.01)
+    assert coupling_lower_bound(m, [{r: 0.0 for r in range(3)}] * 2)[0] == 3
+    assert coupling_lower_bound(m, [{r: 0.0 for r in range(3)}, {0: 0.0, 1: 0.0, 2: 0.02}])[0] == 2
+
+
+def test_verdict_counts_a_witness_only_within_the_proven_bound():
+    """A 10⁻⁷-equilibrium above the proven bound of the exact equilibria proves nothing beyond it:
+    (found, witness value, bound) triples."""
+    assert verdict_of([(0.3, 0.3, 0.3 + 5e-8)]) == ("unique", 0.0)
+    verdict, admitted = verdict_of([(0.3, 0.3 + 1.5e-4, 0.3 + 1.4e-5)])  # Ad Kd Qs Qd Qc Tc 8h's tail
+    assert verdict == "undecided" and admitted == pytest.approx(1.4e-5)
+    verdict, admitted = verdict_of([(0.3, 0.42, 0.5)])
+    assert verdict == "not unique" and admitted == pytest.approx(0.12)
+    assert tier_of(verdict, admitted, 0.24) == "not unique: material"
+    assert tier_of("not unique", 5e-4, 9e-4) == "not unique: small"
+    assert tier_of("not unique", 5e-4, 2e-3) == "not unique: between"
 
 
 def test_concession_statistics(easy_deal):

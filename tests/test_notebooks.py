@@ -4,6 +4,7 @@ reader sees the results without running them) and a copy executes here on small 
 from __future__ import annotations
 
 import json
+import re
 import sys
 from pathlib import Path
 
@@ -78,3 +79,58 @@ def test_notebook_executes_on_small_data(path, kernel_dir, tmp_path, monkeypatch
     assert len(images) >= 4, "the analyses should draw their plots"
     text = "".join(o.get("text", "") for o in outputs if o.get("output_type") == "stream")
     assert "Nothing is sampled" in text
+
+
+RESULTS = Path(__file__).resolve().parent.parent / "benchmarks" / "RESULTS.md"
+OVERVIEW = Path(__file__).resolve().parent.parent / "notebooks" / "quintet_research_overview.ipynb"
+
+# (what, the notebook's printed line, the same figures in RESULTS): every group of the two must match
+FIGURES = [
+    ("the book", r"the book at ε ≤ ([\d.]+) \(bench_book\.py.*?\): ([\d.]+) CPU-hours \[([\d.]+), ([\d.]+)\]",
+     r"the book at ε ≤ ([\d.]+): 156,248 classes × [\d.]+ CPU s = ([\d.]+) CPU-hours \[([\d.]+), ([\d.]+)\]"),
+    ("unique deals and their radius",
+     r"unique to a certified radius: (\d+) of (\d+) deals; r per deal: median (\S+), p90 (\S+), max (\S+)\n",
+     r"\*\*unique to a certified radius\*\* \| \*\*(\d+) of (\d+)\*\*.*?r per deal: median (\S+), p90 (\S+), "
+     r"max (\S+) \|"),
+    ("not unique, material", r"not unique, material: (\d+);", r"\| not unique, material \| (\d+) \|"),
+    ("not unique, between", r"between: (\d+);", r"\| not unique, between \| (\d+) \|"),
+    ("not unique, small", r"small: (\d+);", r"\| not unique, small \| (\d+) \|"),
+    ("undecided", r"undecided: (\d+)\n", r"\| undecided \| (\d+) \|"),
+    ("support over its lower bound", r"unique deals: median ([\d.]+)× ", r"it is ([\d.]+)× the lower bound"),
+    ("support pinned", r"pinned on (\d+) of (\d+)\n", r"pinned \(fewest found = lower bound\) on (\d+) of (\d+) "),
+    ("security levels proved", r"proved exactly on (\d+) of (\d+) deals",
+     r"\*\*proved exactly on (\d+) of (\d+) deals\*\*"),
+]
+
+
+def _notebook_text(path: Path) -> str:
+    nb = json.loads(path.read_text(encoding="utf-8"))
+    return "".join("".join(o.get("text", "")) for c in nb["cells"] if c["cell_type"] == "code"
+                   for o in c.get("outputs", []) if o.get("output_type") == "stream")
+
+
+def _groups(pattern: str, text: str) -> list[str]:
+    """The captures of the pattern's first match in the text."""
+    m = re.search(pattern, text, re.S)
+    assert m is not None, f"not found: {pattern}"
+    return list(m.groups())
+
+
+@pytest.mark.parametrize("what, in_notebook, in_results", FIGURES, ids=[f[0] for f in FIGURES])
+def test_notebook_figures_are_results_figures(what, in_notebook, in_results):
+    """The committed notebook prints the figures RESULTS states, from the same committed data: a
+    notebook left stale by a re-run (or RESULTS by a notebook) fails here."""
+    notebook = _groups(in_notebook, _notebook_text(OVERVIEW))
+    results = _groups(in_results, RESULTS.read_text(encoding="utf-8"))
+    assert notebook == results, f"{what}: the notebook says {notebook}, RESULTS {results}"
+
+
+def test_notebook_output_is_clean():
+    """No warning, no empty legend entry, no spelling the command line rejects, no claim RESULTS refutes
+    (in what a reader sees: the outputs and the text cells)."""
+    nb = json.loads(OVERVIEW.read_text(encoding="utf-8"))
+    seen = json.dumps([c["source"] for c in nb["cells"] if c["cell_type"] == "markdown"]
+                      + [o for c in nb["cells"] if c["cell_type"] == "code" for o in c.get("outputs", [])
+                         if o.get("output_type") != "display_data"], ensure_ascii=False)
+    for bad in ("Warning", "( partitions)", "br-uniform", "br-greedy", "wall-clock would measure"):
+        assert bad not in seen, bad

@@ -31,6 +31,7 @@ from table_helpers import SeatClient, packet_sets, packets_found, two_arrangemen
 
 from quintet.game import Arrangement, Deal, showdown
 from quintet.hands import tie_break
+from quintet.rules import get_rules
 from solver.play.commitment import check, commit
 from solver.problem.opponents import random_arrangement
 
@@ -897,3 +898,136 @@ def test_a_friend_is_they_and_the_words_fit_a_touch_screen(browser, server):
         assert "click" not in text.lower(), text
     for page in (a, b):
         page.close()
+
+
+def test_a_laptop_shows_the_cards_and_confirm_without_a_scroll(browser, server):
+    """Issue 41, item 11: on a 1280×800 laptop, while placing, the slots, every card to place and
+    Confirm are on the screen at once (the cards beside the slots), with no scroll."""
+    page = Page(browser, {"width": 1280, "height": 800})
+    pg = page.pg
+    page.open(server + "/")
+    start_match(page, "greedy", 2, SEED + 110)
+    page.wait_status("placing", 1)
+    shown = pg.evaluate("""() => [...document.querySelectorAll(
+        '#play-slots .slot-head, #play-pool [data-card], #play-confirm')].map(e => {
+          const r = e.getBoundingClientRect();
+          return [e.id || e.dataset.card || e.textContent.trim(), r.top >= 0 && r.bottom <= innerHeight
+                  && r.left >= 0 && r.right <= innerWidth];
+        })""")
+    assert len(shown) == 5 + 25 + 1 and all(inside for _, inside in shown), [n for n, inside in shown if not inside]
+    assert pg.evaluate("document.documentElement.scrollHeight <= innerHeight"), "the page scrolls"
+    page.close()
+
+
+def test_the_match_table_fits_a_phone_with_its_regret_column(browser, server):
+    """Issue 41, item 11: on a 390 px phone the match's table shows every column — Regret and the
+    row's Review button included — with no sideways scroll."""
+    page = Page(browser, PHONE)
+    pg = page.pg
+    page.open(server + "/")
+    start_match(page, "greedy", 3, SEED + 120)
+    page.wait_status("placing", 1)
+    deal = Deal.from_exposed(" ".join(page.api_view(server)["deal"]["exposed"]))
+    pg.fill("#play-text", two_arrangements(deal)[0])
+    pg.click("#play-confirm")
+    page.wait_revealed()
+    pg.wait_for_function("() => { const r = document.querySelector('#play-match tr[data-game=\"1\"]'); "
+                         "return r && r.cells[5].textContent !== 'computing…' && r.querySelector('.review-cell'); }")
+    assert pg.text_content("#play-match th:nth-child(6)") == "Regret"
+    fit = pg.evaluate("""() => { const wrap = document.querySelector('#play-match').closest('.table-wrap');
+        const edge = wrap.getBoundingClientRect().right;
+        return [wrap.scrollWidth <= wrap.clientWidth,
+                [...document.querySelectorAll('#play-match th, #play-match td')]
+                  .filter(c => c.getBoundingClientRect().right > edge + 0.5).map(c => c.textContent)]; }""")
+    assert fit == [True, []], fit
+    page.close()
+
+
+def test_resigning_after_a_show_down_gives_the_match_away_and_the_page_says_how_it_ended(browser, server):
+    """Issue 41, item 10: after the first show-down the button resigns (not aborts) the match; the
+    page says who resigned and who wins, and the tally counts the match."""
+    page = Page(browser)
+    pg = page.pg
+    page.open(server + "/")
+    start_match(page, "greedy", 2, SEED + 130)
+    page.wait_status("placing", 1)
+    assert pg.text_content("#play-resign") == "Abort the match"
+    deal = Deal.from_exposed(" ".join(page.api_view(server)["deal"]["exposed"]))
+    pg.fill("#play-text", two_arrangements(deal)[0])
+    pg.click("#play-confirm")
+    page.wait_revealed()
+    pg.click("#play-next")
+    page.wait_status("placing", 2)
+    assert pg.text_content("#play-resign") == "Resign the match"
+    pg.click("#play-resign")
+    pg.click("#play-resign-yes")
+    page.wait_status("ended", 2)
+    assert pg.text_content("#play-status") == "You resigned the match: the computer wins it."
+    pg.wait_for_selector("#play-tally:not([hidden])")
+    assert "Matches won: you 0, the computer 1" in pg.text_content("#play-tally")
+    assert page.api_view(server)["ended"] == {"how": "resigned", "by": "you"}
+    page.close()
+
+
+def test_a_friend_resigns_a_game_and_both_pages_show_its_points_and_the_next_game(browser, server):
+    """Issue 41, item 10: "Resign this game" (with a confirm) gives the game away in every slot;
+    both pages say so with the points, the match table counts it (no Review for it), and the
+    match goes on to its next game."""
+    a, b = Page(browser), Page(browser, PHONE)
+    a.open(server + "/")
+    start_match(a, "friend", 2, SEED + 140, hints=False)
+    b.open(invitation(a))
+    accept_invitation(b.pg)
+    for page in (a, b):
+        page.wait_status("placing", 1)
+    points = sum(get_rules("classic").weights)
+    assert a.pg.text_content("#play-resign-game") == "Resign this game"
+    a.pg.click("#play-resign-game")
+    assert f"all {points} points" in a.pg.text_content("#play-resign-title")
+    assert not a.pg.is_visible("#play-resign-leave")  # leaving goes with the match, not a game
+    a.pg.click("#play-resign-no")  # "Play on": nothing resigned
+    assert a.api_view(server)["status"] == "placing"
+    a.pg.click("#play-resign-game")
+    a.pg.click("#play-resign-yes")
+    for page in (a, b):
+        page.wait_status("resigned", 1)
+    a.pg.wait_for_function(f"document.querySelector('#play-score').textContent.startsWith("
+                           f"'You resigned game 1: your friend wins it {points}–0.')")
+    b.pg.wait_for_function(f"document.querySelector('#play-score').textContent.startsWith("
+                           f"'Your friend resigned game 1: you win it {points}–0.')")
+    for page, row in ((a, ["1 (resigned by you)", 0, points]), (b, ["1 (resigned by your friend)", points, 0])):
+        pg = page.pg
+        assert not pg.is_visible("#play-resign-game") and not pg.is_visible("#play-confirm")
+        pg.wait_for_selector("#play-match tr[data-game='1']")
+        cells = pg.eval_on_selector("#play-match tr[data-game='1']", "e => [...e.cells].map(c => c.textContent)")
+        assert cells[:4] == [row[0], str(SEED + 140), str(row[1]), str(row[2])], cells
+        assert not pg.query_selector("#play-match tr[data-game='1'] .review-game")
+        pg.click("#play-next")
+        page.wait_status("placing", 2)
+        assert pg.is_visible("#play-resign-game") and pg.text_content("#play-resign") == "Resign the match"
+    for page in (a, b):
+        page.close()
+
+
+@pytest.mark.parametrize("viewport", [DESKTOP, PHONE], ids=["1280px", "390px"])
+def test_the_advice_to_use_goes_once_the_game_is_confirmed(browser, server, viewport):
+    """Issue 42, item 10: a grade's "Make this swap" / "Use the best arrangement" would change
+    nothing once the arrangement is confirmed: after the show-down the advice box and its
+    buttons are gone.  The grade words its swap as every tab does (render.js swapWords)."""
+    page = Page(browser, viewport)
+    pg = page.pg
+    page.open(server + "/")
+    start_match(page, "greedy", 1, SEED + 150)
+    page.wait_status("placing", 1)
+    deal = Deal.from_exposed(" ".join(page.api_view(server)["deal"]["exposed"]))
+    pg.fill("#play-text", two_arrangements(deal)[0])
+    pg.click("#play-grade")
+    pg.wait_for_selector("#play-grade-regret")
+    assert pg.is_visible("#play-advice-box button:has-text('Use the best arrangement')")
+    swap = pg.text_content(".grade-summary dd:last-of-type")
+    assert "→" in swap or swap.startswith("none"), swap  # "Tc (slot 2) ↔ Qs (slot 4) → +23.40 (+0.02)"
+    pg.click("#play-confirm")
+    page.wait_revealed()
+    pg.wait_for_selector("#play-advice-box", state="hidden")
+    assert not pg.is_visible("#play-advice-box button")
+    page.close()

@@ -256,6 +256,7 @@ def person_state(**terms) -> tuple[State, TerminalPlayer, io.StringIO]:
 
 @pytest.mark.parametrize("line, message", [
     ("foo", "unknown command 'foo'"),
+    ("rasie 3", "unknown command 'rasie' — did you mean 'raise'\\?"),
     ("raise", "raise needs one amount"),
     ("raise x", "not a whole number of chips: 'x'"),
     ("call now", "call takes no argument"),

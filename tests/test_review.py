@@ -27,12 +27,20 @@ from solver.advisor.schema import PuzzleResultOut, ReviewOut, StatsOut
 from solver.apps.play_cli import main as play_main
 from solver.play.computer import Computer
 from solver.play.puzzle import Puzzle, PuzzleError, load_puzzle, pick_puzzle
-from solver.play.review import review, slot_reason
+from solver.play.review import REVIEW_TOP, review, slot_reason
 from solver.play.session import GameSession, Person
 from solver.play.statistics import statistics
 from solver.problem.deal_tables import DealTables
 from solver.problem.opponents import Greedy, greedy_arrangement
-from solver.storage.records import GameRecord, RecordError, append_record, read_records, records_from_json
+from solver.storage.records import (
+    GameRecord,
+    RecordError,
+    append_record,
+    is_resigned,
+    read_records,
+    records_from_json,
+    resigned_record,
+)
 from solver.storage.store import SolutionStore
 
 SEED = 7  # game 1 of --seed 7: exposed As Ks Th 9s 8h 7s 7h
@@ -72,6 +80,31 @@ def mix_of(eq: EquilibriumResult) -> list[tuple[object, float]]:
 
 
 # ----------------------------------------------------------------------------- records read back
+
+
+def test_a_resigned_game_is_recorded_and_the_readers_skip_it(tmp_path):
+    """docs/rules.md, a game resigned: its record says so, has no arrangement of the resigner's,
+    gives the other side every slot's points; reading records skips it, and a review of it is
+    refused in one line (there is no show-down to replay)."""
+    record = played(mine=MINE)
+    rules = record.deal.rules
+    gave = resigned_record(game=2, seed=SEED + 1, time=record.time, opponent="greedy", deal=record.deal,
+                           player=record.player, computer=record.computer, by="player", hints=("hint",))
+    assert gave["resigned"] == "player" and gave["player"] is None and gave["regret"] is None
+    assert gave["computer"] == record.computer.card_lists(rules) and gave["slots"] == []
+    assert gave["points"] == {"player": 0.0, "computer": float(sum(rules.weights))} and is_resigned(gave)
+    took = resigned_record(game=2, seed=SEED + 1, time=record.time, opponent="friend", deal=record.deal,
+                           player=None, computer=None, by="computer")
+    assert took["points"] == {"player": float(rules.game_points), "computer": 0.0} and took["computer"] is None
+    path = tmp_path / "r.jsonl"
+    append_record(path, record)
+    with open(path, "a", encoding="utf-8") as fh:
+        fh.write(json.dumps(gave) + "\n")
+    assert read_records(path, rules) == [record]
+    assert records_from_json([gave, record.to_dict(), took], rules) == [record]
+    assert statistics(records_from_json([gave], rules)).games == 0
+    with pytest.raises(RecordError, match="game 2 was resigned before its show-down"):
+        GameRecord.from_dict(gave, rules)
 
 
 def test_a_record_reads_back_as_written_and_a_forged_one_is_refused(tmp_path):
@@ -179,6 +212,13 @@ def test_the_review_says_where_the_expected_points_went_and_the_luck_apart():
         assert out.luck == pytest.approx(m.luck) and out.worst_slot == m.worst_slot
         assert [s.lost for s in out.slots] == pytest.approx([s.lost for s in m.slots])
         assert (m.worst_slot is None) == (r.record.player.packets == played("greedy", mine=MINE).player.packets)
+        # the best arrangements of the best plans (REVIEW_TOP), each a plan none before it follows
+        alternatives = m.grade.best.alternatives
+        assert alternatives is not None and len(alternatives) == REVIEW_TOP - 1
+        assert len({m.grade.best.plan, *(a.plan for a in alternatives)}) == REVIEW_TOP
+        values = [m.grade.best.value, *(a.value for a in alternatives)]
+        assert values == sorted(values, reverse=True) and all(a.optimal for a in alternatives)
+        assert [a.rank for a in out.grade.best.alternatives] == [2, 3]
 
 
 def test_the_review_of_a_game_against_the_equilibrium_or_a_person():
@@ -343,6 +383,10 @@ def test_quintet_play_review_and_stats_of_a_records_file(tmp_path):
     luck = re.findall(r"Result ([+-][\d.]+) = your expected margin ([+-][\d.]+) \+ luck ([+-][\d.]+)\.", out)
     assert len(luck) == 2 and all(float(r) == pytest.approx(float(e) + float(k), abs=0.011) for r, e, k in luck)
     assert out.count("← the regret was made here") == 2 and "Per slot, your expected margin beside" in out
+    assert out.count("Your plan beside the best plans") == 2
+    plans = re.findall(r"^ {4}(yours|1\. best|2\.|3\.) +([+-][\d.]+) +(\S.*)$", out, re.MULTILINE)
+    assert [p[0] for p in plans] == ["yours", "1. best", "2.", "3."] * 2
+    assert all(len(p[2].split(" | ")) == 5 for p in plans)
     ran = play(tmp_path, ["review", str(path), "--game", "1", "--no-equilibrium", "--json"])
     assert ran.returncode == 0, ran.stderr
     data = ReviewOut.model_validate(json.loads(ran.stdout))

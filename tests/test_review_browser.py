@@ -202,6 +202,37 @@ def test_a_k_mix_job_shows_its_certifications(page, server):
     pg.wait_for_selector("#kmix-certificate")
 
 
+def test_a_k_mix_line_moves_between_certifications_and_draws_no_box(page):
+    """A K-mix certifies its next mix after minutes at times: the line says how long that mix has
+    been checked, so it never reads frozen while the certifications stand still; and there is no
+    empty chart box (the K-mix has no convergence line)."""
+    pg = page
+    started = time.monotonic()
+    job = {"job": "slow", "status": "running", "request": {"exposed": QUICK_DEALS[1], "max_support": 2},
+           "elapsed": 1.0, "progress": {"kind": "kmix", "certified": 7, "support": 2, "exploitability": 0.3125,
+                                        "seconds": 0.9}, "result": None, "error": None}
+
+    def solve(route):
+        if route.request.method == "POST":
+            route.fulfill(status=202, json=job, headers={"Location": "/api/jobs/slow"})
+        else:
+            route.fallback()
+
+    pg.route("**/api/solve", solve)
+    pg.route("**/api/jobs/slow/events", lambda route: route.fulfill(
+        status=200, headers={"Content-Type": "text/event-stream"}, body=f"event: job\ndata: {json.dumps(job)}\n\n"))
+    pg.route("**/api/jobs/slow", lambda route: route.fulfill(  # still running, the same certifications
+        status=200, json={**job, "elapsed": 1.0 + time.monotonic() - started}))
+    pg.fill("#exposed-text", QUICK_DEALS[1])
+    pg.dispatch_event("#exposed-text", "change")
+    pg.fill("#epsilon", "0.05")
+    pg.fill("#max-support", "2")
+    pg.click("#solve")
+    pg.wait_for_function("/7 mixes certified .* the next mix being checked for [3-9] s/"
+                         ".test(document.getElementById('progress-text').textContent)", timeout=60_000)
+    assert not pg.is_visible("#progress-chart")
+
+
 def test_a_cancelled_equilibrium_is_not_offered_to_play(page):
     pg = page
     pg.fill("#exposed-text", EXAMPLE)

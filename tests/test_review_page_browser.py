@@ -9,6 +9,7 @@ Screenshots go to ``$QUINTET_SCREENSHOTS`` (default: the test's temporary direct
 
 from __future__ import annotations
 
+import base64
 import json
 import os
 import time
@@ -323,3 +324,33 @@ def test_graded_packets_read_as_the_terminal_shows_them(page, server):
                                 "s => [...s.querySelectorAll('.packet-cards [data-card]')].map(c => c.dataset.card))")
     assert shown[0] == ["As", "Ah", "Ad", "8s", "8c"] and shown[3] == ["9s", "9c", "Ac", "Qs", "7c"]
     assert shown[1] == ["Ks", "Kd", "Kc", "Js", "Tc"] and shown[4] == ["Kh", "Qh", "Jh", "Th", "9h"]
+
+
+def test_the_review_lists_the_best_plans_beside_yours(page, server, records_file, viewport, shots):
+    """Item 8: your plan (hand category per slot) beside the best arrangements of the three best
+    plans, each with its expected margin and what it gives up against the best — the API's numbers."""
+    pg = page
+    pg.click("#tab-review")
+    pg.set_input_files("#records-file", str(records_file))
+    pg.wait_for_selector("#games tr[data-index='1']")
+    with pg.expect_response("**/api/review"):
+        pg.click("#games tr[data-index='1'] .review-game")  # a game against greedy
+    pg.wait_for_selector("#review .regret[data-against=model] .review-plans", timeout=120_000)
+    record = json.loads(base64.urlsafe_b64decode(pg.evaluate("location.hash").removeprefix("#review/") + "=="))
+    grade = reviewed(server, record)["model"]["grade"]
+    rows = pg.eval_on_selector_all("#review .regret[data-against=model] .review-plans tr[data-plan]",
+                                   "e => e.map(r => [r.dataset.plan, [...r.querySelectorAll('.plan-slot')].map("
+                                   "c => c.dataset.category), r.cells[2].textContent, r.cells[3].textContent])")
+    best = grade["best"]
+    listed = [("yours", grade["given"]), ("1", best), *((str(a["rank"]), a) for a in best["alternatives"])]
+    assert len(best["alternatives"]) == 2
+    assert rows == [[key, sol["categories"], signed(sol["expected_margin"]),
+                     "" if key == "1" else signed(sol["expected_margin"] - best["expected_margin"])]
+                    for key, sol in listed]
+    plans = [tuple(sol["categories"]) for _, sol in listed[1:]]
+    assert len(set(plans)) == 3  # three different plans, best first
+    margins = [sol["expected_margin"] for _, sol in listed[1:]]
+    assert margins == sorted(margins, reverse=True)
+    pg.locator("#review .regret[data-against=model] .review-plans").screenshot(
+        path=str(shots / f"review-plans-{viewport['width']}.png"))
+    assert pg.evaluate("document.documentElement.scrollWidth") <= viewport["width"]

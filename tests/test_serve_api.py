@@ -99,6 +99,9 @@ SOLVE_CASES = {
               ["--opponent", "uniform", "--tie-points", "0.5", "--tiebreak", "group-only"]),
     "cpsat": ({"opponent": "greedy", "engine": "cpsat", "seed": 3}, ["--opponent", "greedy", "--engine", "cpsat",
                                                                     "--seed", "3"]),
+    "top": ({"opponent": "uniform", "top": 3}, ["--opponent", "uniform", "--top", "3"]),
+    "grade top": ({"opponent": "greedy", "grade": ARR_A, "top": 2}, ["--opponent", "greedy", "--grade", ARR_A,
+                                                                     "--top", "2"]),
 }
 
 
@@ -516,6 +519,12 @@ OTHER_BAD = {
     "max support zero": (422, {"exposed": EXAMPLE, "max_support": 0}, "max_support: input should be greater than"),
     "max support over": (422, {"exposed": EXAMPLE, "max_support": 1001}, "max_support: input should be less than"),
     "max support text": (422, {"exposed": EXAMPLE, "max_support": "3"}, "max_support:"),
+    "top zero": (422, {"exposed": EXAMPLE, "opponent": "uniform", "top": 0}, "top: input should be greater than"),
+    "top over": (422, {"exposed": EXAMPLE, "opponent": "uniform", "top": 11}, "top: input should be less than"),
+    "top text": (422, {"exposed": EXAMPLE, "opponent": "uniform", "top": "3"}, "top:"),
+    "top of the equilibrium": (400, {"exposed": EXAMPLE, "top": 3}, "top applies to a best response"),
+    "top with cpsat": (400, {"exposed": EXAMPLE, "opponent": "uniform", "engine": "cpsat", "top": 2},
+                       "top above 1 needs the search engine"),
     "seed float": (422, {"exposed": EXAMPLE, "seed": 1.5}, "seed:"),
     "opponent number": (422, {"exposed": EXAMPLE, "opponent": 3}, "opponent:"),
     "fix list": (422, {"exposed": EXAMPLE, "fix": ["Ah Kh Qh Jh Th"]}, "fix:"),

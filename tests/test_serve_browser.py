@@ -193,6 +193,9 @@ def test_uniform_advice_and_grading_my_arrangement(page, server):
     assert written == [swap["card_a"], swap["card_b"]]
     text = pg.inner_text("#grade-swap")
     assert f"(slot {swap['slot_a']})" in text and f"(slot {swap['slot_b']})" in text
+    # the one way of every front-end (Swap.change): the value after it and the gain, signed
+    gain = signed(swap["value"] - grade["value"])
+    assert text.endswith(f"(slot {swap['slot_b']}) → {signed(swap['value'])} ({gain})")
     for code in (swap["card_a"], swap["card_b"]):
         assert code not in text
         rank = "10" if code[0] == "T" else code[0]

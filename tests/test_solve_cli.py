@@ -156,6 +156,24 @@ def test_text_output():
         assert hand in out
 
 
+def test_a_grade_signs_its_values_and_words_the_swap_as_the_terminal_does():
+    """One signed formatter (no -0.0000) and one way to word a swap's worth (``Swap.change``):
+    quintet-solve's four digits, the game's two."""
+    from quintet.terminal import Terminal
+    from solver.advisor.advice import grade
+    from solver.apps.play_views import swap_text
+
+    out = run(EXAMPLE, "--grade", ARR_A).stdout
+    assert "Value +23.3783; optimum +24.8669; regret 1.4887" in out
+    assert "Best two-card swap: Tc (slot 2) ↔ Qs (slot 4) → +23.4022 (+0.0239)" in out
+    g = grade(Deal.from_exposed(EXAMPLE), ARR_A, "uniform")
+    assert g.best_swap is not None
+    term = Terminal(colour=False, unicode=False, line_editing=False)
+    with term.console.capture() as captured:
+        term.console.print(swap_text(term, g.best_swap, g.given.value, g.given.deal.rules, command=False))
+    assert captured.get().strip().endswith("(slot 4) -> +23.40 (+0.02).")
+
+
 def test_fix_keeps_the_packet_and_is_optimal():
     deal = Deal.from_exposed(EXAMPLE)
     fixes = {5: "Ah Kh Qh Jh Th", 1: "As Ad Ac Ks 7c", 3: "9s 9c 9h 8s 8d"}

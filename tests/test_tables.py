@@ -222,7 +222,7 @@ ENDPOINTS = [  # (method, path, body)
     ("POST", "/grade", {"arrangement": "As Ah Ad Ac Ks | Kh Kd Kc Qs Qh | Qd Qc Js Jh Jd | Jc Ts Th Td Tc | "
                                        "9s 9h 9d 9c 8s"}),
     ("POST", "/odds", None), ("GET", "/events", None), ("GET", "/invitation", None), ("POST", "/rematch", None),
-    ("POST", "/resign", None),
+    ("POST", "/resign", None), ("POST", "/alive", None),
 ]
 
 
@@ -265,7 +265,7 @@ def test_the_tables_api_is_typed_and_its_errors_documented(server):
     expected = {"/api/tables": {"post"}, "/api/tables/{table_id}": {"get"},
                 **{f"/api/tables/{{table_id}}/{x}": {"post"}
                    for x in ("arrangement", "next", "hint", "grade", "odds", "join", "rematch", "invited", "decline",
-                             "resign")},
+                             "resign", "alive")},
                 "/api/tables/{table_id}/events": {"get"}, "/api/tables/{table_id}/records": {"get"},
                 "/api/tables/{table_id}/invitation": {"get"}}
     assert {p: set(ops) for p, ops in paths.items()} == expected

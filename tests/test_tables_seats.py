@@ -14,6 +14,7 @@ import pytest
 from serve_helpers import live_server, wait_for_workers
 from table_helpers import SeatClient, deal_of, join, two_arrangements
 
+from quintet.rules import get_rules
 from quintet.seeds import SEED_MAX
 from solver.apps.serve.tables.errors import NOT_FOUND
 from solver.apps.serve.tables.service import JOINED, USED
@@ -52,7 +53,8 @@ def test_the_creator_holds_seat_1_and_an_invitation_never_seat_2s_token(server):
     table, code = link.rsplit("#join/", 1)[1].split("/")
     assert link.startswith(f"{server}/#join/") and table == created["table"] and len(code) >= 22  # 128 bits
     one = SeatClient(server, table, 1, created["token"])
-    assert one.view()["presence"] == {"joined": False, "connected": False, "confirmed": False, "here": 0, "left": False}
+    assert one.view()["presence"] == {"joined": False, "connected": False, "lost": False, "confirmed": False, "here": 0,
+                                      "left": False}
     # seat 1 may see the invitation again until the friend joins
     assert one.request("GET", "/invitation").json()["link"] == link
     stream = one.events()
@@ -152,8 +154,8 @@ def test_presence_follows_the_other_seat_and_counts_this_seats_streams(server):
     one = SeatClient(server, created["table"], 1, created["token"])
     two = SeatClient(server, created["table"], 2, join(server, created["invitation"]["link"]).json()["token"])
     first = one.events()
-    assert first.events[0][1]["view"]["presence"] == {"joined": True, "connected": False, "confirmed": False,
-                                                     "here": 1, "left": False}
+    assert first.events[0][1]["view"]["presence"] == {"joined": True, "connected": False, "lost": False,
+                                                     "confirmed": False, "here": 1, "left": False}
     second = one.events()  # the same seat open in a second tab: both streams are told
     assert second.events[0][1]["view"]["presence"]["here"] == 2
     presence(first, lambda p: p["here"] == 2)
@@ -161,13 +163,13 @@ def test_presence_follows_the_other_seat_and_counts_this_seats_streams(server):
                       timeout=30) as theirs:
         lines = theirs.iter_lines()
         assert next(lines) == "event: view"
-        assert json.loads(next(lines)[6:])["view"]["presence"] == {"joined": True, "connected": True,
+        assert json.loads(next(lines)[6:])["view"]["presence"] == {"joined": True, "connected": True, "lost": False,
                                                                   "confirmed": False, "here": 1, "left": False}
         presence(first, lambda p: p["connected"])
         a, b = two_arrangements(deal_of(one.view()))
         two.confirm(b)
-        assert presence(first, lambda p: p["confirmed"]) == {"joined": True, "connected": True, "confirmed": True,
-                                                              "here": 2, "left": False}
+        assert presence(first, lambda p: p["confirmed"]) == {"joined": True, "connected": True, "lost": False,
+                                                              "confirmed": True, "here": 2, "left": False}
         kinds = first.kinds
         assert kinds[kinds.index("confirmed") + 1] == "presence"  # the event, then what it changed
         assert one.view()["presence"]["confirmed"] is True
@@ -179,7 +181,8 @@ def test_presence_follows_the_other_seat_and_counts_this_seats_streams(server):
     computer = create(server, {"opponent": "greedy", "seed": SEED})
     mine = SeatClient(server, computer["table"], 1, computer["token"])
     ready = mine.wait(lambda v: v["status"] == "placing")
-    assert ready["presence"] == {"joined": True, "connected": True, "confirmed": True, "here": 0, "left": False}
+    assert ready["presence"] == {"joined": True, "connected": True, "lost": False, "confirmed": True, "here": 0,
+                                 "left": False}
 
 
 def _play_match(seats: list[SeatClient], games: int) -> None:
@@ -348,3 +351,98 @@ def test_a_version_1_tables_file_is_read_on(tmp_path):
     store.close()
     assert sqlite3.connect(path).execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
     TableStore(path).close()  # and opened again as it is now
+
+
+def records(seat: SeatClient) -> list[dict]:
+    return [json.loads(line) for line in seat.request("GET", "/records").text.splitlines()]
+
+
+@pytest.mark.server
+def test_a_game_resigned_is_lost_in_every_slot_and_the_match_goes_on(server):
+    """Issue 41, item 10 (docs/rules.md, a game resigned): a seat resigns its current game before
+    its show-down — the other side scores every slot's points, the resigner none; the other seat
+    is told; the match goes on to its next game (and ends with its last); the records say it was
+    resigned (no arrangement for the resigner) and the review and statistics skip it."""
+    all_points = float(sum(get_rules("classic").weights))
+    created = create(server, {"opponent": "friend", "seed": SEED, "games": 2})
+    one = SeatClient(server, created["table"], 1, created["token"])
+    two = SeatClient(server, created["table"], 2, join(server, created["invitation"]["link"]).json()["token"])
+    streams = [one.events(), two.events()]
+    deal = deal_of(one.wait(lambda v: v["status"] == "placing"))
+    a, b = two_arrangements(deal)
+    two.confirm(b)  # the friend has laid its packets; seat 1 resigns the game
+    assert "scope" in error(one.request("POST", "/resign", {"scope": "set"}, status=None), 422)
+    assert "leav" in error(one.request("POST", "/resign", {"scope": "game", "leave": True}, status=None), 409)
+    gave = one.request("POST", "/resign", {"scope": "game"}).json()
+    assert gave["status"] == "resigned" and gave["resigned"] == "you" and gave["can_next"] and not gave["over"]
+    assert gave["ended"] is None and gave["showdown"] is None and gave["other"]["arrangement"] is not None
+    assert gave["score"] == {"you": 0.0, "other": all_points}
+    assert gave["finished"][0]["resigned"] == "you" and gave["finished"][0]["record"] == "ready"
+    told = streams[1].wait_for("game_resigned")
+    assert told["game"] == 1 and told["seat"] == 1
+    theirs = told["view"]
+    assert theirs["resigned"] == "other" and theirs["score"] == {"you": all_points, "other": 0.0}
+    assert theirs["you"]["arrangement"] is not None and theirs["other"]["arrangement"] is None  # the resigner's: never
+    assert "resigned already" in error(one.request("POST", "/resign", {"scope": "game"}, status=None), 409)
+    assert "was resigned" in error(one.confirm(a, status=None), 409)
+    # the records: resigned, no arrangement for the resigner; the review refuses it in one line, stats skip it
+    mine = records(one)
+    assert len(mine) == 1 and mine[0]["resigned"] == "player" and mine[0]["player"] is None
+    assert mine[0]["computer"] is not None and mine[0]["points"] == {"player": 0.0, "computer": all_points}
+    friends = records(two)[0]
+    assert friends["resigned"] == "computer" and friends["computer"] is None and friends["player"] is not None
+    assert "resigned" in error(httpx.post(f"{server}/api/review", json={"record": mine[0]}), 400)
+    # the next game: the match goes on, and resigning its last game ends it (a played match: seat 2 wins it)
+    for seat in (one, two):
+        seat.request("POST", "/next")
+    view = one.wait(lambda v: v["status"] == "placing" and v["game"] == 2)
+    assert view["score"] == {"you": 0.0, "other": all_points}
+    last = two.request("POST", "/resign", {"scope": "game"}).json()
+    assert last["over"] and last["ended"] is None and last["score"] == {"you": all_points, "other": all_points}
+    assert last["tally"] == {"you": 0, "other": 0, "drawn": 1, "aborted": 0}
+    assert streams[0].wait_for("game_resigned", 2)["view"]["over"] is True
+    # after a resigned game, resigning the match is a resignation (a game is over), not an abort
+    one.request("POST", "/rematch")
+    two.request("POST", "/rematch")
+    one.wait(lambda v: v["status"] == "placing" and v["match"] == 2)
+    one.request("POST", "/resign", {"scope": "game"})
+    assert one.request("POST", "/resign", {"scope": "match"}).json()["ended"] == {"how": "resigned", "by": "you"}
+    # against the computer: its committed arrangement is shown to the resigner; the next game follows
+    computer = create(server, {"opponent": "greedy", "seed": SEED, "games": 2})
+    me = SeatClient(server, computer["table"], 1, computer["token"])
+    me.wait(lambda v: v["status"] == "placing")
+    lost = me.request("POST", "/resign", {"scope": "game"}).json()
+    assert lost["score"] == {"you": 0.0, "other": all_points} and lost["other"]["arrangement"] is not None
+    assert me.request("POST", "/next").json()["game"] == 2
+    record = records(me)[0]
+    assert record["resigned"] == "player" and record["regret"] is None and record["computer"] is not None
+    stats = httpx.post(f"{server}/api/stats", json={"records": [record]})
+    assert stats.status_code == 200 and stats.json()["games"] == 0, stats.text
+
+
+def test_a_version_3_tables_file_is_read_on_and_keeps_a_resigned_game(tmp_path):
+    """Version 3 (before a game could be resigned) is read on: its games were not resigned, and a
+    game resigned now is kept across a reopening."""
+    import sqlite3
+
+    from solver.apps.serve.tables import store as tables_store
+
+    path = tmp_path / "t.sqlite"
+    db = sqlite3.connect(path)
+    db.executescript(V1_SCHEMA + tables_store._MIGRATE_1 + tables_store._MIGRATE_2 + "PRAGMA user_version = 3;")
+    db.executemany("INSERT INTO seats (table_id, seat, token_sha256) VALUES ('T1', ?, ?)",
+                   [(1, tables_store.token_hash("one")), (2, tables_store.token_hash("two"))])
+    db.commit()
+    db.close()
+    store = tables_store.TableStore(path)
+    table = store.load("T1")
+    assert table is not None and table.resigned(1) is None and not table.game_over(1)
+    row = table.row(1)
+    row.resigned, row.ended = 2, 200.0
+    store.save_game("T1", row)
+    store.close()
+    again = tables_store.TableStore(path)
+    reread = again.load("T1")
+    assert reread is not None and reread.resigned(1) == 2 and reread.game_over(1) and not reread.shown_down(1)
+    again.close()
+    assert sqlite3.connect(path).execute("PRAGMA user_version").fetchone()[0] == tables_store.SCHEMA_VERSION == 4

@@ -21,7 +21,26 @@ nondecreasing in the class, which the exact engines need (``best_response``): th
 
 Numerically the maxima are bounded to a tolerance τ; the same identity turns the bounds into a
 certified radius: every exact equilibrium's tails lie within ``tail_radius`` of m₀'s, its
-slot marginals within ``tv_radius`` (total variation) — see ``MarginalStructure``.
+slot marginals within ``tv_radius`` (total variation) — see ``MarginalStructure``.  The radius
+uses only the upper bounds and Σ w Δg (F − F₀) = u(x, x₀) ≥ 0 (x exact), so it holds whatever
+m₀'s own exploitability: "unique" means *unique to that radius*.
+
+**What a witness proves (``verdict_of``).**  For weights y ≥ 0 on the rows P, the pricing gives
+for *every* mix x  c·x ≤ U + Σ_P y_P u(P, x).  An exact equilibrium has u(P, x) ≤ 0, so c·x ≤ U
+(the proven bound); a witness — a mix the exact oracle certifies at exploitability δ ≤ 10⁻⁷ —
+only c·x ≤ U + ‖y‖₁ δ, and ‖y‖₁ (the program's dual weights, each up to the elastic penalty
+10⁶) is not bounded.  So a witness above U contradicts nothing, and it proves nothing about the
+exact equilibria either: a δ-equilibrium may lie as far from every exact one as the (unknown)
+Hoffman constant of the equilibrium polytope allows.  What
+the two certificates say together, per threshold: some δ-equilibrium reaches the tail v, every
+exact one stays at most U — the excess over m₀ that both support is ``min(v, U) − F₀``
+(*admitted*).  The verdict counts a witness only through that: "not unique" needs an admitted
+excess above ``exceed`` (the witness's certified precision, δ ≤ 10⁻⁷, with the exact bound
+leaving room for it); a witness whose tail exceeds the proven bound beyond that leaves the
+deal *undecided*.  A proof that the *exact* equilibria's marginals differ needs an exact
+equilibrium (rational weights, an exact best response in rational arithmetic); this module
+builds none, so "not unique" is a statement at the certificate's precision.  The admitted
+excess is a tail difference, so it bounds the witness's total variation from below.
 
 **The fewest arrangements.**  When the marginals are unique, a mix is an equilibrium iff its
 marginals are m₀, so the smallest support is the fewest arrangements (class vectors) whose mix
@@ -50,7 +69,8 @@ from solver.games.lp import solve_lp, solve_milp
 from solver.games.quintet_game import QuintetGame, Strategy
 from solver.problem.best_response import BestResponseProblem, slot_values
 
-__all__ = ["TailBound", "MarginalStructure", "slot_tail_pricer", "best_responses_in_orbits", "marginal_structure",
+__all__ = ["TailBound", "MarginalStructure", "verdict_of", "tier_of", "radii", "slot_tail_pricer",
+           "best_responses_in_orbits", "marginal_structure",
            "fewest_arrangements", "coupling_lower_bound", "percentiles", "concession", "weakest_slot"]
 
 
@@ -107,13 +127,40 @@ class TailBound:
     responses: int
 
 
+SMALL_TV, MATERIAL_TV = 1e-3, 1e-2
+"""Total variation: a 'not unique' deal is *small* when its witness differs from m₀ by at most
+SMALL_TV, *material* when the admitted excess (a lower bound on the TV) is at least MATERIAL_TV."""
+
+
+def verdict_of(tails: Sequence[tuple[float, float, float]], *, tolerance: float = 1e-7, exceed: float = 1e-4
+               ) -> tuple[str, float]:
+    """The verdict from the thresholds' (found F₀, witness value v, proven bound U), module doc:
+    ``unique`` when every U ≤ F₀ + tolerance; else ``not unique`` when some witness's admitted
+    excess min(v, U) − F₀ exceeds ``exceed``; else ``undecided``.  Returns (verdict, the largest
+    admitted excess; 0 when unique)."""
+    if all(bound <= found + tolerance for found, _, bound in tails):
+        return "unique", 0.0  # a proof about the exact equilibria: it outranks any approximate witness
+    admitted = max((min(value, bound) - found for found, value, bound in tails if value > found + exceed),
+                   default=0.0)
+    return ("not unique" if admitted > exceed else "undecided"), max(admitted, 0.0)
+
+
+def tier_of(verdict: str, admitted: float, witness_tv: float) -> str:
+    """The report's tier: ``unique``, ``not unique: material`` (admitted excess ≥ MATERIAL_TV),
+    ``not unique: small`` (the witness's TV ≤ SMALL_TV), ``not unique: between`` or ``undecided``."""
+    if verdict != "not unique":
+        return verdict
+    if admitted >= MATERIAL_TV:
+        return "not unique: material"
+    return "not unique: small" if witness_tv <= SMALL_TV else "not unique: between"
+
+
 @dataclass
 class MarginalStructure:
-    """Are the slot marginals unique?  ``verdict``: ``unique`` (every tail bound within the
-    tolerance of m₀'s), ``not unique`` (a certified equilibrium's tail exceeds m₀'s by more than
-    the tolerance: ``witness`` is its mix) or ``undecided`` (a bound stayed open).  ``tail_radius``
-    and ``tv_radius``: per slot, how far any exact equilibrium's tails / marginal (total variation)
-    can be from m₀'s (finite only when every bound was found)."""
+    """Are the slot marginals unique?  ``verdict`` and ``admitted``: ``verdict_of`` (``witness``:
+    the certified δ-equilibrium whose marginals differ most from m₀, ``witness_tv`` that difference).
+    ``tail_radius`` and ``tv_radius``: per slot, how far any exact equilibrium's tails / marginal
+    (total variation) can be from m₀'s (1 where the bounds do not confine them)."""
 
     marginals: np.ndarray  # m₀, n_slots × R
     tails: list[TailBound]
@@ -123,6 +170,7 @@ class MarginalStructure:
     class_radius: list[dict[int, float]]  # per slot: class → bound on |m(r) − m₀(r)|
     witness: tuple[tuple[Strategy, ...], np.ndarray] | None = None
     witness_tv: float = 0.0  # largest slot TV between the witness and m₀
+    admitted: float = 0.0  # the largest witness excess the proven bound admits (verdict_of)
     responses: int = 0
     columns: list[Strategy] = field(default_factory=list)
     rows: int = 0
@@ -160,19 +208,15 @@ def marginal_structure(game: QuintetGame, support: Sequence[Strategy], probabili
                 tv = float(0.5 * np.abs(m - m0).sum(axis=1).max())
                 if tv > witness_tv:
                     witness, witness_tv = (result.support, result.probabilities), tv
-    if all(tb.bound <= tb.found + tolerance for tb in tails):
-        verdict = "unique"  # a proof about the exact equilibria: it outranks any approximate witness
-    elif witness is not None:
-        verdict = "not unique"
-    else:
-        verdict = "undecided"
-    tail_radius, tv_radius, class_radius = _radii(m0, tails, np.asarray(game.tables.rules.weights, dtype=float))
+    verdict, admitted = verdict_of([(tb.found, tb.value, tb.bound) for tb in tails], tolerance=tolerance,
+                                   exceed=exceed)
+    tail_radius, tv_radius, class_radius = radii(m0, tails, np.asarray(game.tables.rules.weights, dtype=float))
     return MarginalStructure(marginals=m0, tails=tails, verdict=verdict, tail_radius=tail_radius,
                              tv_radius=tv_radius, class_radius=class_radius, witness=witness, witness_tv=witness_tv,
-                             responses=responses, columns=list(eqset.columns), rows=len(eqset.rows))
+                             admitted=admitted, responses=responses, columns=list(eqset.columns), rows=len(eqset.rows))
 
 
-def _radii(m0: np.ndarray, tails: list[TailBound], w: np.ndarray
+def radii(m0: np.ndarray, tails: list[TailBound], w: np.ndarray
            ) -> tuple[list[float], list[float], list[dict[int, float]]]:
     """Certified distances of any exact equilibrium's marginals from m₀ (module doc): with
     e_s(r) = F_s(r) − F₀_s(r), the bounds give e ≤ ub where Δg > 0, and Σ w Δg e ≥ 0 gives
@@ -273,31 +317,40 @@ def fewest_arrangements(game: QuintetGame, marginals: np.ndarray, candidates: Se
     return [s for s, k in zip(cands, keep_mask, strict=True) if k], x[keep_mask] / x[keep_mask].sum(), bound, best[2]
 
 
-def coupling_lower_bound(marginals: np.ndarray, *, time_limit: float | None = None, tolerance: float = 1e-9
-                         ) -> tuple[int, bool]:
-    """A lower bound on the support of any mix with these slot marginals, whatever its
-    arrangements: a mix of n arrangements couples any two slots' marginals with at most n atoms,
-    so n ≥ the fewest atoms of a coupling of m_s and m_s' (a MILP per pair of slots; ``tolerance``
-    on each marginal, which can only lower the bound).  Returns (bound, every pair proven)."""
+def coupling_lower_bound(marginals: np.ndarray, class_radius: Sequence[dict[int, float]], *,
+                         time_limit: float | None = None) -> tuple[int, bool]:
+    """A lower bound on the support of any mix whose slot marginals m are within ``class_radius``
+    of these (|m_s(r) − m₀_s(r)| ≤ ρ_s(r) on the classes m₀ plays: ``radii``), whatever its
+    arrangements.  A mix of n arrangements couples any two slots' marginals with at most n atoms;
+    merging a class m₀ does not play into a played one never adds atoms, so it suffices to count
+    the atoms of a coupling whose row and column sums are at least the *robust atoms*
+    max(0, m₀ − ρ) (classes whose robust atom is 0 dropped) and whose mass is 1 — a MILP per pair
+    of slots, whose proven bound (SCIP's dual bound, valid when stopped at ``time_limit``) counts.
+    Also at least the robust atoms' count in a slot.  Returns (bound, every pair solved to
+    optimality)."""
     marginals = np.asarray(marginals, dtype=np.float64)
-    played = [np.flatnonzero(marginals[s] > 0) for s in range(marginals.shape[0])]
-    best, proven = max(len(p) for p in played), True
-    for a in range(len(played)):
-        for b in range(a + 1, len(played)):
-            p, q = marginals[a, played[a]], marginals[b, played[b]]
+    robust = [np.array([marginals[s, r] - class_radius[s].get(r, np.inf) for r in np.flatnonzero(marginals[s] > 0)])
+              for s in range(marginals.shape[0])]
+    robust = [a[a > 0] for a in robust]
+    best, proven = max(len(a) for a in robust), True
+    for a in range(len(robust)):
+        for b in range(a + 1, len(robust)):
+            p, q = robust[a], robust[b]
             k, kk = len(p), len(q)
             if k + kk - 1 <= best:
                 continue  # a coupling needs at most k + kk − 1 atoms: this pair cannot raise the bound
             n = k * kk
             rows = [np.concatenate([np.kron(np.eye(k)[i], np.ones(kk)), np.zeros(n)]) for i in range(k)]
             rows += [np.concatenate([np.kron(np.ones(k), np.eye(kk)[j]), np.zeros(n)]) for j in range(kk)]
-            A = np.vstack([np.array(rows), np.hstack([np.eye(n), -np.eye(n)])])
-            target = np.concatenate([p, q])
+            rows.append(np.concatenate([np.ones(n), np.zeros(n)]))
+            # an atom is at most what the other rows' (columns') robust atoms leave of the mass 1
+            cap = np.minimum.outer(1.0 - p.sum() + p, 1.0 - q.sum() + q).ravel()
+            A = np.vstack([np.array(rows), np.hstack([np.eye(n), -np.diag(cap)])])
             sol = solve_milp(np.concatenate([np.zeros(n), np.ones(n)]), A,
-                             np.concatenate([target - tolerance, np.full(n, -np.inf)]),
-                             np.concatenate([target + tolerance, np.zeros(n)]), var_lower=np.zeros(2 * n),
-                             var_upper=np.ones(2 * n), integer=np.concatenate([np.zeros(n, dtype=bool),
-                                                                              np.ones(n, dtype=bool)]),
+                             np.concatenate([p, q, [1.0], np.full(n, -np.inf)]),
+                             np.concatenate([np.full(k + kk, np.inf), [1.0], np.zeros(n)]),
+                             var_lower=np.zeros(2 * n), var_upper=np.concatenate([cap, np.ones(n)]),
+                             integer=np.concatenate([np.zeros(n, dtype=bool), np.ones(n, dtype=bool)]),
                              maximize=False, time_limit=time_limit, what="coupling MILP")
             if sol is None:
                 proven = False

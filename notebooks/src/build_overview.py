@@ -42,8 +42,8 @@ the wrong one for "what a player meets": it over-weights suit-symmetric deals (s
 below is **as dealt**; the book's cost is **by class**.
 
 Every exploitability quoted is *certified*: an exact best response's value against the mix (the search is checked
-against CP-SAT and brute force in `bench_soundness.py`). Every clock is CPU time (`time.process_time`) — the machine is
-shared, so wall-clock would measure the neighbours.
+against CP-SAT and brute force in `bench_soundness.py`). Every clock is CPU time (`time.process_time`); CPU time too
+grows when the machine is loaded (RESULTS, "The book's cost"), so times are compared within one run only.
 """)
 
 code(r"""
@@ -117,6 +117,14 @@ uniq = load("uniqueness", "bench_uniqueness.py")
 conv = load("convergence", "bench_convergence.py")
 style = load("style_robustness", "bench_style_robustness.py")
 safe = load("safe", "bench_safe.py")
+structure = load("structure", "bench_structure.py")
+security = load("security", "bench_security.py")
+book_run = load("book", "bench_book.py")
+
+
+def shown(name):
+    # a strategy as the command line spells it (the data's keys say br-MODEL, the CLI br:MODEL)
+    return name.replace("br-", "br:", 1)
 """)
 
 md(r"""
@@ -241,6 +249,36 @@ Reading: where two runs agree on the slot marginals (small TV) but not on the ar
 equilibria differ in *slot orders* of the same partitions — the marginals, which are all a payoff depends on, are
 the robust object; "the mix" and its likeliest arrangement are not.
 
+### Are the marginals unique? (`bench_structure.py`, exact equilibria)
+
+A linear program over the exact equilibria bounds every upper tail of the slot marginals; the bounds confine every
+exact equilibrium's marginals to a certified radius r of the one found (total variation, worst slot). A *witness* (a
+mix certified at exploitability ≤ 10⁻⁷) counts for "not unique" only as far as the proven bound admits it, so "not
+unique" is a statement at the certificate's precision; the tiers and the argument are in RESULTS' Structure section.
+""")
+
+code(r"""
+if structure:
+    n, r = structure["exact"], structure["radius"]
+    t = structure["tiers"]
+    print(f"unique to a certified radius: {structure['unique']} of {n} deals; r per deal: median {r['median']:.1e}, "
+          f"p90 {r['p90']:.1e}, max {r['max']:.1e}")
+    print(f"not unique, material: {t.get('not unique: material', 0)}; between: {t.get('not unique: between', 0)}; "
+          f"small: {t.get('not unique: small', 0)}; undecided: {t.get('undecided', 0)}")
+    bounded = [d for d in structure["per_deal"] if d["verdict"] == "unique" and d["lower_bound"] is not None]
+    print(f"fewest arrangements found / lower bound on robust atoms, unique deals: median "
+          f"{structure['support_ratio_median']:.2f}× (double oracle's support); pinned on {structure['pinned']} of "
+          f"{len(bounded)}")
+    radii = np.sort([d["radius"] for d in structure["per_deal"] if d["verdict"] == "unique"])
+    fig, ax = plt.subplots(figsize=(6.5, 3.6))
+    ax.step(radii, np.arange(1, len(radii) + 1) / len(radii), where="post")
+    ax.set_xscale("log"); ax.set_xlabel("certified TV radius r (worst slot, log)")
+    ax.set_ylabel("share of the unique deals (cumulative)")
+    ax.set_title(f"Unique to a radius: {len(radii)} of {n} dealt deals", fontsize=10)
+    fig.tight_layout(); plt.show()
+""")
+
+md(r"""
 ## 2. What randomisation is worth, and which heuristics lose how much
 
 For every pure strategy P two numbers (exact): its **loss against the mix** −u(P, mix), and its **exploitability** —
@@ -257,7 +295,7 @@ if heur:
     for j, k in enumerate(names):
         for ax, key, floor in ((axes[0], "loss_vs_mix", 1e-3), (axes[1], "exploitability", 1e-3)):
             x = np.sort(np.maximum([r["strategies"][k][key] for r in H], floor)); y = np.arange(1, len(x) + 1) / len(x)
-            ax.step(x, y, where="post", color=f"C{j}", label=k)
+            ax.step(x, y, where="post", color=f"C{j}", label=shown(k))
             ax.fill_between(x, np.clip(y - band, 0, 1), np.clip(y + band, 0, 1), step="post", color=f"C{j}", alpha=0.12)
     x = np.sort(np.maximum([r["strategies"]["equilibrium"]["exploitability"] for r in H], 1e-3))
     axes[1].step(x, np.arange(1, len(x) + 1) / len(x), where="post", color="black", label="equilibrium mix")
@@ -272,7 +310,22 @@ if heur:
     for k in names + ["equilibrium"]:
         l = [r["strategies"][k]["loss_vs_mix"] for r in H]; e = [r["strategies"][k]["exploitability"] for r in H]
         m, lo, hi = boot(l); xm, xlo, xhi = boot(e); cm, _, _ = boot(l, weights=inv)
-        print(f"{k:12s} {m:9.3f} [{lo:6.3f}, {hi:6.3f}]      {xm:9.2f} [{xlo:6.2f}, {xhi:6.2f}]      {cm:9.3f}")
+        print(f"{shown(k):12s} {m:9.3f} [{lo:6.3f}, {hi:6.3f}]      {xm:9.2f} [{xlo:6.2f}, {xhi:6.2f}]      {cm:9.3f}")
+""")
+
+md(r"""
+The least a single arrangement can concede (`bench_security.py`): each deal's *pure security level*, bracketed by the
+least exploitability found and a proven lower bound; where the two meet the level is proved.
+""")
+
+code(r"""
+if security:
+    n = security["deals"]
+    print(f"proved exactly on {security['exact']} of {n} deals; open on {n - security['exact']}; every level at least "
+          f"{security['min_lower']} points")
+    print("proved levels (deals): " + ", ".join(f"{v}: {c}" for v, c in sorted(security["levels"].items(), key=lambda kv: int(kv[0])))
+          + " — the deals where the best arrangement found met its lower bound, a selection")
+    print("open brackets (deals): " + ", ".join(f"{b}: {c}" for b, c in sorted(security["brackets"].items())))
 """)
 
 md(r"""
@@ -281,7 +334,8 @@ Structure section, each with its exact equilibrium), the least exploitable mix o
 (every value an exact best response's certificate; no lower bound above 0 is proved, so each curve is an upper
 bound on what K arrangements can do), beside two baselines built from the equilibrium (its K likeliest
 arrangements renormalised, and the same K with their best weights) and the sparse exact equilibria. Below: the
-saved frontier — per K the median of the best found with its 95% interval, the search alone, the baselines.
+saved upper envelope — per K the median of the best found with its 95% interval, the search alone (what it finds
+within its CPU budget per K), the baselines.
 """)
 
 code(r"""
@@ -300,14 +354,14 @@ if kmix is not None:
     for d in per:
         ax.plot(ks, [max(d[f"K{k}"], floor) for k in ks], color="0.85", lw=0.7)
     med = np.array([row["with_sparse"] for row in kmix["rows"]])
-    ax.plot(ks, np.maximum(med[:, 0], floor), "o-", lw=2, label="best found: median")
+    ax.plot(ks, np.maximum(med[:, 0], floor), "o-", lw=2, label="best found (upper envelope): median")
     ax.fill_between(ks, np.maximum(med[:, 1], floor), np.maximum(med[:, 2], floor), alpha=0.2)
     ax.plot(ks, [max(row["rounded"], floor) for row in kmix["rows"]], ":", label="top K renormalised: median")
     ax.plot(ks, [max(row["reweighted"], floor) for row in kmix["rows"]], "--", label="top K, best weights: median")
     ax.set_xscale("log"); ax.set_yscale("log")
     ax.set_xticks(ks, [str(k) for k in ks])
     ax.set_xlabel("K: arrangements in the mix"); ax.set_ylabel("certified exploitability (points, log)")
-    ax.set_title(f"K-mix frontier, {kmix['deals']} dealt deals; 0 drawn at {floor:g}", fontsize=10)
+    ax.set_title(f"K-mix upper envelope, {kmix['deals']} dealt deals; 0 drawn at {floor:g}", fontsize=10)
     ax.legend(fontsize=8); fig.tight_layout(); plt.show()
 """)
 
@@ -343,41 +397,29 @@ plt.show()
 md(r"""
 ## 3. What solving costs, and what makes a deal hard
 
-Certified ε against iterations and CPU seconds on fixed dealt deals (`bench_convergence.py`): the double oracle as
-shipped, the double oracle with only the exact oracle, fictitious play over the same exact oracle, and an LP over a
-fixed sampled pool. Median over deals with the interquartile band; ε = 0 is drawn at 10⁻⁴.
+One CPU budget for every method (`bench_convergence.py`): the double oracle as shipped, the double oracle with only
+the exact oracle, and the PSRO baselines (fictitious play, regret-matching+ and Hedge meta-solvers, the online double
+oracle), on dealt deals and on the hardest classes. Per method: how many deals reach the target within the budget,
+and the certified ε at the budget (its distribution over deals; ε = 0 drawn at 10⁻⁴). RESULTS has the paired tests.
 """)
 
 code(r"""
 if conv:
-    C = conv["deals"]; P = conv["params"]; TRIV, FLOOR = 25.0, 1e-4
-    def on_grid(trace, grid, col):  # a run that stopped short of the target is not drawn past its end
-        trace = [t for t in trace if t[1] <= P["budget"]]  # one CPU budget for every method
-        xs = np.array([t[col] for t in trace], float); es = np.array([t[2] for t in trace], float)
-        out = np.full(grid.shape, TRIV)
-        for i, g in enumerate(grid):
-            k = np.searchsorted(xs, g, side="right")
-            if k:
-                out[i] = es[:k].min()
-        if es.min() > P["target"] + 1e-9:
-            out[grid > xs[-1]] = np.nan
-        return np.maximum(out, FLOOR)
-    fig, axes = plt.subplots(1, 2, figsize=(13, 4.6))
-    grids = (np.unique(np.round(np.logspace(0, 3, 60))), np.logspace(-1, np.log10(P["budget"]), 60))
-    for j, m in enumerate(["do-shipped", "do-exact-only", "fictitious-play"]):
-        for ax, grid, col in ((axes[0], grids[0], 0), (axes[1], grids[1], 1)):
-            ys = np.array([on_grid(d[m], grid, col) for d in C])
-            ys[:, np.isnan(ys).sum(axis=0) > len(C) // 2] = np.nan  # drawn while most runs go on
-            with np.errstate(invalid="ignore"):
-                q1, med, q3 = np.nanquantile(ys, [0.25, 0.5, 0.75], axis=0)
-            ax.plot(grid, med, color=f"C{j}", label=m); ax.fill_between(grid, q1, q3, color=f"C{j}", alpha=0.18)
-    cpu = np.median([[p[1] for p in d["lp-pool"]] for d in C], axis=0)
-    eps_p = np.median([[max(p[2], FLOOR) for p in d["lp-pool"]] for d in C], axis=0)
-    axes[1].plot(cpu, eps_p, "s-", color="C3", label="LP over a sampled pool (" + ", ".join(map(str, P["pool_sizes"])) + " partitions)")
-    for ax in axes:
-        ax.set_xscale("log"); ax.set_yscale("log"); ax.set_ylabel("certified ε (points, log)")
-    axes[0].set_xlabel("iterations (log)"); axes[1].set_xlabel("CPU seconds (log)"); axes[1].legend(fontsize=8)
-    fig.suptitle(f"{len(C)} deals as dealt (seeds {P['seed']}…), target ε {P['target']:g}, budget {P['budget']:g} CPU s", fontsize=10)
+    methods = list(conv["dealt"]["methods"])
+    target = f"{conv['target']:g}"
+    fig, axes = plt.subplots(1, 2, figsize=(13, 4.4), sharey=True)
+    for ax, population in zip(axes, ("dealt", "hardest")):
+        summary = conv[population]
+        print(f"{population}: {summary['deals']} deals, budget {conv['budget']:g} CPU s, target ε {target}")
+        for j, m in enumerate(methods):
+            reached = summary["methods"][m]["targets"][target]["reached"]
+            eps = np.sort([max(d[m], 1e-4) for d in conv["per_deal"] if d["population"] == population])
+            print(f"  {m:14s} reached {reached}/{summary['deals']}; certified ε at the budget: median "
+                  f"{summary['methods'][m]['final_eps_median']:.4f}")
+            ax.step(eps, np.arange(1, len(eps) + 1) / len(eps), where="post", color=f"C{j}", label=m)
+        ax.set_xscale("log"); ax.set_xlabel(f"certified ε at {conv['budget']:g} CPU s (log; 0 drawn at 1e-4)")
+        ax.set_title(f"{population}: {summary['deals']} deals", fontsize=10)
+    axes[0].set_ylabel("share of deals (cumulative)"); axes[1].legend(fontsize=8)
     fig.tight_layout(); plt.show()
 """)
 
@@ -399,8 +441,13 @@ if heur:
         print(f"{len(solved)} solves at ε ≤ {eps_h:g} measured in that run (the rest came from the store)")
         print(f"mean CPU s per solve, as dealt: {m_d[0]:.2f} [{m_d[1]:.2f}, {m_d[2]:.2f}]; by class (1/orbit): "
               f"{m_c[0]:.2f} [{m_c[1]:.2f}, {m_c[2]:.2f}]")
-        print(f"the book at ε ≤ {eps_h:g}: {book * m_c[0] / 3600:,.0f} CPU-hours [{book * m_c[1] / 3600:,.0f}, "
-              f"{book * m_c[2] / 3600:,.0f}] (bootstrap; the tail makes the upper end uncertain)")
+        print(f"from this dealt sample at ε ≤ {eps_h:g}, weighted 1/orbit: {book * m_c[0] / 3600:,.0f} CPU-hours "
+              f"[{book * m_c[1] / 3600:,.0f}, {book * m_c[2] / 3600:,.0f}] — one of the earlier estimates (ε, sample, "
+              "commit and load differ), reconciled in RESULTS' Book section")
+        if book_run:
+            e = book_run["estimate"]
+            print(f"the book at ε ≤ {book_run['params']['epsilon']:g} (bench_book.py, a stratified sample of "
+                  f"{book_run['sample']} classes): {e['cpu_hours']:.1f} CPU-hours [{e['ci'][0]:.1f}, {e['ci'][1]:.1f}]")
         x = np.sort(cpu)
         fig, ax = plt.subplots(figsize=(6.5, 3.8))
         ax.step(x, 1 - np.arange(len(x)) / len(x), where="post")
@@ -462,8 +509,8 @@ if style:
             bs = gain[k[:, :, None], i[:, None, :]].mean((1, 2)) / (c - a)[i].mean(1)
             pts.append((100 * gain.mean() / (c - a).mean(), *np.quantile(100 * bs, [0.025, 0.975])))
         pts = np.array(pts)
-        ax.plot(sizes, pts[:, 0], "o-", color=f"C{j}", label=name); ax.fill_between(sizes, pts[:, 1], pts[:, 2], color=f"C{j}", alpha=0.15)
-        print(f"{name:13s} " + "  ".join(f"{n} rec: {p[0]:.0f}% [{p[1]:.0f}, {p[2]:.0f}]" for n, p in zip(sizes, pts)))
+        ax.plot(sizes, pts[:, 0], "o-", color=f"C{j}", label=shown(name)); ax.fill_between(sizes, pts[:, 1], pts[:, 2], color=f"C{j}", alpha=0.15)
+        print(f"{shown(name):13s} " + "  ".join(f"{n} rec: {p[0]:.0f}% [{p[1]:.0f}, {p[2]:.0f}]" for n, p in zip(sizes, pts)))
     ax.set_xscale("log"); ax.set_xticks(sizes, [str(n) for n in sizes])
     ax.set_xlabel("recorded games (log)"); ax.set_ylabel("share of the gap recovered (%)")
     ax.axhline(100, color="black", lw=0.6, ls="--"); ax.legend(fontsize=8)
@@ -490,7 +537,7 @@ if safe:
                  for d in S if d["models"][a][-1]["vs"][a] - d["models"][a][0]["vs"][a] > 1e-9]
             v.append(boot(s))
         v = 100 * np.array(v)
-        axes[0].plot(L, v[:, 0], "o-", color=f"C{k}", label=a); axes[0].fill_between(L, v[:, 1], v[:, 2], color=f"C{k}", alpha=0.15)
+        axes[0].plot(L, v[:, 0], "o-", color=f"C{k}", label=shown(a)); axes[0].fill_between(L, v[:, 1], v[:, 2], color=f"C{k}", alpha=0.15)
     axes[0].set_xscale("symlog", linthresh=0.25); axes[0].set_xticks(L, [f"{D:g}" for D in L])
     axes[0].set_xlabel("limit D (points per game; symlog)"); axes[0].set_ylabel("share of the gap won (%)")
     axes[0].legend(fontsize=8); axes[0].set_title("Frontier (band: 95% bootstrap)", fontsize=10)
@@ -501,7 +548,7 @@ if safe:
     for r in range(3):
         for c in range(3):
             axes[1].text(c, r, f"{M[r, c]:+.2f}", ha="center", va="center")
-    axes[1].set_xticks(range(3), models); axes[1].set_yticks(range(3), models)
+    axes[1].set_xticks(range(3), map(shown, models)); axes[1].set_yticks(range(3), map(shown, models))
     axes[1].set_xlabel("played against"); axes[1].set_ylabel("trained on")
     fig.colorbar(im, ax=axes[1], label="margin − equilibrium's margin (points per game)")
     axes[1].set_title(f"A wrong model: safe mix at D = {L[jd]:g}", fontsize=10)
@@ -512,10 +559,16 @@ if safe:
 md(r"""
 ## Claims corrected in this version
 
-* "0 disagreements in 1,000" (soundness sweep): no disagreement was seen, which bounds the per-instance error rate
-  at about 3/1,000 = 0.3% with 95% confidence (rule of three), not at zero.
-* "every variant proved its optimum on all 1,000": the basic search (rules 1–3) proved 808 of 1,000 within its 5 s
-  limit; the other variants proved all.
+* "0 disagreements" (soundness sweep): no disagreement was seen, which bounds the error rate, not at zero — and only
+  the checks by an independent engine count; RESULTS' Soundness sweep gives the bound per instance and per deal
+  against CP-SAT, and how many instances each engine proved within its limit.
+* "Not unique" from a witness certified at 10⁻⁷: such a witness can exceed the proven bound of the exact equilibria,
+  so it now counts only as far as that bound admits it; "unique" is unique to a certified radius, reported per deal
+  (section 1; one deal once called not unique is undecided).
+* The support lower bound ran on the found equilibrium's exact atoms; it now runs on the atoms the certificate
+  guarantees (each minus its radius), so it holds for every exact equilibrium (section 1).
+* The book's cost is the Book section's stratified figure (section 3); the dealt-sample figure is one of the earlier
+  estimates RESULTS reconciles.
 * The style model's 99%: one bot of the model's own family at one noise level; section 4 shows other bots and the
   learning curve.
 * "Every played hand sits in the top few percent" was contradicted by its own plot; the "conceded on purpose" share

@@ -51,8 +51,8 @@ from ..cliutil import (
 from ..evaluator import describe
 from ..rules import RULE_SETS, TIEBREAKS, Category, Rules
 from ..seeds import SEED_MAX, check_seed, fresh_seed
-from ..terminal import SHARED_HELP, Terminal, command_word, grid
-from ..text import plural, quote
+from ..terminal import SHARED_HELP, Terminal, command_word, grid, unknown_command
+from ..text import plural, quote, signed
 from .advisor_bot import AdvisorBot
 from .bots import BOT_KINDS, make_bot
 from .cfr.strategy import Strategy
@@ -449,7 +449,7 @@ class TerminalPlayer:
             return Action(ActionKind.EXCHANGE)
         if verb in ("exchange", "x", "discard", "draw"):
             return Action(ActionKind.EXCHANGE, cards=self._discards(rest, state))
-        raise ValueError(f"unknown command {quote(words[0])} (type help)")
+        raise ValueError(unknown_command(words[0], WORDS))
 
     def _discards(self, words: list[str], state: State) -> tuple[int, ...]:
         if state.phase is not Phase.EXCHANGE or state.actor is None:
@@ -520,7 +520,7 @@ class TerminalPlayer:
         shown = sorted(advice.actions, key=lambda a: (-(a.value or 0.0), -a.probability))
         table, rows = grid("", ">", ">")
         for a in shown:
-            table.add_row(a.text, f"{100 * a.probability:.0f}%", f"{a.value:+.2f} chips")
+            table.add_row(a.text, f"{100 * a.probability:.0f}%", "–" if a.value is None else f"{signed(a.value)} chips")
         say(Group(f"The heads-up strategy ({advice.class_name}) — each move, its probability, and its worth counted "
                   "from now (chips already in the pot not counted, so folding is 0) against his range, both then "
                   "playing the strategy:", rows))
@@ -601,13 +601,13 @@ def stats_text(stats: PokerStats, path: Path | None) -> RenderableType:
     assert t.mean is not None
     trend = ""
     if t.recent is not None and t.earlier is not None:
-        trend = (f"; the last {t.window} hands {t.recent:+.2f} a hand, the {plural(t.count - t.window, 'hand')} "
-                 f"before {t.earlier:+.2f} ({_WAYS.get(t.direction or '', 'steady')})")
+        trend = (f"; the last {t.window} hands {signed(t.recent)} a hand, the {plural(t.count - t.window, 'hand')} "
+                 f"before {signed(t.earlier)} ({_WAYS.get(t.direction or '', 'steady')})")
     table, shown = grid("!", "hands>", "chips>")
     for o in stats.outcomes:
         table.add_row(o.what, str(o.hands), f"{o.chips:+d}")
     return Group(Text(f"Your hands{where}: {plural(stats.hands, 'hand')} — won {stats.won}, split {stats.split}; "
-                      f"chips {stats.net:+d} ({t.mean:+.2f} a hand{trend}).", style="bold"),
+                      f"chips {stats.net:+d} ({signed(t.mean)} a hand{trend}).", style="bold"),
                  Text("How they ended (where the chips go):"), shown)
 
 
@@ -669,7 +669,7 @@ def run(args: argparse.Namespace, rules: Rules, *, term: Terminal | None = None)
 
 def _stats_line(stats: PokerStats) -> str:
     return (f"{plural(stats.hands, 'hand')} recorded, chips {stats.net:+d}"
-            + (f" ({stats.chips.mean:+.2f} a hand)" if stats.chips.mean is not None else "") + ".")
+            + (f" ({signed(stats.chips.mean)} a hand)" if stats.chips.mean is not None else "") + ".")
 
 
 def _cfr_strategy(rules: Rules, terms: Terms, players: int, screen: Screen) -> Strategy | None:
@@ -802,12 +802,12 @@ def _summary(table: Table, screen: Screen, started: list[int], won: list[list[in
     standings, shown = grid("!", ">", ">", ">", ">")
     for seat, name in enumerate(table.names):
         net = table.stacks[seat] - started[seat]
-        per_hand = f"{net / hands:+.2f} a hand" if hands else ""
+        per_hand = f"{signed(net / hands)} a hand" if hands else ""
         interval = ""
         if won is not None and len(won[seat]) >= 2:
             half = 1.96 * statistics.stdev(won[seat]) / len(won[seat]) ** 0.5
             mean = statistics.fmean(won[seat])
-            per_hand = f"{mean:+.2f} a hand"
-            interval = f"95% [{mean - half:+.2f}, {mean + half:+.2f}]"
+            per_hand = f"{signed(mean)} a hand"
+            interval = f"95% [{signed(mean - half)}, {signed(mean + half)}]"
         standings.add_row(name, f"{table.stacks[seat]} chips", f"{net:+d}", per_hand, interval)
     screen.say(Group(Text(f"Match over: {why}.", style="bold"), shown))

@@ -27,7 +27,9 @@ from quintet.cards import cards_of, format_card, format_cards, mask_of, parse_ca
 from quintet.evaluator import evaluate
 from quintet.game import Arrangement, Deal, IllegalArrangementError
 from quintet.jsonable import Jsonable
-from solver.engines.base import EngineOptions, solve
+from quintet.text import signed
+from solver.engines.base import EngineOptionError, EngineOptions, solve
+from solver.engines.search import NoArrangementError, class_categories, solve_search
 from solver.problem.best_response import (
     FLOAT_NOISE,
     BestResponseProblem,
@@ -41,9 +43,10 @@ from solver.problem.opponent_spec import parse_opponent
 from solver.problem.opponents import OpponentModel
 
 from .mix import answer_fields
+from .plans import plan_of
 
 if TYPE_CHECKING:
-    from .schema import GradeOut, SlotAdviceOut, SolutionOut, SwapOut
+    from .schema import AlternativeOut, GradeOut, SlotAdviceOut, SolutionOut, SwapOut
 
 __all__ = [
     "engine_options",
@@ -58,6 +61,7 @@ __all__ = [
     "fixed_packets",
     "best_response_problem",
     "fixed_indices",
+    "other_plans",
 ]
 
 
@@ -97,6 +101,7 @@ class Solution(Jsonable):
     engine: str
     interrupted: bool = False
     stats: dict[str, object] = field(default_factory=dict)
+    alternatives: tuple[Solution, ...] | None = None  # the best of each next plan (``other_plans``); None: not asked
 
     @property
     def value(self) -> float:
@@ -107,9 +112,24 @@ class Solution(Jsonable):
     def gap(self) -> float:
         return max(0.0, self.bound - self.value)
 
+    @property
+    def plan(self) -> tuple[str, ...]:
+        """The hand category of each slot, as the rule set names it (``solver.advisor.plans``)."""
+        rules = self.deal.rules
+        return tuple(rules.category_label(c) for c in plan_of(self.arrangement, rules))
+
     def to_model(self) -> SolutionOut:
         from .schema import SolutionOut, model_of
-        return model_of(SolutionOut, self, **answer_fields(self.deal, self.arrangement))
+        return model_of(SolutionOut, self, **answer_fields(self.deal, self.arrangement),
+                        alternatives=None if self.alternatives is None else [
+                            a.alternative_model(rank, self.value) for rank, a in enumerate(self.alternatives, 2)])
+
+    def alternative_model(self, rank: int, best: float) -> AlternativeOut:
+        """This solution as the ``rank``-th plan's best arrangement, ``best`` the first plan's value."""
+        from .schema import AlternativeOut, model_of
+        fields = answer_fields(self.deal, self.arrangement)
+        return model_of(AlternativeOut, self, rank=rank, arrangement=fields["arrangement"], hands=fields["hands"],
+                        categories=fields["categories"], plan=list(self.plan), cost=best - self.value)
 
 
 def _resolve_opponent(opponent: OpponentModel | str, deal: Deal) -> OpponentModel:
@@ -202,21 +222,23 @@ def fixed_packets(deal: Deal, fixed: Mapping[int, int | str]) -> dict[int, int]:
 def best_response(deal: Deal, opponent: OpponentModel | str = "uniform", *, objective: str = "margin",
                   options: EngineOptions | None = None, engine: str | None = None, time_limit: float | None = None,
                   threads: int | None = None, seed: int | None = None, stop_event: threading.Event | None = None,
-                  tables: DealTables | None = None) -> Solution:
+                  tables: DealTables | None = None, top: int = 1) -> Solution:
     """The arrangement maximizing the expected objective against ``opponent``, with its proof.
     The engine runs as ``options`` says (``EngineOptions``), with ``engine``, ``time_limit``
-    (seconds), ``threads`` and ``seed`` replacing its fields when given."""
+    (seconds), ``threads`` and ``seed`` replacing its fields when given; ``top`` > 1: the best
+    arrangements of the next ``top − 1`` plans too (``other_plans``)."""
     return complete(deal, {}, opponent, objective=objective, options=options, engine=engine, time_limit=time_limit,
-                    threads=threads, seed=seed, stop_event=stop_event, tables=tables)
+                    threads=threads, seed=seed, stop_event=stop_event, tables=tables, top=top)
 
 
 def complete(deal: Deal, fixed: Mapping[int, int | str], opponent: OpponentModel | str = "uniform", *,
              objective: str = "margin", options: EngineOptions | None = None, engine: str | None = None,
              time_limit: float | None = None, threads: int | None = None, seed: int | None = None,
-             stop_event: threading.Event | None = None, tables: DealTables | None = None) -> Solution:
+             stop_event: threading.Event | None = None, tables: DealTables | None = None, top: int = 1) -> Solution:
     """Best completion of a partial arrangement: ``fixed`` maps slots (1-based) to packets.
 
     A packet is a card mask or text (``"Ah Kh Qh Jh Th"``), checked by ``fixed_packets``.
+    ``top`` > 1: the best arrangements of the next ``top − 1`` plans too (``other_plans``).
     """
     tables = tables or DealTables.build(deal)
     opponent_model = _resolve_opponent(opponent, deal)
@@ -226,7 +248,40 @@ def complete(deal: Deal, fixed: Mapping[int, int | str], opponent: OpponentModel
     chosen = engine_options(options, engine=engine, time_limit=time_limit, threads=threads, seed=seed)
     result = solve(problem, chosen, None, stop_event)
     result = replace(result, seconds=time.perf_counter() - start)
-    return _solution(tables, marginals, opponent_model, objective, result, stop_event)
+    solution = _solution(tables, marginals, opponent_model, objective, result, stop_event)
+    return other_plans(solution, problem, marginals, opponent_model, top, chosen, stop_event)
+
+
+def other_plans(first: Solution, problem: BestResponseProblem, marginals: np.ndarray, opponent: OpponentModel,
+                top: int, options: EngineOptions, stop_event: threading.Event | None = None) -> Solution:
+    """``first`` (the answer to ``problem``) with ``alternatives``: for k = 2 … ``top``, the best
+    arrangement whose plan (``solver.advisor.plans``) is none of the k − 1 plans before it — proven
+    by the search with those plans banned (``solve_search``'s ``banned``), or, stopped by the
+    time limit (each search's, seconds) or ``stop_event``, the best found with its bound.  Fewer
+    when the deal has fewer plans.  ``top`` 1: ``first`` as it is.  The plan exclusion is the
+    search's: another engine named in ``options`` is refused (``EngineOptionError``)."""
+    if top <= 1:
+        return first
+    if options.resolved != "search":
+        raise EngineOptionError(f"top above 1 needs the search engine (it excludes plans), not {options.resolved}")
+    tables = problem.tables
+    cat = tables.derived("class categories", class_categories)
+
+    def plan(packets: tuple[int, ...]) -> tuple[int, ...]:
+        return tuple(int(cat[tables.classes[p]]) for p in packets)
+
+    banned = [plan(tuple(tables.index_of(m) for m in first.arrangement.packets))]
+    found: list[Solution] = []
+    for _ in range(top - 1):
+        start = time.perf_counter()
+        try:
+            result = solve_search(problem, time_limit=options.time_limit, stop_event=stop_event, banned=tuple(banned))
+        except NoArrangementError:
+            break
+        result = replace(result, seconds=time.perf_counter() - start)
+        found.append(_solution(tables, marginals, opponent, first.objective, result, stop_event))
+        banned.append(plan(result.packets))
+    return replace(first, alternatives=tuple(found))
 
 
 def fixed_indices(tables: DealTables, fixed: Mapping[int, int | str]) -> tuple[int, ...]:
@@ -255,6 +310,11 @@ class Swap(Jsonable):
     slot_b: int
     value: float  # the objective after the swap
     arrangement: Arrangement
+
+    def change(self, given: float, digits: int = 2) -> str:
+        """The value after the swap and its gain over ``given`` (the arrangement's value), signed
+        (``quintet.text.signed``): ``'+23.40 (+0.02)'`` — every front-end's words for a swap's worth."""
+        return f"{signed(self.value, digits)} ({signed(self.value - given, digits)})"
 
     def to_model(self, deal: Deal) -> SwapOut:
         from .schema import SwapOut, model_of
@@ -293,8 +353,9 @@ class Grade(Jsonable):
 def grade(deal: Deal, arrangement: Arrangement | str, opponent: OpponentModel | str = "uniform", *,
           objective: str = "margin", options: EngineOptions | None = None, engine: str | None = None,
           time_limit: float | None = None, threads: int | None = None, seed: int | None = None,
-          stop_event: threading.Event | None = None) -> Grade:
-    """Grade an arrangement: its value, the optimum, the regret and the best two-card swap."""
+          stop_event: threading.Event | None = None, top: int = 1) -> Grade:
+    """Grade an arrangement: its value, the optimum, the regret and the best two-card swap;
+    ``top`` > 1: the best arrangements of the next ``top − 1`` plans too (``other_plans``)."""
     rules = deal.rules
     if isinstance(arrangement, str):
         arrangement = Arrangement.parse(arrangement, rules)
@@ -311,7 +372,8 @@ def grade(deal: Deal, arrangement: Arrangement | str, opponent: OpponentModel | 
     chosen = engine_options(options, engine=engine, time_limit=time_limit, threads=threads, seed=seed)
     result = solve(problem, chosen, given_idx, stop_event)
     result = replace(result, seconds=time.perf_counter() - start)
-    best = _solution(tables, marginals, opponent_model, objective, result, stop_event)
+    best = other_plans(_solution(tables, marginals, opponent_model, objective, result, stop_event), problem,
+                       marginals, opponent_model, top, chosen, stop_event)
     return Grade(given, best, _best_swap(tables, problem, arrangement))
 
 

@@ -21,12 +21,13 @@ front-end refuses, every front-end refuses, with the same one line:
     solver.advisor.limits.LimitError: fix: ' 5 ' is not a slot (1 to 5)
 
 The ranges (``RANGES``, each a ``Range``): ``epsilon`` 0 to ``EPSILON_MAX`` points; a time limit
-more than 0 and at most ``TIME_LIMIT_MAX`` seconds; CP-SAT's threads 1 to ``MAX_THREADS``; a safe
-solve's max exploitability 0 to ``MAX_EXPLOITABILITY_MAX`` points; a K-mix's K 1 to
-``MAX_SUPPORT_MAX``; a match 1 to ``MAX_GAMES`` games; the records of one statistics request 0 to
-``MAX_RECORDS``, a trend's window 1 to ``MAX_WINDOW``; a seed 0 to ``SEED_MAX``, checked by
-``quintet.seeds.check_seed`` (the game's, which every front-end shares).  ``to_model()`` is all
-of them as JSON (``GET /api/limits``: the page reads its ranges and defaults there).
+more than 0 and at most ``TIME_LIMIT_MAX`` seconds; CP-SAT's threads 1 to ``MAX_THREADS``; a
+safe solve's max exploitability 0 to ``MAX_EXPLOITABILITY_MAX`` points; a K-mix's K 1 to
+``MAX_SUPPORT_MAX``; the plans of a ``top`` answer 1 to ``TOP_MAX``; a match 1 to ``MAX_GAMES``
+games; the records of one statistics request 0 to ``MAX_RECORDS``, a trend's window 1 to
+``MAX_WINDOW``; a seed 0 to ``SEED_MAX``, checked by ``quintet.seeds.check_seed`` (the game's,
+which every front-end shares).  ``to_model()`` is all of them as JSON (``GET /api/limits``: the
+page reads its ranges and defaults there).
 
 The defaults differ where the programs' purposes do, each under its own name
 (``DEFAULTS``): the solver answers to ε ``SOLVE_EPSILON`` = 0.01 points within
@@ -53,7 +54,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     # ranges
-    "SEED_MAX", "MAX_THREADS", "EPSILON_MAX", "TIME_LIMIT_MAX", "MAX_EXPLOITABILITY_MAX", "MAX_SUPPORT_MAX",
+    "SEED_MAX", "MAX_THREADS", "EPSILON_MAX", "TIME_LIMIT_MAX", "MAX_EXPLOITABILITY_MAX", "MAX_SUPPORT_MAX", "TOP_MAX",
     "MAX_POPULATION", "MAX_STYLE_RECORDS", "MAX_GAMES", "MAX_RECORDS", "MAX_WINDOW", "RATING_MIN", "RATING_MAX",
     # defaults
     "SOLVE_EPSILON", "SOLVE_TIME_LIMIT", "VERIFY_TIME_LIMIT", "PLAY_EPSILON", "PLAY_TIME_LIMIT",
@@ -78,6 +79,8 @@ MAX_EXPLOITABILITY_MAX = 50.0
 """Points: the largest limit of a safe solve (any mix is within 50 of every arrangement)."""
 MAX_SUPPORT_MAX = 1_000
 """Arrangements in a K-mix (equilibria mix tens to a few hundred: a larger K is the equilibrium)."""
+TOP_MAX = 10
+"""Plans in a ``top`` answer: the best arrangement of each of the N best plans (one exact search each)."""
 MAX_POPULATION = 10_000
 """Arrangements in a request's population."""
 MAX_STYLE_RECORDS = 10_000
@@ -196,6 +199,7 @@ RANGES: dict[str, Range] = {
     "threads": Range("threads", 1, MAX_THREADS, integer=True),
     "max_exploitability": Range("max exploitability", 0, MAX_EXPLOITABILITY_MAX, "points"),
     "max_support": Range("max support", 1, MAX_SUPPORT_MAX, integer=True),
+    "top": Range("top", 1, TOP_MAX, integer=True),
     "games": Range("games", 1, MAX_GAMES, integer=True),
     "seed": Range("seed", 0, SEED_MAX, integer=True),
     "records": Range("records", 0, MAX_RECORDS, integer=True),

@@ -57,6 +57,7 @@ from .limits import (
     SEED_MAX,
     SOLVE_EPSILON,
     SOLVE_TIME_LIMIT,
+    TOP_MAX,
     parse_slot,
 )
 from .safe import SafeResponse, safe_response
@@ -156,6 +157,10 @@ FIELDS: tuple[RequestField, ...] = (
     RequestField("max_support", "integer", f"K, 1 to {MAX_SUPPORT_MAX}: the least exploitable mix of at most K "
                  "arrangements found (1: the most robust single arrangement), its exploitability certified, beside "
                  "the full equilibrium's (the opponent equilibrium alone)", "K", range="max_support"),
+    RequestField("top", "integer", f"N, 1 to {TOP_MAX} (default 1): the best arrangements of the N best plans (a plan: "
+                 "the hand category of each slot), each the proven best among the arrangements whose plan is none of "
+                 "those listed before it, with its value (a best response, a completion or a grade; the search engine)",
+                 "N", range="top"),
     RequestField("verify", "number", "seconds for an independent recheck of the answer by the other exact engine: "
                  "a proven optimum, or the equilibrium's exploitability (CP-SAT's best response to the mix); "
                  "quintet-solve --verify (its seconds: --verify-time-limit) exits with status 1 if refuted", "SECONDS",
@@ -183,7 +188,9 @@ class SolveRequest:
     * ``verify`` — seconds for an independent recheck by the other exact engine, None for none;
     * ``max_exploitability`` — safe exploitation (``solver.advisor.safe``), points;
     * ``max_support`` — K: the least exploitable mix of at most K arrangements found
-      (``solver.advisor.sparse``), for the opponent ``equilibrium`` alone.
+      (``solver.advisor.sparse``), for the opponent ``equilibrium`` alone;
+    * ``top`` — N: the best arrangements of the N best plans (``solver.advisor.advice.other_plans``),
+      for a best response, a completion or a grade.
     """
 
     deal: Deal
@@ -199,6 +206,7 @@ class SolveRequest:
     verify: float | None = None
     max_exploitability: float | None = None
     max_support: int | None = None
+    top: int = 1
 
     @classmethod
     def parse(cls, exposed: str | Iterable[str], rules: Rules = CLASSIC, *, files: bool = True,
@@ -234,6 +242,7 @@ class SolveRequest:
                                                                               limit=MAX_POPULATION),
             style=None if style is None else style_from_records(style, rules, limit=MAX_STYLE_RECORDS),
             files=files, verify=c["verify"], max_exploitability=c["max_exploitability"], max_support=c["max_support"],
+            top=c["top"] or 1,
         )
         request._check_combination(objective=given.get("objective"), epsilon=given.get("epsilon"),
                                    seed=given.get("seed"))
@@ -289,6 +298,13 @@ class SolveRequest:
             if not self.opponent.is_equilibrium:
                 raise RequestError(f"max support applies to the equilibrium; the opponent "
                                    f"{quote(self.opponent.format())} is a model (use the opponent equilibrium)")
+        if self.top > 1:
+            if self.samples_a_mix:
+                raise RequestError("top applies to a best response, a completion or a grade; an equilibrium or a "
+                                   "mix has no single best arrangement (grade an arrangement against it instead)")
+            if self.engine.resolved != "search":
+                raise RequestError(f"top above 1 needs the search engine (it excludes plans), not "
+                                   f"{self.engine.resolved}")
         if self.samples_a_mix and objective not in (None, "margin"):
             raise RequestError(f"objective {quote(objective)} applies to a best response, a completion or a "
                                "grade; an equilibrium or a safe mix is solved for the margin")
@@ -385,10 +401,10 @@ def solve_request(
     result: Solution | Grade
     if request.grade is not None:
         result = grade(deal, request.grade, opponent, objective=request.objective, options=request.engine,
-                       stop_event=stop_event)
+                       stop_event=stop_event, top=request.top)
     else:
         result = complete(deal, dict(request.fixed), opponent, objective=request.objective, options=request.engine,
-                          stop_event=stop_event)
+                          stop_event=stop_event, top=request.top)
     check = None
     if request.verify is not None:
         best = result.best if isinstance(result, Grade) else result

@@ -54,7 +54,8 @@ if TYPE_CHECKING:
     from solver.games.double_oracle import IterationRecord
 
 __all__ = [
-    "JsonModel", "SlotAdviceOut", "VerificationOut", "AnswerOut", "SolutionOut", "SwapOut", "GradeOut",
+    "JsonModel", "SlotAdviceOut", "VerificationOut", "AnswerOut", "AlternativeOut", "SolutionOut", "SwapOut",
+    "GradeOut",
     "MixEntryOut", "SlotMarginalOut", "PlanOut", "EquilibriumOut", "SafeOut", "RollOut", "SparseOut", "ProgressOut",
     "SolveAnswerOut", "OddsOut", "RangeOut", "DefaultOut", "LimitsOut", "BestResponseValueOut",
     "DealEquilibriumOut", "TournamentDealOut", "EquilibriumSummaryOut", "TournamentOut", "BatchDealOut", "BatchOut",
@@ -150,12 +151,35 @@ class AnswerOut(JsonModel):
     seconds: float
 
 
+class AlternativeOut(JsonModel):
+    """The best arrangement of the rank-th best plan (a hand category per slot): the best among
+    the arrangements whose plan is none of the plans ranked before it."""
+
+    rank: int = Field(description="2 for the best arrangement of another plan than the answer's, 3 for the next …")
+    plan: list[str] = Field(description="the hand category of each slot in words (as the rule set calls it)")
+    arrangement: list[list[str]]
+    hands: list[str]
+    categories: list[str] = CATEGORIES
+    per_slot: list[SlotAdviceOut]
+    value: float = Field(description="the objective's value (expected margin or points)")
+    expected_margin: float
+    expected_points: float
+    cost: float = Field(description="the answer's value minus this one (points; ≥ 0 when both are proven)")
+    optimal: bool = Field(description="proven the best arrangement of a plan not ranked before it (false: the "
+                                      "search was stopped; value is the best found, bound its proven bound)")
+    bound: float = Field(description="proven bound on the value of every arrangement of a plan not ranked before")
+    seconds: float
+
+
 class SolutionOut(AnswerOut):
     """A best response or a completion (``Solution``)."""
 
     kind: Literal["solution"] = "solution"
     objective: Literal["margin", "points"]
     gap: float = Field(description="bound minus value: 0 when proven optimal")
+    alternatives: list[AlternativeOut] | None = Field(
+        default=None, exclude_if=absent, description="with top N > 1: the best arrangement of each of the next N − 1 "
+        "plans, best first (fewer when the deal has fewer plans)")
     engine: str = Field(description="the exact engine that answered (search, cpsat; 'given' for a graded "
                                     "arrangement)")
     verification: VerificationOut | None = _VERIFICATION

@@ -158,7 +158,7 @@ def swap_text(term: Terminal, swap: Swap | None, value: float, rules: Rules, *,
     line = Text("Best two-card swap: ")
     line.append_text(_named_card(term, swap.card_a, rules)).append(f" (slot {swap.slot_a}) {exchange} ")
     line.append_text(_named_card(term, swap.card_b, rules)).append(f" (slot {swap.slot_b}) {arrow} ")
-    line.append(f"{signed(swap.value)} ({signed(swap.value - value)}).")
+    line.append(f"{swap.change(value)}.")
     if command:
         return Group(line, Text(f"To make it: swap {swap.card_a} {swap.card_b}", style="dim"))
     return line
@@ -331,7 +331,22 @@ def _regret_text(term: Terminal, regret: Regret, title: str) -> list[RenderableT
                           advice.hand, Text("← the regret was made here", style="bold")
                           if s.slot == regret.worst_slot else "")
         parts.append(shown)
+    if g.best.alternatives is not None:
+        parts += _plans_text(g)
     return parts
+
+
+def _plans_text(g: Grade) -> list[RenderableType]:
+    """Your plan (the hand category of each slot) beside the best arrangements of the best plans,
+    each the best whose plan is none of those above it, with its expected margin."""
+    rows = [("yours", g.given), ("1. best", g.best),
+            *((f"{rank}.", alt) for rank, alt in enumerate(g.best.alternatives or (), 2))]
+    table, shown = grid("!", "margin>", "plan: the hand in each slot", indent=4)
+    for label, sol in rows:
+        proof = "" if sol is g.given or sol.optimal else f" (best found, bound {signed(sol.bound)})"
+        table.add_row(label, signed(sol.expected_margin), " | ".join(sol.plan) + proof)
+    return [Text("  Your plan beside the best plans (each the best arrangement whose plan is none of those above it):"),
+            shown]
 
 
 def review_text(term: Terminal, r: GameReview) -> RenderableType:

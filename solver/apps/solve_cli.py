@@ -106,23 +106,45 @@ def format_solution(sol: Solution, *, unicode: bool = False, title: str = "Best 
     if sol.optimal:
         proof = "optimal (proven)"
     else:
-        proof = f"not proven optimal: best found {sol.value:.4f}, bound {sol.bound:.4f} (gap {sol.gap:.4f})"
+        proof = (f"not proven optimal: best found {signed(sol.value, 4)}, bound {signed(sol.bound, 4)} "
+                 f"(gap {sol.gap:.4f})")
     if sol.interrupted:
         proof += " — interrupted"
     lines.append(f"Proof: {proof}; engine {sol.engine}; {sol.seconds:.3f} s")
+    if sol.alternatives is not None:
+        lines += _alternative_lines(sol, unicode=unicode)
     return "\n".join(lines)
+
+
+def _alternative_lines(sol: Solution, *, unicode: bool) -> list[str]:
+    """``--top N``: the best arrangement of each next plan, its value, what it costs, its proof."""
+    from quintet.cards import format_cards
+
+    rules = sol.deal.rules
+    shown = len(sol.alternatives or ())
+    lines = ["", f"Plans (hand category per slot), best first: {plural(shown + 1, 'plan')}"
+             + ("" if shown else " — no other plan is possible") + ":",
+             f"  1. {signed(sol.value, 4)}            {' | '.join(sol.plan)}"]
+    for rank, alt in enumerate(sol.alternatives or (), 2):
+        proof = "" if alt.optimal else f" — best found, bound {signed(alt.bound, 4)}"
+        lines.append(f"{rank:>3}. {signed(alt.value, 4)} ({signed(alt.value - sol.value, 4)})  "
+                     f"{' | '.join(alt.plan)}{proof}")
+        lines.append(f"{'':14}" + " | ".join(format_cards(m, rules.deck, unicode=unicode, order="group")
+                                             for m in alt.arrangement.packets))
+    lines.append("Each is the best arrangement (proven unless said) whose plan is none of those above it.")
+    return lines
 
 
 def format_grade(g: Grade, *, unicode: bool = False) -> str:
     lines = [format_solution(g.given, unicode=unicode, title="Your arrangement"), ""]
-    optimum = f"{g.best.value:.4f}" + ("" if g.best.optimal else f" (bound {g.best.bound:.4f}, unproven)")
-    lines.append(f"Value {g.given.value:.4f}; optimum {optimum}; regret {g.regret:.4f}")
+    optimum = signed(g.best.value, 4) + ("" if g.best.optimal else f" (bound {signed(g.best.bound, 4)}, unproven)")
+    lines.append(f"Value {signed(g.given.value, 4)}; optimum {optimum}; regret {g.regret:.4f}")
     if g.best_swap is None:
         lines.append("No swap of two cards improves this arrangement.")
     else:
         sw = g.best_swap
         lines.append(f"Best two-card swap: {sw.card_a} (slot {sw.slot_a}) ↔ {sw.card_b} (slot {sw.slot_b})"
-                     f" → {sw.value:.4f} (+{sw.value - g.given.value:.4f})")
+                     f" → {sw.change(g.given.value, 4)}")
     lines += ["", format_solution(g.best, unicode=unicode, title="Optimal arrangement")]
     return "\n".join(lines)
 

@@ -79,6 +79,17 @@ compare every combination against the plain search, CP-SAT and brute force.
    rule 4 keeps it), worth as much (so rules 1–3, 5, 6 keep it) — so candidates forming
    such a pair with a packet placed earlier on the path are skipped.
 
+Excluded plans
+--------------
+``solve_search(…, banned=…)`` seeks the best arrangement whose *plan* (the hand category of
+each slot) is none of the banned ones — the second-best plan, the third (``solver.advisor.advice``'s
+``top``).  The bounds of rules 1–3, 5 and 6 bound a superset of those arrangements, so they stay
+sound; rule 7 keeps every slot's class, so the arrangement it leads to has the same plan; rule 4
+exchanges packets between slots — the better arrangement it points to may be banned — so it is
+off while plans are banned.  A leaf (two free slots) keeps only the splits whose plan, with
+the path's and the fixed slots', is not banned.  With nothing banned the kernel takes the
+plain leaf, and the search runs as without the option.
+
 The search is resumable: its stack lives in numpy arrays, each call of the kernel runs at
 most ``budget`` nodes, and the Python driver checks the time limit and a stop event (Ctrl-C)
 between calls, so a stopped search still returns its incumbent and a sound bound.
@@ -101,21 +112,21 @@ from __future__ import annotations
 import threading
 import time
 from collections import namedtuple
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from itertools import combinations
 
 import numpy as np
 from numba import njit
 
 from quintet.kernels import NO_WRAPPERS
-from solver.engines.base import check_hint
+from solver.engines.base import HintError, check_hint
 from solver.problem.best_response import VALUE_TOLERANCE, BestResponseProblem, EngineResult
 from solver.problem.deal_tables import DealTables
 from solver.problem.packet_index import build_packet_index, packet_index, specimen_index
 
 # packet_index is compiled into these kernels, and numba re-checks only this file before using its cache: a
 # change to packet_index.py (bit 63, draw54's second joker) goes with a change here
-__all__ = ["SearchOptions", "PLAIN", "solve_search"]
+__all__ = ["SearchOptions", "PLAIN", "solve_search", "class_categories", "NoArrangementError"]
 
 TOL = VALUE_TOLERANCE
 NO_VALUE = -1e300  # below every arrangement's value
@@ -194,6 +205,11 @@ _Scratch.__doc__ = """Working arrays of the helpers, allocated once per ``_run``
 H_1..H_m of the node being set up (rule 5), copied to ``_Stack.H``; dp — ``_assign_best``'s 2^slots
 table; packing — rule 5's packing tests (``_PACKING_WORK`` entries); thresholds — the least class
 each free slot can use (rule 2); leaf_pos, leaf_bit — ``_leaf2``'s ten cards."""
+
+_Ban = namedtuple("_Ban", "cat plans plan rows")
+_Ban.__doc__ = """Excluded plans (the module doc): cat[c], the category id of rank class c; plans[i], the i-th banned
+plan (a category id per slot; no rows: nothing banned); plan, rows: scratch — the categories of a leaf's
+other slots, and the banned rows that match them."""
 
 _Switches = namedtuple("_Switches", "best_packet thresholds branch_order exchange packing packing_cap card_exchanges")
 _Switches.__doc__ = "SearchOptions as integers for the kernels (1 = rule on)."
@@ -299,6 +315,90 @@ def _leaf2(U, s1, s2, cur, V, ix, pos, bit):
             best_val = v2
             best_a = U ^ ma
     return cur + best_val, best_a
+
+
+@_inner
+def _allowed(ban, n_rows, s1, c1, s2, c2):
+    """Is class c1 in slot s1 and c2 in slot s2 outside the first ``n_rows`` of ``ban.rows``
+    (the banned plans that match the leaf's other slots)?"""
+    for i in range(n_rows):
+        row = ban.plans[ban.rows[i]]
+        if row[s1] == ban.cat[c1] and row[s2] == ban.cat[c2]:
+            return False
+    return True
+
+
+@_inner
+def _leaf2_banned(U, s1, s2, cur, V, ix, pos, bit, ban, n_rows):
+    """``_leaf2`` keeping only the splits whose plan is not banned (``ban.rows[:n_rows]``: the
+    banned plans matching the other slots).  Returns (NO_VALUE, 0) when every split is banned."""
+    n = 0
+    for b in range(64):
+        if U >> b & 1:
+            pos[n] = ix.live_pos[b]
+            bit[n] = np.int64(1) << b
+            n += 1
+    best_val = NO_VALUE
+    best_a = np.int64(0)
+    for j in range(_SPLITS.shape[0]):
+        ra = 0
+        rb = 0
+        ma = np.int64(0)
+        for i in range(5):
+            ra += ix.binom[pos[_SPLITS[j, i]], i + 1]
+            rb += ix.binom[pos[_SPLITS[j, 5 + i]], i + 1]
+            ma |= bit[_SPLITS[j, i]]
+        ca = ix.table_cls[ix.colex_to_lex[ra]]
+        cb = ix.table_cls[ix.colex_to_lex[rb]]
+        v1 = V[ca, s1] + V[cb, s2]
+        if v1 > best_val and _allowed(ban, n_rows, s1, ca, s2, cb):
+            best_val = v1
+            best_a = ma
+        v2 = V[cb, s1] + V[ca, s2]
+        if v2 > best_val and _allowed(ban, n_rows, s1, cb, s2, ca):
+            best_val = v2
+            best_a = U ^ ma
+    if best_val == NO_VALUE:
+        return NO_VALUE, np.int64(0)
+    return cur + best_val, best_a
+
+
+@_inner
+def _leaf_banned(U, s1, s2, cur, V, pk, scratch, ban, d, st, fixed):
+    """The best split of a leaf (``_leaf2``) whose plan is not banned; the leaf's other slots
+    are the fixed ones and the picks of levels 0..d (d = −1: the root).  The plain ``_leaf2``
+    when no banned plan matches those other slots."""
+    for t in range(fixed.shape[0]):
+        ban.plan[t] = -1 if fixed[t] < 0 else ban.cat[pk.ix.table_cls[fixed[t]]]
+    for e in range(d + 1):
+        ban.plan[st.slot[e]] = ban.cat[pk.cls[st.pick[e]]]
+    n_rows = 0
+    for i in range(ban.plans.shape[0]):
+        match = True
+        for t in range(fixed.shape[0]):
+            if t != s1 and t != s2 and ban.plans[i, t] != ban.plan[t]:
+                match = False
+                break
+        if match:
+            ban.rows[n_rows] = i
+            n_rows += 1
+    if n_rows == 0:
+        return _leaf2(U, s1, s2, cur, V, pk.ix, scratch.leaf_pos, scratch.leaf_bit)
+    return _leaf2_banned(U, s1, s2, cur, V, pk.ix, scratch.leaf_pos, scratch.leaf_bit, ban, n_rows)
+
+
+@_inner
+def _is_banned(ban, classes):
+    """Is the plan of a whole arrangement (its rank class per slot) banned?"""
+    for i in range(ban.plans.shape[0]):
+        match = True
+        for t in range(classes.shape[0]):
+            if ban.plans[i, t] != ban.cat[classes[t]]:
+                match = False
+                break
+        if match:
+            return True
+    return False
 
 
 @_inner
@@ -569,8 +669,8 @@ def _improve(inc, value, d, st, pk, fixed):
 
 
 @_inner
-def _solve_small_root(V, pk, st, inc, fixed):
-    """The root with at most two free slots: solved directly."""
+def _solve_small_root(V, pk, st, inc, fixed, ban, scratch):
+    """The root with at most two free slots: solved directly (its plan not banned)."""
     n_slots = V.shape[1]
     U = st.U[0]
     F = st.F[0]
@@ -578,7 +678,12 @@ def _solve_small_root(V, pk, st, inc, fixed):
     chosen = fixed.copy()
     if _popcount(F) == 2:
         s1, s2 = _two_slots(F, n_slots)
-        value, a = _leaf2(U, s1, s2, value, V, pk.ix, np.empty(10, dtype=np.int64), np.empty(10, dtype=np.int64))
+        if ban.plans.shape[0] == 0:
+            value, a = _leaf2(U, s1, s2, value, V, pk.ix, scratch.leaf_pos, scratch.leaf_bit)
+        else:
+            value, a = _leaf_banned(U, s1, s2, value, V, pk, scratch, ban, -ONE, st, fixed)
+            if value == NO_VALUE:
+                return
         chosen[s1] = packet_index(a, pk.ix)
         chosen[s2] = packet_index(U ^ a, pk.ix)
     elif _popcount(F) == 1:
@@ -586,6 +691,12 @@ def _solve_small_root(V, pk, st, inc, fixed):
             if F >> t & 1:
                 chosen[t] = packet_index(U, pk.ix)
                 value += V[pk.ix.table_cls[chosen[t]], t]
+    if ban.plans.shape[0] > 0:
+        classes = np.empty(n_slots, dtype=np.int64)
+        for t in range(n_slots):
+            classes[t] = pk.ix.table_cls[chosen[t]]
+        if _is_banned(ban, classes):
+            return
     if value > inc.value[0] + TOL:
         inc.value[0] = value
         for t in range(n_slots):
@@ -618,8 +729,9 @@ def _next_candidate(d, s, V, pk, st, pr, target):
 
 
 @njit(cache=True, nogil=True)
-def _run(V, pk, fixed, st, pr, sw, inc, budget, stats):
-    """Run at most ``budget`` nodes of the search from the saved stack.
+def _run(V, pk, fixed, st, pr, sw, inc, budget, stats, ban):
+    """Run at most ``budget`` nodes of the search from the saved stack (``ban``: the excluded
+    plans, ``_Ban``; no rows: none).
 
     Returns 0 when the search is complete (incumbent optimal), 1 when paused.
     """
@@ -632,7 +744,7 @@ def _run(V, pk, fixed, st, pr, sw, inc, budget, stats):
     d = st.depth[0]
     if d == -2:  # fresh start: set up the root
         if _popcount(st.F[0]) <= 2:
-            _solve_small_root(V, pk, st, inc, fixed)
+            _solve_small_root(V, pk, st, inc, fixed, ban, scratch)
             st.depth[0] = -1
             return 0
         ok = _setup_level(ZERO, ZERO, V, pk, st, pr, sw, inc.value[0], scratch)
@@ -691,7 +803,10 @@ def _run(V, pk, fixed, st, pr, sw, inc, budget, stats):
                         break
                 if h < 0 or (sw.best_packet and cur2 + V[h, s1] + V[h, s2] <= target):
                     continue
-            value, a = _leaf2(U2, s1, s2, cur2, V, pk.ix, scratch.leaf_pos, scratch.leaf_bit)
+            if ban.plans.shape[0] == 0:
+                value, a = _leaf2(U2, s1, s2, cur2, V, pk.ix, scratch.leaf_pos, scratch.leaf_bit)
+            else:
+                value, a = _leaf_banned(U2, s1, s2, cur2, V, pk, scratch, ban, d, st, fixed)
             stats[STAT_LEAVES] += 1
             if value > target:
                 _improve(inc, value, d, st, pk, fixed)
@@ -861,6 +976,26 @@ def _price_order(pk: _Packets, V: np.ndarray, pr: _Prices, k_root: np.ndarray) -
         pr.order_len[t] = n
 
 
+class NoArrangementError(LookupError):
+    """Every arrangement's plan is banned (``solve_search``'s ``banned``): there is no next plan."""
+
+
+def class_categories(tables: DealTables) -> np.ndarray:
+    """The category id of each rank class of the deal (int64[n_classes]): a plan's words for a class."""
+    cat = np.zeros(tables.n_classes, dtype=np.int64)
+    cat[tables.classes] = tables.packets.categories
+    return cat
+
+
+def _ban(tables: DealTables, banned: tuple[tuple[int, ...], ...]) -> _Ban:
+    n_slots = tables.n_slots
+    if any(len(plan) != n_slots for plan in banned):
+        raise ValueError(f"a banned plan names a category for each of the {n_slots} slots")
+    plans = np.array(banned, dtype=np.int64).reshape(len(banned), n_slots)
+    return _Ban(tables.derived("class categories", class_categories), plans, np.zeros(n_slots, dtype=np.int64),
+                np.zeros(max(len(banned), 1), dtype=np.int64))
+
+
 def _as_int64(mask: int) -> np.int64:
     """A 64-bit card mask as the kernels' signed int64 (bit 63 is the sign)."""
     return np.int64(mask - (1 << 64) if mask >= 1 << 63 else mask)
@@ -903,12 +1038,16 @@ def solve_search(
     stop_event: threading.Event | None = None,
     options: SearchOptions = SearchOptions(),
     budget: int = 10_000,
+    banned: tuple[tuple[int, ...], ...] = (),
 ) -> EngineResult:
     """Exact best response by branch and bound; see the module doc for the proof.
 
     ``hint`` (packet indices in slot order) seeds the incumbent; one that is not a legal
     arrangement respecting the fixed slots raises ``HintError`` (``solver.engines.base``: the
-    engines' contract).  ``options`` switches pruning rules.
+    engines' contract).  ``options`` switches pruning rules.  ``banned``: plans (a category id
+    per slot, ``quintet.rules.Category``) the answer may not follow — the best arrangement of
+    another plan (the module doc; rule 4 is off then); ``NoArrangementError`` when every
+    arrangement's plan is banned, ``HintError`` for a banned hint.
     Stops at ``time_limit`` seconds or when ``stop_event`` is set — checked every ``budget``
     nodes (about 0.1 s; the search resumes where it paused, so the budget changes nothing
     else) — returning the incumbent and a sound upper bound (``optimal`` False).
@@ -916,6 +1055,11 @@ def solve_search(
     start = time.perf_counter()
     hint = check_hint(problem, hint)
     tables = problem.tables
+    ban = _ban(tables, banned)
+    if banned:
+        options = replace(options, exchange=False)
+        if hint is not None and tuple(ban.cat[tables.classes[list(hint)]].tolist()) in set(banned):
+            raise HintError("engine hint: its plan is banned")
     pk = tables.derived("search packets", _packets)
     V = np.ascontiguousarray(problem.values, dtype=np.float64)
     fixed = np.array(problem.fixed, dtype=np.int64)
@@ -940,7 +1084,7 @@ def solve_search(
         call_budget = budget
         if options.card_prices and not pr.on[0]:
             call_budget = max(0, min(budget, options.card_prices_after - int(stats[STAT_NODES])))
-        status = _run(V, pk, fixed, st, pr, sw, inc, call_budget, stats)
+        status = _run(V, pk, fixed, st, pr, sw, inc, call_budget, stats, ban)
         # the limits are checked before the card prices too (they take a moment on a big deal)
         if status == 1 and inc.value[0] > NO_VALUE and (
             (time_limit is not None and time.perf_counter() - start >= time_limit)
@@ -956,6 +1100,8 @@ def solve_search(
             _price_order(pk, V, pr, st.k[0])
             st.depth[0] = -2  # start again from the root, every level in price order (incumbent kept)
     packets = tuple(int(p) for p in inc.packets)
+    if banned and inc.value[0] == NO_VALUE:
+        raise NoArrangementError("every arrangement's plan is banned")
     if any(p < 0 for p in packets):
         raise RuntimeError("search stopped before finding any arrangement")  # pragma: no cover
     value = problem.value_of(packets)
@@ -986,5 +1132,6 @@ def kernel_specimens() -> list[tuple[object, tuple[object, ...]]]:
         (_packet_cards, (i64,)),
         (_fill_contains, (i64_2, i64_2)),
         (_card_prices, (pk, i64, f64_2, 0, 0, pr)),
-        (_run, (f64_2, pk, i64, st, pr, _Switches(*(1,) * 7), _Incumbent(f64, i64), 0, i64)),
+        (_run, (f64_2, pk, i64, st, pr, _Switches(*(1,) * 7), _Incumbent(f64, i64), 0, i64,
+                _Ban(i64, i64_2, i64, i64))),
     ]

@@ -16,7 +16,8 @@ was worth — the one place ``quintet-play review``, the game's ``review`` comma
 
 A review holds, for each slot, both packets and hands, who scored and why (``reason``); the
 player's arrangement graded (``solver.advisor.advice.grade``: its value, the optimum, the
-regret, the best arrangement and the best two-card swap) against the **computer's model** (the
+regret, the best arrangement, the best arrangements of the next ``REVIEW_TOP − 1`` plans and the best
+two-card swap) against the **computer's model** (the
 distribution the computer's arrangement was drawn from: ``solver.play.computer.computer_model``;
 none against a person) and against the deal's **equilibrium** when it is given (its certified
 mix; ``solve_equilibrium`` through the store gives it).  Against the equilibrium the regret
@@ -44,10 +45,11 @@ from solver.storage.records import GameRecord
 if TYPE_CHECKING:
     from solver.advisor.schema import RegretOut, ReviewOut, SlotReviewOut
 
-__all__ = ["SlotReview", "SlotRegret", "Regret", "GameReview", "review", "slot_reason"]
+__all__ = ["SlotReview", "SlotRegret", "Regret", "GameReview", "review", "slot_reason", "REVIEW_TOP"]
 
 WINNERS = {"A": "player", "B": "computer", None: None}
 REGRET_SHOWN = 0.005  # a regret below this (points of margin) reads 0.00: no slot to blame
+REVIEW_TOP = 3  # plans whose best arrangements a review lists (the best's and the next two: ``advice.other_plans``)
 
 
 def _label(rules: Rules, hand: HandValue) -> str:
@@ -207,7 +209,7 @@ def review(record: GameRecord, *, equilibrium: EquilibriumResult | None = None, 
     result = record.showdown.points_a - record.showdown.points_b
     if opponent is not None:
         model = Regret("model", opponent.name, grade(deal, record.player, opponent, time_limit=time_limit,
-                                                     stop_event=stop_event), result)
+                                                     stop_event=stop_event, top=REVIEW_TOP), result)
     against_eq = None
     if equilibrium is not None:
         if record.opponent == "equilibrium" and model is not None:
@@ -216,7 +218,7 @@ def review(record: GameRecord, *, equilibrium: EquilibriumResult | None = None, 
         else:
             against_eq = Regret("equilibrium", "equilibrium",
                                 grade(deal, record.player, equilibrium.opponent(), time_limit=time_limit,
-                                      stop_event=stop_event), result, equilibrium.exploitability)
+                                      stop_event=stop_event, top=REVIEW_TOP), result, equilibrium.exploitability)
     else:
         notes.append("not graded against the equilibrium: it was not asked for, or not solved")
     if equilibrium is not None and record.mix is not None and equilibrium.mix_hash != record.mix:

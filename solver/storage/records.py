@@ -16,6 +16,11 @@ A record (``GameRecord.to_dict``) holds::
      "slot_regret": [0.0, 0.5, …],                       per slot: the best response's expected margin minus yours
      "mix": "3f0c…"}                                     the equilibrium mix drawn from (its hash), or null
 
+A game **resigned** before its show-down (docs/rules.md; ``resigned_record``) has
+``"resigned": "player" | "computer"`` (who resigned), no ``slots``, the resigner's arrangement
+null and the other's only if it had confirmed, every slot's points to the other side, no regret.
+The readers below skip it (there is no show-down to replay, review or fit a style to).
+
 Cards are two-character ASCII.  ``read_player_games`` reads what a style model needs from
 such a file — each line's ``exposed`` and ``player``, validated against the rules — so
 hand-written lines with just those two fields are records too.  ``GameRecord.from_dict`` reads
@@ -40,7 +45,8 @@ from quintet.rules import Rules
 from quintet.text import quote
 
 __all__ = [
-    "RecordError", "GameRecord", "append_record", "read_player_games", "player_games_from_json", "read_records",
+    "RecordError", "GameRecord", "append_record", "resigned_record", "is_resigned",
+    "read_player_games", "player_games_from_json", "read_records",
     "records_from_json",
 ]
 
@@ -102,6 +108,9 @@ class GameRecord:
         that disagree with it are refused."""
         if not isinstance(entry, dict):
             raise RecordError("expected a JSON object (a game record)")
+        if is_resigned(entry):
+            raise RecordError(f"game {quote(entry.get('game'))} was resigned before its show-down: "
+                              "there is no show-down to read")
         deal, player = _player_game(entry, rules, rules_fingerprint(rules))
         for key in ("game", "seed", "time", "opponent", "computer", "points"):
             if key not in entry:
@@ -146,6 +155,28 @@ class GameRecord:
                    slot_regret=None if slot_regret is None else tuple(float(x) for x in slot_regret), mix=mix)
 
 
+def is_resigned(entry: object) -> bool:
+    """Whether a decoded record is of a game resigned before its show-down (``resigned_record``)."""
+    return isinstance(entry, dict) and entry.get("resigned") is not None
+
+
+def resigned_record(*, game: int, seed: int, time: str, opponent: str, deal: Deal, player: Arrangement | None,
+                    computer: Arrangement | None, by: str, hints: tuple[str, ...] = ()) -> dict[str, object]:
+    """The record of a game resigned before its show-down, from the player's side: ``by`` is
+    ``"player"`` or ``"computer"`` (the side that resigned); the resigner's arrangement is
+    left out, the other's given only if it had confirmed; the other side scores every slot's
+    points (``Rules.game_points``), the resigner none."""
+    rules = deal.rules
+    lists = {side: None if arr is None or side == by else arr.card_lists(rules)
+             for side, arr in (("player", player), ("computer", computer))}
+    won = rules.game_points
+    return {"game": game, "seed": seed, "time": time, "rules": rules_fingerprint(rules), "opponent": opponent,
+            "exposed": format_cards(deal.exposed, rules.deck).split(), "resigned": by, **lists,
+            "points": {"player": 0.0 if by == "player" else float(won), "computer": 0.0 if by == "computer"
+                       else float(won)},
+            "slots": [], "hints": list(hints), "regret": None, "slot_regret": None, "mix": None}
+
+
 def append_record(path: str | Path, record: GameRecord) -> None:
     """Append ``record`` as one JSON line (written and flushed at once)."""
     line = json.dumps(record.to_dict(), ensure_ascii=True, separators=(", ", ": "))
@@ -180,7 +211,7 @@ def _player_game(entry: object, rules: Rules, fingerprint: str) -> tuple[Deal, A
 
 
 def read_player_games(path: str | Path, rules: Rules) -> list[tuple[Deal, Arrangement]]:
-    """Each record's deal and the player's arrangement, validated; blank lines are skipped.
+    """Each record's deal and the player's arrangement, validated; blank lines and resigned games are skipped.
 
     Raises ``RecordError`` naming the file and line for a missing file, a line that is not a
     JSON object with ``exposed`` and ``player``, an illegal arrangement, other rules, or a
@@ -189,6 +220,8 @@ def read_player_games(path: str | Path, rules: Rules) -> list[tuple[Deal, Arrang
     fingerprint = rules_fingerprint(rules)
     games = []
     for number, entry in read_json_lines(path, RecordError, "records file"):
+        if is_resigned(entry):
+            continue
         try:
             games.append(_player_game(entry, rules, fingerprint))
         except RecordError as exc:
@@ -210,22 +243,27 @@ def player_games_from_json(entries: object, rules: Rules, *, where: str = "style
     fingerprint = rules_fingerprint(rules)
     games = []
     for number, entry in enumerate(entries, start=1):
+        if is_resigned(entry):
+            continue
         try:
             games.append(_player_game(entry, rules, fingerprint))
         except RecordError as exc:
             raise RecordError(f"{where}: record {number}: {exc}") from None
+    if not games:
+        raise RecordError(f"{where}: every game among the records was resigned: none has a show-down")
     return games
 
 
 def read_records(path: str | Path, rules: Rules, *, skip_other_rules: bool = False) -> list[GameRecord]:
     """The whole records of a file (``GameRecord.from_dict`` line by line; blank lines are
     skipped); ``RecordError`` naming the file and the line, or a missing file.
-    ``skip_other_rules``: records of other rules are left out (the games' own records file
+    Resigned games are skipped.  ``skip_other_rules``: records of other rules are left out (the games' own records file
     holds every rule set played), not refused."""
     fingerprint = rules_fingerprint(rules)
     records = []
     for number, entry in read_json_lines(path, RecordError, "records file"):
-        if skip_other_rules and isinstance(entry, dict) and entry.get("rules", fingerprint) != fingerprint:
+        if is_resigned(entry) or (skip_other_rules and isinstance(entry, dict)
+                                  and entry.get("rules", fingerprint) != fingerprint):
             continue
         try:
             records.append(GameRecord.from_dict(entry, rules))
@@ -244,6 +282,8 @@ def records_from_json(entries: object, rules: Rules, *, where: str = "records",
         raise RecordError(f"{where}: at most {limit:,} records, got {len(entries):,}")
     records = []
     for number, entry in enumerate(entries, start=1):
+        if is_resigned(entry):
+            continue
         try:
             records.append(GameRecord.from_dict(entry, rules))
         except RecordError as exc:

@@ -30,7 +30,7 @@ import numpy as np
 
 from ...cards import format_cards, parse_cards
 from ...rules import Category, Rules
-from ...text import quote
+from ...text import quote, signed
 from ..advisor import advise
 from ..advisor_bot import AdvisorBot
 from ..game import (
@@ -523,13 +523,13 @@ def _why(a: Advice) -> str:
             played = sorted((m for m in top if m.probability >= 0.005), key=lambda m: -m.probability)
             how = f"the strategy mixes {', '.join(f'{m.text} {100 * m.probability:.0f}%' for m in played)}" \
                 if len(played) > 1 else f"the strategy plays {best.text}"
-            text += (f"; counted from now {_words([m.text for m in top])} are worth the same ({best.value:+.2f} "
+            text += (f"; counted from now {_words([m.text for m in top])} are worth the same ({signed(best.value)} "
                      f"chips, within {INDIFFERENT}): indifferent, and {how}")
         else:
             rest = sorted((m for m in a.actions if m is not best), key=lambda m: -(m.value or 0.0))
-            text += f"; counted from now {best.text} is worth {best.value:+.2f} chips, the most"
+            text += f"; counted from now {best.text} is worth {signed(best.value)} chips, the most"
             if rest and rest[0].value is not None:
-                text += f" (next: {rest[0].text} {rest[0].value:+.2f})"
+                text += f" (next: {rest[0].text} {signed(rest[0].value)})"
     text += f"; {100 * a.equity:.0f}% equity against his range at the show-down"
     if best.code == FOLD and len(top) == 1 and a.to_call and a.equity > a.to_call / (a.pot + a.to_call):
         text += " — not enough: staying in costs the stake of every later turn, not only this one"

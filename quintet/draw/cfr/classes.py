@@ -10,6 +10,12 @@ exact percentile tables of ``quintet.draw.tables`` and ``quintet.draw.policy``:
   group is cut into classes of equal numbers of hands by ``E*``: about ``pre`` classes shared by
   the groups in proportion to their hands, at least one a group, and at least
   min(``GROUP_MIN``, pre / 6) for a group of 5% of the hands or more;
+* **before the exchange, by distribution** (``emd=True``; Johanson et al. 2013) — the same groups by
+  ``d*`` and the same number of classes in each, but a group's hands are clustered by the whole
+  distribution of their final hand's class (over the final classes below, exact for every hand), by
+  the earth mover's distance between those histograms (``emd_clusters``: k-medians on the CDFs,
+  exact EMD in one dimension), and the clusters numbered by their mean ``E*``.  A hand's class is
+  then looked up in a table of every hand of the deck (``HandClasses.pre_of``);
 * **after the exchange** — the final hand's percentile among all hands of the deck, cut into
   ``post`` classes, finer at the top: class boundaries are the quantiles 1 - (1 - i/post)² of the
   final hands of players who exchanged by the policy (a seeded sample of 400,000 deals), so the
@@ -39,7 +45,8 @@ from ...rules import Rules
 from .. import kernels as draw_kernels
 from ..policy import exchange_policy
 
-__all__ = ["HandClasses", "hand_classes", "PRE_CLASSES", "POST_CLASSES", "BOUNDARY_SAMPLES"]
+__all__ = ["HandClasses", "hand_classes", "emd_distance", "emd_clusters", "PRE_CLASSES", "POST_CLASSES",
+           "BOUNDARY_SAMPLES"]
 
 PRE_CLASSES = 30
 POST_CLASSES = 32
@@ -59,7 +66,9 @@ class HandClasses:
     * ``post_cuts`` — the percentiles that cut the final hands (a percentile > cut i is above it);
     * ``prior`` — float64[pre]; ``transitions`` — float64[6, pre, post];
     * ``pre_range`` — float64[pre, 2]: the E* range of each pre-exchange class; ``post_range`` — the
-      percentile range of each final class (both for people).
+      percentile range of each final class (both for people);
+    * ``pre_of`` — classes by distribution (``emd``): the pre-exchange class of every hand of the deck
+      (int16, colex order of the hand's deck positions), which replaces ``pre_cuts``; None for classes by mean.
     """
 
     rules: Rules
@@ -70,6 +79,7 @@ class HandClasses:
     transitions: np.ndarray
     pre_range: np.ndarray
     post_range: np.ndarray
+    pre_of: np.ndarray | None = None
 
     @property
     def n_pre(self) -> int:
@@ -81,6 +91,10 @@ class HandClasses:
 
     def pre_class(self, hand: tuple[int, ...] | list[int]) -> int:
         """The pre-exchange class of five card ints."""
+        if self.pre_of is not None:
+            policy = exchange_policy(self.rules)
+            positions = sorted(int(policy.position_of[c]) for c in hand)
+            return int(self.pre_of[sum(int(policy.big_binom[p, i + 1]) for i, p in enumerate(positions))])
         drawn, value = best_draw(self.rules, hand)
         return self.pre_class_of(drawn, value)
 
@@ -162,14 +176,41 @@ def _draw_options(cards, position_of, card_rank, card_suitbit, binom, offsets, c
 
 
 @njit(cache=True, nogil=True)
+def _final_counts(hand, pos, card_rank, card_suitbit, binom, offsets, cell_bucket, bucket_sums, big_binom, set_offsets,
+                  g):
+    """g[s, q] = the number of draws keeping the hand's positions in mask s (bit i: ``hand[i]``) that end in final
+    class q: the superset counts of the hand's 32 subsets (``bucket_sums[set, q]``: the hands of the deck
+    containing the set in final class q) and one Möbius inversion over them (``quintet.draw.kernels``,
+    section "exchange values")."""
+    n_post = bucket_sums.shape[1]
+    for t in range(31):  # the subsets of the hand's positions (increasing: colex index)
+        k = 0
+        index = 0
+        for i in range(5):
+            if (t >> i) & 1:
+                k += 1
+                index += big_binom[pos[i], k]
+        row = set_offsets[k] + index
+        for q in range(n_post):
+            g[t, q] = bucket_sums[row, q]
+    for q in range(n_post):
+        g[31, q] = 0
+    own = cell_bucket[draw_kernels.cell_of(hand[0], hand[1], hand[2], hand[3], hand[4],
+                                           card_rank, card_suitbit, binom, offsets)]
+    g[31, own] = 1
+    for i in range(5):  # Möbius inversion over supersets
+        bit = 1 << i
+        for t in range(32):
+            if not t & bit:
+                for q in range(n_post):
+                    g[t, q] -= g[t | bit, q]
+
+
+@njit(cache=True, nogil=True)
 def _transition_counts(cards, position_of, card_rank, card_suitbit, binom, offsets, cell_bucket, bucket_sums,
                        big_binom, set_offsets, keeps, pre, counts):
     """counts[d, pre class, final class] += the number of draws of d cards, keeping the best 5 - d, that end
-    in each final class, over every hand of the deck (same order as ``_draw_options``).
-
-    ``bucket_sums[set, q]``: the hands of the deck containing the set (at most four positions) in final
-    class q; a hand's 32 subsets and one Möbius inversion over them give every keep's counts at once
-    (``quintet.draw.kernels``, section "exchange values")."""
+    in each final class, over every hand of the deck (same order as ``_draw_options``)."""
     n = cards.shape[0]
     n_post = bucket_sums.shape[1]
     hand = np.empty(5, dtype=np.int64)
@@ -178,32 +219,34 @@ def _transition_counts(cards, position_of, card_rank, card_suitbit, binom, offse
     for h in range(keeps.shape[0]):  # every hand, colex order of positions
         for i in range(5):
             hand[i] = cards[pos[i]]
-        for t in range(31):  # the subsets of the hand's positions (increasing: colex index)
-            k = 0
-            index = 0
-            for i in range(5):
-                if (t >> i) & 1:
-                    k += 1
-                    index += big_binom[pos[i], k]
-            row = set_offsets[k] + index
-            for q in range(n_post):
-                g[t, q] = bucket_sums[row, q]
-        for q in range(n_post):
-            g[31, q] = 0
-        own = cell_bucket[draw_kernels.cell_of(hand[0], hand[1], hand[2], hand[3], hand[4],
-                                               card_rank, card_suitbit, binom, offsets)]
-        g[31, own] = 1
-        for i in range(5):  # Möbius inversion over supersets
-            bit = 1 << i
-            for t in range(32):
-                if not t & bit:
-                    for q in range(n_post):
-                        g[t, q] -= g[t | bit, q]
+        _final_counts(hand, pos, card_rank, card_suitbit, binom, offsets, cell_bucket, bucket_sums, big_binom,
+                      set_offsets, g)
         p = pre[h]
         for k in range(6):
             s = keeps[h, k]
             for q in range(n_post):
                 counts[k, p, q] += g[s, q]
+        _next_hand(pos, n)
+
+
+@njit(cache=True, nogil=True)
+def _histograms(cards, card_rank, card_suitbit, binom, offsets, cell_bucket, bucket_sums, big_binom, set_offsets,
+                keeps, best, hist):
+    """hist[h, q] = the number of draws of hand h's best exchange that end in final class q (every hand of the
+    deck, same order as ``_draw_options``)."""
+    n = cards.shape[0]
+    n_post = bucket_sums.shape[1]
+    hand = np.empty(5, dtype=np.int64)
+    g = np.zeros((32, n_post), dtype=np.int64)
+    pos = np.arange(5)
+    for h in range(keeps.shape[0]):
+        for i in range(5):
+            hand[i] = cards[pos[i]]
+        _final_counts(hand, pos, card_rank, card_suitbit, binom, offsets, cell_bucket, bucket_sums, big_binom,
+                      set_offsets, g)
+        s = keeps[h, best[h]]
+        for q in range(n_post):
+            hist[h, q] = g[s, q]
         _next_hand(pos, n)
 
 
@@ -214,9 +257,57 @@ def _cuts(values: np.ndarray, quantiles: np.ndarray) -> np.ndarray:
     return np.unique(np.quantile(values, quantiles, method="lower"))
 
 
+def emd_distance(a: np.ndarray, b: np.ndarray, x: np.ndarray) -> float:
+    """The earth mover's distance between two histograms (any positive totals, normalised) over the increasing
+    positions ``x``: in one dimension the L1 distance of their CDFs, each gap weighted by its length."""
+    fa, fb = np.cumsum(a) / a.sum(), np.cumsum(b) / b.sum()
+    return float(np.abs(fa - fb)[:-1] @ np.diff(x))
+
+
+def _weighted_median(values: np.ndarray, weights: np.ndarray) -> np.ndarray:
+    """The weighted median of each column (the lower one of two)."""
+    order = np.argsort(values, axis=0, kind="stable")
+    cum = np.cumsum(weights[order], axis=0)
+    at = np.argmax(cum >= cum[-1] / 2, axis=0)
+    return values[order[at, np.arange(values.shape[1])], np.arange(values.shape[1])]
+
+
+def emd_clusters(hist: np.ndarray, weight: np.ndarray, x: np.ndarray, k: int, iterations: int = 100) -> np.ndarray:
+    """Cluster histograms (rows over the positions ``x``, each of multiplicity ``weight``) into at most k clusters
+    by earth mover's distance: k-medians on the CDFs (the L1 distance of CDFs, weighted by the gaps of ``x``, is
+    the EMD, and the coordinate-wise median of CDFs is the exact EMD centre), started from equal shares of the
+    rows ordered by mean, until no row moves.  Returns each row's cluster, numbered by mean position (weakest
+    first)."""
+    total = hist.sum(axis=1, keepdims=True)
+    cdf = (np.cumsum(hist, axis=1) / total)[:, :-1]
+    gaps = np.diff(x)
+    mean = (hist @ x) / total[:, 0]
+    order = np.argsort(mean, kind="stable")
+    share = np.cumsum(weight[order]) / weight.sum()
+    labels = np.empty(hist.shape[0], dtype=np.int64)
+    labels[order] = np.minimum((share * k - 1e-9).astype(np.int64), k - 1)
+    centres = np.zeros((k, cdf.shape[1]))
+    for _ in range(iterations):
+        for c in range(k):
+            rows = labels == c
+            if rows.any():
+                centres[c] = _weighted_median(cdf[rows], weight[rows])
+        distance = np.stack([np.abs(cdf - centres[c]) @ gaps for c in range(k)], axis=1)
+        moved = np.argmin(distance, axis=1)
+        if np.array_equal(moved, labels):
+            break
+        labels = moved
+    used = np.unique(labels)
+    means = [np.average(mean[labels == c], weights=weight[labels == c]) for c in used]
+    rank = np.empty(int(used.max()) + 1, dtype=np.int64)
+    rank[used[np.argsort(means, kind="stable")]] = np.arange(used.size)
+    return rank[labels]
+
+
 @cache
-def hand_classes(rules: Rules, pre: int = PRE_CLASSES, post: int = POST_CLASSES) -> HandClasses:
-    """Build the abstraction (module doc): a few seconds for 36 cards, under a minute for 54."""
+def hand_classes(rules: Rules, pre: int = PRE_CLASSES, post: int = POST_CLASSES, emd: bool = False) -> HandClasses:
+    """Build the abstraction (module doc): a few seconds for 36 cards, under a minute for 54.  ``emd``: the classes
+    before the exchange by the distribution of the final hand's strength, not its mean (module doc)."""
     policy = exchange_policy(rules)
     t = policy.tables
     cards = np.array(rules.deck.cards(), dtype=np.int64)
@@ -228,19 +319,6 @@ def hand_classes(rules: Rules, pre: int = PRE_CLASSES, post: int = POST_CLASSES)
                   policy.sums, policy.big_binom, policy.set_offsets, policy.n_draws, keeps, totals, best)
     denominator = 2.0 * t.n_hands * policy.n_draws.astype(np.float64)
     value = totals[np.arange(n_hands), best] / denominator[best]
-
-    # before the exchange: groups by cards drawn, equal shares of each group's hands by E*
-    mass = np.bincount(best, minlength=6) / n_hands
-    sizes = np.where(mass > 0, np.maximum(1, np.round(mass * pre)), 0).astype(int)
-    sizes = np.where(mass >= 0.05, np.maximum(sizes, min(GROUP_MIN, pre // 6)), sizes)  # pat hands: few, apart
-    pre_cuts, group_first = [], [0]
-    for d in range(6):
-        cuts = _cuts(np.sort(value[best == d]), np.arange(1, sizes[d]) / sizes[d]) if sizes[d] > 1 else np.zeros(0)
-        pre_cuts.append(cuts)
-        group_first.append(group_first[-1] + (len(cuts) + 1 if sizes[d] else 0))
-    first = np.array(group_first, dtype=np.int64)
-    pre_of = _pre_classes(best, value, first, pre_cuts)
-    n_pre = int(first[-1])
 
     # after the exchange: finer at the top, by the final hands of players exchanging by the policy
     rng = np.random.default_rng(BOUNDARY_SEED)
@@ -260,15 +338,49 @@ def hand_classes(rules: Rules, pre: int = PRE_CLASSES, post: int = POST_CLASSES)
                                    (cell_bucket == q).astype(np.int64), policy.big_binom, policy.set_offsets)
         for q in range(n_post)
     ], axis=1))
+    edges = np.concatenate([[0.0], post_cuts, [1.0]])
+    post_range = np.stack([edges[:-1], edges[1:]], axis=1)
+
+    # before the exchange: groups by cards drawn; in each, equal shares of its hands by E*, or EMD clusters
+    mass = np.bincount(best, minlength=6) / n_hands
+    sizes = np.where(mass > 0, np.maximum(1, np.round(mass * pre)), 0).astype(int)
+    sizes = np.where(mass >= 0.05, np.maximum(sizes, min(GROUP_MIN, pre // 6)), sizes)  # pat hands: few, apart
+    if emd:
+        hist = np.zeros((n_hands, n_post), dtype=np.int64)
+        _histograms(cards, t.card_rank, t.card_suitbit, t.binom, t.offsets, cell_bucket, bucket_sums,
+                    policy.big_binom, policy.set_offsets, keeps, best, hist)
+        pre_of = np.empty(n_hands, dtype=np.int64)
+        pre_cuts = [np.zeros(0) for _ in range(6)]
+        first = np.zeros(7, dtype=np.int64)
+        for d in range(6):
+            rows = np.flatnonzero(best == d)
+            if sizes[d]:
+                unique, inverse, counts = np.unique(hist[rows], axis=0, return_inverse=True, return_counts=True)
+                labels = emd_clusters(unique.astype(np.float64), counts.astype(np.float64), post_range.mean(axis=1),
+                                      min(int(sizes[d]), unique.shape[0]))
+                pre_of[rows] = first[d] + labels[inverse.ravel()]
+            first[d + 1] = first[d] + (int(pre_of[rows].max() - first[d]) + 1 if sizes[d] else 0)
+        lookup: np.ndarray | None = pre_of.astype(np.int16)
+    else:
+        pre_cuts, group_first = [], [0]
+        for d in range(6):
+            cuts = (_cuts(np.sort(value[best == d]), np.arange(1, sizes[d]) / sizes[d]) if sizes[d] > 1
+                    else np.zeros(0))
+            pre_cuts.append(cuts)
+            group_first.append(group_first[-1] + (len(cuts) + 1 if sizes[d] else 0))
+        first = np.array(group_first, dtype=np.int64)
+        pre_of = _pre_classes(best, value, first, pre_cuts)
+        lookup = None
+    n_pre = int(first[-1])
+
     counts = np.zeros((6, n_pre, n_post), dtype=np.int64)
     _transition_counts(cards, policy.position_of, t.card_rank, t.card_suitbit, t.binom, t.offsets, cell_bucket,
                        bucket_sums, policy.big_binom, policy.set_offsets, keeps, pre_of, counts)
     size = np.bincount(pre_of, minlength=n_pre)
     transitions = counts / (policy.n_draws[:, None, None] * size[None, :, None])
     pre_range = np.array([[value[pre_of == a].min(), value[pre_of == a].max()] for a in range(n_pre)])
-    edges = np.concatenate([[0.0], post_cuts, [1.0]])
-    post_range = np.stack([edges[:-1], edges[1:]], axis=1)
-    return HandClasses(rules, first, tuple(pre_cuts), post_cuts, size / n_hands, transitions, pre_range, post_range)
+    return HandClasses(rules, first, tuple(pre_cuts), post_cuts, size / n_hands, transitions, pre_range, post_range,
+                       lookup)
 
 
 def _pre_classes(best: np.ndarray, value: np.ndarray, first: np.ndarray, cuts: list[np.ndarray]) -> np.ndarray:

@@ -39,6 +39,7 @@ from numba import njit
 from ..game import Action, ActionKind, IllegalActionError, State
 from ..tables import tables
 from . import kernels
+from .aivat import fill_best
 from .betting import BEFORE, EXCHANGE, Spot
 from .bot import CfrBot, action_of, line, opponent_range
 from .solve import best_response
@@ -154,6 +155,15 @@ class LocalBestResponse:
         worth = _values(t, node, me, reach, mine, probs)
         children = t.children[t.first[node]: t.first[node] + t.n_children[node]]
         return [c for c, _ in self.strategy.betting.moves(spot)], worth[children - node]
+
+    def rows(self, state: State, seat: int, player: int, root: int, step: np.ndarray) -> None:
+        """For the control variates of the other player's decisions (``quintet.draw.cfr.aivat``): at the seat's
+        decisions below ``root`` (after the exchange), 1 for the action it plays there, 0 for the others."""
+        hand = line(self.strategy, state)
+        t, probs, _, _ = self._tree
+        belief = _values(t, root, player, opponent_range(self.strategy, hand, 1 - player),
+                         edge(self.strategy, state.hands[seat]), probs)
+        fill_best(t, root, step, player, belief)
 
     def act(self, state: State) -> Action:
         seat = state.actor

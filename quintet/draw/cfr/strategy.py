@@ -40,13 +40,13 @@ from ...fingerprint import rules_fingerprint
 from ...rules import RULE_SETS, Rules
 from ..game import Terms
 from . import kernels
-from .betting import AbstractGame, Betting, Navigator, Spot, build_game
+from .betting import FOLD, AbstractGame, Betting, Navigator, Spot, build_game
 from .classes import BOUNDARY_SAMPLES, BOUNDARY_SEED, POST_CLASSES, PRE_CLASSES, HandClasses, hand_classes
 from .solve import CFRPlus, best_response, exploitability
 from .tree import DECISION, PublicTree
 
 __all__ = ["FORMAT", "ITERATIONS", "MAX_ENTRIES", "Strategy", "StrategyError", "train", "strategy_for",
-           "strategy_key", "store_dir", "shipped_rule_sets", "quantise", "finish"]
+           "strategy_key", "store_dir", "shipped_rule_sets", "quantise", "finish", "monotonicity"]
 
 FORMAT = 1
 ITERATIONS = 400
@@ -59,15 +59,18 @@ class StrategyError(InputError):
     """A strategy file that cannot be used (damaged, another format, another game)."""
 
 
-def _header_key(rules: Rules, terms: Terms, pre: int, post: int) -> dict[str, Any]:
-    return {"format": FORMAT, "fingerprint": rules_fingerprint(rules), "terms": terms.to_dict(),
-            "classes": {"pre": pre, "post": post, "boundary_samples": BOUNDARY_SAMPLES,
-                        "boundary_seed": BOUNDARY_SEED}}
+def _header_key(rules: Rules, terms: Terms, pre: int, post: int, emd: bool = False) -> dict[str, Any]:
+    classes: dict[str, Any] = {"pre": pre, "post": post, "boundary_samples": BOUNDARY_SAMPLES,
+                               "boundary_seed": BOUNDARY_SEED}
+    if emd:  # classes by distribution (``hand_classes``); the key of classes by mean is as it always was
+        classes["emd"] = True
+    return {"format": FORMAT, "fingerprint": rules_fingerprint(rules), "terms": terms.to_dict(), "classes": classes}
 
 
-def strategy_key(rules: Rules, terms: Terms, pre: int = PRE_CLASSES, post: int = POST_CLASSES) -> str:
+def strategy_key(rules: Rules, terms: Terms, pre: int = PRE_CLASSES, post: int = POST_CLASSES,
+                 emd: bool = False) -> str:
     """A file name for the strategy of this game: the rule set's name and a hash of everything that defines it."""
-    text = json.dumps(_header_key(rules, terms, pre, post), sort_keys=True)
+    text = json.dumps(_header_key(rules, terms, pre, post, emd), sort_keys=True)
     return f"{rules.name}-{hashlib.sha256(text.encode()).hexdigest()[:16]}"
 
 
@@ -119,6 +122,7 @@ class Strategy:
         """Write the strategy: an npz of the header (JSON), the classes and the steps (lzma-compressed)."""
         c = self.classes
         path.parent.mkdir(parents=True, exist_ok=True)
+        extra: dict[str, Any] = {} if c.pre_of is None else {"pre_of": c.pre_of}  # classes by distribution
         tmp = path.with_name(path.name + ".tmp")
         with tmp.open("wb") as stream:
             np.savez(
@@ -126,6 +130,7 @@ class Strategy:
                 steps=np.frombuffer(lzma.compress(self.steps.tobytes(), preset=6), dtype=np.uint8),
                 group_first=c.group_first, pre_cuts=np.concatenate(c.pre_cuts), post_cuts=c.post_cuts,
                 prior=c.prior, transitions=c.transitions, pre_range=c.pre_range, post_range=c.post_range,
+                **extra,
             )
         tmp.replace(path)
 
@@ -140,11 +145,12 @@ class Strategy:
                     raise StrategyError(f"strategy file format {info.get('format')}, this program reads {FORMAT}")
                 key = info["key"]
                 c = key["classes"]
-                if key != _header_key(rules, terms, c["pre"], c["post"]):
+                if key != _header_key(rules, terms, c["pre"], c["post"], c.get("emd", False)):
                     raise StrategyError("the strategy file is of another game (rules, terms or classes)")
                 first = data["group_first"]
                 classes = HandClasses(rules, first, _pre_cuts(first, data["pre_cuts"]), data["post_cuts"],
-                                      data["prior"], data["transitions"], data["pre_range"], data["post_range"])
+                                      data["prior"], data["transitions"], data["pre_range"], data["post_range"],
+                                      data["pre_of"] if "pre_of" in data.files else None)
                 steps = np.frombuffer(lzma.decompress(data["steps"].tobytes()), dtype=np.uint8)
         except StrategyError:
             raise
@@ -189,29 +195,31 @@ def finish(tree: PublicTree, average: np.ndarray) -> np.ndarray:
 
 
 def train(rules: Rules, terms: Terms, *, iterations: int = ITERATIONS, pre: int = PRE_CLASSES,
-          post: int = POST_CLASSES, progress: Callable[[int, int], None] | None = None,
-          monitor: Callable[[CFRPlus], None] | None = None, game: AbstractGame | None = None) -> Strategy:
+          post: int = POST_CLASSES, emd: bool = False, progress: Callable[[int, int], None] | None = None,
+          monitor: Callable[[CFRPlus], bool | None] | None = None, game: AbstractGame | None = None) -> Strategy:
     """Solve the abstract game of these rules and terms by CFR+ (module doc); ``progress(done, total)``
-    after each iteration; ``monitor(solver)`` too (a benchmark measures the average there); ``game``: the
-    abstract game, built already (of these rules, terms and classes)."""
+    after each iteration; ``monitor(solver)`` too (a benchmark measures the average there; True from it
+    stops the training before ``iterations``); ``game``: the abstract game, built already (of these rules,
+    terms and classes); ``pre``, ``post``, ``emd``: the classes (``hand_classes``)."""
     start = time.process_time()
     if game is None:
-        game = build_game(terms, hand_classes(rules, pre, post))
+        game = build_game(terms, hand_classes(rules, pre, post, emd))
     classes = game.classes
     solver = CFRPlus(game.tree)
     for i in range(iterations):
         solver.iterate(1)
         if progress is not None:
             progress(i + 1, iterations)
-        if monitor is not None:
-            monitor(solver)
+        if monitor is not None and monitor(solver):
+            break
     average = solver.average()
     measured = exploitability(game.tree, average)
     steps = quantise(game.tree, finish(game.tree, average))
     stored = exploitability(game.tree, steps / 255.0)
     info = {
-        "format": FORMAT, "key": _header_key(rules, terms, pre, post), "rules": rules.name,
-        "algorithm": "CFR+ (regret matching+, alternating updates, linear averaging)", "iterations": iterations,
+        "format": FORMAT, "key": _header_key(rules, terms, pre, post, emd), "rules": rules.name,
+        "algorithm": "CFR+ (regret matching+, alternating updates, linear averaging)",
+        "iterations": solver.iterations,
         "cpu_seconds": round(time.process_time() - start, 1), "built": time.strftime("%Y-%m-%d"),
         "tree": {"nodes": game.tree.n_nodes, "decisions": int((game.tree.kind == DECISION).sum()),
                  "entries": game.tree.size},
@@ -221,6 +229,51 @@ def train(rules: Rules, terms: Terms, *, iterations: int = ITERATIONS, pre: int 
     strategy = Strategy(game.betting, classes, steps, info)
     strategy.__dict__["game"] = game  # the tree is built already
     return strategy
+
+
+def monotonicity(strategy: Strategy, tolerance: float = 0.1, reached: float = 1e-6) -> dict[str, float]:
+    """How often the strategy stays in (does not fold) less often with a stronger class, at the decisions where
+    folding is allowed: ``decisions`` — how many such decisions some class reaches by its own play (own reach
+    at least ``reached``); ``non_monotone`` — the share of them where a stronger class (of one group before the
+    exchange: classes are ordered by strength within a group of hands drawing the same number) stays in with
+    a probability lower by more than ``tolerance`` than a weaker class does, both reached; ``weighted`` —
+    the same share weighted by the decisions' reach (chance times the player's own play, summed over classes)."""
+    tree = strategy.game.tree
+    probs = strategy.probabilities()
+    t = kernels.tree_arrays(tree)
+    weights = np.zeros(tree.size)
+    kernels.walk(t, kernels.Work.of(tree), tree.prior[0], tree.prior[1], 0, kernels.REACH, probs, weights, 0.0)
+    classes = strategy.classes
+    groups = [classes.group_of(x) for x in range(classes.n_pre)]
+    count = bad = 0
+    mass = bad_mass = 0.0
+    for node in tree.decisions().tolist():
+        kids = tree.child_list(node)
+        actions = tree.action[kids].tolist()
+        if FOLD not in actions:
+            continue
+        p = int(tree.player[node])
+        n, k = int(tree.types[node, p]), len(actions)
+        block = weights[tree.offset[node]: tree.offset[node] + n * k].reshape(n, k)
+        reach = block.sum(axis=1)
+        stay = 1.0 - probs[tree.offset[node]: tree.offset[node] + n * k].reshape(n, k)[:, actions.index(FOLD)]
+        group = groups if n == classes.n_pre else [0] * n
+        ok = reach >= reached
+        if not ok.any():
+            continue
+        worse = False
+        for g in set(group):
+            rows = [x for x in range(n) if ok[x] and group[x] == g]
+            best = -1.0
+            for x in rows:  # weakest first
+                worse |= stay[x] < best - tolerance
+                best = max(best, stay[x])
+        count += 1
+        bad += worse
+        mass += float(reach.sum())
+        bad_mass += float(reach.sum()) * worse
+    return {"decisions": count, "non_monotone": bad / max(count, 1), "weighted": bad_mass / mass if mass else 0.0,
+            "tolerance": tolerance}
 
 
 def check_size(terms: Terms) -> None:

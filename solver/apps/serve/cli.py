@@ -59,7 +59,14 @@ from solver.apps.serve.quota import (
     MAX_HEAD_BYTES,
     Limits,
 )
-from solver.apps.serve.tables.config import DEFAULT_MAX_TABLES, DEFAULT_TTL, TablesConfig, tables_path
+from solver.apps.serve.tables.config import (
+    DEFAULT_HEARTBEAT,
+    DEFAULT_MAX_TABLES,
+    DEFAULT_TTL,
+    LOST_AFTER,
+    TablesConfig,
+    tables_path,
+)
 from solver.apps.serve.tables.store import TableStore, TableStoreError
 from solver.storage.store import SolutionStore, default_store_path
 
@@ -88,6 +95,10 @@ def build_parser() -> argparse.ArgumentParser:
                    help=f"an idle table expires after this long (default {DEFAULT_TTL:g}: a day)")
     p.add_argument("--max-tables", type=positive_int, default=DEFAULT_MAX_TABLES, metavar="N",
                    help=f"open tables at most; more are refused with 503 (default {DEFAULT_MAX_TABLES})")
+    p.add_argument("--heartbeat-seconds", type=_seconds, default=DEFAULT_HEARTBEAT, metavar="SECONDS",
+                   help=f"a table's event stream beats this often and the seat's page answers; a seat silent for "
+                        f"{LOST_AFTER:g} heartbeats has lost its connection, and a page that hears nothing as long "
+                        f"reconnects (default {DEFAULT_HEARTBEAT:g})")
     g = p.add_argument_group("limits (docs: Running a public server)")
     g.add_argument("--max-time-limit", type=_seconds, default=SERVE_MAX_TIME_LIMIT, metavar="SECONDS",
                    help=f"the most any one solve or recheck may take; a request asking more is refused, a job "
@@ -236,7 +247,7 @@ def _main(argv: Sequence[str] | None) -> int:
     public = public_of(args)
     store = Path(args.store).expanduser() if args.store else default_store_path()
     tables = TablesConfig(Path(args.tables).expanduser() if args.tables else tables_path(store), args.table_ttl,
-                          args.max_tables)
+                          args.max_tables, args.heartbeat_seconds)
     sock = _bind(args.host, args.port)  # a host or port refused before anything is made on disk
     try:
         SolutionStore(store).close()  # an unusable store is reported now, in one line

@@ -18,7 +18,7 @@ from quintet.game import Arrangement, Deal
 from solver.advisor.equilibrium import played_equilibrium
 from solver.apps.serve.worker import Answer, Progress, equilibrium_progress
 from solver.play.puzzle import load_puzzle
-from solver.play.review import review
+from solver.play.review import REVIEW_TOP, review
 from solver.storage.records import GameRecord
 from solver.storage.store import SolutionStore
 
@@ -36,8 +36,8 @@ class ReviewTask:
     @property
     def seconds(self) -> float:
         """The most its searches may take: the equilibrium, then a grade against the model and
-        one against the equilibrium, each within ``time_limit``."""
-        return self.time_limit * (1 if self.epsilon is None else 3)
+        one against the equilibrium, each ``REVIEW_TOP`` searches (its best plans) within ``time_limit``."""
+        return self.time_limit * (REVIEW_TOP if self.epsilon is None else 1 + 2 * REVIEW_TOP)
 
     def run(self, store: Callable[[], SolutionStore], stop: threading.Event, progress: Progress) -> Answer:
         eq = None

@@ -10,7 +10,8 @@ get their statuses in ``solver.apps.serve.errors``.
 
 The table's stream is **server-sent events** (``GET /api/tables/ID/events``; the page reads it
 with ``fetch`` and a stream reader, as ``EventSource`` cannot send the Authorization header),
-with a keep-alive comment every ``KEEP_ALIVE`` seconds.
+with a ``heartbeat`` event every ``--heartbeat-seconds``, which the page answers (``POST
+…/alive``): presence from heartbeats both ways (``solver.apps.serve.tables.events``).
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ from solver.apps.serve.public import link_warning, public_base
 from solver.apps.serve.state import AppState, app_state
 from solver.apps.serve.tables.events import LAST_EVENTS, Subscriber
 from solver.apps.serve.tables.models import (
+    AliveOut,
     ArrangementIn,
     EventKind,
     GradeIn,
@@ -49,10 +51,9 @@ from solver.apps.serve.tables.models import (
 from solver.apps.serve.tables.service import Links, TableService
 from solver.apps.serve.tables.tasks import PlayAction
 
-__all__ = ["router", "NO_TOKEN", "KEEP_ALIVE", "event_stream_schema"]
+__all__ = ["router", "NO_TOKEN", "event_stream_schema"]
 
 NO_TOKEN = "a table's calls need its seat's token: send 'Authorization: Bearer TOKEN' (the token of the seat's link)"
-KEEP_ALIVE = 15.0  # seconds between comments on an idle event stream
 
 router = APIRouter(prefix="/api/tables", tags=["tables"], route_class=JsonBodyRoute)
 State = Annotated[AppState, Depends(app_state)]
@@ -164,13 +165,26 @@ def rematch(table_id: str, tables: Tables, token: Token) -> TableView:
 
 
 @router.post("/{table_id}/resign", response_model=TableView, responses={
-    **_MOVE_ERRORS, 409: {"model": ErrorOut, "description": "the match is over already (and you do not leave)"}},
+    **_MOVE_ERRORS, 409: {"model": ErrorOut, "description": (
+        "the match is over already (and you do not leave); scope game: your game is not being placed")}},
     openapi_extra=rate_limit("moves"))
 def resign(table_id: str, tables: Tables, token: Token, body: ResignIn | None = None) -> TableView:
-    """Give the current match up: aborted before its first show-down (no result), else resigned
-    (the other side wins it); the other seat is told.  With leave, you leave the table too."""
+    """Give the current match up: aborted before its first game is over (no result), else
+    resigned (the other side wins it); the other seat is told.  With leave, you leave the table
+    too.  With scope game, only your current game, before its show-down: it is lost in every slot
+    (the other side scores all of its points) and the match goes on."""
     seat = tables.authenticate(table_id, token)
-    return tables.resign(table_id, seat, (body or ResignIn()).leave)
+    body = body or ResignIn()
+    return tables.resign(table_id, seat, body.leave, body.scope)
+
+
+@router.post("/{table_id}/alive", response_model=AliveOut, responses=_MOVE_ERRORS, openapi_extra=rate_limit("moves"))
+def alive(table_id: str, tables: Tables, token: Token) -> AliveOut:
+    """Your page answers a heartbeat of its event stream: your seat is present.  A seat whose
+    stream is open but that answers no heartbeat for a while (``LOST_AFTER`` of them) has lost
+    its connection: the other seat's presence says so until it is heard from again."""
+    tables.authenticate(table_id, token)
+    return AliveOut(heartbeat=tables.events.heartbeat, silence=tables.events.silence)
 
 
 @router.get("/{table_id}", response_model=TableView, responses=_SEAT_ERRORS)
@@ -237,7 +251,8 @@ def event_stream_schema(spec: dict[str, Any]) -> dict[str, Any]:
     200: {"model": TableEventOut, "description": _EVENTS_DESCRIPTION},
     **_SEAT_ERRORS})
 async def events(table_id: str, tables: Tables, token: Token) -> StreamingResponse:
-    """The table's events for your seat (server-sent events; the first is your view)."""
+    """The table's events for your seat (server-sent events; the first is your view; a heartbeat
+    every few seconds, which your page answers with POST …/alive)."""
     sub = Subscriber(0, asyncio.Queue(), asyncio.get_running_loop())
 
     def subscribe() -> str:
@@ -245,15 +260,20 @@ async def events(table_id: str, tables: Tables, token: Token) -> StreamingRespon
         return tables.subscribe(table_id, sub)
 
     first = await run_in_threadpool(subscribe)
+    every = tables.events.heartbeat
+    beat = f"event: heartbeat\ndata: {tables.events.beat()}\n\n"
 
     async def stream() -> AsyncIterator[str]:
+        loop = asyncio.get_running_loop()
         try:
             yield f"event: view\ndata: {first}\n\n"
+            due = loop.time() + every  # heartbeats at a fixed pace, whatever else is sent
             while True:
                 try:
-                    kind, data = await asyncio.wait_for(sub.queue.get(), timeout=KEEP_ALIVE)
+                    kind, data = await asyncio.wait_for(sub.queue.get(), timeout=max(0.0, due - loop.time()))
                 except TimeoutError:
-                    yield ": keep-alive\n\n"
+                    due = loop.time() + every
+                    yield beat
                     continue
                 yield f"event: {kind}\ndata: {data}\n\n"
                 if kind in LAST_EVENTS:

@@ -12,12 +12,12 @@
 
 import { call, followJob } from "./api.js";
 import { ArrangementEditor, arrangementText, readArrangement } from "./arrange.js";
-import { CardGrid, cardsTextEl, cardTextEl, deckRows, readCards, sortCards } from "./cards.js";
+import { CardGrid, cardsTextEl, deckRows, readCards, sortCards } from "./cards.js";
 import {
   $, errorBox, fieldMessage, fillOpponents, limits, opponentModel, opponents, randomSeed, readInRange,
 } from "./form.js";
 import { all, el, seconds, signed } from "./format.js";
-import { kmixEntryEl, marginalsEl, MIX_SHOWN, mixEl, packetsEl, plansEl, proofText, rowOf, totalsEl } from "./render.js";
+import { kmixEntryEl, marginalsEl, MIX_SHOWN, mixEl, packetsEl, plansEl, proofText, rowOf, swapWords, totalsEl } from "./render.js";
 import { rulesNamed } from "./rules.js";
 
 const TICK_MS = 200;
@@ -618,10 +618,7 @@ function renderGrade(grade, asked) {
   add("Optimum", signed(grade.optimum, 4) + (grade.optimum_proven ? "" : ` (bound ${grade.bound.toFixed(4)})`),
     "grade-optimum");
   add("Regret", grade.regret.toFixed(4), "grade-regret");
-  add("Best swap", swap
-    ? [cardTextEl(swap.card_a), ` (slot ${swap.slot_a}) ↔ `, cardTextEl(swap.card_b), ` (slot ${swap.slot_b}): `
-      + `${signed(swap.value, 4)} (${signed(swap.value - grade.value, 4)})`]
-    : "none: no swap of two cards improves it", "grade-swap");
+  add("Best swap", swap ? swapWords(swap, grade.value, 4) : "none: no swap of two cards improves it", "grade-swap");
   const actions = rowOf(...(swap ? [takeButton(swap.arrangement, "Make this swap in my arrangement")] : []));
   const best = rowOf(takeButton(grade.best.arrangement));
   showAnswer("Your arrangement", grade.given.exposed, asked, [

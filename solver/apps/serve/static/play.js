@@ -16,10 +16,10 @@
 
 import { ApiError, call, readEvents } from "./api.js";
 import { ArrangementEditor } from "./arrange.js";
-import { cardEl, cardsTextEl, cardTextEl } from "./cards.js";
+import { cardEl, cardsTextEl } from "./cards.js";
 import { $, errorBox, fieldMessage, fillOpponents, limits, opponentModel, opponents, readInRange } from "./form.js";
 import { el, seconds, signed } from "./format.js";
-import { kmixEntryEl, marginalsEl, packetsEl, plansEl, proofText, rowOf, totalsEl } from "./render.js";
+import { kmixEntryEl, marginalsEl, packetsEl, plansEl, proofText, rowOf, swapWords, totalsEl } from "./render.js";
 import { pointsWords, rulesNamed } from "./rules.js";
 import { checkCommitment, commitmentText } from "./sha256.js";
 
@@ -44,6 +44,7 @@ const play = {
   asking: false, // the invitation is being fetched
   draftKey: null, // where the board's arrangement is kept (null: not kept)
   invited: null, // {table, code}: the invitation shown, before it is accepted
+  resignScope: "match", // what the resign confirm shown gives up: "game" or "match"
   focusResult: null, // the gameKey whose result gets the focus once its show-down is turned over
   pending: false, // a Confirm the server did not take (down, or a proxy's 5xx): offered again once it is back
 };
@@ -353,33 +354,65 @@ function stopStream() {
   play.stream = null;
 }
 
-/** Follow the table's events; reconnect (with a growing pause) when the stream ends. */
+/** Follow the table's events; reconnect (with a growing pause, or at once when the browser is
+ * back online) when the stream ends or goes silent.  The server sends a heartbeat every few
+ * seconds and the page answers each (api/tables/TABLE/alive: the other seat sees this one as
+ * present); a page that hears nothing for the server's ``silence`` (in its events), or whose
+ * answer cannot reach the server, says the connection is lost, drops the stream and reconnects;
+ * the new stream's first event is the table as it is now. */
 async function follow() {
   const controller = new AbortController();
   play.stream = controller;
   let pause = 500;
+  let silence = 0; // ms: the server's bound, from its first event (0: not known yet)
   while (play.stream === controller) {
+    const attempt = new AbortController(); // this stream only
+    const stop = () => attempt.abort();
+    controller.signal.addEventListener("abort", stop);
+    let watchdog = 0;
+    const lost = () => {
+      if (attempt.signal.aborted) return;
+      connectionLost();
+      attempt.abort();
+    };
+    const heard = () => {
+      clearTimeout(watchdog);
+      if (silence) watchdog = window.setTimeout(lost, silence);
+    };
+    const { table, token } = play.seat;
+    heard(); // a connection that hangs is lost too
     try {
-      await readEvents(`api/tables/${play.seat.table}/events`, play.seat.token, (kind, event) => {
+      await readEvents(`api/tables/${table}/events`, token, (kind, event) => {
         pause = 500;
-        if (kind === "shutdown") setStatusNote("The server is restarting: reconnecting…");
+        if (event.silence) silence = event.silence * 1000;
+        heard();
+        if (kind === "heartbeat") {
+          call("POST", `api/tables/${table}/alive`, undefined, { token, signal: attempt.signal }).catch((e) => {
+            if (e instanceof ApiError && e.status === 0) lost(); // the server cannot hear this page
+          });
+        } else if (kind === "shutdown") setStatusNote("The server is restarting: reconnecting…");
         else if (kind === "expired") leave("This table has expired.");
         else if (event.view) {
+          if (kind === "view") $("panel-play").dataset.connection = "open";
           render(event.view, kind);
           if (kind === "view") serverBack();
         }
-      }, controller.signal);
+      }, attempt.signal);
     } catch (e) {
       if (controller.signal.aborted) return;
       if (e instanceof ApiError && e.status === 404) {
         leave(e.message);
         return;
       }
-      setStatusNote("Lost the connection to the server: reconnecting…");
+      if (!attempt.signal.aborted) connectionLost();
+    } finally {
+      clearTimeout(watchdog);
+      controller.signal.removeEventListener("abort", stop);
     }
     if (play.stream !== controller) return;
-    await new Promise((r) => setTimeout(r, pause));
+    await pauseOrOnline(pause);
     pause = Math.min(pause * 2, 8000);
+    if (play.stream !== controller) return;
     try { // the state may have moved while the stream was down
       render((await ask("GET", "")).data, "view");
       serverBack();
@@ -390,6 +423,25 @@ async function follow() {
       }
     }
   }
+}
+
+/** The page cannot hear the server (or be heard): said in the status line until a view comes. */
+function connectionLost() {
+  $("panel-play").dataset.connection = "lost";
+  setStatusNote("Connection lost — reconnecting…");
+}
+
+/** Wait ``ms``, or less if the browser comes back online meanwhile. */
+function pauseOrOnline(ms) {
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      window.removeEventListener("online", done);
+      resolve(undefined);
+    };
+    const timer = window.setTimeout(done, ms);
+    window.addEventListener("online", done);
+  });
 }
 
 /** The server answers again: a Confirm it did not take is offered again, in words. */
@@ -510,6 +562,8 @@ function statusText(view) {
       return `This game could not be prepared: ${view.error}`;
     case "ended":
       return endedText(view);
+    case "resigned":
+      return view.ended ? endedText(view) : `${resignedText(view)}${view.over ? " The match is over." : ""}`;
     case "placing":
       return view.other.confirmed && view.opponent === "friend"
         ? `Your friend has confirmed. Arrange your ${toArrange(rulesNamed(view.deal.rules))} and confirm.`
@@ -532,6 +586,16 @@ function endedText(view) {
     : `${who} resigned the match: ${by === "you" ? `${otherName(view)} wins` : "you win"} it.`;
 }
 
+/** A game resigned before its show-down, in a sentence with its points (lost in every slot):
+ * "Your friend resigned game 2: you win it 25–0." */
+function resignedText(view) {
+  const g = view.finished.find((f) => f.game === view.game);
+  const [mine, theirs] = g ? [g.you, g.other] : [0, 0];
+  return view.resigned === "you"
+    ? `You resigned game ${view.game}: ${otherName(view)} wins it ${theirs}–${mine}.`
+    : `${otherName(view, true)} resigned game ${view.game}: you win it ${mine}–${theirs}.`;
+}
+
 /** The tab's title: where this seat's game stands, in a few words. */
 function titleText(view) {
   const other = otherName(view);
@@ -541,13 +605,17 @@ function titleText(view) {
   else if (view.status === "preparing") head = "Preparing the game";
   else if (view.status === "failed") head = "The game failed";
   else if (view.ended && !view.showdown) head = `Match over: ${view.ended.how}`;
+  else if (view.status === "resigned") head = view.over ? `Match over: ${verdict(view.score.you, view.score.other, view)}`
+    : `Game ${view.game} resigned`;
   else if (view.status === "placing") head = view.other.confirmed && view.opponent === "friend" ? "Your friend has confirmed" : "Your move";
   else if (view.status === "waiting") head = `Waiting for ${other}`;
   else if (!shownDown(view)) head = "Show-down…";
   else if (view.over) head = `Match over: ${verdict(view.score.you, view.score.other, view)}`;
   else head = `Game ${view.game}: ${verdict(view.showdown.points_a, view.showdown.points_b, view)}`;
   if (view.rematch && view.rematch.other && !view.rematch.you) head = "Your friend asks for a rematch";
-  else if (view.opponent === "friend" && p && p.joined && !p.connected && !view.showdown) head += " (your friend is away)";
+  else if (view.opponent === "friend" && p && p.joined && !p.connected && !view.showdown) {
+    head += p.lost ? " (your friend's connection is lost)" : " (your friend is away)";
+  }
   return `${head} · game ${view.game} of ${view.games} · Quintet`;
 }
 
@@ -604,7 +672,12 @@ function render(view, kind) {
     board.locked = true;
     board.render();
   }
-  $("play-advice-buttons").hidden = !view.advice.on || view.you.confirmed; // advice is for placing
+  if (view.status === "resigned" && !board.locked) { // a resigned game is over: its board stays as it was
+    board.locked = true;
+    board.render();
+  }
+  $("play-advice-buttons").hidden = !view.advice.on || gameDone(view); // advice is for placing
+  if (gameDone(view)) $("play-advice-box").hidden = true; // its "use" buttons would change nothing now
   buttons();
   renderShowdown(view, kind);
   renderMatch(view);
@@ -633,7 +706,8 @@ function renderPresence(view) {
   }
   if (p.left) items.push(["left", false, "has left the table"]);
   else if (p.joined) {
-    items.push(["connected", p.connected, p.connected ? "has the table open" : "does not have the table open now"]);
+    items.push(["connected", p.connected, p.connected ? "has the table open"
+      : p.lost ? "connection lost: waiting for it to come back" : "does not have the table open now"]);
     if (!view.showdown) items.push(["confirmed", p.confirmed, p.confirmed ? "has confirmed" : "has not confirmed yet"]);
   }
   list.replaceChildren(el("li", "presence-who", "Your friend"), ...items.map(([name, on, text]) => {
@@ -676,22 +750,33 @@ async function fetchInvitation() {
   }
 }
 
+/** This seat is done with its game: confirmed, or the game (or the match) ended without it. */
+function gameDone(view) {
+  return view.you.confirmed || view.status === "resigned" || view.status === "ended";
+}
+
 function buttons() {
   const view = play.view;
   if (!view) return;
   const placing = view.status === "placing" || view.status === "preparing";
   $("play-confirm").setAttribute("aria-disabled",
     play.busy || view.status !== "placing" || !board.full || board.error ? "true" : "false");
-  $("play-confirm").hidden = view.you.confirmed;
+  $("play-confirm").hidden = gameDone(view);
   for (const id of ["play-hint", "play-grade", "play-odds", "play-mix"]) {
     $(id).setAttribute("aria-disabled", play.busy || !placing || !view.advice.ready ? "true" : "false");
   }
   $("play-mix-box").hidden = !view.advice.mixes;
-  for (const id of ["play-undo", "play-clear", "play-text", "play-pool"]) $(id).hidden = view.you.confirmed;
-  $("play-text-help").hidden = view.you.confirmed;
+  for (const id of ["play-undo", "play-clear", "play-text", "play-pool"]) $(id).hidden = gameDone(view);
+  $("play-text-help").hidden = gameDone(view);
   $("play-resign").hidden = view.over;
   $("play-resign").textContent = abortable(view) ? "Abort the match" : "Resign the match";
-  if (view.over) $("play-resign-confirm").hidden = true;
+  $("play-resign-game").hidden = !resignable(view);
+  if (view.over || (play.resignScope === "game" && !resignable(view))) $("play-resign-confirm").hidden = true;
+}
+
+/** A game may be resigned before its show-down, once it is prepared (POST …/resign, scope game). */
+function resignable(view) {
+  return !view.over && (view.status === "placing" || view.status === "waiting");
 }
 
 /** Before the match's first show-down a match is aborted (no result), after it resigned. */
@@ -699,25 +784,31 @@ function abortable(view) {
   return !view.finished.length && !view.showdown;
 }
 
-function askResign() {
+/** The confirm of "Resign the match" (``scope`` "match") or "Resign this game" ("game"). */
+function askResign(scope) {
   const view = play.view;
-  if (!view || view.over) return;
+  if (!view || view.over || (scope === "game" && !resignable(view))) return;
+  play.resignScope = scope;
   const other = otherName(view);
-  $("play-resign-title").textContent = abortable(view)
-    ? "Abort the match? No game has been shown down: it ends with no result."
-    : `Resign the match? ${other[0].toUpperCase() + other.slice(1)} wins it.`;
-  $("play-resign-yes").textContent = abortable(view) ? "Abort" : "Resign";
-  $("play-resign-leave").hidden = view.opponent !== "friend";
+  const points = rulesNamed(view.deal.rules).weights.reduce((a, b) => a + b, 0);
+  $("play-resign-title").textContent = scope === "game"
+    ? `Resign game ${view.game}? It is lost in every slot: ${other} scores all ${points} points, you none. `
+      + (view.game < view.games ? "The match goes on with the next game." : "It is the match's last game.")
+    : abortable(view) ? "Abort the match? No game has been shown down: it ends with no result."
+      : `Resign the match? ${other[0].toUpperCase() + other.slice(1)} wins it.`;
+  $("play-resign-yes").textContent = scope === "match" && abortable(view) ? "Abort" : "Resign";
+  $("play-resign-leave").hidden = view.opponent !== "friend" || scope === "game";
   $("play-resign-leave").textContent = `${abortable(view) ? "Abort" : "Resign"} and leave the table`;
   $("play-resign-confirm").hidden = false;
   $("play-resign-yes").focus();
 }
 
-/** Resign or abort the match (``leave``: and leave the table: your friend is told). */
+/** Resign the game or the match, or abort the match (``leave``: and leave the table: your friend is told). */
 function resign(leaveTable) {
   $("play-resign-confirm").hidden = true;
-  act($("play-resign"), async (signal) => {
-    const { data } = await ask("POST", "/resign", { leave: leaveTable }, signal);
+  const scope = play.resignScope;
+  act($(scope === "game" ? "play-resign-game" : "play-resign"), async (signal) => {
+    const { data } = await ask("POST", "/resign", { scope, leave: leaveTable }, signal);
     if (leaveTable) {
       mine.set(`${play.seat.table}/${play.seat.seat}`, undefined); // not one of "Your tables" any more
       leave(`${endedText(data)} You left the table.`);
@@ -761,11 +852,20 @@ export function seatSlots(showdown) {
 function renderShowdown(view, kind) {
   const box = $("play-showdown-box");
   const sd = view.showdown;
-  box.hidden = !sd && !view.ended;
-  $("play-showdown-title").textContent = sd ? "Show-down" : "The match has ended";
+  box.hidden = !sd && !view.ended && !view.resigned;
+  $("play-showdown-title").textContent = sd ? "Show-down" : view.ended ? "The match has ended"
+    : `Game ${view.game} resigned`;
   if (!sd) {
     delete $("panel-play").dataset.revealed;
-    if (view.ended) { // the match ended before this game's show-down: how, and the rematch
+    if (view.resigned && !view.ended) { // lost in every slot, no show-down: the points, the next game
+      $("play-showdown").replaceChildren();
+      $("play-score").textContent = resignedText(view) + (view.over ? ` Match: you ${view.score.you}, `
+        + `${otherName(view)} ${view.score.other} — ${verdict(view.score.you, view.score.other, view, "the match")}.`
+        : "");
+      $("play-check").hidden = true;
+      $("play-next").hidden = !view.can_next;
+      renderRematch(view);
+    } else if (view.ended) { // the match ended before this game's show-down: how, and the rematch
       $("play-showdown").replaceChildren();
       $("play-score").textContent = `${endedText(view)} ${tallyText(view)}`;
       $("play-check").hidden = true;
@@ -911,7 +1011,7 @@ function renderRematch(view) {
 function renderMatch(view) {
   const box = $("play-match-box");
   // the current game's row waits for its show-down to be turned over
-  const games = view.finished.filter((g) => g.game !== view.game || shownDown(view));
+  const games = view.finished.filter((g) => g.game !== view.game || shownDown(view) || g.resigned);
   // the tally across rematches: not while the show-down that decides a match is being turned over
   const tally = !view.showdown || shownDown(view) ? tallyText(view) : "";
   $("play-tally").textContent = tally;
@@ -929,8 +1029,10 @@ function renderMatch(view) {
   for (const g of games) {
     const tr = el("tr");
     tr.dataset.game = String(g.game);
-    const regret = friend ? [] : [g.regret === null ? "computing…" : g.regret.toFixed(2)];
-    for (const cell of [g.game, g.seed, g.you, g.other, signed(g.you - g.other, 0), ...regret]) {
+    if (g.resigned) tr.dataset.resigned = g.resigned;
+    const regret = friend ? [] : [g.resigned ? "—" : g.regret === null ? "computing…" : g.regret.toFixed(2)];
+    const game = g.resigned ? `${g.game} (resigned by ${g.resigned === "you" ? "you" : otherName(view)})` : g.game;
+    for (const cell of [game, g.seed, g.you, g.other, signed(g.you - g.other, 0), ...regret]) {
       tr.append(el("td", "", String(cell)));
     }
     table.append(tr);
@@ -1111,8 +1213,7 @@ function grade() {
     const regret = el("span", "", data.regret.toFixed(4));
     regret.id = "play-grade-regret";
     add("Regret", regret);
-    add("Best swap", ...(sw ? [cardTextEl(sw.card_a), ` (slot ${sw.slot_a}) ↔ `, cardTextEl(sw.card_b),
-      ` (slot ${sw.slot_b}): ${signed(sw.value, 4)}`] : ["none: no swap of two cards improves it"]));
+    add("Best swap", ...(sw ? swapWords(sw, data.value, 4) : ["none: no swap of two cards improves it"]));
     showAdvice("Your arrangement, graded", el("p", "answer-for", `Against ${play.view.advice.against}`), summary,
       packetsEl(data.given, { swap }), rowOf(...(sw ? [useButton(sw.arrangement, "Make this swap")] : []),
         useButton(data.best.arrangement, "Use the best arrangement")));
@@ -1235,12 +1336,13 @@ export function setupPlay({ select = () => {} } = {}) {
   });
   $("play-records").addEventListener("click", downloadRecords);
   $("play-leave").addEventListener("click", askLeave);
-  $("play-resign").addEventListener("click", askResign);
+  $("play-resign").addEventListener("click", () => askResign("match"));
+  $("play-resign-game").addEventListener("click", () => askResign("game"));
   $("play-resign-yes").addEventListener("click", () => resign(false));
   $("play-resign-leave").addEventListener("click", () => resign(true));
   $("play-resign-no").addEventListener("click", () => {
     $("play-resign-confirm").hidden = true;
-    $("play-resign").focus();
+    $(play.resignScope === "game" ? "play-resign-game" : "play-resign").focus();
   });
   $("play-leave-yes").addEventListener("click", () => leave());
   $("play-leave-no").addEventListener("click", () => {

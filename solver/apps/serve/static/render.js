@@ -3,7 +3,7 @@
 // totals, a search's proof line, per-slot hand bars, a mix, its plans and a K-mix's entries.
 // The arrangement advisor, the Play tab's advice and the Review tab's puzzles all use them.
 
-import { cardEl, cardOrder, parseCard } from "./cards.js";
+import { cardEl, cardOrder, cardTextEl, parseCard } from "./cards.js";
 import { CATEGORIES, categoryColour, categoryWords } from "./categories.js";
 import { el, pct, seconds, signed } from "./format.js";
 
@@ -34,6 +34,15 @@ function groupCards(codes) {
   for (const c of codes) count[parseCard(c).rank] = (count[parseCard(c).rank] || 0) + 1;
   const size = (c) => (parseCard(c).joker ? Infinity : count[parseCard(c).rank]);
   return [...codes].sort((a, b) => size(b) - size(a) || cardOrder(a) - cardOrder(b));
+}
+
+/** A grade's best two-card swap in words: the cards, their slots, the value after it and the gain
+ * over ``given`` (the graded arrangement's value), signed to ``digits`` — every tab's one way, the
+ * terminal's too (solver.advisor.advice ``Swap.change``): "Tc (slot 2) ↔ Qs (slot 4) → +23.40 (+0.02)".
+ * @returns {(string | HTMLElement)[]} */
+export function swapWords(sw, given, digits = 2) {
+  return [cardTextEl(sw.card_a), ` (slot ${sw.slot_a}) ↔ `, cardTextEl(sw.card_b),
+    ` (slot ${sw.slot_b}) → ${signed(sw.value, digits)} (${signed(sw.value - given, digits)})`];
 }
 
 /** Five packets with hands, P(win/tie/loss) and expected margin per slot. */

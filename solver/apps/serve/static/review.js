@@ -9,12 +9,12 @@
 
 import { apiUrl, call, followJob } from "./api.js";
 import { ArrangementEditor } from "./arrange.js";
-import { cardEl, cardsTextEl, cardTextEl } from "./cards.js";
-import { categoryColour } from "./categories.js";
+import { cardEl, cardsTextEl } from "./cards.js";
+import { categoryColour, categoryWords } from "./categories.js";
 import { $, errorBox, fieldMessage, fillOpponents, limits, opponentModel, opponents, randomSeed } from "./form.js";
 import { el, seconds, signed } from "./format.js";
 import { SEAT_ADDRESS } from "./play.js";
-import { packetsEl, proofText } from "./render.js";
+import { packetsEl, proofText, swapWords } from "./render.js";
 
 const KEPT = "quintet-records"; // localStorage: the records loaded, oldest first
 const showError = errorBox("review-error");
@@ -49,7 +49,7 @@ function saveKept(records) {
   }
 }
 
-/** Read a records file (JSON lines): {records, error} (error names the line). */
+/** Read a records file (JSON lines): {records, error} (error names the line); resigned games are skipped. */
 export function parseRecords(text, name) {
   const records = [];
   const lines = text.split(/\r?\n/);
@@ -61,6 +61,7 @@ export function parseRecords(text, name) {
     } catch {
       return { records, error: `${name}: line ${i + 1} is not JSON (a records file holds one JSON object a line)` };
     }
+    if (entry && entry.resigned) continue; // resigned before its show-down: nothing to review (docs/rules.md)
     if (!entry || typeof entry !== "object" || Array.isArray(entry) || !entry.player || !entry.computer) {
       return { records, error: `${name}: line ${i + 1} is not a game record (no 'player' and 'computer')` };
     }
@@ -185,7 +186,7 @@ function offerReviews() {
       if (tr.querySelector(".review-cell")) continue;
       const game = tr.dataset.game ? Number(tr.dataset.game) : null;
       const cell = el(tr.querySelector("th") ? "th" : "td", "review-cell");
-      if (game !== null) {
+      if (game !== null && !tr.dataset.resigned) { // a resigned game has no show-down to review
         const b = el("button", "quiet small review-game", "Review");
         b.type = "button";
         b.setAttribute("aria-label", `Review game ${game}`);
@@ -268,8 +269,7 @@ function swapEl(grade) {
     p.textContent = "No swap of two cards improves it.";
     return p;
   }
-  p.append("Best two-card swap: ", cardTextEl(sw.card_a), ` (slot ${sw.slot_a}) ↔ `, cardTextEl(sw.card_b),
-    ` (slot ${sw.slot_b}) → ${signed(sw.value, 2)} (${signed(sw.value - grade.value, 2)}).`);
+  p.append("Best two-card swap: ", ...swapWords(sw, grade.value), ".");
   return p;
 }
 
@@ -292,6 +292,42 @@ function slotRegretEl(regret) {
   return wrap;
 }
 
+/** Your plan (the hand category of each slot) beside the best arrangements of the best plans, each
+ * with its expected margin and what it gives up against the best; a row opens to its packets. */
+function plansEl(g) {
+  const proof = (sol) => (sol.optimal ? "" : ` (best found, bound ${signed(sol.bound, 2)})`);
+  const rows = [["yours", g.given, ""], ["1. best", g.best, proof(g.best)],
+    ...(g.best.alternatives || []).map((a) => [`${a.rank}.`, a, proof(a)])];
+  const table = el("table", "match review-plans");
+  const head = el("tr");
+  for (const h of ["", "plan: the hand in each slot", "expected margin", "vs the best"]) {
+    head.append(el("th", h.startsWith("exp") || h.startsWith("vs") ? "num" : "", h));
+  }
+  table.append(head);
+  for (const [label, sol, proof] of rows) {
+    const tr = el("tr");
+    tr.dataset.plan = label === "yours" ? "yours" : String(sol.rank || 1);
+    const plan = el("td", "plan");
+    sol.categories.forEach((c, i) => {
+      const chip = el("span", "plan-slot", categoryWords(c));
+      chip.dataset.category = c;
+      chip.style.borderColor = categoryColour(c);
+      plan.append(...(i ? [" · ", chip] : [chip]));
+    });
+    if (sol !== g.given && sol !== g.best) {
+      const more = el("details", "plan-packets");
+      more.append(el("summary", "", "packets"), packetsEl(sol));
+      plan.append(more);
+    }
+    tr.append(el("th", "", label), plan, el("td", "num", signed(sol.expected_margin, 2) + proof),
+      el("td", "num", sol === g.best ? "" : signed(sol.expected_margin - g.best.expected_margin, 2)));
+    table.append(tr);
+  }
+  const wrap = el("div", "table-wrap");
+  wrap.append(table);
+  return wrap;
+}
+
 function regretEl(regret, title) {
   const box = el("section", "regret");
   box.dataset.against = regret.against;
@@ -306,6 +342,10 @@ function regretEl(regret, title) {
     + `${signed(regret.expected, 2)} + luck `, el("b", "luck", signed(regret.luck, 2)), ".");
   box.append(line, luck, el("p", "hint small", "Per slot, your expected margin beside the best arrangement's:"),
     slotRegretEl(regret), swapEl(g));
+  if (g.best.alternatives) {
+    box.append(el("p", "hint small", "Your plan beside the best plans: each the best arrangement whose plan is none "
+      + "of those above it (proven unless said):"), plansEl(g));
+  }
   if (regret.regret >= 0.005) {
     const best = el("details", "best-arrangement");
     best.append(el("summary", "", "The best arrangement"), packetsEl(g.best), el("p", "proof", proofText(g.best)));

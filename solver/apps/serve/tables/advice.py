@@ -27,6 +27,8 @@ def advice_task(table: TableRow, seat: int, action: PlayAction, *, slots: dict[s
     status = table_status(table, seat, game)
     if status == "failed":
         raise NotNow(f"game {game} could not be prepared: {row.failed}")
+    if status in ("resigned", "ended"):
+        raise NotNow(f"game {game} is over ({status}): hints, grades and odds are for placing")
     if status == "preparing" or (table.friend and row.equilibrium is None):
         raise NotNow("the advice's model is still being prepared (the deal's equilibrium is being "
                      "solved); try again when the table says it is ready")

@@ -25,13 +25,15 @@ from solver.apps.serve.models import (
     _Strict,
     integral,
 )
+from solver.apps.serve.tables.config import LOST_AFTER
 from solver.play.computer import computer_help
 from solver.problem.opponent_spec import MAX_SPEC_LENGTH
 
 __all__ = [
     "MAX_GAMES", "TableIn", "ArrangementIn", "HintIn", "GradeIn", "JoinIn", "InvitationOut", "InvitedOut",
-    "TableCreatedOut", "TableJoinedOut", "PresenceOut", "RematchOut", "CommitmentsOut", "ResignIn", "EndedOut",
-    "TallyOut",
+    "TableCreatedOut", "TableJoinedOut", "PresenceOut", "AliveOut", "RematchOut", "CommitmentsOut", "ResignIn",
+    "ResignScope",
+    "EndedOut", "TallyOut",
     "DealViewOut", "SideOut", "ShowdownOut", "ScoreOut", "FinishedGameOut",
     "AdviceOut", "TableView", "OddsOut", "TableEventOut", "EventKind", "TableStatus",
 ]
@@ -76,7 +78,16 @@ class GradeIn(_Strict):
     arrangement: ArrangementText = Field(description="five packets to grade (not confirmed)")
 
 
+ResignScope = Literal["game", "match"]
+"""What POST …/resign gives up: your current game (before its show-down; lost in every slot, the match
+goes on) or the whole match."""
+
+
 class ResignIn(_Strict):
+    scope: ResignScope = Field(default="match", description=(
+        "game: your current game, before its show-down — lost in every slot (the other side scores all of the "
+        "game's points, you none; docs/rules.md) and the match goes on to its next game; match: the whole match "
+        "(aborted before its first game is over, else resigned)"))
     leave: bool = Field(default=False, description=(
         "leave the table too: your friend is told (a 'left' event) and no rematch can start"))
 
@@ -172,6 +183,8 @@ class FinishedGameOut(JsonModel):
                                              "(a friend) or still being computed")
     record: Literal["ready", "computing"] = Field(description="the game's record (GET …/records): written, or "
                                                               "its regret still being computed")
+    resigned: Literal["you", "other"] | None = Field(description=(
+        "who resigned the game before its show-down (it is lost in every slot), null: shown down"))
 
 
 class AdviceOut(JsonModel):
@@ -189,12 +202,24 @@ class PresenceOut(JsonModel):
 
     joined: bool = Field(description="the other seat is taken (seat 2: your friend exchanged the invitation); the "
                                      "computer: once it is ready")
-    connected: bool = Field(description="the other seat has the table open now (an event stream); the computer: once "
-                                        "it is ready")
+    connected: bool = Field(description="the other seat has the table open now (an event stream whose page answers "
+                                        "its heartbeats); the computer: once it is ready")
+    lost: bool = Field(description=(
+        "the other seat's connection is lost: its event stream is open but its page has not answered the server's "
+        f"heartbeats ({LOST_AFTER:g} of them: a network gone silent, a closed lid); its page reconnects by itself "
+        "when it can"))
     confirmed: bool = Field(description="the other side has confirmed your current game")
     here: int = Field(ge=0, description="open event streams of YOUR seat (2 or more: the seat is open on two "
                                         "devices or tabs)")
     left: bool = Field(description="the other seat has left the table (POST …/resign with leave): no rematch")
+
+
+class AliveOut(JsonModel):
+    """The answer to a heartbeat (POST …/alive): the stream's pace, as its events say it."""
+
+    heartbeat: float = Field(gt=0, description="seconds between two heartbeats on a table's event stream")
+    silence: float = Field(gt=0, description=(
+        f"seconds ({LOST_AFTER:g} heartbeats) after which a seat not heard from has lost its connection"))
 
 
 class RematchOut(JsonModel):
@@ -227,7 +252,7 @@ class CommitmentsOut(JsonModel):
     proves: str = Field(description="what a check that passes proves, in one sentence to show beside it")
 
 
-TableStatus = Literal["preparing", "placing", "waiting", "showdown", "failed", "ended"]
+TableStatus = Literal["preparing", "placing", "waiting", "showdown", "resigned", "failed", "ended"]
 
 
 class TableView(JsonModel):
@@ -247,10 +272,14 @@ class TableView(JsonModel):
     other_game: int | None = Field(description="at a friend's table: the game your friend is at")
     status: TableStatus = Field(description=(
         "preparing: the computer is drawing its arrangement (an equilibrium is being solved); placing: arrange "
-        "and confirm; waiting: you confirmed, the other side has not; showdown: both confirmed; failed: the "
+        "and confirm; waiting: you confirmed, the other side has not; showdown: both confirmed; resigned: a side "
+        "resigned this game before its show-down (see resigned); failed: the "
         "game could not be prepared (see error); ended: the match ended before this game's show-down (see ended)"))
     over: bool = Field(description="the match is over (the last game's show-down is there, or it ended early)")
     ended: EndedOut | None = Field(description="the match ended early: resigned or aborted (null: it did not)")
+    resigned: Literal["you", "other"] | None = Field(description=(
+        "who resigned your current game before its show-down (POST …/resign with scope game): it is lost in every "
+        "slot; null: it was not"))
     tally: TallyOut = Field(description="the matches at this table that have ended (a score across rematches)")
     can_next: bool = Field(description="POST …/next moves you to the next game")
     deal: DealViewOut
@@ -279,8 +308,9 @@ class TableView(JsonModel):
 
 
 EventKind = Literal["view", "preparing", "ready", "failed", "confirmed", "reveal", "next", "record", "presence",
-                    "joined", "declined", "invitation_reused", "rematch", "match", "resigned", "aborted", "left",
-                    "expired", "shutdown"]
+                    "joined", "declined", "invitation_reused", "rematch", "match", "resigned", "game_resigned",
+                    "aborted", "left",
+                    "heartbeat", "expired", "shutdown"]
 
 
 class TableEventOut(JsonModel):
@@ -295,9 +325,17 @@ class TableEventOut(JsonModel):
         "joined: your friend exchanged the invitation; declined: your friend declined it; invitation_reused: "
         "someone presented the invitation again after your friend joined (refused: someone else has its link); "
         "rematch: a seat asked for a rematch; match: the next match started (both seats keep their links); "
-        "resigned: a side resigned the match; aborted: a side ended it before its first show-down; left: your "
-        "friend left the table; expired: the table is gone; shutdown: the server is stopping (the last event; "
+        "resigned: a side resigned the match; game_resigned: a side resigned a game (the event's game; the "
+        "match goes on); aborted: a side ended it before its first show-down; left: your "
+        "friend left the table; heartbeat: sent every `heartbeat` seconds, answered by POST …/alive (a seat "
+        "that does not answer has lost its connection, for the other; a page that hears nothing for 2.5 heartbeats "
+        "has lost the server); expired: the table is gone; shutdown: the server is stopping (the last event; "
         "reconnect)"))
     game: int | None = Field(description="the game the event is about (in its match)")
     seat: int | None = Field(description="the seat that acted (confirmed, next)")
-    view: TableView | None = Field(description="your view after the event (none for expired and shutdown)")
+    view: TableView | None = Field(description="your view after the event (none for heartbeat, expired and shutdown)")
+    heartbeat: float | None = Field(default=None, description=(
+        "on the first event (view) and every heartbeat: the seconds between two heartbeats on this stream"))
+    silence: float | None = Field(default=None, description=(
+        f"with heartbeat: the seconds ({LOST_AFTER:g} heartbeats) after which a silent side has lost its connection "
+        "(a page that hears nothing from the server for as long reconnects)"))

@@ -50,6 +50,7 @@ class GameRow:
     equilibrium: float | None = None
     failed: str | None = None
     ended: float | None = None
+    resigned: int | None = None  # the seat that resigned the game before its show-down (None: none)
     plays: dict[int, Side] = field(default_factory=dict)
 
     def side(self, seat: int) -> Side:
@@ -114,9 +115,9 @@ class TableRow:
         return result if result is not None and result["how"] != "played" else None
 
     def match_over(self, seat: int) -> bool:
-        """``seat`` has seen the current match's last show-down, or the match ended early."""
+        """``seat`` has seen the current match's last show-down (or its resignation), or the match ended early."""
         return self.ended is not None or (self.seat_games.get(seat) == self.last_game
-                                          and self.shown_down(self.last_game))
+                                          and self.game_over(self.last_game))
 
     def seed_of(self, game: int) -> int:
         return self.seed + game - 1
@@ -145,3 +146,12 @@ class TableRow:
             return False
         seats = self.seats
         return all(row.side(s).is_confirmed for s in seats) and (self.friend or row.computer is not None)
+
+    def resigned(self, game: int) -> int | None:
+        """The seat that resigned ``game`` before its show-down (None: not resigned)."""
+        row = self.game_rows.get(game)
+        return None if row is None else row.resigned
+
+    def game_over(self, game: int) -> bool:
+        """``game`` is over: shown down, or resigned."""
+        return self.shown_down(game) or self.resigned(game) is not None

@@ -43,7 +43,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from quintet.game import Deal
+from quintet.game import Arrangement, Deal
 from quintet.seeds import SEED_MAX, fresh_seed, seed_series
 from solver.apps.serve.jobs import WorkerPool
 from solver.apps.serve.quota import SEAT_STREAMS, TooMany
@@ -55,6 +55,7 @@ from solver.apps.serve.tables.models import (
     EventKind,
     InvitationOut,
     InvitedOut,
+    ResignScope,
     TableCreatedOut,
     TableIn,
     TableJoinedOut,
@@ -65,10 +66,11 @@ from solver.apps.serve.tables.scheduler import Scheduler
 from solver.apps.serve.tables.store import TableStore, secret_matches, token_hash
 from solver.apps.serve.tables.tasks import PlayAction, TableTask, play_session
 from solver.apps.serve.tables.views import played_result, seat_view, table_status, warm_up
-from solver.apps.serve.tables.work import TableWork
+from solver.apps.serve.tables.work import TableWork, iso_time
 from solver.play.commitment import commit
 from solver.play.computer import ComputerSpec
 from solver.problem.opponent_spec import check_usable
+from solver.storage.records import resigned_record
 
 __all__ = ["TableService", "Links"]
 
@@ -110,7 +112,7 @@ class TableService:
         self._next_sweep = 0.0
         self._touched: dict[str, float] = {}  # table → its last touch written
         self._revision = 0  # the last view's stamp (µs since the epoch)
-        self.events = TableEvents(lambda table_id: self.db.load(table_id), self._view)
+        self.events = TableEvents(lambda table_id: self.db.load(table_id), self._view, config.heartbeat)
         self.scheduler = Scheduler(pool, self._lock, is_open=lambda: self._db is not None, tick=self._tick,
                                    warm_up=warm_up)
         self.work = TableWork(lambda: self._db, self._lock, self.scheduler, self.events)
@@ -150,9 +152,11 @@ class TableService:
         return self._db
 
     def _tick(self, now: float) -> None:
-        """The scheduler's periodic check (lock held): announce the equilibria's progress, expire."""
+        """The scheduler's periodic check (lock held): announce the equilibria's progress and the
+        seats whose connection was lost, expire."""
         for table_id, game, _ in self.scheduler.progressed(self.events.watched):
             self.events.publish(table_id, "preparing", game)
+        self.events.check()
         if now >= self._next_sweep:
             self._sweep(now)
 
@@ -176,13 +180,15 @@ class TableService:
         exact as a JavaScript number."""
         self._revision = max(self._revision + 1, time.time_ns() // 1000)
         progress = self.work.equilibrium_progress(table, table.seat_games.get(seat, table.first_game))
-        return seat_view(table, seat, progress, self._revision, self.events.streams(table.id))
+        return seat_view(table, seat, progress, self._revision, self.events.streams(table.id),
+                         self.events.lost(table.id))
 
     # ------------------------------------------------------------------ seats
 
     def authenticate(self, table_id: str, token: str) -> int:
         """The seat ``token`` is for at ``table_id`` (and the table is used: its idle clock
-        restarts); else ``NoSuchTable`` (seat 2 before the friend joined: no token is its)."""
+        restarts; the seat is heard from: present); else ``NoSuchTable`` (seat 2 before the friend
+        joined: no token is its)."""
         with self._lock:
             seat = None
             if _TABLE_ID.fullmatch(table_id) and _TOKEN.fullmatch(token):
@@ -195,6 +201,7 @@ class TableService:
             if now - self._touched.get(table_id, 0.0) >= TOUCH_EVERY:  # the idle clock restarts (a write a second)
                 self._touched[table_id] = now
                 self.db.touch(table_id, now)
+            self.events.heard(table_id, seat)
             return seat
 
     def _table(self, table_id: str) -> TableRow:
@@ -374,6 +381,8 @@ class TableService:
                 raise NotNow(f"game {game} could not be prepared: {row.failed}")
             if status == "ended":
                 raise NotNow(f"the match has ended: it was {table.results[str(table.matches)]['how']}")
+            if status == "resigned":
+                raise NotNow(f"game {table.in_match(game)} was resigned: it is over (POST …/next for the next game)")
             laid = play_session(table.deal(game), table.opponent).verify_confirm(text)  # PlayError: one line
             c = commit(laid, table.rules)
             side.arrangement, side.salt, side.commitment, side.confirmed = c.arrangement, c.salt, c.digest, time.time()
@@ -391,15 +400,21 @@ class TableService:
             self.work.prepare(table, game + 1)  # the next game is ready when the seats get there
             return self._view(table, seat)
 
-    def resign(self, table_id: str, seat: int, leave: bool) -> TableView:
-        """``seat`` gives the current match up: ``aborted`` before its first show-down (no result),
-        else ``resigned`` (the other side wins it); the other seat is told.  ``leave``: the seat
-        leaves the table too (a ``left`` event; no rematch).  A match over already: only ``leave``."""
+    def resign(self, table_id: str, seat: int, leave: bool, scope: ResignScope = "match") -> TableView:
+        """``seat`` gives the current match up (``scope`` "game": only its current game,
+        ``_resign_game``): ``aborted`` before its first game is over (no result), else ``resigned``
+        (the other side wins it); the other seat is told.  ``leave``: the seat leaves the table
+        too (a ``left`` event; no rematch).  A match over already: only ``leave``."""
         with self._lock:
             table = self._table(table_id)
+            if scope == "game":
+                if leave:
+                    raise NotNow("leaving the table goes with resigning the match (scope match), not a game")
+                self._resign_game(table, seat)
+                return self._view(table, seat)
             key = str(table.matches)
             if key not in table.results:
-                aborted = not any(table.shown_down(g) for g in range(table.first_game, table.last_game + 1))
+                aborted = not any(table.game_over(g) for g in range(table.first_game, table.last_game + 1))
                 how: EventKind = "aborted" if aborted else "resigned"
                 table.results[key] = {"how": how, "winner": None if aborted else 2 if seat == 1 else 1, "by": seat}
                 table.rematch.clear()
@@ -413,14 +428,49 @@ class TableService:
                 self.events.publish(table_id, "left", None, seat)
             return self._view(table, seat)
 
+    def _resign_game(self, table: TableRow, seat: int) -> None:
+        """``seat`` resigns its current game before its show-down (lock held): lost in every slot
+        (docs/rules.md), each seat's record written at once (``resigned_record``), the other seat
+        told (``game_resigned``); the match goes on, or ends if it was its last game."""
+        game = table.seat_games[seat]
+        status = table_status(table, seat, game)
+        if status not in ("placing", "waiting"):
+            raise NotNow({"preparing": f"the computer is still preparing game {table.in_match(game)}: resign it once "
+                                       "it has laid its packets",
+                          "failed": f"game {table.in_match(game)} could not be prepared: nothing to resign",
+                          "ended": "the match has ended: nothing to resign",
+                          "resigned": f"game {table.in_match(game)} was resigned already",
+                          "showdown": f"game {table.in_match(game)} is shown down: only a game before its "
+                                      "show-down can be resigned"}[status])
+        row = table.row(game)
+        row.resigned, row.ended = seat, time.time()
+        deal = table.deal(game)
+        for s in table.seats:
+            mine, theirs = row.side(s), table.other_side(game, s)
+            mine.record = resigned_record(
+                game=game, seed=table.seed_of(game), time=iso_time(row.ended), opponent=table.opponent, deal=deal,
+                player=None if mine.arrangement is None else Arrangement.parse(mine.arrangement, deal.rules),
+                computer=None if theirs.arrangement is None else Arrangement.parse(theirs.arrangement, deal.rules),
+                by="player" if s == seat else "computer", hints=tuple(mine.hints))
+        with self.db.transaction():
+            self.db.save_game(table.id, row)
+            for s in table.seats:
+                self.db.save_side(table.id, game, s, row.side(s))
+            if game == table.last_game:
+                table.results[str(table.matches)] = played_result(table)
+                self.db.end_match(table.id, table.results)
+        self.events.publish(table.id, "game_resigned", game, seat)
+        self.work.prepare(table, game + 1)  # the next game is ready when the seats get there
+
     def next_game(self, table_id: str, seat: int) -> TableView:
         with self._lock:
             table = self._table(table_id)
             if table.ended is not None:
                 raise NotNow(f"the match has ended: it was {table.ended['how']}")
             game = table.seat_games[seat]
-            if not table.shown_down(game):
-                raise NotNow(f"game {game} is not over yet: the next game starts once both sides have confirmed")
+            if not table.game_over(game):
+                raise NotNow(f"game {game} is not over yet: the next game starts once both sides have confirmed "
+                             "(or one resigned it)")
             if game >= table.last_game:
                 raise NotNow(f"the match is over: it had {table.games} game{'s' if table.games > 1 else ''} "
                              "(POST …/rematch asks for another)")
@@ -437,7 +487,7 @@ class TableService:
             out = []
             for game in range(1, table.last_game + 1):
                 record = table.row(game).side(seat).record
-                if table.shown_down(game) and record is not None:
+                if table.game_over(game) and record is not None:
                     out.append(record)
             return out
 

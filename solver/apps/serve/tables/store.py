@@ -8,7 +8,7 @@ process: WAL journal) loses no confirmed arrangement, no finished game, no score
             matches, invitation, invitation_sha256, reused, declined, results)
     seats  (table_id, seat, token_sha256, game, joined, rematch, left)   -- only the SHA-256 of each token
     games  (table_id, game, computer, computer_salt, computer_commitment, computer_description,
-            equilibrium, failed, ended)
+            equilibrium, failed, ended, resigned)
     plays  (table_id, game, seat, arrangement, salt, commitment, confirmed, hints, record)
 
 A friend's table is created with seat 2 unjoined (``seats.joined`` NULL, its token hash that of a
@@ -20,7 +20,8 @@ at the table (a rematch adds one: match m is games ``(m − 1)·games + 1 … m�
 continuing the series); ``seats.rematch`` is 1 once a seat has asked for the next.  ``results``
 (JSON) holds each ended match's result, ``{"M": {"how": "played" | "resigned" | "aborted",
 "winner": SEAT | 0 (drawn) | null (aborted), "by": SEAT | null (who resigned or aborted)}}``;
-``seats.left`` is when a seat left the table (NULL: it has not).
+``seats.left`` is when a seat left the table (NULL: it has not); ``games.resigned`` the seat that
+resigned the game before its show-down (NULL: none; ``ended`` is then when).
 
 ``games.computer`` is the computer's arrangement (canonical text), drawn and committed at the
 start of the game and shown to no one before the show-down; ``games.equilibrium`` the certified
@@ -44,7 +45,7 @@ from solver.apps.serve.tables.rows import GameRow, Side, TableRow
 
 __all__ = ["TableStore", "TableStoreError", "token_hash", "secret_matches", "SCHEMA_VERSION"]
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 APPLICATION_ID = 0x51544231  # "QTB1"
 
 _SCHEMA = """
@@ -61,7 +62,7 @@ CREATE TABLE IF NOT EXISTS seats (
 CREATE TABLE IF NOT EXISTS games (
     table_id TEXT NOT NULL REFERENCES tables (id) ON DELETE CASCADE, game INTEGER NOT NULL,
     computer TEXT, computer_salt TEXT, computer_commitment TEXT, computer_description TEXT,
-    equilibrium REAL, failed TEXT, ended REAL, PRIMARY KEY (table_id, game));
+    equilibrium REAL, failed TEXT, ended REAL, resigned INTEGER, PRIMARY KEY (table_id, game));
 CREATE TABLE IF NOT EXISTS plays (
     table_id TEXT NOT NULL REFERENCES tables (id) ON DELETE CASCADE, game INTEGER NOT NULL, seat INTEGER NOT NULL,
     arrangement TEXT, salt TEXT, commitment TEXT, confirmed REAL, hints TEXT NOT NULL DEFAULT '[]', record TEXT,
@@ -83,7 +84,11 @@ ALTER TABLE tables ADD COLUMN results TEXT NOT NULL DEFAULT '{}';
 ALTER TABLE seats ADD COLUMN left REAL;
 """
 """Version 2 → 3: an invitation declined, the matches' results, a seat that left."""
-_MIGRATIONS = {1: _MIGRATE_1, 2: _MIGRATE_2}
+_MIGRATE_3 = """
+ALTER TABLE games ADD COLUMN resigned INTEGER;
+"""
+"""Version 3 → 4: a game resigned."""
+_MIGRATIONS = {1: _MIGRATE_1, 2: _MIGRATE_2, 3: _MIGRATE_3}
 
 
 class TableStoreError(Fault):
@@ -151,6 +156,10 @@ class TableStore:
 
     def _tx(self) -> _Transaction:
         return _Transaction(self._db)
+
+    def transaction(self) -> _Transaction:
+        """``with``: the writes inside are one transaction (committed together, or not at all)."""
+        return self._tx()
 
     # ------------------------------------------------------------------ tables
 
@@ -238,7 +247,7 @@ class TableStore:
             if rematch:
                 table.rematch.add(int(seat))
         for r in db.execute("SELECT game, computer, computer_salt, computer_commitment, computer_description, "
-                            "equilibrium, failed, ended FROM games WHERE table_id = ?", (table_id,)):
+                            "equilibrium, failed, ended, resigned FROM games WHERE table_id = ?", (table_id,)):
             table.game_rows[int(r[0])] = GameRow(int(r[0]), *r[1:])
         for p in db.execute("SELECT game, seat, arrangement, salt, commitment, confirmed, hints, record FROM plays "
                             "WHERE table_id = ?", (table_id,)):
@@ -272,16 +281,17 @@ class TableStore:
     # ------------------------------------------------------------------ games
 
     def save_game(self, table_id: str, row: GameRow) -> None:
-        """Write a game's own fields (the computer's arrangement, the equilibrium, failure, end)."""
+        """Write a game's own fields (the computer's arrangement, the equilibrium, failure, end, resignation)."""
         with self._tx() as db:
             db.execute("INSERT INTO games (table_id, game, computer, computer_salt, computer_commitment, "
-                       "computer_description, equilibrium, failed, ended) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) "
+                       "computer_description, equilibrium, failed, ended, resigned) "
+                       "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
                        "ON CONFLICT (table_id, game) DO UPDATE SET computer = excluded.computer, "
                        "computer_salt = excluded.computer_salt, computer_commitment = excluded.computer_commitment, "
                        "computer_description = excluded.computer_description, equilibrium = excluded.equilibrium, "
-                       "failed = excluded.failed, ended = excluded.ended",
+                       "failed = excluded.failed, ended = excluded.ended, resigned = excluded.resigned",
                        (table_id, row.game, row.computer, row.computer_salt, row.computer_commitment,
-                        row.computer_description, row.equilibrium, row.failed, row.ended))
+                        row.computer_description, row.equilibrium, row.failed, row.ended, row.resigned))
 
     def save_side(self, table_id: str, game: int, seat: int, side: Side) -> None:
         with self._tx() as db:

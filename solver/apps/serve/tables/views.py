@@ -94,6 +94,8 @@ def _showdown_out(deal: Deal, mine: str, theirs: str) -> ShowdownOut:
 def table_status(table: TableRow, seat: int, game: int) -> TableStatus:
     """Where ``seat``'s game ``game`` stands (see ``TableView.status``)."""
     row = table.row(game)
+    if row.resigned is not None:
+        return "resigned"
     if table.ended is not None and not table.shown_down(game):
         return "ended"
     if not table.friend and row.computer is None:
@@ -114,17 +116,20 @@ def _confirmed_first(mine: Side, theirs: Side) -> Literal["you", "other"]:
     return "other" if theirs.confirmed is None or (mine.confirmed or 0.0) > theirs.confirmed else "you"
 
 
-def presence(table: TableRow, seat: int, streams: dict[int, int]) -> PresenceOut:
+def presence(table: TableRow, seat: int, streams: dict[int, int], lost: frozenset[int] = frozenset()) -> PresenceOut:
     """Who is at the table, for ``seat``: the other side joined, connected (``streams``: open
-    event streams per seat), confirmed in ``seat``'s game; ``seat``'s own streams."""
+    event streams per seat; ``lost``: the seats whose streams are open but silent), confirmed in
+    ``seat``'s game; ``seat``'s own streams."""
     game = table.seat_games.get(seat, table.first_game)
     here = streams.get(seat, 0)
     if not table.friend:
         ready = table.row(game).computer is not None
-        return PresenceOut(joined=ready, connected=ready, confirmed=ready, here=here, left=False)
+        return PresenceOut(joined=ready, connected=ready, lost=False, confirmed=ready, here=here, left=False)
     other = table.other_seat(seat)
-    return PresenceOut(joined=table.joined.get(other, False), connected=streams.get(other, 0) > 0,
-                       confirmed=table.other_side(game, seat).is_confirmed, here=here, left=other in table.left)
+    gone = other in lost
+    return PresenceOut(joined=table.joined.get(other, False), connected=streams.get(other, 0) > 0 and not gone,
+                       lost=gone, confirmed=table.other_side(game, seat).is_confirmed, here=here,
+                       left=other in table.left)
 
 
 def played_result(table: TableRow) -> dict[str, Any]:
@@ -146,46 +151,60 @@ def _ended(table: TableRow, seat: int) -> EndedOut | None:
     return None if ended is None else EndedOut(how=ended["how"], by="you" if ended["by"] == seat else "other")
 
 
+def _who(seat: int | None, mine: int) -> Literal["you", "other"] | None:
+    return None if seat is None else "you" if seat == mine else "other"
+
+
 def _finished(table: TableRow, seat: int, game: int) -> list[FinishedGameOut]:
-    """The current match's games up to ``game`` that are shown down, from ``seat``'s side
-    (numbered in the match)."""
+    """The current match's games up to ``game`` that are over (shown down or resigned), from
+    ``seat``'s side (numbered in the match).  A resigned game is lost in every slot: the other
+    side scores all of the game's points (``Rules.game_points``), the resigner none."""
     finished = []
     for g in range(table.first_game, min(game, table.last_game) + 1):
-        if not table.shown_down(g):
+        if not table.game_over(g):
             continue
         g_deal = table.deal(g)
         g_mine, g_other = table.row(g).side(seat), table.other_side(g, seat)
-        assert g_mine.arrangement is not None and g_other.arrangement is not None
-        last = reveals(g_deal, g_mine.arrangement, g_other.arrangement)[-1]
+        resigned = _who(table.resigned(g), seat)
+        if resigned is not None:
+            won = float(g_deal.rules.game_points)
+            you, other = (0.0, won) if resigned == "you" else (won, 0.0)
+        else:
+            assert g_mine.arrangement is not None and g_other.arrangement is not None
+            last = reveals(g_deal, g_mine.arrangement, g_other.arrangement)[-1]
+            you, other = last.player_points, last.computer_points
         record = g_mine.record
         finished.append(FinishedGameOut(
-            game=table.in_match(g), seed=table.seed_of(g), exposed=_deal_out(g_deal)[0], you=last.player_points,
-            other=last.computer_points, regret=None if record is None else record.get("regret"),
-            record="ready" if record is not None else "computing"))
+            game=table.in_match(g), seed=table.seed_of(g), exposed=_deal_out(g_deal)[0], you=you, other=other,
+            regret=None if record is None else record.get("regret"),
+            record="ready" if record is not None else "computing", resigned=resigned))
     return finished
 
 
 def seat_view(table: TableRow, seat: int, progress: dict[str, Any] | None = None, revision: int = 0,
-              streams: dict[int, int] | None = None) -> TableView:
+              streams: dict[int, int] | None = None, lost: frozenset[int] = frozenset()) -> TableView:
     """What ``seat`` may see of ``table``: the one function every view and event goes through.
 
     The other side's arrangement and salt are in it only once both have confirmed (the
     show-down); before, only whether it confirmed and its commitment.  ``progress``: the
     equilibrium solve's progress while the game is being prepared; ``revision``: the view's
     stamp (``TableService`` gives each view a larger one than the last); ``streams``: the open
-    event streams per seat (``presence``)."""
+    event streams per seat, ``lost``: the seats among them not heard from (``presence``)."""
     game = table.seat_games.get(seat, table.first_game)
     row = table.row(game)
     deal = table.deal(game)
     mine = row.side(seat)
     other = table.other_side(game, seat)
-    both = mine.is_confirmed and other.is_confirmed
+    resigned = _who(row.resigned, seat)
+    both = mine.is_confirmed and other.is_confirmed and resigned is None
+    over = both or resigned is not None  # the game is over: shown down, or resigned
+    shown = both or resigned == "you"  # the other side's arrangement (if laid) is no secret any more
     status = table_status(table, seat, game)
     you = SideOut(confirmed=mine.is_confirmed, commitment=mine.commitment,
                   arrangement=_lists(mine.arrangement, deal) if mine.arrangement else None, salt=mine.salt)
     theirs = SideOut(confirmed=other.is_confirmed, commitment=other.commitment if other.is_confirmed else None,
-                     arrangement=_lists(other.arrangement, deal) if both and other.arrangement else None,
-                     salt=other.salt if both else None)
+                     arrangement=_lists(other.arrangement, deal) if shown and other.arrangement else None,
+                     salt=other.salt if shown else None)
     finished = _finished(table, seat, game)
     if table.friend:
         certified = "" if row.equilibrium is None else f" (certified within {row.equilibrium:.4g} points)"
@@ -201,9 +220,9 @@ def seat_view(table: TableRow, seat: int, progress: dict[str, Any] | None = None
         table=table.id, revision=revision, seat=seat, opponent=table.opponent, description=description,
         games=table.games, game=table.in_match(game), match=table.matches,
         other_game=None if other_game is None else table.in_match(other_game),
-        status=status, over=table.ended is not None or (both and game >= table.last_game),
-        can_next=table.ended is None and both and game < table.last_game,
-        ended=_ended(table, seat), tally=_tally(table, seat),
+        status=status, over=table.ended is not None or (over and game >= table.last_game),
+        can_next=table.ended is None and over and game < table.last_game,
+        ended=_ended(table, seat), resigned=resigned, tally=_tally(table, seat),
         deal=DealViewOut(seed=table.seed_of(game), rules=deal.rules.name, exposed=_deal_out(deal)[0],
                          live=_deal_out(deal)[1]),
         you=you, other=theirs,
@@ -217,7 +236,7 @@ def seat_view(table: TableRow, seat: int, progress: dict[str, Any] | None = None
         preparing=ProgressOut.model_validate(progress)
         if progress and (status == "preparing" or (table.friend and table.hints and not ready)) else None,
         error=row.failed,
-        presence=presence(table, seat, streams or {}),
+        presence=presence(table, seat, streams or {}, lost),
         rematch=RematchOut(you=seat in table.rematch, other=table.friend and table.other_seat(seat) in table.rematch),
         invitation_reused=table.reused if table.friend and seat == 1 else 0,
         declined=table.declined and seat == 1 and not table.joined.get(2, True),

@@ -32,10 +32,11 @@ from solver.apps.serve.worker import SolveTask, WorkerTask
 from solver.play.commitment import commit
 from solver.play.computer import ComputerSpec
 
-__all__ = ["TableWork"]
+__all__ = ["TableWork", "iso_time"]
 
 
-def _iso(moment: float) -> str:
+def iso_time(moment: float) -> str:
+    """Unix seconds as a record's time: ISO 8601 UTC, to the second."""
     return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(moment))
 
 
@@ -70,7 +71,7 @@ class TableWork:
         write the records still missing."""
         for game in table.seat_games.values():
             self.prepare(table, game)
-            if table.shown_down(game):
+            if table.game_over(game):
                 self.prepare(table, game + 1)
         for game in range(1, table.last_game + 1):
             if table.shown_down(game):
@@ -180,7 +181,7 @@ class TableWork:
         assert side.arrangement is not None and row.ended is not None
         at = SeatGame(table.deal(game), table.opponent, game=game, seed=table.seed_of(game), computer=row.computer,
                       description=row.computer_description or "", equilibrium=row.equilibrium)
-        task = Record(at, side.arrangement, tuple(side.hints), _iso(row.ended))
+        task = Record(at, side.arrangement, tuple(side.hints), iso_time(row.ended))
         self._submit(key, task, "quick", lambda k, job: self._recorded(k, seat, job))
 
     def _recorded(self, key: TaskKey, seat: int, job: Job) -> None:
