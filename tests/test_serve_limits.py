@@ -102,15 +102,18 @@ def test_every_task_has_a_limit():
     assert task_limit(SolveTask(SolveRequest.parse(EXAMPLE, time_limit=100))) == 100 + jobs.LIMIT_MARGIN
     assert task_limit(SolveTask(SolveRequest.parse(EXAMPLE, max_support=2, time_limit=100))) == 200 + jobs.LIMIT_MARGIN
     assert task_limit(SolveTask(SolveRequest.parse(EXAMPLE, opponent="uniform"))) is None  # the server always sets one
-    # a review (the equilibrium, then two grades) and a puzzle's grade (given up: a search, then a grade)
+    # a review (the equilibrium, then two grades, each of REVIEW_TOP plans) and a puzzle's grade (given up: a
+    # search, then a grade)
     from test_review import played
 
     from quintet.game import Deal
     from solver.apps.serve.training import PuzzleGradeTask, ReviewTask
+    from solver.play.review import REVIEW_TOP
 
+    assert REVIEW_TOP == 3  # the page's review shows three plans
     record = played("greedy")
-    assert task_limit(ReviewTask(record, 0.05, 10.0)) == 30 + jobs.LIMIT_MARGIN
-    assert task_limit(ReviewTask(record, None, 10.0)) == 10 + jobs.LIMIT_MARGIN
+    assert task_limit(ReviewTask(record, 0.05, 10.0)) == 70 + jobs.LIMIT_MARGIN
+    assert task_limit(ReviewTask(record, None, 10.0)) == 30 + jobs.LIMIT_MARGIN
     assert task_limit(PuzzleGradeTask(Deal.from_exposed(EXAMPLE), "uniform", None, 10.0)) == 20 + jobs.LIMIT_MARGIN
 
 
