@@ -5,7 +5,8 @@ and two Chromium contexts playing by the links the server made (issue 30's "done
 Seat 1 opens the page through Caddy, starts a friend's match and copies the invitation from
 the page (the clipboard); opened in a new tab of seat 1's own browser, the page says it is the
 host's own invitation and takes nothing; seat 2 opens it, sees the match and accepts; both
-arrange and confirm; both see the show-down and its commitment check; a rematch starts for
+arrange and confirm; both see the show-down and its commitment check; seat 2 resigns the
+match's second game and both are told its points; a rematch starts for
 both; seat 1 aborts it and leaves the table, and seat 2 is told; the pages closed, Caddy's main
 log holds no error line (the docs' global options).  Every link is the proxy's
 https address (the server reads the forwarded headers of its loopback proxy), and the page's
@@ -26,6 +27,7 @@ from serve_helpers import one_worker_server
 from table_helpers import two_arrangements
 
 from quintet.game import Arrangement, Deal, showdown
+from quintet.rules import get_rules
 
 pytestmark = [pytest.mark.browser, pytest.mark.server]
 
@@ -61,7 +63,7 @@ def test_a_friends_game_through_caddy_by_the_servers_links(browser, server, tmp_
         a.wait_for_selector("body[data-ready=true]")
         a.click("#tab-play")
         a.select_option("#play-opponent", "friend")
-        a.fill("#play-games", "1")
+        a.fill("#play-games", "2")
         a.fill("#play-seed", str(SEED))
         a.click("#play-start")
         a.wait_for_selector("#panel-play[data-status=placing]")
@@ -83,7 +85,7 @@ def test_a_friends_game_through_caddy_by_the_servers_links(browser, server, tmp_
         # the friend sees the match and Accept/Decline; nothing is taken before the click
         b.goto(link)
         b.wait_for_selector("#play-accept[aria-disabled=false]")
-        assert "a match of 1 game" in b.text_content("#play-invite-text") and b.is_visible("#play-decline")
+        assert "a match of 2 games" in b.text_content("#play-invite-text") and b.is_visible("#play-decline")
         assert http.get(f"{public}api/tables/{table}", headers=seat_1).json()["presence"]["joined"] is False
         b.click("#play-accept")
         b.wait_for_selector("#panel-play[data-status=placing]")
@@ -104,7 +106,18 @@ def test_a_friends_game_through_caddy_by_the_servers_links(browser, server, tmp_
             pg.wait_for_selector("#panel-play[data-revealed='5']")
             assert f"you {mine:g}," in pg.text_content("#play-score")
             assert pg.get_attribute("#play-check", "data-ok") == "true"
-            assert "The match is over." in pg.text_content("#play-status")
+        # game 2: seat 2 resigns it (the match's last game: it ends as played), both told with the points
+        for pg in (a, b):
+            pg.click("#play-next")
+            pg.wait_for_selector("#panel-play[data-status=placing][data-game='2']")
+        points = get_rules("classic").game_points
+        b.click("#play-resign-game")
+        b.click("#play-resign-yes")
+        for pg, words in ((a, f"Your friend resigned game 2: you win it {points}–0."),
+                          (b, f"You resigned game 2: your friend wins it {points}–0.")):
+            pg.wait_for_selector("#panel-play[data-status=resigned][data-game='2']")
+            pg.wait_for_function(f"document.querySelector('#play-score').textContent.startsWith('{words}')")
+            pg.wait_for_selector("#play-rematch:visible")
         # a rematch: one click a seat, both keep their links
         a.click("#play-rematch")
         b.wait_for_selector("#play-rematch-note:has-text('Your friend asks for a rematch')")
@@ -113,7 +126,7 @@ def test_a_friends_game_through_caddy_by_the_servers_links(browser, server, tmp_
             pg.wait_for_selector("#panel-play[data-status=placing][data-game='1']")
             assert not pg.is_visible("#play-showdown-box")
         again = http.get(f"{public}api/tables/{table}", headers={"Authorization": f"Bearer {token}"})
-        assert again.json()["match"] == 2 and again.json()["deal"]["seed"] == SEED + 1
+        assert again.json()["match"] == 2 and again.json()["deal"]["seed"] == SEED + 2
         # seat 1 aborts match 2 before its first show-down and leaves the table: seat 2 is told how it ended
         a.click("#play-resign")
         assert a.text_content("#play-resign") == "Abort the match"
