@@ -152,7 +152,7 @@ def main() -> None:
     add_shard_options(ap, "structure")
     args = ap.parse_args()
     if not args.report and not args.bounds:
-        run_dealt_shard(args, {k: v for k, v in vars(args).items() if k != "jsonl"}, lambda deal: analyse(deal, args),
+        run_dealt_shard(args, {k: v for k, v in vars(args).items() if k not in ("jsonl", "bounds_jsonl")}, lambda deal: analyse(deal, args),
                         show)
     if not args.report:
         lower_bounds(args)

@@ -56,7 +56,7 @@ command_of() {  # the step's command: full size, or (--quick) toy size with --no
       safe)          echo "python $b/bench_safe.py --deals 1 --limits 0,1 --style-records 5 --no-store --no-write" ;;
       batch)         echo "python $b/bench_batch.py --deals 2 --repeat 1 --epsilon 0.2 --tournament-deals 2 --book-sample 2 --no-write" ;;
       best-response) echo "python $b/bench_best_response.py --deals 2 --cpsat-deals 1 --cli-runs 1 --no-write" ;;
-      structure)     echo "python $b/bench_structure.py --deals 1 --cpu-limit 30 --milp-time-limit 2 --coupling-time-limit 1 --jsonl $tmp/structure.jsonl --no-write" ;;
+      structure)     echo "python $b/bench_structure.py --deals 1 --cpu-limit 30 --milp-time-limit 2 --coupling-time-limit 1 --jsonl $tmp/structure.jsonl --bounds-jsonl $tmp/structure-bounds.jsonl --no-write" ;;
       security)      echo "python $b/bench_security.py --deals 1 --max-evaluations 20 --cpu-limit 30 --structure $tmp/structure.jsonl --jsonl $tmp/security.jsonl --no-write" ;;
       kmix)          echo "python $b/bench_kmix.py --deals 1 --ks 1,2 --cpu-per-k 2 --cpu-limit 30 --structure $tmp/structure.jsonl --security $tmp/security.jsonl --jsonl $tmp/kmix.jsonl --no-write" ;;
       reread)        echo "python $b/bench_reread.py --no-write" ;;
