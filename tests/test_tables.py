@@ -610,6 +610,15 @@ def test_a_restart_mid_match_loses_nothing(tmp_path):
 # ---------------------------------------------------------------------- 50 tables at once
 
 
+async def _get(client: httpx.AsyncClient, url: str, **kwargs) -> httpx.Response:
+    """A GET as a browser sends it: retried once when the server closed the kept-alive connection
+    as the request went out (a race of every HTTP/1.1 client, not a server fault; GET is idempotent)."""
+    try:
+        return await client.get(url, **kwargs)
+    except (httpx.ReadError, httpx.RemoteProtocolError):
+        return await client.get(url, **kwargs)
+
+
 async def _play_table(client: httpx.AsyncClient, body: dict, log: dict) -> list[dict]:
     """One table to the end, each seat following its event stream; the seats' records."""
     r = await client.post("/api/tables", json=body)
@@ -640,7 +649,7 @@ async def _play_table(client: httpx.AsyncClient, body: dict, log: dict) -> list[
     async def play(seat: int, headers: dict) -> None:
         for game in range(1, body["games"] + 1):
             while True:
-                view = (await client.get(f"/api/tables/{table}", headers=headers)).json()
+                view = (await _get(client, f"/api/tables/{table}", headers=headers)).json()
                 log["requests"] += 1
                 if view["status"] == "placing":
                     break
@@ -652,7 +661,7 @@ async def _play_table(client: httpx.AsyncClient, body: dict, log: dict) -> list[
             log["requests"] += 1
             assert r.status_code == 200, r.text
             if game < body["games"]:
-                while not (await client.get(f"/api/tables/{table}", headers=headers)).json()["can_next"]:
+                while not (await _get(client, f"/api/tables/{table}", headers=headers)).json()["can_next"]:
                     await asyncio.sleep(0.05)
                 r = await client.post(f"/api/tables/{table}/next", headers=headers)
                 assert r.status_code == 200, r.text
@@ -664,11 +673,11 @@ async def _play_table(client: httpx.AsyncClient, body: dict, log: dict) -> list[
     out = []
     for _, headers in seats:
         while True:
-            view = (await client.get(f"/api/tables/{table}", headers=headers)).json()
+            view = (await _get(client, f"/api/tables/{table}", headers=headers)).json()
             if all(f["record"] == "ready" for f in view["finished"]) and len(view["finished"]) == body["games"]:
                 break
             await asyncio.sleep(0.1)
-        lines = (await client.get(f"/api/tables/{table}/records", headers=headers)).text.splitlines()
+        lines = (await _get(client, f"/api/tables/{table}/records", headers=headers)).text.splitlines()
         out.append({"view": view, "records": [json.loads(line) for line in lines]})
     log["tables"] += 1
     return out
