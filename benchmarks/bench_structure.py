@@ -152,8 +152,8 @@ def main() -> None:
     add_shard_options(ap, "structure")
     args = ap.parse_args()
     if not args.report and not args.bounds:
-        run_dealt_shard(args, {k: v for k, v in vars(args).items() if k not in ("jsonl", "bounds_jsonl")}, lambda deal: analyse(deal, args),
-                        show)
+        params = {k: v for k, v in vars(args).items() if k not in ("jsonl", "bounds_jsonl")}  # no paths
+        run_dealt_shard(args, params, lambda deal: analyse(deal, args), show)
     if not args.report:
         lower_bounds(args)
     report(args)
