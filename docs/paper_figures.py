@@ -178,7 +178,7 @@ def uniqueness() -> dict[str, str]:
     radius = np.array([d["radius"] for d in unique])
     out = {
         "st_run": _provenance(structure["run"]), "st_n": str(n), "st_deals": str(structure["deals"]),
-        "st_unique": _share(tiers["unique"], n), "st_unique_k": str(tiers["unique"]),
+        "st_unique": _share(tiers["unique"], n),
         "st_material": _share(tiers["not unique: material"], n),
         "st_between": _share(tiers["not unique: between"], n),
         "st_small": _share(tiers["not unique: small"], n),
