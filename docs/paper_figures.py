@@ -116,6 +116,19 @@ def _provenance(run: dict[str, Any]) -> str:
     return f"`{run['command']}` at commit `{run['commit']}`{dirty}"
 
 
+def _invocations(name: str) -> str:
+    """Every invocation that wrote a JSON-lines file of records: how many, their commits (unclean ones flagged)."""
+    runs, _ = _jsonl(name)
+    opened = [r["run"] for r in runs if not r["run"].get("closing")]
+    if not opened:
+        raise PaperError(f"benchmarks/data/{name} records no invocation")
+    commits = list(dict.fromkeys(r["commit"] for r in opened))
+    dirty = [c for c in commits if c.endswith("+dirty")]
+    script = opened[0]["command"].split()[1]
+    return (f"`benchmarks/data/{name}`: {len(opened)} invocation(s) of `{script}` at commit(s) "
+            + ", ".join(f"`{c}`" for c in commits) + (" — **not a clean commit**" if dirty else ""))
+
+
 def _option(command: str, name: str) -> str:
     """The value of ``--name`` in a recorded command line (its parameters are the run's, not typed here)."""
     m = re.search(rf"--{name}[ =](\S+)", command)
@@ -177,7 +190,7 @@ def uniqueness() -> dict[str, str]:
     unique = [d for d in deals if d["tier"] == "unique"]
     radius = np.array([d["radius"] for d in unique])
     out = {
-        "st_run": _provenance(structure["run"]), "st_n": str(n), "st_deals": str(structure["deals"]),
+        "st_run": _invocations("structure.jsonl"), "st_n": str(n), "st_deals": str(structure["deals"]),
         "st_unique": _share(tiers["unique"], n),
         "st_material": _share(tiers["not unique: material"], n),
         "st_between": _share(tiers["not unique: between"], n),
@@ -214,6 +227,7 @@ def support() -> dict[str, str]:
     lower = [d["lower_bound"] for d in unique]
     ratio = [f / max(lb, 1) for f, lb in zip(fewest, lower, strict=True)]
     return {
+        "sp_bounds_run": _invocations("structure-bounds.jsonl"),
         "sp_found": _median([d["found"] for d in deals], 0),
         "sp_found_p10": f"{np.quantile([d['found'] for d in deals], 0.1):.0f}",
         "sp_found_p90": f"{np.quantile([d['found'] for d in deals], 0.9):.0f}",
@@ -240,7 +254,7 @@ def security() -> dict[str, str]:
     open_ = sorted(((lo, hi, k) for (lo, hi), k in brackets.items() if lo != hi), key=lambda b: (-b[2], b[0]))
     greedy = np.array([d["greedy_exploitability"] for d in deals], dtype=float)
     return {
-        "se_run": _provenance(data["run"]), "se_n": str(n),
+        "se_run": _invocations("security.jsonl"), "se_n": str(n),
         "se_proved": _share(int(np.sum(lower == upper)), n),
         "se_closed": "; ".join(f"level {lo:g} on {k}" for lo, k in closed) or "none",
         "se_open": "; ".join(f"[{lo:g}, {hi:g}] on {k}" for lo, hi, k in open_) or "none",
@@ -261,8 +275,10 @@ def kmix() -> dict[str, str]:
         rows.append(f"| {k} | {_median(best, 3)} | {np.quantile(best, 0.9):.3f} | {max(best):.3f} | "
                     f"{_share(within, len(deals))} |")
     support = [d["equilibrium_support"] for d in deals]
+    targets = sorted({t["target"] for d in deals for t in d["sparse"] if t["target"] > 0})
     return {
-        "km_run": _provenance(data["run"]), "km_n": str(len(deals)),
+        "km_targets": ", ".join(f"{t:g}" for t in targets),
+        "km_run": _invocations("kmix.jsonl"), "km_n": str(len(deals)),
         "km_table": "\n".join(["| K | least certified exploitability found: median [95% CI] | p90 | worst | "
                                f"deals at most {KMIX_WITHIN:g} |", "|---:|---|---:|---:|---|", *rows]),
         "km_support": _median(support, 0),
@@ -286,7 +302,8 @@ def book() -> dict[str, str]:
         remeasured.append((classes * float(np.mean(list(cpu.values()))) / 3600, ratio, commit, len(both)))
     hours = [pilot["cpu_hours"], *(h for h, _, _, _ in remeasured)]
     return {
-        "bk_run": _provenance(data["run"]), "bk_classes": f"{classes:,}",
+        "bk_run": _provenance(data["run"]), "bk_solves": _invocations("book-sample.jsonl"),
+        "bk_classes": f"{classes:,}",
         "bk_hours": _ci(est["cpu_hours"], *est["ci"], 1),
         "bk_bootstrap": f"{est['bootstrap_ci'][0]:.1f}–{est['bootstrap_ci'][1]:.1f}",
         "bk_per_class": _num(est["cpu_per_class"], 3), "bk_sample": str(data["sample"]),

@@ -45,7 +45,7 @@ def test_an_unknown_placeholder_stops_the_build():
 
 NEEDED = ["population.json", "equilibrium-classes.jsonl", "equilibrium-dealt.jsonl", "structure.json",
           "uniqueness.json", "security.json", "kmix.json", "book.json", "profile-2026-12-02.jsonl",
-          "soundness-2026-12-03.jsonl"]
+          "soundness-2026-12-03.jsonl", "structure.jsonl", "structure-bounds.jsonl", "book-sample.jsonl"]
 
 
 @pytest.mark.parametrize("missing", NEEDED)
