@@ -204,6 +204,8 @@ def uniqueness() -> dict[str, str]:
         "st_br_time_limit": f"{structure['params']['br_time_limit']:g}",
         "st_cpu_limit": f"{structure['params']['cpu_limit']:g}",
     }
+    others = [d["radius"] for d in deals if d["tier"] != "unique"]
+    out["st_radius_trivial"] = f"{sum(r >= 1 for r in others)} of the {len(others)}"
     material = [d for d in deals if d["tier"] == "not unique: material"]
     out["st_material_admitted_max"] = _num(max((d["admitted"] for d in material), default=0.0), 3)
     un = _json("uniqueness.json")
