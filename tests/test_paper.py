@@ -1,6 +1,7 @@
 """The paper (docs/paper.md) is a template whose every figure ``docs/paper_figures.py`` computes from
 ``benchmarks/data/`` at build time: no placeholder without a figure, no figure without its data file,
-no figure left unused, the same figures as benchmarks/RESULTS.md, and the manual builds with it."""
+no figure left unused, the same figures as benchmarks/RESULTS.md, and the manual builds with it.
+And its theorems (§3) hold for the code that applies them, on small games solved exactly."""
 
 from __future__ import annotations
 
@@ -141,3 +142,117 @@ def test_the_manual_builds_strictly_with_the_paper(tmp_path):
     assert proc.returncode == 0, proc.stderr[-3000:]
     html = (tmp_path / "site" / "paper" / "index.html").read_text(encoding="utf-8")
     assert "{{" not in html and "Theorem 1" in html
+
+
+# §3's theorems, checked against the code on small ordinal component games, where the equilibrium
+# set is an explicit polytope and every maximum an exact linear program.
+
+ROW_SLACK = 1e-9  # the rows u(a, x) ≤ this: GLOP may call a zero right-hand side infeasible
+TOL = 1e-6
+
+
+def _ordinal_game(seed: int):
+    """A random ordinal component game — a weighted Colonel Blotto: the allocations of B troops to n
+    battlefields (a random fifth of them left out), classes the troop counts — as (classes per
+    strategy and component, weights, payoff matrix, classes per component)."""
+    import itertools
+
+    import numpy as np
+
+    rng = np.random.default_rng(seed)
+    n, budget = int(rng.integers(2, 4)), int(rng.integers(3, 8))
+    allocations = np.array([a for a in itertools.product(range(budget + 1), repeat=n) if sum(a) == budget])
+    keep = rng.random(len(allocations)) > 0.2
+    classes = allocations[keep] if keep.sum() >= 2 else allocations
+    k = budget + 1
+    w = rng.integers(1, 5, size=n).astype(float)
+    payoff = (w * np.sign(classes[:, None, :] - classes[None, :, :])).sum(axis=-1)
+    return classes, w, payoff, k
+
+
+def _over_equilibria(payoff, objective, maximize: bool):
+    """max (or min) of ``objective``·x over the game's equilibria {x ∈ Δ : payoff x ≤ 0}: (value, x)."""
+    import numpy as np
+
+    from solver.games.lp import solve_lp
+
+    n = payoff.shape[0]
+    A = np.vstack([payoff, np.ones((1, n))])
+    x, value, _ = solve_lp(np.asarray(objective, dtype=float), A, np.append(np.full(n, -np.inf), 1.0),
+                           np.append(np.full(n, ROW_SLACK), 1.0), var_lower=np.zeros(n), var_upper=np.ones(n),
+                           maximize=maximize, what="small equilibrium set")
+    return value, np.clip(x, 0.0, None) / np.clip(x, 0.0, None).sum()
+
+
+def _marginals(classes, x, k):
+    import numpy as np
+
+    return np.array([[x[classes[:, s] == r].sum() for r in range(k)] for s in range(classes.shape[1])])
+
+
+def _equilibrium(payoff, seed: int):
+    """A vertex of the equilibrium set (a random objective), its atoms below 10⁻¹² dropped."""
+    import numpy as np
+
+    _, x = _over_equilibria(payoff, np.random.default_rng(seed + 1000).normal(size=payoff.shape[0]), True)
+    x[x < 1e-12] = 0.0
+    return x / x.sum()
+
+
+def _tail_maxima(classes, payoff, m0, k):
+    """Every played threshold (s, t) with F₀ and the exact maximum M over the equilibria."""
+    out = []
+    for s in range(classes.shape[1]):
+        for r in range(k - 1):
+            if m0[s, r] > 0:
+                found = float(m0[s, r + 1:].sum())
+                out.append((s, r + 1, found, _over_equilibria(payoff, classes[:, s] >= r + 1, True)[0]))
+    return out
+
+
+def test_theorem_1_tail_maxima_at_the_played_thresholds_decide_uniqueness():
+    """Marginals unique (every class's mass has one value over the equilibrium set: its min and max
+    agree) if and only if the tail maxima at the played thresholds do not exceed x₀'s tails."""
+    outcomes = []
+    for seed in range(40):
+        classes, _, payoff, k = _ordinal_game(seed)
+        x0 = _equilibrium(payoff, seed)
+        m0 = _marginals(classes, x0, k)
+        predicted = all(bound <= found + 1e-7 for _, _, found, bound in _tail_maxima(classes, payoff, m0, k))
+        unique = all(abs(_over_equilibria(payoff, classes[:, s] == r, sense)[0] - m0[s, r]) <= TOL
+                     for s in range(classes.shape[1]) for r in range(k) for sense in (True, False))
+        assert predicted == unique, f"seed {seed}: the test says {predicted}, the equilibrium set {unique}"
+        outcomes.append(unique)
+    assert 0 < sum(outcomes) < len(outcomes), "the games should include unique and non-unique marginals"
+
+
+def test_theorem_2_and_proposition_3_hold_for_the_codes_radius_and_support_bound():
+    """``radii`` (the code's Theorem 2) with upper bounds loosened at random confines every equilibrium's
+    class masses and total variation, and ``coupling_lower_bound`` (Proposition 3) never exceeds the
+    support of an equilibrium found."""
+    import numpy as np
+    from research.quintet_structure import TailBound, coupling_lower_bound, radii
+
+    checked = 0
+    for seed in range(25):
+        classes, w, payoff, k = _ordinal_game(seed)
+        rng = np.random.default_rng(seed + 2000)
+        x0 = _equilibrium(payoff, seed)
+        m0 = _marginals(classes, x0, k)
+        tails = [TailBound(s, t, found, found, bound + float(rng.choice([0.0, rng.uniform(0, 0.02)])), True, 0, 0)
+                 for s, t, found, bound in _tail_maxima(classes, payoff, m0, k)]
+        _, tv_radius, class_radius = radii(m0, tails, w)
+        for s in range(classes.shape[1]):
+            for r, radius in class_radius[s].items():
+                for sense in (True, False):
+                    value = _over_equilibria(payoff, classes[:, s] == r, sense)[0]
+                    assert abs(value - m0[s, r]) <= radius + TOL, (seed, s, r)
+        bound, _ = coupling_lower_bound(m0, class_radius, time_limit=10)
+        for trial in range(8):
+            _, x = _over_equilibria(payoff, rng.normal(size=len(x0)), True)
+            m = _marginals(classes, x, k)
+            for s in range(classes.shape[1]):
+                assert 0.5 * np.abs(m[s] - m0[s]).sum() <= tv_radius[s] + TOL, (seed, trial, s)
+            assert int(np.sum(x > 1e-9)) >= bound, (seed, trial)
+            checked += 1
+    assert checked == 25 * 8
