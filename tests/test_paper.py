@@ -118,7 +118,7 @@ def test_the_marginal_baseline_section_renders_its_file_or_says_pending(tmp_path
     (tmp_path / pf.MARGINAL_BASELINE).write_text(json.dumps(BASELINE), encoding="utf-8")
     text = pf.marginal_baseline()["marginal_baseline"]
     assert "pending" not in text and "`abcdef1234`" in text
-    do_row, mp_row = (line for line in text.splitlines() if line.startswith(("| double oracle", "| marginal")))
+    do_row, mp_row = (line for line in text.splitlines() if line.startswith(("| double oracle", "| over the marginal")))
     assert "3 of 3 (100%" in do_row and "| 2.00 [" in do_row  # median CPU of 1, 2, 3
     assert "2 of 3 (67%" in mp_row and "| 6.00 [" in mp_row
     assert "double oracle certified the lower ε on 2 deals, the marginal polytope on 0" in text
