@@ -34,9 +34,9 @@ BENCHMARKS = ROOT / "benchmarks"
 DATA = BENCHMARKS / "data"
 RESULTS = BENCHMARKS / "RESULTS.md"
 PAGE = ROOT / "docs" / "paper.md"
-for _path in (str(ROOT), str(BENCHMARKS)):  # analysis_common and research live in benchmarks/
-    if _path not in sys.path:
-        sys.path.insert(0, _path)
+for _dir in (str(ROOT), str(BENCHMARKS)):  # analysis_common and research live in benchmarks/
+    if _dir not in sys.path:
+        sys.path.insert(0, _dir)
 
 from analysis_common import bootstrap_ci, clopper_pearson, median_ci, read_jsonl, sign_test_p  # noqa: E402
 from research.equilibrium_set import PRIMAL_TOLERANCE, ROW_SLACK, EquilibriumSet  # noqa: E402
@@ -94,14 +94,17 @@ def _ci(point: float, low: float, high: float, digits: int = 2) -> str:
     return f"{_num(point, digits)} [{_num(low, digits)}, {_num(high, digits)}]"
 
 
-def _median(values: Sequence[float], digits: int = 2) -> str:
+def _median(values: Sequence[float] | np.ndarray, digits: int = 2) -> str:
     """The median with its 95% order-statistics interval."""
-    return _ci(*median_ci(values), digits)
+    point, low, high = median_ci(values)
+    return _ci(point, low, high, digits)
 
 
-def _mean(values: Sequence[float], digits: int = 2, stat: Callable[[np.ndarray], float] = np.mean) -> str:
+def _mean(values: Sequence[float] | np.ndarray, digits: int = 2,
+          stat: Callable[[np.ndarray], float] = np.mean) -> str:
     """The mean (or ``stat``) with its 95% bootstrap interval over deals."""
-    return _ci(*bootstrap_ci(values, stat), digits)
+    point, low, high = bootstrap_ci(values, stat)
+    return _ci(point, low, high, digits)
 
 
 def _share(k: int, n: int) -> str:
@@ -296,22 +299,23 @@ def book() -> dict[str, str]:
     pilot_cpu = {r["exposed"]: r["cpu_seconds"] for r in pilot_rows if not r["example"]}
     remeasured = []
     for name in REMEASURED:
-        runs, rows = _jsonl(name)
+        _, rows = _jsonl(name)
         cpu = {r["exposed"]: r["cpu"] for r in rows}
         both = [e for e in pilot_cpu if e in cpu]
         ratio = float(np.mean([cpu[e] for e in both]) / np.mean([pilot_cpu[e] for e in both]))
         commit = rows[0].get("commit", "?") if rows else "?"
         remeasured.append((classes * float(np.mean(list(cpu.values()))) / 3600, ratio, commit, len(both)))
     hours = [pilot["cpu_hours"], *(h for h, _, _, _ in remeasured)]
+    (low, high), (pilot_low, pilot_high) = est["ci"], (classes * c / 3600 for c in pilot["ci"])
     return {
         "bk_run": _provenance(data["run"]), "bk_solves": _invocations("book-sample.jsonl"),
         "bk_classes": f"{classes:,}",
-        "bk_hours": _ci(est["cpu_hours"], *est["ci"], 1),
+        "bk_hours": _ci(est["cpu_hours"], low, high, 1),
         "bk_bootstrap": f"{est['bootstrap_ci'][0]:.1f}–{est['bootstrap_ci'][1]:.1f}",
         "bk_per_class": _num(est["cpu_per_class"], 3), "bk_sample": str(data["sample"]),
         "bk_strata": str(len(data["strata"]["allocation"])), "bk_epsilon": f"{data['params']['epsilon']:g}",
         "bk_pilot_n": str(len(pilot_cpu)),
-        "bk_pilot": _ci(pilot["cpu_hours"], *(classes * c / 3600 for c in pilot["ci"]), 1),
+        "bk_pilot": _ci(pilot["cpu_hours"], pilot_low, pilot_high, 1),
         "bk_remeasured": "; ".join(f"{h:.0f} CPU-hours at commit `{c}` ({r:.2f}× the pilot's CPU on the same "
                                    f"{k} classes)" for h, r, c, k in remeasured),
         "bk_spread": f"{min(hours):.0f}–{max(hours):.0f}",
