@@ -58,26 +58,29 @@ from quintet.rules import get_rules  # noqa: E402
 
 RULES = "draw36-joker-11"
 SIZES = f"10x10,{PRE_CLASSES}x{POST_CLASSES},70x64"
-SHIPPED = (PRE_CLASSES, POST_CLASSES, False)
+SHIPPED = (PRE_CLASSES, POST_CLASSES, False, False)
 SEED_SPAN = 1000  # the seeds a run of base seed S uses lie in [S, S + SEED_SPAN)
 
 
-Size = tuple[int, int, bool]  # hand_classes' pre, post and emd
+Size = tuple[int, int, bool, bool]  # hand_classes' pre, post, emd and joker
 
 
 def parse_sizes(text: str) -> list[Size]:
-    """'10x10,30x32e' -> [(10, 10, False), (30, 32, True)] (a final e: classes by distribution, ``emd``;
+    """'10x10,30x32e,30x32j' -> [(10, 10, False, False), (30, 32, True, False), (30, 32, False, True)] (a final e:
+    classes by distribution, ``emd``; a final j, after it or alone: the joker apart, ``joker``;
     ``ValueError`` with a sentence: not that form, or a size below 2, or one given twice)."""
     out = []
     for part in text.split(","):
         word = part.strip()
-        emd = word.endswith("e")
-        pre, x, post = word.removesuffix("e").partition("x")
+        joker = word.endswith("j")
+        emd = word.removesuffix("j").endswith("e")
+        pre, x, post = word.removesuffix("j").removesuffix("e").partition("x")
         if not x or not pre.isdigit() or not post.isdigit():
-            raise ValueError(f"a size is PRExPOST, e.g. 10x10 (30x32e: classes by distribution), got {word!r}")
+            raise ValueError(f"a size is PRExPOST, e.g. 10x10 (30x32e: classes by distribution; 30x32j, 30x32ej: the "
+                             f"joker apart), got {word!r}")
         if int(pre) < 2 or int(post) < 2:
             raise ValueError(f"a size has at least 2 classes a phase, got {word!r}")
-        out.append((int(pre), int(post), emd))
+        out.append((int(pre), int(post), emd, joker))
     if len(set(out)) != len(out):
         raise ValueError(f"a size is given twice in {text!r}")
     return out
@@ -101,8 +104,8 @@ def load(size: Size) -> Strategy:
 def train_one(rules, terms, size: Size,  # type: ignore[no-untyped-def]
               args: argparse.Namespace) -> tuple[Strategy, list[dict[str, float]]]:
     """CFR+ on one size until the target (module doc); the strategy, stored, and its measurements."""
-    pre, post, emd = size
-    game = build_game(terms, hand_classes(rules, pre, post, emd))
+    pre, post, emd, joker = size
+    game = build_game(terms, hand_classes(rules, pre, post, emd, joker))
     points: list[dict[str, float]] = []
     paused = 0.0
     start = time.process_time()
@@ -120,14 +123,19 @@ def train_one(rules, terms, size: Size,  # type: ignore[no-untyped-def]
         print(f"{pre}x{post}: {solver.iterations} it {cpu:.0f} CPU-s {e:.5f}", flush=True)
         return e <= args.target or last
 
-    strategy = train(rules, terms, iterations=args.max_iterations, pre=pre, post=post, emd=emd, monitor=monitor,
-                     game=game)
+    strategy = train(rules, terms, iterations=args.max_iterations, pre=pre, post=post, emd=emd, joker=joker,
+                     monitor=monitor, game=game)
     strategy.save(_path(size))
     return strategy, points
 
 
 def key(row: dict) -> Size:
-    return row["pre"], row["post"], row.get("emd", False)
+    return row["pre"], row["post"], row.get("emd", False), row.get("joker", False)
+
+
+def as_size(size: list) -> Size:
+    """A size saved as a list (older rows: without ``joker``)."""
+    return size[0], size[1], size[2], size[3] if len(size) > 3 else False
 
 
 def train_sizes(args: argparse.Namespace, run: Run) -> None:
@@ -143,9 +151,9 @@ def train_sizes(args: argparse.Namespace, run: Run) -> None:
         else:
             strategy, points = train_one(rules, terms, size, args)
         c = strategy.classes
-        pre, post, emd = size
-        row = {"pre": pre, "post": post, "emd": emd, "n_pre": c.n_pre, "n_post": c.n_post, "shipped": shipped,
-               "entries": int(strategy.game.tree.size), "info": strategy.info, "points": points,
+        pre, post, emd, joker = size
+        row = {"pre": pre, "post": post, "emd": emd, "joker": joker, "n_pre": c.n_pre, "n_post": c.n_post,
+               "shipped": shipped, "entries": int(strategy.game.tree.size), "info": strategy.info, "points": points,
                "monotonicity": {k: float(v) for k, v in monotonicity(strategy).items()},
                "cpu": time.process_time() - t0, "run": run.to_dict()}
         print(f"{pre}x{post}: {row['n_pre']}/{row['n_post']} classes, {strategy.info['exploitability']}, "
@@ -251,8 +259,8 @@ def _ci(r: dict[str, float]) -> str:
 
 
 def _name(size: list, rows: dict[Size, dict]) -> str:
-    r = rows[(size[0], size[1], size[2])]
-    return f"{r['n_pre']}/{r['n_post']}{' EMD' if r.get('emd') else ''}"
+    r = rows[as_size(size)]
+    return f"{r['n_pre']}/{r['n_post']}{' EMD' if r.get('emd') else ''}{' joker apart' if r.get('joker') else ''}"
 
 
 def report() -> None:
@@ -264,7 +272,8 @@ def report() -> None:
         f"`{t['rules']}`, default terms. Each size is a card abstraction of `quintet.draw.cfr.classes` (before "
         "the exchange, within groups by the number of cards the best exchange draws, classes by the mean "
         "strength of the final hand, or — EMD — by its whole distribution, clustered by earth mover's "
-        "distance; after the exchange, by the final hand's percentile), "
+        "distance; *joker apart*: within each group the hands holding the joker classed apart from the others, the "
+        "group's classes numbered by mean strength; after the exchange, by the final hand's percentile), "
         f"solved by CFR+ until the exact exploitability of its average strategy is at most {t['target']} chips a "
         "hand in its own abstract game (measured every few iterations; the shipped size, 35/32, is the shipped "
         "file, not retrained). *Stored*: the strategy as the package stores it (unreached sets by best response, "
@@ -374,12 +383,13 @@ def _plot(t: dict, p: dict) -> None:
     rows = {key(r): r for r in t["sizes"]}
     fig, ax = plt.subplots(figsize=(7, 4.2))
     for emd, what in ((False, "classes by mean"), (True, "classes by distribution (EMD)")):
-        points = sorted((r for r in p["lbr"] if rows[tuple(r["size"])].get("emd", False) == emd),
-                        key=lambda r: rows[tuple(r["size"])]["n_post"])
+        points = sorted((r for r in p["lbr"] if rows[as_size(r["size"])].get("emd", False) == emd
+                         and not rows[as_size(r["size"])].get("joker", False)),
+                        key=lambda r: rows[as_size(r["size"])]["n_post"])
         if not points:
             continue
-        x = [rows[tuple(r["size"])]["n_post"] for r in points]
-        stored = [rows[tuple(r["size"])]["info"]["exploitability"]["stored"] for r in points]
+        x = [rows[as_size(r["size"])]["n_post"] for r in points]
+        stored = [rows[as_size(r["size"])]["info"]["exploitability"]["stored"] for r in points]
         cv = [r["control_variates"] for r in points]
         errors = [[c["mean"] - c["low"] for c in cv], [c["high"] - c["mean"] for c in cv]]
         ax.errorbar(x, [c["mean"] for c in cv], yerr=errors, marker="D" if emd else "o", capsize=4,
