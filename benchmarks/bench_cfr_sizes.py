@@ -329,6 +329,9 @@ def report() -> None:
         if partial:
             lines += ["", f"{len(partial)} match(es) stopped early at the wall-clock limit: their hands are fewer "
                       "than their CPU budget allowed."]
+        unplayed = [_name(list(s), rows) for s in rows if all(as_size(r["size"]) != s for r in p["lbr"])]
+        if unplayed:
+            lines += ["", f"Trained, not played: {', '.join(unplayed)} (after the matches above)."]
         _plot(t, p)
         lines += _confirm_lines(rows)
         lines += ["", "What the curve recommends, and what ships: docs/draw-poker.md, \"Abstraction size, and classes "
