@@ -3,6 +3,7 @@
     python benchmarks/bench_cfr_sizes.py train [--sizes PRExPOST,...] [--target E] [--max-iterations N]
                                                [--max-cpu-minutes M] [--check-every N]
     python benchmarks/bench_cfr_sizes.py play [--only lbr|head-to-head] [--cpu-minutes M] [--wall-minutes W] [--seed S]
+    python benchmarks/bench_cfr_sizes.py confirm --sizes BASE,OTHER[,...] --seed S [--hands N] [--wall-minutes W]
     python benchmarks/bench_cfr_sizes.py report
 
 * **train** — for each size (the ``pre`` and ``post`` of ``quintet.draw.cfr.classes.hand_classes``; the
@@ -16,7 +17,13 @@
   every match with the control variates of ``quintet.draw.cfr.aivat`` beside plain duplicate.  Each match
   plays 500 deals, then as many as ``--cpu-minutes`` allow (``--wall-minutes`` stops it early, said so).
   Saved in ``benchmarks/data/cfr_sizes_play.json``.
-* **report** (``train`` and ``play`` call it) — the section of ``benchmarks/RESULTS.md`` between
+* **confirm** — a pre-registered confirming run on a new seed (refused if it is within ``SEED_SPAN`` of the
+  curve's, whose matches use the seeds from there on): the first size of ``--sizes`` against each of the
+  others, and the local best response against each of the others, each match exactly ``--hands`` hands
+  (``--wall-minutes`` a cap, said so).  The rule, fixed before the run: another size beats the first when the
+  interval of its control-variates estimate excludes 0 on its side, the intervals Bonferroni-corrected for
+  the number of head-to-heads.  Saved in ``benchmarks/data/cfr_sizes_confirm.json``.
+* **report** (``train``, ``play`` and ``confirm`` call it) — the section of ``benchmarks/RESULTS.md`` between
   ``<!-- cfr-sizes:start -->`` and ``<!-- cfr-sizes:end -->`` and the plot ``cfr_sizes.png``.
 """
 
@@ -24,6 +31,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import statistics
 import sys
 import time
 from itertools import combinations
@@ -50,25 +58,29 @@ from quintet.rules import get_rules  # noqa: E402
 
 RULES = "draw36-joker-11"
 SIZES = f"10x10,{PRE_CLASSES}x{POST_CLASSES},70x64"
-SHIPPED = (PRE_CLASSES, POST_CLASSES, False)
+SHIPPED = (PRE_CLASSES, POST_CLASSES, False, False)
+SEED_SPAN = 1000  # the seeds a run of base seed S uses lie in [S, S + SEED_SPAN)
 
 
-Size = tuple[int, int, bool]  # hand_classes' pre, post and emd
+Size = tuple[int, int, bool, bool]  # hand_classes' pre, post, emd and joker
 
 
 def parse_sizes(text: str) -> list[Size]:
-    """'10x10,30x32e' -> [(10, 10, False), (30, 32, True)] (a final e: classes by distribution, ``emd``;
+    """'10x10,30x32e,30x32j' -> [(10, 10, False, False), (30, 32, True, False), (30, 32, False, True)] (a final e:
+    classes by distribution, ``emd``; a final j, after it or alone: the joker apart, ``joker``;
     ``ValueError`` with a sentence: not that form, or a size below 2, or one given twice)."""
     out = []
     for part in text.split(","):
         word = part.strip()
-        emd = word.endswith("e")
-        pre, x, post = word.removesuffix("e").partition("x")
+        joker = word.endswith("j")
+        emd = word.removesuffix("j").endswith("e")
+        pre, x, post = word.removesuffix("j").removesuffix("e").partition("x")
         if not x or not pre.isdigit() or not post.isdigit():
-            raise ValueError(f"a size is PRExPOST, e.g. 10x10 (30x32e: classes by distribution), got {word!r}")
+            raise ValueError(f"a size is PRExPOST, e.g. 10x10 (30x32e: classes by distribution; 30x32j, 30x32ej: the "
+                             f"joker apart), got {word!r}")
         if int(pre) < 2 or int(post) < 2:
             raise ValueError(f"a size has at least 2 classes a phase, got {word!r}")
-        out.append((int(pre), int(post), emd))
+        out.append((int(pre), int(post), emd, joker))
     if len(set(out)) != len(out):
         raise ValueError(f"a size is given twice in {text!r}")
     return out
@@ -92,8 +104,8 @@ def load(size: Size) -> Strategy:
 def train_one(rules, terms, size: Size,  # type: ignore[no-untyped-def]
               args: argparse.Namespace) -> tuple[Strategy, list[dict[str, float]]]:
     """CFR+ on one size until the target (module doc); the strategy, stored, and its measurements."""
-    pre, post, emd = size
-    game = build_game(terms, hand_classes(rules, pre, post, emd))
+    pre, post, emd, joker = size
+    game = build_game(terms, hand_classes(rules, pre, post, emd, joker))
     points: list[dict[str, float]] = []
     paused = 0.0
     start = time.process_time()
@@ -111,14 +123,19 @@ def train_one(rules, terms, size: Size,  # type: ignore[no-untyped-def]
         print(f"{pre}x{post}: {solver.iterations} it {cpu:.0f} CPU-s {e:.5f}", flush=True)
         return e <= args.target or last
 
-    strategy = train(rules, terms, iterations=args.max_iterations, pre=pre, post=post, emd=emd, monitor=monitor,
-                     game=game)
+    strategy = train(rules, terms, iterations=args.max_iterations, pre=pre, post=post, emd=emd, joker=joker,
+                     monitor=monitor, game=game)
     strategy.save(_path(size))
     return strategy, points
 
 
 def key(row: dict) -> Size:
-    return row["pre"], row["post"], row.get("emd", False)
+    return row["pre"], row["post"], row.get("emd", False), row.get("joker", False)
+
+
+def as_size(size: list) -> Size:
+    """A size saved as a list (older rows: without ``joker``)."""
+    return size[0], size[1], size[2], size[3] if len(size) > 3 else False
 
 
 def train_sizes(args: argparse.Namespace, run: Run) -> None:
@@ -134,9 +151,9 @@ def train_sizes(args: argparse.Namespace, run: Run) -> None:
         else:
             strategy, points = train_one(rules, terms, size, args)
         c = strategy.classes
-        pre, post, emd = size
-        row = {"pre": pre, "post": post, "emd": emd, "n_pre": c.n_pre, "n_post": c.n_post, "shipped": shipped,
-               "entries": int(strategy.game.tree.size), "info": strategy.info, "points": points,
+        pre, post, emd, joker = size
+        row = {"pre": pre, "post": post, "emd": emd, "joker": joker, "n_pre": c.n_pre, "n_post": c.n_post,
+               "shipped": shipped, "entries": int(strategy.game.tree.size), "info": strategy.info, "points": points,
                "monotonicity": {k: float(v) for k, v in monotonicity(strategy).items()},
                "cpu": time.process_time() - t0, "run": run.to_dict()}
         print(f"{pre}x{post}: {row['n_pre']}/{row['n_post']} classes, {strategy.info['exploitability']}, "
@@ -152,21 +169,65 @@ def train_sizes(args: argparse.Namespace, run: Run) -> None:
 # ---------------------------------------------------------------- play ------------------------
 
 
-def match(rules, terms, a, b, args: argparse.Namespace, seed: int) -> dict[str, object]:  # type: ignore[no-untyped-def]
-    """``a`` against ``b`` (module doc): plain duplicate and with the control variates, per hand, 95%."""
+def match(rules, terms, a, b, args: argparse.Namespace, seed: int,  # type: ignore[no-untyped-def]
+          deals: int | None = None, z: float = 1.96) -> dict[str, object]:
+    """``a`` against ``b`` (module doc): plain duplicate and with the control variates, per hand, the interval
+    mean ± ``z`` sd; ``deals`` of them, or (None) as many as ``args.cpu_minutes`` allow."""
     stop = time.perf_counter() + 60 * args.wall_minutes
     deal_totals(rules, terms, a, b, 1, np.random.default_rng(seed + 1), stop)  # builds, compiles
     rng = np.random.default_rng(seed)
     t0 = time.process_time()
     totals, corrected = deal_totals(rules, terms, a, b, PILOT, rng, stop)
     per_deal = (time.process_time() - t0) / max(len(totals), 1)
-    asked = max(PILOT, int(60 * args.cpu_minutes / per_deal))
+    asked = deals if deals is not None else max(PILOT, int(60 * args.cpu_minutes / per_deal))
     more, more_corrected = deal_totals(rules, terms, a, b, asked - len(totals), rng, stop)
     totals += more
     corrected += more_corrected
-    out = interval(totals, asked) | {"cpu": time.process_time() - t0, "ms_per_hand": 500 * per_deal}
-    out["control_variates"] = interval(corrected, asked)
+    out = interval(totals, asked, z) | {"cpu": time.process_time() - t0, "ms_per_hand": 500 * per_deal}
+    out["control_variates"] = interval(corrected, asked, z)
     return out
+
+
+def lbr_match(rules, terms, strategy: Strategy, size: Size, args: argparse.Namespace,  # type: ignore[no-untyped-def]
+              seed: int, deals: int | None = None) -> dict[str, object]:
+    """The local best response against one size (``match``)."""
+    responder = LocalBestResponse(strategy, args.seed)
+    bot = Watched(CfrBot(rules, terms, args.seed + 1, strategy=strategy), responder)
+    result = match(rules, terms, responder, bot, args, seed, deals)
+    print(f"lbr vs {size}: {result}", flush=True)
+    return {"size": list(size)} | result
+
+
+def head_to_head(rules, terms, strategies: dict[Size, Strategy], s: Size, z: Size,  # type: ignore[no-untyped-def]
+                 args: argparse.Namespace, seed: int, deals: int | None = None, zscore: float = 1.96) -> dict:
+    """Size ``s`` against size ``z`` (``match``), each bot with its control variates."""
+    check_same_betting(strategies[s], strategies[z])
+    a = Watched(CfrBot(rules, terms, args.seed + 2, strategy=strategies[s]))
+    b = Watched(CfrBot(rules, terms, args.seed + 3, strategy=strategies[z]), a)
+    a.other = b
+    result = match(rules, terms, a, b, args, seed, deals, zscore)
+    print(f"{s} vs {z}: {result}", flush=True)
+    return {"a": list(s), "b": list(z)} | result
+
+
+def confirm(args: argparse.Namespace, run: Run) -> None:
+    """The pre-registered confirming run (module doc)."""
+    rules, terms = get_rules(RULES), Terms()
+    base, others = args.sizes[0], args.sizes[1:]
+    strategies = {s: load(s) for s in args.sizes}
+    deals = args.hands // 2
+    level = 0.05 / len(others)  # Bonferroni over the head-to-heads
+    zscore = statistics.NormalDist().inv_cdf(1 - level / 2)
+    out: dict[str, object] = {
+        "rules": RULES, "stack": STACK, "seed": args.seed, "hands": args.hands, "level": level,
+        "rule": f"another size beats {list(base)} when its control-variates interval ({1 - level:.1%}) is below 0",
+        "head_to_head": [head_to_head(rules, terms, strategies, base, z, args, args.seed + 100 + 10 * i, deals, zscore)
+                         for i, z in enumerate(others)],
+        "lbr": [lbr_match(rules, terms, strategies[z], z, args, args.seed + 10 * i, deals)
+                for i, z in enumerate(others)],
+        "info": {str(list(s)): strategies[s].info for s in args.sizes},
+    }
+    save_data("cfr_sizes_confirm", run, out)
 
 
 def play(args: argparse.Namespace, run: Run) -> None:
@@ -176,19 +237,9 @@ def play(args: argparse.Namespace, run: Run) -> None:
     strategies = {s: load(s) for s in sizes}
     out: dict[str, list[dict]] = {"lbr": [], "head_to_head": []}
     for i, s in enumerate(sizes if args.only in ("all", "lbr") else []):
-        responder = LocalBestResponse(strategies[s], args.seed)
-        bot = Watched(CfrBot(rules, terms, args.seed + 1, strategy=strategies[s]), responder)
-        result = match(rules, terms, responder, bot, args, args.seed + 10 * i)
-        print(f"lbr vs {s}: {result}", flush=True)
-        out["lbr"].append({"size": list(s)} | result)
+        out["lbr"].append(lbr_match(rules, terms, strategies[s], s, args, args.seed + 10 * i))
     for i, (s, z) in enumerate(combinations(sizes, 2) if args.only in ("all", "head-to-head") else []):
-        check_same_betting(strategies[s], strategies[z])
-        a = Watched(CfrBot(rules, terms, args.seed + 2, strategy=strategies[s]))
-        b = Watched(CfrBot(rules, terms, args.seed + 3, strategy=strategies[z]), a)
-        a.other = b
-        result = match(rules, terms, a, b, args, args.seed + 100 + 10 * i)
-        print(f"{s} vs {z}: {result}", flush=True)
-        out["head_to_head"].append({"a": list(s), "b": list(z)} | result)
+        out["head_to_head"].append(head_to_head(rules, terms, strategies, s, z, args, args.seed + 100 + 10 * i))
     path = DATA / "cfr_sizes_play.json"
     saved = json.loads(path.read_text()) if path.exists() else {}
     for kind, rows in out.items():  # the matches of this run, with its provenance; the others' kept
@@ -208,8 +259,8 @@ def _ci(r: dict[str, float]) -> str:
 
 
 def _name(size: list, rows: dict[Size, dict]) -> str:
-    r = rows[(size[0], size[1], size[2])]
-    return f"{r['n_pre']}/{r['n_post']}{' EMD' if r.get('emd') else ''}"
+    r = rows[as_size(size)]
+    return f"{r['n_pre']}/{r['n_post']}{' EMD' if r.get('emd') else ''}{' joker apart' if r.get('joker') else ''}"
 
 
 def report() -> None:
@@ -221,7 +272,8 @@ def report() -> None:
         f"`{t['rules']}`, default terms. Each size is a card abstraction of `quintet.draw.cfr.classes` (before "
         "the exchange, within groups by the number of cards the best exchange draws, classes by the mean "
         "strength of the final hand, or — EMD — by its whole distribution, clustered by earth mover's "
-        "distance; after the exchange, by the final hand's percentile), "
+        "distance; *joker apart*: within each group the hands holding the joker classed apart from the others, the "
+        "group's classes numbered by mean strength; after the exchange, by the final hand's percentile), "
         f"solved by CFR+ until the exact exploitability of its average strategy is at most {t['target']} chips a "
         "hand in its own abstract game (measured every few iterations; the shipped size, 35/32, is the shipped "
         "file, not retrained). *Stored*: the strategy as the package stores it (unreached sets by best response, "
@@ -277,11 +329,52 @@ def report() -> None:
         if partial:
             lines += ["", f"{len(partial)} match(es) stopped early at the wall-clock limit: their hands are fewer "
                       "than their CPU budget allowed."]
+        unplayed = [_name(list(s), rows) for s in rows if all(as_size(r["size"]) != s for r in p["lbr"])]
+        if unplayed:
+            lines += ["", f"Trained, not played: {', '.join(unplayed)} (after the matches above)."]
         _plot(t, p)
+        lines += _confirm_lines(rows)
         lines += ["", "What the curve recommends, and what ships: docs/draw-poker.md, \"Abstraction size, and classes "
                   "by distribution\".", "", "![the abstraction curve](cfr_sizes.png)"]
     write_section("cfr-sizes", "Draw poker heads-up: the abstraction curve", "\n".join(lines))
     print("wrote benchmarks/RESULTS.md (section cfr-sizes)")
+
+
+def _confirm_lines(rows: dict[Size, dict]) -> list[str]:
+    """The confirming run's part of the section (none before it ran)."""
+    path = DATA / "cfr_sizes_confirm.json"
+    if not path.exists():
+        return []
+    c = json.loads(path.read_text())
+    base = _name(c["head_to_head"][0]["a"], rows)
+    lines = [
+        "",
+        "**The confirming run** (pre-registered: the comparison, the seed, the number of hands and the rule were "
+        f"committed before it ran; the seed {c['seed']} is new, none of the curve's matches used it).",
+        Run.from_dict(c["run"]).line(),
+        "",
+        f"The rule: {', '.join(_name(r['b'], rows) for r in c['head_to_head'])} beats {base} when the "
+        f"{1 - c['level']:.1%} interval of its control-variates estimate lies below 0 (chips a hand {base} wins).",
+        "",
+        f"| match | hands | duplicate ({1 - c['level']:.1%}) | duplicate + control variates | sd a deal (plain → CV) "
+        "| verdict |",
+        "|---|---:|---:|---:|---:|---|",
+    ]
+    for r in c["head_to_head"]:
+        cv = r["control_variates"]
+        verdict = (f"{_name(r['b'], rows)} better" if cv["high"] < 0 else
+                   f"{base} better" if cv["low"] > 0 else "not told apart")
+        lines.append(f"| {base} vs {_name(r['b'], rows)} | {r['hands']:,} | {_ci(r)} | {_ci(cv)} | "
+                     f"{r['sd_per_deal']:.2f} → {cv['sd_per_deal']:.2f} | {verdict} |")
+    for r in c["lbr"]:
+        lines.append(f"| local best response vs {_name(r['size'], rows)} | {r['hands']:,} | {_ci(r)} | "
+                     f"{_ci(r['control_variates'])} | {r['sd_per_deal']:.2f} → "
+                     f"{r['control_variates']['sd_per_deal']:.2f} | "
+                     f"{'a lower bound above 0' if r['control_variates']['low'] > 0 else 'contains 0'} |")
+    partial = [r for r in c["head_to_head"] + c["lbr"] if r["deals"] < r["asked"]]
+    if partial:
+        lines += ["", f"{len(partial)} match(es) stopped early at the wall-clock limit."]
+    return lines
 
 
 def _plot(t: dict, p: dict) -> None:
@@ -293,12 +386,13 @@ def _plot(t: dict, p: dict) -> None:
     rows = {key(r): r for r in t["sizes"]}
     fig, ax = plt.subplots(figsize=(7, 4.2))
     for emd, what in ((False, "classes by mean"), (True, "classes by distribution (EMD)")):
-        points = sorted((r for r in p["lbr"] if rows[tuple(r["size"])].get("emd", False) == emd),
-                        key=lambda r: rows[tuple(r["size"])]["n_post"])
+        points = sorted((r for r in p["lbr"] if rows[as_size(r["size"])].get("emd", False) == emd
+                         and not rows[as_size(r["size"])].get("joker", False)),
+                        key=lambda r: rows[as_size(r["size"])]["n_post"])
         if not points:
             continue
-        x = [rows[tuple(r["size"])]["n_post"] for r in points]
-        stored = [rows[tuple(r["size"])]["info"]["exploitability"]["stored"] for r in points]
+        x = [rows[as_size(r["size"])]["n_post"] for r in points]
+        stored = [rows[as_size(r["size"])]["info"]["exploitability"]["stored"] for r in points]
         cv = [r["control_variates"] for r in points]
         errors = [[c["mean"] - c["low"] for c in cv], [c["high"] - c["mean"] for c in cv]]
         ax.errorbar(x, [c["mean"] for c in cv], yerr=errors, marker="D" if emd else "o", capsize=4,
@@ -318,7 +412,7 @@ def _plot(t: dict, p: dict) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("stage", choices=("train", "play", "report"))
+    parser.add_argument("stage", choices=("train", "play", "confirm", "report"))
     parser.add_argument("--sizes", default=SIZES, help="train: PRExPOST,... (hand_classes' pre and post)")
     parser.add_argument("--target", type=float, default=0.005, help="train: stop at this exploitability")
     parser.add_argument("--max-iterations", type=int, default=2000)
@@ -329,12 +423,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--only", choices=("all", "lbr", "head-to-head"), default="all",
                         help="play: these matches only (the others' saved results kept)")
     parser.add_argument("--seed", type=int, default=2026)
+    parser.add_argument("--hands", type=int, default=60_000, help="confirm: hands a match (two a deal)")
     args = parser.parse_args(argv)
     try:
         args.sizes = parse_sizes(args.sizes)
     except ValueError as exc:
         parser.error(f"--sizes: {exc}")
-    for name in ("target", "max_iterations", "max_cpu_minutes", "check_every", "cpu_minutes", "wall_minutes"):
+    for name in ("target", "max_iterations", "max_cpu_minutes", "check_every", "cpu_minutes", "wall_minutes",
+                 "hands"):
         if getattr(args, name) <= 0:
             parser.error(f"--{name.replace('_', '-')} must be above 0, got {getattr(args, name)}")
     run = Run(["bench_cfr_sizes.py", *(argv if argv is not None else sys.argv[1:])])
@@ -344,6 +440,14 @@ def main(argv: list[str] | None = None) -> int:
         if not (DATA / "cfr_sizes_train.json").exists():
             parser.error("play needs the strategies of `train` first (benchmarks/data/cfr_sizes_train.json)")
         play(args, run)
+    elif args.stage == "confirm":
+        played = DATA / "cfr_sizes_play.json"
+        curve = json.loads(played.read_text())["seed"] if played.exists() else None
+        if len(args.sizes) < 2:
+            parser.error("confirm: --sizes names the base and at least one other size")
+        if curve is not None and abs(args.seed - curve) < SEED_SPAN:
+            parser.error(f"confirm: --seed {args.seed} is within {SEED_SPAN} of the curve's ({curve}); take a new one")
+        confirm(args, run)
     elif not (DATA / "cfr_sizes_train.json").exists():
         parser.error("nothing to report: run `train` first")
     report()

@@ -69,11 +69,11 @@ def deal_totals(rules, terms, a, b, deals: int, rng: np.random.Generator,  # typ
     return totals, corrected
 
 
-def interval(totals: list[float], asked: int) -> dict[str, float]:
-    """Per hand (a deal is two hands): the mean and its 95% interval over the deals (normal)."""
+def interval(totals: list[float], asked: int, z: float = 1.96) -> dict[str, float]:
+    """Per hand (a deal is two hands): the mean and its interval over the deals (normal; ``z`` sd, 1.96: 95%)."""
     n = len(totals)
     mean = statistics.fmean(totals) / 2
-    half = 1.96 * statistics.stdev(totals) / n ** 0.5 / 2
+    half = z * statistics.stdev(totals) / n ** 0.5 / 2
     return {"deals": n, "asked": asked, "hands": 2 * n, "mean": mean, "low": mean - half, "high": mean + half,
             "sd_per_deal": statistics.stdev(totals)}
 

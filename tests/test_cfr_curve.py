@@ -121,6 +121,42 @@ def test_classes_by_distribution_keep_the_groups_and_look_hands_up(tmp_path):
     assert np.array_equal(back.pre_of, c.pre_of) and np.array_equal(back.transitions, c.transitions)
 
 
+@pytest.mark.parametrize("emd", [False, True])
+def test_the_joker_apart_splits_each_group_and_numbers_it_by_strength(emd, tmp_path):
+    """Joker classes: the groups as without it; every class holds only hands with the joker or only hands
+    without, both kinds seen; by mean, the classes of one kind in a group in order of E*; a hand's class in its
+    group; stored and read back under its own key."""
+    c = hand_classes(RULES, 30, 32, emd, True)
+    plain = hand_classes(RULES, 30, 32, emd)
+    assert c.pre_of is not None and np.isclose(c.prior.sum(), 1.0) and np.all(c.prior > 0)
+    assert [c.group_first[d + 1] > c.group_first[d] for d in range(6)] == \
+        [plain.group_first[d + 1] > plain.group_first[d] for d in range(6)]
+    joker = RULES.deck.joker_cards[0]
+    holds: dict[int, set[bool]] = {}
+    rng = np.random.default_rng(6)
+    deck = np.array(RULES.deck.cards())
+    for _ in range(400):
+        hand = rng.choice(deck, 5, replace=False).tolist()
+        drawn, v = best_draw(RULES, hand)
+        x = c.pre_class(hand)
+        assert c.group_of(x) == drawn and c.pre_range[x, 0] <= v <= c.pre_range[x, 1]
+        holds.setdefault(x, set()).add(joker in hand)
+    assert all(len(kinds) == 1 for kinds in holds.values())
+    assert {True, False} <= {next(iter(kinds)) for kinds in holds.values()}
+    if not emd:  # by mean: the classes of one kind in a group cut its E* in order
+        for g in range(6):
+            for kind in (True, False):
+                mine = [x for x in range(c.group_first[g], c.group_first[g + 1]) if holds.get(x) == {kind}]
+                assert all(c.pre_range[x, 1] <= c.pre_range[y, 0] for x, y in itertools.pairwise(mine))
+    path = tmp_path / f"{strategy_key(RULES, Terms(), 30, 32, emd, True)}.npz"
+    assert path.name != f"{strategy_key(RULES, Terms(), 30, 32, emd)}.npz"
+    betting = Betting(Terms())
+    steps = np.zeros(Navigator(betting, c.n_pre, c.n_post).entries(betting.root()), dtype=np.uint8)
+    Strategy(betting, c, steps, {"format": FORMAT, "key": _header_key(RULES, Terms(), 30, 32, emd, True)}).save(path)
+    back = Strategy.load(path, RULES, Terms()).classes
+    assert np.array_equal(back.pre_of, c.pre_of) and np.array_equal(back.transitions, c.transitions)
+
+
 # ---------------------------------------------------------------- control variates ------------
 
 
@@ -303,6 +339,9 @@ def test_monotonicity_counts_a_stronger_class_that_folds_more(shipped):
     (["train", "--target", "0"], "--target must be above 0"),
     (["play", "--cpu-minutes", "-1"], "--cpu-minutes must be above 0"),
     (["curve"], "invalid choice"),
+    (["confirm", "--sizes", "30x32"], "the base and at least one other size"),
+    (["confirm", "--sizes", "30x32,30x32e", "--seed", "2030"], "within 1000 of the curve's"),
+    (["confirm", "--hands", "0"], "--hands must be above 0"),
 ])
 def test_curve_benchmark_argument_errors(argv, words, monkeypatch, capsys):
     module = load_benchmark(BENCHMARKS / "bench_cfr_sizes.py", "benchmark_bench_cfr_sizes", monkeypatch)

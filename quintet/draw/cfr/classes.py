@@ -16,6 +16,10 @@ exact percentile tables of ``quintet.draw.tables`` and ``quintet.draw.policy``:
   the earth mover's distance between those histograms (``emd_clusters``: k-medians on the CDFs,
   exact EMD in one dimension), and the clusters numbered by their mean ``E*``.  A hand's class is
   then looked up in a table of every hand of the deck (``HandClasses.pre_of``);
+* **the joker apart** (``joker=True``, with either of the above) — within each group, the hands that
+  hold a joker and those that do not are classed apart (the group's classes shared between them in
+  proportion to their hands, at least one each), and the group's classes numbered by their mean
+  ``E*``; a hand's class is looked up in the table too;
 * **after the exchange** — the final hand's percentile among all hands of the deck, cut into
   ``post`` classes, finer at the top: class boundaries are the quantiles 1 - (1 - i/post)² of the
   final hands of players who exchanged by the policy (a seeded sample of 400,000 deals), so the
@@ -67,8 +71,9 @@ class HandClasses:
     * ``prior`` — float64[pre]; ``transitions`` — float64[6, pre, post];
     * ``pre_range`` — float64[pre, 2]: the E* range of each pre-exchange class; ``post_range`` — the
       percentile range of each final class (both for people);
-    * ``pre_of`` — classes by distribution (``emd``): the pre-exchange class of every hand of the deck
-      (int16, colex order of the hand's deck positions), which replaces ``pre_cuts``; None for classes by mean.
+    * ``pre_of`` — classes by distribution (``emd``) or with the joker apart (``joker``): the pre-exchange
+      class of every hand of the deck (int16, colex order of the hand's deck positions), which replaces
+      ``pre_cuts``; None for classes by mean alone.
     """
 
     rules: Rules
@@ -144,6 +149,19 @@ def _next_hand(pos, n):
     pos[i] += 1
     for j in range(i):
         pos[j] = j
+
+
+@njit(cache=True, nogil=True)
+def _holds(is_marked, n_hands, out):
+    """out[h] = whether hand h (colex order of positions) holds a position marked in ``is_marked``."""
+    n = is_marked.shape[0]
+    pos = np.arange(5)
+    for h in range(n_hands):
+        hit = False
+        for i in range(5):
+            hit |= is_marked[pos[i]]
+        out[h] = hit
+        _next_hand(pos, n)
 
 
 @njit(cache=True, nogil=True)
@@ -305,9 +323,11 @@ def emd_clusters(hist: np.ndarray, weight: np.ndarray, x: np.ndarray, k: int, it
 
 
 @cache
-def hand_classes(rules: Rules, pre: int = PRE_CLASSES, post: int = POST_CLASSES, emd: bool = False) -> HandClasses:
+def hand_classes(rules: Rules, pre: int = PRE_CLASSES, post: int = POST_CLASSES, emd: bool = False,
+                 joker: bool = False) -> HandClasses:
     """Build the abstraction (module doc): a few seconds for 36 cards, under a minute for 54.  ``emd``: the classes
-    before the exchange by the distribution of the final hand's strength, not its mean (module doc)."""
+    before the exchange by the distribution of the final hand's strength, not its mean; ``joker``: the hands that
+    hold a joker classed apart within each group (module doc)."""
     policy = exchange_policy(rules)
     t = policy.tables
     cards = np.array(rules.deck.cards(), dtype=np.int64)
@@ -345,32 +365,50 @@ def hand_classes(rules: Rules, pre: int = PRE_CLASSES, post: int = POST_CLASSES,
     mass = np.bincount(best, minlength=6) / n_hands
     sizes = np.where(mass > 0, np.maximum(1, np.round(mass * pre)), 0).astype(int)
     sizes = np.where(mass >= 0.05, np.maximum(sizes, min(GROUP_MIN, pre // 6)), sizes)  # pat hands: few, apart
+    holds = np.zeros(n_hands, dtype=np.bool_)
+    if joker:
+        _holds(np.isin(cards, rules.deck.joker_cards), n_hands, holds)
+    hist = np.zeros((n_hands, n_post if emd else 0), dtype=np.int64)
     if emd:
-        hist = np.zeros((n_hands, n_post), dtype=np.int64)
         _histograms(cards, t.card_rank, t.card_suitbit, t.binom, t.offsets, cell_bucket, bucket_sums,
                     policy.big_binom, policy.set_offsets, keeps, best, hist)
+    pre_cuts: list[np.ndarray] = [np.zeros(0) for _ in range(6)]
+    lookup: np.ndarray | None = None
+    if emd or joker:
         pre_of = np.empty(n_hands, dtype=np.int64)
-        pre_cuts = [np.zeros(0) for _ in range(6)]
         first = np.zeros(7, dtype=np.int64)
         for d in range(6):
             rows = np.flatnonzero(best == d)
-            if sizes[d]:
-                unique, inverse, counts = np.unique(hist[rows], axis=0, return_inverse=True, return_counts=True)
-                labels = emd_clusters(unique.astype(np.float64), counts.astype(np.float64), post_range.mean(axis=1),
-                                      min(int(sizes[d]), unique.shape[0]))
-                pre_of[rows] = first[d] + labels[inverse.ravel()]
-            first[d + 1] = first[d] + (int(pre_of[rows].max() - first[d]) + 1 if sizes[d] else 0)
-        lookup: np.ndarray | None = pre_of.astype(np.int16)
+            if not sizes[d]:
+                continue
+            parts = [rows[holds[rows] == j] for j in (False, True)]
+            parts = [part for part in parts if part.size]
+            shares = [max(1, round(sizes[d] * part.size / rows.size)) for part in parts]
+            labels, base = np.empty(rows.size, dtype=np.int64), 0
+            where = np.empty(n_hands, dtype=np.int64)
+            where[rows] = np.arange(rows.size)
+            for part, k in zip(parts, shares, strict=True):
+                cuts = _cuts(np.sort(value[part]), np.arange(1, k) / k)
+                got = (_emd_labels(hist[part], post_range, k) if emd else  # below: empty classes dropped
+                       np.unique(np.searchsorted(cuts, value[part], side="right"), return_inverse=True)[1])
+                labels[where[part]] = base + got
+                base += int(got.max()) + 1
+            rank = np.arange(base)
+            if len(parts) > 1:  # the joker apart: the group's classes numbered by mean E*, weakest first
+                means = np.array([value[rows][labels == c].mean() for c in range(base)])
+                rank[np.argsort(means, kind="stable")] = np.arange(base)
+            pre_of[rows] = first[d] + rank[labels]
+            first[d + 1:] = first[d] + base
+        lookup = pre_of.astype(np.int16)
     else:
-        pre_cuts, group_first = [], [0]
+        group_first = [0]
         for d in range(6):
             cuts = (_cuts(np.sort(value[best == d]), np.arange(1, sizes[d]) / sizes[d]) if sizes[d] > 1
                     else np.zeros(0))
-            pre_cuts.append(cuts)
+            pre_cuts[d] = cuts
             group_first.append(group_first[-1] + (len(cuts) + 1 if sizes[d] else 0))
         first = np.array(group_first, dtype=np.int64)
         pre_of = _pre_classes(best, value, first, pre_cuts)
-        lookup = None
     n_pre = int(first[-1])
 
     counts = np.zeros((6, n_pre, n_post), dtype=np.int64)
@@ -381,6 +419,14 @@ def hand_classes(rules: Rules, pre: int = PRE_CLASSES, post: int = POST_CLASSES,
     pre_range = np.array([[value[pre_of == a].min(), value[pre_of == a].max()] for a in range(n_pre)])
     return HandClasses(rules, first, tuple(pre_cuts), post_cuts, size / n_hands, transitions, pre_range, post_range,
                        lookup)
+
+
+def _emd_labels(hist: np.ndarray, post_range: np.ndarray, k: int) -> np.ndarray:
+    """EMD clusters (``emd_clusters``) of these hands' histograms, at most k, numbered weakest first."""
+    unique, inverse, counts = np.unique(hist, axis=0, return_inverse=True, return_counts=True)
+    labels = emd_clusters(unique.astype(np.float64), counts.astype(np.float64), post_range.mean(axis=1),
+                          min(k, unique.shape[0]))
+    return labels[inverse.ravel()]
 
 
 def _pre_classes(best: np.ndarray, value: np.ndarray, first: np.ndarray, cuts: list[np.ndarray]) -> np.ndarray:

@@ -59,18 +59,21 @@ class StrategyError(InputError):
     """A strategy file that cannot be used (damaged, another format, another game)."""
 
 
-def _header_key(rules: Rules, terms: Terms, pre: int, post: int, emd: bool = False) -> dict[str, Any]:
+def _header_key(rules: Rules, terms: Terms, pre: int, post: int, emd: bool = False,
+                joker: bool = False) -> dict[str, Any]:
     classes: dict[str, Any] = {"pre": pre, "post": post, "boundary_samples": BOUNDARY_SAMPLES,
                                "boundary_seed": BOUNDARY_SEED}
     if emd:  # classes by distribution (``hand_classes``); the key of classes by mean is as it always was
         classes["emd"] = True
+    if joker:  # the joker apart (``hand_classes``)
+        classes["joker"] = True
     return {"format": FORMAT, "fingerprint": rules_fingerprint(rules), "terms": terms.to_dict(), "classes": classes}
 
 
 def strategy_key(rules: Rules, terms: Terms, pre: int = PRE_CLASSES, post: int = POST_CLASSES,
-                 emd: bool = False) -> str:
+                 emd: bool = False, joker: bool = False) -> str:
     """A file name for the strategy of this game: the rule set's name and a hash of everything that defines it."""
-    text = json.dumps(_header_key(rules, terms, pre, post, emd), sort_keys=True)
+    text = json.dumps(_header_key(rules, terms, pre, post, emd, joker), sort_keys=True)
     return f"{rules.name}-{hashlib.sha256(text.encode()).hexdigest()[:16]}"
 
 
@@ -122,7 +125,7 @@ class Strategy:
         """Write the strategy: an npz of the header (JSON), the classes and the steps (lzma-compressed)."""
         c = self.classes
         path.parent.mkdir(parents=True, exist_ok=True)
-        extra: dict[str, Any] = {} if c.pre_of is None else {"pre_of": c.pre_of}  # classes by distribution
+        extra: dict[str, Any] = {} if c.pre_of is None else {"pre_of": c.pre_of}  # classes by a table
         tmp = path.with_name(path.name + ".tmp")
         with tmp.open("wb") as stream:
             np.savez(
@@ -145,7 +148,7 @@ class Strategy:
                     raise StrategyError(f"strategy file format {info.get('format')}, this program reads {FORMAT}")
                 key = info["key"]
                 c = key["classes"]
-                if key != _header_key(rules, terms, c["pre"], c["post"], c.get("emd", False)):
+                if key != _header_key(rules, terms, c["pre"], c["post"], c.get("emd", False), c.get("joker", False)):
                     raise StrategyError("the strategy file is of another game (rules, terms or classes)")
                 first = data["group_first"]
                 classes = HandClasses(rules, first, _pre_cuts(first, data["pre_cuts"]), data["post_cuts"],
@@ -195,15 +198,16 @@ def finish(tree: PublicTree, average: np.ndarray) -> np.ndarray:
 
 
 def train(rules: Rules, terms: Terms, *, iterations: int = ITERATIONS, pre: int = PRE_CLASSES,
-          post: int = POST_CLASSES, emd: bool = False, progress: Callable[[int, int], None] | None = None,
+          post: int = POST_CLASSES, emd: bool = False, joker: bool = False,
+          progress: Callable[[int, int], None] | None = None,
           monitor: Callable[[CFRPlus], bool | None] | None = None, game: AbstractGame | None = None) -> Strategy:
     """Solve the abstract game of these rules and terms by CFR+ (module doc); ``progress(done, total)``
     after each iteration; ``monitor(solver)`` too (a benchmark measures the average there; True from it
     stops the training before ``iterations``); ``game``: the abstract game, built already (of these rules,
-    terms and classes); ``pre``, ``post``, ``emd``: the classes (``hand_classes``)."""
+    terms and classes); ``pre``, ``post``, ``emd``, ``joker``: the classes (``hand_classes``)."""
     start = time.process_time()
     if game is None:
-        game = build_game(terms, hand_classes(rules, pre, post, emd))
+        game = build_game(terms, hand_classes(rules, pre, post, emd, joker))
     classes = game.classes
     solver = CFRPlus(game.tree)
     for i in range(iterations):
@@ -217,7 +221,7 @@ def train(rules: Rules, terms: Terms, *, iterations: int = ITERATIONS, pre: int 
     steps = quantise(game.tree, finish(game.tree, average))
     stored = exploitability(game.tree, steps / 255.0)
     info = {
-        "format": FORMAT, "key": _header_key(rules, terms, pre, post, emd), "rules": rules.name,
+        "format": FORMAT, "key": _header_key(rules, terms, pre, post, emd, joker), "rules": rules.name,
         "algorithm": "CFR+ (regret matching+, alternating updates, linear averaging)",
         "iterations": solver.iterations,
         "cpu_seconds": round(time.process_time() - start, 1), "built": time.strftime("%Y-%m-%d"),
