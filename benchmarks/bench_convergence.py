@@ -3,6 +3,7 @@
     python benchmarks/bench_convergence.py --deals 100 --budget 10                   # resumable JSON lines
     python benchmarks/bench_convergence.py --deals 100 --budget 10 --start 50        # a shard
     python benchmarks/bench_convergence.py --population hardest --budget 10          # the hardest classes
+    python benchmarks/bench_convergence.py --sensitivity --budget 10                 # the meta-solvers' settings
     python benchmarks/bench_convergence.py --deals 100 --budget 10 --report          # the section
 
 Deals: ``Deal.random(seed)`` for ``--deals`` seeds from ``--seed`` (``--population dealt``), and
@@ -30,6 +31,9 @@ method: each pool size from scratch).
 iteration is recorded as (iteration, CPU seconds since the method's start, certified ε — the least
 so far: an exact best response's value, or its proven bound when the search was stopped); an
 iteration that finished past the budget does not count.  A method stops at ``--target`` ε.
+
+``--sensitivity`` runs PSRO's regret-matching+ and Hedge at other settings (``SENSITIVITY``: inner
+steps, Hedge's rate) on the hardest classes into ``--sensitivity-jsonl``; the report adds their table.
 
 ``--report`` writes the ``convergence`` section of RESULTS.md, ``benchmarks/convergence.png`` and
 ``benchmarks/data/convergence.json`` from the records (``--no-write``: print only).
@@ -73,7 +77,7 @@ from analysis_common import (  # noqa: E402
 )
 from bench_best_response import random_good_arrangement  # noqa: E402
 from benchmark_results import write_section  # noqa: E402
-from research.psro import PsroRecord, online_double_oracle, psro  # noqa: E402
+from research.psro import INNER_STEPS, PAYOFF_RANGE, PsroRecord, online_double_oracle, psro  # noqa: E402
 
 from quintet.game import Deal  # noqa: E402
 from solver.engines.base import DEFAULT_ENGINE, solve  # noqa: E402
@@ -93,6 +97,11 @@ LABELS = {"do-shipped": "double oracle as shipped (cheap + exact oracle)",
           "psro-hedge": "PSRO, Hedge meta-solver",
           "odo": "online double oracle",
           "lp-pool": "LP over a fixed sampled pool (certified)"}
+# The meta-solvers' settings checked by ``--sensitivity`` (psro's defaults: INNER_STEPS a PSRO
+# iteration; Hedge's rate √(8 ln n / t) / PAYOFF_RANGE): name → (meta-solver, inner steps, rate × default)
+SENSITIVITY = {"psro-rm+:inner=50": ("rm+", 50, 1.0), "psro-rm+:inner=1000": ("rm+", 1000, 1.0),
+               "psro-hedge:inner=50": ("hedge", 50, 1.0), "psro-hedge:inner=1000": ("hedge", 1000, 1.0),
+               "psro-hedge:rate×0.25": ("hedge", INNER_STEPS, 0.25), "psro-hedge:rate×4": ("hedge", INNER_STEPS, 4.0)}
 REFERENCE = "do-shipped"
 TARGETS = (0.05, 0.01)  # reported with --target (default 0.005)
 FLOOR = 1e-4  # ε = 0 is drawn here on the log axis
@@ -157,9 +166,10 @@ def run_method(method: str, tables: DealTables, first: Strategy, budget: float, 
                                      response_time_limit=safety_wall(budget))
             population, support = p.population, len(p.support)
         else:
-            meta = {"fp": "uniform", "psro-rm+": "rm+", "psro-hedge": "hedge"}[method]
+            meta, inner, rate = SENSITIVITY.get(method) or ({"fp": "uniform", "psro-rm+": "rm+",
+                                                             "psro-hedge": "hedge"}[method], INNER_STEPS, 1.0)
             p = psro(game, [first], meta=meta, epsilon=target, stop_event=clock.event, progress=on_psro,
-                     response_time_limit=safety_wall(budget))
+                     response_time_limit=safety_wall(budget), inner=inner, payoff_range=PAYOFF_RANGE / rate)
             population, support = p.population, len(p.support)
     return {"trace": trace, "population": population, "support": support, "cpu": clock.spent()}
 
@@ -254,10 +264,10 @@ def run_hardest(args: argparse.Namespace, params: dict[str, Any]) -> None:
 
 def parse_methods(text: str) -> list[str]:
     names = [m.strip() for m in text.split(",") if m.strip()]
-    unknown = [m for m in names if m not in METHODS]
+    unknown = [m for m in names if m not in METHODS and m not in SENSITIVITY]
     if unknown or not names:
         raise argparse.ArgumentTypeError(f"unknown method(s) {', '.join(unknown) or '(none)'}; "
-                                         f"choose from {', '.join(METHODS)}")
+                                         f"choose from {', '.join([*METHODS, *SENSITIVITY])}")
     return list(dict.fromkeys(names))
 
 
@@ -290,8 +300,20 @@ def main() -> None:
                          "e.g. 10,100,1000 (default: not run)")
     ap.add_argument("--no-write", action="store_true",
                     help="write no RESULTS section, plot or summary (the JSON lines are still written)")
+    ap.add_argument("--sensitivity", action="store_true",
+                    help="run the meta-solvers' other settings (SENSITIVITY) on the hardest classes into "
+                         "--sensitivity-jsonl instead of the six methods")
+    ap.add_argument("--sensitivity-jsonl", type=Path, default=DATA / "convergence-sensitivity.jsonl",
+                    help="the sensitivity run's records (default benchmarks/data/convergence-sensitivity.jsonl); "
+                         "--report adds their table when the file has records at the budget")
     add_shard_options(ap, "convergence")
     args = ap.parse_args()
+    if args.sensitivity and not args.report:
+        params = {k: str(v) for k, v in vars(args).items() if k not in ("jsonl", "sensitivity_jsonl")}
+        run_hardest(argparse.Namespace(**{**vars(args), "methods": list(SENSITIVITY),
+                                          "jsonl": args.sensitivity_jsonl}), params)
+        report(args)
+        return
     if not args.report:
         params = {k: str(v) for k, v in vars(args).items() if k != "jsonl"}
         if args.population in ("dealt", "both"):
@@ -318,12 +340,50 @@ def report(args: argparse.Namespace) -> None:
         print(f"{args.jsonl}: no records at budget {args.budget:g} CPU s yet")
         return
     text, summary = make_report(dealt, hardest, runs, args)
+    s_runs, s_records = read_jsonl(args.sensitivity_jsonl)
+    varied = sorted((r for r in s_records if r.get("population") == "hardest" and r.get("budget") == args.budget),
+                    key=lambda r: r["rank"])
+    if varied and hardest:
+        table, summary["sensitivity"] = sensitivity_table(hardest, varied, s_runs, args.budget)
+        text = text.replace("![convergence](convergence.png)", "\n".join(table) + "\n\n![convergence](convergence.png)")
     print(text)
     if args.no_write:
         return
     save_data("convergence", recorded_run(runs), summary)
     plot(dealt or hardest, args, "deals as dealt" if dealt else "hardest classes")
     write_section(*SECTION, text)
+
+
+def sensitivity_table(hardest: list[dict[str, Any]], varied: list[dict[str, Any]], runs: list[dict[str, Any]],
+                      budget: float) -> tuple[list[str], dict[str, Any]]:
+    """The meta-solvers at other settings on the hardest classes: certified ε at the budget beside
+    the default setting's and the shipped double oracle's, on the classes both files hold."""
+    by_key = {r["key"]: r for r in hardest}
+    pairs = [(by_key[r["key"]], r) for r in varied if r["key"] in by_key]
+    ref = np.array([at_budget(h["methods"][REFERENCE]["trace"], budget) for h, _ in pairs])
+    lines = [f"**Sensitivity of the meta-solvers** (the hardest classes, {len(pairs)} of them, {budget:g} CPU s each; "
+             f"PSRO's defaults: {INNER_STEPS} self-play steps a PSRO iteration, Hedge's rate "
+             f"√(8 ln n / t) / {PAYOFF_RANGE:g}). " + provenance(runs), "",
+             "| meta-solver, setting | certified ε at the budget: median [IQR] | the shipped double oracle "
+             "lower / higher / tied |", "|---|---|---|"]
+    summary: dict[str, Any] = {}
+    rows = [(LABELS[m] + " (default)", [h["methods"][m] for h, _ in pairs]) for m in ("psro-rm+", "psro-hedge")]
+    rows += [(name, [v["methods"][name] for _, v in pairs]) for name in SENSITIVITY
+             if all(name in v["methods"] for _, v in pairs)]
+    for label, runs_ in rows:
+        eps = np.array([at_budget(r["trace"], budget) for r in runs_])
+        q1, med, q3 = np.quantile(eps, [0.25, 0.5, 0.75])
+        lower, higher = int(np.sum(ref < eps - 1e-9)), int(np.sum(eps < ref - 1e-9))
+        lines.append(f"| {label} | {med:.4f} [{q1:.4f}, {q3:.4f}] | {lower} / {higher} / {len(eps) - lower - higher} |")
+        summary[label] = {"median": float(med), "iqr": [float(q1), float(q3)], "shipped_lower": lower,
+                          "shipped_higher": higher}
+    least = min(v["shipped_lower"] for v in summary.values())
+    lines += ["", f"At every setting the shipped double oracle holds the lower certified ε on at least {least} of "
+              f"the {len(pairs)} classes: the comparison above does not hinge on the meta-solvers' settings."
+              if least * 2 > len(pairs) else
+              f"At some setting the shipped double oracle holds the lower certified ε on only {least} of the "
+              f"{len(pairs)} classes."]
+    return lines, summary
 
 
 def first_reach(trace: Trace, eps: float, budget: float) -> tuple[float, float]:
@@ -406,7 +466,32 @@ def population_tables(records: list[dict[str, Any]], args: argparse.Namespace, n
                      f"{p:.2g} |")
         summary["paired"].append({"against": m, "target": eps, "both": nb, "wins": w, "losses": lo_,
                                   "ratio": [ratio, r_lo, r_hi], "p_holm": p})
-    return lines, summary
+    return lines + [""] + anytime_table(records, others, B, name, summary), summary
+
+
+def anytime_table(records: list[dict[str, Any]], others: list[str], budget: float, name: str,
+                  summary: dict[str, Any]) -> list[str]:
+    """The anytime comparison: the shipped method's certified ε at the budget against each other
+    method's on the same deals (a win: a lower ε by more than 1e-9), sign tests Holm-adjusted over
+    the table's rows; it decides where few deals reach any target within the budget."""
+    ref = np.array([at_budget(r["methods"][REFERENCE]["trace"], budget) for r in records])
+    rows = []
+    for m in others:
+        other = np.array([at_budget(r["methods"][m]["trace"], budget) for r in records])
+        wins, losses = int(np.sum(ref < other - 1e-9)), int(np.sum(other < ref - 1e-9))
+        rows.append((m, wins, losses, len(records) - wins - losses, float(np.median(other - ref))))
+    pvalues = holm([sign_test_p(w, lo_) for _, w, lo_, _, _ in rows])
+    lines = [f"Anytime ({name}): the certified ε each method holds at {budget:g} CPU s, {LABELS[REFERENCE]} "
+             "against each other method on the same deals. A win is a lower certified ε (by more than 1e-9); "
+             f"equal ε is a tie, left out. Two-sided sign tests, Holm-adjusted over the {len(rows)} rows.", "",
+             "| against | shipped lower ε | shipped higher ε | ties | median of (other's ε − shipped's) | "
+             "sign test p (Holm) |", "|---|---:|---:|---:|---:|---:|"]
+    summary["anytime"] = []
+    for (m, w, lo_, ties, diff), p in zip(rows, pvalues, strict=True):
+        lines.append(f"| {LABELS[m]} | {w} | {lo_} | {ties} | {diff:.4f} | {p:.2g} |")
+        summary["anytime"].append({"against": m, "wins": w, "losses": lo_, "ties": ties,
+                                   "median_difference": diff, "p_holm": p})
+    return lines
 
 
 def make_report(dealt: list[dict[str, Any]], hardest: list[dict[str, Any]], runs: list[dict[str, Any]],
@@ -425,7 +510,7 @@ def make_report(dealt: list[dict[str, Any]], hardest: list[dict[str, Any]], runs
               "past the budget does not count. Every method starts from the best response to uniform (computed once "
               "per deal, outside the clocks) and shares the exact oracle and the orbit expansion (a best response "
               "joins with its partition's 120 slot orders): the double oracle as shipped (with its cheap oracle), "
-              "the double oracle with the exact oracle only, and the PSRO baselines of `solver/games/psro.py` — "
+              "the double oracle with the exact oracle only, and the PSRO baselines of `benchmarks/research/psro.py` — "
               "fictitious play (uniform meta-solver), regret-matching+ and Hedge as meta-solvers, the online double "
               "oracle. Every ε is certified (an exact best response's value, or its proven bound), the least so far. "
               f"Each method stops at ε ≤ {args.target:g}. Reached: Clopper–Pearson 95% intervals; CPU s to reach: "

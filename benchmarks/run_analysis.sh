@@ -8,7 +8,7 @@
 #   bash benchmarks/run_analysis.sh --quick      # every step at toy size, writing nothing under
 #                                                # benchmarks/ (a few minutes: does the pipeline run?)
 #   bash benchmarks/run_analysis.sh --print      # the commands, not run
-# Steps: population heuristics convergence uniqueness style safe batch best-response structure
+# Steps: population heuristics convergence sensitivity uniqueness style safe batch best-response structure
 #        security kmix reread book notebook
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -23,7 +23,7 @@ while [ $# -gt 0 ] && [ "${1#--}" != "$1" ]; do
   shift
 done
 steps=("$@")
-[ ${#steps[@]} -eq 0 ] && steps=(population heuristics convergence uniqueness style safe batch best-response
+[ ${#steps[@]} -eq 0 ] && steps=(population heuristics convergence sensitivity uniqueness style safe batch best-response
                                  structure security kmix reread book notebook)
 tmp=${TMPDIR:-/tmp}/quintet-analysis-quick
 b=benchmarks
@@ -33,6 +33,7 @@ command_of() {  # the step's command: full size, or (--quick) toy size with --no
       population)    echo "python $b/bench_population.py --dealt 20000" ;;
       heuristics)    echo "python $b/bench_heuristics.py --deals 300 --epsilon 0.05 --resume" ;;
       convergence)   echo "python $b/bench_convergence.py --deals 100 --budget 10 --population both" ;;
+      sensitivity)   echo "python $b/bench_convergence.py --sensitivity --budget 10" ;;
       uniqueness)    echo "python $b/bench_uniqueness.py --deals 30 --epsilon 0.01" ;;
       style)         echo "python $b/bench_style_robustness.py --deals 15 --draws 5 --records 1,2,3,5,10,20,50,100" ;;
       safe)          echo "python $b/bench_safe.py --deals 30 --limits 0,0.25,0.5,1,2" ;;
@@ -51,6 +52,7 @@ command_of() {  # the step's command: full size, or (--quick) toy size with --no
       population)    echo "python $b/bench_population.py --dealt 200 --no-write" ;;
       heuristics)    echo "python $b/bench_heuristics.py --deals 2 --epsilon 0.2 --support-scan 3 --no-store --no-write" ;;
       convergence)   echo "python $b/bench_convergence.py --deals 1 --budget 2 --population both --hardest 1 --jsonl $tmp/convergence.jsonl --no-write" ;;
+      sensitivity)   echo "python $b/bench_convergence.py --sensitivity --deals 1 --budget 2 --hardest 1 --jsonl $tmp/convergence.jsonl --sensitivity-jsonl $tmp/sensitivity.jsonl --no-write" ;;
       uniqueness)    echo "python $b/bench_uniqueness.py --deals 1 --epsilon 0.2 --reweight 1 --rounds 1 --no-write" ;;
       style)         echo "python $b/bench_style_robustness.py --deals 1 --draws 2 --records 1,2 --epsilon 0.2 --no-store --no-write" ;;
       safe)          echo "python $b/bench_safe.py --deals 1 --limits 0,1 --style-records 5 --no-store --no-write" ;;

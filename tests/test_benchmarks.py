@@ -11,6 +11,7 @@ import shlex
 import subprocess
 import sys
 from pathlib import Path
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -108,6 +109,39 @@ def test_convergence_counts_only_what_the_budget_allows(monkeypatch):
     assert module.first_reach(trace, 0.005, 60.0) == (3.0, 30.0)
     assert module.at_budget(trace, 20.0) == 0.04
     assert module.at_budget(trace, 0.1) == module.TRIVIAL
+
+
+def test_convergence_anytime_table_counts_lower_certified_eps(monkeypatch):
+    """The anytime comparison: a win is the shipped method's lower ε at the budget (an ε reached
+    after the budget does not count), equal ε a tie; the sign test sees wins and losses only."""
+    module = load_benchmark(BENCHMARKS / "bench_convergence.py", "benchmark_convergence_anytime", monkeypatch)
+    shipped = [[(1, 1.0, 0.02)], [(1, 1.0, 0.5)], [(1, 1.0, 0.1)], [(1, 1.0, 0.3)]]
+    other = [[(1, 2.0, 0.05)], [(1, 2.0, 0.4), (2, 11.0, 0.0)], [(1, 1.0, 0.1)], [(1, 3.0, 0.9)]]
+    records = [{"methods": {module.REFERENCE: {"trace": a}, "fp": {"trace": b}}}
+               for a, b in zip(shipped, other, strict=True)]
+    summary: dict = {}
+    lines = module.anytime_table(records, ["fp"], 10.0, "test", summary)
+    row = summary["anytime"][0]
+    assert (row["wins"], row["losses"], row["ties"]) == (2, 1, 1), row
+    assert row["p_holm"] == pytest.approx(1.0) and any("| 2 | 1 | 1 |" in line for line in lines)
+
+
+def test_convergence_sensitivity_settings_reach_the_meta_solver(monkeypatch):
+    """Each ``SENSITIVITY`` setting runs its meta-solver with its inner steps and Hedge's rate."""
+    module = load_benchmark(BENCHMARKS / "bench_convergence.py", "benchmark_convergence_settings", monkeypatch)
+    seen = []
+
+    def fake_psro(game, initial, *, meta, inner, payoff_range, **_):
+        seen.append((meta, inner, payoff_range))
+        return SimpleNamespace(population=1, support=[0])
+
+    monkeypatch.setattr(module, "psro", fake_psro)
+    monkeypatch.setattr(module, "QuintetGame", lambda tables: None)
+    for name, (meta, inner, rate) in module.SENSITIVITY.items():
+        module.run_method(name, None, None, 1.0, 0.01)
+        assert seen[-1] == (meta, inner, module.PAYOFF_RANGE / rate), name
+    module.run_method("psro-hedge", None, None, 1.0, 0.01)
+    assert seen[-1] == ("hedge", module.INNER_STEPS, module.PAYOFF_RANGE)
 
 
 def test_convergence_gives_every_method_the_same_cpu_budget(monkeypatch, capsys, tmp_path):
@@ -291,7 +325,7 @@ def test_run_analysis_steps_call_options_their_scripts_have(mode, monkeypatch, c
     """Every step of run_analysis.sh names a benchmark and options its ``--help`` lists (a renamed
     option fails here, not hours into a run); ``--quick`` writes nothing under benchmarks/."""
     commands = _analysis_commands(*mode)
-    assert len(commands) == 14
+    assert len(commands) == 15
     for argv in commands:
         script = next((a for a in argv if a.startswith("benchmarks/")), None)
         if script is None:
@@ -357,8 +391,8 @@ def test_run_analysis_quick_runs_every_step(tmp_path):
 
     before = outputs()
     env = dict(os.environ, TMPDIR=str(tmp_path), PATH=f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}")
-    step_names = ["population", "heuristics", "convergence", "uniqueness", "style", "safe", "batch", "best-response",
-                  "structure", "security", "kmix", "reread", "book"]
+    step_names = ["population", "heuristics", "convergence", "sensitivity", "uniqueness", "style", "safe", "batch",
+                  "best-response", "structure", "security", "kmix", "reread", "book"]
     assert len(step_names) == len(scripts)
     done = subprocess.run(["bash", str(BENCHMARKS / "run_analysis.sh"), "--quick", *step_names], env=env,
                           capture_output=True, text=True, timeout=1500)

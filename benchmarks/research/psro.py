@@ -133,6 +133,10 @@ class _Search(Generic[S]):
                           len(self.pop.strategies), self.history)
 
 
+INNER_STEPS = 200  # the meta-solver's self-play steps a PSRO iteration (rm+, hedge)
+PAYOFF_RANGE = 50.0  # max − min of a Quintet payoff (2 × 25): Hedge's scale
+
+
 class _SelfPlay:
     """Regret-matching+ or Hedge in self-play on the population game.  The state (regrets, or
     Hedge's cumulative payoffs, and the average strategy) carries over from one outer iteration to
@@ -185,7 +189,7 @@ class _SelfPlay:
 
 def psro(game: SymmetricGame[S], initial: Sequence[S], *, meta: str, epsilon: float,
          stop_event: threading.Event | None = None, progress: Callable[[PsroRecord], None] | None = None,
-         inner: int = 200, payoff_range: float = 50.0, response_time_limit: float | None = None,
+         inner: int = INNER_STEPS, payoff_range: float = PAYOFF_RANGE, response_time_limit: float | None = None,
          max_iterations: int | None = None) -> PsroResult[S]:
     """PSRO with the meta-solver ``meta`` (``META_SOLVERS``) until the certified exploitability is
     ≤ ``epsilon``, ``stop_event`` is set or ``max_iterations`` outer iterations ran (``nash`` also
@@ -233,7 +237,7 @@ def psro(game: SymmetricGame[S], initial: Sequence[S], *, meta: str, epsilon: fl
 
 def online_double_oracle(game: SymmetricGame[S], initial: Sequence[S], *, epsilon: float,
                          stop_event: threading.Event | None = None,
-                         progress: Callable[[PsroRecord], None] | None = None, payoff_range: float = 50.0,
+                         progress: Callable[[PsroRecord], None] | None = None, payoff_range: float = PAYOFF_RANGE,
                          response_time_limit: float | None = None,
                          max_iterations: int | None = None) -> PsroResult[S]:
     """The online double oracle: Hedge (anytime rate) on the population, one step per
