@@ -16,9 +16,11 @@ replace M by a compact description (Blotto's allocations are the paths of a laye
 a flow polytope of polynomial size) and solve one polynomial LP.
 
 **Why not their LP here.**  (1) Quintet's M has no known compact description: an arrangement is an
-ordered exact cover of the 25 live cards by 5-card packets, and linear optimisation over M is
-weighted exact cover by 5-sets (NP-hard in general, through 3-dimensional matching; already for
-pairs, Rothvoss 2014 proves the perfect-matching polytope has no polynomial extended formulation).
+ordered exact cover of the 25 live cards by 5-card packets, and linear optimisation over M is a
+weighted exact cover by 5-sets — with arbitrary packet weights NP-hard (it contains exact cover by
+3-sets; Garey & Johnson 1979), and already for pairs the perfect-matching polytope has no
+polynomial-size extended formulation (Rothvoss 2014); so none is expected for the general family,
+and none is known for Quintet's own (rank-monotone) weights.
 The natural compact relaxation L — per slot a distribution over packets, every live card covered
 once in expectation (5 × 53,130 variables, 30 equalities) — is strictly larger than M: this script
 measures it on every deal (``relaxation``: the LP over L against the final weights exceeds the exact
