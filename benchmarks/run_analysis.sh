@@ -9,7 +9,7 @@
 #                                                # benchmarks/ (a few minutes: does the pipeline run?)
 #   bash benchmarks/run_analysis.sh --print      # the commands, not run
 # Steps: population heuristics convergence sensitivity uniqueness style safe batch best-response structure
-#        security kmix reread book notebook
+#        security kmix marginal reread book notebook
 set -euo pipefail
 cd "$(dirname "$0")/.."
 quick=0
@@ -24,7 +24,7 @@ while [ $# -gt 0 ] && [ "${1#--}" != "$1" ]; do
 done
 steps=("$@")
 [ ${#steps[@]} -eq 0 ] && steps=(population heuristics convergence sensitivity uniqueness style safe batch best-response
-                                 structure security kmix reread book notebook)
+                                 structure security kmix marginal reread book notebook)
 tmp=${TMPDIR:-/tmp}/quintet-analysis-quick
 b=benchmarks
 command_of() {  # the step's command: full size, or (--quick) toy size with --no-write and scratch files
@@ -42,6 +42,7 @@ command_of() {  # the step's command: full size, or (--quick) toy size with --no
       structure)     echo "python $b/bench_structure.py --deals 100" ;;
       security)      echo "python $b/bench_security.py --deals 100" ;;
       kmix)          echo "python $b/bench_kmix.py --deals 30 --cpu-per-k 5" ;;
+      marginal)      echo "python $b/bench_marginal_baseline.py --deals 10 --budget 60 --target 0.01" ;;
       reread)        echo "python $b/bench_reread.py" ;;
       book)          echo "python $b/bench_book.py --frame 1500 --sample 300" ;;
       notebook)      echo "python notebooks/src/build_overview.py --execute" ;;
@@ -61,6 +62,7 @@ command_of() {  # the step's command: full size, or (--quick) toy size with --no
       structure)     echo "python $b/bench_structure.py --deals 1 --cpu-limit 30 --milp-time-limit 2 --coupling-time-limit 1 --jsonl $tmp/structure.jsonl --bounds-jsonl $tmp/structure-bounds.jsonl --no-write" ;;
       security)      echo "python $b/bench_security.py --deals 1 --max-evaluations 20 --cpu-limit 30 --structure $tmp/structure.jsonl --jsonl $tmp/security.jsonl --no-write" ;;
       kmix)          echo "python $b/bench_kmix.py --deals 1 --ks 1,2 --cpu-per-k 2 --cpu-limit 30 --structure $tmp/structure.jsonl --security $tmp/security.jsonl --jsonl $tmp/kmix.jsonl --no-write" ;;
+      marginal)      echo "python $b/bench_marginal_baseline.py --quick --no-write" ;;
       reread)        echo "python $b/bench_reread.py --no-write" ;;
       book)          echo "python $b/bench_book.py --frame 4 --sample 2 --strata 2 --pilot-classes 30 --repeats 20 --epsilon 0.2 --jsonl-dir $tmp --no-write" ;;
       notebook)      echo "python -m pytest -q -n 0 -m notebook tests/test_notebooks.py" ;;

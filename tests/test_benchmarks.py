@@ -204,6 +204,73 @@ def test_convergence_options_and_hardest_classes(monkeypatch, tmp_path):
     assert module.hardest_classes(classes, 2) == ["Kc Qh Qd Qc 9c 8c 7s", "Ah Ad Ac Kc Td 9c 7d"]
 
 
+def test_marginal_fp_certificate_is_an_exact_best_response_to_a_realisable_mix(monkeypatch):
+    """bench_marginal_baseline: the ε marginal FP reports is the exact best response's value against
+    the uniform mix over the vertices it returns (recomputed from that mix, not from its running
+    average), the average it returns is that mix's marginals, and its certified ε never rises."""
+    module = load_benchmark(BENCHMARKS / "bench_marginal_baseline.py", "benchmark_marginal_cert", monkeypatch)
+    from quintet.game import Deal
+    from solver.games.quintet_game import QuintetGame
+    from solver.problem.deal_tables import DealTables
+
+    tables = DealTables.build(Deal.random(2026))
+    first = module.uniform_start(tables)
+    fp = module.marginal_fp(tables, first, budget=600.0, target=0.0, max_iterations=12)  # budget: a hang cap
+    assert fp["iterations"] == 12 and len(fp["support"]) <= 12
+    eps = [e for _, _, e in fp["trace"]]
+    assert all(b <= a for a, b in zip(eps, eps[1:], strict=False)) and eps[-1] == fp["epsilon"] < eps[0]
+    game = QuintetGame(tables)
+    mix = np.full(len(fp["support"]), 1.0 / len(fp["support"]))
+    np.testing.assert_allclose(game.marginals(fp["support"], mix), fp["average"], atol=1e-12)
+    again = game.best_response(fp["support"], mix, time_limit=None, hint=None, stop_event=None)
+    assert again.proven and abs(again.value - fp["epsilon"]) <= 1e-9
+    assert max(game.payoffs_against(fp["support"], fp["support"], mix)) <= again.value + 1e-9
+
+
+def test_marginal_fp_reaches_the_target_on_a_reduced_deal_and_the_relaxation_is_larger(monkeypatch):
+    """On a two-slot deal (10 live cards) marginal FP reaches ε ≤ 0.01 and stops there; the compact
+    relaxation's LP is never below the exact best response (L contains M) and here exceeds it."""
+    module = load_benchmark(BENCHMARKS / "bench_marginal_baseline.py", "benchmark_marginal_small", monkeypatch)
+    from quintet.game import Deal
+    from quintet.rules import Rules
+    from solver.problem.deal_tables import DealTables
+
+    tables = DealTables.build(Deal.random(2026, rules=Rules(weights=(3, 4))))
+    fp = module.marginal_fp(tables, module.uniform_start(tables), budget=120.0, target=0.01)  # budget: a hang cap
+    assert fp["epsilon"] <= 0.01 < fp["trace"][-2][2] and fp["cpu_s"] == fp["trace"][-1][1]
+    gap = module.relaxation_gap(tables, fp["average"])
+    assert gap["proven"] and abs(gap["exact"] - fp["epsilon"]) <= 1e-9 and gap["lp"] > gap["exact"] + 1.0
+    a, cpu = module.fp_rate(fp["trace"], 0.001)
+    assert 0.5 < a < 1.5 and cpu > fp["cpu_s"]
+
+
+def test_marginal_baseline_writes_its_schema_and_quick_writes_nothing(monkeypatch, capsys):
+    """One deal at 1 CPU s per method: the data file has the paper's schema; ``--quick --no-write``
+    runs at toy size and writes nothing."""
+    module = load_benchmark(BENCHMARKS / "bench_marginal_baseline.py", "benchmark_marginal_run", monkeypatch)
+    saved: dict[str, object] = {}
+    monkeypatch.setattr(module, "save_data", lambda name, run, payload: saved.update(name=name, payload=payload))
+    monkeypatch.setattr(module, "write_section", lambda tag, title, body: saved.update(tag=tag, body=body))
+    monkeypatch.setattr(sys, "argv", ["bench_marginal_baseline.py", "--deals", "1", "--budget", "1"])
+    module.main()
+    payload = saved["payload"]
+    assert saved["name"] == "marginal_baseline" and saved["tag"] == "marginal"
+    assert isinstance(payload, dict)
+    assert isinstance(payload["command"], str) and isinstance(payload["commit"], str)
+    assert payload["target_epsilon"] == 0.01 and payload["cpu_budget"] == 1.0
+    deal = json.loads(json.dumps(payload["deals"]))[0]
+    assert deal["seed"] == 2026 and isinstance(deal["exposed"], str)
+    for method in ("double_oracle", "marginal"):
+        r = deal[method]
+        assert isinstance(r["cpu_s"], float) and isinstance(r["epsilon"], float) and isinstance(r["iterations"], int)
+        assert 0.0 <= r["epsilon"] <= 25.0 and r["cpu_s"] <= 1.0 + 1.5
+    assert "sign test p =" in str(saved["body"])
+    saved.clear()
+    monkeypatch.setattr(sys, "argv", ["bench_marginal_baseline.py", "--quick", "--no-write"])
+    module.main()
+    assert saved == {} and "| deal (seed) | DO CPU s |" in capsys.readouterr().out
+
+
 def test_reread_statistics(monkeypatch):
     """bench_reread: average ranks for ties, Spearman against a direct computation, a permutation
     p-value that separates a monotone relation from noise, cross-validated R² near 1 on a line."""
@@ -325,7 +392,7 @@ def test_run_analysis_steps_call_options_their_scripts_have(mode, monkeypatch, c
     """Every step of run_analysis.sh names a benchmark and options its ``--help`` lists (a renamed
     option fails here, not hours into a run); ``--quick`` writes nothing under benchmarks/."""
     commands = _analysis_commands(*mode)
-    assert len(commands) == 15
+    assert len(commands) == 16
     for argv in commands:
         script = next((a for a in argv if a.startswith("benchmarks/")), None)
         if script is None:
@@ -392,7 +459,7 @@ def test_run_analysis_quick_runs_every_step(tmp_path):
     before = outputs()
     env = dict(os.environ, TMPDIR=str(tmp_path), PATH=f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}")
     step_names = ["population", "heuristics", "convergence", "sensitivity", "uniqueness", "style", "safe", "batch",
-                  "best-response", "structure", "security", "kmix", "reread", "book"]
+                  "best-response", "structure", "security", "kmix", "marginal", "reread", "book"]
     assert len(step_names) == len(scripts)
     done = subprocess.run(["bash", str(BENCHMARKS / "run_analysis.sh"), "--quick", *step_names], env=env,
                           capture_output=True, text=True, timeout=1500)
