@@ -7,6 +7,7 @@ progress kept)."""
 
 from __future__ import annotations
 
+import itertools
 import json
 import sys
 import tomllib
@@ -57,7 +58,12 @@ def test_the_set_ships_as_package_data_in_one_shape():
     path = ROOT / "solver" / "play" / "data" / SET_FILE
     assert PuzzleSetOut.model_validate_json(path.read_text()) == SHIPPED  # the one shape, nothing else
     assert len(SHIPPED.puzzles) >= 80 and SHIPPED.rules == "classic"  # 89 made in the time the machine gave
-    assert SHIPPED.command.startswith("python -m solver.play.make_puzzles") and "dirty" not in SHIPPED.commit
+    for run in SHIPPED.runs:  # every run that wrote it, at a clean commit, continuing the last
+        assert run.command.startswith("python -m solver.play.make_puzzles") and "dirty" not in run.commit
+    assert all(r.first_seed == q.next_seed and "--resume" in r.command for q, r in itertools.pairwise(SHIPPED.runs))
+    assert sum(r.kept for r in SHIPPED.runs) == len(SHIPPED.puzzles)
+    seeds = [r for r in SHIPPED.runs if r.scanned]
+    assert all(any(r.first_seed <= p.seed < r.next_seed for r in seeds) for p in SHIPPED.puzzles)
     assert SHIPPED.greedy_margin == GREEDY_MARGIN and SHIPPED.mistake_margin == MISTAKE_MARGIN
     assert [p.number for p in SHIPPED.puzzles] == list(range(1, len(SHIPPED.puzzles) + 1))
     assert len({p.exposed for p in SHIPPED.puzzles}) == len(SHIPPED.puzzles)  # each deal once

@@ -66,7 +66,7 @@ __all__ = [
     # the games' review, statistics and puzzles (solver.play)
     "ReviewHandOut", "SlotReviewOut", "SlotRegretOut", "RegretOut", "ReviewOut", "TrendOut", "SlotStatsOut",
     "OpponentStatsOut", "StatsOut", "PuzzleOut", "PuzzleResultOut", "PuzzleMistakeOut", "PuzzleEntryOut",
-    "PuzzleSetOut", "RatingChangeOut", "PuzzleProgressOut",
+    "PuzzleSetOut", "PuzzleRunOut", "RatingChangeOut", "PuzzleProgressOut",
 ]
 
 
@@ -743,20 +743,29 @@ class PuzzleEntryOut(JsonModel):
     rating: int
 
 
+class PuzzleRunOut(JsonModel):
+    """One run of ``python -m solver.play.make_puzzles`` that wrote the shipped set."""
+
+    command: str = Field(description="the command")
+    commit: str = Field(description="the commit it was run at")
+    first_seed: int = Field(description="the first deal's seed it scanned (deals are the seeds first_seed, …)")
+    next_seed: int = Field(description="the seed after the last it scanned: where a --resume starts "
+                                       "(first_seed: it scanned none)")
+    scanned: int = Field(description="distinct deals it solved")
+    kept: int = Field(description="puzzles it added")
+    cpu_seconds: float = Field(description="its CPU time (all processes), also re-analysing the stored puzzles")
+
+
 class PuzzleSetOut(JsonModel):
     """The shipped puzzle set (``solver/play/data/puzzles.json``), with how it was made."""
 
     kind: Literal["puzzle-set"] = "puzzle-set"
     rules: str
-    command: str = Field(description="the command that wrote it")
-    commit: str = Field(description="the commit it was run at")
-    seed: int = Field(description="the first deal's seed; deals are the seeds seed, seed+1, …")
-    scanned: int = Field(description="distinct deals solved")
     epsilon: float = Field(description="the equilibrium solves' target exploitability")
     greedy_margin: float = Field(description="a puzzle's optimum beats greedy's arrangement by at least this")
     mistake_margin: float = Field(description="… and every other natural arrangement that misses by at least this")
-    cpu_seconds: float
-    complete: bool = Field(description="false: stopped by its time budget before the target count")
+    complete: bool = Field(description="false: the last run stopped by its time budget before the target count")
+    runs: list[PuzzleRunOut] = Field(description="the runs that made it, oldest first (a --resume adds one)")
     puzzles: list[PuzzleEntryOut]
 
 
