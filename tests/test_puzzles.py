@@ -7,8 +7,10 @@ progress kept)."""
 
 from __future__ import annotations
 
+import collections
 import itertools
 import json
+import re
 import sys
 import tomllib
 from pathlib import Path
@@ -30,6 +32,7 @@ from solver.play.puzzle_set import (
     GREEDY_MARGIN,
     MISTAKE_MARGIN,
     SET_FILE,
+    THEMES_BY_NAME,
     Progress,
     ProgressError,
     analyse,
@@ -69,9 +72,12 @@ def test_the_set_ships_as_package_data_in_one_shape():
     assert len({p.exposed for p in SHIPPED.puzzles}) == len(SHIPPED.puzzles)  # each deal once
     for p in SHIPPED.puzzles:
         assert p.proven and p.themes and 800 <= p.rating <= 2200, p.number
+        assert all(t in THEMES_BY_NAME for t in p.themes) and len(set(p.themes)) == len(p.themes), p.number
         assert p.optimum - p.greedy >= GREEDY_MARGIN - 1e-6 and p.optimum - p.mistake.value >= MISTAKE_MARGIN - 1e-6
     ratings = sorted(p.rating for p in SHIPPED.puzzles)
     assert ratings[0] < START_RATING < ratings[-1]  # a scale around a new player's rating
+    main = collections.Counter(p.themes[0] for p in SHIPPED.puzzles)  # the teaching points vary
+    assert len(main) >= 6 and max(main.values()) <= 0.4 * len(SHIPPED.puzzles), main
 
 
 def regraded(number: int) -> None:
@@ -124,8 +130,8 @@ def test_the_rating_moves_as_elo_says_over_a_grid_of_its_inputs():
                 for score, r in zip((0.0, 0.5, 1.0), moves, strict=True):
                     assert RATING_MIN <= r.after <= RATING_MAX and r.games == games + 1 and r.before == player
                     unclamped = player + k * (score - e)
-                    assert r.after == pytest.approx(min(max(unclamped, RATING_MIN), RATING_MAX), abs=0.051)
-                    assert r.change == pytest.approx(r.after - r.before, abs=0.051)
+                    assert r.after == pytest.approx(min(max(unclamped, RATING_MIN), RATING_MAX), abs=0.5)
+                    assert r.after.is_integer() and r.change == round(r.after - r.before)  # whole points
                 assert moves[0].after <= moves[1].after <= moves[2].after  # a better score, a higher rating
                 assert moves[0].change <= 0 <= moves[2].change
     assert rate(1500.0, 0, 1500, 1.0).after == 1532.0 and rate(1500.0, 0, 1500, 0.0).after == 1468.0
@@ -212,11 +218,13 @@ def test_the_set_over_http_with_an_empty_store(tmp_path):
         out = c.get("/api/puzzles?seed=4&rating=2000").json()
         assert out == pick_set_puzzle(CLASSIC, 4, rating=2000.0).to_dict()
         entry = SHIPPED.puzzles[out["number"] - 1]
+        assert "themes" not in out and not any(t in json.dumps(out) for t in THEMES_BY_NAME)  # no spoiler
         body = {"exposed": out["exposed"], "arrangement": entry.mistake.arrangement}
         graded = c.post("/api/puzzles/grade", json=body | {"player": {"rating": 2000, "games": 3}})
         assert graded.status_code == 200, graded.text
         change = graded.json()["rating"]
         assert change == rate(2000.0, 3, entry.rating, 0.0).to_model().model_dump()
+        assert graded.json()["themes"] == [{"name": t, "about": THEMES_BY_NAME[t].about} for t in entry.themes]
         assert "rating" not in c.post("/api/puzzles/grade", json=body).json()  # a retry
         given_up = c.post("/api/puzzles/grade", json={**body, "arrangement": None,
                                                       "player": {"rating": 1500, "games": 0}}).json()
@@ -254,20 +262,26 @@ def test_quintet_play_puzzle_on_a_fresh_install_is_rated_and_kept(tmp_path):
     assert f"Puzzle 1 of 1, seed 11: puzzle {pz.number} of the {pz.count} shipped, rated {pz.rating} (you: 1500)." \
         in out
     miss = rate(1500.0, 0, pz.rating, 0.0)
-    assert f"Rating 1500 → {miss.after:g} ({miss.change:+.1f}; the puzzle {pz.rating}" in out
+    assert f"Rating 1500 → {miss.after:.0f} ({miss.change:+.0f}; the puzzle {pz.rating}" in out
     assert "Try again: change your packets and answer" in out and "puzzle 1, try 2 (0/5 placed)>" in out
     assert out.index("Try again") < out.index("Solved") and "The best arrangement:" not in out
-    assert f"Themes: {', '.join(entry.themes)}." in out
+    themes = "; ".join(f"{t} — {THEMES_BY_NAME[t].about}" for t in entry.themes)
+    assert f"Themes: {themes}." in out and not any(t in out[:out.index("Solved")] for t in THEMES_BY_NAME)
     first = pz.grade(entry.mistake.arrangement)
     assert out.rstrip().endswith(f"Puzzles: 1, solved 0 (and 1 on a retry); stars {first.stars} of 3, mean regret "
-                                 f"{first.grade.regret:.2f}. Rating 1500 → {miss.after:g}.")
+                                 f"{first.grade.regret:.2f}. Rating 1500 → {miss.after:.0f}.")
+    assert not re.search(r"[Rr]ating \d+\.\d|→ \d+\.\d|\(you: \d+\.", out)  # whole points only
     kept = tmp_path / "data" / "quintet" / "puzzles.json"
     assert Progress.load(kept) == Progress(miss.after, 1, (), (pz.number,))
     again = play(tmp_path, ["puzzle", "--seed", "11", "--count", "1"], "answer\n")  # the rating read back
-    assert f"your rating {miss.after:g}." in again.stdout and "The best arrangement:" in again.stdout
+    assert f"your rating {miss.after:.0f}." in again.stdout and "The best arrangement:" in again.stdout
     assert Progress.load(kept).games == 2
+    Progress(1512.34, 2).save(kept)  # a rating kept with decimals (an older version's) shows whole
+    legacy = play(tmp_path, ["puzzle", "--seed", "11", "--count", "1"], "answer\n").stdout
+    assert "your rating 1512." in legacy and "(you: 1512)" in legacy and "Rating 1512 → " in legacy
+    assert not re.search(r"[Rr]ating \d+\.\d|→ \d+\.\d|\(you: \d+\.", legacy)
     none = play(tmp_path, ["puzzle", "--seed", "11", "--count", "1", "--no-progress"], "answer\n")
-    assert "your rating 1500." in none.stdout and Progress.load(kept).games == 2
+    assert "your rating 1500." in none.stdout and Progress.load(kept).games == 3
     kept.write_text("{}")
     bad = play(tmp_path, ["puzzle", "--count", "1"])
     assert bad.returncode == 2 and "not a puzzle progress file" in bad.stderr and bad.stdout == ""
@@ -286,9 +300,10 @@ def test_a_rated_puzzle_in_tmux_on_a_fresh_install(tmp_path):
         pane.wait_for("puzzle 1 (0/5 placed)>")
         pane.enter(f"play {entry.mistake.arrangement}")
         pane.wait_for("Try again: change your packets and answer")
-        pane.wait_for("puzzle 1, try 2 (0/5 placed)>")
+        missed = pane.wait_for("puzzle 1, try 2 (0/5 placed)>")
+        assert "Themes" not in missed and entry.themes[0] not in missed  # not before the answer
         pane.enter("answer")
-        shown = pane.wait_for(f"Themes: {entry.themes[0]}")
+        shown = pane.wait_for(f"Themes: {entry.themes[0]} — ")
         assert "The best arrangement: expected margin" in shown and "Rating 1500 → " in shown
         fits(pane, 80)
         assert "EXIT=0" in pane.wait_for("EXIT=")

@@ -66,7 +66,7 @@ __all__ = [
     # the games' review, statistics and puzzles (solver.play)
     "ReviewHandOut", "SlotReviewOut", "SlotRegretOut", "RegretOut", "ReviewOut", "TrendOut", "SlotStatsOut",
     "OpponentStatsOut", "StatsOut", "PuzzleOut", "PuzzleResultOut", "PuzzleMistakeOut", "PuzzleEntryOut",
-    "PuzzleSetOut", "PuzzleRunOut", "RatingChangeOut", "PuzzleProgressOut",
+    "PuzzleSetOut", "PuzzleRunOut", "ThemeOut", "RatingChangeOut", "PuzzleProgressOut",
 ]
 
 
@@ -685,7 +685,6 @@ class PuzzleOut(JsonModel):
     count: int = Field(description="puzzles in its source")
     rating: int | None = Field(description="the puzzle's difficulty on the players' rating scale (null: unrated — "
                                            "a store's deal, or an opponent other than the set's)")
-    themes: list[str] = Field(description="what the answer teaches, derived from it (empty: unrated)")
     seed: int | None = Field(description="the seed that picked it (null: asked by its deal)")
 
 
@@ -701,6 +700,13 @@ class RatingChangeOut(JsonModel):
     expected: float = Field(description="the score the ratings expected, 0 to 1")
 
 
+class ThemeOut(JsonModel):
+    """A puzzle's teaching point (``solver.play.puzzle_set.THEMES``)."""
+
+    name: str
+    about: str = Field(description="what it means, in a sentence")
+
+
 class PuzzleResultOut(JsonModel):
     """A puzzle's answer graded exactly."""
 
@@ -711,6 +717,8 @@ class PuzzleResultOut(JsonModel):
     stars: int = Field(description="3 solved, 2 within 0.1 points, 1 within 0.5, 0 beyond or given up")
     regret: float
     grade: GradeOut
+    themes: list[ThemeOut] = Field(description="what the answer teaches (a rated puzzle's; empty: unrated) — with "
+                                               "the answer, never with the puzzle itself")
     rating: RatingChangeOut | None = Field(default=None, exclude_if=absent, description=(
         "the player's rating after this answer (a rated puzzle's first answer, when the player's rating was sent)"))
 
@@ -739,7 +747,7 @@ class PuzzleEntryOut(JsonModel):
     mistake: PuzzleMistakeOut = Field(description="the most tempting natural arrangement that misses")
     near: int = Field(description="arrangements within 0.1 points of the optimum among the best's slot orders and "
                                   "two-card swaps")
-    themes: list[str]
+    themes: list[str] = Field(description="what the answer teaches: THEMES names, the main one first")
     rating: int
 
 
