@@ -146,10 +146,11 @@ THEMES: tuple[Theme, ...] = (
     Theme("break the full house", "a full house greedy makes is split to make other hands"),
     Theme("rebuild the weak hands", "greedy's strong hands kept, its weak ones made of other cards"),
     # how the answer orders them (slot k scores k + 2 points)
-    *(Theme(f"sacrifice slot {k}", f"the weakest hand goes in slot {k}, not slot 1: it loses there anyway, and "
-            "the slots around it are the ones to win") for k in range(2, _SLOTS + 1)),
-    Theme("strongest hand early", f"the strongest hand goes before slot {_SLOTS}, where it wins a slot the "
-          "opponent contests"),
+    *(Theme(f"sacrifice slot {k}", f"the weakest hand goes in slot {k}, not slot 1: it concedes a slot the "
+            "opponent is likely to win anyway, and the stronger hands go where they can win")
+      for k in range(2, _SLOTS + 1)),
+    Theme("strongest hand early", f"the strongest hand goes before slot {_SLOTS}: against what the opponent lays, "
+          "it wins more there than in the last slot"),
     Theme("order the middle", f"the weakest hand in slot 1 and the strongest in slot {_SLOTS}, but the hands "
           "between them out of strength order"),
 )
