@@ -92,6 +92,7 @@ def test_a_rated_puzzle_a_retry_and_the_progress_kept(any_page, shots):
     result = pg.inner_text("#puzzle-result")
     themes = "; ".join(f"{t} — {THEMES_BY_NAME[t].about}" for t in entry.themes)
     assert f"Themes: {themes}." in result and "Rating" not in result
+    assert pg.evaluate("document.documentElement.scrollWidth") <= width  # the themes' sentences wrap
     assert pg.inner_text("#puzzle-rating").startswith(f"Your rating {after:.0f} · 1 rated puzzle,")
     # kept over a reload (a rating an older page kept with decimals shows whole); the next puzzle
     # given up scores 0
