@@ -66,7 +66,7 @@ __all__ = [
     # the games' review, statistics and puzzles (solver.play)
     "ReviewHandOut", "SlotReviewOut", "SlotRegretOut", "RegretOut", "ReviewOut", "TrendOut", "SlotStatsOut",
     "OpponentStatsOut", "StatsOut", "PuzzleOut", "PuzzleResultOut", "PuzzleMistakeOut", "PuzzleEntryOut",
-    "PuzzleSetOut", "RatingChangeOut", "PuzzleProgressOut",
+    "PuzzleSetOut", "PuzzleRunOut", "ThemeOut", "RatingChangeOut", "PuzzleProgressOut",
 ]
 
 
@@ -685,7 +685,6 @@ class PuzzleOut(JsonModel):
     count: int = Field(description="puzzles in its source")
     rating: int | None = Field(description="the puzzle's difficulty on the players' rating scale (null: unrated — "
                                            "a store's deal, or an opponent other than the set's)")
-    themes: list[str] = Field(description="what the answer teaches, derived from it (empty: unrated)")
     seed: int | None = Field(description="the seed that picked it (null: asked by its deal)")
 
 
@@ -701,6 +700,13 @@ class RatingChangeOut(JsonModel):
     expected: float = Field(description="the score the ratings expected, 0 to 1")
 
 
+class ThemeOut(JsonModel):
+    """A puzzle's teaching point (``solver.play.puzzle_set.THEMES``)."""
+
+    name: str
+    about: str = Field(description="what it means, in a sentence")
+
+
 class PuzzleResultOut(JsonModel):
     """A puzzle's answer graded exactly."""
 
@@ -711,6 +717,8 @@ class PuzzleResultOut(JsonModel):
     stars: int = Field(description="3 solved, 2 within 0.1 points, 1 within 0.5, 0 beyond or given up")
     regret: float
     grade: GradeOut
+    themes: list[ThemeOut] = Field(description="what the answer teaches (a rated puzzle's; empty: unrated) — with "
+                                               "the answer, never with the puzzle itself")
     rating: RatingChangeOut | None = Field(default=None, exclude_if=absent, description=(
         "the player's rating after this answer (a rated puzzle's first answer, when the player's rating was sent)"))
 
@@ -739,8 +747,21 @@ class PuzzleEntryOut(JsonModel):
     mistake: PuzzleMistakeOut = Field(description="the most tempting natural arrangement that misses")
     near: int = Field(description="arrangements within 0.1 points of the optimum among the best's slot orders and "
                                   "two-card swaps")
-    themes: list[str]
+    themes: list[str] = Field(description="what the answer teaches: THEMES names, the main one first")
     rating: int
+
+
+class PuzzleRunOut(JsonModel):
+    """One run of ``python -m solver.play.make_puzzles`` that wrote the shipped set."""
+
+    command: str = Field(description="the command")
+    commit: str = Field(description="the commit it was run at")
+    first_seed: int = Field(description="the first deal's seed it scanned (deals are the seeds first_seed, …)")
+    next_seed: int = Field(description="the seed after the last it scanned: where a --resume starts "
+                                       "(first_seed: it scanned none)")
+    scanned: int = Field(description="distinct deals it solved")
+    kept: int = Field(description="puzzles it added")
+    cpu_seconds: float = Field(description="its CPU time (all processes), also re-analysing the stored puzzles")
 
 
 class PuzzleSetOut(JsonModel):
@@ -748,15 +769,11 @@ class PuzzleSetOut(JsonModel):
 
     kind: Literal["puzzle-set"] = "puzzle-set"
     rules: str
-    command: str = Field(description="the command that wrote it")
-    commit: str = Field(description="the commit it was run at")
-    seed: int = Field(description="the first deal's seed; deals are the seeds seed, seed+1, …")
-    scanned: int = Field(description="distinct deals solved")
     epsilon: float = Field(description="the equilibrium solves' target exploitability")
     greedy_margin: float = Field(description="a puzzle's optimum beats greedy's arrangement by at least this")
     mistake_margin: float = Field(description="… and every other natural arrangement that misses by at least this")
-    cpu_seconds: float
-    complete: bool = Field(description="false: stopped by its time budget before the target count")
+    complete: bool = Field(description="false: the last run stopped by its time budget before the target count")
+    runs: list[PuzzleRunOut] = Field(description="the runs that made it, oldest first (a --resume adds one)")
     puzzles: list[PuzzleEntryOut]
 
 

@@ -749,7 +749,7 @@ def _puzzles(argv: Sequence[str]) -> int:
             raise UsageError(str(exc)) from None
         term = Terminal.for_streams(plain=args.plain, unicode=args.unicode, history=user_cache_dir() / "play-history",
                                     words=[*PUZZLE_WORDS, "answer"])
-        rating = f"; your rating {training.progress.rating:g}" if args.source == "set" else ""
+        rating = f"; your rating {training.progress.rating:.0f}" if args.source == "set" else ""
         term.show(Text(f"Training: {plural(args.count, 'puzzle')}, seed {seed}{rating}. Type 'help' for the "
                        "commands.", style="bold"))
         m = _Match(term, args, rules, _Progress(term, args.quiet), _no_equilibrium, None)

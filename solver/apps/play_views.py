@@ -466,7 +466,7 @@ def puzzle_heading(puzzle: Puzzle, k: int, count: int, rating: float) -> Rendera
     seed = f", seed {puzzle.seed}" if puzzle.seed is not None else ""
     where = (f"puzzle {puzzle.number:,} of the {puzzle.count:,} shipped" if puzzle.source == "set" else
              f"solved deal {puzzle.number:,} of {puzzle.count:,} in the store")
-    rated = (f", rated {puzzle.rating} (you: {rating:g})" if puzzle.rating is not None else ", unrated")
+    rated = (f", rated {puzzle.rating} (you: {rating:.0f})" if puzzle.rating is not None else ", unrated")
     return Group(_heading(f"\nPuzzle {k} of {count}{seed}: {where}{rated}."),
                  Text(f"Find the best arrangement against {what}. 'play' or 'done' to answer; 'answer' gives up."))
 
@@ -475,13 +475,16 @@ def _rating_text(result: PuzzleResult) -> Text | None:
     r = result.rating
     if r is None:
         return None
-    return Text(f"Rating {r.before:g} → {r.after:g} ({r.change:+.1f}; the puzzle {r.puzzle}, expected score "
+    return Text(f"Rating {r.before:.0f} → {r.after:.0f} ({r.change:+.0f}; the puzzle {r.puzzle}, expected score "
                 f"{r.expected:.2f}).")
 
 
 def _themes_text(result: PuzzleResult) -> Text | None:
-    themes = result.puzzle.themes
-    return Text(f"Themes: {', '.join(themes)}.") if themes else None
+    """The answer's themes, each with what it means (shown with the answer only)."""
+    parts: list[str | tuple[str, str]] = []
+    for t in result.themes:
+        parts.extend(("; " if parts else "Themes: ", (t.name, "bold"), f" — {t.about}"))
+    return Text.assemble(*parts, ".") if parts else None
 
 
 def puzzle_result_text(term: Terminal, result: PuzzleResult) -> RenderableType:
@@ -531,5 +534,5 @@ def puzzles_summary(first: Sequence[PuzzleResult], retried: int, start: float,
     mean = f", mean regret {sum(r.grade.regret for r in answered) / len(answered):.2f}" if answered else ""
     gave = f", {given_up} given up" if given_up else ""
     again = f" (and {retried} on a retry)" if retried else ""
-    moved = f" Rating {start:g} → {rating:g}." if rating is not None else ""
+    moved = f" Rating {start:.0f} → {rating:.0f}." if rating is not None else ""
     return _heading(f"Puzzles: {n}, solved {solved}{again}{gave}; stars {stars} of {3 * n}{mean}.{moved}")

@@ -1,15 +1,20 @@
 """``python -m solver.play.make_puzzles``: deal, solve and keep the puzzles that teach, and
 write the shipped set (``solver/play/data/puzzles.json``, ``solver.play.puzzle_set``).
 
-    python -m solver.play.make_puzzles [--seed S] [--count N] [--budget SECONDS] [--out FILE]
+    python -m solver.play.make_puzzles [--seed S | --resume] [--count N] [--budget SECONDS] [--out FILE]
 
 Deals the classic seeds S, S+1, … (each in its canonical suits, once); solves each deal's
 equilibrium to ``PLAY_EPSILON`` (``solver.advisor.equilibrium``; deals it does not certify in
 ``--eq-time`` seconds are skipped), rounds the mix's probabilities to 6 decimals, proves the best
 arrangement against that rounded mix (the exact engine; unproven ones are skipped) and keeps the
 deal when ``analyse`` says it teaches — until N are kept or ``--budget`` seconds have passed.
-The ratings are then given by rank (``elo_ratings``).  The file's header records the command,
-the commit (``git rev-parse HEAD``; a dirty tree is refused) and the counts.
+``--resume`` keeps the puzzles of ``--out`` (re-analysed: their themes and difficulty by this
+code) and deals on from the seed after the last its runs scanned; ``--resume`` with ``--count``
+already reached, or ``--budget 0``, scans nothing and only re-analyses (new themes for the
+stored puzzles).
+The ratings are then given by rank over the whole set (``elo_ratings``).  The file's header
+records every run (``PuzzleRunOut``): the command, the commit (``git rev-parse HEAD``; a dirty
+tree is refused), the seeds scanned, the counts and the CPU time.
 """
 
 from __future__ import annotations
@@ -24,12 +29,13 @@ import time
 from concurrent.futures import Future, ProcessPoolExecutor
 from pathlib import Path
 
-from quintet.game import Deal
-from quintet.rules import CLASSIC
+from quintet.game import Arrangement, Deal
+from quintet.rules import CLASSIC, Rules
 from quintet.symmetry import canonical_exposed, symmetry_group
 from solver.advisor.advice import best_response
 from solver.advisor.equilibrium import equilibrium
 from solver.advisor.limits import PLAY_EPSILON
+from solver.advisor.schema import PuzzleEntryOut, PuzzleMistakeOut, PuzzleRunOut, PuzzleSetOut
 from solver.play.puzzle_set import GREEDY_MARGIN, MISTAKE_MARGIN, SET_FILE, Analysis, analyse, elo_ratings
 from solver.problem.opponents import ArrangementMix
 
@@ -73,11 +79,25 @@ def _children_cpu() -> tuple[float, float]:
     return usage.ru_utime, usage.ru_stime
 
 
+def _stored(entries: list[PuzzleEntryOut], rules: Rules) -> list[_Kept]:
+    """The stored puzzles re-analysed (their themes and difficulty by this code; each must still teach)."""
+    kept = []
+    for e in entries:
+        deal = Deal.from_exposed(e.exposed, rules)
+        mix = ArrangementMix(tuple(Arrangement.parse(m, rules) for m in e.mix), tuple(e.weights), name="equilibrium")
+        a = analyse(deal, mix, Arrangement.parse(e.best, rules))
+        if not a.teaches or abs(a.optimum - e.optimum) > 1e-6:
+            sys.exit(f"make_puzzles: the stored puzzle {e.number} no longer teaches (optimum {a.optimum:+.6f})")
+        kept.append((e.seed, deal, mix, a))
+    return kept
+
+
 def main(argv: list[str] | None = None) -> int:
-    from solver.advisor.schema import PuzzleEntryOut, PuzzleMistakeOut, PuzzleSetOut
     parser = argparse.ArgumentParser(prog="python -m solver.play.make_puzzles", description=__doc__.split("\n\n")[0])
-    parser.add_argument("--seed", type=int, default=DEFAULT_SEED, help="the first deal's seed")
-    parser.add_argument("--count", type=int, default=300, help="puzzles to keep")
+    parser.add_argument("--seed", type=int, default=None, help=f"the first deal's seed (default {DEFAULT_SEED})")
+    parser.add_argument("--resume", action="store_true",
+                        help="keep the puzzles in --out and continue after the last seed its runs scanned")
+    parser.add_argument("--count", type=int, default=300, help="puzzles in the set (with --resume, the stored count)")
     parser.add_argument("--budget", type=float, default=None, help="stop dealing after this many seconds (wall)")
     parser.add_argument("--eq-time", type=float, default=30.0, help="seconds for each equilibrium solve")
     parser.add_argument("--br-time", type=float, default=60.0, help="seconds for each best-response proof")
@@ -85,36 +105,58 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=Path(__file__).parent / "data" / SET_FILE)
     parser.add_argument("--allow-dirty", action="store_true", help="run on an uncommitted tree (not for shipping)")
     args = parser.parse_args(argv)
+    if args.resume and args.seed is not None:
+        parser.error("--resume continues after the stored runs' last seed; --seed starts a new set")
     commit = _commit(args.allow_dirty)
     command = "python -m solver.play.make_puzzles " + shlex.join(sys.argv[1:] if argv is None else argv)
     rules, group = CLASSIC, symmetry_group(CLASSIC)
     start, cpu = time.monotonic(), time.process_time()
+    runs: list[PuzzleRunOut] = []
+    kept: list[_Kept] = []
     seen: set[int] = set()
-    kept: list[tuple[int, Deal, ArrangementMix, Analysis]] = []
-    seed, scanned, complete = args.seed, 0, True
+
+    def canonical(seed: int) -> int:
+        return canonical_exposed(Deal.random(seed, rules).exposed, rules.deck, group=group)[0]
+
+    if args.resume:
+        if not args.out.is_file():
+            parser.error(f"--resume: no set at {args.out}")
+        stored = PuzzleSetOut.model_validate_json(args.out.read_text(encoding="utf-8"))
+        if stored.rules != rules.name or stored.epsilon != PLAY_EPSILON or (
+                stored.greedy_margin, stored.mistake_margin) != (GREEDY_MARGIN, MISTAKE_MARGIN):
+            parser.error(f"--resume: {args.out} was made with other rules, epsilon or margins")
+        runs = list(stored.runs)
+        kept = _stored(stored.puzzles, rules)
+        seen = {canonical(s) for r in runs for s in range(r.first_seed, r.next_seed)}
+    first = runs[-1].next_seed if runs else DEFAULT_SEED if args.seed is None else args.seed
+    seed, next_seed, scanned, added, complete = first, first, 0, 0, True
     pending: dict[int, Future[_Kept | None]] = {}
     # each worker a session of its own: where the kernel shares the CPU between sessions (autogroups), a
     # pool in one session gets one share however many workers it has
     with ProcessPoolExecutor(args.workers, initializer=os.setsid) as pool:
         while len(kept) < args.count:
-            while len(pending) < 2 * args.workers and not (args.budget and time.monotonic() - start > args.budget):
-                dealt = Deal.random(seed, rules)
-                canonical, _ = canonical_exposed(dealt.exposed, rules.deck, group=group)
-                if canonical not in seen:
-                    seen.add(canonical)
-                    pending[seed] = pool.submit(_solve, seed, canonical, args.eq_time, args.br_time)
+            while len(pending) < 2 * args.workers and not (
+                    args.budget is not None and time.monotonic() - start > args.budget):
+                c = canonical(seed)
+                if c not in seen:
+                    seen.add(c)
+                    pending[seed] = pool.submit(_solve, seed, c, args.eq_time, args.br_time)
                 seed += 1
             if not pending:
                 complete = False
                 break
-            first = min(pending)  # in seed order: the set is the first N that teach, however many workers
-            found = pending.pop(first).result()
-            scanned += 1
+            done = min(pending)  # in seed order: the set is the first N that teach, however many workers
+            found = pending.pop(done).result()
+            scanned, next_seed = scanned + 1, done + 1
             if found is not None:
                 kept.append(found)
+                added += 1
         for f in pending.values():
             f.cancel()
     cpu_seconds = time.process_time() - cpu + sum(_children_cpu())
+    runs.append(PuzzleRunOut(command=command, commit=commit, first_seed=first,
+                             next_seed=next_seed, scanned=scanned, kept=added,
+                             cpu_seconds=round(cpu_seconds, 1)))
     ratings = elo_ratings([a.difficulty for *_, a in kept])
     puzzles = []
     for number, ((deal_seed, deal, mix, a), rating) in enumerate(zip(kept, ratings, strict=True), start=1):
@@ -124,13 +166,14 @@ def main(argv: list[str] | None = None) -> int:
             weights=list(mix.probabilities), best=a.best.format(rules), optimum=round(a.optimum, 6),
             proven=True, greedy=round(a.greedy, 6), near=a.near, themes=list(a.themes), rating=rating,
             mistake=PuzzleMistakeOut(kind=kind, arrangement=arrangement.format(rules), value=round(value, 6))))
-    out = PuzzleSetOut(rules=rules.name, command=command, commit=commit, seed=args.seed, scanned=scanned,
-                       epsilon=PLAY_EPSILON, greedy_margin=GREEDY_MARGIN, mistake_margin=MISTAKE_MARGIN,
-                       cpu_seconds=round(cpu_seconds, 1), complete=complete, puzzles=puzzles)
+    out = PuzzleSetOut(rules=rules.name, epsilon=PLAY_EPSILON, greedy_margin=GREEDY_MARGIN,
+                       mistake_margin=MISTAKE_MARGIN, complete=complete, runs=runs, puzzles=puzzles)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     text = out.model_dump_json()
-    args.out.write_text(text.replace('{"number"', '\n{"number"') + "\n", encoding="utf-8")
-    print(f"{len(puzzles)} puzzles of {scanned} deals in {out.cpu_seconds:g} CPU seconds -> {args.out}")
+    part = args.out.with_name(args.out.name + ".part")
+    part.write_text(text.replace('{"number"', '\n{"number"') + "\n", encoding="utf-8")
+    part.replace(args.out)
+    print(f"{len(puzzles)} puzzles ({added} new of {scanned} deals) in {cpu_seconds:.1f} CPU seconds -> {args.out}")
     return 0
 
 

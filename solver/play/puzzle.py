@@ -36,7 +36,7 @@ from quintet.text import quote
 from solver.advisor.advice import Grade, Solution, best_response, grade
 from solver.advisor.equilibrium import EquilibriumStore
 from solver.play.computer import played_model
-from solver.play.puzzle_set import START_RATING, Rating, entry_mix, puzzle_set, rate, score_of
+from solver.play.puzzle_set import START_RATING, THEMES_BY_NAME, Rating, Theme, entry_mix, puzzle_set, rate, score_of
 from solver.problem.best_response import VALUE_TOLERANCE
 from solver.problem.opponent_spec import EQUILIBRIUM, opponent_kinds
 from solver.problem.opponents import OpponentModel
@@ -111,7 +111,7 @@ class Puzzle:
                          live=format_cards(self.deal.live, rules.deck).split(), rules=rules.name,
                          rules_description=rules.describe(), opponent=self.opponent, model=self.model.name,
                          exploitability=self.exploitability, number=self.number, count=self.count, seed=self.seed,
-                         source=self.source, rating=self.rating, themes=list(self.themes))
+                         source=self.source, rating=self.rating)
 
     def to_dict(self) -> dict[str, object]:
         from solver.advisor.schema import dump
@@ -146,10 +146,16 @@ class PuzzleResult:
         regret = self.grade.regret
         return 0 if self.given_up else 3 if self.solved else 2 if regret <= CLOSE else 1 if regret <= NEAR else 0
 
+    @property
+    def themes(self) -> tuple[Theme, ...]:
+        """What the answer teaches (a rated puzzle's): given with the answer, never with the puzzle."""
+        return tuple(THEMES_BY_NAME[t] for t in self.puzzle.themes)
+
     def to_model(self) -> PuzzleResultOut:
-        from solver.advisor.schema import PuzzleResultOut
+        from solver.advisor.schema import PuzzleResultOut, ThemeOut, model_of
         return PuzzleResultOut(puzzle=self.puzzle.to_model(), given_up=self.given_up, solved=self.solved,
                                stars=self.stars, regret=self.grade.regret, grade=self.grade.to_model(),
+                               themes=[model_of(ThemeOut, t) for t in self.themes],
                                rating=None if self.rating is None else self.rating.to_model())
 
     def to_dict(self) -> dict[str, object]:

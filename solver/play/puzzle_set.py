@@ -7,9 +7,9 @@ arrangement against that mix.
 It is kept only if it teaches (``analyse``): the optimum beats greedy's arrangement by at least
 ``GREEDY_MARGIN`` points of expected margin and every other *natural* arrangement that misses
 (``NATURAL``: greedy's hands in their best order, the best hands weakest first) by at least
-``MISTAKE_MARGIN``; the most tempting of them is the puzzle's ``mistake``.  Its ``themes`` are
-read off the answer against greedy's (which of greedy's hands it breaks, which categories it
-trades, which slot it sacrifices), and its ``rating`` — a difficulty on the players' scale — is
+``MISTAKE_MARGIN``; the most tempting of them is the puzzle's ``mistake``.  Its ``themes``
+(``THEMES``, shown with the answer only) are read off the answer against greedy's and the
+mistake — the hands it builds, the slot it sacrifices — and its ``rating`` — a difficulty on the players' scale — is
 the Elo of its rank among the set by ``difficulty`` (how far the answer is from greedy's and how
 many near-best arrangements surround it).  ``python -m solver.play.make_puzzles`` writes the set
 (``data/puzzles.json``, one ``PuzzleSetOut``).
@@ -38,7 +38,7 @@ import numpy as np
 from quintet.cards import cards_of
 from quintet.faults import InputError
 from quintet.game import Arrangement, Deal
-from quintet.rules import CLASSIC, Rules
+from quintet.rules import CLASSIC, Category, Rules
 from solver.advisor.limits import RATING_MAX, RATING_MIN, START_RATING
 from solver.advisor.plans import plan_of
 from solver.problem.best_response import VALUE_TOLERANCE, BestResponseProblem
@@ -49,7 +49,8 @@ if TYPE_CHECKING:
     from solver.advisor.schema import PuzzleEntryOut, PuzzleProgressOut, PuzzleSetOut, RatingChangeOut
 
 __all__ = ["GREEDY_MARGIN", "MISTAKE_MARGIN", "NEAR_BAND", "NATURAL", "START_RATING", "Analysis",
-           "analyse", "themes", "difficulty", "elo_ratings", "entry_mix", "puzzle_set", "SET_FILE", "score_of",
+           "analyse", "Theme", "THEMES", "THEMES_BY_NAME", "themes",
+           "difficulty", "elo_ratings", "entry_mix", "puzzle_set", "SET_FILE", "score_of",
            "expected_score", "k_factor", "rate", "Rating", "Progress", "ProgressError"]
 
 GREEDY_MARGIN = 1.0
@@ -125,35 +126,68 @@ def _near(problem: BestResponseProblem, best: tuple[int, ...], optimum: float) -
     return near
 
 
-def themes(tables: DealTables, best: tuple[int, ...], greedy: tuple[int, ...]) -> tuple[str, ...]:
-    """What the answer teaches, read off it against greedy's arrangement: ``break the H`` (the
-    strongest of greedy's hands the answer does not keep), ``X over Y`` (a category the answer
-    plays more of, one it plays less of), ``sacrifice slot k`` (its weakest hand not in slot 1),
-    ``strongest in slot k`` (its strongest not in the last slot), ``reorder greedy's hands``."""
+@dataclass(frozen=True)
+class Theme:
+    """A puzzle's teaching point: its name (what players see) and what it means."""
+
+    name: str
+    about: str
+
+
+_SLOTS = CLASSIC.n_slots
+THEMES: tuple[Theme, ...] = (
+    # what hands the answer builds (against greedy's)
+    Theme("reorder greedy's hands", "the answer keeps greedy's five hands and lays them in another order"),
+    Theme("no throwaway hand", "every hand a full house or better, where greedy leaves a weak hand to lose"),
+    Theme("a stronger weakest hand", "the weakest hand is a better category than greedy's weakest"),
+    Theme("a cheaper sacrifice", "the weakest hand is worse than greedy's weakest, to make the others stronger"),
+    Theme("break the straight flush", "a straight flush greedy makes is split to make other hands"),
+    Theme("break the four of a kind", "a four of a kind greedy makes is split to make other hands"),
+    Theme("break the full house", "a full house greedy makes is split to make other hands"),
+    Theme("rebuild the weak hands", "greedy's strong hands kept, its weak ones made of other cards"),
+    # how the answer orders them (slot k scores k + 2 points)
+    *(Theme(f"sacrifice slot {k}", f"the weakest hand goes in slot {k}, not slot 1: it concedes a slot the "
+            "opponent is likely to win anyway, and the stronger hands go where they can win")
+      for k in range(2, _SLOTS + 1)),
+    Theme("strongest hand early", f"the strongest hand goes before slot {_SLOTS}: against what the opponent lays, "
+          "it wins more there than in the last slot"),
+    Theme("order the middle", f"the weakest hand in slot 1 and the strongest in slot {_SLOTS}, but the hands "
+          "between them out of strength order"),
+)
+"""Every theme a puzzle can have, declared once (the terminal, the page and the API show these)."""
+THEMES_BY_NAME = {t.name: t for t in THEMES}
+
+
+def themes(tables: DealTables, best: tuple[int, ...], greedy: tuple[int, ...], mistake: str) -> tuple[str, ...]:
+    """What the answer ``best`` teaches, as ``THEMES`` names, read off it against greedy's
+    arrangement and the tempting ``mistake`` (a ``NATURAL`` kind): a theme of the hands it
+    builds and one of its slot order; the first is the one the mistake misses (the order
+    when the mistake is the answer's own hands laid weakest first, else the hands)."""
     rules = tables.rules
     category = dict(zip(best + greedy, plan_of(Arrangement(best + greedy), rules), strict=True))
-    out: list[str] = []
+    strength = rules.categories  # weakest first
+
+    def weakest(packets: tuple[int, ...]) -> int:
+        return min(strength.index(category[p]) for p in packets)
+
+    full_house = strength.index(Category.FULL_HOUSE)
     broken = [p for p in greedy if p not in best]
-    if broken:
-        strongest = max(broken, key=lambda p: _key(tables, p))
-        out.append(f"break the {rules.category_label(category[strongest])}")
+    if not broken:
+        hands = "reorder greedy's hands"
+    elif weakest(greedy) < full_house <= weakest(best):
+        hands = "no throwaway hand"
+    elif weakest(best) != weakest(greedy):
+        hands = "a stronger weakest hand" if weakest(best) > weakest(greedy) else "a cheaper sacrifice"
     else:
-        out.append("reorder greedy's hands")
-    mine = [category[p] for p in best]
-    theirs = [category[p] for p in greedy]
-    gained = [c for c in set(mine) if mine.count(c) > theirs.count(c)]
-    lost = [c for c in set(theirs) if theirs.count(c) > mine.count(c)]
-    if gained and lost:
-        strength = rules.categories  # weakest first
-        g, lo = max(gained, key=strength.index), max(lost, key=strength.index)
-        out.append(f"{rules.category_label(g)} over {rules.category_label(lo)}")
+        top = category[max(broken, key=lambda p: _key(tables, p))]
+        hands = (f"break the {rules.category_label(top)}" if strength.index(top) >= full_house
+                 else "rebuild the weak hands")
     keys = [_key(tables, p) for p in best]
-    weakest, strongest_slot = int(np.argmin(keys)), int(np.argmax(keys))
-    if weakest != 0:
-        out.append(f"sacrifice slot {weakest + 1}")
-    if strongest_slot != len(best) - 1:
-        out.append(f"strongest in slot {strongest_slot + 1}")
-    return tuple(out)
+    low, high = int(np.argmin(keys)), int(np.argmax(keys))
+    order = (f"sacrifice slot {low + 1}" if low != 0 else "strongest hand early" if high != len(best) - 1
+             else "order the middle" if keys != sorted(keys) else None)
+    out = (order, hands) if mistake == "best_hands_in_order" and order else (hands, order)
+    return tuple(t for t in out if t is not None)
 
 
 def difficulty(changed: int, inversions: int, near: int, gap: float) -> float:
@@ -185,7 +219,7 @@ def analyse(deal: Deal, mix: ArrangementMix, best: Arrangement) -> Analysis:
     changed = sum(p not in greedy for p in packets)
     gap = max(optimum - value, MISTAKE_MARGIN)
     return Analysis(best, optimum, natural[0][2], (kind, Arrangement(arr), value), near,
-                    themes(tables, packets, greedy), difficulty(changed, inversions, near, gap))
+                    themes(tables, packets, greedy, kind), difficulty(changed, inversions, near, gap))
 
 
 def elo_ratings(difficulties: list[float]) -> list[int]:
@@ -250,8 +284,8 @@ class Rating:
 
     @property
     def change(self) -> float:
-        """after − before, to 0.1."""
-        return round(self.after - self.before, 1)
+        """after − before, in whole points."""
+        return float(round(self.after - self.before))
 
     def to_model(self) -> RatingChangeOut:
         from solver.advisor.schema import RatingChangeOut, model_of
@@ -261,10 +295,10 @@ class Rating:
 def rate(player: float, games: int, puzzle: int, score: float) -> Rating:
     """The player's rating after scoring ``score`` (0..1) on a puzzle rated ``puzzle``, having
     answered ``games`` rated puzzles before: ``player + K(games)·(score − expected)``, rounded to
-    0.1 and kept in 100..3000."""
+    whole points (as every front-end shows it) and kept in 100..3000."""
     expected = expected_score(player, puzzle)
     after = player + k_factor(games) * (score - expected)
-    after = min(max(round(after, 1), RATING_MIN), RATING_MAX)
+    after = float(min(max(round(after), RATING_MIN), RATING_MAX))
     return Rating(player, after, games + 1, puzzle, score, expected)
 
 

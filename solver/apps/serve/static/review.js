@@ -535,7 +535,7 @@ function saveProgress() {
 
 function showRating() {
   const p = review.progress;
-  $("puzzle-rating").textContent = `Your rating ${p.rating} · ${p.games} rated puzzle${p.games === 1 ? "" : "s"}, `
+  $("puzzle-rating").textContent = `Your rating ${Math.round(p.rating)} · ${p.games} rated puzzle${p.games === 1 ? "" : "s"}, `
     + `${p.solved.length} solved at the first answer`;
 }
 
@@ -632,14 +632,18 @@ async function answerPuzzle(giveUp) {
 
 function ratingEl(change) {
   if (!change) return null;
-  return el("p", "puzzle-rating-change", `Rating ${change.before} → ${change.after} (${change.change >= 0 ? "+" : "−"}`
-    + `${Math.abs(change.change).toFixed(1)}; the puzzle ${change.puzzle}, expected score `
+  return el("p", "puzzle-rating-change", `Rating ${Math.round(change.before)} → ${Math.round(change.after)} `
+    + `(${change.change >= 0 ? "+" : "−"}${Math.abs(Math.round(change.change))}; the puzzle ${change.puzzle}, expected score `
     + `${change.expected.toFixed(2)}).`);
 }
 
+/** The answer's themes, each with what it means (shown with the answer only). */
 function themesEl(r) {
-  const themes = r.puzzle.themes;
-  return themes.length ? el("p", "puzzle-themes", `Themes: ${themes.join(", ")}.`) : null;
+  if (!r.themes.length) return null;
+  const p = el("p", "puzzle-themes", "Themes: ");
+  r.themes.forEach((t, i) => p.append(i ? "; " : "", el("b", "", t.name), ` — ${t.about}`));
+  p.append(".");
+  return p;
 }
 
 function tallyText() {
