@@ -79,7 +79,7 @@ def analyse(deal: Deal, mix: list[tuple[float, Arrangement]] | None, args: argpa
     candidates = [strategy(a) for _, a in mix] + [strategy(a) for a in heuristics.values()]
     cpu = time.process_time()
     level = pure_security_level(game, candidates, time_limit=args.br_time_limit, max_evaluations=args.max_evaluations,
-                                max_enumerated=args.max_enumerated)
+                                max_enumerated=args.max_enumerated, close_cpu=args.close_cpu)
     level_cpu = time.process_time() - cpu
     eq_m = ArrangementMix(tuple(a for _, a in mix), tuple(p for p, _ in mix)).marginals(tables)
     w = deal.rules.weights
@@ -95,7 +95,12 @@ def analyse(deal: Deal, mix: list[tuple[float, Arrangement]] | None, args: argpa
                                       if level.arrangement else []),
                       "weak_classes": level.weak_classes, "strong_classes": level.strong_classes,
                       "evaluated": level.evaluated, "enumerated": level.enumerated, "complete": level.complete,
-                      "sources": level.sources, "cpu": level_cpu},
+                      "sources": level.sources, "cpu": level_cpu,
+                      "tie_search": None if level.closed is None else {
+                          "proved": level.closed.proved, "evaluated": level.closed.evaluated,
+                          "pairs": level.closed.pairs, "pairs_excluded": level.closed.pairs_excluded,
+                          "survivors": level.closed.survivors, "cuts": len(level.closed.cuts),
+                          "cpu": level.closed.cpu}},
             "heuristics": out}
 
 
@@ -109,6 +114,9 @@ def main() -> None:
     ap.add_argument("--max-enumerated", type=int, default=1_000,
                     help="partitions with two strong tie groups enumerated for the proof, at most (beyond it the "
                          "bracket stays open; on some deals each partition costs 50 ms or more)")
+    ap.add_argument("--close-cpu", type=float, default=0.0,
+                    help="CPU seconds per deal for the tie search (research.tie_search) where the bracket stays "
+                         "open (default 0: not run)")
     ap.add_argument("--br-time-limit", type=float, default=60.0, help="seconds per exact best response")
     ap.add_argument("--cpu-limit", type=float, default=300.0,
                     help="CPU seconds for an equilibrium solved here (deals without a structure record)")
