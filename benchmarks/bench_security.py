@@ -79,7 +79,7 @@ def analyse(deal: Deal, mix: list[tuple[float, Arrangement]] | None, args: argpa
     candidates = [strategy(a) for _, a in mix] + [strategy(a) for a in heuristics.values()]
     cpu = time.process_time()
     level = pure_security_level(game, candidates, time_limit=args.br_time_limit, max_evaluations=args.max_evaluations,
-                                max_enumerated=args.max_enumerated)
+                                max_enumerated=args.max_enumerated, close_cpu=args.close_cpu)
     level_cpu = time.process_time() - cpu
     eq_m = ArrangementMix(tuple(a for _, a in mix), tuple(p for p, _ in mix)).marginals(tables)
     w = deal.rules.weights
@@ -95,7 +95,12 @@ def analyse(deal: Deal, mix: list[tuple[float, Arrangement]] | None, args: argpa
                                       if level.arrangement else []),
                       "weak_classes": level.weak_classes, "strong_classes": level.strong_classes,
                       "evaluated": level.evaluated, "enumerated": level.enumerated, "complete": level.complete,
-                      "sources": level.sources, "cpu": level_cpu},
+                      "sources": level.sources, "cpu": level_cpu,
+                      "tie_search": None if level.closed is None else {
+                          "proved": level.closed.proved, "evaluated": level.closed.evaluated,
+                          "pairs": level.closed.pairs, "pairs_excluded": level.closed.pairs_excluded,
+                          "survivors": level.closed.survivors, "cuts": len(level.closed.cuts),
+                          "cpu": level.closed.cpu}},
             "heuristics": out}
 
 
@@ -109,6 +114,9 @@ def main() -> None:
     ap.add_argument("--max-enumerated", type=int, default=1_000,
                     help="partitions with two strong tie groups enumerated for the proof, at most (beyond it the "
                          "bracket stays open; on some deals each partition costs 50 ms or more)")
+    ap.add_argument("--close-cpu", type=float, default=0.0,
+                    help="CPU seconds per deal for the tie search (research.tie_search) where the bracket stays "
+                         "open (default 0: not run)")
     ap.add_argument("--br-time-limit", type=float, default=60.0, help="seconds per exact best response")
     ap.add_argument("--cpu-limit", type=float, default=300.0,
                     help="CPU seconds for an equilibrium solved here (deals without a structure record)")
@@ -140,6 +148,19 @@ def report(args: argparse.Namespace) -> None:
         write_section(*SECTION, text)
 
 
+def tie_note(records: list[dict]) -> str:  # type: ignore[type-arg]
+    """The sentence on the tie search, when it ran on some deal."""
+    ran = [r["level"]["tie_search"] for r in records if r["level"].get("tie_search")]
+    if not ran:
+        return ""
+    closed = sum(t["proved"] for t in ran)
+    return (f"Where the bracket stayed open, the tie search (`benchmarks/research/tie_search.py`; the proof in "
+            "docs/proofs.md, Pure security levels: constraint generation over every arrangement with a tie, the "
+            f"cuts being exact best responses) ran on {len(ran)} deals and closed {closed} "
+            f"(CPU per deal: median {np.median([t['cpu'] for t in ran]):.0f} s, "
+            f"max {max(t['cpu'] for t in ran):.0f} s). ")
+
+
 def make_report(records: list[dict], runs: list[dict], args: argparse.Namespace) -> tuple[str, dict]:  # type: ignore[type-arg]
     n = len(records)
     lower = np.array([r["level"]["lower"] for r in records])
@@ -159,6 +180,7 @@ def make_report(records: list[dict], runs: list[dict], args: argparse.Namespace)
              "P's strongest hand, ≥ 11 points; one tied pair: ≥ 6; two tie groups: ≥ 2), or re-split a tied pair "
              "(two equal high-card, one-pair or two-pair hands always lose both slots to the re-split: ≥ 7), and "
              "every partition with two tie groups of straights, flushes or straight flushes is enumerated. "
+             + tie_note(records) +
              "Intervals: Clopper–Pearson 95% for proportions of deals, bootstrap over deals for means.", "",
              f"- **proved exactly on {k} of {n} deals** ({100 * k / n:.0f}%, 95% CI {100 * lo:.0f}–{100 * hi:.0f}%); "
              f"every deal's level is at least **{lower.min()}** points (proved on all {n}), at most "

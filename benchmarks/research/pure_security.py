@@ -42,6 +42,8 @@ from solver.games.quintet_game import QuintetGame, Strategy
 from solver.problem.best_response import BestResponseProblem, slot_values
 from solver.problem.opponents import Uniform
 
+from .tie_search import TieSearch, close_level
+
 __all__ = ["reorder_gain", "reorder_table", "least_bound", "TieClasses", "tie_classes", "exploitability",
            "SecurityLevel", "pure_security_level", "WEAK_CATEGORIES"]
 
@@ -278,6 +280,7 @@ class SecurityLevel:
     enumerated: int
     complete: bool
     sources: dict[str, float] = field(default_factory=dict)
+    closed: TieSearch | None = None  # the tie search's outcome, when it ran
 
     @property
     def exact(self) -> bool:
@@ -399,10 +402,11 @@ def _complete(game: QuintetGame, fixed: dict[int, int], time_limit: float | None
 
 def pure_security_level(game: QuintetGame, candidates: Sequence[Strategy] = (), *, time_limit: float | None = None,
                         max_evaluations: int = 6000, max_enumerated: int = 500_000,
-                        constructions: int = 40) -> SecurityLevel:
+                        constructions: int = 40, close_cpu: float = 0.0) -> SecurityLevel:
     """The deal's pure security level, proved or bracketed (module doc).  ``candidates``: more
     arrangements to start from (e.g. an equilibrium's support, whose partitions are tried in every
-    slot order the bound allows)."""
+    slot order the bound allows).  ``close_cpu``: CPU seconds for ``tie_search.close_level`` when
+    the bracket stays open (0: not tried)."""
     tables = game.tables
     weights = tuple(int(w) for w in tables.rules.weights)
     search = _Search(game, time_limit, max_evaluations)
@@ -511,6 +515,18 @@ def pure_security_level(game: QuintetGame, candidates: Sequence[Strategy] = (), 
     lower = int(min(remaining[limiting], np.floor(best + 1e-9)))
     if remaining[limiting] >= best:
         limiting = "the best found"
+    closed: TieSearch | None = None
+    if lower < best and close_cpu > 0 and search.best[2] and best <= remaining["five different strengths (R ≥ 11)"]:
+        # every arrangement without a tie has E ≥ 11 ≥ best: the tie search decides the level
+        closed = close_level(game, int(round(best)), search.best[1], search.killers, search.bound,
+                             cpu_limit=close_cpu, time_limit=time_limit)
+        best = float(closed.upper)
+        search.best = (best, closed.arrangement, True)
+        sources["tie search"] = best
+        lower = min(lower, int(best))
+        if closed.proved:
+            lower, limiting = int(best), "the tie search (every tie excluded or evaluated)"
     return SecurityLevel(lower=lower, upper=best, upper_proven=search.best[2], arrangement=search.best[1],
                          limiting=limiting, weak_classes=len(ties.weak), strong_classes=len(ties.strong),
-                         evaluated=search.evaluated, enumerated=enumerated, complete=complete, sources=sources)
+                         evaluated=search.evaluated + (closed.evaluated if closed else 0), enumerated=enumerated,
+                         complete=complete, sources=sources, closed=closed)
