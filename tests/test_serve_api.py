@@ -63,6 +63,18 @@ def client(store_path):
         yield c
 
 
+@pytest.fixture(scope="module")
+def patient_client(store_path):
+    """A server whose quick lane's limit is only a hang cap: a cold worker (numba's cache empty in a
+    fresh clone, the heads-up strategy loaded) on a machine loaded by the rest of the suite once took
+    over the default's 20 s (+ the pool's margin)."""
+    app = create_app(ServeConfig(workers=1, queue_size=8, store=store_path, limits=Limits.off(),
+                                 quick_time_limit=600))
+    with TestClient(app, base_url="http://localhost") as c:
+        wait_for_workers(lambda: c.get("/api/health").json(), 1)
+        yield c
+
+
 def post(client, path: str, body: object) -> httpx.Response:
     """POST ``body`` as JSON (bytes: sent as they are, as JSON)."""
     if isinstance(body, bytes):
@@ -298,13 +310,13 @@ def test_showdown_hand_draw_are_exactly_the_cli_json(client, capsys):
     assert len(response.json()["options"]) == 32
 
 
-def test_draw_strategy_is_the_hint_at_a_position(client):
+def test_draw_strategy_is_the_hint_at_a_position(patient_client):
     from quintet.draw.cfr.bot import position_advice
     from quintet.draw.game import Terms
     from quintet.rules import get_rules
 
     body = {"hand": "8s 8c Ks Qh 9d", "actions": ["call", "call", "raise 3"], "player": "second"}
-    response = post(client, "/api/draw/strategy", body)
+    response = post(patient_client, "/api/draw/strategy", body)
     assert response.status_code == 200, response.text
     answer = response.json()
     want = position_advice(get_rules("draw36-joker-11"), Terms(), body["hand"], body["actions"], "second")
@@ -312,7 +324,7 @@ def test_draw_strategy_is_the_hint_at_a_position(client):
     assert answer["kind"] == "draw_strategy" and answer["to_call"] == 3
     assert [a["action"] for a in answer["actions"]] == ["fold", "call", "raise 4", "raise 5"]
     assert sum(a["probability"] for a in answer["actions"]) == pytest.approx(1.0)
-    exchange = post(client, "/api/draw/strategy", {**body, "actions": ["call"] * 6, "player": "first"}).json()
+    exchange = post(patient_client, "/api/draw/strategy", {**body, "actions": ["call"] * 6, "player": "first"}).json()
     assert exchange["phase"] == "exchange" and [x["draw"] for x in exchange["exchanges"]] == list(range(6))
 
 
@@ -326,9 +338,9 @@ def test_draw_strategy_is_the_hint_at_a_position(client):
     ({"terms": {"limit": 4}}, "no heads-up strategy is stored for draw36-joker-11 under these terms"),
     ({"hand": "8s 8c Ks Qh"}, "5 cards"),
 ])
-def test_draw_strategy_bad_positions_are_400_with_the_reason(client, body, message):
+def test_draw_strategy_bad_positions_are_400_with_the_reason(patient_client, body, message):
     full = {"hand": "8s 8c Ks Qh 9d", "player": "first"} | body
-    assert message in assert_error(post(client, "/api/draw/strategy", full), 400)
+    assert message in assert_error(post(patient_client, "/api/draw/strategy", full), 400)
 
 
 def test_draw_strategy_refuses_unknown_fields_and_long_lines(client):
