@@ -18,11 +18,18 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "docs"))
 
-import hooks  # noqa: E402
 import paper_figures as pf  # noqa: E402
 
 PAGE = ROOT / "docs" / "paper.md"
 RESULTS = ROOT / "benchmarks" / "RESULTS.md"
+
+
+def _hooks():
+    """The manual's build hooks (docs/hooks.py), which need MkDocs: the docs extra, not the test extra."""
+    pytest.importorskip("mkdocs", reason="the build hooks need the docs extra (pip install -e '.[docs]')")
+    import hooks
+
+    return hooks
 
 
 @pytest.fixture(scope="module")
@@ -127,6 +134,7 @@ def test_the_marginal_baseline_section_renders_its_file_or_says_pending(tmp_path
 
 def test_the_hook_renders_the_paper_and_leaves_other_pages():
     page = SimpleNamespace(file=SimpleNamespace(src_uri="paper.md"))
+    hooks = _hooks()
     rendered = hooks.on_page_markdown(PAGE.read_text(encoding="utf-8"), page, None, None)
     assert "{{" not in rendered
     other = SimpleNamespace(file=SimpleNamespace(src_uri="rules.md"))
@@ -135,6 +143,7 @@ def test_the_hook_renders_the_paper_and_leaves_other_pages():
 
 @pytest.mark.subprocess
 def test_the_manual_builds_strictly_with_the_paper(tmp_path):
+    pytest.importorskip("mkdocs", reason="the manual's build needs the docs extra (pip install -e '.[docs]')")
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]),
                NO_MKDOCS_2_WARNING="1")
     proc = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "-d", str(tmp_path / "site")],
