@@ -211,7 +211,7 @@ class _Master:
 
 
 class _Unproven(Exception):
-    pass
+    """The search stopped at its CPU cap before it ruled every pair out: the bracket stays open."""
 
 
 def close_level(game: QuintetGame, upper: int, arrangement: Strategy, cuts: Sequence[Strategy] = (),
