@@ -37,10 +37,10 @@ command_of() {  # the step's command: full size, or (--quick) toy size with --no
       uniqueness)    echo "python $b/bench_uniqueness.py --deals 30 --epsilon 0.01" ;;
       style)         echo "python $b/bench_style_robustness.py --deals 15 --draws 5 --records 1,2,3,5,10,20,50,100" ;;
       safe)          echo "python $b/bench_safe.py --deals 30 --limits 0,0.25,0.5,1,2" ;;
-      batch)         echo "python $b/bench_batch.py" ;;
+      batch)         echo "python $b/bench_batch.py --deals 8 --seed 2026 --workers 2 --epsilon 0.01 --time-limit 600 --tournament-deals 20 --book-sample 100" ;;
       best-response) echo "python $b/bench_best_response.py" ;;
       structure)     echo "python $b/bench_structure.py --deals 100" ;;
-      security)      echo "python $b/bench_security.py --deals 100" ;;
+      security)      echo "python $b/bench_security.py --deals 100 --close-cpu 120" ;;
       kmix)          echo "python $b/bench_kmix.py --deals 30 --cpu-per-k 5" ;;
       marginal)      echo "python $b/bench_marginal_baseline.py --deals 10 --budget 60 --target 0.01" ;;
       reread)        echo "python $b/bench_reread.py" ;;
@@ -60,7 +60,7 @@ command_of() {  # the step's command: full size, or (--quick) toy size with --no
       batch)         echo "python $b/bench_batch.py --deals 2 --repeat 1 --epsilon 0.2 --tournament-deals 2 --book-sample 2 --no-write" ;;
       best-response) echo "python $b/bench_best_response.py --deals 2 --cpsat-deals 1 --cli-runs 1 --no-write" ;;
       structure)     echo "python $b/bench_structure.py --deals 1 --cpu-limit 30 --milp-time-limit 2 --coupling-time-limit 1 --jsonl $tmp/structure.jsonl --bounds-jsonl $tmp/structure-bounds.jsonl --no-write" ;;
-      security)      echo "python $b/bench_security.py --deals 1 --max-evaluations 20 --cpu-limit 30 --structure $tmp/structure.jsonl --jsonl $tmp/security.jsonl --no-write" ;;
+      security)      echo "python $b/bench_security.py --deals 1 --max-evaluations 20 --cpu-limit 30 --close-cpu 5 --structure $tmp/structure.jsonl --jsonl $tmp/security.jsonl --no-write" ;;
       kmix)          echo "python $b/bench_kmix.py --deals 1 --ks 1,2 --cpu-per-k 2 --cpu-limit 30 --structure $tmp/structure.jsonl --security $tmp/security.jsonl --jsonl $tmp/kmix.jsonl --no-write" ;;
       marginal)      echo "python $b/bench_marginal_baseline.py --quick --no-write" ;;
       reread)        echo "python $b/bench_reread.py --no-write" ;;
