@@ -270,8 +270,6 @@ def design(args: argparse.Namespace) -> dict[str, Any]:
 
 def solve_sample(args: argparse.Namespace, run: Run, plan: dict[str, Any]) -> None:
     """Solve the sample's positions ``--start`` … ``--stop`` not yet in the sample file, as bench_equilibrium does."""
-    from solver.advisor.equilibrium import certified_within, equilibrium
-
     _, sample_path = paths(args)
     sample = plan["sample"]
     stop = len(sample) if args.stop is None else min(args.stop, len(sample))
@@ -283,19 +281,66 @@ def solve_sample(args: argparse.Namespace, run: Run, plan: dict[str, Any]) -> No
         exposed, h = sample[i]
         if exposed in done:
             continue
-        deal = Deal.from_exposed(exposed, rules)
-        load = os.getloadavg()[0] if hasattr(os, "getloadavg") else math.nan
-        t0, w0 = time.process_time(), time.perf_counter()
-        r = equilibrium(deal, epsilon=args.epsilon, time_limit=args.time_limit)
-        cpu, wall = time.process_time() - t0, time.perf_counter() - w0
-        rec = {"key": exposed, "position": i, "stratum": int(h), "cpu_seconds": cpu, "wall_seconds": wall,
-               "exploitability": r.exploitability, "converged": certified_within(r.exploitability, args.epsilon),
-               "iterations": r.iterations, "exact": sum(1 for x in r.history if x.exact), "support": len(r.mix),
-               "load": load, "epsilon": args.epsilon, "time_limit": args.time_limit, "commit": run.commit}
+        rec = {"key": exposed, "position": i, "stratum": int(h), **solve_class(args, run, exposed, rules)}
         append_jsonl(sample_path, rec)
-        print(f"{i + 1:4d}/{len(sample)} stratum {h + 1} {exposed}: ε {r.exploitability:.5f} in {cpu:.2f} s cpu "
-              f"({wall:.2f} s wall), load {load:.2f}", flush=True)
+        print(f"{i + 1:4d}/{len(sample)} stratum {h + 1} {exposed}: ε {rec['exploitability']:.5f} in "
+              f"{rec['cpu_seconds']:.2f} s cpu ({rec['wall_seconds']:.2f} s wall), load {rec['load']:.2f}", flush=True)
     finish_shard(sample_path, run)
+
+
+def solve_class(args: argparse.Namespace, run: Run, exposed: str, rules: Any) -> dict[str, Any]:
+    """One class solved from scratch as bench_equilibrium does: CPU and wall seconds, the work done
+    (iterations, exact best responses: the same on every machine for the same commit) and the
+    machine's state at the start (the 1-minute load average; ``running``, the runnable processes
+    of ``/proc/loadavg``, this one included)."""
+    from solver.advisor.equilibrium import certified_within, equilibrium
+
+    deal = Deal.from_exposed(exposed, rules)
+    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else math.nan
+    running = runnable()
+    t0, w0 = time.process_time(), time.perf_counter()
+    r = equilibrium(deal, epsilon=args.epsilon, time_limit=args.time_limit)
+    cpu, wall = time.process_time() - t0, time.perf_counter() - w0
+    return {"cpu_seconds": cpu, "wall_seconds": wall, "exploitability": r.exploitability,
+            "converged": certified_within(r.exploitability, args.epsilon), "iterations": r.iterations,
+            "exact": sum(1 for x in r.history if x.exact), "support": len(r.mix), "load": load, "running": running,
+            "epsilon": args.epsilon, "time_limit": args.time_limit, "commit": run.commit}
+
+
+def runnable() -> int | None:
+    """The runnable processes now (``/proc/loadavg``'s fourth field), None where there is none."""
+    try:
+        return int(Path("/proc/loadavg").read_text().split()[3].split("/")[0])
+    except (OSError, IndexError, ValueError):
+        return None
+
+
+def calibration_path(args: argparse.Namespace) -> Path:
+    return args.jsonl_dir / "book-calibration.jsonl"
+
+
+def calibration_keys(args: argparse.Namespace, plan: dict[str, Any]) -> list[str]:
+    """The ``--calibrate`` classes: the first of the sample in a random order (seed ``--sample-seed``)."""
+    order = np.random.default_rng(args.sample_seed).permutation(len(plan["sample"]))
+    return [plan["sample"][int(i)][0] for i in order[: args.calibrate]]
+
+
+def calibrate(args: argparse.Namespace, run: Run, plan: dict[str, Any]) -> None:
+    """Solve the ``--calibrate`` classes again, one JSON line each in ``book-calibration.jsonl``
+    (resumable): run on an idle machine, their CPU against the sample's is the measurement term."""
+    if args.calibrate <= 0:
+        return
+    path = calibration_path(args)
+    done = start_shard(path, run, {"part": "calibration", **params(args)})
+    rules = get_rules("classic")
+    for j, exposed in enumerate(calibration_keys(args, plan)):
+        if exposed in done:
+            continue
+        rec = {"key": exposed, **solve_class(args, run, exposed, rules)}
+        append_jsonl(path, rec)
+        print(f"calibration {j + 1}/{args.calibrate} {exposed}: {rec['cpu_seconds']:.2f} s cpu, load "
+              f"{rec['load']:.2f}, running {rec['running']}", flush=True)
+    finish_shard(path, run)
 
 
 def params(args: argparse.Namespace) -> dict[str, Any]:
@@ -406,6 +451,10 @@ def report(args: argparse.Namespace, plan: dict[str, Any], run: Run) -> tuple[st
                                "ci": [(m - Z95 * s) * f, (m + Z95 * s) * f], "bootstrap_ci": [blo * f, bhi * f],
                                "wall_per_class": mw, "wall_hours": mw * f, "design_effect": deff,
                                "pooled_cpu_hours": cm * f, "converged": conv, "load_median": float(np.median(loads))}
+        measured = measurement(args, recs, cpu_v, shares, m, f)
+        if measured is not None:
+            lines += ["", *measured[0]]
+            summary["measurement"] = measured[1]
         commits = sorted({r["commit"] for r in recs.values()})
         rows.append((f"this stratified sample (commit {', '.join(commits)})", f"{n} classes, {k} strata", "0.01",
                      f"{m:.2f} [{m - Z95 * s:.2f}, {m + Z95 * s:.2f}]",
@@ -415,6 +464,57 @@ def report(args: argparse.Namespace, plan: dict[str, Any], run: Run) -> tuple[st
     summary["pilot"] = {"cpu_per_class": pm, "ci": [plo, phi], "cpu_hours": pm * f, "wall_per_class": pw}
     lines += ["", *reconcile(args, pilot_run, pm, plo, phi, f, rows)]
     return "\n".join(lines), summary
+
+
+def measurement(args: argparse.Namespace, recs: dict[str, dict[str, Any]],
+                cpu_v: list[np.ndarray], shares: np.ndarray, m: float, f: float, n: int = 4000
+                ) -> tuple[list[str], dict[str, Any]] | None:
+    """The measurement term: the calibration's classes solved again (``--calibrate``), paired
+    with their sample solves; (the section's lines, its summary), None without calibration records."""
+    runs, cal = read_jsonl(calibration_path(args))
+    pairs = [(r, recs[r["key"]]) for r in cal if r["key"] in recs]
+    if not pairs:
+        return None
+    a = np.array([c["cpu_seconds"] for c, _ in pairs])
+    b = np.array([s["cpu_seconds"] for _, s in pairs])
+    same = sum(1 for c, s in pairs if (c["iterations"], c["exact"]) == (s["iterations"], s["exact"]))
+    ratio = float(a.sum() / b.sum())
+    rng = np.random.default_rng(1)
+    idx = rng.integers(0, len(a), size=(n, len(a)))
+    ratios = a[idx].sum(axis=1) / b[idx].sum(axis=1)
+    boots = np.zeros(n)  # the stratified mean, resampled within strata (as stratified_bootstrap)
+    for w, v in zip(shares, cpu_v, strict=True):
+        boots += w * v[rng.integers(0, len(v), size=(n, len(v)))].mean(axis=1)
+    idle = boots * ratios * f
+    rlo, rhi = np.quantile(ratios, [0.025, 0.975])
+    lo, hi = np.quantile(idle, [0.025, 0.975])
+    running = [c["running"] for c, _ in pairs if c.get("running") is not None]
+    loads = np.array([c["load"] for c, _ in pairs])
+    per = a / b
+    lines = ["### The measurement term", "",
+             f"Calibration: {provenance(runs)} {len(pairs)} classes of the sample (drawn at random, seed "
+             f"{args.sample_seed}) solved again"
+             + (f"; runnable processes at each start: median {np.median(running):.0f}, max {max(running)} (this "
+                "one included: 1 is a machine otherwise idle)" if running else "")
+             + f"; 1-minute load average median {np.median(loads):.2f} (it decays over a minute, so it lags). "
+             f"The work (iterations and exact best responses) is the same on {same} of {len(pairs)}"
+             + (": the solve is deterministic, so the difference is the measurement, not the engine."
+                if same == len(pairs) else
+                "; where it differs, the difference is partly the work (a time limit reached, or another commit)."),
+             "",
+             f"- CPU of the calibration against the sample's, the same classes: **× {ratio:.3f} [{rlo:.3f}, "
+             f"{rhi:.3f}]** (ratio of sums, 95% paired bootstrap); per class × {np.median(per):.2f} median, "
+             f"{per.min():.2f}–{per.max():.2f}",
+             f"- the book under the calibration's conditions: {m * ratio * f:.1f} CPU-hours **[{lo:.1f}, {hi:.1f}]** "
+             "(95%: the stratified sample and the ratio bootstrapped together)",
+             ("- the same work cost a different CPU time: the book's figure depends on the machine's state, and CPU "
+              "time is not immune to load" if not rlo <= 1.0 <= rhi else
+              "- no difference between the two conditions is shown at this size")
+             + "; earlier measurements of the same classes across commits and loads are in the reconciliation below."]
+    return lines, {"classes": len(pairs), "same_work": same, "ratio": ratio, "ratio_ci": [float(rlo), float(rhi)],
+                   "cpu_hours": m * ratio * f, "ci": [float(lo), float(hi)],
+                   "running_median": float(np.median(running)) if running else None,
+                   "load_median": float(np.median(loads))}
 
 
 def reconcile(args: argparse.Namespace, pilot_run: dict[str, Any], pm: float, plo: float, phi: float, f: float,
@@ -483,6 +583,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--start", type=int, default=0, help="first sample position to solve (a shard)")
     ap.add_argument("--stop", type=int, default=None, help="stop before this sample position (0: the frame only)")
     ap.add_argument("--report", action="store_true", help="solve nothing: the section and book.json from the files")
+    ap.add_argument("--calibrate", type=int, default=0,
+                    help="solve this many of the sample's classes again into book-calibration.jsonl (run on an idle "
+                         "machine: the measurement term; default 0)")
     ap.add_argument("--no-write", action="store_true", help="print the section; write no RESULTS.md or book.json")
     args = ap.parse_args(argv)
     run = Run(None if argv is None else ["bench_book.py", *argv])
@@ -494,6 +597,7 @@ def main(argv: list[str] | None = None) -> int:
         solve_sample(args, run, plan)
         if args.stop is not None and args.stop < len(plan["sample"]):
             return 0  # a shard: the report comes from --report
+        calibrate(args, run, plan)
     text, summary = report(args, plan, run)
     print(text)
     if not args.no_write:

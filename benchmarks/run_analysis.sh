@@ -44,7 +44,7 @@ command_of() {  # the step's command: full size, or (--quick) toy size with --no
       kmix)          echo "python $b/bench_kmix.py --deals 30 --cpu-per-k 5" ;;
       marginal)      echo "python $b/bench_marginal_baseline.py --deals 10 --budget 60 --target 0.01" ;;
       reread)        echo "python $b/bench_reread.py" ;;
-      book)          echo "python $b/bench_book.py --frame 1500 --sample 300" ;;
+      book)          echo "python $b/bench_book.py --frame 1500 --sample 300 --calibrate 40" ;;
       notebook)      echo "python notebooks/src/build_overview.py --execute" ;;
       *) return 1 ;;
     esac
@@ -61,10 +61,10 @@ command_of() {  # the step's command: full size, or (--quick) toy size with --no
       best-response) echo "python $b/bench_best_response.py --deals 2 --cpsat-deals 1 --cli-runs 1 --no-write" ;;
       structure)     echo "python $b/bench_structure.py --deals 1 --cpu-limit 30 --milp-time-limit 2 --coupling-time-limit 1 --jsonl $tmp/structure.jsonl --bounds-jsonl $tmp/structure-bounds.jsonl --no-write" ;;
       security)      echo "python $b/bench_security.py --deals 1 --max-evaluations 20 --cpu-limit 30 --close-cpu 5 --structure $tmp/structure.jsonl --jsonl $tmp/security.jsonl --no-write" ;;
-      kmix)          echo "python $b/bench_kmix.py --deals 1 --ks 1,2 --cpu-per-k 2 --cpu-limit 30 --structure $tmp/structure.jsonl --security $tmp/security.jsonl --jsonl $tmp/kmix.jsonl --no-write" ;;
+      kmix)          echo "python $b/bench_kmix.py --deals 1 --ks 1,2 --cpu-per-k 2 --cpu-limit 30 --recheck-every 1 --recheck-time-limit 10 --structure $tmp/structure.jsonl --security $tmp/security.jsonl --jsonl $tmp/kmix.jsonl --no-write" ;;
       marginal)      echo "python $b/bench_marginal_baseline.py --quick --no-write" ;;
       reread)        echo "python $b/bench_reread.py --no-write" ;;
-      book)          echo "python $b/bench_book.py --frame 4 --sample 2 --strata 2 --pilot-classes 30 --repeats 20 --epsilon 0.2 --jsonl-dir $tmp --no-write" ;;
+      book)          echo "python $b/bench_book.py --frame 4 --sample 2 --strata 2 --pilot-classes 30 --repeats 20 --epsilon 0.2 --calibrate 1 --jsonl-dir $tmp --no-write" ;;
       notebook)      echo "python -m pytest -q -n 0 -m notebook tests/test_notebooks.py" ;;
       *) return 1 ;;
     esac
