@@ -107,6 +107,9 @@ def _bound_lines(records: list[dict], failures: int) -> list[str]:  # type: igno
     deals_full = {_deal(r) for r in full}
     deals_any = {_deal(r) for r in full + brute}
     n, d = len(full), len(deals_full)
+    if n == 0:
+        return [f"No disagreement, but CP-SAT proved no full-size instance of this run, so the sweep bounds no error "
+                f"rate at full size; brute force checked {len(brute)} reduced instances."]
     return [
         f"No disagreement. What that bounds depends on which checks are independent. The search's variants share "
         f"their kernels, so their agreement on {len(records)} instances is not {len(records)} independent checks; "
