@@ -297,14 +297,15 @@ def make_report(records: list[dict], runs: list[dict], levels: dict[int, dict], 
         lines += ["", f"K = 1 against the Security section: the search's single arrangement is as good as the best "
                   f"found there on {at_level} of {len(matched)} deals, and proved the least exploitable on {proved} "
                   "(where the level is proved)."]
-    lines += recheck_lines(records, ks)
+    rechecks = recheck_counts(records, ks)
+    lines += recheck_lines(rechecks)
     same = [row["k"] for row in rows if row["k"] > 1 and abs(row["with_sparse"][0] - row["reweighted"]) < 1e-9]
     if same:
         lines += ["", "The envelope's median is the re-weighted top K's at K = " + ", ".join(str(k) for k in same)
                   + ": there the envelope is that baseline."]
     lines += ["",
               "![K-mix frontier](kmix_frontier.png)"]
-    summary = {"ks": ks, "deals": n, "rows": rows, "cpu_per_k": args.cpu_per_k,
+    summary = {"ks": ks, "deals": n, "rows": rows, "cpu_per_k": args.cpu_per_k, "recheck": rechecks,
                "per_deal": [{"seed": r["seed"], "exposed": r["exposed"], "orbit": r["orbit"],
                              "equilibrium_support": r["equilibrium"]["support"],
                              "sparse": r["sparse"],
@@ -316,29 +317,36 @@ def make_report(records: list[dict], runs: list[dict], levels: dict[int, dict], 
     return "\n".join(lines), summary
 
 
-def recheck_lines(records: list[dict], ks: list[int]) -> list[str]:
-    """The CP-SAT recheck of the best mixes (the rows with a ``recheck``): per K, how many were
-    proven by CP-SAT and whether its value agrees with the certified one (1e-6 points)."""
+def recheck_counts(records: list[dict], ks: list[int]) -> list[dict[str, float]]:  # type: ignore[type-arg]
+    """The CP-SAT recheck of the best mixes (the rows with a ``recheck``), per K: mixes rechecked,
+    proven by CP-SAT, equal to the search's exact value (1e-6 points), below a bound of the search
+    (legitimate: an unproven certificate is an upper bound), disagreeing, median CPU s."""
     out = []
     for k in ks:
         rows = [x for r in records for x in r["kmix"] if x["k"] == k and "recheck" in x]
         if not rows:
             continue
         proven = [x for x in rows if x["recheck"]["proven"]]
-        agree = sum(1 for x in proven if abs(x["recheck"]["value"] - x["best_certificate"]["value"]) <= 1e-6)
-        # an unproven certificate is an upper bound: CP-SAT's proven value may lie below it, never above
+        equal = sum(1 for x in proven if abs(x["recheck"]["value"] - x["best_certificate"]["value"]) <= 1e-6)
         below = sum(1 for x in proven if x["recheck"]["value"] < x["best_certificate"]["value"] - 1e-6
                     and not x["best_certificate"]["proven"])
-        out.append(f"| {k} | {len(rows)} | {len(proven)} | {agree} | {below} | "
-                   f"{len(proven) - agree - below} | {np.median([x['recheck']['cpu'] for x in rows]):.2f} |")
-    if not out:
+        out.append({"k": k, "rechecked": len(rows), "proven": len(proven), "equal": equal, "below_bound": below,
+                    "disagree": len(proven) - equal - below,
+                    "cpu_median": float(np.median([x["recheck"]["cpu"] for x in rows]))})
+    return out
+
+
+def recheck_lines(counts: list[dict[str, float]]) -> list[str]:
+    if not counts:
         return []
     return ["", "**The CP-SAT recheck** (a sample: every deal at a position divisible by --recheck-every): CP-SAT, an "
             "engine independent of the search, re-solves the exact best response against each K's best mix; its "
             "proven value must equal the search's exact best response against the same mix (or lie below it where "
             "the search stopped at its limit and its value is a bound). *Disagree* counts any other outcome.", "",
             "| K | mixes rechecked | proven by CP-SAT | equal (1e-6) | below a bound | disagree | median CPU s |",
-            "|---:|---:|---:|---:|---:|---:|---:|", *out]
+            "|---:|---:|---:|---:|---:|---:|---:|",
+            *(f"| {c['k']} | {c['rechecked']} | {c['proven']} | {c['equal']} | {c['below_bound']} | {c['disagree']} | "
+              f"{c['cpu_median']:.2f} |" for c in counts)]
 
 
 def plot(records: list[dict], ks: list[int], args: argparse.Namespace) -> None:  # type: ignore[type-arg]

@@ -148,17 +148,24 @@ def report(args: argparse.Namespace) -> None:
         write_section(*SECTION, text)
 
 
-def tie_note(records: list[dict]) -> str:  # type: ignore[type-arg]
-    """The sentence on the tie search, when it ran on some deal."""
+def tie_summary(records: list[dict]) -> dict[str, float] | None:  # type: ignore[type-arg]
+    """The tie search's deals: how many it ran on, closed, and its CPU seconds (None: it never ran)."""
     ran = [r["level"]["tie_search"] for r in records if r["level"].get("tie_search")]
     if not ran:
+        return None
+    return {"ran": len(ran), "closed": sum(bool(t["proved"]) for t in ran),
+            "cpu_median": float(np.median([t["cpu"] for t in ran])), "cpu_max": float(max(t["cpu"] for t in ran))}
+
+
+def tie_note(records: list[dict]) -> str:  # type: ignore[type-arg]
+    """The sentence on the tie search, when it ran on some deal."""
+    t = tie_summary(records)
+    if t is None:
         return ""
-    closed = sum(t["proved"] for t in ran)
     return (f"Where the bracket stayed open, the tie search (`benchmarks/research/tie_search.py`; the proof in "
             "docs/proofs.md, Pure security levels: constraint generation over every arrangement with a tie, the "
-            f"cuts being exact best responses) ran on {len(ran)} deals and closed {closed} "
-            f"(CPU per deal: median {np.median([t['cpu'] for t in ran]):.0f} s, "
-            f"max {max(t['cpu'] for t in ran):.0f} s). ")
+            f"cuts being exact best responses) ran on {t['ran']} deals and closed {t['closed']} "
+            f"(CPU per deal: median {t['cpu_median']:.0f} s, max {t['cpu_max']:.0f} s). ")
 
 
 def make_report(records: list[dict], runs: list[dict], args: argparse.Namespace) -> tuple[str, dict]:  # type: ignore[type-arg]
@@ -226,16 +233,21 @@ def make_report(records: list[dict], runs: list[dict], args: argparse.Namespace)
                  f"{np.median(upper):.2f} | — | — |")
     greedy = np.array([r["heuristics"]["greedy"]["exploitability"] for r in records])
     beat = int(np.sum(upper < greedy - 1e-9))
-    proved = ", ".join(f"{v} on {c}" for v, c in sorted(levels.items(), key=lambda kv: int(kv[0])))
+    shares = level_shares(lower, upper, exact)
     lines += ["", "So on every deal of the sample no single arrangement concedes less than "
               f"{lower.min()} points per game to a best response; the level is proved on {k} of {n} deals and open "
-              f"on {n - k} (the brackets above). The proved levels ({proved or 'none'}) describe the deals where the "
-              "best arrangement found met its lower bound — a selection, not the level of a typical deal. The least "
-              f"exploitable single arrangement found beat greedy's on {beat} of {n} deals. The equilibrium concedes 0: "
+              f"on {n - k} (the brackets above). Over all {n} deals, the number at each level is bracketed by the "
+              "proofs: " + "; ".join(f"level {v} on {a}–{b} deals" for v, a, b in shares) + " (at least the deals "
+              "proved at that level; at most those plus the open deals whose bracket contains it) — the proved "
+              "deals alone would be a selection, the deals where the best arrangement found met its lower bound. "
+              f"The least exploitable single arrangement found beat greedy's on {beat} of {n} deals. The equilibrium "
+              "concedes 0: "
               "the difference from the bracket is what randomisation is worth. Against a heuristic the equilibrium "
               "wins much less than a best response to that heuristic would (the Safe exploitation section trades the "
               "two)."]
     summary = {"deals": n, "exact": k, "exact_ci": [lo, hi], "levels": levels, "brackets": brackets,
+               "level_shares": [{"level": v, "at_least": a, "at_most": b} for v, a, b in shares],
+               "tie_search": tie_summary(records),
                "min_lower": int(lower.min()), "heuristics": heur,
                "per_deal": [{"seed": r["seed"], "exposed": r["exposed"], "lower": r["level"]["lower"],
                              "upper": r["level"]["upper"], "exact": r["level"]["exact"],
@@ -243,6 +255,17 @@ def make_report(records: list[dict], runs: list[dict], args: argparse.Namespace)
                              **{f"{h}_gain": r["heuristics"][h]["equilibrium_gain"] for h in HEURISTICS}}
                             for r in records]}
     return "\n".join(lines), summary
+
+
+def level_shares(lower: np.ndarray, upper: np.ndarray, exact: np.ndarray) -> list[tuple[int, int, int]]:
+    """(level, deals proved at it, those plus the open deals whose bracket contains it) for each
+    proved level: what the proofs say about how many deals of the sample have that level."""
+    out = []
+    for v in sorted({int(u) for u, e in zip(upper, exact, strict=True) if e}):
+        proved = int(((upper == v) & exact).sum())
+        possible = int(((lower <= v) & (v <= upper) & ~exact).sum())
+        out.append((v, proved, proved + possible))
+    return out
 
 
 if __name__ == "__main__":

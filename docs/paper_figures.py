@@ -266,7 +266,18 @@ def security() -> dict[str, str]:
         "se_min_lower": f"{lower.min():g}", "se_max_upper": f"{upper.max():g}",
         "se_lower_mean": _mean(lower), "se_upper_mean": _mean(upper),
         "se_below_greedy": str(int(np.sum(upper < greedy - 1e-9))),
+        "se_tie": _tie(data.get("tie_search")),
+        "se_shares": "; ".join(f"level {s['level']:g} on {s['at_least']}–{s['at_most']}"
+                               for s in data.get("level_shares", [])) or "none proved",
     }
+
+
+def _tie(t: dict[str, float] | None) -> str:
+    """The tie search's sentence (``bench_security.py --close-cpu``)."""
+    if not t:
+        return "it was not run"
+    return (f"it ran on {t['ran']} deals and closed {t['closed']} (CPU per deal: median {t['cpu_median']:.0f} s, "
+            f"max {t['cpu_max']:.0f} s)")
 
 
 def kmix() -> dict[str, str]:
@@ -287,7 +298,20 @@ def kmix() -> dict[str, str]:
         "km_table": "\n".join(["| K | least certified exploitability found: median [95% CI] | p90 | worst | "
                                f"deals at most {KMIX_WITHIN:g} |", "|---:|---|---:|---:|---|", *rows]),
         "km_support": _median(support, 0),
+        "km_recheck": _recheck(data.get("recheck", [])),
     }
+
+
+def _recheck(counts: list[dict[str, float]]) -> str:
+    """The CP-SAT recheck of the best K-mixes (``bench_kmix.py --recheck-every``), summed over K."""
+    if not counts:
+        return "not run"
+    total = {key: sum(int(c[key]) for c in counts) for key in ("rechecked", "proven", "equal", "below_bound",
+                                                                 "disagree")}
+    return (f"{total['rechecked']} best mixes rechecked (K = {', '.join(str(c['k']) for c in counts)}), "
+            f"{total['proven']} proven by CP-SAT: {total['equal']} equal to the search's value, "
+            f"{total['below_bound']} below a bound where the search stopped at its limit, "
+            f"{total['disagree']} disagreeing")
 
 
 def book() -> dict[str, str]:
@@ -319,7 +343,19 @@ def book() -> dict[str, str]:
         "bk_remeasured": "; ".join(f"{h:.0f} CPU-hours at commit `{c}` ({r:.2f}× the pilot's CPU on the same "
                                    f"{k} classes)" for h, r, c, k in remeasured),
         "bk_spread": f"{min(hours):.0f}–{max(hours):.0f}",
+        **_measurement(data.get("measurement")),
     }
+
+
+def _measurement(m: dict[str, Any] | None) -> dict[str, str]:
+    """The book's measurement term (``bench_book.py --calibrate``): the same classes solved again."""
+    if not m:
+        return {"bk_measure": "no calibration was run"}
+    return {"bk_measure": (
+        f"{m['classes']} classes of the sample, solved again with {m['running_median']:.0f} runnable process(es) "
+        f"at the median start (the work equal on {m['same_work']} of them), took × {m['ratio']:.3f} "
+        f"[{m['ratio_ci'][0]:.3f}, {m['ratio_ci'][1]:.3f}] the sample's CPU, so under the calibration's "
+        f"conditions the book is {_ci(m['cpu_hours'], m['ci'][0], m['ci'][1], 1)} CPU-hours")}
 
 
 def soundness() -> dict[str, str]:
