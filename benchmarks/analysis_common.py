@@ -304,7 +304,17 @@ def provenance(runs: list[dict[str, Any]]) -> str:
             "that finished.")
     if dirty:
         text += f" **Not a clean commit: {', '.join(dirty)}.**"
+    if len(commits) > 1:
+        text += f" **Not one commit: {len(commits)}.**"
+    varied = sorted({k for r in opened for k in r.get("params", {}) if k not in SHARD_PARAMS
+                     and len({json.dumps(q.get("params", {}).get(k), sort_keys=True) for q in opened}) > 1})
+    if varied:
+        text += f" **The invocations' parameters differ: {', '.join(varied)}.**"
     return text
+
+
+SHARD_PARAMS = frozenset({"start", "stop", "jsonl", "no_write", "report", "first_deal", "part"})
+"""Parameters that pick a shard or a file, not what is computed (``provenance`` ignores them)."""
 
 
 def finish_shard(path: Path, run: Run) -> None:
