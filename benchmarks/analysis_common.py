@@ -21,6 +21,7 @@ import shlex
 import sys
 import time
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -444,3 +445,31 @@ def sign_test_p(wins: int, losses: int) -> float:
         return 1.0
     k = min(wins, losses)
     return min(1.0, 2 * binom_cdf(k, n, 0.5))
+
+
+@dataclass(frozen=True)
+class GapShare:
+    mean: float  # (b − a) / (c − a) of the means over deals and draws
+    low: float  # 95% bootstrap interval (deals and draws resampled, crossed)
+    high: float
+    per_draw: tuple[float, ...]  # each draw's share (means over deals)
+
+
+def gap_share(a: list[float], b: list[list[float]], c: list[float], seed: int = 0, resamples: int = 4000) -> GapShare:
+    """The share of the gap (c − a) that ``b[draw][deal]`` recovers, (b − a) / (c − a) of the means
+    (the one estimator of the Style robustness and Safe exploitation sections).  Each resample
+    draws the deals with replacement and, independently, the draws with replacement; its share is
+    the mean gain over the chosen (draw, deal) pairs over the mean gap (c − a) over the chosen deals."""
+    gap = np.asarray(c, float) - np.asarray(a, float)
+    gain = np.asarray(b, float) - np.asarray(a, float)[None, :]
+    n_draws, n_deals = gain.shape
+    rng = np.random.default_rng(seed)
+    i = rng.integers(n_deals, size=(resamples, n_deals))
+    j = rng.integers(n_draws, size=(resamples, n_draws))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        boot = gain[j[:, :, None], i[:, None, :]].mean(axis=(1, 2)) / gap[i].mean(axis=1)
+        per_draw = gain.mean(axis=1) / gap.mean()
+        mean = gain.mean() / gap.mean()
+    boot = boot[np.isfinite(boot)]
+    low, high = (np.percentile(boot, [2.5, 97.5]) if boot.size else (np.nan, np.nan))
+    return GapShare(float(mean), float(low), float(high), tuple(float(x) for x in per_draw))

@@ -37,8 +37,10 @@ sys.path.insert(0, str(HERE))
 
 from analysis_common import (  # noqa: E402
     DATA,
+    GapShare,
     Run,
     bootstrap_ci,
+    gap_share,
     open_store,
     partial_note,
     save_data,
@@ -140,14 +142,11 @@ def main() -> None:
     write_section("safe", "Safe exploitation: three models, and a wrong one", report)
 
 
-def shares(deals: list[dict], a: str, j: int) -> np.ndarray:  # type: ignore[type-arg]
-    """Per deal: share of the equilibrium→best-response gap against ``a`` won at limit index j."""
-    out = []
-    for d in deals:
-        pts = d["models"][a]
-        eq, br, here = pts[0]["vs"][a], pts[-1]["vs"][a], pts[j]["vs"][a]
-        out.append((here - eq) / (br - eq) if br - eq > 1e-9 else np.nan)
-    return np.array(out)
+def shares(deals: list[dict], a: str, j: int) -> GapShare:  # type: ignore[type-arg]
+    """The share of the equilibrium → best-response gap against ``a`` won at limit index j: the
+    mean gain over the mean gap (``gap_share``, the Style robustness section's estimator)."""
+    pts = [d["models"][a] for d in deals]
+    return gap_share([p[0]["vs"][a] for p in pts], [[p[j]["vs"][a] for p in pts]], [p[-1]["vs"][a] for p in pts])
 
 
 def make_report(deals: list[dict], limits: list[float], run: Run, args: argparse.Namespace) -> str:  # type: ignore[type-arg]
@@ -159,10 +158,14 @@ def make_report(deals: list[dict], limits: list[float], run: Run, args: argparse
              "`br-uniform` "
              f"(always the best response to uniform), `style` (fitted on {args.style_records} games of bench_style's "
              f"HabitBot, noise 0.2). Each point a `safe_response` at limit D ({proven}/{total} proven "
-             "optimal, the rest "
-             "stopped by the time limit; D = 'BR' is the plain best response). Means with 95% bootstrap intervals "
-             "over deals; shares are per deal, deals where the equilibrium already earns the best response's margin "
-             "left out.", "",
+             f"optimal{'' if proven == total else ', the rest stopped by the time limit'}; D = 'BR' is the plain best "
+             "response). Means with 95% bootstrap intervals "
+             "over deals. A share is the mean gain over the mean gap, (mean margin at D − mean margin at D = 0) / "
+             "(mean best response's margin − mean margin at D = 0) over the deals, with a 95% bootstrap interval over "
+             "deals: "
+             "the Style robustness section's estimator. D = 0 is the equilibrium that does best against the model "
+             "(the safe response at limit 0, proven: every equilibrium is a candidate), so where equilibria differ "
+             "against the model the zero is the most favourable of them, not an arbitrary one.", "",
              "Share of the gap (equilibrium → best response, against the model the mix is trained on) won at each "
              "limit D (points):", "",
              "| model | equilibrium's margin vs it | best response's margin | best response's exploitability | "
@@ -175,9 +178,7 @@ def make_report(deals: list[dict], limits: list[float], run: Run, args: argparse
         cells = []
         for j in range(1, len(limits)):
             s = shares(deals, a, j)
-            s = s[np.isfinite(s)]
-            m, lo, hi = bootstrap_ci(s)
-            cells.append(f"{100 * m:.0f}% [{100 * lo:.0f}, {100 * hi:.0f}]")
+            cells.append(f"{100 * s.mean:.0f}% [{100 * s.low:.0f}, {100 * s.high:.0f}]")
         lines.append(f"| {a} | {eq.mean():+.2f} | {br.mean():+.2f} | {bx.mean():.2f} | " + " | ".join(cells) + " |")
     pick = [j for j, D in enumerate(limits) if D == 0.5] or [len(limits) - 1]
     jd = pick[0]
@@ -224,10 +225,9 @@ def plot(deals: list[dict], limits: list[float], args: argparse.Namespace) -> No
         ms, los, his = [], [], []
         for j in range(len(limits)):
             s = shares(deals, a, j)
-            m, lo, hi = bootstrap_ci(s[np.isfinite(s)])
-            ms.append(100 * m)
-            los.append(100 * lo)
-            his.append(100 * hi)
+            ms.append(100 * s.mean)
+            los.append(100 * s.low)
+            his.append(100 * s.high)
         ax.plot(limits, ms, "o-", color=f"C{k}", label=f"trained on and played against {a}")
         ax.fill_between(limits, los, his, color=f"C{k}", alpha=0.15)
     ax.set_xscale("symlog", linthresh=0.25)

@@ -54,7 +54,7 @@ import numpy as np
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from analysis_common import DATA, Run, open_store, save_data, savefig, warm_kernels  # noqa: E402
+from analysis_common import DATA, Run, gap_share, open_store, save_data, savefig, warm_kernels  # noqa: E402
 from bench_style import HabitBot  # noqa: E402
 from benchmark_results import write_section  # noqa: E402
 
@@ -217,7 +217,7 @@ def learning_curves(bots: list[Bot], sizes: list[int], draws: int, record_seed: 
                 cpu["fits"] += t1 - t0
                 cpu["responses"] += time.process_time() - t1
         for n in sizes:
-            s = shares(a, curve[str(n)], c)
+            s = gap_share(a, curve[str(n)], c)
             print(f"{bot.name:13s} {n:4d} record(s): (a) {np.mean(a):+.2f} (b) {np.mean(curve[str(n)]):+.2f} "
                   f"(c) {np.mean(c):+.2f} share {s.mean:.0%} [{s.low:.0%}, {s.high:.0%}], draws "
                   f"{min(s.per_draw):.0%}–{max(s.per_draw):.0%}", flush=True)
@@ -232,33 +232,6 @@ def respond(deal: Deal, tables: DealTables, marginals: np.ndarray) -> np.ndarray
     """The per-slot marginals of the best response to an opponent with ``marginals``."""
     sol = complete(deal, {}, FixedMarginals("model", marginals), tables=tables)
     return ArrangementMix((sol.arrangement,), (1.0,)).marginals(tables)
-
-
-@dataclass(frozen=True)
-class Share:
-    mean: float  # (b − a) / (c − a) of the means over deals and draws
-    low: float  # 95% bootstrap interval (deals and draws resampled, crossed)
-    high: float
-    per_draw: tuple[float, ...]  # each draw's share (means over deals)
-
-
-def shares(a: list[float], b: list[list[float]], c: list[float], seed: int = 0, resamples: int = 4000) -> Share:
-    """The recovered share for ``b[draw][deal]``.  Each resample draws the deals with replacement and,
-    independently, the draws with replacement; its share is the mean gain over the chosen (draw,
-    deal) pairs over the mean gap (c − a) over the chosen deals."""
-    gap = np.asarray(c, float) - np.asarray(a, float)
-    gain = np.asarray(b, float) - np.asarray(a, float)[None, :]
-    n_draws, n_deals = gain.shape
-    rng = np.random.default_rng(seed)
-    i = rng.integers(n_deals, size=(resamples, n_deals))
-    j = rng.integers(n_draws, size=(resamples, n_draws))
-    with np.errstate(divide="ignore", invalid="ignore"):
-        boot = gain[j[:, :, None], i[:, None, :]].mean(axis=(1, 2)) / gap[i].mean(axis=1)
-        per_draw = gain.mean(axis=1) / gap.mean()
-        mean = gain.mean() / gap.mean()
-    boot = boot[np.isfinite(boot)]
-    low, high = (np.percentile(boot, [2.5, 97.5]) if boot.size else (np.nan, np.nan))
-    return Share(float(mean), float(low), float(high), tuple(float(x) for x in per_draw))
 
 
 def pct(x: float) -> str:
@@ -282,13 +255,13 @@ def make_report(results: dict[str, Any], sizes: list[int], eps: list[float], run
     for name, r in results.items():
         cells = []
         for n in sizes:
-            s = shares(r["a"], r["b"][str(n)], r["c"])
+            s = gap_share(r["a"], r["b"][str(n)], r["c"])
             cells.append(f"{pct(s.mean)}% [{pct(s.low)}, {pct(s.high)}] ({pct(min(s.per_draw))} to "
                          f"{pct(max(s.per_draw))})")
         lines.append(f"| {name} | {'yes' if name in IN_FAMILY else 'no'} | {np.mean(r['a']):+.2f} | "
                      f"{np.mean(r['c']):+.2f} | " + " | ".join(cells) + " |")
     top = str(max(sizes))
-    low = [name for name, r in results.items() if not shares(r["a"], r["b"][top], r["c"]).low >= 0.9]
+    low = [name for name, r in results.items() if not gap_share(r["a"], r["b"][top], r["c"]).low >= 0.9]
     own = [name for name in results if name in IN_FAMILY]
     lines += ["",
               "A share below 0 means the best response to the fitted style wins *less* from the bot than the "
@@ -311,7 +284,7 @@ def plot(results: dict[str, Any], sizes: list[int], args: argparse.Namespace) ->
     fig, ax = plt.subplots(figsize=(8, 4.8))
     draws = 0
     for j, (name, r) in enumerate(results.items()):
-        pts = [shares(r["a"], r["b"][str(n)], r["c"]) for n in sizes]
+        pts = [gap_share(r["a"], r["b"][str(n)], r["c"]) for n in sizes]
         draws = len(pts[0].per_draw)
         ax.plot(sizes, [100 * s.mean for s in pts], "o-", color=f"C{j}",
                 label=f"{name} ({'own family' if name in IN_FAMILY else 'outside the family'})")
