@@ -527,14 +527,18 @@ another, relative to the equilibrium.
 
 code(r"""
 if safe:
+    import sys
+    sys.path.insert(0, str(Path(solver.__file__).resolve().parents[1] / "benchmarks"))
+    from analysis_common import gap_share  # the estimator of RESULTS' Safe section: mean gain / mean gap
+
     S = safe["deals"]; L = safe["limits"]; models = ["greedy", "br-uniform", "style"]
     fig, axes = plt.subplots(1, 2, figsize=(13, 4.4))
     for k, a in enumerate(models):
         v = []
         for j in range(len(L)):
-            s = [(d["models"][a][j]["vs"][a] - d["models"][a][0]["vs"][a]) / (d["models"][a][-1]["vs"][a] - d["models"][a][0]["vs"][a])
-                 for d in S if d["models"][a][-1]["vs"][a] - d["models"][a][0]["vs"][a] > 1e-9]
-            v.append(boot(s))
+            pts = [d["models"][a] for d in S]
+            g = gap_share([p[0]["vs"][a] for p in pts], [[p[j]["vs"][a] for p in pts]], [p[-1]["vs"][a] for p in pts])
+            v.append((g.mean, g.low, g.high))
         v = 100 * np.array(v)
         axes[0].plot(L, v[:, 0], "o-", color=f"C{k}", label=shown(a)); axes[0].fill_between(L, v[:, 1], v[:, 2], color=f"C{k}", alpha=0.15)
     axes[0].set_xscale("symlog", linthresh=0.25); axes[0].set_xticks(L, [f"{D:g}" for D in L])
