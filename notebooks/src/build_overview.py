@@ -323,9 +323,12 @@ if security:
     n = security["deals"]
     print(f"proved exactly on {security['exact']} of {n} deals; open on {n - security['exact']}; every level at least "
           f"{security['min_lower']} points")
-    print("proved levels (deals): " + ", ".join(f"{v}: {c}" for v, c in sorted(security["levels"].items(), key=lambda kv: int(kv[0])))
-          + " — the deals where the best arrangement found met its lower bound, a selection")
-    print("open brackets (deals): " + ", ".join(f"{b}: {c}" for b, c in sorted(security["brackets"].items())))
+    levels = sorted(security["levels"].items(), key=lambda kv: int(kv[0]))
+    print("proved levels (deals): " + ", ".join(f"{v}: {c}" for v, c in levels))
+    print("open brackets (deals): " + (", ".join(f"{b}: {c}" for b, c in sorted(security["brackets"].items())) or "none"))
+    # the proved deals alone are a selection; the proofs bracket how many of all deals have each level
+    for s in security.get("level_shares", []):
+        print(f"level {s['level']}: on {s['at_least']}–{s['at_most']} of the {n} deals")
 """)
 
 md(r"""
