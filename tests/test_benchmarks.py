@@ -539,3 +539,84 @@ def test_book_end_to_end_at_toy_size(monkeypatch, capsys, tmp_path):
     sample_path.write_text("\n".join(json.dumps({**r, "stratum": 1 - r["stratum"]}) for r in solved))
     with pytest.raises(SystemExit, match="design says"):
         module.main([*common, "--report"])
+
+
+def test_book_measurement_term_pairs_the_same_classes(monkeypatch, tmp_path):
+    """The calibration's ratio is the ratio of sums over the classes both runs solved; the work is
+    counted equal only where iterations and exact best responses agree; no calibration, no term."""
+    module = load_benchmark(BENCHMARKS / "bench_book.py", "benchmark_book_measure", monkeypatch)
+    args = module.argparse.Namespace(jsonl_dir=tmp_path, sample_seed=11)
+    sample = {k: {"cpu_seconds": c, "iterations": 5, "exact": 3} for k, c in (("a", 2.0), ("b", 4.0), ("c", 6.0))}
+    cpu_v, shares = [np.array([2.0, 4.0]), np.array([6.0])], np.array([0.5, 0.5])
+    assert module.measurement(args, sample, cpu_v, shares, 4.0, 10.0) is None
+    cal = [{"key": "a", "cpu_seconds": 1.0, "iterations": 5, "exact": 3, "load": 0.1, "running": 1},
+           {"key": "b", "cpu_seconds": 2.0, "iterations": 6, "exact": 3, "load": 0.1, "running": 1},
+           {"key": "z", "cpu_seconds": 9.0, "iterations": 5, "exact": 3, "load": 0.1, "running": 1}]  # not sampled
+    (tmp_path / "book-calibration.jsonl").write_text("\n".join(json.dumps(r) for r in cal))
+    lines, summary = module.measurement(args, sample, cpu_v, shares, 4.0, 10.0)
+    assert summary["classes"] == 2 and summary["same_work"] == 1
+    assert summary["ratio"] == pytest.approx(3.0 / 6.0) and summary["cpu_hours"] == pytest.approx(4.0 * 0.5 * 10.0)
+    assert summary["ratio_ci"][0] <= 0.5 <= summary["ratio_ci"][1] and summary["running_median"] == 1
+    assert any("partly the work" in s for s in lines)  # one class did other work: said, not hidden
+
+
+def test_kmix_recheck_counts_a_certificate_below_the_truth_as_a_disagreement(monkeypatch):
+    """CP-SAT's proven value equal to the search's counts as equal; below a bound (the search
+    stopped) is legitimate; above the certificate, or below an exact value, is a disagreement."""
+    module = load_benchmark(BENCHMARKS / "bench_kmix.py", "benchmark_kmix_recheck", monkeypatch)
+
+    def row(k, certified, exact, value, proven=True):
+        return {"k": k, "best_certificate": {"value": certified, "proven": exact},
+                "recheck": {"value": value, "proven": proven, "cpu": 1.0}}
+
+    records = [{"kmix": [row(2, 3.0, True, 3.0), row(3, 2.0, False, 1.5)]},
+               {"kmix": [row(2, 3.0, True, 3.5), row(3, 2.0, True, 1.0)]},
+               {"kmix": [row(2, 1.0, True, 9.0, proven=False), {"k": 3}]}]
+    counts = {c["k"]: c for c in module.recheck_counts(records, [1, 2, 3])}
+    assert 1 not in counts
+    assert (counts[2]["rechecked"], counts[2]["proven"], counts[2]["equal"], counts[2]["disagree"]) == (3, 2, 1, 1)
+    assert (counts[3]["rechecked"], counts[3]["below_bound"], counts[3]["disagree"]) == (2, 1, 1)
+
+
+def test_security_level_shares_bracket_every_deal():
+    """Each proved level's count over all deals lies between the deals proved at it and those plus
+    the open deals whose bracket contains it — checked against a direct count on every small case."""
+    sys.path.insert(0, str(BENCHMARKS))
+    import itertools
+
+    from bench_security import level_shares
+
+    brackets = [(2, 2), (6, 6), (11, 11), (6, 11), (2, 6), (2, 11)]
+    for deals in itertools.product(brackets, repeat=3):
+        lower = np.array([lo for lo, _ in deals])
+        upper = np.array([hi for _, hi in deals])
+        exact = lower == upper
+        for v, least, most in level_shares(lower, upper, exact):
+            assert least == sum(1 for lo, hi in deals if lo == hi == v)
+            assert most == least + sum(1 for lo, hi in deals if lo < hi and lo <= v <= hi)
+
+
+def test_provenance_says_when_a_section_pools_commits_or_settings():
+    sys.path.insert(0, str(BENCHMARKS))
+    from analysis_common import provenance
+
+    def run(commit, **params):
+        return {"run": {"command": "python b.py", "commit": commit, "machine": "m", "date": "d",
+                        "params": {"start": 0, "jsonl": "x", **params}}}
+
+    one = provenance([run("aaa", milp=5), run("aaa", milp=5)])
+    assert "Not one commit" not in one and "differ" not in one
+    pooled = provenance([run("aaa", milp=5), run("bbb", milp=15)])
+    assert "**Not one commit: 2.**" in pooled and "parameters differ: milp." in pooled
+    assert "differ" not in provenance([run("aaa", milp=5, start=0), run("aaa", milp=5, start=50)])
+
+
+def test_safe_and_style_share_one_estimator(monkeypatch):
+    """The Safe section's share is gap_share's mean gain over mean gap, not a mean of per-deal ratios."""
+    module = load_benchmark(BENCHMARKS / "bench_safe.py", "benchmark_safe_share", monkeypatch)
+
+    def deal(eq, here, br):
+        return {"models": {"greedy": [{"vs": {"greedy": eq}}, {"vs": {"greedy": here}}, {"vs": {"greedy": br}}]}}
+
+    s = module.shares([deal(0.0, 1.0, 2.0), deal(0.0, 0.0, 8.0)], "greedy", 1)
+    assert s.mean == pytest.approx(0.5 / 5.0)  # mean gain / mean gap; per-deal ratios would give 0.25
