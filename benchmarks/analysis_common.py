@@ -314,8 +314,9 @@ def provenance(runs: list[dict[str, Any]]) -> str:
     return text
 
 
-SHARD_PARAMS = frozenset({"start", "stop", "jsonl", "no_write", "report", "first_deal", "part"})
-"""Parameters that pick a shard or a file, not what is computed (``provenance`` ignores them)."""
+SHARD_PARAMS = frozenset({"start", "stop", "jsonl", "no_write", "report", "first_deal", "part", "calibrate"})
+"""Parameters that pick a shard, a file or a later part (bench_book's calibration), not how the
+records are computed (``provenance`` ignores them)."""
 
 
 def finish_shard(path: Path, run: Run) -> None:
