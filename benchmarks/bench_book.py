@@ -165,11 +165,16 @@ def stratified_mean(values: list[np.ndarray], shares: np.ndarray, frame_size: in
 def stratified_bootstrap(values: list[np.ndarray], shares: np.ndarray, n: int = 4000,
                          seed: int = 0) -> tuple[float, float]:
     """Percentile 95% interval of Σ W_h ȳ_h, resampling classes within each stratum (shares fixed)."""
-    rng = np.random.default_rng(seed)
+    boots = stratified_boots(values, shares, n, np.random.default_rng(seed))
+    return float(np.quantile(boots, 0.025)), float(np.quantile(boots, 0.975))
+
+
+def stratified_boots(values: list[np.ndarray], shares: np.ndarray, n: int, rng: np.random.Generator) -> np.ndarray:
+    """``n`` bootstrap draws of Σ W_h ȳ_h, the classes resampled within each stratum."""
     boots = np.zeros(n)
     for w, v in zip(shares, values, strict=True):
         boots += w * v[rng.integers(0, len(v), size=(n, len(v)))].mean(axis=1)
-    return float(np.quantile(boots, 0.025)), float(np.quantile(boots, 0.975))
+    return boots
 
 
 # ---------------------------------------------------------------- the files
@@ -482,10 +487,7 @@ def measurement(args: argparse.Namespace, recs: dict[str, dict[str, Any]],
     rng = np.random.default_rng(1)
     idx = rng.integers(0, len(a), size=(n, len(a)))
     ratios = a[idx].sum(axis=1) / b[idx].sum(axis=1)
-    boots = np.zeros(n)  # the stratified mean, resampled within strata (as stratified_bootstrap)
-    for w, v in zip(shares, cpu_v, strict=True):
-        boots += w * v[rng.integers(0, len(v), size=(n, len(v)))].mean(axis=1)
-    idle = boots * ratios * f
+    idle = stratified_boots(cpu_v, shares, n, rng) * ratios * f
     rlo, rhi = np.quantile(ratios, [0.025, 0.975])
     lo, hi = np.quantile(idle, [0.025, 0.975])
     running = [c["running"] for c, _ in pairs if c.get("running") is not None]

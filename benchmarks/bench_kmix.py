@@ -245,7 +245,7 @@ def make_report(records: list[dict], runs: list[dict], levels: dict[int, dict], 
              "bound needs the least exploitability over every K arrangements and every weighting of them — a "
              "non-convex problem over all arrangements (the opponent answers the mix, so no single opponent mix "
              "bounds it); K = 1 needed the tie-structure proof of the Security section, and we have no such "
-             "argument for K ≥ 2. Proven at every K: the frontier is at least 0 and falls with K, and at K = 1 "
+             "argument for K ≥ 2. Proven at every K: the frontier is at least 0 and never rises with K, and at K = 1 "
              "it is the Security section's pure level. The "
              "search alone is not reported: at this budget it stopped unfinished ("
              + ", ".join(f"K = {k}: {interrupted(records, k)} of {n}" for k in ks if k > 1)
