@@ -34,6 +34,7 @@ DEFAULT_STORE = DATA / "equilibria.sqlite"  # git-ignored: the equilibria shared
 
 from benchmark_results import cpu_name, git_commit  # noqa: E402
 
+from quintet.cliutil import int_at_least  # noqa: E402
 from quintet.game import Deal  # noqa: E402
 from quintet.symmetry import stabilizer  # noqa: E402
 
@@ -250,10 +251,24 @@ def add_shard_options(ap: Any, name: str) -> None:
     shard); deals already in the file are skipped (resume); ``--report`` only aggregates."""
     ap.add_argument("--jsonl", type=Path, default=DATA / f"{name}.jsonl",
                     help=f"records, one JSON line per deal (default benchmarks/data/{name}.jsonl)")
-    ap.add_argument("--start", type=int, default=0, help="first position of the sample to run (a shard)")
-    ap.add_argument("--stop", type=int, default=None, help="stop before this position (default: the end)")
+    ap.add_argument("--start", type=int_at_least(0), default=0, help="first position of the sample to run (a shard)")
+    ap.add_argument("--stop", type=int_at_least(0), default=None, help="stop before this position (default: the end)")
     ap.add_argument("--report", action="store_true",
                     help="solve nothing: the RESULTS section, the plot and the summary from the JSON lines")
+
+
+def comma_list(item: Callable[[str], object], *, skip_empty: bool = False) -> Callable[[str], str]:
+    """argparse type: comma-separated items, each one the argparse type ``item`` accepts
+    (``positive_int``, …; ``skip_empty``: empty items pass, the script skips them); the text is kept
+    as given, for the script reads it and its records keep it so."""
+
+    def parse(text: str) -> str:
+        for part in text.split(","):
+            if part.strip() or not skip_empty:
+                item(part)
+        return text
+
+    return parse
 
 
 def read_jsonl(path: Path) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:

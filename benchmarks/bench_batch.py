@@ -18,7 +18,6 @@ Figures go to benchmarks/RESULTS.md between the ``batch`` markers.  Needs matplo
 
 from __future__ import annotations
 
-import argparse
 import platform
 import statistics
 import sys
@@ -36,7 +35,9 @@ from analysis_common import Run, bootstrap_ci  # noqa: E402
 from benchmark_results import write_section  # noqa: E402
 
 from quintet.cards import format_cards  # noqa: E402
+from quintet.cliutil import OneLineParser, float_at_least, int_at_least, int_between, positive_float, positive_int  # noqa: E402
 from quintet.game import Deal  # noqa: E402
+from quintet.seeds import SEED_MAX  # noqa: E402
 from solver.apps.batch import book_estimate, random_deals, run_batch  # noqa: E402
 from solver.apps.tournament import default_strategies, plot_heatmap, run_tournament, strategy_label  # noqa: E402
 from solver.storage.store import SolutionStore  # noqa: E402
@@ -100,15 +101,15 @@ def throughput(keys: list[int], workers: int, epsilon: float, time_limit: float,
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--deals", type=int, default=8, help="throughput sample size (default 8)")
-    ap.add_argument("--seed", type=int, default=2026)
-    ap.add_argument("--workers", type=int, default=2)
-    ap.add_argument("--repeat", type=int, default=3, help="throughput runs per executor (default 3)")
-    ap.add_argument("--epsilon", type=float, default=0.05)
-    ap.add_argument("--time-limit", type=float, default=600.0)
-    ap.add_argument("--tournament-deals", type=int, default=20)
-    ap.add_argument("--book-sample", type=int, default=100)
+    ap = OneLineParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--deals", type=positive_int, default=8, help="throughput sample size (default 8)")
+    ap.add_argument("--seed", type=int_between(0, SEED_MAX), default=2026)
+    ap.add_argument("--workers", type=positive_int, default=2)
+    ap.add_argument("--repeat", type=positive_int, default=3, help="throughput runs per executor (default 3)")
+    ap.add_argument("--epsilon", type=float_at_least(0), default=0.05)
+    ap.add_argument("--time-limit", type=positive_float, default=600.0)
+    ap.add_argument("--tournament-deals", type=positive_int, default=20)
+    ap.add_argument("--book-sample", type=int_at_least(0), default=100)
     ap.add_argument("--no-write", action="store_true", help="do not update RESULTS.md or the PNG")
     args = ap.parse_args()
     run = Run()

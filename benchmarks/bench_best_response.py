@@ -18,7 +18,6 @@ Figures go to benchmarks/RESULTS.md between markers.
 
 from __future__ import annotations
 
-import argparse
 import os
 import statistics
 import subprocess
@@ -30,6 +29,7 @@ from analysis_common import Run
 from benchmark_results import write_section
 
 from quintet.cards import CLASSIC_DECK, format_cards
+from quintet.cliutil import OneLineParser, int_at_least, positive_float, positive_int
 from quintet.game import Arrangement, Deal
 from solver.engines.search import solve_search
 from solver.problem.best_response import BestResponseProblem, slot_values
@@ -119,13 +119,14 @@ def target_lines(search_times: dict[str, list[float]], proven: dict[str, int], n
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--deals", type=int, default=100, help="random deals besides the example (default 100)")
-    ap.add_argument("--seed", type=int, default=2026)
-    ap.add_argument("--time-limit", type=float, default=60.0, help="per solve, search engine")
-    ap.add_argument("--cpsat-deals", type=int, default=3, help="deals (from the start of the list) for CP-SAT")
-    ap.add_argument("--cpsat-limit", type=float, default=20.0, help="CP-SAT time limit per solve")
-    ap.add_argument("--cli-runs", type=int, default=5)
+    ap = OneLineParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--deals", type=int_at_least(0), default=100, help="random deals besides the example (default 100)")
+    ap.add_argument("--seed", type=int_at_least(0), default=2026)
+    ap.add_argument("--time-limit", type=positive_float, default=60.0, help="per solve, search engine")
+    ap.add_argument("--cpsat-deals", type=int_at_least(0), default=3,
+                    help="deals (from the start of the list) for CP-SAT")
+    ap.add_argument("--cpsat-limit", type=positive_float, default=20.0, help="CP-SAT time limit per solve")
+    ap.add_argument("--cli-runs", type=positive_int, default=5)
     ap.add_argument("--no-write", action="store_true", help="do not update RESULTS.md")
     args = ap.parse_args()
     run = Run()

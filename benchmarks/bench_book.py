@@ -60,6 +60,7 @@ from bench_heuristics import features  # noqa: E402
 from bench_reread import FOLDS, book, cv_r2  # noqa: E402
 from benchmark_results import write_section  # noqa: E402
 
+from quintet.cliutil import OneLineParser, float_at_least, int_at_least, positive_float, positive_int  # noqa: E402
 from quintet.game import Deal  # noqa: E402
 from quintet.rules import get_rules  # noqa: E402
 from quintet.symmetry import all_canonical_exposed, symmetry_group  # noqa: E402
@@ -566,26 +567,30 @@ def reconcile(args: argparse.Namespace, pilot_run: dict[str, Any], pm: float, pl
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--frame", type=int, default=1500, help="classes in the frame (default 1500)")
-    ap.add_argument("--frame-seed", type=int, default=7000, help="book_sample seed of the frame (default 7000)")
-    ap.add_argument("--sample", type=int, default=200, help="classes solved, stratified (default 200)")
-    ap.add_argument("--sample-seed", type=int, default=11, help="seed of the draws within strata (default 11)")
-    ap.add_argument("--strata", type=int, default=4, help="quantile strata of the predicted log CPU (default 4)")
-    ap.add_argument("--epsilon", type=float, default=0.01)
-    ap.add_argument("--time-limit", type=float, default=120.0, help="seconds per solve (default 120)")
-    ap.add_argument("--br-time-limit", type=float, default=60.0,
+    ap = OneLineParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--frame", type=positive_int, default=1500, help="classes in the frame (default 1500)")
+    ap.add_argument("--frame-seed", type=int_at_least(0), default=7000,
+                    help="book_sample seed of the frame (default 7000)")
+    ap.add_argument("--sample", type=positive_int, default=200, help="classes solved, stratified (default 200)")
+    ap.add_argument("--sample-seed", type=int_at_least(0), default=11,
+                    help="seed of the draws within strata (default 11)")
+    ap.add_argument("--strata", type=positive_int, default=4,
+                    help="quantile strata of the predicted log CPU (default 4)")
+    ap.add_argument("--epsilon", type=float_at_least(0), default=0.01)
+    ap.add_argument("--time-limit", type=positive_float, default=120.0, help="seconds per solve (default 120)")
+    ap.add_argument("--br-time-limit", type=positive_float, default=60.0,
                     help="seconds for greedy's exact best response (default 60)")
-    ap.add_argument("--repeats", type=int, default=200, help="random 5-fold splits of the cross-validation")
+    ap.add_argument("--repeats", type=positive_int, default=200, help="random 5-fold splits of the cross-validation")
     ap.add_argument("--pilot", type=Path, default=DATA / "equilibrium-classes.jsonl",
                     help="the uniform pilot, CPU seconds per class (default benchmarks/data/equilibrium-classes.jsonl)")
-    ap.add_argument("--pilot-classes", type=int, default=None, help="use only the pilot's first K classes")
+    ap.add_argument("--pilot-classes", type=positive_int, default=None, help="use only the pilot's first K classes")
     ap.add_argument("--jsonl-dir", type=Path, default=DATA,
                     help="where book-frame.jsonl and book-sample.jsonl live (default benchmarks/data)")
-    ap.add_argument("--start", type=int, default=0, help="first sample position to solve (a shard)")
-    ap.add_argument("--stop", type=int, default=None, help="stop before this sample position (0: the frame only)")
+    ap.add_argument("--start", type=int_at_least(0), default=0, help="first sample position to solve (a shard)")
+    ap.add_argument("--stop", type=int_at_least(0), default=None,
+                    help="stop before this sample position (0: the frame only)")
     ap.add_argument("--report", action="store_true", help="solve nothing: the section and book.json from the files")
-    ap.add_argument("--calibrate", type=int, default=0,
+    ap.add_argument("--calibrate", type=int_at_least(0), default=0,
                     help="solve this many of the sample's classes again into book-calibration.jsonl (run on an idle "
                          "machine: the measurement term; default 0)")
     ap.add_argument("--no-write", action="store_true", help="print the section; write no RESULTS.md or book.json")

@@ -44,6 +44,7 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
+from quintet.cliutil import OneLineParser, int_at_least, positive_float, positive_int  # noqa: E402
 from quintet.draw.advisor_bot import AdvisorBot  # noqa: E402
 from quintet.draw.bots import RandomBot  # noqa: E402
 from quintet.draw.cfr.betting import build_game  # noqa: E402
@@ -359,18 +360,20 @@ def _plot(c: dict) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = OneLineParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("stage", choices=("curve", "play", "report"))
-    parser.add_argument("--iterations", type=int, default=1000)
-    parser.add_argument("--vanilla", type=int, default=128)
-    parser.add_argument("--es-seconds", type=float, default=300.0)
-    parser.add_argument("--walks", type=int, default=20_000, help="ES-MCCFR walks per player per iteration")
+    parser.add_argument("--iterations", type=positive_int, default=1000)
+    parser.add_argument("--vanilla", type=positive_int, default=128)
+    parser.add_argument("--es-seconds", type=positive_float, default=300.0)
+    parser.add_argument("--walks", type=positive_int, default=20_000, help="ES-MCCFR walks per player per iteration")
     parser.add_argument("--ship", action="store_true", help="curve: write the final strategy into the package")
-    parser.add_argument("--deals", type=int, default=100_000, help="play: duplicate deals against the advisor")
-    parser.add_argument("--random-deals", type=int, default=50_000, help="play: duplicate deals against random")
-    parser.add_argument("--br-deals", type=int, default=50_000)
-    parser.add_argument("--table-hands", type=int, default=10_000)
-    parser.add_argument("--seed", type=int, default=2026)
+    parser.add_argument("--deals", type=int_at_least(2), default=100_000,
+                        help="play: duplicate deals against the advisor")
+    parser.add_argument("--random-deals", type=int_at_least(2), default=50_000,
+                        help="play: duplicate deals against random")
+    parser.add_argument("--br-deals", type=int_at_least(2), default=50_000)
+    parser.add_argument("--table-hands", type=int_at_least(2), default=10_000)
+    parser.add_argument("--seed", type=int_at_least(0), default=2026)
     parser.add_argument("--no-write", action="store_true", help="print only; leave RESULTS.md alone")
     args = parser.parse_args(argv)
     run = Run(["bench_cfr.py", *(argv if argv is not None else sys.argv[1:])])

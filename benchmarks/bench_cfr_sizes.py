@@ -46,6 +46,7 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
+from quintet.cliutil import OneLineParser, int_at_least, positive_float, positive_int  # noqa: E402
 from quintet.draw.cfr.aivat import Watched, check_same_betting  # noqa: E402
 from quintet.draw.cfr.betting import build_game  # noqa: E402
 from quintet.draw.cfr.bot import CfrBot  # noqa: E402
@@ -84,6 +85,14 @@ def parse_sizes(text: str) -> list[Size]:
     if len(set(out)) != len(out):
         raise ValueError(f"a size is given twice in {text!r}")
     return out
+
+
+def size_list(text: str) -> list[Size]:
+    """argparse type: ``parse_sizes``, its ``ValueError`` an ``ArgumentTypeError``."""
+    try:
+        return parse_sizes(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def _path(size: Size) -> Path:
@@ -411,28 +420,22 @@ def _plot(t: dict, p: dict) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = OneLineParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("stage", choices=("train", "play", "confirm", "report"))
-    parser.add_argument("--sizes", default=SIZES, help="train: PRExPOST,... (hand_classes' pre and post)")
-    parser.add_argument("--target", type=float, default=0.005, help="train: stop at this exploitability")
-    parser.add_argument("--max-iterations", type=int, default=2000)
-    parser.add_argument("--max-cpu-minutes", type=float, default=15.0, help="train: per size")
-    parser.add_argument("--check-every", type=int, default=50, help="train: iterations between measurements")
-    parser.add_argument("--cpu-minutes", type=float, default=2.0, help="play: per match, sized by a pilot")
-    parser.add_argument("--wall-minutes", type=float, default=10.0, help="play: per match, stop early after this")
+    parser.add_argument("--sizes", type=size_list, default=SIZES,
+                        help="train: PRExPOST,... (hand_classes' pre and post)")
+    parser.add_argument("--target", type=positive_float, default=0.005, help="train: stop at this exploitability")
+    parser.add_argument("--max-iterations", type=positive_int, default=2000)
+    parser.add_argument("--max-cpu-minutes", type=positive_float, default=15.0, help="train: per size")
+    parser.add_argument("--check-every", type=positive_int, default=50, help="train: iterations between measurements")
+    parser.add_argument("--cpu-minutes", type=positive_float, default=2.0, help="play: per match, sized by a pilot")
+    parser.add_argument("--wall-minutes", type=positive_float, default=10.0,
+                        help="play: per match, stop early after this")
     parser.add_argument("--only", choices=("all", "lbr", "head-to-head"), default="all",
                         help="play: these matches only (the others' saved results kept)")
-    parser.add_argument("--seed", type=int, default=2026)
-    parser.add_argument("--hands", type=int, default=60_000, help="confirm: hands a match (two a deal)")
+    parser.add_argument("--seed", type=int_at_least(0), default=2026)
+    parser.add_argument("--hands", type=positive_int, default=60_000, help="confirm: hands a match (two a deal)")
     args = parser.parse_args(argv)
-    try:
-        args.sizes = parse_sizes(args.sizes)
-    except ValueError as exc:
-        parser.error(f"--sizes: {exc}")
-    for name in ("target", "max_iterations", "max_cpu_minutes", "check_every", "cpu_minutes", "wall_minutes",
-                 "hands"):
-        if getattr(args, name) <= 0:
-            parser.error(f"--{name.replace('_', '-')} must be above 0, got {getattr(args, name)}")
     run = Run(["bench_cfr_sizes.py", *(argv if argv is not None else sys.argv[1:])])
     if args.stage == "train":
         train_sizes(args, run)

@@ -17,7 +17,6 @@ and ``wide`` (``compact_lp_wide.jsonl``) are each measured against ``columns`` i
 
 from __future__ import annotations
 
-import argparse
 import functools
 import json
 import statistics
@@ -29,6 +28,7 @@ from analysis_common import DATA
 
 import solver.advisor.equilibrium as eq_module
 import solver.games.double_oracle as do_module
+from quintet.cliutil import OneLineParser, float_at_least, int_at_least, positive_float, positive_int
 from quintet.game import Arrangement, Deal
 from solver.games.quintet_game import QuintetGame
 
@@ -122,14 +122,14 @@ def table(rows: list[dict[str, Any]], forms: list[str]) -> str:
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--deals", type=int, default=20, help="the slowest this many dealt deals (default 20)")
-    ap.add_argument("--start", type=int, default=0, help="skip this many of the slowest first (default 0)")
+    ap = OneLineParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--deals", type=positive_int, default=20, help="the slowest this many dealt deals (default 20)")
+    ap.add_argument("--start", type=int_at_least(0), default=0, help="skip this many of the slowest first (default 0)")
     ap.add_argument("--form", nargs="+", choices=FORMS, default=["columns", "orbit"])
-    ap.add_argument("--epsilon", type=float, default=0.01)
-    ap.add_argument("--time-limit", type=float, default=3000.0,
+    ap.add_argument("--epsilon", type=float_at_least(0), default=0.01)
+    ap.add_argument("--time-limit", type=positive_float, default=3000.0,
                     help="wall seconds per solve (default 3000: a shared machine's wall clock must not decide)")
-    ap.add_argument("--first-response-limit", type=float, default=60.0,
+    ap.add_argument("--first-response-limit", type=positive_float, default=60.0,
                     help="wall seconds of the first exact best response (default 60, for the same reason)")
     ap.add_argument("--out", default="compact_lp_prototype")
     ap.add_argument("--table", action="store_true", help="only print the table of the data file")

@@ -79,7 +79,9 @@ from bench_best_response import random_good_arrangement  # noqa: E402
 from benchmark_results import write_section  # noqa: E402
 from research.psro import INNER_STEPS, PAYOFF_RANGE, PsroRecord, online_double_oracle, psro  # noqa: E402
 
+from quintet.cliutil import OneLineParser, float_at_least, int_between, positive_float, positive_int  # noqa: E402
 from quintet.game import Deal  # noqa: E402
+from quintet.seeds import SEED_MAX  # noqa: E402
 from solver.engines.base import DEFAULT_ENGINE, solve  # noqa: E402
 from solver.games.double_oracle import DoubleOracleOptions, IterationRecord, double_oracle  # noqa: E402
 from solver.games.lp import solve_symmetric_lp  # noqa: E402
@@ -282,18 +284,19 @@ def parse_sizes(text: str) -> list[int]:
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--deals", type=int, default=100, help="dealt deals in the sample (default 100)")
-    ap.add_argument("--seed", type=int, default=4000, help="first seed (Deal.random), default 4000")
+    ap = OneLineParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--deals", type=positive_int, default=100, help="dealt deals in the sample (default 100)")
+    ap.add_argument("--seed", type=int_between(0, SEED_MAX), default=4000,
+                    help="first seed (Deal.random), default 4000")
     ap.add_argument("--population", choices=("dealt", "hardest", "both"), default="dealt",
                     help="dealt deals, the hardest classes, or both (one after the other); default dealt")
-    ap.add_argument("--hardest", type=int, default=10, help="how many of the hardest classes (default 10)")
+    ap.add_argument("--hardest", type=positive_int, default=10, help="how many of the hardest classes (default 10)")
     ap.add_argument("--classes", type=Path, default=DATA / "equilibrium-classes.jsonl",
                     help="bench_equilibrium's class records, ranked by CPU seconds for --population hardest")
     ap.add_argument("--methods", type=parse_methods, default=list(METHODS),
                     help=f"comma-separated subset of {','.join(METHODS)} (default all)")
-    ap.add_argument("--target", type=float, default=0.005, help="stop at this certified ε (default 0.005)")
-    ap.add_argument("--budget", type=float, default=10.0,
+    ap.add_argument("--target", type=float_at_least(0), default=0.005, help="stop at this certified ε (default 0.005)")
+    ap.add_argument("--budget", type=positive_float, default=10.0,
                     help="CPU seconds (time.process_time) per method and deal, enforced (default 10)")
     ap.add_argument("--pool-sizes", type=parse_sizes, default=None,
                     help="also the LP over fixed sampled pools of these many partitions (× 120 slot orders), "

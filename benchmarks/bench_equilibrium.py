@@ -22,7 +22,6 @@ distribution of solve times, and ε against time).
 
 from __future__ import annotations
 
-import argparse
 import time
 from pathlib import Path
 
@@ -31,8 +30,10 @@ from analysis_common import DATA, Run, append_jsonl
 from benchmark_results import write_section
 
 from quintet.cards import format_cards
+from quintet.cliutil import OneLineParser, float_at_least, int_at_least, int_between, positive_float, positive_int
 from quintet.game import Deal
 from quintet.rules import get_rules
+from quintet.seeds import SEED_MAX
 from solver.advisor.equilibrium import certified_within, equilibrium
 from solver.advisor.stats import mean_ci95
 from solver.advisor.verify import verify_equilibrium
@@ -44,13 +45,13 @@ BOOK = 156_248  # suit-canonical classes of exposed sets (quintet-batch --book-s
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--deals", type=int, default=300, help="deals in the sample (default 300)")
-    ap.add_argument("--seed", type=int, default=2026)
-    ap.add_argument("--epsilon", type=float, default=0.01)
-    ap.add_argument("--time-limit", type=float, default=120.0, help="seconds per deal (default 120)")
-    ap.add_argument("--verify", type=int, default=20, help="recheck this many certificates with CP-SAT")
-    ap.add_argument("--verify-time-limit", type=float, default=600.0)
+    ap = OneLineParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--deals", type=positive_int, default=300, help="deals in the sample (default 300)")
+    ap.add_argument("--seed", type=int_between(0, SEED_MAX), default=2026)
+    ap.add_argument("--epsilon", type=float_at_least(0), default=0.01)
+    ap.add_argument("--time-limit", type=positive_float, default=120.0, help="seconds per deal (default 120)")
+    ap.add_argument("--verify", type=int_at_least(0), default=20, help="recheck this many certificates with CP-SAT")
+    ap.add_argument("--verify-time-limit", type=positive_float, default=600.0)
     ap.add_argument("--population", choices=("classes", "dealt"), default="classes",
                     help="classes drawn uniformly (the book's cost; default) or deals as dealt")
     ap.add_argument("--no-write", action="store_true")

@@ -22,7 +22,6 @@ only).  Timings are the best of ``--repeat`` passes.
 
 from __future__ import annotations
 
-import argparse
 import importlib.metadata
 import itertools
 import json
@@ -420,19 +419,22 @@ def report(
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    sys.path.insert(0, str(ROOT))
+    from quintet.cliutil import OneLineParser, int_at_least, integer, positive_int
+
+    parser = OneLineParser(description=__doc__.split("\n\n")[0])
     parser.add_argument(
-        "--deals", type=int, default=20, help="random deals besides the example (default 20)"
+        "--deals", type=int_at_least(0), default=20, help="random deals besides the example (default 20)"
     )
     parser.add_argument(
-        "--seed", type=int, default=2026, help="seed of the random deals (default 2026)"
+        "--seed", type=integer, default=2026, help="seed of the random deals (default 2026)"
     )
     parser.add_argument(
-        "--repeat", type=int, default=5, help="passes per measurement, best kept (default 5)"
+        "--repeat", type=positive_int, default=5, help="passes per measurement, best kept (default 5)"
     )
     parser.add_argument(
         "--peer-deals",
-        type=int,
+        type=positive_int,
         default=3,
         help="deals the peers rank: the example and the first random ones (default 3)",
     )
@@ -440,10 +442,7 @@ def main(argv=None) -> int:
         "--no-write", action="store_true", help="print only; leave RESULTS.md alone"
     )
     args = parser.parse_args(argv)
-    if args.deals < 0 or args.repeat < 1 or args.peer_deals < 1:
-        parser.error("--deals must be >= 0, --repeat and --peer-deals >= 1")
 
-    sys.path.insert(0, str(ROOT))
     from quintet.cards import CLASSIC_DECK, parse_mask
 
     full_mask = CLASSIC_DECK.full_mask

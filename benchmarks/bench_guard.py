@@ -26,7 +26,6 @@ times on a machine that may be shared.
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import re
 import signal
@@ -47,6 +46,8 @@ sys.path.insert(0, str(HERE))
 
 import httpx  # noqa: E402
 from benchmark_results import machine_load, write_section  # noqa: E402
+
+from quintet.cliutil import OneLineParser, positive_float  # noqa: E402
 
 ATTACK = b"[" + b"[]," * 340_000 + b"[]]"
 ATTACKER, PROBER, PROXY = "127.0.0.1", "127.0.0.2", "127.0.0.9"
@@ -189,8 +190,9 @@ def summary(latencies: list[float]) -> tuple[str, str, str]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--seconds", type=float, default=10.0, help="seconds of probing per attack (default 10)")
+    parser = OneLineParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seconds", type=positive_float, default=10.0,
+                        help="seconds of probing per attack (default 10)")
     parser.add_argument("--no-write", action="store_true", help="print only; leave RESULTS.md alone")
     args = parser.parse_args()
 

@@ -56,7 +56,9 @@ from analysis_common import (  # noqa: E402
 )
 from benchmark_results import write_section  # noqa: E402
 
+from quintet.cliutil import OneLineParser, float_at_least, int_between, positive_float, positive_int  # noqa: E402
 from quintet.game import Arrangement, Deal  # noqa: E402
+from quintet.seeds import SEED_MAX  # noqa: E402
 from quintet.symmetry import canonical_mask  # noqa: E402
 from solver.advisor.advice import best_response  # noqa: E402
 from solver.advisor.equilibrium import EquilibriumResult, solve_equilibrium, stored_exploitability  # noqa: E402
@@ -193,13 +195,15 @@ def redescribe(records: list[dict], args: argparse.Namespace) -> None:  # type: 
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--deals", type=int, default=300, help="dealt deals (default 300)")
-    ap.add_argument("--seed", type=int, default=2026, help="first seed (Deal.random), default 2026")
-    ap.add_argument("--epsilon", type=float, default=0.05, help="equilibrium target certified ε (default 0.05)")
-    ap.add_argument("--time-limit", type=float, default=300.0, help="seconds per equilibrium (default 300)")
-    ap.add_argument("--br-time-limit", type=float, default=60.0, help="seconds per best response (default 60)")
-    ap.add_argument("--support-scan", type=int, default=30,
+    ap = OneLineParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--deals", type=positive_int, default=300, help="dealt deals (default 300)")
+    ap.add_argument("--seed", type=int_between(0, SEED_MAX), default=2026,
+                    help="first seed (Deal.random), default 2026")
+    ap.add_argument("--epsilon", type=float_at_least(0), default=0.05,
+                    help="equilibrium target certified ε (default 0.05)")
+    ap.add_argument("--time-limit", type=positive_float, default=300.0, help="seconds per equilibrium (default 300)")
+    ap.add_argument("--br-time-limit", type=positive_float, default=60.0, help="seconds per best response (default 60)")
+    ap.add_argument("--support-scan", type=positive_int, default=30,
                     help="the likeliest arrangements of the mix searched for the least exploitable (default 30)")
     ap.add_argument("--store", default=None, help="store of equilibria (default benchmarks/data/equilibria.sqlite)")
     ap.add_argument("--no-store", action="store_true")

@@ -45,6 +45,7 @@ from analysis_common import (  # noqa: E402
     CpuBudget,
     add_shard_options,
     clopper_pearson,
+    comma_list,
     dealt_records,
     median_ci,
     orbit_size,
@@ -60,7 +61,9 @@ from bench_uniqueness import sparse_resolve  # noqa: E402
 from benchmark_results import write_section  # noqa: E402
 from research.quintet_structure import best_responses_in_orbits, fewest_arrangements  # noqa: E402
 
+from quintet.cliutil import OneLineParser, float_at_least, int_at_least, int_between, positive_float, positive_int  # noqa: E402
 from quintet.game import Arrangement, Deal  # noqa: E402
+from quintet.seeds import SEED_MAX  # noqa: E402
 from solver.advisor.equilibrium import equilibrium  # noqa: E402
 from solver.advisor.limits import SOLVE_TIME_LIMIT  # noqa: E402
 from solver.engines.base import EngineOptions  # noqa: E402
@@ -157,24 +160,30 @@ def analyse(deal: Deal, mix: list[tuple[float, Arrangement]] | None, ks: list[in
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--deals", type=int, default=100, help="dealt deals in the sample (default 100)")
-    ap.add_argument("--seed", type=int, default=2026, help="first seed (Deal.random), default 2026")
-    ap.add_argument("--ks", default="1,2,3,5,10,20", help="the K (arrangements), comma-separated")
-    ap.add_argument("--cpu-per-k", type=float, default=30.0, help="CPU seconds of search per K (the anytime budget)")
-    ap.add_argument("--sparse-targets", default="0.01,0.1,0.5",
+    ap = OneLineParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--deals", type=positive_int, default=100, help="dealt deals in the sample (default 100)")
+    ap.add_argument("--seed", type=int_between(0, SEED_MAX), default=2026,
+                    help="first seed (Deal.random), default 2026")
+    ap.add_argument("--ks", type=comma_list(positive_int), default="1,2,3,5,10,20",
+                    help="the K (arrangements), comma-separated")
+    ap.add_argument("--cpu-per-k", type=positive_float, default=30.0,
+                    help="CPU seconds of search per K (the anytime budget)")
+    ap.add_argument("--sparse-targets", type=comma_list(float_at_least(0), skip_empty=True),
+                    default="0.01,0.1,0.5",
                     help="certified targets of the re-weighted ℓ1 re-solves (sparse near-equilibria), comma-separated")
     ap.add_argument("--structure", type=Path, default=DATA / "structure.jsonl",
                     help="bench_structure's records: their exact equilibria are reused")
     ap.add_argument("--security", type=Path, default=DATA / "security.jsonl",
                     help="bench_security's records: the K = 1 row beside the proven pure security level")
-    ap.add_argument("--br-time-limit", type=float, default=60.0, help="seconds per exact best response")
-    ap.add_argument("--milp-time-limit", type=float, default=15.0, help="seconds for the fewest-arrangements MILP")
-    ap.add_argument("--cpu-limit", type=float, default=900.0, help="CPU seconds for an equilibrium solved here")
-    ap.add_argument("--recheck-every", type=int, default=3,
+    ap.add_argument("--br-time-limit", type=positive_float, default=60.0, help="seconds per exact best response")
+    ap.add_argument("--milp-time-limit", type=positive_float, default=15.0,
+                    help="seconds for the fewest-arrangements MILP")
+    ap.add_argument("--cpu-limit", type=positive_float, default=900.0,
+                    help="CPU seconds for an equilibrium solved here")
+    ap.add_argument("--recheck-every", type=int_at_least(0), default=3,
                     help="CP-SAT re-solves the exact best response against every K's best mix on every k-th deal "
                          "of the sample (0: none; default 3)")
-    ap.add_argument("--recheck-time-limit", type=float, default=120.0,
+    ap.add_argument("--recheck-time-limit", type=positive_float, default=120.0,
                     help="seconds for each CP-SAT recheck (default 120)")
     ap.add_argument("--no-write", action="store_true", help="with --report: print, write nothing")
     add_shard_options(ap, "kmix")

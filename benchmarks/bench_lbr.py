@@ -32,6 +32,7 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
+from quintet.cliutil import OneLineParser, int_at_least, positive_float, positive_int  # noqa: E402
 from quintet.draw.cfr.aivat import Watched  # noqa: E402
 from quintet.draw.cfr.bot import CfrBot  # noqa: E402
 from quintet.draw.cfr.lbr import LocalBestResponse  # noqa: E402
@@ -152,12 +153,13 @@ def report() -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = OneLineParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("stage", choices=("run", "report"))
-    parser.add_argument("--deals", type=int, default=100_000, help="at most this many duplicate deals")
-    parser.add_argument("--cpu-minutes", type=float, default=15.0, help="the match's CPU budget, sized by a pilot")
-    parser.add_argument("--wall-minutes", type=float, default=60.0, help="stop early after this (partial)")
-    parser.add_argument("--seed", type=int, default=2026)
+    parser.add_argument("--deals", type=positive_int, default=100_000, help="at most this many duplicate deals")
+    parser.add_argument("--cpu-minutes", type=positive_float, default=15.0,
+                        help="the match's CPU budget, sized by a pilot")
+    parser.add_argument("--wall-minutes", type=positive_float, default=60.0, help="stop early after this (partial)")
+    parser.add_argument("--seed", type=int_at_least(0), default=2026)
     args = parser.parse_args(argv)
     if args.stage == "run":
         run(args, Run(["bench_lbr.py", *(argv if argv is not None else sys.argv[1:])]))

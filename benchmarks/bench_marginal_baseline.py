@@ -75,7 +75,9 @@ from analysis_common import (  # noqa: E402
 from bench_convergence import TRIVIAL, first_reach, run_method, safety_wall, uniform_start  # noqa: E402
 from benchmark_results import write_section  # noqa: E402
 
+from quintet.cliutil import OneLineParser, float_at_least, int_between, positive_float, positive_int  # noqa: E402
 from quintet.game import Deal  # noqa: E402
+from quintet.seeds import SEED_MAX  # noqa: E402
 from solver.engines.base import DEFAULT_ENGINE, solve  # noqa: E402
 from solver.games.lp import solve_lp  # noqa: E402
 from solver.games.quintet_game import QuintetGame, Strategy  # noqa: E402
@@ -177,20 +179,20 @@ def analyse(deal: Deal, seed: int, budget: float, target: float) -> dict[str, An
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--deals", type=int, default=10, help="dealt deals (default 10)")
-    ap.add_argument("--seed", type=int, default=2026, help="first seed (Deal.random), default 2026 (Structure's)")
-    ap.add_argument("--budget", type=float, default=60.0,
+    ap = OneLineParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--deals", type=positive_int, default=10, help="dealt deals (default 10)")
+    ap.add_argument("--seed", type=int_between(0, SEED_MAX), default=2026,
+                    help="first seed (Deal.random), default 2026 (Structure's)")
+    ap.add_argument("--budget", type=positive_float, default=60.0,
                     help="CPU seconds (time.process_time) per method and deal, enforced (default 60)")
-    ap.add_argument("--target", type=float, default=0.01, help="stop at this certified ε, points (default 0.01)")
+    ap.add_argument("--target", type=float_at_least(0), default=0.01,
+                    help="stop at this certified ε, points (default 0.01)")
     ap.add_argument("--quick", action="store_true",
                     help=f"toy size: {QUICK['deals']} deal, {QUICK['budget']:g} CPU s per method")
     ap.add_argument("--no-write", action="store_true", help="write no RESULTS section or data file; print only")
     args = ap.parse_args()
     if args.quick:
         args.deals, args.budget = QUICK["deals"], QUICK["budget"]
-    if args.deals < 1 or args.budget <= 0 or args.target < 0:
-        ap.error("--deals ≥ 1, --budget > 0 and --target ≥ 0")
     run = Run()
     warm_kernels()
     records = []

@@ -23,7 +23,6 @@ Prints the figures and writes them into ``benchmarks/RESULTS.md`` between
 
 from __future__ import annotations
 
-import argparse
 import platform
 import random
 import statistics
@@ -38,6 +37,7 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
+from quintet.cliutil import OneLineParser, int_at_least, positive_int  # noqa: E402
 from quintet.draw import advise  # noqa: E402
 from quintet.draw.bots import make_bot  # noqa: E402
 from quintet.draw.game import Terms  # noqa: E402
@@ -111,11 +111,13 @@ def build_times(rules_name: str) -> tuple[float, float]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--hands", type=int, default=5000, help="hands per random-bot rate (default 5000)")
-    parser.add_argument("--advisor-hands", type=int, default=600, help="hands per advisor-bot rate (default 600)")
-    parser.add_argument("--edge-hands", type=int, default=10_000, help="hands per edge measurement (default 10000)")
-    parser.add_argument("--seed", type=int, default=2026)
+    parser = OneLineParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--hands", type=positive_int, default=5000, help="hands per random-bot rate (default 5000)")
+    parser.add_argument("--advisor-hands", type=positive_int, default=600,
+                        help="hands per advisor-bot rate (default 600)")
+    parser.add_argument("--edge-hands", type=int_at_least(2), default=10_000,
+                        help="hands per edge measurement (default 10000)")
+    parser.add_argument("--seed", type=int_at_least(0), default=2026)
     parser.add_argument("--no-write", action="store_true", help="print only; leave RESULTS.md alone")
     args = parser.parse_args(argv)
 

@@ -20,7 +20,6 @@ provenance of the run that wrote it, and answers:
 
 from __future__ import annotations
 
-import argparse
 import json
 import math
 import sys
@@ -37,6 +36,8 @@ from analysis_common import (  # noqa: E402
     holm_text,
 )
 from benchmark_results import write_section  # noqa: E402
+
+from quintet.cliutil import OneLineParser  # noqa: E402
 
 BOOK = 156_248  # suit classes (the Batch section's Burnside count)
 FOLDS, REPEATS = 5, 200
@@ -219,7 +220,7 @@ def hardness(lines: list[str]) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap = OneLineParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--no-write", action="store_true", help="print the section instead of writing RESULTS.md")
     args = ap.parse_args(argv)
     run = Run()

@@ -21,7 +21,6 @@ the LPs are solved again in other ways (CPU seconds, ``time.process_time``, this
 
 from __future__ import annotations
 
-import argparse
 import bisect
 import functools
 import time
@@ -35,6 +34,7 @@ from ortools.pdlp.python import pdlp
 import solver.advisor.equilibrium as eq_module
 import solver.games.double_oracle as do_module
 import solver.games.quintet_game as qg_module
+from quintet.cliutil import OneLineParser, positive_int
 from quintet.game import Deal
 from solver.games.lp import INF, RESTRICTED_GAME_GLOP, _request, solve_slot_order_lp
 
@@ -259,9 +259,10 @@ def columns(lps: list[np.ndarray], largest: int) -> list[str]:
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = OneLineParser(description=__doc__.splitlines()[0])
     ap.add_argument("--deal", default="Ac Kh Js Tc 8h 7s 7d")
-    ap.add_argument("--largest", type=int, default=10, help="PDLP on this many of the largest columns LPs (default 10)")
+    ap.add_argument("--largest", type=positive_int, default=10,
+                    help="PDLP on this many of the largest columns LPs (default 10)")
     args = ap.parse_args()
     deal = Deal.from_exposed(args.deal)
     eq_module.equilibrium(Deal.from_exposed("As Ks Qs Js Ts Ah Kh"), epsilon=1.0)  # compile the kernels

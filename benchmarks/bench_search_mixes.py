@@ -19,7 +19,6 @@ section of benchmarks/RESULTS.md.
 
 from __future__ import annotations
 
-import argparse
 import os
 import pickle
 import statistics
@@ -29,6 +28,8 @@ import tempfile
 from pathlib import Path
 
 from benchmark_results import machine_load, write_section
+
+from quintet.cliutil import OneLineParser, positive_int
 
 DEALS = ["8h 7h 9d Ts 7s Qc Jc", "Qc Jh Jd Jc Ts Td 9h", "Kc Qd Qc Jd Th Td 8c", "Ac Kh Kd Js Jd 9h 8s",
          "Qh Qd Qc Jc Th Td 7d", "Kc Jd Tc 9s 9h 8c 7c", "Ac Kd Jh 9d 8c 7s 7d"]
@@ -100,13 +101,14 @@ def time_problems(path: str, repeat: int, tree: str | None) -> tuple[list[float]
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = OneLineParser(description=__doc__.splitlines()[0])
     ap.add_argument("--deals", nargs="+", default=DEALS, metavar="EXPOSED", help="deals to capture from")
     ap.add_argument("--save", metavar="FILE", help="keep the captured problems in FILE")
     ap.add_argument("--load", metavar="FILE", help="time the problems of FILE (no capture)")
-    ap.add_argument("--repeat", type=int, default=2, help="solves per problem, the least CPU time kept (default 2)")
+    ap.add_argument("--repeat", type=positive_int, default=2,
+                    help="solves per problem, the least CPU time kept (default 2)")
     ap.add_argument("--baseline", metavar="DIR", help="another checkout to time the same problems with")
-    ap.add_argument("--rounds", type=int, default=2, help="with --baseline: alternations (default 2)")
+    ap.add_argument("--rounds", type=positive_int, default=2, help="with --baseline: alternations (default 2)")
     ap.add_argument("--no-write", action="store_true")
     args = ap.parse_args()
 

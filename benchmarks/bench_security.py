@@ -49,7 +49,9 @@ from bench_structure import structure_mixes  # noqa: E402
 from benchmark_results import write_section  # noqa: E402
 from research.pure_security import exploitability, pure_security_level  # noqa: E402
 
+from quintet.cliutil import OneLineParser, float_at_least, int_between, positive_float, positive_int  # noqa: E402
 from quintet.game import Arrangement, Deal  # noqa: E402
+from quintet.seeds import SEED_MAX  # noqa: E402
 from solver.advisor.advice import best_response  # noqa: E402
 from solver.advisor.equilibrium import equilibrium  # noqa: E402
 from solver.games.quintet_game import QuintetGame  # noqa: E402
@@ -105,20 +107,21 @@ def analyse(deal: Deal, mix: list[tuple[float, Arrangement]] | None, args: argpa
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--deals", type=int, default=100, help="dealt deals in the sample (default 100)")
-    ap.add_argument("--seed", type=int, default=2026, help="first seed (Deal.random), default 2026")
+    ap = OneLineParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--deals", type=positive_int, default=100, help="dealt deals in the sample (default 100)")
+    ap.add_argument("--seed", type=int_between(0, SEED_MAX), default=2026,
+                    help="first seed (Deal.random), default 2026")
     ap.add_argument("--structure", type=Path, default=DATA / "structure.jsonl",
                     help="bench_structure's records: their exact equilibria are the candidates")
-    ap.add_argument("--max-evaluations", type=int, default=400, help="exact best responses per deal, at most")
-    ap.add_argument("--max-enumerated", type=int, default=1_000,
+    ap.add_argument("--max-evaluations", type=positive_int, default=400, help="exact best responses per deal, at most")
+    ap.add_argument("--max-enumerated", type=positive_int, default=1_000,
                     help="partitions with two strong tie groups enumerated for the proof, at most (beyond it the "
                          "bracket stays open; on some deals each partition costs 50 ms or more)")
-    ap.add_argument("--close-cpu", type=float, default=0.0,
+    ap.add_argument("--close-cpu", type=float_at_least(0), default=0.0,
                     help="CPU seconds per deal for the tie search (research.tie_search) where the bracket stays "
                          "open (default 0: not run)")
-    ap.add_argument("--br-time-limit", type=float, default=60.0, help="seconds per exact best response")
-    ap.add_argument("--cpu-limit", type=float, default=300.0,
+    ap.add_argument("--br-time-limit", type=positive_float, default=60.0, help="seconds per exact best response")
+    ap.add_argument("--cpu-limit", type=positive_float, default=300.0,
                     help="CPU seconds for an equilibrium solved here (deals without a structure record)")
     ap.add_argument("--no-write", action="store_true", help="with --report: print, write nothing")
     add_shard_options(ap, "security")

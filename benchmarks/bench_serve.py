@@ -20,7 +20,6 @@
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import json
 import platform
@@ -41,6 +40,7 @@ sys.path.insert(0, str(HERE))
 import httpx  # noqa: E402
 from benchmark_results import machine_load, write_section  # noqa: E402
 
+from quintet.cliutil import OneLineParser, positive_int  # noqa: E402
 from quintet.game import Deal  # noqa: E402
 from solver.advisor.equilibrium import stored_exploitability  # noqa: E402
 from solver.advisor.request import SolveRequest, solve_request  # noqa: E402
@@ -135,11 +135,11 @@ def cli_json(*args: str) -> tuple[dict, float]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--requests", type=int, default=200)
-    parser.add_argument("--clients", type=int, default=20)
-    parser.add_argument("--workers", type=int, default=2)
-    parser.add_argument("--sequential", type=int, default=30, help="single-client requests on the warm server")
+    parser = OneLineParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--requests", type=positive_int, default=200)
+    parser.add_argument("--clients", type=positive_int, default=20)
+    parser.add_argument("--workers", type=positive_int, default=2)
+    parser.add_argument("--sequential", type=positive_int, default=30, help="single-client requests on the warm server")
     parser.add_argument("--no-write", action="store_true", help="print only; leave RESULTS.md alone")
     args = parser.parse_args()
 

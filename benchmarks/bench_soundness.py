@@ -19,7 +19,6 @@ the Soundness section of benchmarks/RESULTS.md.
 
 from __future__ import annotations
 
-import argparse
 import itertools
 import json
 import statistics
@@ -34,6 +33,8 @@ sys.path.insert(0, str(HERE))
 
 import differential as diff  # noqa: E402
 from benchmark_results import cpu_name, write_section  # noqa: E402
+
+from quintet.cliutil import OneLineParser, float_between, int_at_least, positive_float, positive_int  # noqa: E402
 
 LARGE = 20  # a "large mix": at least this many arrangements
 
@@ -124,17 +125,18 @@ def _bound_lines(records: list[dict], failures: int) -> list[str]:  # type: igno
 
 
 def main() -> int:
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--instances", type=int, default=1000)
-    p.add_argument("--seed", type=int, default=2026)
-    p.add_argument("--first-deal", type=int, default=0, help="start at this deal (to split a sweep into shards)")
-    p.add_argument("--per-deal", type=int, default=10, help="instances per deal (default 10)")
-    p.add_argument("--do-seconds", type=float, default=30.0, help="double-oracle time per deal for its mixes")
-    p.add_argument("--reduced-share", type=float, default=0.3)
-    p.add_argument("--basic-limit", type=float, default=60.0, help="seconds for the basic search (rules 1-3)")
-    p.add_argument("--cpsat-limit", type=float, default=120.0)
-    p.add_argument("--cpsat-every", type=int, default=10, help="CP-SAT on every k-th large-mix instance")
-    p.add_argument("--cpsat-small-every", type=int, default=3, help="CP-SAT on every k-th other instance")
+    p = OneLineParser(description=__doc__.splitlines()[0])
+    p.add_argument("--instances", type=positive_int, default=1000)
+    p.add_argument("--seed", type=int_at_least(0), default=2026)
+    p.add_argument("--first-deal", type=int_at_least(0), default=0,
+                   help="start at this deal (to split a sweep into shards)")
+    p.add_argument("--per-deal", type=positive_int, default=10, help="instances per deal (default 10)")
+    p.add_argument("--do-seconds", type=positive_float, default=30.0, help="double-oracle time per deal for its mixes")
+    p.add_argument("--reduced-share", type=float_between(0, 1), default=0.3)
+    p.add_argument("--basic-limit", type=positive_float, default=60.0, help="seconds for the basic search (rules 1-3)")
+    p.add_argument("--cpsat-limit", type=positive_float, default=120.0)
+    p.add_argument("--cpsat-every", type=positive_int, default=10, help="CP-SAT on every k-th large-mix instance")
+    p.add_argument("--cpsat-small-every", type=positive_int, default=3, help="CP-SAT on every k-th other instance")
     p.add_argument("--jsonl", type=Path, default=None, help="append one JSON line per instance")
     p.add_argument("--report", type=Path, nargs="+", default=None, metavar="JSONL",
                    help="run nothing: summarize the JSON lines of earlier runs (shards of one sweep)")

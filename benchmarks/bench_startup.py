@@ -37,7 +37,6 @@ Start-up section of benchmarks/RESULTS.md.
 
 from __future__ import annotations
 
-import argparse
 import os
 import resource
 import statistics
@@ -49,6 +48,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from benchmark_results import cpu_name, git_commit, write_section
+
+from quintet.cliutil import OneLineParser, positive_int
 
 EXAMPLE = ["8h", "7h", "9d", "Ts", "7s", "Qc", "Jc"]
 PHASES = r"""
@@ -234,10 +235,10 @@ def median(runs: list[Run], k: int) -> float:
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--repeat", type=int, default=3, help="warm runs (default 3)")
+    ap = OneLineParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--repeat", type=positive_int, default=3, help="warm runs (default 3)")
     ap.add_argument("--baseline", metavar="DIR", help="another checkout to compare with (PYTHONPATH=DIR)")
-    ap.add_argument("--top", type=int, default=12, help="kernels listed (default 12)")
+    ap.add_argument("--top", type=positive_int, default=12, help="kernels listed (default 12)")
     ap.add_argument("--no-bytecode-cache", action="store_true", help="keep PYTHONDONTWRITEBYTECODE as it is")
     ap.add_argument("--no-generic", action="store_true", help="skip the NUMBA_CPU_NAME=generic runs")
     ap.add_argument("--no-write", action="store_true")

@@ -43,8 +43,10 @@ sys.path.insert(0, str(HERE))
 
 from benchmark_results import machine_load, write_section  # noqa: E402
 
+from quintet.cliutil import OneLineParser, float_at_least, float_between, int_between, positive_float, positive_int  # noqa: E402
 from quintet.game import Arrangement, Deal  # noqa: E402
 from quintet.rules import CLASSIC  # noqa: E402
+from quintet.seeds import SEED_MAX  # noqa: E402
 from solver.advisor.advice import complete  # noqa: E402
 from solver.advisor.equilibrium import EquilibriumResult, solve_equilibrium  # noqa: E402
 from solver.advisor.stats import mean_ci95  # noqa: E402
@@ -186,14 +188,18 @@ def store_answer_seconds(deals: list[Deal], args: argparse.Namespace) -> float |
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--records", type=int, default=50, help="recorded games of the bot (default 50)")
-    ap.add_argument("--deals", type=int, default=50, help="new deals to measure on (default 50)")
-    ap.add_argument("--seed", type=int, default=2026, help="seed of the recorded deals; new deals use SEED+1")
-    ap.add_argument("--noise", type=float, default=0.2, help="the bot's noise (default 0.2)")
-    ap.add_argument("--epsilon", type=float, default=0.05, help="equilibrium: target certified ε (default 0.05)")
-    ap.add_argument("--time-limit", type=float, default=120.0, help="equilibrium: seconds per deal (default 120)")
-    ap.add_argument("--br-time-limit", type=float, default=120.0, help="best responses: seconds each (default 120)")
+    ap = OneLineParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--records", type=positive_int, default=50, help="recorded games of the bot (default 50)")
+    ap.add_argument("--deals", type=positive_int, default=50, help="new deals to measure on (default 50)")
+    ap.add_argument("--seed", type=int_between(0, SEED_MAX), default=2026,
+                    help="seed of the recorded deals; new deals use SEED+1")
+    ap.add_argument("--noise", type=float_between(0, 1), default=0.2, help="the bot's noise (default 0.2)")
+    ap.add_argument("--epsilon", type=float_at_least(0), default=0.05,
+                    help="equilibrium: target certified ε (default 0.05)")
+    ap.add_argument("--time-limit", type=positive_float, default=120.0,
+                    help="equilibrium: seconds per deal (default 120)")
+    ap.add_argument("--br-time-limit", type=positive_float, default=120.0,
+                    help="best responses: seconds each (default 120)")
     ap.add_argument("--store", default=None, help="store of solved equilibria (default: the user cache)")
     ap.add_argument("--no-store", action="store_true", help="solve every equilibrium afresh")
     ap.add_argument("--no-write", action="store_true", help="do not update RESULTS.md")

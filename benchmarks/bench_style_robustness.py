@@ -58,7 +58,9 @@ from analysis_common import DATA, Run, gap_share, open_store, save_data, savefig
 from bench_style import HabitBot  # noqa: E402
 from benchmark_results import write_section  # noqa: E402
 
+from quintet.cliutil import OneLineParser, float_at_least, int_between, integer, positive_float, positive_int  # noqa: E402
 from quintet.game import Arrangement, Deal  # noqa: E402
+from quintet.seeds import SEED_MAX  # noqa: E402
 from solver.advisor.advice import best_response, complete  # noqa: E402
 from solver.advisor.equilibrium import solve_equilibrium  # noqa: E402
 from solver.problem.best_response import expected_margin  # noqa: E402
@@ -115,17 +117,18 @@ class Bot:
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--deals", type=int, default=15, help="new deals as dealt (default 15)")
-    ap.add_argument("--seed", type=int, default=2026, help="first seed of the new deals (default 2026)")
-    ap.add_argument("--record-seed", type=int, default=900000,
+    ap = OneLineParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--deals", type=positive_int, default=15, help="new deals as dealt (default 15)")
+    ap.add_argument("--seed", type=int_between(0, SEED_MAX), default=2026,
+                    help="first seed of the new deals (default 2026)")
+    ap.add_argument("--record-seed", type=int_between(0, SEED_MAX), default=900000,
                     help="first seed of the recorded deals of draw 0; draw r starts at it + 100000·r (default 900000)")
-    ap.add_argument("--records", default="1,2,3,5,10,20,50,100",
+    ap.add_argument("--records", type=record_counts, default="1,2,3,5,10,20,50,100",
                     help="record counts of the learning curve, nested within a draw (default 1,2,3,5,10,20,50,100)")
-    ap.add_argument("--draws", type=int, default=5, help="independent record sets per bot (default 5)")
+    ap.add_argument("--draws", type=positive_int, default=5, help="independent record sets per bot (default 5)")
     ap.add_argument("--bots", default=",".join(BOTS))
-    ap.add_argument("--epsilon", type=float, default=0.05, help="equilibria's certified ε (default 0.05)")
-    ap.add_argument("--time-limit", type=float, default=300.0)
+    ap.add_argument("--epsilon", type=float_at_least(0), default=0.05, help="equilibria's certified ε (default 0.05)")
+    ap.add_argument("--time-limit", type=positive_float, default=300.0)
     ap.add_argument("--store", default=None)
     ap.add_argument("--no-store", action="store_true")
     ap.add_argument("--report", action="store_true",
@@ -144,8 +147,6 @@ def main() -> None:
         write_section("style-robustness", "Style models on bots outside their family, and a learning curve", report)
         return
     sizes = counts(args.records)
-    if args.draws < 1:
-        ap.error("--draws must be at least 1")
     bots = [Bot(b) for b in args.bots.split(",")]
     run = Run()
     store = open_store(args.store, args.no_store)
@@ -172,10 +173,18 @@ def main() -> None:
 
 
 def counts(text: str) -> list[int]:
-    sizes = [int(x) for x in text.split(",")]
-    if not sizes or sizes != sorted(set(sizes)) or sizes[0] < 1:
-        raise SystemExit(f"--records: increasing counts from 1 up, not {text!r}")
+    """The record counts of ``--records``: increasing from 1 up (``ArgumentTypeError`` otherwise)."""
+    sizes = [integer(x) for x in text.split(",")]
+    if sizes != sorted(set(sizes)) or sizes[0] < 1:
+        raise argparse.ArgumentTypeError(f"increasing counts from 1 up, not {text!r}")
     return sizes
+
+
+def record_counts(text: str) -> str:
+    """argparse type of ``--records``: ``counts`` checks it; the text is kept (``counts`` reads it
+    again, and the saved parameters keep it so)."""
+    counts(text)
+    return text
 
 
 def record_seed_of(record_seed: int, draw: int) -> int:

@@ -27,7 +27,6 @@ each finished game are recomputed by ``quintet.game.showdown``.
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import json
 import os
@@ -49,6 +48,7 @@ sys.path.insert(0, str(HERE))
 import httpx  # noqa: E402
 from benchmark_results import cpu_name, write_section  # noqa: E402
 
+from quintet.cliutil import OneLineParser, positive_int  # noqa: E402
 from quintet.game import Arrangement, Deal, showdown  # noqa: E402
 from solver.problem.opponents import random_arrangement  # noqa: E402
 
@@ -268,15 +268,17 @@ def summary(values: list[float]) -> str:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--tables", type=int, default=200, help="friends' tables played (default 200)")
-    parser.add_argument("--computer-tables", type=int, default=50, help="computer tables played (default 50)")
-    parser.add_argument("--games", type=int, default=3, help="games per table (default 3)")
-    parser.add_argument("--clients", type=int, default=25, help="tables played at once (default 25)")
-    parser.add_argument("--workers", type=int, default=2)
-    parser.add_argument("--open", type=int, default=2000, help="tables opened for the memory figure (default 2000)")
-    parser.add_argument("--streams", type=int, default=600, help="event streams held open at once (default 600)")
-    parser.add_argument("--solves", type=int, default=60, help="quick best responses asked (default 60)")
+    parser = OneLineParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--tables", type=positive_int, default=200, help="friends' tables played (default 200)")
+    parser.add_argument("--computer-tables", type=positive_int, default=50, help="computer tables played (default 50)")
+    parser.add_argument("--games", type=positive_int, default=3, help="games per table (default 3)")
+    parser.add_argument("--clients", type=positive_int, default=25, help="tables played at once (default 25)")
+    parser.add_argument("--workers", type=positive_int, default=2)
+    parser.add_argument("--open", type=positive_int, default=2000,
+                        help="tables opened for the memory figure (default 2000)")
+    parser.add_argument("--streams", type=positive_int, default=600,
+                        help="event streams held open at once (default 600)")
+    parser.add_argument("--solves", type=positive_int, default=60, help="quick best responses asked (default 60)")
     parser.add_argument("--no-write", action="store_true", help="print only; leave RESULTS.md alone")
     args = parser.parse_args()
 

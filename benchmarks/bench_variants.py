@@ -20,7 +20,6 @@ refresh that section only).
 
 from __future__ import annotations
 
-import argparse
 import importlib.metadata
 import os
 import platform
@@ -38,6 +37,7 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
+from quintet.cliutil import OneLineParser, int_at_least, positive_int  # noqa: E402
 from quintet.draw import advise  # noqa: E402
 from quintet.draw import kernels as draw_kernels  # noqa: E402
 from quintet.draw.tables import tables  # noqa: E402
@@ -226,12 +226,12 @@ def report(args, rows: list[dict], draws: list[dict], fresh: float) -> str:
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = OneLineParser(description=__doc__.splitlines()[0])
     parser.add_argument(
-        "--hands", type=int, default=1_000_000, help="random hands per evaluator column"
+        "--hands", type=positive_int, default=1_000_000, help="random hands per evaluator column"
     )
-    parser.add_argument("--repeat", type=int, default=5, help="passes per timing (best taken)")
-    parser.add_argument("--seed", type=int, default=2026)
+    parser.add_argument("--repeat", type=positive_int, default=5, help="passes per timing (best taken)")
+    parser.add_argument("--seed", type=int_at_least(0), default=2026)
     parser.add_argument(
         "--no-write", action="store_true", help="print only; leave RESULTS.md alone"
     )

@@ -24,7 +24,6 @@ seeds) is inside the target's total.  ``--table`` prints the table of ``benchmar
 
 from __future__ import annotations
 
-import argparse
 import json
 import statistics
 import time
@@ -36,6 +35,7 @@ from bench_compact_lp import solve, table
 
 import solver.advisor.equilibrium as eq_module
 from quintet.cards import cards_of
+from quintet.cliutil import OneLineParser, float_at_least, int_at_least, positive_float, positive_int
 from quintet.game import Arrangement, Deal
 from quintet.symmetry import canonical_exposed, symmetry_group
 from solver.engines.base import DEFAULT_ENGINE
@@ -133,13 +133,13 @@ def summary(rows: list[dict[str, Any]], forms: list[str]) -> str:
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--deals", type=int, default=20, help="the slowest this many dealt deals (default 20)")
-    ap.add_argument("--start", type=int, default=0, help="skip this many of the slowest first (default 0)")
+    ap = OneLineParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--deals", type=positive_int, default=20, help="the slowest this many dealt deals (default 20)")
+    ap.add_argument("--start", type=int_at_least(0), default=0, help="skip this many of the slowest first (default 0)")
     ap.add_argument("--form", nargs="+", choices=FORMS, default=list(FORMS))
-    ap.add_argument("--epsilon", type=float, default=0.01)
-    ap.add_argument("--time-limit", type=float, default=3000.0, help="wall seconds per solve (default 3000)")
-    ap.add_argument("--first-response-limit", type=float, default=60.0,
+    ap.add_argument("--epsilon", type=float_at_least(0), default=0.01)
+    ap.add_argument("--time-limit", type=positive_float, default=3000.0, help="wall seconds per solve (default 3000)")
+    ap.add_argument("--first-response-limit", type=positive_float, default=60.0,
                     help="wall seconds of the first exact best response (default 60)")
     ap.add_argument("--out", default="warm_start", help="data file name; with --table, names joined by commas")
     ap.add_argument("--table", action="store_true", help="only print the table of the data file")

@@ -28,7 +28,6 @@ benchmarks/RESULTS.md: the ``--top`` slowest classes, and the shares over the wh
 
 from __future__ import annotations
 
-import argparse
 import json
 import statistics
 import subprocess
@@ -46,6 +45,7 @@ import solver.advisor.equilibrium as eq_module
 import solver.games.double_oracle as do_module
 import solver.games.quintet_game as game_module
 from quintet.cards import format_cards
+from quintet.cliutil import OneLineParser, float_at_least, int_at_least, positive_float, positive_int
 from quintet.game import Deal
 from quintet.rules import get_rules
 from solver.advisor.equilibrium import QuintetGame, certified_within, equilibrium
@@ -191,14 +191,16 @@ def commit() -> str:
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--deals", type=int, default=300, help="the sample: book_sample(DEALS, SEED) (default 300)")
-    ap.add_argument("--seed", type=int, default=2026)
-    ap.add_argument("--first", type=int, default=0, help="profile the sample from this position (default 0)")
-    ap.add_argument("--count", type=int, default=None, help="… this many classes (default: to the end)")
-    ap.add_argument("--epsilon", type=float, default=0.01)
-    ap.add_argument("--time-limit", type=float, default=120.0, help="seconds per class (default 120)")
-    ap.add_argument("--top", type=int, default=10, help="rows of the table: the slowest classes (default 10)")
+    ap = OneLineParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--deals", type=positive_int, default=300,
+                    help="the sample: book_sample(DEALS, SEED) (default 300)")
+    ap.add_argument("--seed", type=int_at_least(0), default=2026)
+    ap.add_argument("--first", type=int_at_least(0), default=0,
+                    help="profile the sample from this position (default 0)")
+    ap.add_argument("--count", type=positive_int, default=None, help="… this many classes (default: to the end)")
+    ap.add_argument("--epsilon", type=float_at_least(0), default=0.01)
+    ap.add_argument("--time-limit", type=positive_float, default=120.0, help="seconds per class (default 120)")
+    ap.add_argument("--top", type=positive_int, default=10, help="rows of the table: the slowest classes (default 10)")
     ap.add_argument("--jsonl", metavar="FILE", help="append one JSON line per class as it finishes")
     ap.add_argument("--report", nargs="+", metavar="FILE", help="no solving: the table of these JSON-lines files")
     ap.add_argument("--no-write", action="store_true", help="do not update RESULTS.md")

@@ -12,7 +12,7 @@ import sys
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import NoReturn
+from typing import NoReturn, TypeVar
 
 from .faults import Fault, InputError
 from .rules import RULE_SETS, TIEBREAKS, Rules, get_rules
@@ -20,11 +20,13 @@ from .text import one_line, quote
 
 __all__ = [
     "OneLineParser", "UsageError", "TIEBREAK_HELP", "add_rules_arguments", "rules_from_args", "run_cli", "print_json",
-    "number", "positive_float", "integer", "int_at_least", "int_between", "positive_int",
+    "number", "positive_float", "float_at_least", "float_between", "integer", "int_at_least", "int_between",
+    "positive_int",
     "user_cache_dir", "user_data_dir", "directory_problem", "output_file", "kept_file", "extra_missing", "needs_extra",
 ]
 
 EXIT_USAGE = 2
+_N = TypeVar("_N", int, float)  # a bounded number: an integer or a float
 
 
 class UsageError(InputError):
@@ -69,16 +71,34 @@ def integer(text: str) -> int:
     return int(stripped)
 
 
-def int_at_least(low: int) -> Callable[[str], int]:
-    """argparse type: an integer ≥ ``low``."""
+def _bounded(read: Callable[[str], _N], low: _N, high: _N | None = None) -> Callable[[str], _N]:
+    """argparse type: what ``read`` (``integer``, ``number``) reads, at least ``low`` and at most
+    ``high`` (None: no upper bound)."""
 
-    def parse(text: str) -> int:
-        value = integer(text)
-        if value < low:
+    def parse(text: str) -> _N:
+        value = read(text)
+        if high is None and value < low:
             raise argparse.ArgumentTypeError(f"must be at least {low}: {quote(text)}")
+        if high is not None and not low <= value <= high:
+            raise argparse.ArgumentTypeError(f"must be from {low} to {high}: {quote(text)}")
         return value
 
     return parse
+
+
+def float_at_least(low: float) -> Callable[[str], float]:
+    """argparse type: a number ≥ ``low`` (``float_at_least(0)``: a tolerance, where 0 is exact)."""
+    return _bounded(number, low)
+
+
+def float_between(low: float, high: float) -> Callable[[str], float]:
+    """argparse type: a number from ``low`` to ``high`` inclusive (``float_between(0, 1)``: a share)."""
+    return _bounded(number, low, high)
+
+
+def int_at_least(low: int) -> Callable[[str], int]:
+    """argparse type: an integer ≥ ``low``."""
+    return _bounded(integer, low)
 
 
 positive_int = int_at_least(1)
@@ -86,14 +106,7 @@ positive_int = int_at_least(1)
 
 def int_between(low: int, high: int) -> Callable[[str], int]:
     """argparse type: an integer from ``low`` to ``high`` inclusive."""
-
-    def parse(text: str) -> int:
-        value = integer(text)
-        if not low <= value <= high:
-            raise argparse.ArgumentTypeError(f"must be from {low} to {high}: {quote(text)}")
-        return value
-
-    return parse
+    return _bounded(integer, low, high)
 
 
 TIEBREAK_HELP = ("equal hands of a category: kickers (default: the other cards decide), group-only "

@@ -54,6 +54,27 @@ def test_benchmark_loads_and_answers_help(path, monkeypatch, capsys):
     assert "usage:" in capsys.readouterr().out
 
 
+@pytest.mark.subprocess
+@pytest.mark.parametrize(("script", "argv"), [
+    ("bench_kmix.py", ["--recheck-time-limit", "0"]),
+    ("bench_kmix.py", ["--ks", "1,2,x"]),
+    ("bench_structure.py", ["--deals", "0"]),
+    ("bench_security.py", ["--close-cpu", "-1"]),
+    ("bench_book.py", ["--strata", "0"]),
+    ("bench_convergence.py", ["--budget", "nan"]),
+    ("bench_style_robustness.py", ["--records", "1,5,3"]),
+], ids=lambda v: v if isinstance(v, str) else " ".join(v))
+def test_a_bad_number_is_one_line_and_exit_2_before_any_work(script, argv):
+    """The script run as a program: a bad value of a numeric option is one line on stderr naming
+    the option, exit status 2, nothing on stdout and no traceback (argparse, before the run starts)."""
+    env = dict(os.environ, PYTHONPATH=str(BENCHMARKS.parent))  # this tree's quintet, not an installed one
+    done = subprocess.run([sys.executable, str(BENCHMARKS / script), *argv], capture_output=True, text=True, env=env,
+                          timeout=120)
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.count("\n") == 1 and f"argument {argv[0]}: " in done.stderr, done.stderr
+    assert "Traceback" not in done.stderr and done.stdout == ""
+
+
 def test_equilibrium_benchmark_on_deals_as_dealt(monkeypatch, capsys):
     """bench_equilibrium --population dealt: the deals of ``Deal.random_series`` after the
     example deal, reported as dealt, without the book's estimate (a cost of classes)."""

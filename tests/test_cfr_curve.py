@@ -336,12 +336,12 @@ def test_monotonicity_counts_a_stronger_class_that_folds_more(shipped):
     (["train", "--sizes", "10y10"], "a size is PRExPOST"),
     (["train", "--sizes", "1x10"], "at least 2 classes"),
     (["train", "--sizes", "10x10,10x10"], "given twice"),
-    (["train", "--target", "0"], "--target must be above 0"),
-    (["play", "--cpu-minutes", "-1"], "--cpu-minutes must be above 0"),
+    (["train", "--target", "0"], "argument --target: must be positive"),
+    (["play", "--cpu-minutes", "-1"], "argument --cpu-minutes: must be positive"),
     (["curve"], "invalid choice"),
     (["confirm", "--sizes", "30x32"], "the base and at least one other size"),
     (["confirm", "--sizes", "30x32,30x32e", "--seed", "2030"], "within 1000 of the curve's"),
-    (["confirm", "--hands", "0"], "--hands must be above 0"),
+    (["confirm", "--hands", "0"], "argument --hands: must be at least 1"),
 ])
 def test_curve_benchmark_argument_errors(argv, words, monkeypatch, capsys):
     module = load_benchmark(BENCHMARKS / "bench_cfr_sizes.py", "benchmark_bench_cfr_sizes", monkeypatch)
