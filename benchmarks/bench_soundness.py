@@ -167,7 +167,8 @@ def main() -> int:
             large_seen += 1
         else:
             small_seen += 1
-        cpsat = (large_seen % args.cpsat_every == 1) if large else (small_seen % args.cpsat_small_every == 1)
+        seen, every = (large_seen, args.cpsat_every) if large else (small_seen, args.cpsat_small_every)
+        cpsat = (seen - 1) % every == 0  # the 1st, (k+1)-th, (2k+1)-th … of each kind (k = 1: every one)
         verdict = diff.check(inst, brute_force=inst.reduced, basic_limit=args.basic_limit,
                              cpsat_limit=args.cpsat_limit if cpsat else None)
         record = {"commit": commit, "name": inst.name, "ok": verdict.ok, "summary": verdict.summary(),
