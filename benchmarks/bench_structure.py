@@ -159,7 +159,7 @@ def main() -> None:
     if not args.report and not args.bounds:
         params = {k: v for k, v in vars(args).items() if k not in ("jsonl", "bounds_jsonl")}  # no paths
         run_dealt_shard(args, params, lambda deal: analyse(deal, args), show)
-    if not args.report:
+    if args.bounds:  # a separate step (its own --coupling-time-limit), never a solving run's tail
         lower_bounds(args)
     report(args)
 
