@@ -27,7 +27,7 @@ while [ $# -gt 0 ] && [ "${1#--}" != "$1" ]; do
 done
 steps=("$@")
 all=(pilot dealt profile population heuristics convergence sensitivity uniqueness style safe batch best-response
-     structure structure-bounds security kmix marginal soundness reread book notebook)
+     structure structure-bounds security security-recheck kmix marginal soundness reread book notebook)
 if [ $print -eq 2 ]; then printf '%s\n' "${all[@]}"; exit 0; fi
 [ ${#steps[@]} -eq 0 ] && steps=("${all[@]}")
 tmp=${TMPDIR:-/tmp}/quintet-analysis-quick
@@ -50,6 +50,7 @@ command_of() {  # the step's command: full size, or (--quick) toy size with --no
       structure)     echo "python $b/bench_structure.py --deals 100 --milp-time-limit 5 --coupling-time-limit 1" ;;
       structure-bounds) echo "python $b/bench_structure.py --bounds --coupling-time-limit 3" ;;
       security)      echo "python $b/bench_security.py --deals 100 --close-cpu 120" ;;
+      security-recheck) echo "python $b/bench_security.py --recheck 120" ;;
       kmix)          echo "python $b/bench_kmix.py --deals 30 --cpu-per-k 5" ;;
       marginal)      echo "python $b/bench_marginal_baseline.py --deals 10 --budget 60 --target 0.01" ;;
       soundness)     echo "python $b/bench_soundness.py --jsonl $b/data/soundness-$(date -u +%F).jsonl" ;;
@@ -74,6 +75,7 @@ command_of() {  # the step's command: full size, or (--quick) toy size with --no
       best-response) echo "python $b/bench_best_response.py --deals 2 --cpsat-deals 1 --cli-runs 1 --no-write" ;;
       structure)     echo "python $b/bench_structure.py --deals 1 --cpu-limit 30 --milp-time-limit 2 --coupling-time-limit 1 --jsonl $tmp/structure.jsonl --bounds-jsonl $tmp/structure-bounds.jsonl --no-write" ;;
       security)      echo "python $b/bench_security.py --deals 1 --max-evaluations 20 --cpu-limit 30 --close-cpu 5 --structure $tmp/structure.jsonl --jsonl $tmp/security.jsonl --no-write" ;;
+      security-recheck) echo "python $b/bench_security.py --deals 1 --recheck 10 --jsonl $tmp/security.jsonl --no-write" ;;
       kmix)          echo "python $b/bench_kmix.py --deals 1 --ks 1,2 --cpu-per-k 2 --cpu-limit 30 --recheck-every 1 --recheck-time-limit 10 --structure $tmp/structure.jsonl --security $tmp/security.jsonl --jsonl $tmp/kmix.jsonl --no-write" ;;
       marginal)      echo "python $b/bench_marginal_baseline.py --quick --no-write" ;;
       structure-bounds) echo "python $b/bench_structure.py --bounds --coupling-time-limit 1 --jsonl $tmp/structure.jsonl --bounds-jsonl $tmp/structure-bounds.jsonl --no-write" ;;

@@ -617,6 +617,27 @@ def test_security_level_shares_bracket_every_deal():
             assert most == least + sum(1 for lo, hi in deals if lo < hi and lo <= v <= hi)
 
 
+def test_security_recheck_counts_every_disagreement(tmp_path):
+    """CP-SAT's recheck of the upper bounds: a proven value other than the recorded E, or an unproven
+    bound below it, is a disagreement; a record outside the sample is not counted."""
+    sys.path.insert(0, str(BENCHMARKS))
+    from bench_security import recheck_lines
+
+    records = [{"key": k, "level": {"upper": u}} for k, u in ((1, 11.0), (2, 6.0), (3, 6.0), (4, 11.0))]
+    lines = [{"run": {"command": "python b.py", "commit": "c", "machine": "m", "date": "d", "params": {}}},
+             {"key": 1, "value": 11.0, "bound": 11.0, "proven": True, "cpu": 1.0},   # equal
+             {"key": 2, "value": 7.0, "bound": 7.0, "proven": True, "cpu": 1.0},     # proven, other: disagree
+             {"key": 3, "value": 5.0, "bound": 5.5, "proven": False, "cpu": 1.0},    # bound below E: disagree
+             {"key": 4, "value": 10.0, "bound": 12.0, "proven": False, "cpu": 1.0},  # open, consistent
+             {"key": 9, "value": 0.0, "bound": 0.0, "proven": True, "cpu": 1.0}]     # not in the sample
+    jsonl = tmp_path / "security.jsonl"
+    (tmp_path / "security-recheck.jsonl").write_text("".join(json.dumps(x) + "\n" for x in lines))
+    text, summary = recheck_lines(SimpleNamespace(jsonl=jsonl), records)
+    assert (summary["rechecked"], summary["proven"], summary["equal"], summary["disagree"]) == (4, 2, 1, 2)
+    assert "**2 disagree**" in " ".join(text)
+    assert recheck_lines(SimpleNamespace(jsonl=tmp_path / "none.jsonl"), records) == ([], None)
+
+
 def test_provenance_says_when_a_section_pools_commits_or_settings():
     sys.path.insert(0, str(BENCHMARKS))
     from analysis_common import provenance
