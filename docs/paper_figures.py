@@ -267,9 +267,18 @@ def security() -> dict[str, str]:
         "se_lower_mean": _mean(lower), "se_upper_mean": _mean(upper),
         "se_below_greedy": str(int(np.sum(upper < greedy - 1e-9))),
         "se_tie": _tie(data.get("tie_search")),
+        "se_recheck": _level_recheck(data.get("recheck")),
         "se_shares": "; ".join(f"level {s['level']:g} on {s['at_least']}–{s['at_most']}"
                                for s in data.get("level_shares", [])) or "none proved",
     }
+
+
+def _level_recheck(r: dict[str, float] | None) -> str:
+    """The CP-SAT recheck of the levels' upper bounds (``bench_security.py --recheck``)."""
+    if not r:
+        return "not run"
+    return (f"{r['rechecked']} rechecked, {r['proven']} proven optimal by CP-SAT, {r['equal']} equal to the "
+            f"recorded value, {r['disagree']} disagree")
 
 
 def _tie(t: dict[str, float] | None) -> str:
