@@ -368,6 +368,29 @@ def dealt_records(args: Any) -> tuple[list[dict[str, Any]], list[dict[str, Any]]
                         key=lambda r: r["seed"])
 
 
+def recorded_values(runs: list[dict[str, Any]], name: str, default: Any) -> str:
+    """Parameter ``name`` as the invocations that wrote the records ran it (``read_jsonl``'s runs):
+    its distinct values joined by " or " (``:g`` for numbers), ``default`` where none recorded it —
+    what a report states, not the reporting command's own option."""
+    def number(v: Any) -> Any:  # some scripts record every parameter as text
+        try:
+            return float(v)
+        except (TypeError, ValueError):
+            return v
+
+    values = sorted({number(r["run"]["params"][name]) for r in runs
+                     if not r["run"].get("closing") and name in r["run"].get("params", {})}, key=str) or [default]
+    return " or ".join(f"{v:g}" if isinstance(v, (int, float)) else str(v) for v in values)
+
+
+def recorded_params(runs: list[dict[str, Any]], fallback: dict[str, Any]) -> dict[str, Any]:
+    """The parameters of the first invocation that wrote the records, shard options aside (``fallback``,
+    this command's, where none recorded them): a summary's ``params``."""
+    opened = [r["run"] for r in runs if not r["run"].get("closing") and "params" in r["run"]]
+    params = opened[0]["params"] if opened else fallback
+    return {k: v for k, v in params.items() if k not in SHARD_PARAMS}
+
+
 def recorded_run(runs: list[dict[str, Any]]) -> Run:
     """The first invocation that wrote the records (``read_jsonl``'s runs), or this one where none did."""
     return Run.from_dict(runs[0]["run"]) if runs else Run()

@@ -52,6 +52,7 @@ from analysis_common import (  # noqa: E402
     provenance,
     read_jsonl,
     recorded_run,
+    recorded_values,
     run_dealt_shard,
     save_data,
     savefig,
@@ -238,9 +239,7 @@ def interrupted(records: list[dict], k: int) -> int:  # type: ignore[type-arg]
 def make_report(records: list[dict], runs: list[dict], levels: dict[int, dict], ks: list[int],  # type: ignore[type-arg]
                 args: argparse.Namespace) -> tuple[str, dict]:  # type: ignore[type-arg]
     n = len(records)
-    budgets = sorted({float(r["run"]["params"]["cpu_per_k"]) for r in runs
-                      if not r["run"].get("closing") and "cpu_per_k" in r["run"].get("params", {})})
-    budget = " or ".join(f"{b:g}" for b in budgets) or f"{args.cpu_per_k:g}"  # the runs' budget, not this command's
+    budget = recorded_values(runs, "cpu_per_k", args.cpu_per_k)  # the runs' budget, not this command's
     partial = "" if n >= args.deals else f"**Partial:** {n} of the {args.deals} deals so far (resumable). "
     lines = [provenance(runs), "", partial +
              f"{n} deals **as dealt** (`Deal.random`, seeds {args.seed}–{args.seed + args.deals - 1}: the deals of "

@@ -63,7 +63,9 @@ from analysis_common import (  # noqa: E402
     orbit_size,
     provenance,
     read_jsonl,
+    recorded_params,
     recorded_run,
+    recorded_values,
     run_dealt_shard,
     save_data,
     savefig,
@@ -274,15 +276,14 @@ def make_report(records: list[dict], runs: list[dict], args: argparse.Namespace)
     u_found = np.array([r["support"]["found"] for r in bounded])
     u_fewest = np.array([fewest_support(r) for r in bounded])
     lower = np.array([bounds[r["key"]]["lower_bound"] for r in bounded])
-    milp_limits = sorted({float(r["run"]["params"]["milp_time_limit"]) for r in runs
-                          if not r["run"].get("closing") and "milp_time_limit" in r["run"].get("params", {})})
     cpu_hours = sum(float(r["cpu"]) for r in records) / 3600
+    cpu_limit = recorded_values(runs, "cpu_limit", args.cpu_limit)
     partial = "" if n >= args.deals else (f"**Partial:** {n} of the {args.deals} deals so far (the run is resumable; "
                                           "the figures are those of the deals done). ")
     lines = [provenance(runs) + f" The records' own CPU time: {cpu_hours:.2f} CPU-hours ({n} deals).", "", partial +
              f"{n} deals **as dealt** (`Deal.random`, seeds {args.seed}–{args.seed + args.deals - 1}, the first "
              f"{args.deals} of the Heuristics section's deals). Each: an equilibrium at ε = 0 (certified "
-             f"exploitability ≤ 10⁻⁹; {len(exact)}/{n} reached it within {args.cpu_limit:g} CPU s), then the "
+             f"exploitability ≤ 10⁻⁹; {len(exact)}/{n} reached it within {cpu_limit} CPU s), then the "
              "questions below, every answer certified by the exact best response. Intervals: Clopper–Pearson 95% "
              "for proportions of deals, percentile bootstrap over deals (4,000 resamples) for means; Holm's "
              "correction across the five slots.",
@@ -349,7 +350,7 @@ def make_report(records: list[dict], runs: list[dict], args: argparse.Namespace)
               "about "
               "the fewest arrangements whose mix has them. *Fewest found*: the smaller of the double "
               "oracle's support and a mix from re-weighted ℓ1 and a MILP (SCIP, "
-              f"{' or '.join(f'{t:g}' for t in milp_limits) or f'{args.milp_time_limit:g}'} s) over the candidate "
+              f"{recorded_values(runs, 'milp_time_limit', args.milp_time_limit)} s) over the candidate "
               "arrangements the programs met, counted only when the exact best response certifies it. *Lower "
               "bound*, valid for every exact equilibrium: a mix of n arrangements couples any two slots' marginals "
               "with at most n atoms, and whatever the other equilibrium, each class's mass is at least m₀'s minus "
@@ -419,7 +420,8 @@ def make_report(records: list[dict], runs: list[dict], args: argparse.Namespace)
     lines += ["", "Reading: the old statistic sits on its baseline in every slot — it measured the transform. The "
               "pooled statistic is a property of the deal when the marginals are unique; the last column describes "
               "one equilibrium only (the joint distribution is not unique).", "", "![structure](structure.png)"]
-    summary = {"params": {k: v for k, v in vars(args).items() if k not in ("jsonl", "bounds_jsonl")}, "deals": n,
+    summary = {"params": recorded_params(runs, {k: v for k, v in vars(args).items()
+                                                 if k not in ("jsonl", "bounds_jsonl")}), "deals": n,
                "exact": len(exact),
                "unique": k_unique, "not_unique": verdicts.count("not unique"), "undecided": verdicts.count("undecided"),
                "tiers": {t: tiers.count(t) for t in dict.fromkeys(tiers)}, "unique_ci": [lo, hi],
