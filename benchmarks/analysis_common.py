@@ -59,6 +59,7 @@ class Run:
         self.cpu0 = time.process_time()
         self.wall0 = time.perf_counter()
         self.load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
+        self.saved: tuple[float, float] | None = None  # (CPU, wall) seconds of a run read back: fixed
 
     @classmethod
     def from_dict(cls, saved: dict[str, Any]) -> Run:
@@ -66,15 +67,16 @@ class Run:
         run = cls.__new__(cls)
         run.command, run.commit, run.machine, run.date = (saved["command"], saved["commit"], saved["machine"],
                                                           saved["date"])
-        run.cpu0, run.wall0 = time.process_time() - saved["cpu_seconds"], time.perf_counter() - saved["wall_seconds"]
+        run.cpu0 = run.wall0 = 0.0
+        run.saved = (saved["cpu_seconds"], saved["wall_seconds"])
         run.load = saved.get("load", float("nan"))
         return run
 
     def cpu(self) -> float:
-        return time.process_time() - self.cpu0
+        return self.saved[0] if self.saved else time.process_time() - self.cpu0
 
     def wall(self) -> float:
-        return time.perf_counter() - self.wall0
+        return self.saved[1] if self.saved else time.perf_counter() - self.wall0
 
     def line(self) -> str:
         """The provenance paragraph every RESULTS section starts with."""

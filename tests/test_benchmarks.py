@@ -617,6 +617,18 @@ def test_security_level_shares_bracket_every_deal():
             assert most == least + sum(1 for lo, hi in deals if lo < hi and lo <= v <= hi)
 
 
+def test_a_run_read_back_keeps_its_recorded_times():
+    """A data file's provenance, rewritten by a report, keeps the CPU and wall time it recorded."""
+    sys.path.insert(0, str(BENCHMARKS))
+    from analysis_common import Run
+
+    saved = {"command": "python benchmarks/b.py", "commit": "c", "machine": "m", "date": "d",
+             "cpu_seconds": 12.5, "wall_seconds": 30.0, "load": 1.0}
+    run = Run.from_dict(saved)
+    sum(range(200_000))  # some CPU time passes
+    assert run.to_dict() == saved
+
+
 def test_security_recheck_counts_every_disagreement(tmp_path):
     """CP-SAT's recheck of the upper bounds: a proven value other than the recorded E, or an unproven
     bound below it, is a disagreement; a record outside the sample is not counted."""
