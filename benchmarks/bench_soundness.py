@@ -22,6 +22,7 @@ from __future__ import annotations
 import itertools
 import json
 import statistics
+import subprocess
 import sys
 import time
 from collections import Counter, defaultdict
@@ -37,6 +38,42 @@ from benchmark_results import cpu_name, write_section  # noqa: E402
 from quintet.cliutil import OneLineParser, float_between, int_at_least, positive_float, positive_int  # noqa: E402
 
 LARGE = 20  # a "large mix": at least this many arrangements
+
+
+ENGINE_CODE = ("solver/engines", "solver/problem", "solver/games", "quintet/cards.py", "quintet/evaluator.py",
+               "quintet/game.py", "quintet/hands.py", "quintet/kernels.py", "quintet/rules.py", "quintet/symmetry.py",
+               "tests/differential.py", "tests/brute.py")  # the code a sweep tests: engines, evaluator, harness
+
+
+def engine_changes(commits: list[str]) -> list[str] | None:
+    """The files of ``ENGINE_CODE`` that differ between the sweep's first commit and each later one, as
+    'path (N lines)', lines added or removed; None where git cannot tell (no history, an unknown commit)."""
+    changed: dict[str, str] = {}
+    for later in commits[1:]:
+        try:
+            out = subprocess.run(["git", "diff", "--numstat", commits[0], later, "--", *ENGINE_CODE],
+                                 cwd=HERE.parent, capture_output=True, text=True, timeout=60)
+        except (OSError, subprocess.TimeoutExpired):
+            return None
+        if out.returncode != 0:
+            return None
+        for line in out.stdout.splitlines():
+            added, removed, path = line.split("\t", 2)
+            lines = int(added) + int(removed) if added.isdigit() and removed.isdigit() else "binary"
+            changed[path] = f"{path} ({lines} lines)"
+    return sorted(changed.values())
+
+
+def commits_note(commits: list[str]) -> str:
+    """Whether the code under test is the same at the sweep's commits (empty for one commit)."""
+    if len(commits) < 2:
+        return ""
+    changed = engine_changes(commits)
+    if changed is None:
+        return " (whether the engines' code differs between them was not checked: no git history here)"
+    if not changed:
+        return " — the code under test (the engines, the evaluator and the harness) is identical at them"
+    return f" — **the code under test differs between them: {', '.join(changed)}**"
 
 
 def report(records: list[dict], elapsed: float, command: str) -> tuple[str, int]:
@@ -58,7 +95,8 @@ def report(records: list[dict], elapsed: float, command: str) -> tuple[str, int]
     commits = sorted({r.get("commit", "") for r in records} - {""})
     lines = [
         f"`{command}` ({elapsed:.0f} s on {cpu_name()}); the sweep's commit: "
-        + (", ".join(f"`{c}`" for c in commits) if commits else "not recorded (a sweep before the records carried it)")
+        + (", ".join(f"`{c}`" for c in commits) + commits_note(commits) if commits
+           else "not recorded (a sweep before the records carried it)")
         + "; its records: `benchmarks/data/` (the JSON lines named in the command).",
         "",
         f"**Disagreements: {len(failures)}** among {counts['instances']} instances "

@@ -617,6 +617,26 @@ def test_security_level_shares_bracket_every_deal():
             assert most == least + sum(1 for lo, hi in deals if lo < hi and lo <= v <= hi)
 
 
+def test_soundness_names_engine_code_that_differs_between_its_commits(monkeypatch):
+    """A sweep pooled over commits says whether the code under test differs, and in which files."""
+    sys.path.insert(0, str(BENCHMARKS))
+    import bench_soundness
+
+    assert bench_soundness.commits_note(["abc"]) == ""
+    same = bench_soundness.commits_note(["HEAD", "HEAD"])  # git here: identical; no history: not checked
+    assert "identical" in same or "not checked" in same
+
+    def numstat(*args, **kwargs):
+        return SimpleNamespace(returncode=0, stdout="6\t0\tquintet/rules.py\n1\t2\tsolver/engines/search.py\n")
+
+    monkeypatch.setattr(bench_soundness.subprocess, "run", numstat)
+    note = bench_soundness.commits_note(["a", "b"])
+    assert "**the code under test differs between them: quintet/rules.py (6 lines), " \
+           "solver/engines/search.py (3 lines)**" in note
+    monkeypatch.setattr(bench_soundness.subprocess, "run", lambda *a, **k: SimpleNamespace(returncode=128, stdout=""))
+    assert "not checked" in bench_soundness.commits_note(["a", "b"])
+
+
 def test_a_run_read_back_keeps_its_recorded_times():
     """A data file's provenance, rewritten by a report, keeps the CPU and wall time it recorded."""
     sys.path.insert(0, str(BENCHMARKS))
