@@ -177,12 +177,18 @@ def main() -> int:
     p.add_argument("--cpsat-small-every", type=positive_int, default=3, help="CP-SAT on every k-th other instance")
     p.add_argument("--jsonl", type=Path, default=None, help="append one JSON line per instance")
     p.add_argument("--report", type=Path, nargs="+", default=None, metavar="JSONL",
-                   help="run nothing: summarize the JSON lines of earlier runs (shards of one sweep)")
+                   help="run nothing: summarize the JSON lines of earlier runs (shards of one sweep; a bare name "
+                        "is looked up in benchmarks/data/ too)")
     p.add_argument("--no-write", action="store_true", help="do not update RESULTS.md")
     args = p.parse_args()
 
     if args.report is not None:
-        records = [json.loads(line) for path in args.report for line in path.read_text().splitlines() if line]
+        # a bare name is a file of benchmarks/data/ (as the section's command names them)
+        paths = [p_ if p_.exists() or p_.parent != Path() else HERE / "data" / p_ for p_ in args.report]
+        missing = [str(p_) for p_ in paths if not p_.is_file()]
+        if missing:
+            p.error(f"argument --report: no such file: {', '.join(missing)}")
+        records = [json.loads(line) for path in paths for line in path.read_text().splitlines() if line]
         elapsed = sum(r.get("elapsed", 0.0) for r in records)
         text, failed = report(records, elapsed, f"python benchmarks/bench_soundness.py --report "
                                                 f"{' '.join(p.name for p in args.report)}")

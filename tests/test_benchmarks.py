@@ -63,10 +63,12 @@ def test_benchmark_loads_and_answers_help(path, monkeypatch, capsys):
     ("bench_book.py", ["--strata", "0"]),
     ("bench_convergence.py", ["--budget", "nan"]),
     ("bench_style_robustness.py", ["--records", "1,5,3"]),
+    ("bench_soundness.py", ["--report", "no-such-sweep.jsonl"]),
 ], ids=lambda v: v if isinstance(v, str) else " ".join(v))
 def test_a_bad_number_is_one_line_and_exit_2_before_any_work(script, argv):
-    """The script run as a program: a bad value of a numeric option is one line on stderr naming
-    the option, exit status 2, nothing on stdout and no traceback (argparse, before the run starts)."""
+    """The script run as a program: a bad value of a numeric option (or a missing input file) is
+    one line on stderr naming the option, exit status 2, nothing on stdout and no traceback
+    (before the run starts)."""
     env = dict(os.environ, PYTHONPATH=str(BENCHMARKS.parent))  # this tree's quintet, not an installed one
     done = subprocess.run([sys.executable, str(BENCHMARKS / script), *argv], capture_output=True, text=True, env=env,
                           timeout=120)
