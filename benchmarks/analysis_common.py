@@ -381,7 +381,8 @@ def recorded_values(runs: list[dict[str, Any]], name: str, default: Any) -> str:
             return v
 
     values = sorted({number(r["run"]["params"][name]) for r in runs
-                     if not r["run"].get("closing") and name in r["run"].get("params", {})}, key=str) or [default]
+                     if not r["run"].get("closing") and name in r["run"].get("params", {})},
+                    key=lambda v: (isinstance(v, str), v)) or [default]  # numbers in order, then text
     return " or ".join(f"{v:g}" if isinstance(v, (int, float)) else str(v) for v in values)
 
 

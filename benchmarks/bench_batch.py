@@ -35,9 +35,8 @@ from analysis_common import Run, bootstrap_ci  # noqa: E402
 from benchmark_results import write_section  # noqa: E402
 
 from quintet.cards import format_cards  # noqa: E402
-from quintet.cliutil import OneLineParser, float_at_least, int_at_least, int_between, positive_float, positive_int  # noqa: E402
+from quintet.cliutil import OneLineParser, float_at_least, int_at_least, positive_float, positive_int, seed_int  # noqa: E402
 from quintet.game import Deal  # noqa: E402
-from quintet.seeds import SEED_MAX  # noqa: E402
 from solver.apps.batch import book_estimate, random_deals, run_batch  # noqa: E402
 from solver.apps.tournament import default_strategies, plot_heatmap, run_tournament, strategy_label  # noqa: E402
 from solver.storage.store import SolutionStore  # noqa: E402
@@ -103,7 +102,7 @@ def throughput(keys: list[int], workers: int, epsilon: float, time_limit: float,
 def main() -> None:
     ap = OneLineParser(description=__doc__.splitlines()[0])
     ap.add_argument("--deals", type=positive_int, default=8, help="throughput sample size (default 8)")
-    ap.add_argument("--seed", type=int_between(0, SEED_MAX), default=2026)
+    ap.add_argument("--seed", type=seed_int, default=2026)
     ap.add_argument("--workers", type=positive_int, default=2)
     ap.add_argument("--repeat", type=positive_int, default=3, help="throughput runs per executor (default 3)")
     ap.add_argument("--epsilon", type=float_at_least(0), default=0.05)

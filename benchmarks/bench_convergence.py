@@ -79,9 +79,8 @@ from bench_best_response import random_good_arrangement  # noqa: E402
 from benchmark_results import write_section  # noqa: E402
 from research.psro import INNER_STEPS, PAYOFF_RANGE, PsroRecord, online_double_oracle, psro  # noqa: E402
 
-from quintet.cliutil import OneLineParser, float_at_least, int_between, positive_float, positive_int  # noqa: E402
+from quintet.cliutil import OneLineParser, float_at_least, positive_float, positive_int, seed_int  # noqa: E402
 from quintet.game import Deal  # noqa: E402
-from quintet.seeds import SEED_MAX  # noqa: E402
 from solver.engines.base import DEFAULT_ENGINE, solve  # noqa: E402
 from solver.games.double_oracle import DoubleOracleOptions, IterationRecord, double_oracle  # noqa: E402
 from solver.games.lp import solve_symmetric_lp  # noqa: E402
@@ -286,7 +285,7 @@ def parse_sizes(text: str) -> list[int]:
 def main() -> None:
     ap = OneLineParser(description=__doc__.splitlines()[0])
     ap.add_argument("--deals", type=positive_int, default=100, help="dealt deals in the sample (default 100)")
-    ap.add_argument("--seed", type=int_between(0, SEED_MAX), default=4000,
+    ap.add_argument("--seed", type=seed_int, default=4000,
                     help="first seed (Deal.random), default 4000")
     ap.add_argument("--population", choices=("dealt", "hardest", "both"), default="dealt",
                     help="dealt deals, the hardest classes, or both (one after the other); default dealt")

@@ -30,10 +30,9 @@ from analysis_common import DATA, Run, append_jsonl
 from benchmark_results import write_section
 
 from quintet.cards import format_cards
-from quintet.cliutil import OneLineParser, float_at_least, int_at_least, int_between, positive_float, positive_int
+from quintet.cliutil import OneLineParser, float_at_least, int_at_least, positive_float, positive_int, seed_int
 from quintet.game import Deal
 from quintet.rules import get_rules
-from quintet.seeds import SEED_MAX
 from solver.advisor.equilibrium import certified_within, equilibrium
 from solver.advisor.stats import mean_ci95
 from solver.advisor.verify import verify_equilibrium
@@ -47,7 +46,7 @@ BOOK = 156_248  # suit-canonical classes of exposed sets (quintet-batch --book-s
 def main() -> None:
     ap = OneLineParser(description=__doc__.splitlines()[0])
     ap.add_argument("--deals", type=positive_int, default=300, help="deals in the sample (default 300)")
-    ap.add_argument("--seed", type=int_between(0, SEED_MAX), default=2026)
+    ap.add_argument("--seed", type=seed_int, default=2026)
     ap.add_argument("--epsilon", type=float_at_least(0), default=0.01)
     ap.add_argument("--time-limit", type=positive_float, default=120.0, help="seconds per deal (default 120)")
     ap.add_argument("--verify", type=int_at_least(0), default=20, help="recheck this many certificates with CP-SAT")

@@ -51,9 +51,8 @@ from analysis_common import (  # noqa: E402
 from bench_style import HabitBot  # noqa: E402
 from benchmark_results import write_section  # noqa: E402
 
-from quintet.cliutil import OneLineParser, float_at_least, int_between, positive_float, positive_int  # noqa: E402
+from quintet.cliutil import OneLineParser, float_at_least, positive_float, positive_int, seed_int  # noqa: E402
 from quintet.game import Deal  # noqa: E402
-from quintet.seeds import SEED_MAX  # noqa: E402
 from solver.advisor.advice import best_response  # noqa: E402
 from solver.advisor.safe import safe_response  # noqa: E402
 from solver.problem.best_response import expected_margin  # noqa: E402
@@ -79,13 +78,13 @@ def models_for(deal: Deal, tables: DealTables, style: StyleModel) -> dict[str, O
 def main() -> None:
     ap = OneLineParser(description=__doc__.splitlines()[0])
     ap.add_argument("--deals", type=positive_int, default=30, help="dealt deals (default 30)")
-    ap.add_argument("--seed", type=int_between(0, SEED_MAX), default=6000,
+    ap.add_argument("--seed", type=seed_int, default=6000,
                     help="first seed (Deal.random), default 6000 (not bench_heuristics' deals: this solves ε = 0 "
                          "equilibria into the shared store)")
     ap.add_argument("--limits", type=comma_list(float_at_least(0)), default="0,0.25,0.5,1,2",
                     help="the limits D (points), comma-separated")
     ap.add_argument("--style-records", type=positive_int, default=50)
-    ap.add_argument("--style-seed", type=int_between(0, SEED_MAX), default=900000)
+    ap.add_argument("--style-seed", type=seed_int, default=900000)
     ap.add_argument("--time-limit", type=positive_float, default=600.0, help="seconds per safe response (default 600)")
     ap.add_argument("--store", default=None)
     ap.add_argument("--no-store", action="store_true")

@@ -58,9 +58,8 @@ from bench_structure import structure_mixes  # noqa: E402
 from benchmark_results import write_section  # noqa: E402
 from research.pure_security import exploitability, pure_security_level  # noqa: E402
 
-from quintet.cliutil import OneLineParser, float_at_least, int_between, positive_float, positive_int  # noqa: E402
+from quintet.cliutil import OneLineParser, float_at_least, positive_float, positive_int, seed_int  # noqa: E402
 from quintet.game import Arrangement, Deal  # noqa: E402
-from quintet.seeds import SEED_MAX  # noqa: E402
 from solver.advisor.advice import best_response  # noqa: E402
 from solver.advisor.equilibrium import equilibrium  # noqa: E402
 from solver.engines.base import EngineOptions  # noqa: E402
@@ -174,7 +173,7 @@ def recheck_lines(args: argparse.Namespace, records: list[dict]) -> tuple[list[s
 def main() -> None:
     ap = OneLineParser(description=__doc__.splitlines()[0])
     ap.add_argument("--deals", type=positive_int, default=100, help="dealt deals in the sample (default 100)")
-    ap.add_argument("--seed", type=int_between(0, SEED_MAX), default=2026,
+    ap.add_argument("--seed", type=seed_int, default=2026,
                     help="first seed (Deal.random), default 2026")
     ap.add_argument("--structure", type=Path, default=DATA / "structure.jsonl",
                     help="bench_structure's records: their exact equilibria are the candidates")

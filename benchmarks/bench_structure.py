@@ -88,10 +88,9 @@ from research.quintet_structure import (  # noqa: E402
     weakest_slot,
 )
 
-from quintet.cliutil import OneLineParser, int_between, positive_float, positive_int  # noqa: E402
+from quintet.cliutil import OneLineParser, positive_float, positive_int, seed_int  # noqa: E402
 from quintet.game import Arrangement, Deal  # noqa: E402
 from quintet.rules import get_rules  # noqa: E402
-from quintet.seeds import SEED_MAX  # noqa: E402
 from solver.advisor.equilibrium import certified_within, equilibrium  # noqa: E402
 from solver.games.quintet_game import QuintetGame  # noqa: E402
 from solver.problem.deal_tables import DealTables  # noqa: E402
@@ -143,7 +142,7 @@ def analyse(deal: Deal, args: argparse.Namespace) -> dict[str, object]:
 def main() -> None:
     ap = OneLineParser(description=__doc__.splitlines()[0])
     ap.add_argument("--deals", type=positive_int, default=100, help="dealt deals in the sample (default 100)")
-    ap.add_argument("--seed", type=int_between(0, SEED_MAX), default=2026,
+    ap.add_argument("--seed", type=seed_int, default=2026,
                     help="first seed (Deal.random), default 2026")
     ap.add_argument("--cpu-limit", type=positive_float, default=900.0, help="CPU seconds for each ε = 0 equilibrium")
     ap.add_argument("--br-time-limit", type=positive_float, default=120.0, help="seconds per exact best response")

@@ -58,9 +58,8 @@ from analysis_common import DATA, Run, gap_share, open_store, save_data, savefig
 from bench_style import HabitBot  # noqa: E402
 from benchmark_results import write_section  # noqa: E402
 
-from quintet.cliutil import OneLineParser, float_at_least, int_between, integer, positive_float, positive_int  # noqa: E402
+from quintet.cliutil import OneLineParser, float_at_least, integer, positive_float, positive_int, seed_int  # noqa: E402
 from quintet.game import Arrangement, Deal  # noqa: E402
-from quintet.seeds import SEED_MAX  # noqa: E402
 from solver.advisor.advice import best_response, complete  # noqa: E402
 from solver.advisor.equilibrium import solve_equilibrium  # noqa: E402
 from solver.problem.best_response import expected_margin  # noqa: E402
@@ -119,9 +118,9 @@ class Bot:
 def main() -> None:
     ap = OneLineParser(description=__doc__.splitlines()[0])
     ap.add_argument("--deals", type=positive_int, default=15, help="new deals as dealt (default 15)")
-    ap.add_argument("--seed", type=int_between(0, SEED_MAX), default=2026,
+    ap.add_argument("--seed", type=seed_int, default=2026,
                     help="first seed of the new deals (default 2026)")
-    ap.add_argument("--record-seed", type=int_between(0, SEED_MAX), default=900000,
+    ap.add_argument("--record-seed", type=seed_int, default=900000,
                     help="first seed of the recorded deals of draw 0; draw r starts at it + 100000·r (default 900000)")
     ap.add_argument("--records", type=record_counts, default="1,2,3,5,10,20,50,100",
                     help="record counts of the learning curve, nested within a draw (default 1,2,3,5,10,20,50,100)")

@@ -52,9 +52,8 @@ from bench_convergence import uniform_start  # noqa: E402
 from bench_heuristics import describe_mix  # noqa: E402
 from benchmark_results import write_section  # noqa: E402
 
-from quintet.cliutil import OneLineParser, float_at_least, int_between, positive_float, positive_int  # noqa: E402
+from quintet.cliutil import OneLineParser, float_at_least, positive_float, positive_int, seed_int  # noqa: E402
 from quintet.game import Deal  # noqa: E402
-from quintet.seeds import SEED_MAX  # noqa: E402
 from solver.advisor.equilibrium import EquilibriumResult, equilibrium  # noqa: E402
 from solver.games.double_oracle import DoubleOracleOptions, double_oracle  # noqa: E402
 from solver.games.lp import solve_lp  # noqa: E402
@@ -138,7 +137,7 @@ def sparse_resolve(game: QuintetGame, union: list[Strategy], args: argparse.Name
 def main() -> None:
     ap = OneLineParser(description=__doc__.splitlines()[0])
     ap.add_argument("--deals", type=positive_int, default=30, help="dealt deals (default 30)")
-    ap.add_argument("--seed", type=int_between(0, SEED_MAX), default=4000,
+    ap.add_argument("--seed", type=seed_int, default=4000,
                     help="first seed (Deal.random), default 4000")
     ap.add_argument("--epsilon", type=float_at_least(0), default=0.01, help="certified ε of every run (default 0.01)")
     ap.add_argument("--time-limit", type=positive_float, default=300.0, help="seconds per run (default 300)")

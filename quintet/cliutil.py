@@ -16,12 +16,13 @@ from typing import NoReturn, TypeVar
 
 from .faults import Fault, InputError
 from .rules import RULE_SETS, TIEBREAKS, Rules, get_rules
+from .seeds import SEED_MAX
 from .text import one_line, quote
 
 __all__ = [
     "OneLineParser", "UsageError", "TIEBREAK_HELP", "add_rules_arguments", "rules_from_args", "run_cli", "print_json",
     "number", "positive_float", "float_at_least", "float_between", "integer", "int_at_least", "int_between",
-    "positive_int",
+    "positive_int", "seed_int",
     "user_cache_dir", "user_data_dir", "directory_problem", "output_file", "kept_file", "extra_missing", "needs_extra",
 ]
 
@@ -107,6 +108,9 @@ positive_int = int_at_least(1)
 def int_between(low: int, high: int) -> Callable[[str], int]:
     """argparse type: an integer from ``low`` to ``high`` inclusive."""
     return _bounded(integer, low, high)
+
+
+seed_int = int_between(0, SEED_MAX)  # argparse type: a seed (quintet.seeds), checked before any work
 
 
 TIEBREAK_HELP = ("equal hands of a category: kickers (default: the other cards decide), group-only "
