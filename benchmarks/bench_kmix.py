@@ -269,11 +269,9 @@ def make_report(records: list[dict], runs: list[dict], levels: dict[int, dict], 
              "|---:|---|---:|---:|---:|---:|---|---:|"]
     rows = []
     for k in ks:
-        v = column(records, k, "search")
         h = column(records, k, "best")
         rd = column(records, k, "rounded")
         rw = column(records, k, "reweighted")
-        m, lo, hi = median_ci(v)
         hm, hlo, hhi = median_ci(h)
         c = int((h <= 0.5 + 1e-9).sum())
         clo, chi = clopper_pearson(c, n)
@@ -281,7 +279,7 @@ def make_report(records: list[dict], runs: list[dict], levels: dict[int, dict], 
         lines.append(f"| {k} | {hm:.3f} [{hlo:.3f}, {hhi:.3f}] | "
                      f"{np.quantile(h, 0.9):.3f} | {h.max():.3f} | {np.median(rd):.3f} | {np.median(rw):.3f} | "
                      f"{c} of {n} ({100 * clo:.0f}–{100 * chi:.0f}%) | {zero} |")
-        rows.append({"k": k, "search": [m, lo, hi], "with_sparse": [hm, hlo, hhi], "rounded": float(np.median(rd)),
+        rows.append({"k": k, "best": [hm, hlo, hhi], "rounded": float(np.median(rd)),
                      "reweighted": float(np.median(rw)), "at_most_half": c, "zero": zero})
     eqs = np.array([r["equilibrium"]["support"] for r in records])
     sp = np.array([min([m["support"] for m in r["sparse"] if m["target"] == 0.0] or [r["equilibrium"]["support"]])
@@ -306,7 +304,7 @@ def make_report(records: list[dict], runs: list[dict], levels: dict[int, dict], 
                   "(where the level is proved)."]
     rechecks = recheck_counts(records, ks)
     lines += recheck_lines(rechecks)
-    same = [row["k"] for row in rows if row["k"] > 1 and abs(row["with_sparse"][0] - row["reweighted"]) < 1e-9]
+    same = [row["k"] for row in rows if row["k"] > 1 and abs(row["best"][0] - row["reweighted"]) < 1e-9]
     if same:
         lines += ["", "The envelope's median is the re-weighted top K's at K = " + ", ".join(str(k) for k in same)
                   + ": there the envelope is that baseline."]
@@ -317,7 +315,6 @@ def make_report(records: list[dict], runs: list[dict], levels: dict[int, dict], 
                              "equilibrium_support": r["equilibrium"]["support"],
                              "sparse": r["sparse"],
                              **{f"K{k}": float(column([r], k, "best")[0]) for k in ks},
-                             **{f"K{k}_search": float(column([r], k, "search")[0]) for k in ks},
                              **{f"K{k}_rounded": float(column([r], k, "rounded")[0]) for k in ks},
                              **{f"K{k}_reweighted": float(column([r], k, "reweighted")[0]) for k in ks}}
                             for r in records]}

@@ -337,8 +337,7 @@ Structure section, each with its exact equilibrium), the least exploitable mix o
 (every value an exact best response's certificate; no lower bound above 0 is proved, so each curve is an upper
 bound on what K arrangements can do), beside two baselines built from the equilibrium (its K likeliest
 arrangements renormalised, and the same K with their best weights) and the sparse exact equilibria. Below: the
-saved upper envelope — per K the median of the best found with its 95% interval, the search alone (what it finds
-within its CPU budget per K), the baselines.
+saved upper envelope — per K the median of the best found with its 95% interval, and the two baselines.
 """)
 
 code(r"""
@@ -349,13 +348,13 @@ if kmix is not None:
     print(f"{kmix['deals']} deals as dealt; the upper envelope (best found, not proven the best)")
     print(f"{'K':>4s} {'best found [95% CI]':>26s} {'top K rounded':>14s} {'top K reweighted':>17s}")
     for row in kmix["rows"]:
-        m, lo, hi = row["with_sparse"]
+        m, lo, hi = row["best"]
         print(f"{row['k']:4d} {m:8.3f} [{lo:6.3f}, {hi:6.3f}]   {row['rounded']:14.3f} {row['reweighted']:17.3f}")
     floor = 1e-3  # an exact 0 drawn here on the log scale
     fig, ax = plt.subplots(figsize=(7, 4))
     for d in per:
         ax.plot(ks, [max(d[f"K{k}"], floor) for k in ks], color="0.85", lw=0.7)
-    med = np.array([row["with_sparse"] for row in kmix["rows"]])
+    med = np.array([row["best"] for row in kmix["rows"]])
     ax.plot(ks, np.maximum(med[:, 0], floor), "o-", lw=2, label="best found (upper envelope): median")
     ax.fill_between(ks, np.maximum(med[:, 1], floor), np.maximum(med[:, 2], floor), alpha=0.2)
     ax.plot(ks, [max(row["rounded"], floor) for row in kmix["rows"]], ":", label="top K renormalised: median")
