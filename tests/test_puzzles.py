@@ -11,9 +11,13 @@ from __future__ import annotations
 import collections
 import itertools
 import json
+import os
 import random
 import re
+import signal
+import subprocess
 import sys
+import time
 import tomllib
 from pathlib import Path
 
@@ -345,3 +349,51 @@ def test_a_rated_puzzle_in_tmux_on_a_fresh_install(tmp_path):
         assert "EXIT=0" in pane.wait_for("EXIT=")
     kept = json.loads((Path(env["XDG_DATA_HOME"]) / "quintet" / "puzzles.json").read_text())
     assert kept["games"] == 1 and kept["missed"] == [pz.number]
+
+
+@pytest.mark.subprocess
+def test_ctrl_c_keeps_the_puzzles_found_and_resume_goes_on(tmp_path):
+    """Ctrl-C (SIGINT to the process group, as a terminal sends it) once a deal has been solved:
+    the set so far is written (marked incomplete, its run ending after the last deal scanned),
+    exit 130 without a traceback, no worker left behind; ``--resume`` then continues that file."""
+    out = tmp_path / SET_FILE
+    cmd = [sys.executable, "-m", "solver.play.make_puzzles", "--seed", "5", "--eq-time", "5", "--br-time", "5",
+           "--allow-dirty", "--out", str(out)]
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
+                            cwd=ROOT)
+    try:
+        assert proc.stdout is not None
+        lines = [proc.stdout.readline()]
+        assert "dealing from seed 5" in lines[0], lines
+        while not lines[-1].startswith("seed "):  # a worker has solved a deal
+            lines.append(proc.stdout.readline())
+            assert lines[-1], (lines, proc.stderr.read() if proc.stderr else "")
+        workers = subprocess.run(["pgrep", "-P", str(proc.pid)], capture_output=True, text=True).stdout.split()
+        os.killpg(proc.pid, signal.SIGINT)
+        rest, err = proc.communicate(timeout=120)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.communicate()
+    assert proc.returncode == 130 and "Traceback" not in err, err
+    stored = PuzzleSetOut.model_validate_json(out.read_text())
+    assert not stored.complete and len(stored.runs) == 1
+    run = stored.runs[0]
+    assert run.first_seed == 5 and run.kept == len(stored.puzzles) <= run.scanned <= run.next_seed - 5
+    assert f"interrupted: --resume deals on from seed {run.next_seed}" in rest.splitlines()[-1]
+    time.sleep(1)
+    assert not [pid for pid in workers if Path(f"/proc/{pid}").exists()
+                and "zombie" not in Path(f"/proc/{pid}/status").read_text().lower()]
+    again = run_main(make_puzzles, ["--resume", "--budget", "0", "--allow-dirty", "--out", str(out)])
+    assert again.returncode == 0, again.stderr
+    resumed = PuzzleSetOut.model_validate_json(out.read_text())
+    assert resumed.puzzles == stored.puzzles and resumed.runs[-1].first_seed == run.next_seed
+
+
+def test_make_puzzles_refuses_a_bad_command_line_in_one_line(tmp_path):
+    for argv, named in ((["--workers", "0"], "--workers"), (["--count", "-1"], "--count"),
+                        (["--eq-time", "nan"], "--eq-time"), (["--seed", "x"], "--seed"),
+                        (["--budget", "-1"], "--budget")):
+        ran = run_main(make_puzzles, [*argv, "--allow-dirty", "--out", str(tmp_path / SET_FILE)])
+        assert ran.returncode == 2 and named in ran.stderr and len(ran.stderr.strip().splitlines()) == 1, ran.stderr
+    assert not (tmp_path / SET_FILE).exists()

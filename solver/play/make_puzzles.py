@@ -14,21 +14,34 @@ already reached, or ``--budget 0``, scans nothing and only re-analyses (new them
 stored puzzles).
 The ratings are then given by rank over the whole set (``elo_ratings``).  The file's header
 records every run (``PuzzleRunOut``): the command, the commit (``git rev-parse HEAD``; a dirty
-tree is refused), the seeds scanned, the counts and the CPU time.
+tree is refused), the seeds scanned, the counts and the CPU time.  Ctrl-C writes the puzzles
+kept so far (the set marked incomplete, the run ending after the last deal scanned, exit 130);
+``--resume`` goes on from there.
 """
 
 from __future__ import annotations
 
-import argparse
+import multiprocessing
 import os
 import resource
 import shlex
 import subprocess
 import sys
 import time
+from collections.abc import Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
 from pathlib import Path
 
+from quintet.cliutil import (
+    OneLineParser,
+    UsageError,
+    float_at_least,
+    int_between,
+    positive_float,
+    positive_int,
+    run_cli,
+    seed_int,
+)
 from quintet.game import Arrangement, Deal
 from quintet.rules import CLASSIC, Rules
 from quintet.symmetry import canonical_exposed, symmetry_group
@@ -42,14 +55,15 @@ from solver.problem.opponents import ArrangementMix
 DEFAULT_SEED = 20261204
 
 
-def _commit(allow_dirty: bool) -> str:
+def _commit(allow_dirty: bool, parser: OneLineParser) -> str:
     root = Path(__file__).resolve().parents[2]
     head = subprocess.run(["git", "-C", str(root), "rev-parse", "HEAD"], capture_output=True, text=True,
                           check=True).stdout.strip()
     dirty = subprocess.run(["git", "-C", str(root), "status", "--porcelain", "--untracked-files=no"],
                            capture_output=True, text=True, check=True).stdout.strip()
     if dirty and not allow_dirty:
-        sys.exit("make_puzzles: the tree has uncommitted changes; commit first (the file records the commit)")
+        parser.error("the tree has uncommitted changes; commit first (the file records the commit), "
+                     "or --allow-dirty")
     return head + ("-dirty" if dirty else "")
 
 
@@ -87,27 +101,29 @@ def _stored(entries: list[PuzzleEntryOut], rules: Rules) -> list[_Kept]:
         mix = ArrangementMix(tuple(Arrangement.parse(m, rules) for m in e.mix), tuple(e.weights), name="equilibrium")
         a = analyse(deal, mix, Arrangement.parse(e.best, rules))
         if not a.teaches or abs(a.optimum - e.optimum) > 1e-6:
-            sys.exit(f"make_puzzles: the stored puzzle {e.number} no longer teaches (optimum {a.optimum:+.6f})")
+            raise UsageError(f"--resume: the stored puzzle {e.number} no longer teaches (optimum {a.optimum:+.6f})")
         kept.append((e.seed, deal, mix, a))
     return kept
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m solver.play.make_puzzles", description=__doc__.split("\n\n")[0])
-    parser.add_argument("--seed", type=int, default=None, help=f"the first deal's seed (default {DEFAULT_SEED})")
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = OneLineParser(prog="python -m solver.play.make_puzzles", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--seed", type=seed_int, default=None, help=f"the first deal's seed (default {DEFAULT_SEED})")
     parser.add_argument("--resume", action="store_true",
                         help="keep the puzzles in --out and continue after the last seed its runs scanned")
-    parser.add_argument("--count", type=int, default=300, help="puzzles in the set (with --resume, the stored count)")
-    parser.add_argument("--budget", type=float, default=None, help="stop dealing after this many seconds (wall)")
-    parser.add_argument("--eq-time", type=float, default=30.0, help="seconds for each equilibrium solve")
-    parser.add_argument("--br-time", type=float, default=60.0, help="seconds for each best-response proof")
-    parser.add_argument("--workers", type=int, default=1, help="processes")
+    parser.add_argument("--count", type=positive_int, default=300,
+                        help="puzzles in the set (with --resume, the stored count)")
+    parser.add_argument("--budget", type=float_at_least(0), default=None,
+                        help="stop dealing after this many seconds (wall)")
+    parser.add_argument("--eq-time", type=positive_float, default=30.0, help="seconds for each equilibrium solve")
+    parser.add_argument("--br-time", type=positive_float, default=60.0, help="seconds for each best-response proof")
+    parser.add_argument("--workers", type=int_between(1, 64), default=1, help="processes (1 to 64)")
     parser.add_argument("--out", type=Path, default=Path(__file__).parent / "data" / SET_FILE)
     parser.add_argument("--allow-dirty", action="store_true", help="run on an uncommitted tree (not for shipping)")
     args = parser.parse_args(argv)
     if args.resume and args.seed is not None:
         parser.error("--resume continues after the stored runs' last seed; --seed starts a new set")
-    commit = _commit(args.allow_dirty)
+    commit = _commit(args.allow_dirty, parser)
     command = "python -m solver.play.make_puzzles " + shlex.join(sys.argv[1:] if argv is None else argv)
     rules, group = CLASSIC, symmetry_group(CLASSIC)
     start, cpu = time.monotonic(), time.process_time()
@@ -129,11 +145,13 @@ def main(argv: list[str] | None = None) -> int:
         kept = _stored(stored.puzzles, rules)
         seen = {canonical(s) for r in runs for s in range(r.first_seed, r.next_seed)}
     first = runs[-1].next_seed if runs else DEFAULT_SEED if args.seed is None else args.seed
-    seed, next_seed, scanned, added, complete = first, first, 0, 0, True
+    seed, next_seed, scanned, added, complete, interrupted = first, first, 0, 0, True, False
     pending: dict[int, Future[_Kept | None]] = {}
+    print(f"make_puzzles: {len(kept)} kept; dealing from seed {first} (Ctrl-C keeps what is found)", flush=True)
     # each worker a session of its own: where the kernel shares the CPU between sessions (autogroups), a
-    # pool in one session gets one share however many workers it has
-    with ProcessPoolExecutor(args.workers, initializer=os.setsid) as pool:
+    # pool in one session gets one share however many workers it has (and Ctrl-C reaches this process only)
+    pool = ProcessPoolExecutor(args.workers, initializer=os.setsid)
+    try:
         while len(kept) < args.count:
             while len(pending) < 2 * args.workers and not (
                     args.budget is not None and time.monotonic() - start > args.budget):
@@ -146,13 +164,19 @@ def main(argv: list[str] | None = None) -> int:
                 complete = False
                 break
             done = min(pending)  # in seed order: the set is the first N that teach, however many workers
-            found = pending.pop(done).result()
+            found = pending[done].result()
+            del pending[done]
             scanned, next_seed = scanned + 1, done + 1
             if found is not None:
                 kept.append(found)
                 added += 1
-        for f in pending.values():
-            f.cancel()
+    except KeyboardInterrupt:  # the deals after next_seed are dealt again by --resume
+        complete, interrupted = False, True
+    finally:
+        pool.shutdown(wait=not interrupted, cancel_futures=True)
+        if interrupted:  # the workers' solves in progress are abandoned
+            for child in multiprocessing.active_children():
+                child.terminate()
     cpu_seconds = time.process_time() - cpu + sum(_children_cpu())
     runs.append(PuzzleRunOut(command=command, commit=commit, first_seed=first,
                              next_seed=next_seed, scanned=scanned, kept=added,
@@ -173,9 +197,10 @@ def main(argv: list[str] | None = None) -> int:
     part = args.out.with_name(args.out.name + ".part")
     part.write_text(text.replace('{"number"', '\n{"number"') + "\n", encoding="utf-8")
     part.replace(args.out)
-    print(f"{len(puzzles)} puzzles ({added} new of {scanned} deals) in {cpu_seconds:.1f} CPU seconds -> {args.out}")
-    return 0
+    print(f"{len(puzzles)} puzzles ({added} new of {scanned} deals) in {cpu_seconds:.1f} CPU seconds -> {args.out}"
+          + (f"; interrupted: --resume deals on from seed {next_seed}" if interrupted else ""), flush=True)
+    return 130 if interrupted else 0
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    raise SystemExit(run_cli("make_puzzles", main, None))
