@@ -49,7 +49,7 @@ command_of() {  # the step's command: full size, or (--quick) toy size with --no
       best-response) echo "python $b/bench_best_response.py" ;;
       structure)     echo "python $b/bench_structure.py --deals 100 --milp-time-limit 5 --coupling-time-limit 1" ;;
       structure-bounds) echo "python $b/bench_structure.py --bounds --coupling-time-limit 3" ;;
-      security)      echo "python $b/bench_security.py --deals 100 --close-cpu 120" ;;
+      security)      echo "python $b/bench_security.py --deals 100 --close-cpu 300" ;;
       security-recheck) echo "python $b/bench_security.py --recheck 120" ;;
       kmix)          echo "python $b/bench_kmix.py --deals 30 --cpu-per-k 5" ;;
       marginal)      echo "python $b/bench_marginal_baseline.py --deals 10 --budget 60 --target 0.01" ;;
