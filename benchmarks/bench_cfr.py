@@ -2,9 +2,11 @@
 
     python benchmarks/bench_cfr.py curve [--iterations N] [--es-seconds S] [--vanilla N] [--ship]
     python benchmarks/bench_cfr.py play [--deals N] [--random-deals N] [--br-deals N] [--table-hands N]
+    python benchmarks/bench_cfr.py seeds [--es-seeds N] [--es-iterations N]
     python benchmarks/bench_cfr.py report
 
-Each stage saves its figures under ``benchmarks/data/`` (``cfr_curve.json``, ``cfr_play.json``) with its
+Each stage saves its figures under ``benchmarks/data/`` (``cfr_curve.json``, ``cfr_play.json``,
+``cfr_es_seeds.json``) with its
 provenance (command, commit, machine, date); ``report`` writes the section of ``benchmarks/RESULTS.md``
 between ``<!-- cfr:start -->`` and ``<!-- cfr:end -->`` and the plot ``cfr_exploitability.png`` from
 them (``curve`` and ``play`` call it too).  The default rule set and terms (``quintet poker``'s).
@@ -23,6 +25,10 @@ them (``curve`` and ``play`` call it too).  The default rule set and terms (``qu
   game against it (``--br-deals`` duplicate deals): a lower bound on the strategy's real exploitability;
   and the CFR bot at a table of four with three advisor bots (``--table-hands`` hands, deep stacks),
   where it plays as the advisor.
+* **seeds** — ES-MCCFR's early curve from ``--es-seeds`` seeds (``--seed``, ``--seed`` + 1, …; the
+  first is the curve's own seed, so its points must repeat the curve's): the exact exploitability of
+  the average strategy after each of the first ``--es-iterations`` iterations (``--walks`` walks per
+  player each) — whether a rise along the curve is the sampled average's noise, seen from every seed.
 """
 
 from __future__ import annotations
@@ -31,6 +37,7 @@ import argparse
 import itertools
 import json
 import resource
+import shlex
 import statistics
 import sys
 import time
@@ -50,7 +57,13 @@ from quintet.draw.bots import RandomBot  # noqa: E402
 from quintet.draw.cfr.betting import build_game  # noqa: E402
 from quintet.draw.cfr.bot import CfrBot  # noqa: E402
 from quintet.draw.cfr.classes import hand_classes  # noqa: E402
-from quintet.draw.cfr.solve import CFRPlus, ExternalSampling, best_response, exploitability  # noqa: E402
+from quintet.draw.cfr.solve import (  # noqa: E402
+    CFRPlus,
+    ExternalSampling,
+    best_response,
+    exploitability,
+    uniform_strategy,
+)
 from quintet.draw.cfr.strategy import strategy_for, strategy_key, train  # noqa: E402
 from quintet.draw.game import Phase, State, Terms  # noqa: E402
 from quintet.draw.table import Table, play_out  # noqa: E402
@@ -233,6 +246,54 @@ def play(args: argparse.Namespace, run: Run) -> None:
     save_data("cfr_play", run, out)
 
 
+# ---------------------------------------------------------------- seeds -----------------------
+
+
+def es_seeds(args: argparse.Namespace, run: Run) -> None:
+    """ES-MCCFR from each seed: the exact exploitability after each of its first iterations (module doc)."""
+    rules, terms = get_rules(RULES), Terms()
+    tree = build_game(terms, hand_classes(rules)).tree
+    runs = []
+    for seed in range(args.seed, args.seed + args.es_seeds):
+        es = ExternalSampling(tree, seed=seed, walks=args.walks, linear=False)
+        points = []
+        for _ in range(args.es_iterations):
+            es.iterate(1)
+            e = exploitability(tree, es.average()).total
+            points.append({"walks": es.iterations * args.walks * 2, "exploitability": e})
+        runs.append({"seed": seed, "points": points})
+        print(f"ES seed {seed}: " + " ".join(f"{p['exploitability']:.5f}" for p in points), flush=True)
+    save_data("cfr_es_seeds", run, {"walks_per_iteration": args.walks, "runs": runs,
+                                    "uniform": exploitability(tree, uniform_strategy(tree)).total})
+
+
+def es_seeds_lines(curve: dict, seeds: dict) -> list[str]:  # type: ignore[type-arg]
+    """The seeds stage's paragraph: per checkpoint the seeds' range, the rises, the curve's own seed."""
+    runs, run = seeds["runs"], seeds["run"]
+    walks = [p["walks"] for p in runs[0]["points"]]
+    table = np.array([[p["exploitability"] for p in r["points"]] for r in runs])
+    rising = [r["seed"] for r in runs if any(b > a for a, b in itertools.pairwise(p["exploitability"]
+                                                                                   for p in r["points"]))]
+    seed = build_parser().parse_args(shlex.split(curve["run"]["command"])[2:]).seed  # the curve's ES seed
+    own = next((r for r in runs if r["seed"] == seed), None)
+    above = int((table > seeds["uniform"]).any(axis=1).sum())
+    mine = {p["walks"]: p["exploitability"] for p in curve["external_sampling"]}
+    shared = [(p["walks"], p["exploitability"], mine[p["walks"]]) for p in (own or {"points": []})["points"]
+              if p["walks"] in mine]
+    same = sum(abs(a - b) <= 1e-9 for _, a, b in shared)
+    cells = "; ".join(f"{w:,} walks: {lo:.3f}–{hi:.3f}" for w, lo, hi in zip(walks, table.min(axis=0),
+                                                                             table.max(axis=0), strict=True))
+    return ["", f"**ES-MCCFR from {len(runs)} seeds** (`{run['command']}` at commit `{run['commit']}`, "
+            f"{run['cpu_seconds'] / 60:.1f} CPU-minutes): the exact exploitability of the average strategy, "
+            f"least–greatest over the seeds, after {cells} (the uniform strategy: {seeds['uniform']:.5f}). It "
+            f"rises between two checkpoints on {len(rising)} of {len(runs)} seeds"
+            f"{' (' + ', '.join(map(str, rising)) + ')' if rising else ''}, and lies above the uniform "
+            f"strategy's at some checkpoint on {above} of {len(runs)}: early on most decisions have been sampled "
+            "a few times, and their average of a few regret-matching strategies is noise. "
+            + (f"The curve's own seed ({seed}) repeats its points exactly at {same} of {len(shared)} shared "
+               "checkpoints." if shared else "")]
+
+
 # ---------------------------------------------------------------- report ----------------------
 
 
@@ -283,6 +344,9 @@ def report() -> None:
                       f"{a['walks']:,} walks to {b['exploitability']:.5f} at {b['walks']:,}). At this few walks a "
                       f"sampled average strategy is mostly noise (its best figure here is {min(es):.5f}); the row "
                       "is a baseline at equal CPU, not a converged run."]
+        seeds_path = DATA / "cfr_es_seeds.json"
+        if seeds_path.exists():
+            lines += es_seeds_lines(c, json.loads(seeds_path.read_text()))
         info = c["info"]["exploitability"]
         lines += [
             "",
@@ -359,13 +423,16 @@ def _plot(c: dict) -> None:
     savefig(fig, "cfr_exploitability.png")
 
 
-def main(argv: list[str] | None = None) -> int:
+def build_parser() -> OneLineParser:
     parser = OneLineParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("stage", choices=("curve", "play", "report"))
+    parser.add_argument("stage", choices=("curve", "play", "seeds", "report"))
     parser.add_argument("--iterations", type=positive_int, default=1000)
     parser.add_argument("--vanilla", type=positive_int, default=128)
     parser.add_argument("--es-seconds", type=positive_float, default=300.0)
     parser.add_argument("--walks", type=positive_int, default=20_000, help="ES-MCCFR walks per player per iteration")
+    parser.add_argument("--es-seeds", type=positive_int, default=5, help="seeds: ES-MCCFR runs (default 5)")
+    parser.add_argument("--es-iterations", type=positive_int, default=8,
+                        help="seeds: iterations of each run, measured after each (default 8)")
     parser.add_argument("--ship", action="store_true", help="curve: write the final strategy into the package")
     parser.add_argument("--deals", type=int_at_least(2), default=100_000,
                         help="play: duplicate deals against the advisor")
@@ -375,12 +442,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--table-hands", type=int_at_least(2), default=10_000)
     parser.add_argument("--seed", type=int_at_least(0), default=2026)
     parser.add_argument("--no-write", action="store_true", help="print only; leave RESULTS.md alone")
-    args = parser.parse_args(argv)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
     run = Run(["bench_cfr.py", *(argv if argv is not None else sys.argv[1:])])
     if args.stage == "curve":
         curve(args, run)
     elif args.stage == "play":
         play(args, run)
+    elif args.stage == "seeds":
+        es_seeds(args, run)
     if not args.no_write:
         report()
     return 0

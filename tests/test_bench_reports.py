@@ -66,3 +66,27 @@ def test_a_p_value_at_the_monte_carlo_floor_reads_as_a_bound(monkeypatch):
 
     assert holm_text([1 / 4001, 0.2], 4000) == ["≤ 0.0005", "0.2"]
     assert holm_text([2 / 4001], 4000) == ["0.0005"]  # one draw as extreme: an estimate, not the floor
+
+
+def test_es_seeds_paragraph_reads_the_seeds_and_the_curves_own_seed(monkeypatch):
+    """bench_cfr seeds: per checkpoint the seeds' least–greatest, the seeds whose curve rises, and
+    whether the curve's own ES seed (read from its recorded command) repeats the curve's points."""
+    module = load_benchmark(BENCHMARKS / "bench_cfr.py", "benchmark_cfr_seeds", monkeypatch)
+    curve = {"run": {"command": "python benchmarks/bench_cfr.py curve --es-seconds 300 --seed 7"},
+             "external_sampling": [{"walks": 40, "exploitability": 7.0}, {"walks": 80, "exploitability": 7.5}]}
+
+    def pts(*es):
+        return [{"walks": 40 * (i + 1), "exploitability": e} for i, e in enumerate(es)]
+
+    seeds = {"run": {"command": "python benchmarks/bench_cfr.py seeds", "commit": "abc", "cpu_seconds": 60.0},
+             "uniform": 7.1, "runs": [{"seed": 7, "points": pts(7.0, 7.5, 7.2)},
+                                      {"seed": 8, "points": pts(6.9, 6.8, 6.5)}]}
+    text = "\n".join(module.es_seeds_lines(curve, seeds))
+    assert "40 walks: 6.900–7.000; 80 walks: 6.800–7.500; 120 walks: 6.500–7.200" in text
+    assert "rises between two checkpoints on 1 of 2 seeds (7), and lies above the uniform strategy's at some " \
+           "checkpoint on 1 of 2" in text
+    assert "own seed (7) repeats its points exactly at 2 of 2 shared checkpoints" in text
+    seeds["runs"][0]["points"][1]["exploitability"] = 7.4  # the curve's seed no longer reproduces one point
+    assert "at 1 of 2 shared" in "\n".join(module.es_seeds_lines(curve, seeds))
+    curve["run"]["command"] = "python benchmarks/bench_cfr.py curve"  # the default seed, 2026: not among them
+    assert "own seed" not in "\n".join(module.es_seeds_lines(curve, seeds))
