@@ -309,9 +309,10 @@ def make_report(records: list[dict], runs: list[dict], args: argparse.Namespace)
     lines += ["", "So on every deal of the sample no single arrangement concedes less than "
               f"{lower.min()} points per game to a best response; the level is proved on {k} of {n} deals and open "
               f"on {n - k} (the brackets above). Over all {n} deals, the number at each level is bracketed by the "
-              "proofs: " + "; ".join(f"level {v} on {a}–{b} deals" for v, a, b in shares) + " (at least the deals "
-              "proved at that level; at most those plus the open deals whose bracket contains it) — the proved "
-              "deals alone would be a selection, the deals where the best arrangement found met its lower bound. "
+              "proofs: " + "; ".join(f"level {v} on {deals_text(a, b)} deals" for v, a, b in shares)
+              + " (at least the deals proved at that level; at most those plus the open deals whose bracket "
+              "contains it) — the proved deals alone would be a selection, the deals where the best arrangement "
+              "found met its lower bound. "
               f"The least exploitable single arrangement found beat greedy's on {beat} of {n} deals. The equilibrium "
               "concedes 0: "
               "the difference from the bracket is what randomisation is worth. Against a heuristic the equilibrium "
@@ -321,7 +322,8 @@ def make_report(records: list[dict], runs: list[dict], args: argparse.Namespace)
     lines += checked
     summary = {"deals": n, "exact": k, "exact_ci": [lo, hi], "levels": levels, "brackets": brackets,
                "recheck": check_summary,
-               "level_shares": [{"level": v, "at_least": a, "at_most": b} for v, a, b in shares],
+               "level_shares": [{"level": v, "at_least": a, "at_most": b, "deals": deals_text(a, b)}
+                                for v, a, b in shares],
                "tie_search": tie_summary(records),
                "min_lower": int(lower.min()), "heuristics": heur,
                "per_deal": [{"seed": r["seed"], "exposed": r["exposed"], "lower": r["level"]["lower"],
@@ -330,6 +332,11 @@ def make_report(records: list[dict], runs: list[dict], args: argparse.Namespace)
                              **{f"{h}_gain": r["heuristics"][h]["equilibrium_gain"] for h in HEURISTICS}}
                             for r in records]}
     return "\n".join(lines), summary
+
+
+def deals_text(at_least: int, at_most: int) -> str:
+    """How many deals have a level, as the proofs bracket it: "30", or "30–32" while brackets are open."""
+    return str(at_least) if at_least == at_most else f"{at_least}–{at_most}"
 
 
 def level_shares(lower: np.ndarray, upper: np.ndarray, exact: np.ndarray) -> list[tuple[int, int, int]]:

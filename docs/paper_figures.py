@@ -268,7 +268,7 @@ def security() -> dict[str, str]:
         "se_below_greedy": str(int(np.sum(upper < greedy - 1e-9))),
         "se_tie": _tie(data.get("tie_search")),
         "se_recheck": _level_recheck(data.get("recheck")),
-        "se_shares": "; ".join(f"level {s['level']:g} on {s['at_least']}–{s['at_most']}"
+        "se_shares": "; ".join(f"level {s['level']:g} on {s['deals']}"
                                for s in data.get("level_shares", [])) or "none proved",
     }
 

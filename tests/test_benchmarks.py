@@ -607,8 +607,9 @@ def test_security_level_shares_bracket_every_deal():
     sys.path.insert(0, str(BENCHMARKS))
     import itertools
 
-    from bench_security import level_shares
+    from bench_security import deals_text, level_shares
 
+    assert (deals_text(30, 30), deals_text(30, 32)) == ("30", "30–32")  # one number once every bracket is closed
     brackets = [(2, 2), (6, 6), (11, 11), (6, 11), (2, 6), (2, 11)]
     for deals in itertools.product(brackets, repeat=3):
         lower = np.array([lo for lo, _ in deals])

@@ -328,7 +328,7 @@ if security:
     print("open brackets (deals): " + (", ".join(f"{b}: {c}" for b, c in sorted(security["brackets"].items())) or "none"))
     # the proved deals alone are a selection; the proofs bracket how many of all deals have each level
     for s in security.get("level_shares", []):
-        print(f"level {s['level']}: on {s['at_least']}–{s['at_most']} of the {n} deals")
+        print(f"level {s['level']}: on {s['deals']} of the {n} deals")
 """)
 
 md(r"""
