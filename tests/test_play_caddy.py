@@ -100,10 +100,18 @@ def test_a_friends_game_through_caddy_by_the_servers_links(browser, server, tmp_
         a.wait_for_selector("#panel-play[data-status=waiting]")
         b.wait_for_selector("#play-commitment:not([hidden])")  # the event came through the proxy
         b.fill("#play-text", arr_b)
+        b.wait_for_selector("#play-confirm[aria-disabled=false]")  # as a player sees it: Confirm is offered
         b.click("#play-confirm")
         expected = showdown(Arrangement.parse(arr_a), Arrangement.parse(arr_b), deal)
         for pg, mine in ((a, expected.points_a), (b, expected.points_b)):
-            pg.wait_for_selector("#panel-play[data-revealed='5']")
+            try:
+                pg.wait_for_selector("#panel-play[data-revealed='5']")
+            except playwright_api.Error as exc:  # say where each page stood (an intermittent stall, once)
+                raise AssertionError("no show-down: " + "; ".join(
+                    f"{name}: status {p.get_attribute('#panel-play', 'data-status')}, revealed "
+                    f"{p.get_attribute('#panel-play', 'data-revealed')}, connection "
+                    f"{p.get_attribute('#panel-play', 'data-connection')}, error {p.text_content('#play-error')!r}"
+                    for name, p in (("seat 1", a), ("seat 2", b)))) from exc
             assert f"you {mine:g}," in pg.text_content("#play-score")
             assert pg.get_attribute("#play-check", "data-ok") == "true"
         # game 2: seat 2 resigns it (the match's last game: it ends as played), both told with the points
