@@ -8,9 +8,11 @@ from __future__ import annotations
 
 import contextlib
 import io
+import subprocess
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 
 @dataclass(frozen=True)
@@ -50,3 +52,14 @@ def _read(stream: io.TextIOWrapper) -> str:
     buffer = stream.buffer
     assert isinstance(buffer, io.BytesIO)
     return buffer.getvalue().decode("utf-8").replace("\r\n", "\n")
+
+
+def child_pids(pid: int) -> list[str]:
+    """The processes ``pid`` started (``pgrep -P``): a pool's workers."""
+    return subprocess.run(["pgrep", "-P", str(pid)], capture_output=True, text=True).stdout.split()
+
+
+def still_running(pids: Sequence[str]) -> list[str]:
+    """Those of ``pids`` that still run (a zombie has exited: it only waits to be reaped)."""
+    return [pid for pid in pids if Path(f"/proc/{pid}").exists()
+            and "zombie" not in Path(f"/proc/{pid}/status").read_text().lower()]

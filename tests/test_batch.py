@@ -14,6 +14,7 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from programs import child_pids, still_running
 
 from quintet.fingerprint import rules_fingerprint
 from quintet.game import Deal
@@ -324,13 +325,12 @@ def test_pool_workers_exit_when_the_batch_is_killed(tmp_path):
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline and not (store_path.exists() and len(stored(store_path)) >= 1):
         time.sleep(0.05)
-    children = subprocess.run(["pgrep", "-P", str(proc.pid)], capture_output=True, text=True).stdout.split()
+    children = child_pids(proc.pid)
     assert children, "the pool had no worker processes"
     os.kill(proc.pid, signal.SIGKILL)
     proc.communicate()
     time.sleep(3)
-    alive = [pid for pid in children if Path(f"/proc/{pid}").exists()
-             and "zombie" not in Path(f"/proc/{pid}/status").read_text().lower()]
+    alive = still_running(children)
     for pid in alive:
         os.kill(int(pid), signal.SIGKILL)
     assert not alive
@@ -390,7 +390,7 @@ def test_ctrl_c_keeps_what_finished_and_exits_130(tmp_path):
                     pass
             time.sleep(0.1)
         assert proc.poll() is None, "the batch finished before it could be interrupted"
-        workers = subprocess.run(["pgrep", "-P", str(proc.pid)], capture_output=True, text=True).stdout.split()
+        workers = child_pids(proc.pid)
         os.killpg(proc.pid, signal.SIGINT)
         out, err = proc.communicate(timeout=60)
     finally:
@@ -403,8 +403,7 @@ def test_ctrl_c_keeps_what_finished_and_exits_130(tmp_path):
     assert summary["interrupted"] and summary["solved"] == len(FAST) and summary["failed"] == 0
     assert set(stored(store_path)) == {canonical_key(Deal.from_exposed(d).exposed) for d in FAST}
     time.sleep(1)
-    assert not [pid for pid in workers if Path(f"/proc/{pid}").exists()
-                and "zombie" not in Path(f"/proc/{pid}/status").read_text().lower()]
+    assert not still_running(workers)
 
 
 @pytest.mark.subprocess

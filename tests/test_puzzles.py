@@ -22,7 +22,7 @@ import tomllib
 from pathlib import Path
 
 import pytest
-from programs import run_main
+from programs import child_pids, run_main, still_running
 from test_play import ROOT, env_for, fits
 from tmux_pane import Pane
 
@@ -368,7 +368,7 @@ def test_ctrl_c_keeps_the_puzzles_found_and_resume_goes_on(tmp_path):
         while not lines[-1].startswith("seed "):  # a worker has solved a deal
             lines.append(proc.stdout.readline())
             assert lines[-1], (lines, proc.stderr.read() if proc.stderr else "")
-        workers = subprocess.run(["pgrep", "-P", str(proc.pid)], capture_output=True, text=True).stdout.split()
+        workers = child_pids(proc.pid)
         os.killpg(proc.pid, signal.SIGINT)
         rest, err = proc.communicate(timeout=120)
     finally:
@@ -382,8 +382,7 @@ def test_ctrl_c_keeps_the_puzzles_found_and_resume_goes_on(tmp_path):
     assert run.first_seed == 5 and run.kept == len(stored.puzzles) <= run.scanned <= run.next_seed - 5
     assert f"interrupted: --resume deals on from seed {run.next_seed}" in rest.splitlines()[-1]
     time.sleep(1)
-    assert not [pid for pid in workers if Path(f"/proc/{pid}").exists()
-                and "zombie" not in Path(f"/proc/{pid}/status").read_text().lower()]
+    assert not still_running(workers)
     again = run_main(make_puzzles, ["--resume", "--budget", "0", "--allow-dirty", "--out", str(out)])
     assert again.returncode == 0, again.stderr
     resumed = PuzzleSetOut.model_validate_json(out.read_text())
